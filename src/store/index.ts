@@ -1,0 +1,3 @@
+export * from './errors.js';
+export { defaultStoreUrl, openStore } from './open.js';
+export type * from './types.js';

@@ -1,0 +1,50 @@
+import type { RecordedEvent } from './types.js';
+
+// One LevelDB keyspace, prefixed by what a key holds. Numbers are fixed-width hex so that the
+// byte order LevelDB sorts by is numeric order. Stream names cannot hold control characters, so NUL
+// safely ends a stream name inside a key.
+const EVENT = 'e:';
+const REVISION = 'r:';
+const TOMBSTONE = 't:';
+const SNAPSHOT = 'p:';
+export const HEAD_KEY = 'h:head';
+
+const hex = (n: number) => n.toString(16).padStart(14, '0');
+
+export const eventKey = (position: number) => EVENT + hex(position);
+export const eventRange = (from: number, to = Number.MAX_SAFE_INTEGER) => ({
+  gte: eventKey(from),
+  lte: eventKey(to),
+});
+export const positionOfEventKey = (key: string) => Number.parseInt(key.slice(EVENT.length), 16);
+
+export const revisionKey = (stream: string, revision: number) => `${REVISION}${stream}\u0000${hex(revision)}`;
+export const revisionRange = (stream: string, from = 0, to = Number.MAX_SAFE_INTEGER) => ({
+  gte: revisionKey(stream, from),
+  lte: revisionKey(stream, to),
+});
+export const positionValue = (position: number) => hex(position);
+export const parsePositionValue = (value: string) => Number.parseInt(value, 16);
+
+export const tombstoneKey = (stream: string) => TOMBSTONE + stream;
+export const snapshotKey = (name: string) => SNAPSHOT + name;
+
+interface StoredEvent {
+  s: string;
+  r: number;
+  t: string;
+  d: unknown;
+  m: RecordedEvent['metadata'];
+}
+
+export function decodeEvent(position: number, value: string): RecordedEvent {
+  const stored = JSON.parse(value) as StoredEvent;
+  return {
+    stream: stored.s,
+    revision: stored.r,
+    position,
+    type: stored.t,
+    data: stored.d,
+    metadata: stored.m,
+  };
+}

@@ -1,0 +1,388 @@
+import type { AbstractBatchOptions, AbstractIterator, AbstractLevel } from 'abstract-level';
+import type { Observable } from 'rxjs';
+import { StoreClosedError, StreamDeletedError, WrongExpectedRevisionError } from './errors.js';
+import {
+  decodeEvent,
+  eventKey,
+  eventRange,
+  HEAD_KEY,
+  parsePositionValue,
+  positionOfEventKey,
+  positionValue,
+  revisionKey,
+  revisionRange,
+  snapshotKey,
+  tombstoneKey,
+} from './keys.js';
+import { type LiveLog, subscribeToLog } from './subscription.js';
+import type {
+  AppendOptions,
+  AppendResult,
+  EventData,
+  EventStore,
+  ExpectedRevision,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  Snapshot,
+  SubscribeOptions,
+} from './types.js';
+import { assertStreamName, serializeEventBody, storedValue } from './validate.js';
+
+export type StringLevel = AbstractLevel<string | Uint8Array, string, string>;
+type StringIterator = AbstractIterator<StringLevel, string, string>;
+/** classic-level's `sync` write option; abstract-level does not declare it, memory-level ignores it. */
+type WriteOptions = AbstractBatchOptions<string, string>;
+
+type BatchOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
+
+/** What is known of a stream: its last revision (-1 = no events) and whether it was deleted. */
+interface StreamHead {
+  revision: number;
+  deleted: boolean;
+}
+
+interface PendingAppend {
+  kind: 'append';
+  stream: string;
+  bodies: string[];
+  expected: ExpectedRevision;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+interface PendingDelete {
+  kind: 'delete';
+  stream: string;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+const READ_CHUNK = 1_000;
+
+function checkExpected(stream: string, expected: ExpectedRevision, current: number): void {
+  const ok =
+    expected === 'any' ||
+    (expected === 'no_stream' && current === -1) ||
+    (expected === 'stream_exists' && current >= 0) ||
+    expected === current;
+  if (!ok) throw new WrongExpectedRevisionError(stream, expected, current === -1 ? undefined : current);
+}
+
+/**
+ * The event store over any abstract-level database: classic-level on disk (the default) or
+ * memory-level. One process owns the database (LevelDB's lock), so the head position and stream
+ * revisions cached here are authoritative.
+ *
+ * Writes go through one queue. Appends that wait while a batch is being synced are committed together
+ * in the next batch (group commit): one fsync acknowledges all of them, and each append is still atomic
+ * because a LevelDB batch is.
+ */
+export class LevelEventStore implements EventStore {
+  readonly location: string;
+  private readonly db: StringLevel;
+  private readonly writeOptions: WriteOptions;
+  private head = 0;
+  private readonly streams = new Map<string, StreamHead>();
+  private pending: Array<PendingAppend | PendingDelete> = [];
+  private writing = false;
+  private closed = false;
+  private readonly commitListeners = new Set<(events: readonly RecordedEvent[]) => void>();
+  private readonly closeListeners = new Set<() => void>();
+  private readonly live: LiveLog;
+
+  private constructor(db: StringLevel, location: string, sync: boolean) {
+    this.db = db;
+    this.location = location;
+    this.writeOptions = { sync } as WriteOptions;
+    this.live = {
+      head: () => this.head,
+      readRange: (stream, from, to) => this.readRange(stream, from, to),
+      listen: (listener) => this.addListener(this.commitListeners, listener),
+      onClose: (listener) => this.addListener(this.closeListeners, listener),
+    };
+  }
+
+  /** Opens an already constructed (not yet opened) database; `sync` makes every batch durable. */
+  static async open(db: StringLevel, location: string, options: { sync: boolean }): Promise<LevelEventStore> {
+    await db.open();
+    const store = new LevelEventStore(db, location, options.sync);
+    const head = await db.get(HEAD_KEY);
+    store.head = head === undefined ? 0 : parsePositionValue(head);
+    return store;
+  }
+
+  async headPosition(): Promise<number> {
+    return this.head;
+  }
+
+  append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
+    return new Promise<AppendResult>((resolve, reject) => {
+      if (this.closed) throw new StoreClosedError();
+      assertStreamName(stream);
+      if (!Array.isArray(events) || events.length === 0) {
+        throw new TypeError('append needs a non-empty array of events');
+      }
+      const at = new Date().toISOString();
+      const bodies = events.map((event) => serializeEventBody(event, at));
+      this.pending.push({
+        kind: 'append',
+        stream,
+        bodies,
+        expected: options.expectedRevision ?? 'any',
+        resolve,
+        reject,
+      });
+      this.scheduleWrite();
+    });
+  }
+
+  deleteStream(stream: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.closed) throw new StoreClosedError();
+      assertStreamName(stream);
+      this.pending.push({ kind: 'delete', stream, resolve, reject });
+      this.scheduleWrite();
+    });
+  }
+
+  async streamRevision(stream: string): Promise<number | undefined> {
+    assertStreamName(stream);
+    const head = await this.streamHead(stream);
+    if (head.deleted) throw new StreamDeletedError(stream);
+    return head.revision === -1 ? undefined : head.revision;
+  }
+
+  async *readStream(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
+    assertStreamName(stream);
+    const head = await this.streamHead(stream);
+    if (head.deleted) throw new StreamDeletedError(stream);
+    const backwards = options.direction === 'backwards';
+    const last = head.revision;
+    const from = options.from === 'end' ? last : options.from === 'start' ? undefined : options.from;
+    const range = backwards ? revisionRange(stream, 0, from ?? last) : revisionRange(stream, from ?? 0);
+    yield* this.eventsOfIndex(
+      this.db.iterator({ ...range, reverse: backwards, limit: options.maxCount ?? -1 }),
+    );
+  }
+
+  async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    const from = Math.max(1, options.from ?? 1);
+    const iterator = this.db.iterator({ ...eventRange(from, this.head), limit: options.maxCount ?? -1 });
+    yield* this.decodeEntries(iterator);
+  }
+
+  subscribe(options: SubscribeOptions = {}): Observable<RecordedEvent> {
+    if (options.stream !== undefined) assertStreamName(options.stream);
+    return subscribeToLog(this.live, options);
+  }
+
+  async loadSnapshot<State>(name: string): Promise<Snapshot<State> | undefined> {
+    const value = await this.db.get(snapshotKey(name));
+    return value === undefined ? undefined : (JSON.parse(value) as Snapshot<State>);
+  }
+
+  async saveSnapshot<State>(snapshot: Snapshot<State>): Promise<void> {
+    await this.db.put(snapshotKey(snapshot.name), JSON.stringify(snapshot), this.writeOptions);
+  }
+
+  async deleteSnapshot(name: string): Promise<void> {
+    await this.db.del(snapshotKey(name), this.writeOptions);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // Let queued writes finish: they were accepted before close was asked for.
+    while (this.writing || this.pending.length > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const listener of [...this.closeListeners]) listener();
+    await this.db.close();
+  }
+
+  private addListener<L>(set: Set<L>, listener: L): () => void {
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  private async streamHead(stream: string): Promise<StreamHead> {
+    const cached = this.streams.get(stream);
+    if (cached) return cached;
+    const [tombstone, lastKeys] = await Promise.all([
+      this.db.get(tombstoneKey(stream)),
+      this.db.keys({ ...revisionRange(stream), reverse: true, limit: 1 }).all(),
+    ]);
+    let head: StreamHead;
+    if (tombstone !== undefined) {
+      head = { revision: (JSON.parse(tombstone) as { lastRevision: number }).lastRevision, deleted: true };
+    } else {
+      const last = lastKeys[0];
+      head = {
+        revision: last === undefined ? -1 : parsePositionValue(last.slice(last.lastIndexOf('\u0000') + 1)),
+        deleted: false,
+      };
+    }
+    // A write may have cached this stream while we were reading; the writer's value is newer.
+    const raced = this.streams.get(stream);
+    if (raced) return raced;
+    this.streams.set(stream, head);
+    return head;
+  }
+
+  private scheduleWrite(): void {
+    if (this.writing) return;
+    this.writing = true;
+    // setImmediate, not a microtask: appenders woken by the previous batch get to enqueue first,
+    // so they share the next fsync instead of each paying for one.
+    setImmediate(() => {
+      this.writeLoop().catch(() => undefined);
+    });
+  }
+
+  private async writeLoop(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const first = this.pending[0] as PendingAppend | PendingDelete;
+        if (first.kind === 'delete') {
+          this.pending.shift();
+          await this.runDelete(first);
+        } else {
+          const end = this.pending.findIndex((task) => task.kind === 'delete');
+          const appends = this.pending.splice(0, end === -1 ? this.pending.length : end) as PendingAppend[];
+          await this.commitAppends(appends);
+        }
+        if (this.pending.length > 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  private async commitAppends(appends: PendingAppend[]): Promise<void> {
+    try {
+      await Promise.all([...new Set(appends.map((a) => a.stream))].map((stream) => this.streamHead(stream)));
+    } catch (error) {
+      for (const append of appends) append.reject(error);
+      return;
+    }
+    // Decide every append against the heads as they will be once the earlier appends of this batch
+    // are committed; nothing is cached until the batch is on disk.
+    const next = new Map<string, number>();
+    const ops: BatchOp[] = [];
+    const accepted: Array<{ append: PendingAppend; result: AppendResult; firstOp: number }> = [];
+    let position = this.head;
+    for (const append of appends) {
+      const head = this.streams.get(append.stream) as StreamHead;
+      if (head.deleted) {
+        append.reject(new StreamDeletedError(append.stream));
+        continue;
+      }
+      let revision = next.get(append.stream) ?? head.revision;
+      try {
+        checkExpected(append.stream, append.expected, revision);
+      } catch (error) {
+        append.reject(error);
+        continue;
+      }
+      const firstOp = ops.length;
+      const streamJson = JSON.stringify(append.stream);
+      for (const body of append.bodies) {
+        revision += 1;
+        position += 1;
+        ops.push({ type: 'put', key: eventKey(position), value: storedValue(streamJson, revision, body) });
+        ops.push({ type: 'put', key: revisionKey(append.stream, revision), value: positionValue(position) });
+      }
+      next.set(append.stream, revision);
+      accepted.push({ append, result: { nextRevision: revision + 1, position }, firstOp });
+    }
+    if (accepted.length === 0) return;
+    ops.push({ type: 'put', key: HEAD_KEY, value: positionValue(position) });
+    try {
+      await this.db.batch(ops, this.writeOptions);
+    } catch (error) {
+      for (const { append } of accepted) append.reject(error);
+      return;
+    }
+    for (const [stream, revision] of next) this.streams.set(stream, { revision, deleted: false });
+    this.head = position;
+    if (this.commitListeners.size > 0) {
+      const recorded: RecordedEvent[] = [];
+      for (let i = 0; i < ops.length - 1; i += 2) {
+        const op = ops[i] as { key: string; value: string };
+        recorded.push(decodeEvent(positionOfEventKey(op.key), op.value));
+      }
+      for (const listener of [...this.commitListeners]) listener(recorded);
+    }
+    for (const { append, result } of accepted) append.resolve(result);
+  }
+
+  private async runDelete(task: PendingDelete): Promise<void> {
+    try {
+      const head = await this.streamHead(task.stream);
+      if (head.deleted) throw new StreamDeletedError(task.stream);
+      const ops: BatchOp[] = [];
+      for await (const [key, value] of this.db.iterator(revisionRange(task.stream))) {
+        ops.push({ type: 'del', key }, { type: 'del', key: eventKey(parsePositionValue(value)) });
+      }
+      ops.push({
+        type: 'put',
+        key: tombstoneKey(task.stream),
+        value: JSON.stringify({ lastRevision: head.revision, deletedAt: new Date().toISOString() }),
+      });
+      await this.db.batch(ops, this.writeOptions);
+      this.streams.set(task.stream, { revision: head.revision, deleted: true });
+      task.resolve();
+    } catch (error) {
+      task.reject(error);
+    }
+  }
+
+  /** Events with from <= position <= to, of one stream or of all. */
+  private async *readRange(
+    stream: string | undefined,
+    from: number,
+    to: number,
+  ): AsyncIterable<RecordedEvent> {
+    if (stream === undefined) {
+      yield* this.decodeEntries(this.db.iterator(eventRange(from, to)));
+      return;
+    }
+    const head = await this.streamHead(stream);
+    if (head.deleted) throw new StreamDeletedError(stream);
+    // The stream index holds revisions, not positions: skip the revisions before `from`.
+    for await (const event of this.eventsOfIndex(this.db.iterator(revisionRange(stream)))) {
+      if (event.position > to) return;
+      if (event.position >= from) yield event;
+    }
+  }
+
+  private async *decodeEntries(iterator: StringIterator): AsyncIterable<RecordedEvent> {
+    try {
+      for (;;) {
+        const entries = await iterator.nextv(READ_CHUNK);
+        if (entries.length === 0) return;
+        for (const [key, value] of entries) yield decodeEvent(positionOfEventKey(key), value);
+      }
+    } finally {
+      await iterator.close();
+    }
+  }
+
+  /** Follows a stream index iterator (revision key -> position) to the events. */
+  private async *eventsOfIndex(iterator: StringIterator): AsyncIterable<RecordedEvent> {
+    try {
+      for (;;) {
+        const entries = await iterator.nextv(READ_CHUNK);
+        if (entries.length === 0) return;
+        const keys = entries.map(([, value]) => eventKey(parsePositionValue(value)));
+        const values = await this.db.getMany(keys);
+        for (let i = 0; i < keys.length; i++) {
+          const value = values[i];
+          // Absent only when the stream is being deleted under the reader: the delete wins.
+          if (value !== undefined) yield decodeEvent(positionOfEventKey(keys[i] as string), value);
+        }
+      }
+    } finally {
+      await iterator.close();
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import { resolve } from 'node:path';
+import { Level } from 'level';
+import { MemoryLevel } from 'memory-level';
+import { StoreLockedError, UnsupportedStoreError } from './errors.js';
+import { LevelEventStore } from './level-store.js';
+import type { EventStore } from './types.js';
+
+/** The store URL of CONTRACT.md when none is given: `level:<data>/events`. */
+export const defaultStoreUrl = (dataDir: string) => `level:${resolve(dataDir, 'events')}`;
+
+function isLockError(error: unknown): boolean {
+  for (let e = error as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.code === 'LEVEL_LOCKED') return true;
+  }
+  return false;
+}
+
+/**
+ * Opens the event store a `--store` URL names: `level:<dir>`, `memory:`; the external engines
+ * (`postgres://`, `kurrentdb://`, `esdb://`) are answered with a clear error until their adapters land.
+ */
+export async function openStore(url: string): Promise<EventStore> {
+  if (url === 'memory:' || url === 'memory://') {
+    return LevelEventStore.open(new MemoryLevel<string, string>(), 'memory:', { sync: false });
+  }
+  if (url.startsWith('level:')) {
+    const dir = resolve(url.slice('level:'.length).replace(/^\/\/(?=\/)/, ''));
+    if (dir === '' || url === 'level:')
+      throw new UnsupportedStoreError('level: needs a directory, e.g. level:./data/events');
+    const db = new Level<string, string>(dir);
+    try {
+      return await LevelEventStore.open(db, `level:${dir}`, { sync: true });
+    } catch (error) {
+      if (isLockError(error)) throw new StoreLockedError(dir, { cause: error });
+      throw new UnsupportedStoreError(
+        `cannot open the event store in ${dir}: ${(error as Error).cause ?? (error as Error).message}`,
+      );
+    }
+  }
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
+  if (scheme && ['postgres', 'postgresql', 'kurrentdb', 'esdb'].includes(scheme)) {
+    throw new UnsupportedStoreError(
+      `the ${scheme} event store adapter is not part of this build yet; use level:<dir> or memory:`,
+    );
+  }
+  throw new UnsupportedStoreError(
+    `unknown store URL ${JSON.stringify(url)}: expected level:<dir>, memory:, postgres://..., kurrentdb://... or esdb://...`,
+  );
+}

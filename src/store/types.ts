@@ -1,0 +1,102 @@
+import type { Observable } from 'rxjs';
+
+/** JSON value as stored in event data and metadata. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export interface EventMetadata {
+  correlationId?: string;
+  causationId?: string;
+  requestId?: string;
+  userId?: string | number | null;
+  /** ISO timestamp; the store fills it in at append time when absent. */
+  at?: string;
+  [key: string]: Json | undefined;
+}
+
+/** What a caller appends. `Type` and `Data` flow from the event catalog in streams/. */
+export interface EventData<Type extends string = string, Data = unknown> {
+  type: Type;
+  data: Data;
+  metadata?: EventMetadata;
+}
+
+/** What the store gives back: the event with its place in the stream and in the global log. */
+export interface RecordedEvent<Type extends string = string, Data = unknown> {
+  stream: string;
+  /** Position within the stream, from 0. */
+  revision: number;
+  /** Position in the global log, from 1, dense and strictly increasing in append order. */
+  position: number;
+  type: Type;
+  data: Data;
+  metadata: EventMetadata & { at: string };
+}
+
+/** A revision the stream must be at (its last event's revision), or a condition on its existence. */
+export type ExpectedRevision = number | 'any' | 'no_stream' | 'stream_exists';
+
+export interface AppendOptions {
+  expectedRevision?: ExpectedRevision;
+}
+
+export interface AppendResult {
+  /** Revision the stream's next event will get. */
+  nextRevision: number;
+  /** Global position of the last event of this append. */
+  position: number;
+}
+
+export interface ReadStreamOptions {
+  /** First revision to read (forwards) or last (backwards). */
+  from?: number | 'start' | 'end';
+  direction?: 'forwards' | 'backwards';
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** First global position to read, inclusive. */
+  from?: number;
+  maxCount?: number;
+}
+
+export interface SubscribeOptions {
+  /** Only this stream's events; the whole log when absent. */
+  stream?: string;
+  /**
+   * First global position to deliver, inclusive; `start` (the default) replays everything,
+   * `end` delivers only what is appended after subscribing.
+   */
+  from?: number | 'start' | 'end';
+  /** Live events a subscriber may have waiting before it is dropped as too slow. */
+  bufferSize?: number;
+}
+
+/** Persisted state of a projection: what it has seen (`position`) and what it made of it. */
+export interface Snapshot<State = unknown> {
+  name: string;
+  version: number;
+  position: number;
+  state: State;
+}
+
+export interface SnapshotStore {
+  loadSnapshot<State>(name: string): Promise<Snapshot<State> | undefined>;
+  saveSnapshot<State>(snapshot: Snapshot<State>): Promise<void>;
+  deleteSnapshot(name: string): Promise<void>;
+}
+
+export interface EventStore extends SnapshotStore {
+  /** Human-readable place of the log, e.g. `level:/srv/chronicle/data/events`. */
+  readonly location: string;
+  append(stream: string, events: readonly EventData[], options?: AppendOptions): Promise<AppendResult>;
+  readStream(stream: string, options?: ReadStreamOptions): AsyncIterable<RecordedEvent>;
+  readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>;
+  subscribe(options?: SubscribeOptions): Observable<RecordedEvent>;
+  /** Removes a stream's events for good and leaves a tombstone. */
+  deleteStream(stream: string): Promise<void>;
+  /** Position of the last committed event (0 for an empty log). */
+  headPosition(): Promise<number>;
+  /** The stream's last revision, or undefined when it has no events; throws when deleted. */
+  streamRevision(stream: string): Promise<number | undefined>;
+  close(): Promise<void>;
+}

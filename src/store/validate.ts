@@ -1,0 +1,61 @@
+import { EventTooLargeError, InvalidEventError, InvalidStreamNameError } from './errors.js';
+import type { EventData } from './types.js';
+
+export const MAX_EVENT_BYTES = 4 * 1024 * 1024;
+export const MAX_STREAM_NAME_BYTES = 256;
+const MAX_TYPE_LENGTH = 256;
+// Control characters would corrupt the key layout (NUL separates a stream from its revision) and logs.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** Throws InvalidStreamNameError unless `stream` can name a stream. */
+export function assertStreamName(stream: unknown): asserts stream is string {
+  if (typeof stream !== 'string') throw new InvalidStreamNameError(stream, 'not a string');
+  if (stream.length === 0) throw new InvalidStreamNameError(stream, 'empty');
+  if (Buffer.byteLength(stream) > MAX_STREAM_NAME_BYTES) {
+    throw new InvalidStreamNameError(stream, `longer than ${MAX_STREAM_NAME_BYTES} bytes`);
+  }
+  if (CONTROL.test(stream)) throw new InvalidStreamNameError(stream, 'contains a control character');
+  if (stream.startsWith('$'))
+    throw new InvalidStreamNameError(stream, 'names starting with "$" are reserved');
+}
+
+export function assertEventType(type: unknown): asserts type is string {
+  if (typeof type !== 'string' || type.length === 0) {
+    throw new InvalidEventError(`event type must be a non-empty string, got ${JSON.stringify(type)}`);
+  }
+  if (type.length > MAX_TYPE_LENGTH || CONTROL.test(type)) {
+    throw new InvalidEventError(
+      `event type ${JSON.stringify(type.slice(0, 40))} is longer than ${MAX_TYPE_LENGTH} characters or has control characters`,
+    );
+  }
+}
+
+/**
+ * Serializes one event's type, data and metadata, and checks the size. The stream and revision are
+ * only known when the write is committed, so the stored value is finished by `storedValue`.
+ * Serializing here, once, means the bytes checked are the bytes written.
+ */
+export function serializeEventBody(event: EventData, at: string): string {
+  if (event === null || typeof event !== 'object') throw new InvalidEventError('an event must be an object');
+  assertEventType(event.type);
+  let body: string | undefined;
+  try {
+    body = JSON.stringify({
+      t: event.type,
+      d: event.data ?? null,
+      m: { ...event.metadata, at: event.metadata?.at ?? at },
+    });
+  } catch (error) {
+    throw new InvalidEventError(
+      `event "${event.type}" is not JSON-serializable: ${(error as Error).message}`,
+    );
+  }
+  const bytes = Buffer.byteLength(body);
+  if (bytes > MAX_EVENT_BYTES) throw new EventTooLargeError(event.type, bytes, MAX_EVENT_BYTES);
+  return body;
+}
+
+/** The stored JSON value: `{"s":stream,"r":revision,"t":..,"d":..,"m":..}` without re-serializing the body. */
+export const storedValue = (streamJson: string, revision: number, body: string) =>
+  `{"s":${streamJson},"r":${revision},${body.slice(1)}`;
