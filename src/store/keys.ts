@@ -16,6 +16,7 @@ export const eventRange = (from: number, to = Number.MAX_SAFE_INTEGER) => ({
   gte: eventKey(from),
   lte: eventKey(to),
 });
+export const isEventKey = (key: string) => key.startsWith(EVENT);
 export const positionOfEventKey = (key: string) => Number.parseInt(key.slice(EVENT.length), 16);
 
 export const revisionKey = (stream: string, revision: number) => `${REVISION}${stream}\u0000${hex(revision)}`;

@@ -1,11 +1,13 @@
 import type { AbstractBatchOptions, AbstractIterator, AbstractLevel } from 'abstract-level';
 import type { Observable } from 'rxjs';
+import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../../streams/system.js';
 import { StoreClosedError, StreamDeletedError, WrongExpectedRevisionError } from './errors.js';
 import {
   decodeEvent,
   eventKey,
   eventRange,
   HEAD_KEY,
+  isEventKey,
   parsePositionValue,
   positionOfEventKey,
   positionValue,
@@ -268,7 +270,7 @@ export class LevelEventStore implements EventStore {
     // are committed; nothing is cached until the batch is on disk.
     const next = new Map<string, number>();
     const ops: BatchOp[] = [];
-    const accepted: Array<{ append: PendingAppend; result: AppendResult; firstOp: number }> = [];
+    const accepted: Array<{ append: PendingAppend; result: AppendResult }> = [];
     let position = this.head;
     for (const append of appends) {
       const head = this.streams.get(append.stream) as StreamHead;
@@ -283,7 +285,6 @@ export class LevelEventStore implements EventStore {
         append.reject(error);
         continue;
       }
-      const firstOp = ops.length;
       const streamJson = JSON.stringify(append.stream);
       for (const body of append.bodies) {
         revision += 1;
@@ -292,7 +293,7 @@ export class LevelEventStore implements EventStore {
         ops.push({ type: 'put', key: revisionKey(append.stream, revision), value: positionValue(position) });
       }
       next.set(append.stream, revision);
-      accepted.push({ append, result: { nextRevision: revision + 1, position }, firstOp });
+      accepted.push({ append, result: { nextRevision: revision + 1, position } });
     }
     if (accepted.length === 0) return;
     ops.push({ type: 'put', key: HEAD_KEY, value: positionValue(position) });
@@ -303,33 +304,61 @@ export class LevelEventStore implements EventStore {
       return;
     }
     for (const [stream, revision] of next) this.streams.set(stream, { revision, deleted: false });
-    this.head = position;
-    if (this.commitListeners.size > 0) {
-      const recorded: RecordedEvent[] = [];
-      for (let i = 0; i < ops.length - 1; i += 2) {
-        const op = ops[i] as { key: string; value: string };
-        recorded.push(decodeEvent(positionOfEventKey(op.key), op.value));
-      }
-      for (const listener of [...this.commitListeners]) listener(recorded);
-    }
+    this.publish(position, ops);
     for (const { append, result } of accepted) append.resolve(result);
   }
 
+  /** Moves the head and hands the committed events (the `e:` puts among `ops`) to live subscribers. */
+  private publish(head: number, ops: readonly BatchOp[]): void {
+    this.head = head;
+    if (this.commitListeners.size === 0) return;
+    const recorded: RecordedEvent[] = [];
+    for (const op of ops) {
+      if (op.type === 'put' && isEventKey(op.key))
+        recorded.push(decodeEvent(positionOfEventKey(op.key), op.value));
+    }
+    for (const listener of [...this.commitListeners]) listener(recorded);
+  }
+
+  /**
+   * Deletes the stream's events and index, leaves a tombstone, and records a `StreamDeleted` event in
+   * the system stream `$streams` in the same batch: projections hear of the deletion like of anything
+   * else, so a rebuilt read model agrees with the live one.
+   */
   private async runDelete(task: PendingDelete): Promise<void> {
     try {
-      const head = await this.streamHead(task.stream);
+      const [head, system] = await Promise.all([
+        this.streamHead(task.stream),
+        this.streamHead(SYSTEM_STREAM),
+      ]);
       if (head.deleted) throw new StreamDeletedError(task.stream);
       const ops: BatchOp[] = [];
       for await (const [key, value] of this.db.iterator(revisionRange(task.stream))) {
         ops.push({ type: 'del', key }, { type: 'del', key: eventKey(parsePositionValue(value)) });
       }
+      const at = new Date().toISOString();
       ops.push({
         type: 'put',
         key: tombstoneKey(task.stream),
-        value: JSON.stringify({ lastRevision: head.revision, deletedAt: new Date().toISOString() }),
+        value: JSON.stringify({ lastRevision: head.revision, deletedAt: at }),
       });
+      const position = this.head + 1;
+      const revision = system.revision + 1;
+      const data: StreamDeletedData = { stream: task.stream, lastRevision: head.revision };
+      const body = serializeEventBody({ type: STREAM_DELETED, data }, at);
+      ops.push(
+        {
+          type: 'put',
+          key: eventKey(position),
+          value: storedValue(JSON.stringify(SYSTEM_STREAM), revision, body),
+        },
+        { type: 'put', key: revisionKey(SYSTEM_STREAM, revision), value: positionValue(position) },
+        { type: 'put', key: HEAD_KEY, value: positionValue(position) },
+      );
       await this.db.batch(ops, this.writeOptions);
       this.streams.set(task.stream, { revision: head.revision, deleted: true });
+      this.streams.set(SYSTEM_STREAM, { revision, deleted: false });
+      this.publish(position, ops);
       task.resolve();
     } catch (error) {
       task.reject(error);

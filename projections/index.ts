@@ -1,0 +1,8 @@
+import type { AnyProjection } from './projection.js';
+import { streamCatalog } from './stream-catalog.js';
+
+/** Every read model chronicle keeps, by name: what `chronicle rebuild` and the servers run. */
+export const projections: readonly AnyProjection[] = [streamCatalog];
+
+export const projectionNames = () => projections.map((p) => p.name);
+export const findProjection = (name: string) => projections.find((p) => p.name === name);

@@ -1,0 +1,31 @@
+import type { Json, RecordedEvent } from '../src/store/types.js';
+
+/**
+ * A read model: what `evolve` makes of the log, event by event.
+ *
+ * `evolve` is deterministic and synchronous, with no I/O: the same events always give the same state,
+ * which is what lets a read model be thrown away and rebuilt. It may update the state it is given in
+ * place and return it: the runtime owns that state and never hands it to two evolutions, and copying a
+ * large read model on every event would make rebuilds quadratic.
+ */
+export interface Projection<State> {
+  readonly name: string;
+  /** Bump when `evolve` or the state's shape changes: a snapshot of another version is rebuilt. */
+  readonly version: number;
+  initial(): State;
+  evolve(state: State, event: RecordedEvent): State;
+  /** For states that are not plain JSON (a Map, say): how to write and read them in a snapshot. */
+  snapshot?: {
+    save(state: State): Json;
+    load(json: Json): State;
+  };
+}
+
+/** Any projection, whatever its state (its methods are bivariant, so every Projection<S> fits). */
+export type AnyProjection = Projection<unknown>;
+
+export const saveState = <State>(projection: Projection<State>, state: State): unknown =>
+  projection.snapshot ? projection.snapshot.save(state) : state;
+
+export const loadState = <State>(projection: Projection<State>, json: unknown): State =>
+  projection.snapshot ? projection.snapshot.load(json as Json) : (json as State);

@@ -1,0 +1,217 @@
+import { BehaviorSubject, type Observable, type Subscription } from 'rxjs';
+import { SubscriberTooSlowError } from '../src/store/errors.js';
+import type { EventStore, RecordedEvent } from '../src/store/types.js';
+import { loadState, type Projection, saveState } from './projection.js';
+
+export type ProjectionStatus = 'stopped' | 'catching_up' | 'live' | 'halted';
+
+export interface ProjectionHealth {
+  name: string;
+  version: number;
+  status: ProjectionStatus;
+  healthy: boolean;
+  position: number;
+  /** Set when halted: the event evolve threw on, and what it threw. */
+  failure?: { position: number; stream: string; revision: number; type: string; message: string };
+}
+
+/** Raised to waiters of a projection that stopped on an event it could not apply. */
+export class ProjectionHaltedError extends Error {
+  readonly health: ProjectionHealth;
+  constructor(health: ProjectionHealth) {
+    const f = health.failure;
+    super(
+      `projection ${health.name} halted at event ${f?.position} (${f?.type} in ${f?.stream}@${f?.revision}): ${f?.message}`,
+    );
+    this.name = 'ProjectionHaltedError';
+    this.health = health;
+  }
+}
+
+/** The failure record of an event `evolve` threw on (or of a subscription that failed: no event). */
+export function failureOf(
+  event: RecordedEvent | undefined,
+  error: unknown,
+  position: number,
+): NonNullable<ProjectionHealth['failure']> {
+  return {
+    position: event?.position ?? position + 1,
+    stream: event?.stream ?? '',
+    revision: event?.revision ?? -1,
+    type: event?.type ?? '(subscription failed)',
+    message: error instanceof Error ? error.message : String(error),
+  };
+}
+
+export interface ProjectionRunnerOptions {
+  /** Persist a snapshot at most this often while events arrive (ms). */
+  snapshotIntervalMs?: number;
+  /** Live buffer of the store subscription (see SubscribeOptions.bufferSize). */
+  bufferSize?: number;
+}
+
+interface Waiter {
+  position: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Feeds a projection from `store.subscribe()`: resumes from its snapshot (or from the start when the
+ * snapshot is of another version), keeps `state` and `position`, snapshots now and then and on stop.
+ * An event that `evolve` throws on halts it: the position stays before that event, the status is
+ * unhealthy, waiters are rejected, and nothing after it is applied — an event is never skipped.
+ */
+export class ProjectionRunner<State> {
+  readonly projection: Projection<State>;
+  private readonly store: EventStore;
+  private readonly options: Required<ProjectionRunnerOptions>;
+  private current: State;
+  private at = 0;
+  private savedAt = 0;
+  private status: ProjectionStatus = 'stopped';
+  private failure: ProjectionHealth['failure'];
+  private subscription: Subscription | undefined;
+  private snapshotTimer: NodeJS.Timeout | undefined;
+  private waiters: Waiter[] = [];
+  private readonly changes: BehaviorSubject<{ state: State; position: number }>;
+
+  constructor(store: EventStore, projection: Projection<State>, options: ProjectionRunnerOptions = {}) {
+    this.store = store;
+    this.projection = projection;
+    this.options = { snapshotIntervalMs: 5_000, bufferSize: 65_536, ...options };
+    this.current = projection.initial();
+    this.changes = new BehaviorSubject({ state: this.current, position: 0 });
+  }
+
+  get state(): State {
+    return this.current;
+  }
+
+  get position(): number {
+    return this.at;
+  }
+
+  /** State and position after each applied batch of events, for RxJS wiring (HTTP answers, SSE). */
+  get updates(): Observable<{ state: State; position: number }> {
+    return this.changes.asObservable();
+  }
+
+  health(): ProjectionHealth {
+    return {
+      name: this.projection.name,
+      version: this.projection.version,
+      status: this.status,
+      healthy: this.status !== 'halted',
+      position: this.at,
+      ...(this.failure ? { failure: this.failure } : {}),
+    };
+  }
+
+  /** Loads the snapshot and starts following the log; resolves once caught up with the current head. */
+  async start(): Promise<void> {
+    const snapshot = await this.store.loadSnapshot(this.projection.name);
+    if (snapshot && snapshot.version === this.projection.version) {
+      this.current = loadState(this.projection, snapshot.state);
+      this.at = this.savedAt = snapshot.position;
+      this.changes.next({ state: this.current, position: this.at });
+    }
+    const head = await this.store.headPosition();
+    this.follow();
+    this.snapshotTimer = setInterval(() => void this.saveSnapshot(), this.options.snapshotIntervalMs);
+    this.snapshotTimer.unref();
+    await this.waitFor(head);
+    if (this.status === 'catching_up') this.status = 'live';
+  }
+
+  /** Resolves when every event up to `position` has been applied; rejects if the projection halts. */
+  waitFor(position: number): Promise<void> {
+    if (this.at >= position) return Promise.resolve();
+    if (this.status === 'halted') return Promise.reject(new ProjectionHaltedError(this.health()));
+    return new Promise((resolve, reject) => this.waiters.push({ position, resolve, reject }));
+  }
+
+  /** Stops following and persists a last snapshot. */
+  async stop(): Promise<void> {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+    clearInterval(this.snapshotTimer);
+    if (this.status !== 'halted') this.status = 'stopped';
+    await this.saveSnapshot();
+  }
+
+  /** Persists state and position unless nothing changed since the last snapshot. */
+  async saveSnapshot(): Promise<void> {
+    if (this.savedAt === this.at) return;
+    const position = this.at;
+    await this.store.saveSnapshot({
+      name: this.projection.name,
+      version: this.projection.version,
+      position,
+      state: saveState(this.projection, this.current),
+    });
+    this.savedAt = position;
+  }
+
+  private follow(): void {
+    this.status = 'catching_up';
+    let pendingNotify = false;
+    this.subscription = this.store
+      .subscribe({ from: this.at + 1, bufferSize: this.options.bufferSize })
+      .subscribe({
+        next: (event) => {
+          if (this.status === 'halted') return;
+          this.apply(event);
+          // Waiters and observers hear once per turn of the event loop, not once per event.
+          if (!pendingNotify) {
+            pendingNotify = true;
+            queueMicrotask(() => {
+              pendingNotify = false;
+              this.notify();
+            });
+          }
+        },
+        error: (error: unknown) => {
+          if (error instanceof SubscriberTooSlowError && this.status !== 'halted') {
+            // Dropped for lagging: the checkpoint is exact, so resubscribing loses nothing.
+            this.follow();
+            return;
+          }
+          this.halt(undefined, error);
+        },
+        complete: () => {
+          if (this.status !== 'halted') this.status = 'stopped';
+        },
+      });
+  }
+
+  private apply(event: RecordedEvent): void {
+    try {
+      this.current = this.projection.evolve(this.current, event);
+    } catch (error) {
+      this.halt(event, error);
+      return;
+    }
+    this.at = event.position;
+  }
+
+  private notify(): void {
+    this.changes.next({ state: this.current, position: this.at });
+    if (this.waiters.length === 0) return;
+    const still: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      if (this.at >= waiter.position) waiter.resolve();
+      else still.push(waiter);
+    }
+    this.waiters = still;
+  }
+
+  private halt(event: RecordedEvent | undefined, error: unknown): void {
+    this.status = 'halted';
+    this.subscription?.unsubscribe();
+    this.failure = failureOf(event, error, this.at);
+    const halted = new ProjectionHaltedError(this.health());
+    for (const waiter of this.waiters) waiter.reject(halted);
+    this.waiters = [];
+  }
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { findProjection, projectionNames, projections } from '../../projections/index.js';
+import { StoreError } from '../store/errors.js';
+import { openStore } from '../store/open.js';
+import type { EventStore } from '../store/types.js';
+import { version } from '../version.js';
+import { printEvents } from './events.js';
+import { exitQuietlyOnBrokenPipe } from './output.js';
+import { rebuildAll } from './rebuild.js';
+import { type StoreOptions, storeUrlOf } from './store-option.js';
+
+const position = (value: string) => {
+  if (!/^\d+$/.test(value))
+    throw new InvalidArgumentError('a position is a whole number (1 is the first event)');
+  return Number(value);
+};
+
+const dataOption = () => new Option('--data <dir>', 'data directory (default: $CHRONICLE_DATA, else ./data)');
+const storeOption = () =>
+  new Option(
+    '--store <url>',
+    'event store: level:<dir> (default level:<data>/events), memory:, postgres://..., kurrentdb://...',
+  );
+
+/** Opens the store, runs `work`, and closes the store on the way out and on SIGINT/SIGTERM. */
+async function withStore(options: StoreOptions, work: (store: EventStore) => Promise<void>): Promise<void> {
+  const store = await openStore(storeUrlOf(options));
+  const stop = () => {
+    void store.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    await work(store);
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await store.close();
+  }
+}
+
+function buildProgram(): Command {
+  const program = new Command('chronicle')
+    .description(
+      'Event-sourced CAD editor automation API and compose stacks service over one append-only log',
+    )
+    .version(version)
+    .exitOverride()
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
+
+  program
+    .command('events')
+    .description('print the audit trail: every event of the log, or of one stream, in order')
+    .argument('[stream]', 'only this stream')
+    .addOption(
+      new Option('--from <position>', 'first global position to print').argParser(position).default(1),
+    )
+    .option('--follow', 'keep printing events as they are appended', false)
+    .option('--json', 'one JSON object per line instead of the human-readable form', false)
+    .addOption(dataOption())
+    .addOption(storeOption())
+    .action(
+      async (
+        stream: string | undefined,
+        options: StoreOptions & { from: number; follow: boolean; json: boolean },
+      ) => {
+        exitQuietlyOnBrokenPipe(process.stdout);
+        await withStore(options, (store) => printEvents(store, { ...options, stream }, process.stdout));
+      },
+    );
+
+  program
+    .command('rebuild')
+    .description('replay the log from the start into read models and replace their snapshots')
+    .argument('[projection...]', `read models to rebuild (default: all): ${projectionNames().join(', ')}`)
+    .addOption(dataOption())
+    .addOption(storeOption())
+    .action(async (names: string[], options: StoreOptions, command: Command) => {
+      const unknown = names.filter((name) => !findProjection(name));
+      if (unknown.length > 0) {
+        command.error(
+          `error: unknown projection ${unknown.join(', ')}; known: ${projectionNames().join(', ')}`,
+          {
+            exitCode: 2,
+            code: 'chronicle.unknownProjection',
+          },
+        );
+      }
+      const selected =
+        names.length > 0
+          ? names.map((name) => findProjection(name)).filter((p) => p !== undefined)
+          : projections;
+      await withStore(options, (store) => rebuildAll(store, selected, process.stdout, process.stderr));
+    });
+
+  return program;
+}
+
+async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and --version end with an exit code of 0; every other parse failure is a usage error.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    const message = error instanceof StoreError || error instanceof Error ? error.message : String(error);
+    process.stderr.write(`chronicle: ${message}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv);
