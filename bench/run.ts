@@ -1,0 +1,11 @@
+import { benchStore } from './store.js';
+
+const benchmarks: Record<string, () => Promise<void>> = { store: benchStore };
+
+const name = process.argv[2];
+const run = name ? benchmarks[name] : undefined;
+if (!run) {
+  process.stderr.write(`usage: npm run bench -- <name>\nbenchmarks: ${Object.keys(benchmarks).join(', ')}\n`);
+  process.exit(2);
+}
+await run();
