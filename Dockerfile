@@ -1,0 +1,23 @@
+# chronicle: one image for `chronicle serve` (both HTTP surfaces on the embedded LevelDB store).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY streams ./streams
+COPY projections ./projections
+COPY bench ./bench
+RUN npm ci && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production CHRONICLE_DATA=/data
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+RUN ln -s /app/dist/src/cli/main.js /usr/local/bin/chronicle && mkdir -p /data
+VOLUME ["/data"]
+EXPOSE 5080 8765
+# The stacks surface binds 0.0.0.0 here so the port mapping reaches it; the editor surface stays on
+# loopback by contract (it is a local automation API).
+CMD ["chronicle", "serve", "--data", "/data"]
