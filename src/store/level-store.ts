@@ -1,7 +1,12 @@
 import type { AbstractBatchOptions, AbstractIterator, AbstractLevel } from 'abstract-level';
 import type { Observable } from 'rxjs';
 import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../../streams/system.js';
-import { StoreClosedError, StreamDeletedError, WrongExpectedRevisionError } from './errors.js';
+import {
+  InvalidEventError,
+  StoreClosedError,
+  StreamDeletedError,
+  WrongExpectedRevisionError,
+} from './errors.js';
 import {
   decodeEvent,
   eventKey,
@@ -29,7 +34,7 @@ import type {
   Snapshot,
   SubscribeOptions,
 } from './types.js';
-import { assertStreamName, serializeEventBody, storedValue } from './validate.js';
+import { assertExpectedRevision, assertStreamName, serializeEventBody, storedValue } from './validate.js';
 
 export type StringLevel = AbstractLevel<string | Uint8Array, string, string>;
 type StringIterator = AbstractIterator<StringLevel, string, string>;
@@ -123,15 +128,17 @@ export class LevelEventStore implements EventStore {
       if (this.closed) throw new StoreClosedError();
       assertStreamName(stream);
       if (!Array.isArray(events) || events.length === 0) {
-        throw new TypeError('append needs a non-empty array of events');
+        throw new InvalidEventError('append needs a non-empty array of events');
       }
+      const expected = options.expectedRevision ?? 'any';
+      assertExpectedRevision(expected);
       const at = new Date().toISOString();
       const bodies = events.map((event) => serializeEventBody(event, at));
       this.pending.push({
         kind: 'append',
         stream,
         bodies,
-        expected: options.expectedRevision ?? 'any',
+        expected,
         resolve,
         reject,
       });

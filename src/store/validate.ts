@@ -1,5 +1,5 @@
 import { EventTooLargeError, InvalidEventError, InvalidStreamNameError } from './errors.js';
-import type { EventData } from './types.js';
+import type { EventData, ExpectedRevision } from './types.js';
 
 export const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 export const MAX_STREAM_NAME_BYTES = 256;
@@ -18,6 +18,14 @@ export function assertStreamName(stream: unknown): asserts stream is string {
   if (CONTROL.test(stream)) throw new InvalidStreamNameError(stream, 'contains a control character');
   if (stream.startsWith('$'))
     throw new InvalidStreamNameError(stream, 'names starting with "$" are reserved');
+}
+
+export function assertExpectedRevision(expected: unknown): asserts expected is ExpectedRevision {
+  if (expected === 'any' || expected === 'no_stream' || expected === 'stream_exists') return;
+  if (Number.isSafeInteger(expected) && (expected as number) >= 0) return;
+  throw new InvalidEventError(
+    `expectedRevision must be a revision (0 or more), "any", "no_stream" or "stream_exists", got ${JSON.stringify(expected)}`,
+  );
 }
 
 export function assertEventType(type: unknown): asserts type is string {
