@@ -120,6 +120,11 @@ export class ProjectionRunner<State> {
     this.follow();
     this.snapshotTimer = setInterval(() => void this.saveSnapshot(), this.options.snapshotIntervalMs);
     this.snapshotTimer.unref();
+    await this.liveAt(head);
+  }
+
+  /** Reports `live` once every event up to `head` has been applied (unless halted or stopped first). */
+  private async liveAt(head: number): Promise<void> {
     await this.waitFor(head);
     if (this.status === 'catching_up') this.status = 'live';
   }
@@ -175,6 +180,12 @@ export class ProjectionRunner<State> {
           if (error instanceof SubscriberTooSlowError && this.status !== 'halted') {
             // Dropped for lagging: the checkpoint is exact, so resubscribing loses nothing.
             this.follow();
+            // follow() reports catching_up and only start() used to report live again, so a runner
+            // dropped once stayed catching_up for good. A halt is reported by halt(), not here.
+            void this.store
+              .headPosition()
+              .then((head) => this.liveAt(head))
+              .catch(() => undefined);
             return;
           }
           this.halt(undefined, error);

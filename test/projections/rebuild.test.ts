@@ -1,0 +1,178 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { findProjection, projectionNames, projections } from '../../projections/index.js';
+import { type RebuildProgress, rebuildProjection } from '../../projections/rebuild.js';
+import { ProjectionHaltedError, ProjectionRunner } from '../../projections/runtime.js';
+import { type StreamCatalog, streamCatalog } from '../../projections/stream-catalog.js';
+import type { EventData, EventStore } from '../../src/store/types.js';
+import { SYSTEM_STREAM } from '../../streams/system.js';
+import { openHarness, type StoreHarness, storeKinds, type Tally, tallyProjection } from './helpers.js';
+
+const QUIET = { snapshotIntervalMs: 60_000 };
+
+const events = (type: string, n: number): EventData[] =>
+  Array.from({ length: n }, (_, i) => ({ type, data: { i } }));
+
+/** Runs `work` against a timeout, so a rebuild that never ends fails the test instead of hanging it. */
+function within<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+describe('the projection registry', () => {
+  it('names each projection once and finds it by name', () => {
+    const names = projectionNames();
+    expect(names).toContain('stream-catalog');
+    expect(new Set(names).size).toBe(names.length);
+    for (const projection of projections) expect(findProjection(projection.name)).toBe(projection);
+    expect(findProjection('no-such-projection')).toBeUndefined();
+  });
+});
+
+describe.each(storeKinds)('rebuildProjection over the %s store', (kind) => {
+  let harness: StoreHarness;
+  let store: EventStore;
+
+  beforeEach(async () => {
+    harness = await openHarness(kind);
+    store = harness.store;
+  });
+
+  afterEach(async () => {
+    await harness.dispose();
+  });
+
+  it('gives the initial state at checkpoint 0 on an empty log, and saves it', async () => {
+    const progress: RebuildProgress[] = [];
+    const result = await within(
+      5_000,
+      rebuildProjection(store, streamCatalog, (p) => progress.push(p)),
+    );
+    expect(result).toMatchObject({ state: { events: 0, streams: {} }, position: 0, events: 0 });
+    expect(progress).toEqual([{ projection: 'stream-catalog', done: 0, total: 0, position: 0 }]);
+    expect(await store.loadSnapshot('stream-catalog')).toEqual({
+      name: 'stream-catalog',
+      version: 1,
+      position: 0,
+      state: { events: 0, streams: {} },
+    });
+  });
+
+  it('replays every event from position 1 into a fresh state and replaces the snapshot', async () => {
+    await store.append('doc-1', events('EntitiesCreated', 3));
+    await store.saveSnapshot({ name: 'tally', version: 1, position: 1, state: { count: 99 } });
+    const { projection, seen } = tallyProjection();
+    const result = await rebuildProjection(store, projection);
+    expect(seen).toEqual([1, 2, 3]);
+    expect(result).toMatchObject({ position: 3, events: 3, state: { count: 3, positions: [1, 2, 3] } });
+    expect(result.seconds).toBeGreaterThanOrEqual(0);
+    expect(await store.loadSnapshot<Tally>('tally')).toEqual({
+      name: 'tally',
+      version: 1,
+      position: 3,
+      state: result.state,
+    });
+  });
+
+  it('terminates over deleted streams, the newest events included, with the state the live runner has', async () => {
+    const runner = new ProjectionRunner(store, streamCatalog, QUIET);
+    await runner.start();
+    try {
+      await store.append('doc-1', events('EntitiesCreated', 2)); // 1-2
+      await store.append('run-1', events('RunStarted', 3)); // 3-5
+      await store.append('doc-2', events('EntitiesCreated', 1)); // 6
+      await store.deleteStream('run-1'); // StreamDeleted at 7: a hole at 3-5
+      await store.append('doc-1', events('EntitiesMoved', 1)); // 8
+      await store.append('run-2', events('RunStarted', 4)); // 9-12, the newest events...
+      await store.deleteStream('run-2'); // ...deleted: StreamDeleted at 13
+      await store.deleteStream('never-written'); // StreamDeleted at 14
+      const head = await store.headPosition();
+      expect(head).toBe(14);
+      await within(5_000, runner.waitFor(head));
+
+      const progress: RebuildProgress[] = [];
+      const result = await within(
+        5_000,
+        rebuildProjection(store, streamCatalog, (p) => progress.push(p), 1),
+      );
+      expect(result.position).toBe(14);
+      // 1-2, 6, 7, 8, 13, 14: the deleted streams' events are gone from the log.
+      expect(result.events).toBe(7);
+      expect(result.state).toEqual(runner.state);
+      expect(Object.keys(result.state.streams).sort()).toEqual([SYSTEM_STREAM, 'doc-1', 'doc-2']);
+      expect(result.state.events).toBe(7);
+      expect(result.state.streams[SYSTEM_STREAM]?.events).toBe(3);
+
+      // One report per event read, then the end reported whole although positions had holes.
+      expect(progress.map((p) => p.done)).toEqual([1, 2, 3, 4, 5, 6, 7, 14]);
+      for (const p of progress) expect(p).toMatchObject({ projection: 'stream-catalog', total: 14 });
+      expect(progress.at(-1)).toEqual({ projection: 'stream-catalog', done: 14, total: 14, position: 14 });
+      expect(progress.map((p) => p.position)).toEqual([1, 2, 6, 7, 8, 13, 14, 14]);
+
+      const fresh = new ProjectionRunner(store, streamCatalog, QUIET);
+      await within(5_000, fresh.start());
+      await fresh.stop();
+      expect(fresh.position).toBe(14);
+      expect(fresh.state).toEqual(runner.state);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('reports progress every `progressEvery` events and once at the end', async () => {
+    await store.append('doc-1', events('EntitiesCreated', 7));
+    const progress: RebuildProgress[] = [];
+    await rebuildProjection(store, tallyProjection().projection, (p) => progress.push(p), 3);
+    expect(progress).toEqual([
+      { projection: 'tally', done: 3, total: 7, position: 3 },
+      { projection: 'tally', done: 6, total: 7, position: 6 },
+      { projection: 'tally', done: 7, total: 7, position: 7 },
+    ]);
+  });
+
+  it('fails with the bad event and keeps the old snapshot when evolve throws', async () => {
+    await store.append('doc-1', events('EntitiesCreated', 2));
+    await store.append('doc-9', [{ type: 'Poison', data: null }]);
+    await store.append('doc-1', events('EntitiesCreated', 1));
+    const old = { name: 'tally', version: 1, position: 2, state: { count: 2, positions: [1, 2], types: [] } };
+    await store.saveSnapshot(old);
+
+    const { projection, seen } = tallyProjection({ throwOn: 'Poison' });
+    const error = await rebuildProjection(store, projection).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ProjectionHaltedError);
+    expect((error as ProjectionHaltedError).health).toMatchObject({
+      status: 'halted',
+      healthy: false,
+      position: 2,
+      failure: { position: 3, stream: 'doc-9', revision: 0, type: 'Poison', message: 'cannot apply Poison' },
+    });
+    expect(seen).toEqual([1, 2, 3]);
+    expect(await store.loadSnapshot('tally')).toEqual(old);
+  });
+
+  it('lets a runner resume from the snapshot it saves', async () => {
+    await store.append('doc-1', events('EntitiesCreated', 3));
+    const rebuilt = await rebuildProjection<StreamCatalog>(store, streamCatalog);
+    await store.append('doc-1', events('EntitiesMoved', 2));
+
+    let evolved = 0;
+    const counting = {
+      ...streamCatalog,
+      evolve(state: StreamCatalog, event: Parameters<typeof streamCatalog.evolve>[1]) {
+        evolved += 1;
+        return streamCatalog.evolve(state, event);
+      },
+    };
+    const runner = new ProjectionRunner(store, counting, QUIET);
+    await runner.start();
+    await runner.stop();
+    expect(evolved).toBe(2);
+    expect(rebuilt.state.streams['doc-1']?.events).toBe(3);
+    expect(runner.state.streams['doc-1']).toMatchObject({ events: 5, lastType: 'EntitiesMoved' });
+  });
+});
