@@ -32,14 +32,21 @@ export const eventLine = (event: RecordedEvent, json: boolean) =>
 /** Prints the log (or one stream) from `from`; resolves at the end, or never with `follow`. */
 export async function printEvents(store: EventStore, options: EventsOptions, out: Writable): Promise<void> {
   if (options.follow) {
-    // Live lines arrive at the pace of appends; the terminal keeps up, so no backpressure is needed here.
-    await new Promise<void>((resolve, reject) => {
-      store.subscribe({ stream: options.stream, from: options.from }).subscribe({
-        next: (event) => out.write(`${eventLine(event, options.json)}\n`),
-        error: reject,
-        complete: resolve,
+    // A store subscription holds no libuv handle: without this timer the process ended as soon as the
+    // catch-up was printed (exit 13, an unsettled top-level await) instead of following until SIGTERM.
+    const keepAlive = setInterval(() => undefined, 2 ** 30);
+    try {
+      // Live lines arrive at the pace of appends; the terminal keeps up, so no backpressure is needed here.
+      await new Promise<void>((resolve, reject) => {
+        store.subscribe({ stream: options.stream, from: options.from }).subscribe({
+          next: (event) => out.write(`${eventLine(event, options.json)}\n`),
+          error: reject,
+          complete: resolve,
+        });
       });
-    });
+    } finally {
+      clearInterval(keepAlive);
+    }
     return;
   }
   const events = options.stream ? store.readStream(options.stream) : store.readAll({ from: options.from });

@@ -1,0 +1,130 @@
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { openStore } from '../../src/store/open.js';
+import type { EventData, EventStore, RecordedEvent } from '../../src/store/types.js';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+/** The built command: `npm test` builds before it runs vitest. */
+export const mainJs = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+
+export function assertBuilt(): void {
+  if (!existsSync(mainJs))
+    throw new Error(`${mainJs} is missing: run \`npm run build\` (npm test does) first`);
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
+
+/** An environment without CHRONICLE_DATA, so the tests do not depend on the caller's shell. */
+export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const { CHRONICLE_DATA: _ignored, ...env } = process.env;
+  return { ...env, ...extra };
+}
+
+export type CliChild = ChildProcessByStdio<null, Readable, Readable>;
+
+export function startCli(args: readonly string[], options: CliOptions = {}): CliChild {
+  return spawn(process.execPath, [mainJs, ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: options.env ?? cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+export interface Watched {
+  /** Everything the child printed so far. */
+  stdout(): string;
+  stderr(): string;
+  /** How the child ended; rejects (after killing it) when it does not end within the timeout. */
+  done: Promise<CliResult>;
+}
+
+export function watch(child: CliChild, timeoutMs = 15_000): Watched {
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const done = new Promise<CliResult>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`chronicle did not exit within ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  return { stdout: () => stdout, stderr: () => stderr, done };
+}
+
+export const ended = (child: CliChild, timeoutMs?: number) => watch(child, timeoutMs).done;
+
+/** Polls `condition` until it holds; fails with `what` after the timeout. */
+export async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  return ended(startCli(args, options), options.timeoutMs);
+}
+
+export const lines = (text: string) => text.split('\n').filter((line) => line.length > 0);
+
+export async function tempDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'chronicle-cli-'));
+}
+
+/** The store URL the command uses for `--data dir`. */
+export const storeUrlOfData = (dataDir: string) => `level:${join(dataDir, 'events')}`;
+
+/**
+ * Writes to the level store of `dataDir` in this process and closes it again: LevelDB allows one
+ * process at a time, and the command under test is another process.
+ */
+export async function withDataStore<T>(dataDir: string, work: (store: EventStore) => Promise<T>): Promise<T> {
+  const store = await openStore(storeUrlOfData(dataDir));
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+export async function appendAll(
+  dataDir: string,
+  appends: ReadonlyArray<readonly [string, EventData[]]>,
+): Promise<RecordedEvent[]> {
+  return withDataStore(dataDir, async (store) => {
+    for (const [stream, events] of appends) await store.append(stream, events);
+    const recorded: RecordedEvent[] = [];
+    for await (const event of store.readAll()) recorded.push(event);
+    return recorded;
+  });
+}

@@ -1,0 +1,149 @@
+import { rm } from 'node:fs/promises';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { projectionNames } from '../../projections/index.js';
+import { type StreamCatalog, streamCatalog } from '../../projections/stream-catalog.js';
+import { openStore } from '../../src/store/open.js';
+import type { EventStore, Snapshot } from '../../src/store/types.js';
+import { appendAll, assertBuilt, lines, runCli, storeUrlOfData, tempDir, withDataStore } from './helpers.js';
+
+/** What the stream catalog makes of the log as it is now: the state a rebuild must save. */
+async function catalogOf(store: EventStore): Promise<StreamCatalog> {
+  let state = streamCatalog.initial();
+  for await (const event of store.readAll()) state = streamCatalog.evolve(state, event);
+  return state;
+}
+
+const RESULT_LINE = (name: string, events: number, checkpoint: number) =>
+  new RegExp(
+    `^${name}: rebuilt from ${events} events in \\d+\\.\\d\\d s \\(\\d+ events/s\\), checkpoint ${checkpoint}$`,
+  );
+
+// Each test starts node processes: leave room for a loaded machine (the full suite runs in parallel).
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
+
+beforeAll(() => {
+  assertBuilt();
+});
+
+describe('chronicle rebuild', () => {
+  let dataDir: string;
+
+  beforeEach(async () => {
+    dataDir = await tempDir();
+  });
+
+  afterEach(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  async function populate(): Promise<void> {
+    await appendAll(dataDir, [
+      [
+        'doc-1',
+        [
+          { type: 'EntitiesCreated', data: { n: 1 } },
+          { type: 'EntitiesMoved', data: { n: 2 } },
+        ],
+      ],
+      [
+        'run-1',
+        [
+          { type: 'RunStarted', data: { runId: 1 } },
+          { type: 'RunLineWritten', data: { line: 'a' } },
+        ],
+      ],
+      ['doc-2', [{ type: 'EntitiesCreated', data: { n: 3 } }]],
+    ]);
+    await withDataStore(dataDir, async (store) => {
+      await store.deleteStream('run-1');
+      await store.append('doc-1', [{ type: 'EntitiesDeleted', data: { n: 4 } }]);
+      // A stale snapshot the rebuild must replace.
+      await store.saveSnapshot({
+        name: 'stream-catalog',
+        version: 1,
+        position: 2,
+        state: { events: 1000, streams: {} },
+      });
+    });
+  }
+
+  it('prints a result line per projection on stdout and plain progress lines on stderr, then saves snapshots', async () => {
+    await populate();
+    const result = await runCli(['rebuild', '--data', dataDir]);
+    expect(result.code).toBe(0);
+
+    // 1-2, 5 (run-1's 3-4 deleted), StreamDeleted at 6, 7: five events read, checkpoint 7.
+    const out = lines(result.stdout);
+    expect(out).toHaveLength(projectionNames().length);
+    projectionNames().forEach((name, i) => {
+      expect(out[i]).toMatch(RESULT_LINE(name, 5, 7));
+    });
+
+    const progress = lines(result.stderr);
+    expect(progress.length).toBeGreaterThan(0);
+    for (const line of progress)
+      expect(line).toMatch(/^rebuild [a-z-]+: \d+\/\d+ events \(\d+%\), \d+ events\/s, ETA \d+s$/);
+    // Not a terminal: no bar redrawn in place, no cursor control.
+    expect(result.stderr).not.toContain('\r');
+    expect(result.stderr).not.toContain('\u001b[');
+    for (const name of projectionNames()) {
+      expect(progress.filter((line) => line.startsWith(`rebuild ${name}: `)).at(-1)).toMatch(
+        new RegExp(`^rebuild ${name}: 7/7 events \\(100%\\)`),
+      );
+    }
+
+    await withDataStore(dataDir, async (store) => {
+      const snapshot = await store.loadSnapshot<StreamCatalog>('stream-catalog');
+      expect(snapshot).toEqual({
+        name: 'stream-catalog',
+        version: streamCatalog.version,
+        position: 7,
+        state: await catalogOf(store),
+      } satisfies Snapshot<StreamCatalog>);
+      expect(Object.keys(snapshot?.state.streams ?? {}).sort()).toEqual(['$streams', 'doc-1', 'doc-2']);
+      expect(snapshot?.state.events).toBe(5);
+      for (const name of projectionNames())
+        expect(await store.loadSnapshot(name)).toMatchObject({ position: 7 });
+    });
+  });
+
+  it('rebuilds the named projection in the store --store names', async () => {
+    await populate();
+    const result = await runCli(['rebuild', 'stream-catalog', '--store', storeUrlOfData(dataDir)]);
+    expect(result.code).toBe(0);
+    expect(lines(result.stdout)).toHaveLength(1);
+    expect(lines(result.stdout)[0]).toMatch(RESULT_LINE('stream-catalog', 5, 7));
+    await withDataStore(dataDir, async (store) => {
+      expect(await store.loadSnapshot('stream-catalog')).toMatchObject({ position: 7, state: { events: 5 } });
+    });
+  });
+
+  it('rebuilds an empty log to checkpoint 0', async () => {
+    const result = await runCli(['rebuild', '--data', dataDir]);
+    expect(result.code).toBe(0);
+    expect(lines(result.stdout)[0]).toMatch(RESULT_LINE('stream-catalog', 0, 0));
+    expect(lines(result.stderr).at(-1)).toMatch(/^rebuild stream-catalog: 0\/0 events \(100%\)/);
+    await withDataStore(dataDir, async (store) => {
+      expect(await store.loadSnapshot('stream-catalog')).toEqual({
+        name: 'stream-catalog',
+        version: 1,
+        position: 0,
+        state: { events: 0, streams: {} },
+      });
+    });
+  });
+
+  it('exits 1 naming the data directory when another process holds it', async () => {
+    await populate();
+    const store = await openStore(storeUrlOfData(dataDir));
+    try {
+      const result = await runCli(['rebuild', '--data', dataDir]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(dataDir);
+      expect(result.stderr).not.toMatch(/^\s+at /m);
+    } finally {
+      await store.close();
+    }
+  });
+});
