@@ -81,6 +81,10 @@ export function subscribeToLog(log: LiveLog, options: SubscribeOptions = {}): Ob
 
     const catchUp = async () => {
       for (;;) {
+        // Unsubscribed during catch-up (e.g. take(n) ending on the log's last event, or before a read
+        // of a stream with no events yielded anything): attaching the live listener now would leak it
+        // for good, and its drain would reschedule itself forever because `closed` stops delivery.
+        if (closed) return;
         const committed = log.head();
         if (next > committed) {
           // Nothing committed that we have not read: from here on the live feed has everything.

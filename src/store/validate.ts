@@ -7,6 +7,9 @@ const MAX_TYPE_LENGTH = 256;
 // Control characters would corrupt the key layout (NUL separates a stream from its revision) and logs.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
+// A lone surrogate has no UTF-8 form: LevelDB keys would hold U+FFFD in its place, so two different
+// names (e.g. "a\uD800" and "a\uDC00") would share one stream's keys and see each other's events.
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Throws InvalidStreamNameError unless `stream` can name a stream. */
 export function assertStreamName(stream: unknown): asserts stream is string {
@@ -16,6 +19,9 @@ export function assertStreamName(stream: unknown): asserts stream is string {
     throw new InvalidStreamNameError(stream, `longer than ${MAX_STREAM_NAME_BYTES} bytes`);
   }
   if (CONTROL.test(stream)) throw new InvalidStreamNameError(stream, 'contains a control character');
+  if (LONE_SURROGATE.test(stream)) {
+    throw new InvalidStreamNameError(stream, 'contains a lone surrogate (not valid Unicode text)');
+  }
   if (stream.startsWith('$'))
     throw new InvalidStreamNameError(stream, 'names starting with "$" are reserved');
 }
