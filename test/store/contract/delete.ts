@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type EventStore,
+  type ExpectedRevision,
+  STREAM_DELETED,
+  StreamDeletedError,
+  SYSTEM_STREAM,
+} from '../../../src/store/index.js';
+import { caught, readAll, readStream } from '../helpers.js';
+import { type Harness, NOT_DURABLE } from './harness.js';
+
+const secret = (n: number) => ({ type: 'Secret', data: { secret: `run-output-${n}` } });
+const kept = (n: number) => ({ type: 'Kept', data: { n } });
+
+/** a: 5 events over three appends, interleaved with b and c. */
+async function seed(store: EventStore) {
+  await store.append('a', [secret(0), secret(1)]);
+  await store.append('b', [kept(0), kept(1)]);
+  await store.append('a', [secret(2), secret(3)]);
+  await store.append('c', [kept(2)]);
+  await store.append('a', [secret(4)]);
+}
+
+/** Everything a deleted stream must answer: reads, appends whatever is expected, a second delete. */
+async function expectTombstone(store: EventStore, stream: string) {
+  const headBefore = await store.headPosition();
+  for (const read of [
+    () => readStream(store, stream),
+    () => readStream(store, stream, { direction: 'backwards' }),
+    () => readStream(store, stream, { from: 2, maxCount: 1 }),
+    () => store.streamRevision(stream),
+  ]) {
+    const error = await caught(read, StreamDeletedError);
+    expect(error.stream).toBe(stream);
+    expect(error.code).toBe('stream_deleted');
+  }
+  const expectations: Array<ExpectedRevision | undefined> = [
+    undefined,
+    'any',
+    'no_stream',
+    'stream_exists',
+    4,
+    5,
+  ];
+  for (const expectedRevision of expectations) {
+    const options = expectedRevision === undefined ? undefined : { expectedRevision };
+    await caught(store.append(stream, [secret(99)], options), StreamDeletedError);
+  }
+  await caught(store.deleteStream(stream), StreamDeletedError);
+  expect(await store.headPosition()).toBe(headBefore);
+}
+
+export function deleteContract(h: Harness) {
+  describe('deleteStream', () => {
+    it('removes the stream’s events for good, leaves the others alone and records StreamDeleted', async () => {
+      const store = await h.open();
+      await seed(store);
+      const before = await readAll(store);
+      expect(before).toHaveLength(8);
+
+      await store.deleteStream('a');
+
+      const after = await readAll(store);
+      expect(after.filter((e) => e.stream === 'a')).toEqual([]);
+      expect(JSON.stringify(after)).not.toContain('run-output-');
+      const others = before.filter((e) => e.stream !== 'a');
+      expect(after.slice(0, -1)).toEqual(others);
+      expect(after.at(-1)).toMatchObject({
+        stream: SYSTEM_STREAM,
+        revision: 0,
+        position: 9,
+        type: STREAM_DELETED,
+        data: { stream: 'a', lastRevision: 4 },
+      });
+      expect(await store.headPosition()).toBe(9);
+      expect(await readStream(store, 'b')).toEqual(before.filter((e) => e.stream === 'b'));
+      expect(await readStream(store, 'c')).toEqual(before.filter((e) => e.stream === 'c'));
+
+      await expectTombstone(store, 'a');
+
+      // Other streams go on as before.
+      expect(await store.append('b', [kept(3)], { expectedRevision: 1 })).toEqual({
+        nextRevision: 3,
+        position: 10,
+      });
+      // Subscribers replaying the log do not get the deleted events either.
+      const replay: string[] = [];
+      const subscription = store.subscribe({ from: 'start' }).subscribe((e) => replay.push(e.stream));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      subscription.unsubscribe();
+      expect(replay).toEqual(['b', 'b', 'c', SYSTEM_STREAM, 'b']);
+    });
+
+    it('deleting a stream waits for the appends made before it and refuses the ones after', async () => {
+      const store = await h.open();
+      await store.append('x', [kept(0)]);
+      const before = store.append('a', [secret(0)]);
+      const deletion = store.deleteStream('a');
+      const after = store.append('a', [secret(1)], { expectedRevision: 'no_stream' });
+      expect(await before).toEqual({ nextRevision: 1, position: 2 });
+      await deletion;
+      await caught(after, StreamDeletedError);
+      const all = await readAll(store);
+      expect(all.map((e) => e.stream)).toEqual(['x', SYSTEM_STREAM]);
+      expect(all.at(-1)?.data).toEqual({ stream: 'a', lastRevision: 0 });
+    });
+
+    it('the tombstone survives reopen', async (ctx) => {
+      if (!h.durable) ctx.skip(NOT_DURABLE);
+      const first = await h.open();
+      await seed(first);
+      await first.deleteStream('a');
+      const expected = await readAll(first);
+      const store = await h.reopen(first);
+      expect(await readAll(store)).toEqual(expected);
+      await expectTombstone(store, 'a');
+      expect(await store.append('c', [kept(5)], { expectedRevision: 0 })).toEqual({
+        nextRevision: 2,
+        position: 10,
+      });
+      expect(await store.streamRevision('b')).toBe(1);
+    });
+
+    // DESIGN.md: deleting a run's stream must leave "no copy of its output anywhere". The level adapter
+    // leaves the deleted values in LevelDB's log and table files (a delete only writes a tombstone
+    // record, and compactRange cannot reach a memtable flushed straight to level 2), so the bytes stay
+    // in the data directory until a later compaction happens to rewrite that file. Needs a design
+    // decision (e.g. crypto-shredding or rewriting the database), not a test-sized fix.
+    it.todo('level: no byte of a deleted stream’s events stays in the data directory');
+  });
+}

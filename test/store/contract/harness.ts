@@ -1,0 +1,50 @@
+import type { EventStore } from '../../../src/store/index.js';
+
+/** How the contract suite gets stores of one adapter. */
+export interface StoreAdapter {
+  /** Opens a new, empty store. The suite closes it after the test. */
+  open(): Promise<EventStore>;
+  /** Closes `store` and opens the same log again. Only for durable adapters. */
+  reopen?(store: EventStore): Promise<EventStore>;
+  /** The directory holding a durable store, for another process to open. */
+  directoryOf?(store: EventStore): string;
+  /** The log outlives close and the process: reopen, lock and crash tests apply. */
+  durable: boolean;
+}
+
+/** What each part of the contract works with: the adapter plus bookkeeping of the stores it opened. */
+export interface Harness {
+  readonly name: string;
+  readonly durable: boolean;
+  open(): Promise<EventStore>;
+  reopen(store: EventStore): Promise<EventStore>;
+  directoryOf(store: EventStore): string;
+  /** Closes every store opened during the test (close is idempotent). */
+  closeAll(): Promise<void>;
+}
+
+export const NOT_DURABLE = 'memory adapter keeps nothing across close or processes by design';
+
+export function harness(name: string, adapter: StoreAdapter): Harness {
+  const opened: EventStore[] = [];
+  const track = (store: EventStore) => {
+    opened.push(store);
+    return store;
+  };
+  return {
+    name,
+    durable: adapter.durable,
+    open: async () => track(await adapter.open()),
+    reopen: async (store) => {
+      if (!adapter.reopen) throw new Error(`${name}: the adapter cannot reopen a store`);
+      return track(await adapter.reopen(store));
+    },
+    directoryOf: (store) => {
+      if (!adapter.directoryOf) throw new Error(`${name}: the adapter has no directory`);
+      return adapter.directoryOf(store);
+    },
+    closeAll: async () => {
+      await Promise.all(opened.splice(0).map((store) => store.close()));
+    },
+  };
+}
