@@ -43,6 +43,14 @@ export function failureOf(
   };
 }
 
+/** Raised to waiters still waiting when the runner is stopped: the position they wait for will not come. */
+export class ProjectionStoppedError extends Error {
+  constructor(name: string, position: number) {
+    super(`projection ${name} stopped at position ${position}`);
+    this.name = 'ProjectionStoppedError';
+  }
+}
+
 export interface ProjectionRunnerOptions {
   /** Persist a snapshot at most this often while events arrive (ms). */
   snapshotIntervalMs?: number;
@@ -142,6 +150,7 @@ export class ProjectionRunner<State> {
     this.subscription = undefined;
     clearInterval(this.snapshotTimer);
     if (this.status !== 'halted') this.status = 'stopped';
+    this.rejectWaiters(new ProjectionStoppedError(this.projection.name, this.at));
     await this.saveSnapshot();
   }
 
@@ -221,8 +230,11 @@ export class ProjectionRunner<State> {
     this.status = 'halted';
     this.subscription?.unsubscribe();
     this.failure = failureOf(event, error, this.at);
-    const halted = new ProjectionHaltedError(this.health());
-    for (const waiter of this.waiters) waiter.reject(halted);
+    this.rejectWaiters(new ProjectionHaltedError(this.health()));
+  }
+
+  private rejectWaiters(error: Error): void {
+    for (const waiter of this.waiters) waiter.reject(error);
     this.waiters = [];
   }
 }

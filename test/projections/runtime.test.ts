@@ -1,6 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { rebuildProjection } from '../../projections/rebuild.js';
-import { ProjectionHaltedError, ProjectionRunner } from '../../projections/runtime.js';
+import {
+  ProjectionHaltedError,
+  ProjectionRunner,
+  ProjectionStoppedError,
+} from '../../projections/runtime.js';
 import { type StreamCatalog, streamCatalog } from '../../projections/stream-catalog.js';
 import { openStore } from '../../src/store/open.js';
 import type { EventData, EventStore } from '../../src/store/types.js';
@@ -92,6 +96,16 @@ describe.each(storeKinds)('ProjectionRunner over the %s store', (kind) => {
 
     // Already applied: resolves at once, without another append.
     await expect(runner.waitFor(2)).resolves.toBeUndefined();
+  });
+
+  it('rejects waiters for a position it will not reach when stopped', async () => {
+    await store.append('doc-1', events('EntitiesCreated', 2));
+    const runner = new ProjectionRunner(store, streamCatalog, QUIET);
+    await runner.start();
+    const waiting = expect(runner.waitFor(99)).rejects.toBeInstanceOf(ProjectionStoppedError);
+    await runner.stop();
+    await waiting;
+    expect(runner.health()).toMatchObject({ status: 'stopped', position: 2 });
   });
 
   it('publishes state and position on updates', async () => {
