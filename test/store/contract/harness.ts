@@ -1,3 +1,4 @@
+import type { TestContext } from 'vitest';
 import type { EventStore } from '../../../src/store/index.js';
 
 /** How the contract suite gets stores of one adapter. */
@@ -23,7 +24,16 @@ export interface Harness {
   closeAll(): Promise<void>;
 }
 
-export const NOT_DURABLE = 'memory adapter keeps nothing across close or processes by design';
+/**
+ * Skips the running test, saying why, for an adapter whose log does not outlive `what`; vitest's
+ * default reporter hides skip notes, so the reason is logged as well.
+ */
+export function requireDurable(h: Harness, ctx: TestContext, what: 'close' | 'processes'): void {
+  if (h.durable) return;
+  const reason = `${h.name} adapter keeps nothing across ${what} by design`;
+  console.log(`skipped: ${reason}`);
+  ctx.skip(reason);
+}
 
 export function harness(name: string, adapter: StoreAdapter): Harness {
   const opened: EventStore[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type EventStore, StoreClosedError, WrongExpectedRevisionError } from '../../../src/store/index.js';
 import { caught, collect, positions, range, readAll, readStream, revisions } from '../helpers.js';
-import { type Harness, NOT_DURABLE } from './harness.js';
+import { type Harness, requireDurable } from './harness.js';
 
 const counted = (n: number) => ({ type: 'Counted', data: { n } });
 
@@ -36,7 +36,7 @@ export function lifecycleContract(h: Harness) {
     });
 
     it('keeps everything across close and reopen, and continues positions and revisions', async (ctx) => {
-      if (!h.durable) ctx.skip(NOT_DURABLE);
+      requireDurable(h, ctx, 'close');
       const first = await h.open();
       await seed(first);
       await first.saveSnapshot({ name: 'p', version: 1, position: 7, state: { seen: 7 } });

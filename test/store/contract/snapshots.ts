@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Snapshot } from '../../../src/store/index.js';
 import { readAll } from '../helpers.js';
-import { type Harness, NOT_DURABLE } from './harness.js';
+import { type Harness, requireDurable } from './harness.js';
 
 interface CatalogState {
   streams: Record<string, { events: number; deleted: boolean }>;
@@ -45,7 +45,7 @@ export function snapshotContract(h: Harness) {
     });
 
     it('snapshots and their deletion survive reopen', async (ctx) => {
-      if (!h.durable) ctx.skip(NOT_DURABLE);
+      requireDurable(h, ctx, 'close');
       const first = await h.open();
       await first.saveSnapshot(snapshot(9));
       await first.saveSnapshot({ name: 'doomed', version: 1, position: 2, state: { x: 1 } });

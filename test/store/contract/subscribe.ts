@@ -194,10 +194,13 @@ export function subscribeContract(h: Harness) {
       await settled(all, 4);
       await settled(onlyA, 3);
       await settled(fromEnd, 1);
+      // Still catching up when close() comes: it has read nothing yet.
+      const catchingUp = collect(store.subscribe({ from: 'start' }));
       await store.close();
-      for (const subscription of [all, onlyA, fromEnd]) {
+      for (const subscription of [all, onlyA, fromEnd, catchingUp]) {
         expect(await subscription.outcome).toEqual({ kind: 'complete' });
       }
+      expect(positions(catchingUp.values)).toEqual(range(1, catchingUp.values.length));
       expect(positions(all.values)).toEqual([1, 2, 3, 4]);
       expect(positions(onlyA.values)).toEqual([1, 2, 4]);
       expect(positions(fromEnd.values)).toEqual([4]);

@@ -126,9 +126,9 @@ export function validationContract(h: Harness) {
       expect(read?.data).toEqual(big.data);
     });
 
-    it('refuses an empty or missing event type with InvalidEventError', async () => {
+    it('refuses an empty, missing, overlong or control-character event type with InvalidEventError', async () => {
       const store = await h.open();
-      for (const type of ['', undefined, 42, null]) {
+      for (const type of ['', undefined, 42, null, 'T'.repeat(257), 'Line\nBreak']) {
         const event = { type, data: {} } as unknown as EventData;
         const error = await refused(store, [event], InvalidEventError);
         expect(error.code).toBe('invalid_event');
@@ -150,6 +150,17 @@ export function validationContract(h: Harness) {
         await refused(store, [event], InvalidEventError);
         await refused(store, [ok, event], InvalidEventError);
       }
+    });
+
+    it('refuses an event that is not an object with InvalidEventError', async () => {
+      const store = await h.open();
+      for (const event of [null, 'Happened', 42]) {
+        await refused(store, [event as unknown as EventData], InvalidEventError);
+      }
+      expect(await store.append('target', [{ type: 'T'.repeat(256), data: {} }])).toEqual({
+        nextRevision: 1,
+        position: 1,
+      });
     });
 
     it('refuses an append without events', async () => {
