@@ -7,6 +7,7 @@ const EVENT = 'e:';
 const REVISION = 'r:';
 const TOMBSTONE = 't:';
 const SNAPSHOT = 'p:';
+const SHRED = 's:';
 export const HEAD_KEY = 'h:head';
 
 const hex = (n: number) => n.toString(16).padStart(14, '0');
@@ -29,6 +30,8 @@ export const parsePositionValue = (value: string) => Number.parseInt(value, 16);
 
 export const tombstoneKey = (stream: string) => TOMBSTONE + stream;
 export const snapshotKey = (name: string) => SNAPSHOT + name;
+export const shredKey = (stream: string) => SHRED + stream;
+export const shredRange = { gte: SHRED, lt: 's;' };
 
 interface StoredEvent {
   s: string;

@@ -18,6 +18,8 @@ import {
   positionValue,
   revisionKey,
   revisionRange,
+  shredKey,
+  shredRange,
   snapshotKey,
   tombstoneKey,
 } from './keys.js';
@@ -42,6 +44,17 @@ type StringIterator = AbstractIterator<StringLevel, string, string>;
 type WriteOptions = AbstractBatchOptions<string, string>;
 
 type BatchOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
+
+/** Key ranges that held a deleted stream, to be compacted until no byte of it is left on disk. */
+interface ShredRanges {
+  stream: string;
+  events: { gte: string; lte: string } | undefined;
+}
+
+/** classic-level compacts; memory-level has nothing on disk to compact. */
+interface Compactable {
+  compactRange(start: string, end: string): Promise<void>;
+}
 
 /** What is known of a stream: its last revision (-1 = no events) and whether it was deleted. */
 interface StreamHead {
@@ -116,6 +129,7 @@ export class LevelEventStore implements EventStore {
     const store = new LevelEventStore(db, location, options.sync);
     const head = await db.get(HEAD_KEY);
     store.head = head === undefined ? 0 : parsePositionValue(head);
+    await store.finishShredding();
     return store;
   }
 
@@ -331,6 +345,13 @@ export class LevelEventStore implements EventStore {
    * Deletes the stream's events and index, leaves a tombstone, and records a `StreamDeleted` event in
    * the system stream `$streams` in the same batch: projections hear of the deletion like of anything
    * else, so a rebuilt read model agrees with the live one.
+   *
+   * "For good" includes the disk: a LevelDB delete only writes a deletion marker, and the old values
+   * stay in log and table files until a compaction merges the two. So the key ranges are compacted
+   * before the delete (the values move into a table file) and after it (the markers are flushed above
+   * that table and merged into it, dropping both). A reader's open snapshot can keep values alive
+   * through that compaction, so the ranges are remembered under a shred key and compacted again at the
+   * next open.
    */
   private async runDelete(task: PendingDelete): Promise<void> {
     try {
@@ -340,15 +361,28 @@ export class LevelEventStore implements EventStore {
       ]);
       if (head.deleted) throw new StreamDeletedError(task.stream);
       const ops: BatchOp[] = [];
+      let first = Number.POSITIVE_INFINITY;
+      let last = 0;
       for await (const [key, value] of this.db.iterator(revisionRange(task.stream))) {
-        ops.push({ type: 'del', key }, { type: 'del', key: eventKey(parsePositionValue(value)) });
+        const position = parsePositionValue(value);
+        first = Math.min(first, position);
+        last = Math.max(last, position);
+        ops.push({ type: 'del', key }, { type: 'del', key: eventKey(position) });
       }
+      const shred: ShredRanges = {
+        stream: task.stream,
+        events: last > 0 ? eventRange(first, last) : undefined,
+      };
+      await this.compact(shred);
       const at = new Date().toISOString();
-      ops.push({
-        type: 'put',
-        key: tombstoneKey(task.stream),
-        value: JSON.stringify({ lastRevision: head.revision, deletedAt: at }),
-      });
+      ops.push(
+        {
+          type: 'put',
+          key: tombstoneKey(task.stream),
+          value: JSON.stringify({ lastRevision: head.revision, deletedAt: at }),
+        },
+        { type: 'put', key: shredKey(task.stream), value: JSON.stringify(shred) },
+      );
       const position = this.head + 1;
       const revision = system.revision + 1;
       const data: StreamDeletedData = { stream: task.stream, lastRevision: head.revision };
@@ -366,9 +400,27 @@ export class LevelEventStore implements EventStore {
       this.streams.set(task.stream, { revision: head.revision, deleted: true });
       this.streams.set(SYSTEM_STREAM, { revision, deleted: false });
       this.publish(position, ops);
+      await this.compact(shred);
       task.resolve();
     } catch (error) {
       task.reject(error);
+    }
+  }
+
+  private async compact(shred: ShredRanges): Promise<void> {
+    const db = this.db as StringLevel & Partial<Compactable>;
+    if (typeof db.compactRange !== 'function') return;
+    const index = revisionRange(shred.stream);
+    await db.compactRange(index.gte, index.lte);
+    if (shred.events) await db.compactRange(shred.events.gte, shred.events.lte);
+  }
+
+  /** Compacts again what deletes of an earlier run left (see runDelete), then forgets it. */
+  private async finishShredding(): Promise<void> {
+    const pending = await this.db.iterator(shredRange).all();
+    for (const [key, value] of pending) {
+      await this.compact(JSON.parse(value) as ShredRanges);
+      await this.db.del(key, this.writeOptions);
     }
   }
 
