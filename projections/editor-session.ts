@@ -1,0 +1,283 @@
+import type { DxfDocumentModel } from '../src/editor/model.js';
+import type { RecordedEvent } from '../src/store/types.js';
+import {
+  type Answer,
+  type Change,
+  type EditorEvent,
+  isEditorEvent,
+  isStepEvent,
+  type StepData,
+  sessionStream,
+} from '../streams/editor.js';
+import type { Projection } from './projection.js';
+
+/** One undo step as the document keeps it. */
+export interface Step {
+  revision: number;
+  op: string;
+  request_id: string | undefined;
+  changes: Change[];
+}
+
+export interface DocumentState {
+  id: number;
+  title: string;
+  path: string | null;
+  revision: number;
+  /** Revision at the last save or open; dirty when it differs from `revision`. */
+  saved_revision: number;
+  model: DxfDocumentModel;
+  undo: Step[];
+  redo: Step[];
+  selection: string[];
+  selection_sets: Record<string, string[]>;
+}
+
+export interface OperationRecord {
+  request_id: string;
+  op: string;
+  body_hash: string;
+  document_id: number | null;
+  revision: number | null;
+  answer: Answer;
+  position: number;
+}
+
+export interface EditorSessionState {
+  session_id: string;
+  version: string;
+  started_at: string | null;
+  ended_at: string | null;
+  documents: Record<string, DocumentState>;
+  /** Open documents in tab order. */
+  tabs: number[];
+  active: number | null;
+  next_document_id: number;
+  operations: Record<string, OperationRecord>;
+}
+
+export const initialSession = (sessionId: string): EditorSessionState => ({
+  session_id: sessionId,
+  version: '',
+  started_at: null,
+  ended_at: null,
+  documents: {},
+  tabs: [],
+  active: null,
+  next_document_id: 1,
+  operations: {},
+});
+
+type Keyed<T> = Record<string, T>;
+
+function put<T>(table: Keyed<T>, key: string, value: T | null): void {
+  if (value === null) delete table[key];
+  else table[key] = value;
+}
+
+/**
+ * Applies one change forwards (`after` wins) or backwards (`before` wins, for undo). Model and paper
+ * space entities keep their drawing order in `model.order`; `index` says where an entity stood.
+ */
+export function applyChange(doc: DocumentState, change: Change, backwards: boolean): void {
+  const model = doc.model;
+  switch (change.kind) {
+    case 'entity': {
+      const from = backwards ? change.after : change.before;
+      const to = backwards ? change.before : change.after;
+      put(model.entities, change.key, to);
+      // Model and paper space entities have a drawing order; block contents are ordered by their block.
+      const ordered = (e: typeof to) => e !== null && (isLayoutSpace(e.space) || !(e.space in model.blocks));
+      if (ordered(from) && !ordered(to)) removeFromOrder(model.order, change.key);
+      else if (!ordered(from) && ordered(to)) {
+        const at = change.index ?? model.order.length;
+        model.order.splice(Math.min(Math.max(at, 0), model.order.length), 0, change.key);
+      }
+      if (to === null) doc.selection = doc.selection.filter((h) => h !== change.key);
+      return;
+    }
+    case 'layer':
+      return put(model.layers, change.key, backwards ? change.before : change.after);
+    case 'block':
+      return put(model.blocks, change.key, backwards ? change.before : change.after);
+    case 'layout':
+      return put(model.layouts, change.key, backwards ? change.before : change.after);
+    case 'group':
+      return put(model.groups, change.key, backwards ? change.before : change.after);
+    case 'header':
+      return put(model.header, change.key, backwards ? change.before : change.after);
+    case 'selection_set':
+      return put(doc.selection_sets, change.key, backwards ? change.before : change.after);
+    case 'appid': {
+      const present = backwards ? change.before : change.after;
+      model.appids = model.appids.filter((a) => a !== change.key);
+      if (present) model.appids.push(change.key);
+      return;
+    }
+    case 'handseed':
+      model.handseed = backwards ? change.before : change.after;
+      return;
+  }
+}
+
+/** Block records that are layouts' spaces (`*Model_Space`, `*Paper_Space...`) rather than blocks. */
+export const isLayoutSpace = (name: string) => /^\*(model|paper)_space/i.test(name);
+
+function removeFromOrder(order: string[], handle: string): void {
+  const at = order.lastIndexOf(handle);
+  if (at >= 0) order.splice(at, 1);
+}
+
+export function applyStep(doc: DocumentState, changes: readonly Change[], backwards: boolean): void {
+  if (backwards) for (let i = changes.length - 1; i >= 0; i--) applyChange(doc, changes[i] as Change, true);
+  else for (const change of changes) applyChange(doc, change, false);
+}
+
+function documentOf(state: EditorSessionState, id: number): DocumentState {
+  const doc = state.documents[String(id)];
+  if (!doc) throw new Error(`event for document ${id}, which is not open in session ${state.session_id}`);
+  return doc;
+}
+
+function openDocument(state: EditorSessionState, doc: DocumentState): void {
+  state.documents[String(doc.id)] = doc;
+  state.tabs.push(doc.id);
+  state.active = doc.id;
+  state.next_document_id = Math.max(state.next_document_id, doc.id + 1);
+}
+
+const newDocument = (
+  id: number,
+  title: string,
+  path: string | null,
+  revision: number,
+  model: DxfDocumentModel,
+): DocumentState => ({
+  id,
+  title,
+  path,
+  revision,
+  saved_revision: revision,
+  model,
+  undo: [],
+  redo: [],
+  selection: [],
+  selection_sets: {},
+});
+
+function evolveStep(state: EditorSessionState, event: RecordedEvent<string, StepData>): void {
+  const doc = documentOf(state, event.data.document_id);
+  applyStep(doc, event.data.changes, false);
+  doc.undo.push({
+    revision: event.data.revision,
+    op: event.data.op,
+    request_id: event.metadata.requestId,
+    changes: event.data.changes,
+  });
+  doc.redo = [];
+  doc.revision = event.data.revision;
+}
+
+/** Applies one editor event of this session. Deterministic; updates `state` in place. */
+export function evolveSession(state: EditorSessionState, event: EditorEvent): EditorSessionState {
+  if (isStepEvent(event.type)) {
+    evolveStep(state, event as RecordedEvent<string, StepData>);
+    return state;
+  }
+  switch (event.type) {
+    case 'SessionStarted':
+      state.version = event.data.version;
+      state.started_at = event.metadata.at;
+      return state;
+    case 'SessionEnded':
+      state.ended_at = event.metadata.at;
+      return state;
+    case 'DocumentCreated': {
+      const d = event.data;
+      openDocument(state, newDocument(d.document_id, d.title, d.path, d.revision, d.model));
+      return state;
+    }
+    case 'DocumentOpened': {
+      const d = event.data;
+      openDocument(state, newDocument(d.document_id, d.title, d.path, d.revision, d.model));
+      return state;
+    }
+    case 'EntitiesLoaded': {
+      const model = documentOf(state, event.data.document_id).model;
+      for (const entity of event.data.entities) model.entities[entity.handle] = entity;
+      for (const handle of event.data.order) model.order.push(handle);
+      return state;
+    }
+    case 'DocumentActivated':
+      documentOf(state, event.data.document_id);
+      state.active = event.data.document_id;
+      return state;
+    case 'DocumentClosed': {
+      delete state.documents[String(event.data.document_id)];
+      state.tabs = state.tabs.filter((id) => id !== event.data.document_id);
+      if (state.active === event.data.document_id) state.active = state.tabs.at(-1) ?? null;
+      return state;
+    }
+    case 'DocumentSaved': {
+      const doc = documentOf(state, event.data.document_id);
+      doc.path = event.data.path;
+      doc.title = titleOf(event.data.path);
+      doc.saved_revision = doc.revision;
+      return state;
+    }
+    case 'StepUndone': {
+      const doc = documentOf(state, event.data.document_id);
+      const step = doc.undo.pop();
+      if (!step || step.revision !== event.data.step_revision) {
+        throw new Error(`undo of step ${event.data.step_revision} does not match the undo stack (top ${step?.revision})`);
+      }
+      applyStep(doc, step.changes, true);
+      doc.redo.push(step);
+      doc.revision = event.data.revision;
+      return state;
+    }
+    case 'StepRedone': {
+      const doc = documentOf(state, event.data.document_id);
+      const step = doc.redo.pop();
+      if (!step || step.revision !== event.data.step_revision) {
+        throw new Error(`redo of step ${event.data.step_revision} does not match the redo stack (top ${step?.revision})`);
+      }
+      applyStep(doc, step.changes, false);
+      doc.undo.push(step);
+      doc.revision = event.data.revision;
+      return state;
+    }
+    case 'SelectionChanged': {
+      const doc = documentOf(state, event.data.document_id);
+      doc.selection = event.data.handles.filter((h) => h in doc.model.entities);
+      return state;
+    }
+    case 'OperationAnswered': {
+      const d = event.data;
+      state.operations[d.request_id] = {
+        request_id: d.request_id,
+        op: d.op,
+        body_hash: d.body_hash,
+        document_id: d.document_id,
+        revision: d.revision,
+        answer: d.answer,
+        position: event.position,
+      };
+      return state;
+    }
+  }
+  return state;
+}
+
+export const titleOf = (path: string) => path.split(/[\\/]/).at(-1) ?? path;
+
+/** The read model of one editor session, fed by its stream's events. */
+export function editorSessionProjection(sessionId: string): Projection<EditorSessionState> {
+  const stream = sessionStream(sessionId);
+  return {
+    name: `editor-session:${sessionId}`,
+    version: 1,
+    initial: () => initialSession(sessionId),
+    evolve: (state, event) => (event.stream === stream && isEditorEvent(event) ? evolveSession(state, event) : state),
+  };
+}

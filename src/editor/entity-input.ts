@@ -1,0 +1,170 @@
+import { fail } from './errors.js';
+import type { DxfDocumentModel, Entity, EntityCommon, LwPolylineVertex, ModeledType } from './model.js';
+import { MODELED_TYPES } from './model.js';
+import { isObject, number, point, positive, string, tableName } from './request.js';
+
+/** Entity types a request may name, case-insensitively (`line`, `LINE`, `Line`). */
+const TYPE_BY_NAME = new Map<string, ModeledType>(MODELED_TYPES.map((t) => [t.toLowerCase(), t]));
+TYPE_BY_NAME.set('lwpolyline', 'LwPolyline');
+TYPE_BY_NAME.set('polyline', 'LwPolyline');
+TYPE_BY_NAME.set('mtext', 'MText');
+
+export function entityType(value: unknown): ModeledType {
+  const type = typeof value === 'string' ? TYPE_BY_NAME.get(value.toLowerCase()) : undefined;
+  if (type) return type;
+  return fail(
+    'invalid_entity_type',
+    `type must be one of ${MODELED_TYPES.join(', ')}, got ${JSON.stringify(value ?? null)}`,
+  );
+}
+
+/** ACI colour 0-256 (0 BYBLOCK, 256 BYLAYER), or the names `bylayer`/`byblock`. */
+export function color(value: unknown): number {
+  if (value === 'bylayer' || value === 'BYLAYER') return 256;
+  if (value === 'byblock' || value === 'BYBLOCK') return 0;
+  if (Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 256) return value as number;
+  return fail('invalid_property', `color must be an ACI number 0-256 or "bylayer"/"byblock", got ${JSON.stringify(value)}`);
+}
+
+const LINEWEIGHTS = new Set([
+  -3, -2, -1, 0, 5, 9, 13, 15, 18, 20, 25, 30, 35, 40, 50, 53, 60, 70, 80, 90, 100, 106, 120, 140, 158, 200, 211,
+]);
+
+/** Lineweight in 1/100 mm from DXF's list, or -1 BYLAYER, -2 BYBLOCK, -3 default. */
+export function lineweight(value: unknown): number {
+  if (typeof value === 'number' && LINEWEIGHTS.has(value)) return value;
+  return fail(
+    'invalid_property',
+    `lineweight must be one of ${[...LINEWEIGHTS].join(', ')} (1/100 mm; -1 BYLAYER, -2 BYBLOCK, -3 default), got ${JSON.stringify(value)}`,
+  );
+}
+
+export function linetype(value: unknown, model: DxfDocumentModel): string {
+  const name = string(value, 'linetype');
+  const upper = name.toUpperCase();
+  if (upper === 'BYLAYER' || upper === 'BYBLOCK' || upper === 'CONTINUOUS') return upper === 'CONTINUOUS' ? 'Continuous' : upper;
+  const known = (model.tables.LTYPE ?? []).some((r) => r.tags.some((t) => t.code === 2 && t.value.toUpperCase() === upper));
+  if (known) return name;
+  return fail('invalid_property', `linetype ${JSON.stringify(name)} is not defined in the document`);
+}
+
+function vertices(value: unknown): LwPolylineVertex[] {
+  if (!Array.isArray(value) || value.length < 2) {
+    return fail('invalid_point', `points must be an array of at least 2 points, got ${JSON.stringify(value)}`);
+  }
+  return value.map((v, i) => {
+    if (isObject(v)) {
+      return { x: number(v.x, `points[${i}].x`, 'invalid_point'), y: number(v.y, `points[${i}].y`, 'invalid_point'), bulge: v.bulge === undefined ? 0 : number(v.bulge, `points[${i}].bulge`) };
+    }
+    // [x, y] or [x, y, bulge]: a polyline is 2D, its third number is the bulge of the segment that starts here.
+    const p = point(v, `points[${i}]`);
+    return { x: p[0], y: p[1], bulge: Array.isArray(v) && v.length === 3 ? p[2] : 0 };
+  });
+}
+
+/**
+ * Builds an entity of a modeled type from a request object. Geometry fields are validated
+ * (`invalid_point`, `invalid_property`); the layer is taken as given (the caller creates missing ones).
+ */
+export function entityFromInput(input: unknown, handle: string, space: string, model: DxfDocumentModel): Entity {
+  if (!isObject(input)) return fail('invalid_entity', `each entity must be an object, got ${JSON.stringify(input)}`);
+  const type = entityType(input.type);
+  const common: EntityCommon = {
+    handle,
+    space,
+    layer: input.layer === undefined ? currentLayer(model) : tableName(input.layer, 'layer', 'invalid_property'),
+    color: input.color === undefined ? 256 : color(input.color),
+    linetype: input.linetype === undefined ? 'BYLAYER' : linetype(input.linetype, model),
+    lineweight: input.lineweight === undefined ? -1 : lineweight(input.lineweight),
+  };
+  switch (type) {
+    case 'Line':
+      return { ...common, type, start: point(input.start, 'start'), end: point(input.end, 'end') };
+    case 'Circle':
+      return { ...common, type, center: point(input.center, 'center'), radius: positive(input.radius, 'radius') };
+    case 'Arc':
+      return {
+        ...common,
+        type,
+        center: point(input.center, 'center'),
+        radius: positive(input.radius, 'radius'),
+        start_angle: number(input.start_angle, 'start_angle'),
+        end_angle: number(input.end_angle, 'end_angle'),
+      };
+    case 'Text':
+      return {
+        ...common,
+        type,
+        value: string(input.value ?? input.text, 'value'),
+        position: point(input.position, 'position'),
+        height: input.height === undefined ? 2.5 : positive(input.height, 'height'),
+        rotation: input.rotation === undefined ? 0 : number(input.rotation, 'rotation'),
+        style: input.style === undefined ? 'Standard' : string(input.style, 'style'),
+      };
+    case 'MText':
+      return {
+        ...common,
+        type,
+        value: string(input.value ?? input.text, 'value'),
+        position: point(input.position, 'position'),
+        height: input.height === undefined ? 2.5 : positive(input.height, 'height'),
+        width: input.width === undefined ? 0 : number(input.width, 'width'),
+        rotation: input.rotation === undefined ? 0 : number(input.rotation, 'rotation'),
+        style: input.style === undefined ? 'Standard' : string(input.style, 'style'),
+        attachment: input.attachment === undefined ? 1 : attachment(input.attachment),
+      };
+    case 'Point':
+      return { ...common, type, location: point(input.location ?? input.position, 'location') };
+    case 'LwPolyline':
+      return {
+        ...common,
+        type,
+        vertices: vertices(input.points ?? input.vertices),
+        closed: input.closed === true,
+        elevation: input.elevation === undefined ? 0 : number(input.elevation, 'elevation'),
+      };
+    case 'Insert': {
+      const name = string(input.name ?? input.block, 'name');
+      if (!model.blocks[name]) fail('block_missing', `block ${JSON.stringify(name)} is not defined`);
+      const scale = input.scale === undefined ? 1 : input.scale;
+      return {
+        ...common,
+        type,
+        name,
+        position: point(input.position, 'position'),
+        scale: typeof scale === 'number' ? [scale, scale, scale] : point(scale, 'scale'),
+        rotation: input.rotation === undefined ? 0 : number(input.rotation, 'rotation'),
+      };
+    }
+    case 'Image': {
+      const imageDef = string(input.image_def, 'image_def');
+      if (!model.objects.some((o) => o.type === 'IMAGEDEF' && o.handle === imageDef.toUpperCase())) {
+        fail('invalid_property', `image_def ${imageDef} is not an IMAGEDEF of the document (embed_image creates one)`);
+      }
+      const size = input.size;
+      if (!Array.isArray(size) || size.length !== 2 || !size.every((n) => Number.isInteger(n) && n > 0)) {
+        fail('invalid_property', `size must be [width, height] in pixels, got ${JSON.stringify(size)}`);
+      }
+      return {
+        ...common,
+        type,
+        position: point(input.position, 'position'),
+        u_vector: input.u_vector === undefined ? [1, 0, 0] : point(input.u_vector, 'u_vector'),
+        v_vector: input.v_vector === undefined ? [0, 1, 0] : point(input.v_vector, 'v_vector'),
+        size: size as [number, number],
+        image_def: imageDef.toUpperCase(),
+      };
+    }
+  }
+}
+
+function attachment(value: unknown): number {
+  if (Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 9) return value as number;
+  return fail('invalid_property', `attachment must be 1-9 (top-left ... bottom-right), got ${JSON.stringify(value)}`);
+}
+
+/** CLAYER from the header, else layer 0. */
+export function currentLayer(model: DxfDocumentModel): string {
+  const name = model.header.$CLAYER?.[0]?.value;
+  return name && model.layers[name] ? name : '0';
+}

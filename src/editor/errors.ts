@@ -1,0 +1,16 @@
+/** A failure the dispatcher answers as `{ ok: false, code, error }`; the code maps to an HTTP status. */
+export class EditorError extends Error {
+  readonly code: string;
+  /** Extra fields of the failure answer (e.g. `completed_steps`). */
+  readonly details: Record<string, unknown> | undefined;
+  constructor(code: string, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'EditorError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export const fail = (code: string, message: string, details?: Record<string, unknown>): never => {
+  throw new EditorError(code, message, details);
+};

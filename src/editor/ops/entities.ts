@@ -1,0 +1,185 @@
+import type { DocumentState } from '../../../projections/editor-session.js';
+import { type Change, editorEvent } from '../../../streams/editor.js';
+import { color, entityFromInput, linetype, lineweight } from '../entity-input.js';
+import { EditorError, fail } from '../errors.js';
+import type { DxfTag, Entity } from '../model.js';
+import { handleList, isObject, tableName } from '../request.js';
+import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { StepBuilder, stepEvent } from './steps.js';
+
+export const MODEL_SPACE = '*Model_Space';
+
+/** The entities behind `handles`, or `entity_absent` naming the first unknown one. */
+export function entitiesOf(doc: DocumentState, handles: readonly string[]): Entity[] {
+  return handles.map((handle) => {
+    const entity = doc.model.entities[handle];
+    if (!entity) throw new EditorError('entity_absent', `entity ${handle} does not exist in document ${doc.id}`);
+    return entity;
+  });
+}
+
+function entitiesCreate(ctx: OpContext): OpOutcome {
+  const doc = docOf(ctx);
+  const inputs = ctx.request.entities;
+  if (!Array.isArray(inputs) || inputs.length === 0) {
+    return fail('invalid_entity', 'entities must be a non-empty array of entity objects');
+  }
+  const space = typeof ctx.request.space === 'string' ? ctx.request.space : MODEL_SPACE;
+  const step = new StepBuilder(doc.model);
+  const handles = step.handles(inputs.length);
+  // Build every entity before touching anything: one bad entity refuses the whole request.
+  const entities = inputs.map((input, i) => {
+    try {
+      return entityFromInput(input, handles[i] as string, space, doc.model);
+    } catch (error) {
+      if (error instanceof EditorError) throw new EditorError(error.code, `entities[${i}]: ${error.message}`);
+      throw error;
+    }
+  });
+  for (const entity of entities) step.ensureLayer(entity.layer);
+  const base = doc.model.order.length;
+  entities.forEach((entity, i) => {
+    step.push({ kind: 'entity', key: entity.handle, before: null, after: entity, index: base + i });
+  });
+  const result = { handles, created: entities.length, layers_created: step.layersCreated };
+  return { events: [stepEvent('EntitiesCreated', doc, 'entities_create', step.build(), result)], result };
+}
+
+/**
+ * Changes that erase `entities`, each with the index it had in the drawing order. Undo replays a step
+ * backwards; with the highest index first here, it restores the lowest first, so each entity goes back
+ * to the index it had.
+ */
+export function eraseChanges(doc: DocumentState, entities: readonly Entity[]): Change[] {
+  return entities
+    .map((entity): Change => ({ kind: 'entity', key: entity.handle, before: entity, after: null, index: doc.model.order.indexOf(entity.handle) }))
+    .sort((a, b) => ((b as { index: number }).index ?? 0) - ((a as { index: number }).index ?? 0));
+}
+
+function entitiesDelete(ctx: OpContext): OpOutcome {
+  const doc = docOf(ctx);
+  const handles = [...new Set(handleList(ctx.request.handles))];
+  if (handles.length === 0) return fail('invalid_handles', 'handles must name at least one entity');
+  const entities = entitiesOf(doc, handles);
+  const changes = eraseChanges(doc, entities);
+  const result = { erased: entities.length, handles };
+  return { events: [stepEvent('EntitiesErased', doc, 'entities_delete', changes, result)], result };
+}
+
+const COMMON = ['layer', 'color', 'linetype', 'lineweight'] as const;
+/** The DXF group codes of the common properties, for entities kept as raw tags. */
+const RAW_CODES: Record<(typeof COMMON)[number], number> = { layer: 8, color: 62, linetype: 6, lineweight: 370 };
+
+/** An entity with `properties` applied: validated like a created entity, xdata and unmodeled tags kept. */
+function withProperties(doc: DocumentState, entity: Entity, properties: Record<string, unknown>, step: StepBuilder): Entity {
+  const common: Record<string, unknown> = {};
+  if (properties.layer !== undefined) {
+    common.layer = tableName(properties.layer, 'layer', 'invalid_property');
+    step.ensureLayer(common.layer as string);
+  }
+  if (properties.color !== undefined) common.color = color(properties.color);
+  if (properties.linetype !== undefined) common.linetype = linetype(properties.linetype, doc.model);
+  if (properties.lineweight !== undefined) common.lineweight = lineweight(properties.lineweight);
+  const geometry = Object.keys(properties).filter((k) => !(COMMON as readonly string[]).includes(k));
+  if (entity.type === 'Raw') {
+    if (geometry.length > 0) {
+      fail('invalid_property', `${entity.dxf_type} ${entity.handle} keeps its geometry as read; only ${COMMON.join(', ')} can be set`);
+    }
+    return { ...entity, ...common, tags: rawTagsWith(entity.tags, common) };
+  }
+  const fields = new Set(Object.keys(entity));
+  for (const key of geometry) {
+    if (!fields.has(key) || ['handle', 'type', 'space', 'xdata', 'extra'].includes(key)) {
+      fail('invalid_property', `${entity.type} has no settable property ${JSON.stringify(key)}`);
+    }
+  }
+  const rebuilt = entityFromInput({ ...entity, ...properties, ...common }, entity.handle, entity.space, doc.model);
+  return { ...rebuilt, ...(entity.xdata ? { xdata: entity.xdata } : {}), ...(entity.extra ? { extra: entity.extra } : {}) };
+}
+
+function rawTagsWith(tags: DxfTag[], common: Record<string, unknown>): DxfTag[] {
+  let out = tags;
+  for (const [name, code] of Object.entries(RAW_CODES)) {
+    if (common[name] === undefined) continue;
+    const value = String(common[name]);
+    const at = out.findIndex((t) => t.code === code);
+    out = at >= 0 ? out.map((t, i) => (i === at ? { code, value } : t)) : [...out, { code, value }];
+  }
+  return out;
+}
+
+function setProperties(ctx: OpContext): OpOutcome {
+  const doc = docOf(ctx);
+  const handles = [...new Set(handleList(ctx.request.handles))];
+  const properties = ctx.request.properties;
+  if (!isObject(properties) || Object.keys(properties).length === 0) {
+    return fail('invalid_property', 'properties must be an object of at least one property to set');
+  }
+  const step = new StepBuilder(doc.model);
+  for (const entity of entitiesOf(doc, handles)) {
+    step.push({ kind: 'entity', key: entity.handle, before: entity, after: withProperties(doc, entity, properties, step) });
+  }
+  const result = { affected: handles.length, layers_created: step.layersCreated };
+  return { events: [stepEvent('PropertiesSet', doc, 'set_properties', step.build(), result)], result };
+}
+
+/** `property`: reads one property of one entity, or sets it when `value` is given. */
+function property(ctx: OpContext): OpOutcome {
+  const doc = docOf(ctx);
+  const handle = typeof ctx.request.handle === 'string' ? ctx.request.handle.toUpperCase() : undefined;
+  const name = ctx.request.name ?? ctx.request.property;
+  if (!handle) return fail('invalid_handles', 'handle must be an entity handle string');
+  if (typeof name !== 'string') return fail('invalid_property', 'name must name a property');
+  const [entity] = entitiesOf(doc, [handle]) as [Entity];
+  if (!('value' in ctx.request)) {
+    if (!(name in entity)) fail('invalid_property', `${entity.type} has no property ${JSON.stringify(name)}`);
+    const result = { handle, name, value: (entity as unknown as Record<string, unknown>)[name] ?? null };
+    return { events: [], result };
+  }
+  const step = new StepBuilder(doc.model);
+  const after = withProperties(doc, entity, { [name]: ctx.request.value }, step);
+  step.push({ kind: 'entity', key: handle, before: entity, after });
+  const result = { handle, name, value: (after as unknown as Record<string, unknown>)[name] ?? null, affected: 1 };
+  return { events: [stepEvent('PropertiesSet', doc, 'property', step.build(), result)], result };
+}
+
+/** Copies entities into another open document, with fresh handles there (and layers it lacks). */
+function entitiesCopyTo(ctx: OpContext): OpOutcome {
+  const source = ctx.session.active === null ? undefined : ctx.session.documents[String(ctx.session.active)];
+  const target = docOf(ctx);
+  const sourceId = ctx.request.source_document_id ?? ctx.request.from_document_id;
+  const from = typeof sourceId === 'number' ? ctx.session.documents[String(sourceId)] : source;
+  if (!from) return fail('document_required', 'entities_copy_to needs an active source document');
+  if (from.id === target.id) return fail('invalid_target', 'entities_copy_to copies into another document; use entities_transform copy within one');
+  const entities = entitiesOf(from, [...new Set(handleList(ctx.request.handles))]);
+  const step = new StepBuilder(target.model);
+  const handles = step.handles(entities.length);
+  const base = target.model.order.length;
+  entities.forEach((entity, i) => {
+    if (entity.type === 'Insert' && !target.model.blocks[entity.name]) {
+      fail('block_missing', `entity ${entity.handle} inserts block ${entity.name}, which document ${target.id} does not define`);
+    }
+    step.ensureLayer(entity.layer);
+    const copy: Entity = { ...structuredClone(entity), handle: handles[i] as string, space: MODEL_SPACE };
+    step.push({ kind: 'entity', key: copy.handle, before: null, after: copy, index: base + i });
+  });
+  const result = { count: entities.length, handles, document_id: target.id, layers_created: step.layersCreated };
+  const event = editorEvent('EntitiesCopiedTo', {
+    document_id: target.id,
+    revision: target.revision + 1,
+    op: 'entities_copy_to',
+    changes: step.build(),
+    result,
+    source_document_id: from.id,
+  });
+  return { events: [event], result, document_id: target.id };
+}
+
+export const entityOps: OpTable = {
+  entities_create: { kind: 'mutation', document: 'required', run: entitiesCreate },
+  entities_delete: { kind: 'mutation', document: 'required', run: entitiesDelete },
+  set_properties: { kind: 'mutation', document: 'required', run: setProperties },
+  property: { kind: 'mutation', document: 'required', run: property },
+  entities_copy_to: { kind: 'mutation', document: 'open', run: entitiesCopyTo },
+};
+

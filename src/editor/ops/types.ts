@@ -1,0 +1,49 @@
+import type { DocumentState, EditorSessionState } from '../../../projections/editor-session.js';
+import type { Change, NewEditorEvent } from '../../../streams/editor.js';
+import type { EditorRequest } from '../request.js';
+
+/** What an operation may read: the request, the session's read model and its target document. */
+export interface OpContext {
+  request: EditorRequest;
+  session: EditorSessionState;
+  /** The document the request targets (its `document_id`, else the active one); undefined when none. */
+  doc: DocumentState | undefined;
+  sessionId: string;
+  version: string;
+}
+
+/** What an operation decided: events to append (none for reads) and the answer's fields. */
+export interface OpOutcome {
+  events: NewEditorEvent[];
+  result?: Record<string, unknown>;
+  /** Answer fields beside `result` (e.g. `entities`, `count`, `items` of reads). */
+  fields?: Record<string, unknown>;
+  /** The answer's `changes` when the events do not carry them (undo and redo: the step's, inverted). */
+  changes?: Change[];
+  /** The answer's top-level `document_id` when it is not the target document (new, open; null after close). */
+  document_id?: number | null;
+}
+
+export interface OpDefinition {
+  /**
+   * `mutation`: needs a request_id, runs in the queue, its answer is recorded;
+   * `read`: runs in the queue (so it sees every earlier mutation), records nothing;
+   * `immediate`: answered from read models at once, never waits behind a mutation.
+   */
+  kind: 'mutation' | 'read' | 'immediate';
+  /**
+   * `required`: an active document (document_required / document_not_active otherwise);
+   * `open`: any open document, active or not (activate, close, entities_copy_to);
+   * `none`: works without one (new, open, state...).
+   */
+  document: 'required' | 'open' | 'none';
+  run(ctx: OpContext): OpOutcome | Promise<OpOutcome>;
+}
+
+export type OpTable = Record<string, OpDefinition>;
+
+/** The document an op runs on; the dispatcher has checked it exists for ops that need one. */
+export function docOf(ctx: OpContext): DocumentState {
+  if (!ctx.doc) throw new Error('dispatcher bug: op needs a document but none was resolved');
+  return ctx.doc;
+}

@@ -1,0 +1,126 @@
+import type { DxfTag, Entity, Layer, Block, Layout, Group, DxfDocumentModel } from '../src/editor/model.js';
+import type { RecordedEvent } from '../src/store/types.js';
+
+/**
+ * The editor's event catalog. One stream per editor session, `editor-session-<session id>`: the
+ * dispatcher runs one mutation at a time, so a session's stream is its total order, and a session's
+ * audit trail is one stream read.
+ */
+export const sessionStream = (sessionId: string) => `editor-session-${sessionId}`;
+export const SESSION_STREAM_PREFIX = 'editor-session-';
+
+/** A dispatcher answer as it is sent (without `state`, which is read fresh). */
+export type Answer = { ok: boolean; [field: string]: unknown };
+
+/**
+ * One element of a document that a step changed, with what it was and what it became (null = absent).
+ * Every mutation is a list of these, so undo is applying the list backwards with before and after
+ * swapped, and evolve needs one code path for every operation.
+ */
+export type Change =
+  | { kind: 'entity'; key: string; before: Entity | null; after: Entity | null; index?: number }
+  | { kind: 'layer'; key: string; before: Layer | null; after: Layer | null }
+  | { kind: 'block'; key: string; before: Block | null; after: Block | null }
+  | { kind: 'layout'; key: string; before: Layout | null; after: Layout | null }
+  | { kind: 'group'; key: string; before: Group | null; after: Group | null }
+  | { kind: 'header'; key: string; before: DxfTag[] | null; after: DxfTag[] | null }
+  | { kind: 'appid'; key: string; before: boolean; after: boolean }
+  | { kind: 'selection_set'; key: string; before: string[] | null; after: string[] | null }
+  | { kind: 'handseed'; key: 'handseed'; before: number; after: number };
+
+export type ChangeKind = Change['kind'];
+
+interface Stamped {
+  document_id: number;
+  /** The document's revision after this event. */
+  revision: number;
+}
+
+/** A mutation of a document: the op that made it and its changes. One undo step. */
+export interface StepData extends Stamped {
+  op: string;
+  changes: Change[];
+  /** Result fields of the answer that the changes do not give back (e.g. `layers_created`). */
+  result?: Record<string, unknown>;
+}
+
+export interface EditorEventMap {
+  SessionStarted: { session_id: string; version: string; pid: number };
+  SessionEnded: { session_id: string; reason: 'shutdown' };
+  DocumentCreated: Stamped & { title: string; path: string | null; template: string | null; model: DxfDocumentModel };
+  /** A DXF read: the model without its entities, which follow in EntitiesLoaded events (a 4 MiB event limit). */
+  DocumentOpened: Stamped & { title: string; path: string; bytes: number; sha256: string; model: DxfDocumentModel; entity_batches: number };
+  EntitiesLoaded: { document_id: number; batch: number; entities: Entity[]; order: string[] };
+  DocumentActivated: { document_id: number };
+  DocumentClosed: { document_id: number; discarded: boolean };
+  DocumentSaved: Stamped & { path: string; bytes: number; sha256: string };
+  EntitiesCreated: StepData;
+  EntitiesErased: StepData;
+  EntitiesTransformed: StepData;
+  EntitiesCopiedTo: StepData & { source_document_id: number };
+  PropertiesSet: StepData;
+  XdataSet: StepData;
+  BlockDefined: StepData;
+  BlockDeleted: StepData;
+  GroupCreated: StepData;
+  SelectionSetSaved: StepData;
+  LayoutCreated: StepData;
+  PageSetupSet: StepData;
+  SysvarsSet: StepData;
+  FileIdentityAssigned: StepData;
+  /** Undo and redo are events of their own: the log keeps every step, also the undone ones. */
+  StepUndone: Stamped & { step_revision: number };
+  StepRedone: Stamped & { step_revision: number };
+  SelectionChanged: { document_id: number; handles: string[]; source: 'selection_set' | 'viewer' | 'command' };
+  /**
+   * Every mutation's answer (failures included), appended with the mutation's own events: `operation`,
+   * `events` and idempotent retries read it, also after a restart.
+   */
+  OperationAnswered: {
+    request_id: string;
+    op: string;
+    body_hash: string;
+    document_id: number | null;
+    revision: number | null;
+    answer: Answer;
+  };
+}
+
+export type EditorEventType = keyof EditorEventMap;
+
+export const STEP_EVENTS = [
+  'EntitiesCreated',
+  'EntitiesErased',
+  'EntitiesTransformed',
+  'EntitiesCopiedTo',
+  'PropertiesSet',
+  'XdataSet',
+  'BlockDefined',
+  'BlockDeleted',
+  'GroupCreated',
+  'SelectionSetSaved',
+  'LayoutCreated',
+  'PageSetupSet',
+  'SysvarsSet',
+  'FileIdentityAssigned',
+] as const satisfies readonly EditorEventType[];
+export type StepEventType = (typeof STEP_EVENTS)[number];
+
+const stepTypes: ReadonlySet<string> = new Set(STEP_EVENTS);
+export const isStepEvent = (type: string): type is StepEventType => stepTypes.has(type);
+
+/** An editor event as recorded, typed by its `type`. */
+export type EditorEvent = {
+  [T in EditorEventType]: RecordedEvent<T, EditorEventMap[T]>;
+}[EditorEventType];
+
+/** An event to append: type and data that belong together. */
+export type NewEditorEvent = {
+  [T in EditorEventType]: { type: T; data: EditorEventMap[T] };
+}[EditorEventType];
+
+export const editorEvent = <T extends EditorEventType>(type: T, data: EditorEventMap[T]) =>
+  ({ type, data }) as NewEditorEvent;
+
+export const isEditorEvent = (event: RecordedEvent): event is EditorEvent =>
+  event.stream.startsWith(SESSION_STREAM_PREFIX);
