@@ -229,7 +229,9 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
       const doc = documentOf(state, event.data.document_id);
       const step = doc.undo.pop();
       if (!step || step.revision !== event.data.step_revision) {
-        throw new Error(`undo of step ${event.data.step_revision} does not match the undo stack (top ${step?.revision})`);
+        throw new Error(
+          `undo of step ${event.data.step_revision} does not match the undo stack (top ${step?.revision})`,
+        );
       }
       applyStep(doc, step.changes, true);
       doc.redo.push(step);
@@ -240,7 +242,9 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
       const doc = documentOf(state, event.data.document_id);
       const step = doc.redo.pop();
       if (!step || step.revision !== event.data.step_revision) {
-        throw new Error(`redo of step ${event.data.step_revision} does not match the redo stack (top ${step?.revision})`);
+        throw new Error(
+          `redo of step ${event.data.step_revision} does not match the redo stack (top ${step?.revision})`,
+        );
       }
       applyStep(doc, step.changes, false);
       doc.undo.push(step);
@@ -278,6 +282,7 @@ export function editorSessionProjection(sessionId: string): Projection<EditorSes
     name: `editor-session:${sessionId}`,
     version: 1,
     initial: () => initialSession(sessionId),
-    evolve: (state, event) => (event.stream === stream && isEditorEvent(event) ? evolveSession(state, event) : state),
+    evolve: (state, event) =>
+      event.stream === stream && isEditorEvent(event) ? evolveSession(state, event) : state,
   };
 }

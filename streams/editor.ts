@@ -1,4 +1,4 @@
-import type { DxfTag, Entity, Layer, Block, Layout, Group, DxfDocumentModel } from '../src/editor/model.js';
+import type { Block, DxfDocumentModel, DxfTag, Entity, Group, Layer, Layout } from '../src/editor/model.js';
 import type { RecordedEvent } from '../src/store/types.js';
 
 /**
@@ -47,9 +47,21 @@ export interface StepData extends Stamped {
 export interface EditorEventMap {
   SessionStarted: { session_id: string; version: string; pid: number };
   SessionEnded: { session_id: string; reason: 'shutdown' };
-  DocumentCreated: Stamped & { title: string; path: string | null; template: string | null; model: DxfDocumentModel };
+  DocumentCreated: Stamped & {
+    title: string;
+    path: string | null;
+    template: string | null;
+    model: DxfDocumentModel;
+  };
   /** A DXF read: the model without its entities, which follow in EntitiesLoaded events (a 4 MiB event limit). */
-  DocumentOpened: Stamped & { title: string; path: string; bytes: number; sha256: string; model: DxfDocumentModel; entity_batches: number };
+  DocumentOpened: Stamped & {
+    title: string;
+    path: string;
+    bytes: number;
+    sha256: string;
+    model: DxfDocumentModel;
+    entity_batches: number;
+  };
   EntitiesLoaded: { document_id: number; batch: number; entities: Entity[]; order: string[] };
   DocumentActivated: { document_id: number };
   DocumentClosed: { document_id: number; discarded: boolean };
@@ -71,7 +83,11 @@ export interface EditorEventMap {
   /** Undo and redo are events of their own: the log keeps every step, also the undone ones. */
   StepUndone: Stamped & { step_revision: number };
   StepRedone: Stamped & { step_revision: number };
-  SelectionChanged: { document_id: number; handles: string[]; source: 'selection_set' | 'viewer' | 'command' };
+  SelectionChanged: {
+    document_id: number;
+    handles: string[];
+    source: 'selection_set' | 'viewer' | 'command';
+  };
   /**
    * Every mutation's answer (failures included), appended with the mutation's own events: `operation`,
    * `events` and idempotent retries read it, also after a restart.

@@ -3,8 +3,15 @@ import type { DxfTag } from './model.js';
 /** The JSON value a DXF group code holds: numbers for numeric codes, text for the rest. */
 export function tagValue(tag: DxfTag): string | number | boolean {
   const c = tag.code;
-  const numeric = (c >= 10 && c <= 59) || (c >= 60 && c <= 99) || (c >= 140 && c <= 147) || (c >= 170 && c <= 175) ||
-    (c >= 270 && c <= 289) || (c >= 370 && c <= 389) || (c >= 400 && c <= 409) || (c >= 1010 && c <= 1071);
+  const numeric =
+    (c >= 10 && c <= 59) ||
+    (c >= 60 && c <= 99) ||
+    (c >= 140 && c <= 147) ||
+    (c >= 170 && c <= 175) ||
+    (c >= 270 && c <= 289) ||
+    (c >= 370 && c <= 389) ||
+    (c >= 400 && c <= 409) ||
+    (c >= 1010 && c <= 1071);
   if (c >= 290 && c <= 299) return tag.value.trim() === '1';
   if (numeric) {
     const n = Number(tag.value);

@@ -23,11 +23,15 @@ export function color(value: unknown): number {
   if (value === 'bylayer' || value === 'BYLAYER') return 256;
   if (value === 'byblock' || value === 'BYBLOCK') return 0;
   if (Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 256) return value as number;
-  return fail('invalid_property', `color must be an ACI number 0-256 or "bylayer"/"byblock", got ${JSON.stringify(value)}`);
+  return fail(
+    'invalid_property',
+    `color must be an ACI number 0-256 or "bylayer"/"byblock", got ${JSON.stringify(value)}`,
+  );
 }
 
 const LINEWEIGHTS = new Set([
-  -3, -2, -1, 0, 5, 9, 13, 15, 18, 20, 25, 30, 35, 40, 50, 53, 60, 70, 80, 90, 100, 106, 120, 140, 158, 200, 211,
+  -3, -2, -1, 0, 5, 9, 13, 15, 18, 20, 25, 30, 35, 40, 50, 53, 60, 70, 80, 90, 100, 106, 120, 140, 158, 200,
+  211,
 ]);
 
 /** Lineweight in 1/100 mm from DXF's list, or -1 BYLAYER, -2 BYBLOCK, -3 default. */
@@ -42,19 +46,29 @@ export function lineweight(value: unknown): number {
 export function linetype(value: unknown, model: DxfDocumentModel): string {
   const name = string(value, 'linetype');
   const upper = name.toUpperCase();
-  if (upper === 'BYLAYER' || upper === 'BYBLOCK' || upper === 'CONTINUOUS') return upper === 'CONTINUOUS' ? 'Continuous' : upper;
-  const known = (model.tables.LTYPE ?? []).some((r) => r.tags.some((t) => t.code === 2 && t.value.toUpperCase() === upper));
+  if (upper === 'BYLAYER' || upper === 'BYBLOCK' || upper === 'CONTINUOUS')
+    return upper === 'CONTINUOUS' ? 'Continuous' : upper;
+  const known = (model.tables.LTYPE ?? []).some((r) =>
+    r.tags.some((t) => t.code === 2 && t.value.toUpperCase() === upper),
+  );
   if (known) return name;
   return fail('invalid_property', `linetype ${JSON.stringify(name)} is not defined in the document`);
 }
 
 function vertices(value: unknown): LwPolylineVertex[] {
   if (!Array.isArray(value) || value.length < 2) {
-    return fail('invalid_point', `points must be an array of at least 2 points, got ${JSON.stringify(value)}`);
+    return fail(
+      'invalid_point',
+      `points must be an array of at least 2 points, got ${JSON.stringify(value)}`,
+    );
   }
   return value.map((v, i) => {
     if (isObject(v)) {
-      return { x: number(v.x, `points[${i}].x`, 'invalid_point'), y: number(v.y, `points[${i}].y`, 'invalid_point'), bulge: v.bulge === undefined ? 0 : number(v.bulge, `points[${i}].bulge`) };
+      return {
+        x: number(v.x, `points[${i}].x`, 'invalid_point'),
+        y: number(v.y, `points[${i}].y`, 'invalid_point'),
+        bulge: v.bulge === undefined ? 0 : number(v.bulge, `points[${i}].bulge`),
+      };
     }
     // [x, y] or [x, y, bulge]: a polyline is 2D, its third number is the bulge of the segment that starts here.
     const p = point(v, `points[${i}]`);
@@ -66,13 +80,20 @@ function vertices(value: unknown): LwPolylineVertex[] {
  * Builds an entity of a modeled type from a request object. Geometry fields are validated
  * (`invalid_point`, `invalid_property`); the layer is taken as given (the caller creates missing ones).
  */
-export function entityFromInput(input: unknown, handle: string, space: string, model: DxfDocumentModel): Entity {
-  if (!isObject(input)) return fail('invalid_entity', `each entity must be an object, got ${JSON.stringify(input)}`);
+export function entityFromInput(
+  input: unknown,
+  handle: string,
+  space: string,
+  model: DxfDocumentModel,
+): Entity {
+  if (!isObject(input))
+    return fail('invalid_entity', `each entity must be an object, got ${JSON.stringify(input)}`);
   const type = entityType(input.type);
   const common: EntityCommon = {
     handle,
     space,
-    layer: input.layer === undefined ? currentLayer(model) : tableName(input.layer, 'layer', 'invalid_property'),
+    layer:
+      input.layer === undefined ? currentLayer(model) : tableName(input.layer, 'layer', 'invalid_property'),
     color: input.color === undefined ? 256 : color(input.color),
     linetype: input.linetype === undefined ? 'BYLAYER' : linetype(input.linetype, model),
     lineweight: input.lineweight === undefined ? -1 : lineweight(input.lineweight),
@@ -81,7 +102,12 @@ export function entityFromInput(input: unknown, handle: string, space: string, m
     case 'Line':
       return { ...common, type, start: point(input.start, 'start'), end: point(input.end, 'end') };
     case 'Circle':
-      return { ...common, type, center: point(input.center, 'center'), radius: positive(input.radius, 'radius') };
+      return {
+        ...common,
+        type,
+        center: point(input.center, 'center'),
+        radius: positive(input.radius, 'radius'),
+      };
     case 'Arc':
       return {
         ...common,
@@ -139,7 +165,10 @@ export function entityFromInput(input: unknown, handle: string, space: string, m
     case 'Image': {
       const imageDef = string(input.image_def, 'image_def');
       if (!model.objects.some((o) => o.type === 'IMAGEDEF' && o.handle === imageDef.toUpperCase())) {
-        fail('invalid_property', `image_def ${imageDef} is not an IMAGEDEF of the document (embed_image creates one)`);
+        fail(
+          'invalid_property',
+          `image_def ${imageDef} is not an IMAGEDEF of the document (embed_image creates one)`,
+        );
       }
       const size = input.size;
       if (!Array.isArray(size) || size.length !== 2 || !size.every((n) => Number.isInteger(n) && n > 0)) {
@@ -160,7 +189,10 @@ export function entityFromInput(input: unknown, handle: string, space: string, m
 
 function attachment(value: unknown): number {
   if (Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 9) return value as number;
-  return fail('invalid_property', `attachment must be 1-9 (top-left ... bottom-right), got ${JSON.stringify(value)}`);
+  return fail(
+    'invalid_property',
+    `attachment must be 1-9 (top-left ... bottom-right), got ${JSON.stringify(value)}`,
+  );
 }
 
 /** CLAYER from the header, else layer 0. */

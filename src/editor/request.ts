@@ -1,5 +1,5 @@
-import type { Point3 } from './model.js';
 import { fail } from './errors.js';
+import type { Point3 } from './model.js';
 
 /** A protocol-1 request as the dispatcher receives it: a JSON object with `op` and the op's fields. */
 export type EditorRequest = Record<string, unknown>;
@@ -14,7 +14,10 @@ export function point(value: unknown, field: string): Point3 {
   if (Array.isArray(value) && (value.length === 2 || value.length === 3) && value.every(finite)) {
     return [value[0] as number, value[1] as number, (value[2] as number | undefined) ?? 0];
   }
-  return fail('invalid_point', `${field} must be an array of 2 or 3 finite numbers, got ${JSON.stringify(value)}`);
+  return fail(
+    'invalid_point',
+    `${field} must be an array of 2 or 3 finite numbers, got ${JSON.stringify(value)}`,
+  );
 }
 
 export function number(value: unknown, field: string, code = 'invalid_property'): number {
@@ -46,8 +49,16 @@ export function handleList(value: unknown, field = 'handles'): string[] {
 
 /** A table name (layer, block, layout, group...): non-empty, no characters DXF names cannot hold. */
 export function tableName(value: unknown, field: string, code = 'invalid_name'): string {
-  if (typeof value === 'string' && value.length > 0 && value.length <= 255 && !/[<>/\\":;?*|=`]/.test(value)) {
+  if (
+    typeof value === 'string' &&
+    value.length > 0 &&
+    value.length <= 255 &&
+    !/[<>/\\":;?*|=`]/.test(value)
+  ) {
     return value;
   }
-  return fail(code, `${field} must be a name of 1 to 255 characters without <>/\\":;?*|=\`, got ${JSON.stringify(value)}`);
+  return fail(
+    code,
+    `${field} must be a name of 1 to 255 characters without <>/\\":;?*|=\`, got ${JSON.stringify(value)}`,
+  );
 }

@@ -5,14 +5,19 @@ import {
   editorSessionProjection,
 } from '../../projections/editor-session.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
-import { type Answer, type Change, editorEvent, type NewEditorEvent, sessionStream } from '../../streams/editor.js';
+import {
+  type Answer,
+  type Change,
+  editorEvent,
+  type NewEditorEvent,
+  sessionStream,
+} from '../../streams/editor.js';
 import type { EventStore } from '../store/types.js';
 import { EditorError } from './errors.js';
 import type { OpDefinition, OpOutcome, OpTable } from './ops/types.js';
 import { type EditorRequest, isObject } from './request.js';
 
 export const MAX_REQUEST_ID_BYTES = 128;
-
 
 /** A deterministic JSON text of a value, keys sorted: two bodies are "the same" when these match. */
 function canonical(value: unknown): string {
@@ -36,7 +41,10 @@ export function answerChanges(changes: readonly Change[]): Array<{ handle: strin
   const out: Array<{ handle: string; kind: string }> = [];
   for (const c of changes) {
     if (c.kind !== 'entity') continue;
-    out.push({ handle: c.key, kind: c.before === null ? 'created' : c.after === null ? 'erased' : 'modified' });
+    out.push({
+      handle: c.key,
+      kind: c.before === null ? 'created' : c.after === null ? 'erased' : 'modified',
+    });
   }
   return out;
 }
@@ -86,7 +94,11 @@ export class EditorSession {
     const revision = await store.streamRevision(sessionStream(session.sessionId));
     session.streamRevision = revision ?? 'no_stream';
     await session.append([
-      editorEvent('SessionStarted', { session_id: session.sessionId, version: options.version, pid: process.pid }),
+      editorEvent('SessionStarted', {
+        session_id: session.sessionId,
+        version: options.version,
+        pid: process.pid,
+      }),
     ]);
     return session;
   }
@@ -114,7 +126,10 @@ export class EditorSession {
 
   private async route(request: EditorRequest): Promise<Answer> {
     if (request.protocol !== 1) {
-      throw new EditorError('protocol_mismatch', `protocol must be 1, got ${JSON.stringify(request.protocol ?? null)}`);
+      throw new EditorError(
+        'protocol_mismatch',
+        `protocol must be 1, got ${JSON.stringify(request.protocol ?? null)}`,
+      );
     }
     if (request.session_id !== undefined && request.session_id !== this.sessionId) {
       throw new EditorError(
@@ -131,7 +146,11 @@ export class EditorSession {
     if (op?.kind === 'read') return this.enqueue(() => this.runChecked(request, opName, op));
 
     const requestId = request.request_id;
-    if (typeof requestId !== 'string' || requestId.length === 0 || Buffer.byteLength(requestId) > MAX_REQUEST_ID_BYTES) {
+    if (
+      typeof requestId !== 'string' ||
+      requestId.length === 0 ||
+      Buffer.byteLength(requestId) > MAX_REQUEST_ID_BYTES
+    ) {
       throw new EditorError(
         'request_id_required',
         `a mutation needs a request_id string of 1 to ${MAX_REQUEST_ID_BYTES} bytes`,
@@ -142,7 +161,10 @@ export class EditorSession {
     if (earlier) {
       const earlierHash = 'hash' in earlier ? earlier.hash : earlier.body_hash;
       if (earlierHash !== hash) {
-        throw new EditorError('request_id_reused', `request_id ${requestId} was used before with a different body`);
+        throw new EditorError(
+          'request_id_reused',
+          `request_id ${requestId} was used before with a different body`,
+        );
       }
       return 'answer' in earlier && earlier.answer instanceof Promise
         ? earlier.answer
@@ -176,12 +198,18 @@ export class EditorSession {
       doc = typeof docId === 'number' ? this.state.documents[String(docId)] : undefined;
       if (!doc) throw new EditorError('document_closed', `document ${JSON.stringify(docId)} is not open`);
       if (doc.id !== this.state.active && op?.document !== 'open') {
-        throw new EditorError('document_not_active', `document ${doc.id} is open but not the active document`);
+        throw new EditorError(
+          'document_not_active',
+          `document ${doc.id} is open but not the active document`,
+        );
       }
     } else if (op && op.document !== 'none') {
       const active = this.state.active === null ? undefined : this.state.documents[String(this.state.active)];
       if (op.kind === 'mutation' || !active) {
-        throw new EditorError('document_required', `${opName} needs a document_id (open or create a document first)`);
+        throw new EditorError(
+          'document_required',
+          `${opName} needs a document_id (open or create a document first)`,
+        );
       }
       doc = active;
     }
@@ -191,11 +219,16 @@ export class EditorSession {
         `document ${doc.id} is at revision ${doc.revision}, not ${JSON.stringify(request.revision)}`,
       );
     }
-    if (!op) throw new EditorError('unknown_operation', `unknown operation ${JSON.stringify(request.op ?? null)}`);
+    if (!op)
+      throw new EditorError('unknown_operation', `unknown operation ${JSON.stringify(request.op ?? null)}`);
     return { op, ctx: this.context(request, doc) };
   }
 
-  private async runChecked(request: EditorRequest, opName: string, op: OpDefinition | undefined): Promise<Answer> {
+  private async runChecked(
+    request: EditorRequest,
+    opName: string,
+    op: OpDefinition | undefined,
+  ): Promise<Answer> {
     const resolved = this.resolve(request, opName, op);
     return this.answer(request, await resolved.op.run(resolved.ctx), resolved.ctx.doc);
   }
@@ -255,7 +288,13 @@ export class EditorSession {
 
   private context(request: EditorRequest, doc?: DocumentState) {
     const active = this.state.active === null ? undefined : this.state.documents[String(this.state.active)];
-    return { request, session: this.state, doc: doc ?? active, sessionId: this.sessionId, version: this.version };
+    return {
+      request,
+      session: this.state,
+      doc: doc ?? active,
+      sessionId: this.sessionId,
+      version: this.version,
+    };
   }
 
   private answerBody(requestId: string | undefined, outcome: OpOutcome, documentId: number | null): Answer {
@@ -272,7 +311,8 @@ export class EditorSession {
 
   private answer(request: EditorRequest, outcome: OpOutcome, doc: DocumentState | undefined): Answer {
     const requestId = typeof request.request_id === 'string' ? request.request_id : undefined;
-    const documentId = outcome.document_id !== undefined ? outcome.document_id : (doc?.id ?? this.state.active);
+    const documentId =
+      outcome.document_id !== undefined ? outcome.document_id : (doc?.id ?? this.state.active);
     return this.withState(this.answerBody(requestId, outcome, documentId));
   }
 
@@ -308,10 +348,20 @@ export class EditorSession {
       revision: active?.revision ?? null,
       documents: s.tabs.map((id) => {
         const d = s.documents[String(id)] as DocumentState;
-        return { id: d.id, title: d.title, path: d.path, dirty: d.revision !== d.saved_revision, revision: d.revision };
+        return {
+          id: d.id,
+          title: d.title,
+          path: d.path,
+          dirty: d.revision !== d.saved_revision,
+          revision: d.revision,
+        };
       }),
-      selection: active ? { document_id: active.id, handles: [...active.selection], count: active.selection.length } : null,
-      operation: this.running ? { request_id: this.running.request_id, op: this.running.op, status: 'running' } : null,
+      selection: active
+        ? { document_id: active.id, handles: [...active.selection], count: active.selection.length }
+        : null,
+      operation: this.running
+        ? { request_id: this.running.request_id, op: this.running.op, status: 'running' }
+        : null,
     };
   }
 }

@@ -25,13 +25,19 @@ function blockMembers(entities: Record<string, Entity>, name: string) {
 function blockDefine(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const name = tableName(ctx.request.name, 'name');
-  if (name.startsWith('*')) return fail('invalid_name', `block names starting with "*" are reserved, got ${JSON.stringify(name)}`);
+  if (name.startsWith('*'))
+    return fail('invalid_name', `block names starting with "*" are reserved, got ${JSON.stringify(name)}`);
   const existing = doc.model.blocks[name];
-  if (existing && ctx.request.replace !== true) return fail('block_exists', `block ${name} exists; pass replace: true to redefine it`);
-  const base = ctx.request.base === undefined ? ([0, 0, 0] as [number, number, number]) : point(ctx.request.base, 'base');
+  if (existing && ctx.request.replace !== true)
+    return fail('block_exists', `block ${name} exists; pass replace: true to redefine it`);
+  const base =
+    ctx.request.base === undefined
+      ? ([0, 0, 0] as [number, number, number])
+      : point(ctx.request.base, 'base');
   const sources = entitiesOf(doc, [...new Set(handleList(ctx.request.handles ?? []))]);
   for (const source of sources) {
-    if (source.type === 'Insert' && source.name === name) fail('invalid_block', `block ${name} cannot contain an insert of itself`);
+    if (source.type === 'Insert' && source.name === name)
+      fail('invalid_block', `block ${name} cannot contain an insert of itself`);
   }
   const step = new StepBuilder(doc.model);
   const changes: Change[] = [];
@@ -44,7 +50,9 @@ function blockDefine(ctx: OpContext): OpOutcome {
     ? [existing.record_handle, existing.block_handle, existing.end_handle]
     : (step.handles(3) as [string, string, string]);
   const handles = step.handles(sources.length);
-  const copies = sources.map((source, i) => ({ ...structuredClone(source), handle: handles[i] as string, space: name }) as Entity);
+  const copies = sources.map(
+    (source, i) => ({ ...structuredClone(source), handle: handles[i] as string, space: name }) as Entity,
+  );
   const block: Block = {
     ...existing,
     name,
@@ -68,7 +76,8 @@ function blockDelete(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const name = string(ctx.request.name, 'name', 'invalid_name');
   const block = doc.model.blocks[name];
-  if (!block || name.startsWith('*')) return fail('block_missing', `block ${JSON.stringify(name)} is not defined`);
+  if (!block || name.startsWith('*'))
+    return fail('block_missing', `block ${JSON.stringify(name)} is not defined`);
   const { contents, inserts } = blockMembers(doc.model.entities, name);
   const changes: Change[] = [
     ...eraseChanges(doc, inserts),

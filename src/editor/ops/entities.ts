@@ -4,8 +4,8 @@ import { color, entityFromInput, linetype, lineweight } from '../entity-input.js
 import { EditorError, fail } from '../errors.js';
 import type { DxfTag, Entity } from '../model.js';
 import { handleList, isObject, tableName } from '../request.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 import { StepBuilder, stepEvent } from './steps.js';
+import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
 export const MODEL_SPACE = '*Model_Space';
 
@@ -13,7 +13,8 @@ export const MODEL_SPACE = '*Model_Space';
 export function entitiesOf(doc: DocumentState, handles: readonly string[]): Entity[] {
   return handles.map((handle) => {
     const entity = doc.model.entities[handle];
-    if (!entity) throw new EditorError('entity_absent', `entity ${handle} does not exist in document ${doc.id}`);
+    if (!entity)
+      throw new EditorError('entity_absent', `entity ${handle} does not exist in document ${doc.id}`);
     return entity;
   });
 }
@@ -52,7 +53,15 @@ function entitiesCreate(ctx: OpContext): OpOutcome {
  */
 export function eraseChanges(doc: DocumentState, entities: readonly Entity[]): Change[] {
   return entities
-    .map((entity): Change => ({ kind: 'entity', key: entity.handle, before: entity, after: null, index: doc.model.order.indexOf(entity.handle) }))
+    .map(
+      (entity): Change => ({
+        kind: 'entity',
+        key: entity.handle,
+        before: entity,
+        after: null,
+        index: doc.model.order.indexOf(entity.handle),
+      }),
+    )
     .sort((a, b) => ((b as { index: number }).index ?? 0) - ((a as { index: number }).index ?? 0));
 }
 
@@ -68,10 +77,20 @@ function entitiesDelete(ctx: OpContext): OpOutcome {
 
 const COMMON = ['layer', 'color', 'linetype', 'lineweight'] as const;
 /** The DXF group codes of the common properties, for entities kept as raw tags. */
-const RAW_CODES: Record<(typeof COMMON)[number], number> = { layer: 8, color: 62, linetype: 6, lineweight: 370 };
+const RAW_CODES: Record<(typeof COMMON)[number], number> = {
+  layer: 8,
+  color: 62,
+  linetype: 6,
+  lineweight: 370,
+};
 
 /** An entity with `properties` applied: validated like a created entity, xdata and unmodeled tags kept. */
-function withProperties(doc: DocumentState, entity: Entity, properties: Record<string, unknown>, step: StepBuilder): Entity {
+function withProperties(
+  doc: DocumentState,
+  entity: Entity,
+  properties: Record<string, unknown>,
+  step: StepBuilder,
+): Entity {
   const common: Record<string, unknown> = {};
   if (properties.layer !== undefined) {
     common.layer = tableName(properties.layer, 'layer', 'invalid_property');
@@ -83,7 +102,10 @@ function withProperties(doc: DocumentState, entity: Entity, properties: Record<s
   const geometry = Object.keys(properties).filter((k) => !(COMMON as readonly string[]).includes(k));
   if (entity.type === 'Raw') {
     if (geometry.length > 0) {
-      fail('invalid_property', `${entity.dxf_type} ${entity.handle} keeps its geometry as read; only ${COMMON.join(', ')} can be set`);
+      fail(
+        'invalid_property',
+        `${entity.dxf_type} ${entity.handle} keeps its geometry as read; only ${COMMON.join(', ')} can be set`,
+      );
     }
     return { ...entity, ...common, tags: rawTagsWith(entity.tags, common) };
   }
@@ -93,8 +115,17 @@ function withProperties(doc: DocumentState, entity: Entity, properties: Record<s
       fail('invalid_property', `${entity.type} has no settable property ${JSON.stringify(key)}`);
     }
   }
-  const rebuilt = entityFromInput({ ...entity, ...properties, ...common }, entity.handle, entity.space, doc.model);
-  return { ...rebuilt, ...(entity.xdata ? { xdata: entity.xdata } : {}), ...(entity.extra ? { extra: entity.extra } : {}) };
+  const rebuilt = entityFromInput(
+    { ...entity, ...properties, ...common },
+    entity.handle,
+    entity.space,
+    doc.model,
+  );
+  return {
+    ...rebuilt,
+    ...(entity.xdata ? { xdata: entity.xdata } : {}),
+    ...(entity.extra ? { extra: entity.extra } : {}),
+  };
 }
 
 function rawTagsWith(tags: DxfTag[], common: Record<string, unknown>): DxfTag[] {
@@ -117,7 +148,12 @@ function setProperties(ctx: OpContext): OpOutcome {
   }
   const step = new StepBuilder(doc.model);
   for (const entity of entitiesOf(doc, handles)) {
-    step.push({ kind: 'entity', key: entity.handle, before: entity, after: withProperties(doc, entity, properties, step) });
+    step.push({
+      kind: 'entity',
+      key: entity.handle,
+      before: entity,
+      after: withProperties(doc, entity, properties, step),
+    });
   }
   const result = { affected: handles.length, layers_created: step.layersCreated };
   return { events: [stepEvent('PropertiesSet', doc, 'set_properties', step.build(), result)], result };
@@ -139,7 +175,12 @@ function property(ctx: OpContext): OpOutcome {
   const step = new StepBuilder(doc.model);
   const after = withProperties(doc, entity, { [name]: ctx.request.value }, step);
   step.push({ kind: 'entity', key: handle, before: entity, after });
-  const result = { handle, name, value: (after as unknown as Record<string, unknown>)[name] ?? null, affected: 1 };
+  const result = {
+    handle,
+    name,
+    value: (after as unknown as Record<string, unknown>)[name] ?? null,
+    affected: 1,
+  };
   return { events: [stepEvent('PropertiesSet', doc, 'property', step.build(), result)], result };
 }
 
@@ -150,20 +191,32 @@ function entitiesCopyTo(ctx: OpContext): OpOutcome {
   const sourceId = ctx.request.source_document_id ?? ctx.request.from_document_id;
   const from = typeof sourceId === 'number' ? ctx.session.documents[String(sourceId)] : source;
   if (!from) return fail('document_required', 'entities_copy_to needs an active source document');
-  if (from.id === target.id) return fail('invalid_target', 'entities_copy_to copies into another document; use entities_transform copy within one');
+  if (from.id === target.id)
+    return fail(
+      'invalid_target',
+      'entities_copy_to copies into another document; use entities_transform copy within one',
+    );
   const entities = entitiesOf(from, [...new Set(handleList(ctx.request.handles))]);
   const step = new StepBuilder(target.model);
   const handles = step.handles(entities.length);
   const base = target.model.order.length;
   entities.forEach((entity, i) => {
     if (entity.type === 'Insert' && !target.model.blocks[entity.name]) {
-      fail('block_missing', `entity ${entity.handle} inserts block ${entity.name}, which document ${target.id} does not define`);
+      fail(
+        'block_missing',
+        `entity ${entity.handle} inserts block ${entity.name}, which document ${target.id} does not define`,
+      );
     }
     step.ensureLayer(entity.layer);
     const copy: Entity = { ...structuredClone(entity), handle: handles[i] as string, space: MODEL_SPACE };
     step.push({ kind: 'entity', key: copy.handle, before: null, after: copy, index: base + i });
   });
-  const result = { count: entities.length, handles, document_id: target.id, layers_created: step.layersCreated };
+  const result = {
+    count: entities.length,
+    handles,
+    document_id: target.id,
+    layers_created: step.layersCreated,
+  };
   const event = editorEvent('EntitiesCopiedTo', {
     document_id: target.id,
     revision: target.revision + 1,
@@ -182,4 +235,3 @@ export const entityOps: OpTable = {
   property: { kind: 'mutation', document: 'required', run: property },
   entities_copy_to: { kind: 'mutation', document: 'open', run: entitiesCopyTo },
 };
-

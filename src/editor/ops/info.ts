@@ -1,6 +1,6 @@
-import type { RawRecord } from '../model.js';
-import { EditorError, fail } from '../errors.js';
 import { headerValue } from '../dxf-values.js';
+import { EditorError, fail } from '../errors.js';
+import type { RawRecord } from '../model.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
 /** `state`: the session's state; the dispatcher adds it to every answer, so the op itself adds nothing. */
@@ -15,7 +15,12 @@ function operation(ctx: OpContext): OpOutcome {
   }
   return {
     events: [],
-    result: { request_id: recorded.request_id, op: recorded.op, status: recorded.answer.ok ? 'completed' : 'failed', answer: recorded.answer },
+    result: {
+      request_id: recorded.request_id,
+      op: recorded.op,
+      status: recorded.answer.ok ? 'completed' : 'failed',
+      answer: recorded.answer,
+    },
     document_id: recorded.document_id,
   };
 }
@@ -23,11 +28,16 @@ function operation(ctx: OpContext): OpOutcome {
 function layers(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const counts = new Map<string, number>();
-  for (const entity of Object.values(doc.model.entities)) counts.set(entity.layer, (counts.get(entity.layer) ?? 0) + 1);
+  for (const entity of Object.values(doc.model.entities))
+    counts.set(entity.layer, (counts.get(entity.layer) ?? 0) + 1);
   const list = Object.values(doc.model.layers)
     .sort((a, b) => a.name.localeCompare(b.name))
     .map(({ extra: _extra, ...layer }) => ({ ...layer, entities: counts.get(layer.name) ?? 0 }));
-  return { events: [], result: { layers: list, count: list.length }, fields: { items: list, count: list.length } };
+  return {
+    events: [],
+    result: { layers: list, count: list.length },
+    fields: { items: list, count: list.length },
+  };
 }
 
 function header(ctx: OpContext): OpOutcome {
@@ -43,7 +53,8 @@ export function paging(request: Record<string, unknown>, defaultLimit: number, m
     const raw = request[name];
     if (raw === undefined) return fallback;
     const n = typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
-    if (!Number.isInteger(n) || (n as number) < 0) fail('invalid_query', `${name} must be a whole number, got ${JSON.stringify(raw)}`);
+    if (!Number.isInteger(n) || (n as number) < 0)
+      fail('invalid_query', `${name} must be a whole number, got ${JSON.stringify(raw)}`);
     return n as number;
   };
   const offset = read('offset', 0);
@@ -55,21 +66,29 @@ export function paging(request: Record<string, unknown>, defaultLimit: number, m
 /** `records`: DXF table records and objects, raw, by collection and type, paged. */
 function records(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
-  const collection = typeof ctx.request.collection === 'string' ? ctx.request.collection.toLowerCase() : undefined;
+  const collection =
+    typeof ctx.request.collection === 'string' ? ctx.request.collection.toLowerCase() : undefined;
   const type = typeof ctx.request.type === 'string' ? ctx.request.type.toUpperCase() : undefined;
   if (collection !== undefined && collection !== 'tables' && collection !== 'objects') {
-    fail('invalid_query', `collection must be "tables" or "objects", got ${JSON.stringify(ctx.request.collection)}`);
+    fail(
+      'invalid_query',
+      `collection must be "tables" or "objects", got ${JSON.stringify(ctx.request.collection)}`,
+    );
   }
   const all: Array<RawRecord & { collection: string; table?: string }> = [];
   if (collection !== 'objects') {
-    for (const [table, list] of Object.entries(doc.model.tables)) for (const r of list) all.push({ ...r, collection: 'tables', table });
+    for (const [table, list] of Object.entries(doc.model.tables))
+      for (const r of list) all.push({ ...r, collection: 'tables', table });
   }
   if (collection !== 'tables') for (const r of doc.model.objects) all.push({ ...r, collection: 'objects' });
   const matching = type ? all.filter((r) => r.type === type || r.table === type) : all;
   const { offset, limit } = paging(ctx.request, 1000, 10000);
   const page = matching.slice(offset, offset + limit);
   const next = offset + page.length < matching.length ? offset + page.length : null;
-  return { events: [], result: { records: page, count: matching.length, returned: page.length, next_offset: next } };
+  return {
+    events: [],
+    result: { records: page, count: matching.length, returned: page.length, next_offset: next },
+  };
 }
 
 export const infoOps: OpTable = {

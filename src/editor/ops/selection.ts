@@ -10,7 +10,12 @@ function selectionSetSave(ctx: OpContext): OpOutcome {
   const name = tableName(ctx.request.name, 'name');
   const handles = entitiesOf(doc, [...new Set(handleList(ctx.request.handles))]).map((e) => e.handle);
   const result = { name, handles, count: handles.length };
-  const change = { kind: 'selection_set', key: name, before: doc.selection_sets[name] ?? null, after: handles } as const;
+  const change = {
+    kind: 'selection_set',
+    key: name,
+    before: doc.selection_sets[name] ?? null,
+    after: handles,
+  } as const;
   return { events: [stepEvent('SelectionSetSaved', doc, 'selection_set_save', [change], result)], result };
 }
 
@@ -22,7 +27,9 @@ function selectionSetLoad(ctx: OpContext): OpOutcome {
   if (!saved) return fail('selection_set_missing', `selection set ${JSON.stringify(name)} does not exist`);
   const handles = saved.filter((h) => h in doc.model.entities);
   const select = ctx.request.select === true;
-  const events = select ? [editorEvent('SelectionChanged', { document_id: doc.id, handles, source: 'selection_set' })] : [];
+  const events = select
+    ? [editorEvent('SelectionChanged', { document_id: doc.id, handles, source: 'selection_set' })]
+    : [];
   return { events, result: { name, handles, selected: select ? handles.length : 0 } };
 }
 

@@ -1,5 +1,10 @@
 import type { DocumentState } from '../../../projections/editor-session.js';
-import { type Change, editorEvent, type NewEditorEvent, type StepEventType } from '../../../streams/editor.js';
+import {
+  type Change,
+  editorEvent,
+  type NewEditorEvent,
+  type StepEventType,
+} from '../../../streams/editor.js';
 import { formatHandle } from '../handles.js';
 import type { DxfDocumentModel, Layer } from '../model.js';
 
@@ -47,7 +52,16 @@ export class StepBuilder {
   ensureLayer(name: string): void {
     if (this.model.layers[name] || this.layersCreated.includes(name)) return;
     const [handle] = this.handles(1) as [string];
-    const layer: Layer = { name, handle, color: 7, linetype: 'Continuous', lineweight: -3, off: false, frozen: false, locked: false };
+    const layer: Layer = {
+      name,
+      handle,
+      color: 7,
+      linetype: 'Continuous',
+      lineweight: -3,
+      off: false,
+      frozen: false,
+      locked: false,
+    };
     this.changes.push({ kind: 'layer', key: name, before: null, after: layer });
     this.layersCreated.push(name);
   }
@@ -60,6 +74,9 @@ export class StepBuilder {
   /** The changes, with the seed change first when handles were taken. */
   build(): Change[] {
     if (this.seed === this.seedBefore) return this.changes;
-    return [{ kind: 'handseed', key: 'handseed', before: this.seedBefore, after: this.seed }, ...this.changes];
+    return [
+      { kind: 'handseed', key: 'handseed', before: this.seedBefore, after: this.seed },
+      ...this.changes,
+    ];
   }
 }

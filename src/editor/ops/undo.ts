@@ -11,16 +11,32 @@ function undo(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const step = doc.undo.at(-1);
   if (!step) return fail('nothing_to_undo', `document ${doc.id} has nothing to undo`);
-  const event = editorEvent('StepUndone', { document_id: doc.id, revision: doc.revision + 1, step_revision: step.revision });
-  return { events: [event], result: { undone: step.op, step_revision: step.revision }, changes: inverted(step.changes) };
+  const event = editorEvent('StepUndone', {
+    document_id: doc.id,
+    revision: doc.revision + 1,
+    step_revision: step.revision,
+  });
+  return {
+    events: [event],
+    result: { undone: step.op, step_revision: step.revision },
+    changes: inverted(step.changes),
+  };
 }
 
 function redo(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const step = doc.redo.at(-1);
   if (!step) return fail('nothing_to_redo', `document ${doc.id} has nothing to redo`);
-  const event = editorEvent('StepRedone', { document_id: doc.id, revision: doc.revision + 1, step_revision: step.revision });
-  return { events: [event], result: { redone: step.op, step_revision: step.revision }, changes: step.changes };
+  const event = editorEvent('StepRedone', {
+    document_id: doc.id,
+    revision: doc.revision + 1,
+    step_revision: step.revision,
+  });
+  return {
+    events: [event],
+    result: { redone: step.op, step_revision: step.revision },
+    changes: step.changes,
+  };
 }
 
 export const undoOps: OpTable = {

@@ -5,16 +5,21 @@ import { entitiesOf } from './entities.js';
 import { StepBuilder, stepEvent } from './steps.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
-export const XDATA_CODES = [1000, 1002, 1003, 1004, 1005, 1010, 1011, 1012, 1013, 1040, 1041, 1042, 1070, 1071];
+export const XDATA_CODES = [
+  1000, 1002, 1003, 1004, 1005, 1010, 1011, 1012, 1013, 1040, 1041, 1042, 1070, 1071,
+];
 
 /** One xdata item checked against what its group code may hold; `invalid_xdata` otherwise. */
 function xdataItem(raw: unknown, i: number): XdataItem {
   const bad = (why: string): never => fail('invalid_xdata', `data[${i}]: ${why}, got ${JSON.stringify(raw)}`);
-  if (!isObject(raw) || typeof raw.code !== 'number') return bad('each item needs a numeric code and a value');
+  if (!isObject(raw) || typeof raw.code !== 'number')
+    return bad('each item needs a numeric code and a value');
   const { code, value } = raw;
-  if (!XDATA_CODES.includes(code)) return bad(`group code ${code} is not allowed (allowed: ${XDATA_CODES.join(', ')})`);
+  if (!XDATA_CODES.includes(code))
+    return bad(`group code ${code} is not allowed (allowed: ${XDATA_CODES.join(', ')})`);
   if (code === 1000 || code === 1003) {
-    if (typeof value !== 'string' || value.length > 255) return bad('a string of at most 255 characters is needed');
+    if (typeof value !== 'string' || value.length > 255)
+      return bad('a string of at most 255 characters is needed');
     return { code, value };
   }
   if (code === 1002) {
@@ -22,11 +27,13 @@ function xdataItem(raw: unknown, i: number): XdataItem {
     return { code, value };
   }
   if (code === 1004) {
-    if (typeof value !== 'string' || !/^([0-9A-Fa-f]{2}){1,127}$/.test(value)) return bad('binary data must be hex, 1 to 127 bytes');
+    if (typeof value !== 'string' || !/^([0-9A-Fa-f]{2}){1,127}$/.test(value))
+      return bad('binary data must be hex, 1 to 127 bytes');
     return { code, value: value.toUpperCase() };
   }
   if (code === 1005) {
-    if (typeof value !== 'string' || !/^[0-9A-Fa-f]{1,16}$/.test(value)) return bad('a handle (hex) is needed');
+    if (typeof value !== 'string' || !/^[0-9A-Fa-f]{1,16}$/.test(value))
+      return bad('a handle (hex) is needed');
     return { code, value: value.toUpperCase() };
   }
   if (code >= 1010 && code <= 1013) return { code, value: point(value, `data[${i}].value`) };
@@ -48,7 +55,8 @@ function xdataSet(ctx: OpContext): OpOutcome {
   if (!Array.isArray(data)) return fail('invalid_xdata', 'data must be an array of {code, value} items');
   const items = data.map(xdataItem);
   const step = new StepBuilder(doc.model);
-  if (items.length > 0 && !doc.model.appids.includes(app)) step.push({ kind: 'appid', key: app, before: false, after: true });
+  if (items.length > 0 && !doc.model.appids.includes(app))
+    step.push({ kind: 'appid', key: app, before: false, after: true });
   const handles = [...new Set(handleList(ctx.request.handles))];
   for (const entity of entitiesOf(doc, handles)) {
     const xdata = { ...entity.xdata };
@@ -64,7 +72,8 @@ function xdataSet(ctx: OpContext): OpOutcome {
 
 function xdataGet(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
-  const app = typeof ctx.request.app === 'string' && ctx.request.app !== '' ? ctx.request.app.toUpperCase() : undefined;
+  const app =
+    typeof ctx.request.app === 'string' && ctx.request.app !== '' ? ctx.request.app.toUpperCase() : undefined;
   const items = entitiesOf(doc, handleList(ctx.request.handles)).map((entity) => {
     const all = entity.xdata ?? {};
     const xdata = app ? (all[app] ? { [app]: all[app] } : {}) : all;
