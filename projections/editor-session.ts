@@ -1,4 +1,5 @@
 import type { DxfDocumentModel } from '../src/editor/model.js';
+import type { SysvarValue } from '../src/editor/sysvars.js';
 import type { RecordedEvent } from '../src/store/types.js';
 import {
   type Answer,
@@ -31,6 +32,8 @@ export interface DocumentState {
   redo: Step[];
   selection: string[];
   selection_sets: Record<string, string[]>;
+  /** System variables that live outside the DXF header (viewport and session ones). */
+  sysvars: Record<string, SysvarValue>;
 }
 
 export interface OperationRecord {
@@ -108,6 +111,8 @@ export function applyChange(doc: DocumentState, change: Change, backwards: boole
       return put(model.header, change.key, backwards ? change.before : change.after);
     case 'selection_set':
       return put(doc.selection_sets, change.key, backwards ? change.before : change.after);
+    case 'sysvar':
+      return put(doc.sysvars, change.key, backwards ? change.before : change.after);
     case 'appid': {
       const present = backwards ? change.before : change.after;
       model.appids = model.appids.filter((a) => a !== change.key);
@@ -163,6 +168,7 @@ const newDocument = (
   redo: [],
   selection: [],
   selection_sets: {},
+  sysvars: {},
 });
 
 function evolveStep(state: EditorSessionState, event: RecordedEvent<string, StepData>): void {

@@ -1,4 +1,5 @@
 import type { Block, DxfDocumentModel, DxfTag, Entity, Group, Layer, Layout } from '../src/editor/model.js';
+import type { SysvarValue } from '../src/editor/sysvars.js';
 import type { RecordedEvent } from '../src/store/types.js';
 
 /**
@@ -26,6 +27,8 @@ export type Change =
   | { kind: 'header'; key: string; before: DxfTag[] | null; after: DxfTag[] | null }
   | { kind: 'appid'; key: string; before: boolean; after: boolean }
   | { kind: 'selection_set'; key: string; before: string[] | null; after: string[] | null }
+  /** A system variable kept with the document but not in its DXF header (viewport and session ones). */
+  | { kind: 'sysvar'; key: string; before: SysvarValue | null; after: SysvarValue | null }
   | { kind: 'handseed'; key: 'handseed'; before: number; after: number };
 
 export type ChangeKind = Change['kind'];

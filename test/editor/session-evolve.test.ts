@@ -41,6 +41,7 @@ function docWith(order: string[]): DocumentState {
     redo: [],
     selection: [],
     selection_sets: {},
+    sysvars: {},
   };
 }
 
