@@ -1,0 +1,96 @@
+/**
+ * Geometry of the document's entities in the XY plane: bounds, closest points, containment, crossings and
+ * transforms. Pure functions; an Insert's geometry is its block's, so functions that may meet one take a
+ * GeometryContext to look blocks up (without it, Inserts have no geometry).
+ */
+import type { Entity, Point3 } from '../model.js';
+import { curveIntersections, shapeClosest, shapeContains } from './measure.js';
+import { shapeBounds, shapeCurves, shapeOf } from './shape.js';
+import { type Bounds, type Closest, type GeometryContext, NO_BLOCKS } from './types.js';
+
+export type { Matrix, Similarity } from './matrix.js';
+export {
+  applyPoint,
+  applyVector,
+  compose,
+  IDENTITY,
+  mirroring,
+  rotation,
+  scaling,
+  similarity,
+  translation,
+} from './matrix.js';
+export { planar, type TransformOptions, transformEntity } from './transform.js';
+export {
+  type BlockContent,
+  type Bounds,
+  type Closest,
+  documentContext,
+  type GeometryContext,
+  GeometryError,
+  type GeometryErrorCode,
+  NO_BLOCKS,
+} from './types.js';
+
+/** Tolerance of containsPoint when none is given: float noise only. */
+export const DEFAULT_TOLERANCE = 1e-6;
+
+/**
+ * World-space box of an entity, or undefined when it has no extent the engine can tell: a raw entity
+ * without point codes, an infinite XLINE/RAY, an empty polyline, an Insert of a missing block.
+ * Text and MText are approximated (see text-box.ts); an Insert is the union of its block's contents placed.
+ */
+export function bounds(entity: Entity, ctx: GeometryContext = NO_BLOCKS): Bounds | undefined {
+  const shape = shapeOf(entity, ctx);
+  return shape && shapeBounds(shape);
+}
+
+/**
+ * The point of an entity closest to `p` in the XY plane, and its distance. Curves (lines, arcs, circles,
+ * polylines) are measured to their outline; text, mtext and images as filled boxes (0 inside); raw entities
+ * to their bounds. Undefined when the entity has no geometry (as for `bounds`).
+ */
+export function closestPoint(
+  entity: Entity,
+  p: readonly number[],
+  ctx: GeometryContext = NO_BLOCKS,
+): Closest | undefined {
+  const shape = shapeOf(entity, ctx);
+  return shape && shapeClosest(shape, p[0] ?? 0, p[1] ?? 0);
+}
+
+export function distance(
+  entity: Entity,
+  p: readonly number[],
+  ctx: GeometryContext = NO_BLOCKS,
+): number | undefined {
+  return closestPoint(entity, p, ctx)?.distance;
+}
+
+/**
+ * Whether `p` (XY) lies on an entity: within `tolerance` of an open curve (line, arc, open polyline) or a
+ * point; inside or within `tolerance` of a closed one (circle, closed polyline by the even-odd rule with
+ * bulged edges, text/mtext/image boxes, a raw entity's bounds). An Insert contains what its contents contain.
+ */
+export function containsPoint(
+  entity: Entity,
+  p: readonly number[],
+  tolerance = DEFAULT_TOLERANCE,
+  ctx: GeometryContext = NO_BLOCKS,
+): boolean {
+  const shape = shapeOf(entity, ctx);
+  return shape !== undefined && shapeContains(shape, p[0] ?? 0, p[1] ?? 0, tolerance);
+}
+
+/**
+ * Where two entities cross in the XY plane: lines, arcs, circles, polyline segments (straight or bulged)
+ * and the same inside Inserts. Tangent curves meet in one point; overlapping collinear segments or arcs
+ * of the same circle answer the ends of the overlap. Points, text, images and raw entities cross nothing.
+ * Points come sorted by x then y; z is taken from `a`.
+ */
+export function intersections(a: Entity, b: Entity, ctx: GeometryContext = NO_BLOCKS): Point3[] {
+  const sa = shapeOf(a, ctx);
+  const sb = shapeOf(b, ctx);
+  if (!sa || !sb) return [];
+  return curveIntersections(shapeCurves(sa), shapeCurves(sb)).sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+}

@@ -1,0 +1,56 @@
+import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
+
+/** An axis-aligned box in world coordinates. */
+export interface Bounds {
+  min: Point3;
+  max: Point3;
+}
+
+/** A point on an entity and its distance (in the XY plane) from the point asked about. */
+export interface Closest {
+  point: Point3;
+  distance: number;
+}
+
+/** What a block holds, as the geometry of an Insert needs it. */
+export interface BlockContent {
+  base: Point3;
+  entities: readonly Entity[];
+}
+
+/** Lookups the geometry of an entity may need beyond the entity itself. */
+export interface GeometryContext {
+  /** The block an Insert names; undefined when the document has no such block. */
+  block(name: string): BlockContent | undefined;
+}
+
+/** A context without blocks: Inserts have no geometry in it. */
+export const NO_BLOCKS: GeometryContext = { block: () => undefined };
+
+/** The context of a document: blocks are looked up in the model as it is when asked. */
+export function documentContext(model: DxfDocumentModel): GeometryContext {
+  return {
+    block(name) {
+      const block = model.blocks[name];
+      if (!block) return undefined;
+      const entities: Entity[] = [];
+      for (const handle of block.entities) {
+        const entity = model.entities[handle];
+        if (entity) entities.push(entity);
+      }
+      return { base: block.base, entities };
+    },
+  };
+}
+
+export type GeometryErrorCode = 'invalid_transform' | 'not_transformable';
+
+/** A transform the geometry cannot carry out; `code` is meant to reach the caller's answer. */
+export class GeometryError extends Error {
+  readonly code: GeometryErrorCode;
+  constructor(code: GeometryErrorCode, message: string) {
+    super(message);
+    this.name = 'GeometryError';
+    this.code = code;
+  }
+}
