@@ -81,6 +81,11 @@ export interface TextEntity extends EntityCommon {
   /** Degrees. */
   rotation: number;
   style: string;
+  /**
+   * Alignment point (group code 11), present when the text is aligned (horizontal or vertical
+   * justification not left/baseline): readers place the text by this point, so a transform moves it too.
+   */
+  align_point?: Point3;
 }
 export interface MTextEntity extends EntityCommon {
   type: 'MText';
@@ -103,12 +108,17 @@ export interface LwPolylineVertex {
   y: number;
   /** Bulge of the segment that starts here: tan(angle / 4); 0 = straight. */
   bulge: number;
+  /** Segment start and end width (group codes 40, 41), when the file gave them. */
+  start_width?: number;
+  end_width?: number;
 }
 export interface LwPolylineEntity extends EntityCommon {
   type: 'LwPolyline';
   vertices: LwPolylineVertex[];
   closed: boolean;
   elevation: number;
+  /** Linetype pattern generated continuously around the vertices (flag 128). */
+  plinegen?: boolean;
 }
 export interface InsertEntity extends EntityCommon {
   type: 'Insert';
@@ -117,6 +127,11 @@ export interface InsertEntity extends EntityCommon {
   position: Point3;
   scale: Point3;
   rotation: number;
+  /**
+   * The ATTRIB entities and their SEQEND that follow the INSERT in the file, as raw tags (each starting
+   * with its `0 ATTRIB` / `0 SEQEND` tag). Their handles are their own: copy with `cloneEntity`.
+   */
+  attribs?: DxfTag[];
 }
 export interface ImageEntity extends EntityCommon {
   type: 'Image';
@@ -130,12 +145,20 @@ export interface ImageEntity extends EntityCommon {
   /** Handle of the IMAGEDEF object. */
   image_def: string;
 }
-/** An entity type the engine does not model: kept as the file had it, handle and layer read from its tags. */
+/**
+ * An entity type the engine does not model: kept as the file had it. Handle, layer, colour, linetype,
+ * lineweight and xdata are read from its tags into the common fields, and those fields win on save.
+ */
 export interface RawEntity extends EntityCommon {
   type: 'Raw';
   /** DXF type name, e.g. HATCH, SPLINE, DIMENSION. */
   dxf_type: string;
-  /** Every tag of the entity after its `0 <TYPE>` line, including handle, owner and layer. */
+  /**
+   * Every tag of the entity after its `0 <TYPE>` line, including handle, owner and layer, except its
+   * xdata (in `xdata`). A POLYLINE's VERTEX and SEQEND entities follow in the same list, each from its
+   * `0 VERTEX` / `0 SEQEND` tag on. Entities read from R12 files get the R2000 subclass markers and
+   * owner tags here, so what is kept is what the save writes.
+   */
   tags: DxfTag[];
 }
 
@@ -161,7 +184,9 @@ export interface Layer {
   off: boolean;
   frozen: boolean;
   locked: boolean;
-  /** Unmodeled tags of the LAYER record. */
+  /** Bits of the record's flags (70) other than frozen (1) and locked (4), e.g. 2 = frozen in new viewports. */
+  flags?: number;
+  /** Unmodeled tags of the LAYER record (plot flag 290, true colour, plot style, material, xdata...). */
   extra?: DxfTag[];
 }
 
@@ -176,7 +201,10 @@ export interface Block {
   layer: string;
   /** Block type flags (group code 70). */
   flags: number;
-  /** Entities of the block, in order. */
+  /**
+   * Entities of the block, in order. Layout blocks (`*Model_Space`, `*Paper_Space...`) keep this empty:
+   * their entities are listed in `DxfDocumentModel.order`.
+   */
   entities: string[];
   /** Unmodeled tags of the BLOCK entity and of its BLOCK_RECORD. */
   extra?: DxfTag[];
@@ -190,6 +218,11 @@ export interface PageSetup {
   center: boolean;
   /** Drawing units per paper unit, when not fitted: [paper, drawing]. */
   scale: [number, number];
+  /**
+   * Paper width and height in millimetres as the LAYOUT stores them (group codes 44, 45). When absent the
+   * writer takes them from a name like `ISO_A4_(210.00_x_297.00_MM)`, else keeps what the layout had.
+   */
+  size?: [number, number];
 }
 
 export interface Layout {
@@ -200,6 +233,10 @@ export interface Layout {
   block: string;
   tab_order: number;
   page_setup: PageSetup;
+  /**
+   * The LAYOUT object's tags as read (after `0 LAYOUT`); on save, handle, owner, name, tab order, block
+   * record and the page setup fields are written from the modeled fields over them. Absent for new layouts.
+   */
   extra?: DxfTag[];
 }
 
@@ -207,7 +244,12 @@ export interface Group {
   name: string;
   handle: string;
   description: string;
+  /** Member entities. On save, members that no longer exist or are not in a layout are left out. */
   handles: string[];
+  /** Selectable flag (group code 71); true when absent. */
+  selectable?: boolean;
+  /** Unmodeled tags of the GROUP object (extension dictionary, xdata). */
+  extra?: DxfTag[];
 }
 
 /** A table record or object the engine keeps without modeling it. */
@@ -232,14 +274,29 @@ export interface DxfDocumentModel {
   tables: Record<string, RawRecord[]>;
   /** Handles of the TABLE heads, by table name, so a save keeps them. */
   table_handles: Record<string, string>;
+  /** Unmodeled tags of the TABLE heads (extension dictionaries), by table name. */
+  table_extra?: Record<string, DxfTag[]>;
+  /**
+   * Registered application names (the APPID table). A name's record keeps its handle from
+   * `tables.APPID` when there is one; names only here get a new record on save.
+   */
   appids: string[];
   blocks: Record<string, Block>;
   layouts: Record<string, Layout>;
   groups: Record<string, Group>;
   /** Entities by handle. */
   entities: Record<string, Entity>;
-  /** Drawing order of model and paper space entities (block contents are in `Block.entities`). */
+  /**
+   * Drawing order of model and paper space entities: every entity whose `space` is a layout block
+   * (`*Model_Space`, `*Paper_Space`, `*Paper_SpaceN`). Block contents are in `Block.entities`.
+   */
   order: string[];
-  /** OBJECTS section records the engine does not model, raw. */
+  /**
+   * OBJECTS section records the engine does not model, raw, in file order; the first is the root
+   * dictionary. The ACAD_GROUP and ACAD_LAYOUT dictionaries stay here and get their entries from
+   * `groups` and `layouts` on save.
+   */
   objects: RawRecord[];
+  /** Sections other than the standard six (THUMBNAILIMAGE, ACDSDATA), raw, written back after OBJECTS. */
+  sections?: { name: string; tags: DxfTag[] }[];
 }

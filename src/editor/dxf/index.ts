@@ -1,0 +1,3 @@
+export { DxfError, type DxfErrorCode } from './errors.js';
+export { fingerprintGuid, newGuid, parseGuid } from './identity.js';
+export { type ReadDxfOptions, readDxf } from './read.js';

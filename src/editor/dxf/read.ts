@@ -1,0 +1,556 @@
+import type { Block, DxfDocumentModel, DxfTag, Entity, Group, Layer, Layout, RawRecord } from '../model.js';
+import { claimTagHandle, entityEnd, nextEntityStart, readEntity } from './entity-read.js';
+import { isLayoutBlockName, MODEL_SPACE, PAPER_SPACE } from './entity-types.js';
+import { DxfError } from './errors.js';
+import { guidHeaderTags, newGuid, parseGuid } from './identity.js';
+import { readLayout } from './layout-object.js';
+import { recordHandleCode, upgradeRecordTags } from './r12.js';
+import { ReadContext } from './read-context.js';
+import { dictionaryEntries, recordName } from './records.js';
+import { ensureStructure, findBlock, rootEntry } from './structure.js';
+import { type TagList, tokenize } from './tags.js';
+import { handleValue, normalizeHandle, toInt, toNumber } from './values.js';
+
+export interface ReadDxfOptions {
+  /** The $FINGERPRINTGUID (36 characters) to give a file that has none; default a random one. */
+  guid?: string;
+  /** Give the document a new $FINGERPRINTGUID even when the file has one (a new drawing from a template). */
+  newIdentity?: boolean;
+}
+
+interface Section {
+  name: string;
+  /** First tag after `2 NAME`. */
+  start: number;
+  /** Index of the `0 ENDSEC` tag. */
+  end: number;
+}
+
+const isZero = (t: TagList, i: number, value: string) =>
+  t.codes[i] === 0 && (t.values[i] === value || (t.values[i] as string).trim().toUpperCase() === value);
+
+function splitSections(t: TagList): Section[] {
+  if (t.count === 0) throw new DxfError('dxf_invalid', 'not a DXF file: it is empty');
+  if (!isZero(t, 0, 'SECTION'))
+    throw new DxfError('dxf_invalid', 'not a DXF file: it does not start with a SECTION');
+  const sections: Section[] = [];
+  let i = 0;
+  for (;;) {
+    if (i >= t.count) throw new DxfError('dxf_truncated', 'truncated DXF: the file ends without EOF');
+    if (isZero(t, i, 'EOF')) break;
+    if (!isZero(t, i, 'SECTION')) {
+      i++; // stray tags between sections carry nothing
+      continue;
+    }
+    if (t.codes[i + 1] !== 2) throw new DxfError('dxf_invalid', 'not a DXF file: a SECTION without a name');
+    const name = (t.values[i + 1] as string).trim().toUpperCase();
+    let j = i + 2;
+    while (j < t.count && !(t.codes[j] === 0 && isSectionBoundary(t.values[j] as string))) j++;
+    if (j >= t.count || !isZero(t, j, 'ENDSEC')) {
+      throw new DxfError('dxf_truncated', `truncated DXF: section ${name} is not closed by ENDSEC`);
+    }
+    sections.push({ name, start: i + 2, end: j });
+    i = j + 1;
+  }
+  if (sections.length === 0) throw new DxfError('dxf_invalid', 'not a DXF file: it has no sections');
+  return sections;
+}
+
+function isSectionBoundary(value: string): boolean {
+  const v = value.charCodeAt(0) > 32 && value.charCodeAt(value.length - 1) > 32 ? value : value.trim();
+  return v === 'ENDSEC' || v === 'SECTION' || v === 'EOF';
+}
+
+function slice(t: TagList, start: number, end: number): DxfTag[] {
+  const out: DxfTag[] = new Array(end - start);
+  for (let i = start; i < end; i++)
+    out[i - start] = { code: t.codes[i] as number, value: t.values[i] as string };
+  return out;
+}
+
+function readHeader(t: TagList, s: Section): Record<string, DxfTag[]> {
+  const header: Record<string, DxfTag[]> = {};
+  let current: DxfTag[] | undefined;
+  for (let i = s.start; i < s.end; i++) {
+    const code = t.codes[i] as number;
+    if (code === 9) {
+      current = [];
+      header[(t.values[i] as string).trim()] = current;
+    } else if (current) {
+      current.push({ code, value: t.values[i] as string });
+    }
+  }
+  return header;
+}
+
+interface BlockRecordInfo {
+  name: string;
+  handle: string;
+  extra: DxfTag[];
+}
+
+interface Reader {
+  t: TagList;
+  ctx: ReadContext;
+  doc: DxfDocumentModel;
+  /** BLOCK_RECORDs by uppercase name, until their BLOCK claims them. */
+  records: Map<string, BlockRecordInfo>;
+  /** Entities without a handle yet, with the list slot they go in once they have one. */
+  pending: { entity: Entity; list: string[]; at: number }[];
+}
+
+function readTables(r: Reader, s: Section): void {
+  const { t, ctx, doc } = r;
+  let i = s.start;
+  while (i < s.end) {
+    if (!isZero(t, i, 'TABLE')) {
+      i = nextEntityStart(t, i, s.end);
+      continue;
+    }
+    const headEnd = nextEntityStart(t, i, s.end);
+    const head = slice(t, i + 1, headEnd);
+    const name = (head.find((x) => x.code === 2)?.value ?? '').trim().toUpperCase();
+    const headExtra: DxfTag[] = [];
+    let headHandle: string | undefined;
+    let inGroup = false;
+    for (const x of head) {
+      if (x.code === 102) {
+        inGroup = x.value.startsWith('{');
+        headExtra.push(x);
+      } else if (inGroup || x.code >= 1000) headExtra.push(x);
+      else if ((x.code === 5 || x.code === 105) && headHandle === undefined) headHandle = x.value;
+    }
+    const handle = ctx.claim(headHandle, (h) => {
+      doc.table_handles[name] = h;
+    });
+    if (handle) doc.table_handles[name] = handle;
+    if (headExtra.length > 0) {
+      doc.table_extra ??= {};
+      doc.table_extra[name] = headExtra;
+    }
+    let j = headEnd;
+    while (j < s.end && !isZero(t, j, 'ENDTAB')) {
+      const recordEnd = nextEntityStart(t, j, s.end);
+      const type = (t.values[j] as string).trim().toUpperCase();
+      let tags = slice(t, j + 1, recordEnd);
+      if (ctx.r12) tags = upgradeRecordTags(name, tags);
+      readRecord(r, name, type, tags);
+      j = recordEnd;
+    }
+    i = j < s.end ? nextEntityStart(t, j, s.end) : s.end;
+  }
+}
+
+function readRecord(r: Reader, table: string, type: string, tags: DxfTag[]): void {
+  const { ctx, doc } = r;
+  if (type === 'LAYER') {
+    const layer = readLayer(tags, ctx);
+    if (!Object.hasOwn(doc.layers, layer.name)) doc.layers[layer.name] = layer;
+    return;
+  }
+  if (type === 'BLOCK_RECORD') {
+    const info: BlockRecordInfo = { name: '', handle: '', extra: [] };
+    let subclassSeen = false;
+    let inGroup = false;
+    let ownerSeen = false;
+    let layoutPointerSeen = false;
+    for (const x of tags) {
+      if (x.code === 102) {
+        inGroup = x.value.startsWith('{');
+        info.extra.push(x);
+      } else if (inGroup) info.extra.push(x);
+      else if (x.code === 5 && !subclassSeen) info.handle = x.value;
+      else if (x.code === 330 && !subclassSeen && !ownerSeen) ownerSeen = true;
+      else if (x.code === 100) subclassSeen = true;
+      else if (x.code === 2 && !info.name) info.name = ctx.decode(x.value);
+      else if (x.code === 340 && !layoutPointerSeen) {
+        layoutPointerSeen = true; // written from `layouts`
+      } else info.extra.push(x);
+    }
+    info.handle = ctx.claim(info.handle || undefined, (h) => {
+      info.handle = h;
+    });
+    r.records.set(info.name.toUpperCase(), info);
+    return;
+  }
+  const record: RawRecord = { type, handle: undefined, tags };
+  record.handle = claimTagHandle(tags, recordHandleCode(table), ctx, (h) => {
+    record.handle = h;
+  });
+  const list = doc.tables[table] ?? [];
+  doc.tables[table] = list;
+  list.push(record);
+  if (table === 'APPID') {
+    const name = recordName(record);
+    if (name && !doc.appids.includes(name)) doc.appids.push(name);
+  }
+}
+
+function readLayer(tags: DxfTag[], ctx: ReadContext): Layer {
+  const layer: Layer = {
+    name: '',
+    handle: '',
+    color: 7,
+    linetype: 'Continuous',
+    lineweight: -3,
+    off: false,
+    frozen: false,
+    locked: false,
+  };
+  const extra: DxfTag[] = [];
+  let rawHandle: string | undefined;
+  let subclassSeen = false;
+  let ownerSeen = false;
+  let inGroup = false;
+  for (const x of tags) {
+    const { code, value } = x;
+    if (code === 102) {
+      inGroup = value.startsWith('{');
+      extra.push(x);
+    } else if (inGroup || code >= 1000) extra.push(x);
+    else if (code === 5 && !subclassSeen) rawHandle = value;
+    else if (code === 330 && !subclassSeen && !ownerSeen) ownerSeen = true;
+    else if (code === 100) subclassSeen = true;
+    else if (code === 2) layer.name = ctx.decode(value);
+    else if (code === 70) {
+      const flags = toInt(value);
+      layer.frozen = (flags & 1) !== 0;
+      layer.locked = (flags & 4) !== 0;
+      if (flags & ~5) layer.flags = flags & ~5;
+    } else if (code === 62) {
+      const color = toInt(value);
+      layer.off = color < 0;
+      layer.color = Math.abs(color);
+    } else if (code === 6) layer.linetype = ctx.decode(value);
+    else if (code === 370) layer.lineweight = toInt(value);
+    else extra.push(x);
+  }
+  if (extra.length > 0) layer.extra = extra;
+  layer.handle = ctx.claim(rawHandle, (h) => {
+    layer.handle = h;
+  });
+  return layer;
+}
+
+/** R12 names model and paper space blocks `$MODEL_SPACE` and `$PAPER_SPACE`. */
+function blockName(name: string): string {
+  const upper = name.toUpperCase();
+  if (upper === '$MODEL_SPACE' || upper === '*MODEL_SPACE') return MODEL_SPACE;
+  if (upper === '$PAPER_SPACE' || upper === '*PAPER_SPACE') return PAPER_SPACE;
+  return name;
+}
+
+function readBlocks(r: Reader, s: Section): void {
+  const { t, ctx, doc } = r;
+  let i = s.start;
+  while (i < s.end) {
+    if (!isZero(t, i, 'BLOCK')) {
+      i = nextEntityStart(t, i, s.end);
+      continue;
+    }
+    const headEnd = nextEntityStart(t, i, s.end);
+    const block = readBlockHead(r, slice(t, i + 1, headEnd));
+    const layoutBlock = isLayoutBlockName(block.name);
+    let j = headEnd;
+    while (j < s.end && !isZero(t, j, 'ENDBLK') && !isZero(t, j, 'BLOCK')) {
+      const end = entityEnd(t, j, s.end);
+      const entity = readEntity(t, j, end, block.name, ctx);
+      addEntity(r, entity, layoutBlock ? doc.order : block.entities);
+      j = end;
+    }
+    let endHandle: string | undefined;
+    if (j < s.end && isZero(t, j, 'ENDBLK')) {
+      const end = nextEntityStart(t, j, s.end);
+      for (let k = j + 1; k < end; k++) {
+        if (t.codes[k] === 5) {
+          endHandle = t.values[k];
+          break;
+        }
+      }
+      j = end;
+    }
+    block.end_handle = ctx.claim(endHandle, (h) => {
+      block.end_handle = h;
+    });
+    if (!Object.hasOwn(doc.blocks, block.name)) doc.blocks[block.name] = block;
+    i = j;
+  }
+}
+
+function readBlockHead(r: Reader, tags: DxfTag[]): Block {
+  const { ctx } = r;
+  const block: Block = {
+    name: '',
+    record_handle: '',
+    block_handle: '',
+    end_handle: '',
+    base: [0, 0, 0],
+    layer: '0',
+    flags: 0,
+    entities: [],
+  };
+  const extra: DxfTag[] = [];
+  let rawHandle: string | undefined;
+  let subclassSeen = false;
+  let ownerSeen = false;
+  let inGroup = false;
+  for (const x of tags) {
+    const { code, value } = x;
+    if (code === 102) {
+      inGroup = value.startsWith('{');
+      extra.push(x);
+    } else if (inGroup || code >= 1000) extra.push(x);
+    else if (code === 5 && !subclassSeen) rawHandle = value;
+    else if (code === 330 && !subclassSeen && !ownerSeen) ownerSeen = true;
+    else if (code === 100) subclassSeen = true;
+    else if (code === 8) block.layer = ctx.decode(value);
+    else if (code === 2) block.name = blockName(ctx.decode(value));
+    else if (code === 3 || code === 67) {
+      // the second name and the paper-space flag are written from `name`
+    } else if (code === 70) block.flags = toInt(value);
+    else if (code === 10) block.base[0] = toNumber(value);
+    else if (code === 20) block.base[1] = toNumber(value);
+    else if (code === 30) block.base[2] = toNumber(value);
+    else extra.push(x);
+  }
+  if (extra.length > 0) block.extra = extra;
+  block.block_handle = ctx.claim(rawHandle, (h) => {
+    block.block_handle = h;
+  });
+  const record = r.records.get(block.name.toUpperCase());
+  if (record) {
+    r.records.delete(block.name.toUpperCase());
+    block.record_handle = record.handle;
+    if (!record.handle) ctx.claim(undefined, (h) => (block.record_handle = h));
+    if (record.extra.length > 0) block.record_extra = record.extra;
+  } else {
+    ctx.claim(undefined, (h) => {
+      block.record_handle = h;
+    });
+  }
+  return block;
+}
+
+function addEntity(r: Reader, entity: Entity, list: string[]): void {
+  if (entity.handle) {
+    r.doc.entities[entity.handle] = entity;
+    list.push(entity.handle);
+    return;
+  }
+  // New handles are handed out once the whole file is read: the entity is placed then.
+  r.pending.push({ entity, list, at: list.length });
+  list.push('');
+}
+
+function readEntities(r: Reader, s: Section): void {
+  const { t, ctx, doc } = r;
+  const model = findBlock(doc, MODEL_SPACE)?.name ?? MODEL_SPACE;
+  const paper = findBlock(doc, PAPER_SPACE)?.name ?? PAPER_SPACE;
+  let i = s.start;
+  while (i < s.end) {
+    if (t.codes[i] !== 0) {
+      i++;
+      continue;
+    }
+    const end = entityEnd(t, i, s.end);
+    const mainEnd = nextEntityStart(t, i, s.end);
+    let space = model;
+    for (let k = i + 1; k < mainEnd; k++) {
+      if (t.codes[k] === 67) {
+        if (toInt(t.values[k] as string) === 1) space = paper;
+        break;
+      }
+    }
+    addEntity(r, readEntity(t, i, end, space, ctx), doc.order);
+    i = end;
+  }
+}
+
+interface PendingLayout {
+  layout: Layout;
+  blockRecord: string;
+}
+
+function readObjects(r: Reader, s: Section, layouts: PendingLayout[], groups: Group[]): void {
+  const { t, ctx, doc } = r;
+  let i = s.start;
+  while (i < s.end) {
+    const end = nextEntityStart(t, i, s.end);
+    if (t.codes[i] !== 0) {
+      i = end;
+      continue;
+    }
+    const type = (t.values[i] as string).trim().toUpperCase();
+    const tags = slice(t, i + 1, end);
+    if (type === 'LAYOUT') {
+      const read = readLayout(tags, ctx.decode);
+      const layout = read.layout;
+      layout.handle = ctx.claim(layout.handle || undefined, (h) => {
+        layout.handle = h;
+      });
+      layouts.push({ layout, blockRecord: read.blockRecord });
+    } else if (type === 'GROUP') {
+      groups.push(readGroup(tags, ctx));
+    } else {
+      const record: RawRecord = { type, handle: undefined, tags };
+      record.handle = claimTagHandle(tags, 5, ctx, (h) => {
+        record.handle = h;
+      });
+      doc.objects.push(record);
+    }
+    i = end;
+  }
+}
+
+function readGroup(tags: DxfTag[], ctx: ReadContext): Group {
+  const group: Group = { name: '', handle: '', description: '', handles: [] };
+  const extra: DxfTag[] = [];
+  let rawHandle: string | undefined;
+  let subclassSeen = false;
+  let ownerSeen = false;
+  // The reactors point at ACAD_GROUP and are written on save; other 102 groups are kept.
+  let group102 = '';
+  for (const x of tags) {
+    const { code, value } = x;
+    if (code === 102) {
+      const opening = value.startsWith('{');
+      if ((opening ? value : group102) !== '{ACAD_REACTORS') extra.push(x);
+      group102 = opening ? value : '';
+    } else if (group102) {
+      if (group102 !== '{ACAD_REACTORS') extra.push(x);
+    } else if (code >= 1000) extra.push(x);
+    else if (code === 5 && !subclassSeen) rawHandle = value;
+    else if (code === 330 && !subclassSeen && !ownerSeen) ownerSeen = true;
+    else if (code === 100) subclassSeen = true;
+    else if (code === 300) group.description = ctx.decode(value);
+    else if (code === 70) {
+      // unnamed flag: derived from the name
+    } else if (code === 71) {
+      if (toInt(value) === 0) group.selectable = false;
+    } else if (code === 340) group.handles.push(normalizeHandle(value));
+    else extra.push(x);
+  }
+  if (extra.length > 0) group.extra = extra;
+  group.handle = ctx.claim(rawHandle, (h) => {
+    group.handle = h;
+  });
+  return group;
+}
+
+/**
+ * Reads an ASCII DXF drawing (R12 to R2018, LF or CRLF line ends) into the document model. Throws a
+ * DxfError: `dxf_invalid` (not DXF), `dxf_truncated` (no EOF, a section not closed, a last group code
+ * without value), `dxf_binary_unsupported` (binary DXF).
+ */
+export function readDxf(text: string, options: ReadDxfOptions = {}): DxfDocumentModel {
+  const t = tokenize(text);
+  const sections = splitSections(t);
+  const headerSection = sections.find((s) => s.name === 'HEADER');
+  const header = headerSection ? readHeader(t, headerSection) : {};
+  const version = (header.$ACADVER?.[0]?.value ?? 'AC1009').trim().toUpperCase();
+  const ctx = new ReadContext(version);
+  const doc: DxfDocumentModel = {
+    version,
+    header,
+    handseed: 1,
+    classes: [],
+    layers: {},
+    tables: {},
+    table_handles: {},
+    appids: [],
+    blocks: {},
+    layouts: {},
+    groups: {},
+    entities: {},
+    order: [],
+    objects: [],
+  };
+  const r: Reader = { t, ctx, doc, records: new Map(), pending: [] };
+  const layouts: PendingLayout[] = [];
+  const groups: Group[] = [];
+  for (const s of sections) {
+    switch (s.name) {
+      case 'HEADER':
+        break;
+      case 'CLASSES':
+        doc.classes.push(...slice(t, s.start, s.end));
+        break;
+      case 'TABLES':
+        readTables(r, s);
+        break;
+      case 'BLOCKS':
+        readBlocks(r, s);
+        break;
+      case 'ENTITIES':
+        readEntities(r, s);
+        break;
+      case 'OBJECTS':
+        readObjects(r, s, layouts, groups);
+        break;
+      default:
+        doc.sections ??= [];
+        doc.sections.push({ name: s.name, tags: slice(t, s.start, s.end) });
+    }
+  }
+  // Block records without a BLOCK in the BLOCKS section still name a block.
+  for (const info of r.records.values()) {
+    const name = blockName(info.name);
+    if (findBlock(doc, name)) continue;
+    const block: Block = {
+      name,
+      record_handle: info.handle,
+      block_handle: '',
+      end_handle: '',
+      base: [0, 0, 0],
+      layer: '0',
+      flags: 0,
+      entities: [],
+    };
+    if (info.extra.length > 0) block.record_extra = info.extra;
+    ctx.claim(undefined, (h) => (block.block_handle = h));
+    ctx.claim(undefined, (h) => (block.end_handle = h));
+    if (!info.handle) ctx.claim(undefined, (h) => (block.record_handle = h));
+    doc.blocks[name] = block;
+  }
+
+  const seed = handleValue(normalizeHandle(header.$HANDSEED?.[0]?.value ?? '1'));
+  doc.handseed = ctx.finish(seed > 0 ? seed : 1);
+  for (const p of r.pending) {
+    doc.entities[p.entity.handle] = p.entity;
+    p.list[p.at] = p.entity.handle;
+  }
+
+  placeLayouts(doc, layouts);
+  placeGroups(doc, groups);
+  delete doc.header.$HANDSEED;
+  ensureStructure(doc);
+  const guid =
+    (!options.newIdentity && parseGuid(header.$FINGERPRINTGUID?.[0]?.value)) || options.guid || newGuid();
+  doc.header.$FINGERPRINTGUID = guidHeaderTags(parseGuid(guid) ?? newGuid());
+  return doc;
+}
+
+function placeLayouts(doc: DxfDocumentModel, layouts: PendingLayout[]): void {
+  const byRecord = new Map<string, string>();
+  for (const block of Object.values(doc.blocks)) byRecord.set(block.record_handle, block.name);
+  for (const { layout, blockRecord } of layouts) {
+    let block = byRecord.get(blockRecord);
+    if (!block && layout.name.toUpperCase() === 'MODEL') block = MODEL_SPACE;
+    if (!block || !layout.name || Object.hasOwn(doc.layouts, layout.name)) continue;
+    layout.block = block;
+    doc.layouts[layout.name] = layout;
+  }
+}
+
+function placeGroups(doc: DxfDocumentModel, groups: Group[]): void {
+  const dict = rootEntry(doc, 'ACAD_GROUP');
+  const names = new Map<string, string>();
+  if (dict) for (const [name, handle] of dictionaryEntries(dict)) names.set(handle, name);
+  let anonymous = 0;
+  for (const group of groups) {
+    let name = names.get(group.handle) ?? `*A${++anonymous}`;
+    while (Object.hasOwn(doc.groups, name)) name = `*A${++anonymous}`;
+    group.name = name;
+    doc.groups[name] = group;
+  }
+}
