@@ -13,7 +13,8 @@ export function paperSizeFromName(name: string): [number, number] | undefined {
   const m = /\((\d+(?:\.\d+)?)_x_(\d+(?:\.\d+)?)_(MM|Inches)\)/i.exec(name);
   if (!m) return undefined;
   const factor = (m[3] as string).toLowerCase() === 'mm' ? 1 : 25.4;
-  return [Number(m[1]) * factor, Number(m[2]) * factor];
+  const mm = (x: string | undefined) => Math.round(Number(x) * factor * 1e6) / 1e6;
+  return [mm(m[1]), mm(m[2])];
 }
 
 export const DEFAULT_PAGE_SETUP: PageSetup = {

@@ -1,0 +1,301 @@
+import type { DxfTag, Entity, MTextEntity, RawEntity } from '../model.js';
+import { DXF_TYPE_OF, ENTITY_CODES, typeSubclasses } from './entity-types.js';
+import type { TagWriter } from './tag-writer.js';
+import { formatInt, toInt } from './values.js';
+import { writeXdata } from './xdata.js';
+
+/** An entity's `extra` split by where it goes: before the owner, and after each subclass marker. */
+interface Segments {
+  head: DxfTag[];
+  /** Keyed `name#n` for the n-th marker of that name. */
+  subclasses: Map<string, DxfTag[]>;
+}
+
+function segments(extra: readonly DxfTag[] | undefined): Segments {
+  const s: Segments = { head: [], subclasses: new Map() };
+  if (!extra) return s;
+  const seen = new Map<string, number>();
+  let current = s.head;
+  for (const x of extra) {
+    if (x.code === 100) {
+      const n = seen.get(x.value) ?? 0;
+      seen.set(x.value, n + 1);
+      current = [];
+      s.subclasses.set(`${x.value}#${n}`, current);
+    } else {
+      current.push(x);
+    }
+  }
+  return s;
+}
+
+/** Thickness, constant width and an image's class version precede the geometry, as AutoCAD writes them. */
+const leads = (type: string, code: number) => code === 39 || code === 43 || (code === 90 && type === 'Image');
+
+/** STANDARD is the text style DXF readers assume when a text names none. */
+const isStandard = (style: string) => style.toUpperCase() === 'STANDARD';
+const isByLayer = (linetype: string) => linetype.toUpperCase() === 'BYLAYER';
+
+/** Writes one entity of model space, paper space or a block. */
+export function writeEntity(w: TagWriter, e: Entity, owner: string, paper: boolean): void {
+  if (e.type === 'Raw') {
+    writeRawEntity(w, e, owner, paper);
+    return;
+  }
+  const seg = segments(e.extra);
+  w.tag(0, DXF_TYPE_OF[e.type]);
+  w.tag(5, e.handle);
+  w.tags(seg.head);
+  w.tag(330, owner);
+  w.tag(100, 'AcDbEntity');
+  if (paper) w.tag(67, '1');
+  w.tag(8, e.layer);
+  if (!isByLayer(e.linetype)) w.tag(6, e.linetype);
+  if (e.color !== 256) w.int(62, e.color);
+  if (e.lineweight !== -1) w.int(370, e.lineweight);
+  w.tags(seg.subclasses.get('AcDbEntity#0'));
+  seg.subclasses.delete('AcDbEntity#0');
+  const minsert = [...seg.subclasses.keys()].some((k) => k.startsWith('AcDbMInsertBlock#'));
+  const seen = new Map<string, number>();
+  for (const name of typeSubclasses(e.type, minsert)) {
+    const n = seen.get(name) ?? 0;
+    seen.set(name, n + 1);
+    const key = `${name}#${n}`;
+    const extra = seg.subclasses.get(key) ?? [];
+    seg.subclasses.delete(key);
+    w.tag(100, name);
+    for (const x of extra) if (leads(e.type, x.code)) w.tag(x.code, x.value);
+    writeFields(w, e, name, n);
+    for (const x of extra) if (!leads(e.type, x.code)) w.tag(x.code, x.value);
+  }
+  // Subclasses this writer does not know keep their place after the known ones.
+  for (const [key, tags] of seg.subclasses) {
+    w.tag(100, key.slice(0, key.lastIndexOf('#')));
+    w.tags(tags);
+  }
+  writeXdata(w, e.xdata);
+  if (e.type === 'Insert' && e.attribs && e.attribs.length > 0)
+    writeSubEntities(w, e.attribs, e.handle, paper);
+}
+
+function writeFields(w: TagWriter, e: Entity, subclass: string, n: number): void {
+  switch (e.type) {
+    case 'Line':
+      w.point(10, e.start);
+      w.point(11, e.end);
+      return;
+    case 'Circle':
+      w.point(10, e.center);
+      w.real(40, e.radius);
+      return;
+    case 'Arc':
+      if (subclass === 'AcDbCircle') {
+        w.point(10, e.center);
+        w.real(40, e.radius);
+      } else {
+        w.real(50, e.start_angle);
+        w.real(51, e.end_angle);
+      }
+      return;
+    case 'Text':
+      if (n > 0) return;
+      w.point(10, e.position);
+      w.real(40, e.height);
+      w.tag(1, e.value);
+      if (e.rotation !== 0) w.real(50, e.rotation);
+      if (!isStandard(e.style)) w.tag(7, e.style);
+      if (e.align_point) w.point(11, e.align_point);
+      return;
+    case 'MText':
+      writeMText(w, e);
+      return;
+    case 'Point':
+      w.point(10, e.location);
+      return;
+    case 'LwPolyline':
+      w.int(90, e.vertices.length);
+      w.int(70, (e.closed ? 1 : 0) | (e.plinegen ? 128 : 0));
+      if (e.elevation !== 0) w.real(38, e.elevation);
+      for (const v of e.vertices) {
+        w.point2(10, v.x, v.y);
+        if (v.start_width !== undefined) w.real(40, v.start_width);
+        if (v.end_width !== undefined) w.real(41, v.end_width);
+        if (v.bulge !== 0) w.real(42, v.bulge);
+      }
+      return;
+    case 'Insert':
+      if (e.attribs && e.attribs.length > 0) w.tag(66, '1');
+      w.tag(2, e.name);
+      w.point(10, e.position);
+      if (e.scale[0] !== 1) w.real(41, e.scale[0]);
+      if (e.scale[1] !== 1) w.real(42, e.scale[1]);
+      if (e.scale[2] !== 1) w.real(43, e.scale[2]);
+      if (e.rotation !== 0) w.real(50, e.rotation);
+      return;
+    case 'Image':
+      w.point(10, e.position);
+      w.point(11, e.u_vector);
+      w.point(12, e.v_vector);
+      w.point2(13, e.size[0], e.size[1]);
+      w.tag(340, e.image_def);
+      return;
+    case 'Raw':
+      return;
+  }
+}
+
+/** MTEXT text longer than 250 characters goes in 3 chunks before the last part (1). */
+const CHUNK = 250;
+
+function writeMText(w: TagWriter, e: MTextEntity): void {
+  w.point(10, e.position);
+  w.real(40, e.height);
+  w.real(41, e.width);
+  w.int(71, e.attachment);
+  let text = e.value;
+  while (text.length > CHUNK) {
+    let cut = CHUNK;
+    // Do not split a surrogate pair or a backslash escape (\P, \U+XXXX) between chunks.
+    const backslash = text.lastIndexOf('\\', cut - 1);
+    if (backslash >= cut - 7 && backslash > 0) cut = backslash;
+    const code = text.charCodeAt(cut - 1);
+    if (code >= 0xd800 && code <= 0xdbff) cut--;
+    w.tag(3, text.slice(0, cut));
+    text = text.slice(cut);
+  }
+  w.tag(1, text);
+  if (!isStandard(e.style)) w.tag(7, e.style);
+  if (e.rotation !== 0) w.real(50, e.rotation);
+}
+
+/**
+ * A raw entity: its tags as read, with handle, owner, layer, colour, linetype, lineweight and the
+ * paper-space flag written from the model (the original text is kept where the value is unchanged).
+ */
+function writeRawEntity(w: TagWriter, e: RawEntity, owner: string, paper: boolean): void {
+  const tags = e.tags;
+  let mainEnd = tags.findIndex((x) => x.code === 0);
+  if (mainEnd < 0) mainEnd = tags.length;
+  w.tag(0, e.dxf_type);
+  const pending = new Map<number, string>();
+  if (e.color !== 256) pending.set(62, formatInt(e.color));
+  if (!isByLayer(e.linetype)) pending.set(6, e.linetype);
+  if (e.lineweight !== -1) pending.set(370, formatInt(e.lineweight));
+  if (paper) pending.set(67, '1');
+  let originalLayer: string | undefined;
+  let handleDone = false;
+  let ownerDone = false;
+  let inGroup = false;
+  let zone = 0; // 0 before markers, 1 AcDbEntity, 2 the type's subclasses
+  let layerDone = false;
+  const flushCommon = () => {
+    if (!layerDone) {
+      w.tag(8, e.layer);
+      layerDone = true;
+    }
+    for (const [code, value] of pending) w.tag(code, value);
+    pending.clear();
+  };
+  for (let i = 0; i < mainEnd; i++) {
+    const x = tags[i] as DxfTag;
+    const { code, value } = x;
+    if (code === 102) {
+      inGroup = value.startsWith('{');
+      w.tag(code, value);
+      continue;
+    }
+    if (inGroup) {
+      w.tag(code, value);
+      continue;
+    }
+    if (code === 100) {
+      if (zone === 1) flushCommon();
+      zone = value === 'AcDbEntity' ? 1 : 2;
+      w.tag(code, value);
+      continue;
+    }
+    if (zone === 0 && code === 5 && !handleDone) {
+      handleDone = true;
+      w.tag(5, e.handle);
+    } else if (zone === 0 && code === 330 && !ownerDone) {
+      ownerDone = true;
+      w.tag(330, owner);
+    } else if (zone === 1 || (zone === 0 && ENTITY_CODES.has(code))) {
+      writeCommonTag(w, code, value, e, pending);
+      if (code === 8) {
+        originalLayer = value;
+        layerDone = true;
+      }
+    } else {
+      w.tag(code, value);
+    }
+  }
+  if (zone <= 1) flushCommon();
+  writeXdata(w, e.xdata);
+  if (mainEnd < tags.length)
+    writeSubEntities(w, tags.slice(mainEnd), e.handle, paper, originalLayer, e.layer);
+}
+
+function writeCommonTag(
+  w: TagWriter,
+  code: number,
+  value: string,
+  e: RawEntity,
+  pending: Map<number, string>,
+): void {
+  switch (code) {
+    case 8:
+      w.tag(8, e.layer);
+      return;
+    case 62:
+    case 6:
+    case 370:
+    case 67: {
+      const wanted = pending.get(code);
+      pending.delete(code);
+      if (wanted === undefined) return;
+      const same = code === 6 ? value === wanted : toInt(value) === toInt(wanted);
+      w.tag(code, same ? value : wanted);
+      return;
+    }
+    default:
+      w.tag(code, value);
+  }
+}
+
+/**
+ * The VERTEX/ATTRIB/SEQEND entities after a POLYLINE or INSERT: owned by it, in its space, and on its
+ * layer where they were on its old one.
+ */
+function writeSubEntities(
+  w: TagWriter,
+  tags: readonly DxfTag[],
+  parent: string,
+  paper: boolean,
+  oldLayer?: string,
+  newLayer?: string,
+): void {
+  let ownerDone = true;
+  let inGroup = false;
+  let markers = false;
+  for (const { code, value } of tags) {
+    if (code === 0) {
+      ownerDone = false;
+      markers = false;
+      w.tag(0, value);
+      continue;
+    }
+    if (code === 102) inGroup = value.startsWith('{');
+    else if (code === 100) markers = true;
+    if (code === 330 && !ownerDone && !inGroup && !markers) {
+      ownerDone = true;
+      w.tag(330, parent);
+    } else if (code === 8 && oldLayer !== undefined && newLayer !== undefined && value === oldLayer) {
+      w.tag(8, newLayer);
+    } else if (code === 67) {
+      if (paper) w.tag(67, '1');
+    } else {
+      w.tag(code, value);
+    }
+  }
+}
