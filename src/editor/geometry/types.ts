@@ -1,3 +1,4 @@
+import { EditorError } from '../errors.js';
 import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
 
 /** An axis-aligned box in world coordinates. */
@@ -45,12 +46,11 @@ export function documentContext(model: DxfDocumentModel): GeometryContext {
 
 export type GeometryErrorCode = 'invalid_transform' | 'not_transformable';
 
-/** A transform the geometry cannot carry out; `code` is meant to reach the caller's answer. */
-export class GeometryError extends Error {
-  readonly code: GeometryErrorCode;
+/** A transform the geometry cannot carry out; an EditorError, so its code reaches the caller's answer. */
+export class GeometryError extends EditorError {
+  declare readonly code: GeometryErrorCode;
   constructor(code: GeometryErrorCode, message: string) {
-    super(message);
+    super(code, message);
     this.name = 'GeometryError';
-    this.code = code;
   }
 }

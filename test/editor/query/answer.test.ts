@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { documentContext } from '../../../src/editor/geometry/index.js';
+import { entityAnswer, selectionAnswer } from '../../../src/editor/query/index.js';
+import { arc, documentOf, image, insert, line, mtext, point, polyline, raw, text } from './fixtures.js';
+
+describe('entityAnswer', () => {
+  it('geometry detail: the fields that place each type, text and value', () => {
+    const cases = [
+      [arc([0, 0, 0], 1, 0, 90), ['center', 'radius', 'start_angle', 'end_angle']],
+      [mtext('A', [0, 0, 0], 1), ['value', 'position', 'height', 'width', 'rotation', 'attachment']],
+      [point([1, 2, 3]), ['location']],
+      [
+        polyline([
+          [0, 0],
+          [1, 1],
+        ]),
+        ['vertices', 'closed', 'elevation'],
+      ],
+      [insert('B', [0, 0, 0]), ['name', 'position', 'scale', 'rotation']],
+      [image([0, 0, 0], [1, 0, 0], [0, 1, 0], [2, 2]), ['position', 'u_vector', 'v_vector', 'size']],
+      [raw('SPLINE', []), ['dxf_type']],
+    ] as const;
+    for (const [entity, fields] of cases) {
+      const expected = new Set(['handle', 'type', 'layer', ...fields, 'text', 'value']);
+      expect(Object.keys(entityAnswer(entity, 'geometry')).sort()).toEqual([...expected].sort());
+    }
+  });
+
+  it('full detail: bounds null when the entity has none', () => {
+    expect(entityAnswer(raw('XLINE', []), 'full').bounds).toBeNull();
+    const model = documentOf([], { B: { entities: [line([0, 0, 0], [1, 0, 0])] } });
+    expect(entityAnswer(insert('B', [5, 5, 0]), 'full', documentContext(model)).bounds).toEqual({
+      min: [5, 5, 0],
+      max: [6, 5, 0],
+    });
+  });
+});
+
+describe('selectionAnswer', () => {
+  it("get_selection's fields: handle, type, text (null without text), value, bounds", () => {
+    const t = text('Hi', [0, 0, 0], 1);
+    expect(selectionAnswer(t)).toEqual({
+      handle: t.handle,
+      type: 'Text',
+      text: 'Hi',
+      value: 'Hi',
+      bounds: { min: [0, 0, 0], max: [1.2, 1, 0] },
+    });
+    const l = line([0, 0, 0], [1, 1, 0]);
+    expect(selectionAnswer(l)).toEqual({
+      handle: l.handle,
+      type: 'Line',
+      text: null,
+      value: null,
+      bounds: { min: [0, 0, 0], max: [1, 1, 0] },
+    });
+  });
+});
