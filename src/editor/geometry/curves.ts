@@ -86,15 +86,20 @@ export function curveBounds(c: Curve): Bounds {
       max: [Math.max(c.a[0], c.b[0]), Math.max(c.a[1], c.b[1]), Math.max(c.a[2], c.b[2])],
     };
   }
-  const points = arcEnds(c);
-  for (let q = 0; q < 4; q++) {
-    const angle = (q * Math.PI) / 2;
-    if (inSweep(c, angle, 0)) points.push(arcPoint(c, angle));
-  }
-  const z = c.center[2];
-  const xs = points.map((p) => p[0]);
-  const ys = points.map((p) => p[1]);
-  return { min: [Math.min(...xs), Math.min(...ys), z], max: [Math.max(...xs), Math.max(...ys), z] };
+  const [cx, cy, z] = c.center;
+  const r = c.radius;
+  if (c.sweep >= TAU) return { min: [cx - r, cy - r, z], max: [cx + r, cy + r, z] };
+  const [p0, p1] = arcEnds(c);
+  let minX = Math.min(p0[0], p1[0]);
+  let minY = Math.min(p0[1], p1[1]);
+  let maxX = Math.max(p0[0], p1[0]);
+  let maxY = Math.max(p0[1], p1[1]);
+  // The axis extremes (0, 90, 180, 270 degrees) the arc passes.
+  if (inSweep(c, 0, 0)) maxX = cx + r;
+  if (inSweep(c, Math.PI / 2, 0)) maxY = cy + r;
+  if (inSweep(c, Math.PI, 0)) minX = cx - r;
+  if (inSweep(c, (3 * Math.PI) / 2, 0)) minY = cy - r;
+  return { min: [minX, minY, z], max: [maxX, maxY, z] };
 }
 
 /** Closest point of a segment in the XY plane; its z interpolated along the segment. */

@@ -41,6 +41,22 @@ export const DEFAULT_TOLERANCE = 1e-6;
  * Text and MText are approximated (see text-box.ts); an Insert is the union of its block's contents placed.
  */
 export function bounds(entity: Entity, ctx: GeometryContext = NO_BLOCKS): Bounds | undefined {
+  // The common cases without building a shape: the spatial index asks this of every entity at open.
+  if (!entity.extra) {
+    if (entity.type === 'Line') {
+      const { start: a, end: b } = entity;
+      return {
+        min: [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.min(a[2], b[2])],
+        max: [Math.max(a[0], b[0]), Math.max(a[1], b[1]), Math.max(a[2], b[2])],
+      };
+    }
+    if (entity.type === 'Circle') {
+      const [x, y, z] = entity.center;
+      const r = entity.radius;
+      return { min: [x - r, y - r, z], max: [x + r, y + r, z] };
+    }
+    if (entity.type === 'Point') return { min: [...entity.location], max: [...entity.location] };
+  }
   const shape = shapeOf(entity, ctx);
   return shape && shapeBounds(shape);
 }

@@ -186,19 +186,23 @@ function transformCurves(shape: Extract<Shape, { kind: 'curves' }>, m: Matrix): 
 }
 
 export function unionBounds(all: Iterable<Bounds | undefined>): Bounds | undefined {
-  let out: Bounds | undefined;
+  let min: Point3 | undefined;
+  let max: Point3 | undefined;
   for (const b of all) {
     if (!b) continue;
-    if (!out) {
-      out = { min: [...b.min], max: [...b.max] };
+    if (!min || !max) {
+      min = [b.min[0], b.min[1], b.min[2]];
+      max = [b.max[0], b.max[1], b.max[2]];
       continue;
     }
-    for (let i = 0; i < 3; i++) {
-      out.min[i] = Math.min(out.min[i] as number, b.min[i] as number);
-      out.max[i] = Math.max(out.max[i] as number, b.max[i] as number);
-    }
+    if (b.min[0] < min[0]) min[0] = b.min[0];
+    if (b.min[1] < min[1]) min[1] = b.min[1];
+    if (b.min[2] < min[2]) min[2] = b.min[2];
+    if (b.max[0] > max[0]) max[0] = b.max[0];
+    if (b.max[1] > max[1]) max[1] = b.max[1];
+    if (b.max[2] > max[2]) max[2] = b.max[2];
   }
-  return out;
+  return min && max ? { min, max } : undefined;
 }
 
 export function shapeBounds(shape: Shape): Bounds | undefined {
