@@ -687,6 +687,47 @@ describe('transformEntity', () => {
     });
   });
 
+  it("carries an insert's ATTRIBs along: points, height, rotation; readable across a mirror", () => {
+    const tags = (rows: Array<[number, string | number]>) =>
+      rows.map(([code, value]) => ({ code, value: String(value) }));
+    const ref = {
+      ...insert('B', [10, 0, 0]),
+      attribs: tags([
+        [0, 'ATTRIB'],
+        [5, 'A1'],
+        [100, 'AcDbText'],
+        [10, 12],
+        [20, 0],
+        [30, 0],
+        [40, 1],
+        [1, 'ABCD'],
+        [100, 'AcDbAttribute'],
+        [2, 'TAG'],
+        [0, 'SEQEND'],
+        [5, 'A2'],
+      ]),
+    };
+    const value = (e: Entity, code: number) =>
+      e.type === 'Insert' ? e.attribs?.find((t) => t.code === code)?.value : undefined;
+    const moved = transformEntity(ref, move);
+    expect([10, 20, 30, 40].map((c) => value(moved, c))).toEqual(['13', '2', '3', '1']);
+    const turned = transformEntity(ref, quarter);
+    expect([10, 20, 50].map((c) => value(turned, c))).toEqual(['0', '12', '90']);
+    expect(value(transformEntity(ref, double), 40)).toBe('2');
+    // Mirrored about x = 0: the attribute reads left to right in the mirrored box (12..14.4 → -14.4..-12).
+    const mirrored = transformEntity(ref, mirrorY);
+    expect(round(Number(value(mirrored, 10)))).toBe(-14.4);
+    expect(value(mirrored, 71)).toBeUndefined();
+    expect(value(transformEntity(ref, mirrorY, { mirrtext: true }), 71)).toBe('2');
+    expect(ref.attribs[3]).toEqual({ code: 10, value: '12' });
+    expect(moved.type === 'Insert' && moved.attribs?.slice(-2)).toEqual(
+      tags([
+        [0, 'SEQEND'],
+        [5, 'A2'],
+      ]),
+    );
+  });
+
   it('mirror re-attaches mtext from the other side', () => {
     expect(transformEntity(mtext('A', [1, 0, 0], 1, { attachment: 1 }), mirrorY)).toMatchObject({
       position: [-1, 0, 0],

@@ -53,17 +53,12 @@ export function mtextParagraphs(value: string): string[] {
   return plain.split(/\r?\n/);
 }
 
-/**
- * A Text with its alignment point (group code 11): the model keeps it as `align_point` once the DXF reader
- * models it; until then it is found among the unmodeled tags.
- */
-export type AlignedText = TextEntity & { align_point?: Point3 };
-
-export function alignPoint(e: AlignedText): Point3 | undefined {
+/** A Text's alignment point (group code 11): `align_point`, or an unmodeled 11 tag of an older model. */
+export function alignPoint(e: TextEntity): Point3 | undefined {
   return e.align_point ?? extraPoint(e.extra, 11);
 }
 
-export function textLayout(e: AlignedText): TextLayout {
+export function textLayout(e: TextEntity): TextLayout {
   const horizontal = extraNumber(e.extra, 72) ?? 0;
   const vertical = extraNumber(e.extra, 73) ?? 0;
   const second = alignPoint(e);

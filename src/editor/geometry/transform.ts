@@ -8,6 +8,7 @@ import type {
   Point3,
   TextEntity,
 } from '../model.js';
+import { transformAttribs } from './attribs.js';
 import {
   extraNumber,
   extraPoint,
@@ -26,7 +27,7 @@ import {
   type Similarity,
   similarity,
 } from './matrix.js';
-import { type AlignedText, alignPoint, attachmentFractions, mtextDirection, textLayout } from './text-box.js';
+import { alignPoint, attachmentFractions, mtextDirection, textLayout } from './text-box.js';
 import { GeometryError } from './types.js';
 
 export interface TransformOptions {
@@ -88,7 +89,7 @@ export function applySimilarity(entity: Entity, m: Matrix, sim: Similarity, mirr
     case 'LwPolyline':
       return transformPolyline(entity, m, sim);
     case 'Insert':
-      return transformInsert(entity, m, sim);
+      return transformInsert(entity, m, sim, mirrtext);
     case 'Image':
       return {
         ...entity,
@@ -121,13 +122,10 @@ function transformArc(e: ArcEntity, m: Matrix, sim: Similarity): ArcEntity {
   };
 }
 
-/** A vertex with the segment widths (40, 41) the DXF reader may keep on it. */
-type WideVertex = LwPolylineVertex & { start_width?: number; end_width?: number };
-
 function transformPolyline(e: LwPolylineEntity, m: Matrix, sim: Similarity): LwPolylineEntity {
-  const vertices = e.vertices.map((v: WideVertex) => {
+  const vertices = e.vertices.map((v: LwPolylineVertex) => {
     const [x, y] = applyPoint(m, [v.x, v.y, 0]);
-    const out: WideVertex = { ...v, x, y, bulge: sim.reflect && v.bulge !== 0 ? -v.bulge : v.bulge };
+    const out: LwPolylineVertex = { ...v, x, y, bulge: sim.reflect && v.bulge !== 0 ? -v.bulge : v.bulge };
     if (v.start_width !== undefined) out.start_width = v.start_width * sim.scale;
     if (v.end_width !== undefined) out.end_width = v.end_width * sim.scale;
     return out;
@@ -142,18 +140,20 @@ function transformPolyline(e: LwPolylineEntity, m: Matrix, sim: Similarity): LwP
   return out;
 }
 
-function transformInsert(e: InsertEntity, m: Matrix, sim: Similarity): InsertEntity {
+function transformInsert(e: InsertEntity, m: Matrix, sim: Similarity, mirrtext: boolean): InsertEntity {
   const [sx, sy, sz] = e.scale;
   const s = sim.scale;
   // A mirrored block reference is the block with a negative x scale, turned so its x axis lands where the
   // mirror sends it: rotation' = direction of −M·dir(rotation).
   const rotation = sim.reflect ? mapAngle(sim, e.rotation) + 180 : mapAngle(sim, e.rotation);
-  return {
+  const out: InsertEntity = {
     ...e,
     position: applyPoint(m, e.position),
     scale: [sim.reflect ? -sx * s : sx * s, sy * s, sz * m.sz],
     rotation: normalizeDegrees(rotation),
   };
+  if (e.attribs) out.attribs = transformAttribs(e.attribs, (t) => transformText(t, m, sim, mirrtext));
+  return out;
 }
 
 const unit = (v: readonly number[]): Vec2 => {
@@ -171,18 +171,18 @@ function flipAlong(dir: Vec2, up: Vec2): boolean {
 }
 
 /** The text with its alignment point moved, wherever the model keeps it. */
-function withAlignPoint(e: AlignedText, p: Point3): AlignedText {
+function withAlignPoint(e: TextEntity, p: Point3): TextEntity {
   if (e.align_point) return { ...e, align_point: p };
   return e.extra ? { ...e, extra: withExtraPoint(e.extra, 11, p) } : e;
 }
 
-function transformText(e: AlignedText, m: Matrix, sim: Similarity, mirrtext: boolean): TextEntity {
+function transformText(e: TextEntity, m: Matrix, sim: Similarity, mirrtext: boolean): TextEntity {
   const height = e.height * sim.scale;
   const second = alignPoint(e);
   if (!sim.reflect || mirrtext) {
     // Mirrored glyphs: DXF's backward flag (71 bit 2), with the rotation of −M·dir(rotation).
     const rotation = sim.reflect ? mapAngle(sim, e.rotation) + 180 : mapAngle(sim, e.rotation);
-    const out: AlignedText = {
+    const out: TextEntity = {
       ...e,
       position: applyPoint(m, e.position),
       height,
@@ -220,7 +220,7 @@ function transformText(e: AlignedText, m: Matrix, sim: Similarity, mirrtext: boo
     along === 0 && above === 0
       ? anchor
       : [anchor[0] - along * dir[0] - above * up[0], anchor[1] - along * dir[1] - above * up[1], anchor[2]];
-  const out: AlignedText = { ...e, position: origin, height, rotation: angleOf(dir[0], dir[1]) };
+  const out: TextEntity = { ...e, position: origin, height, rotation: angleOf(dir[0], dir[1]) };
   const flags = extraNumber(e.extra, 71) ?? 0;
   if (flags & 6) out.extra = withExtraValue(e.extra, 71, flags & ~6);
   if (!second) return out;
