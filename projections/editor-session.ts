@@ -1,4 +1,5 @@
-import type { DxfDocumentModel } from '../src/editor/model.js';
+import type { DxfDocumentModel, Entity } from '../src/editor/model.js';
+import { dropIndex, indexChange } from '../src/editor/query/document-index.js';
 import type { SysvarValue } from '../src/editor/sysvars.js';
 import type { RecordedEvent } from '../src/store/types.js';
 import {
@@ -89,20 +90,21 @@ export function applyChange(doc: DocumentState, change: Change, backwards: boole
       const from = backwards ? change.after : change.before;
       const to = backwards ? change.before : change.after;
       put(model.entities, change.key, to);
-      // Model and paper space entities have a drawing order; block contents are ordered by their block.
-      const ordered = (e: typeof to) => e !== null && (isLayoutSpace(e.space) || !(e.space in model.blocks));
+      const ordered = (e: Entity | null) => e !== null && inDrawingOrder(model, e);
       if (ordered(from) && !ordered(to)) removeFromOrder(model.order, change.key);
       else if (!ordered(from) && ordered(to)) {
         const at = change.index ?? model.order.length;
         model.order.splice(Math.min(Math.max(at, 0), model.order.length), 0, change.key);
       }
       if (to === null) doc.selection = doc.selection.filter((h) => h !== change.key);
+      indexChange(doc, change);
       return;
     }
     case 'layer':
       return put(model.layers, change.key, backwards ? change.before : change.after);
     case 'block':
-      return put(model.blocks, change.key, backwards ? change.before : change.after);
+      put(model.blocks, change.key, backwards ? change.before : change.after);
+      return indexChange(doc, change);
     case 'layout':
       return put(model.layouts, change.key, backwards ? change.before : change.after);
     case 'group':
@@ -124,6 +126,10 @@ export function applyChange(doc: DocumentState, change: Change, backwards: boole
       return;
   }
 }
+
+/** Model and paper space entities have a drawing order; block contents are ordered by their block. */
+export const inDrawingOrder = (model: DxfDocumentModel, entity: Entity) =>
+  isLayoutSpace(entity.space) || !(entity.space in model.blocks);
 
 /** Block records that are layouts' spaces (`*Model_Space`, `*Paper_Space...`) rather than blocks. */
 export const isLayoutSpace = (name: string) => /^\*(model|paper)_space/i.test(name);
@@ -209,7 +215,9 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
       return state;
     }
     case 'EntitiesLoaded': {
-      const model = documentOf(state, event.data.document_id).model;
+      const doc = documentOf(state, event.data.document_id);
+      const model = doc.model;
+      dropIndex(doc);
       for (const entity of event.data.entities) model.entities[entity.handle] = entity;
       for (const handle of event.data.order) model.order.push(handle);
       return state;

@@ -1,0 +1,23 @@
+import { blockOps } from './blocks.js';
+import { documentOps } from './documents.js';
+import { entityOps } from './entities.js';
+import { infoOps } from './info.js';
+import { selectionOps } from './selection.js';
+import { settingsOps } from './settings.js';
+import { spatialOps } from './spatial.js';
+import type { OpTable } from './types.js';
+import { undoOps } from './undo.js';
+import { xdataOps } from './xdata.js';
+
+/** Every operation the dispatcher knows, by name. */
+export const editorOps: OpTable = {
+  ...documentOps,
+  ...entityOps,
+  ...xdataOps,
+  ...blockOps,
+  ...selectionOps,
+  ...settingsOps,
+  ...spatialOps,
+  ...undoOps,
+  ...infoOps,
+};

@@ -1,0 +1,37 @@
+import { type DocumentState, inDrawingOrder } from '../../../projections/editor-session.js';
+import type { Change } from '../../../streams/editor.js';
+import { documentContext } from '../geometry/index.js';
+import { SpatialIndex } from './spatial-index.js';
+
+/**
+ * The spatial index of each open document: derived data, never in events or snapshots. Built on the
+ * first spatial query (one bulk load), then kept current by the read model as steps apply, so a query
+ * after a mutation does not rebuild it.
+ */
+const indexes = new WeakMap<DocumentState, SpatialIndex>();
+
+export function documentIndex(doc: DocumentState): SpatialIndex {
+  let index = indexes.get(doc);
+  if (!index) {
+    index = SpatialIndex.ofModel(doc.model, documentContext(doc.model));
+    indexes.set(doc, index);
+  }
+  return index;
+}
+
+/** Keeps a built index current with one applied change; a block change drops it (inserts move with it). */
+export function indexChange(doc: DocumentState, change: Change): void {
+  const index = indexes.get(doc);
+  if (!index) return;
+  if (change.kind === 'block') {
+    indexes.delete(doc);
+    return;
+  }
+  if (change.kind !== 'entity') return;
+  const entity = doc.model.entities[change.key];
+  if (entity && inDrawingOrder(doc.model, entity)) index.setEntity(entity, documentContext(doc.model));
+  else index.remove(change.key);
+}
+
+/** Forgets a document's index when entities arrive outside of steps (a DXF being loaded). */
+export const dropIndex = (doc: DocumentState) => indexes.delete(doc);
