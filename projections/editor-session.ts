@@ -101,20 +101,27 @@ export function applyChange(doc: DocumentState, change: Change, backwards: boole
       return;
     }
     case 'layer':
-      return put(model.layers, change.key, backwards ? change.before : change.after);
+      put(model.layers, change.key, backwards ? change.before : change.after);
+      break;
     case 'block':
       put(model.blocks, change.key, backwards ? change.before : change.after);
-      return indexChange(doc, change);
+      indexChange(doc, change);
+      break;
     case 'layout':
-      return put(model.layouts, change.key, backwards ? change.before : change.after);
+      put(model.layouts, change.key, backwards ? change.before : change.after);
+      break;
     case 'group':
-      return put(model.groups, change.key, backwards ? change.before : change.after);
+      put(model.groups, change.key, backwards ? change.before : change.after);
+      break;
     case 'header':
-      return put(model.header, change.key, backwards ? change.before : change.after);
+      put(model.header, change.key, backwards ? change.before : change.after);
+      break;
     case 'selection_set':
-      return put(doc.selection_sets, change.key, backwards ? change.before : change.after);
+      put(doc.selection_sets, change.key, backwards ? change.before : change.after);
+      break;
     case 'sysvar':
-      return put(doc.sysvars, change.key, backwards ? change.before : change.after);
+      put(doc.sysvars, change.key, backwards ? change.before : change.after);
+      break;
     case 'appid': {
       const present = backwards ? change.before : change.after;
       model.appids = model.appids.filter((a) => a !== change.key);
