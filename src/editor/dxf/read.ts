@@ -27,7 +27,7 @@ interface Section {
 }
 
 const isZero = (t: TagList, i: number, value: string) =>
-  t.codes[i] === 0 && (t.values[i] === value || (t.values[i] as string).trim().toUpperCase() === value);
+  t.codes[i] === 0 && (t.is(i, value) || t.value(i).trim().toUpperCase() === value);
 
 function splitSections(t: TagList): Section[] {
   if (t.count === 0) throw new DxfError('dxf_invalid', 'not a DXF file: it is empty');
@@ -43,9 +43,12 @@ function splitSections(t: TagList): Section[] {
       continue;
     }
     if (t.codes[i + 1] !== 2) throw new DxfError('dxf_invalid', 'not a DXF file: a SECTION without a name');
-    const name = (t.values[i + 1] as string).trim().toUpperCase();
+    const name = t
+      .value(i + 1)
+      .trim()
+      .toUpperCase();
     let j = i + 2;
-    while (j < t.count && !(t.codes[j] === 0 && isSectionBoundary(t.values[j] as string))) j++;
+    while (j < t.count && !(t.codes[j] === 0 && isSectionBoundary(t, j))) j++;
     if (j >= t.count || !isZero(t, j, 'ENDSEC')) {
       throw new DxfError('dxf_truncated', `truncated DXF: section ${name} is not closed by ENDSEC`);
     }
@@ -56,15 +59,15 @@ function splitSections(t: TagList): Section[] {
   return sections;
 }
 
-function isSectionBoundary(value: string): boolean {
-  const v = value.charCodeAt(0) > 32 && value.charCodeAt(value.length - 1) > 32 ? value : value.trim();
+function isSectionBoundary(t: TagList, i: number): boolean {
+  if (t.is(i, 'ENDSEC') || t.is(i, 'SECTION') || t.is(i, 'EOF')) return true;
+  const v = t.value(i).trim();
   return v === 'ENDSEC' || v === 'SECTION' || v === 'EOF';
 }
 
 function slice(t: TagList, start: number, end: number): DxfTag[] {
   const out: DxfTag[] = new Array(end - start);
-  for (let i = start; i < end; i++)
-    out[i - start] = { code: t.codes[i] as number, value: t.values[i] as string };
+  for (let i = start; i < end; i++) out[i - start] = { code: t.codes[i] as number, value: t.value(i) };
   return out;
 }
 
@@ -75,9 +78,9 @@ function readHeader(t: TagList, s: Section): Record<string, DxfTag[]> {
     const code = t.codes[i] as number;
     if (code === 9) {
       current = [];
-      header[(t.values[i] as string).trim()] = current;
+      header[t.value(i).trim()] = current;
     } else if (current) {
-      current.push({ code, value: t.values[i] as string });
+      current.push({ code, value: t.value(i) });
     }
   }
   return header;
@@ -131,7 +134,7 @@ function readTables(r: Reader, s: Section): void {
     let j = headEnd;
     while (j < s.end && !isZero(t, j, 'ENDTAB')) {
       const recordEnd = nextEntityStart(t, j, s.end);
-      const type = (t.values[j] as string).trim().toUpperCase();
+      const type = t.value(j).trim().toUpperCase();
       let tags = slice(t, j + 1, recordEnd);
       if (ctx.r12) tags = upgradeRecordTags(name, tags);
       readRecord(r, name, type, tags);
@@ -263,7 +266,7 @@ function readBlocks(r: Reader, s: Section): void {
       const end = nextEntityStart(t, j, s.end);
       for (let k = j + 1; k < end; k++) {
         if (t.codes[k] === 5) {
-          endHandle = t.values[k];
+          endHandle = t.value(k);
           break;
         }
       }
@@ -357,7 +360,7 @@ function readEntities(r: Reader, s: Section): void {
     let space = model;
     for (let k = i + 1; k < mainEnd; k++) {
       if (t.codes[k] === 67) {
-        if (toInt(t.values[k] as string) === 1) space = paper;
+        if (t.int(k) === 1) space = paper;
         break;
       }
     }
@@ -380,7 +383,7 @@ function readObjects(r: Reader, s: Section, layouts: PendingLayout[], groups: Gr
       i = end;
       continue;
     }
-    const type = (t.values[i] as string).trim().toUpperCase();
+    const type = t.value(i).trim().toUpperCase();
     const tags = slice(t, i + 1, end);
     if (type === 'LAYOUT') {
       const read = readLayout(tags, ctx.decode);

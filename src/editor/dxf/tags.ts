@@ -1,17 +1,119 @@
 import { DxfError } from './errors.js';
 
+export const BINARY_SENTINEL = 'AutoCAD Binary DXF';
+
+/** Powers of ten that doubles hold exactly. */
+const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
 /**
- * The group-code/value pairs of an ASCII DXF text, as two parallel arrays (codes in a typed array, values
- * as the file's text without the line end). Tokenizing everything first keeps the section readers simple
- * (they look ahead freely) and the hot loop tight: one `indexOf` per line, no regex, no per-tag object.
+ * The group-code/value pairs of an ASCII DXF text. Codes are parsed into a typed array; values stay in
+ * the text as offsets and become strings or numbers only when a reader asks for them, so a 100,000-entity
+ * file makes few short-lived strings (tokenizing everything first keeps the section readers simple: they
+ * look ahead freely).
  */
-export interface TagList {
-  codes: Int32Array;
-  values: string[];
-  count: number;
+export class TagList {
+  readonly text: string;
+  readonly codes: Int32Array;
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  readonly count: number;
+
+  constructor(text: string, codes: Int32Array, starts: Int32Array, ends: Int32Array, count: number) {
+    this.text = text;
+    this.codes = codes;
+    this.starts = starts;
+    this.ends = ends;
+    this.count = count;
+  }
+
+  /** The value of tag i as the file has it (without the line end). */
+  value(i: number): string {
+    return this.text.slice(this.starts[i], this.ends[i]);
+  }
+
+  /** Whether the value of tag i is exactly `s`. */
+  is(i: number, s: string): boolean {
+    const start = this.starts[i] as number;
+    return (this.ends[i] as number) - start === s.length && this.text.startsWith(s, start);
+  }
+
+  /**
+   * The value of tag i as a real. Plain decimals of up to 15 digits are parsed in place: an exact integer
+   * divided by an exact power of ten is the correctly rounded double, the same `Number()` gives; anything
+   * else goes through `Number()`.
+   */
+  real(i: number): number {
+    const text = this.text;
+    const end = this.ends[i] as number;
+    let p = this.starts[i] as number;
+    while (p < end && text.charCodeAt(p) === 32) p++;
+    let negative = false;
+    if (p < end && text.charCodeAt(p) === 45) {
+      negative = true;
+      p++;
+    }
+    let mantissa = 0;
+    let digits = 0;
+    let fraction = 0;
+    let c = 0;
+    while (p < end) {
+      c = text.charCodeAt(p) - 48;
+      if (c < 0 || c > 9) break;
+      mantissa = mantissa * 10 + c;
+      digits++;
+      p++;
+    }
+    if (p < end && text.charCodeAt(p) === 46) {
+      p++;
+      while (p < end) {
+        c = text.charCodeAt(p) - 48;
+        if (c < 0 || c > 9) break;
+        mantissa = mantissa * 10 + c;
+        digits++;
+        fraction++;
+        p++;
+      }
+    }
+    while (p < end && text.charCodeAt(p) === 32) p++;
+    if (p !== end || digits === 0 || digits > 15) return slowReal(this.value(i));
+    const x = fraction === 0 ? mantissa : mantissa / (POW10[fraction] as number);
+    return negative ? -x : x;
+  }
+
+  /** The value of tag i as an integer (0 when it is none). */
+  int(i: number): number {
+    const text = this.text;
+    const end = this.ends[i] as number;
+    let p = this.starts[i] as number;
+    while (p < end && text.charCodeAt(p) === 32) p++;
+    let negative = false;
+    if (p < end && text.charCodeAt(p) === 45) {
+      negative = true;
+      p++;
+    }
+    let n = 0;
+    let digits = 0;
+    while (p < end) {
+      const c = text.charCodeAt(p) - 48;
+      if (c < 0 || c > 9) break;
+      n = n * 10 + c;
+      digits++;
+      p++;
+    }
+    if (digits === 0 || digits > 15) {
+      const parsed = Number.parseInt(this.value(i), 10);
+      return Number.isNaN(parsed) ? 0 : parsed;
+    }
+    return negative ? -n : n;
+  }
 }
 
-export const BINARY_SENTINEL = 'AutoCAD Binary DXF';
+function slowReal(value: string): number {
+  const n = +value;
+  if (!Number.isNaN(n)) return n;
+  const p = Number.parseFloat(value);
+  return Number.isNaN(p) ? 0 : p;
+}
 
 /** Parses a group-code line: optional spaces, optional minus, digits, optional spaces/CR. NaN when not a code. */
 function parseCode(text: string, start: number, end: number): number {
@@ -53,9 +155,10 @@ export function tokenize(text: string): TagList {
       'binary DXF is not supported: save the drawing as ASCII DXF',
     );
   }
-  let capacity = Math.max(1024, (length / 12) | 0);
+  let capacity = Math.max(1024, (length / 16) | 0);
   let codes = new Int32Array(capacity);
-  const values: string[] = [];
+  let starts = new Int32Array(capacity);
+  let ends = new Int32Array(capacity);
   let count = 0;
   while (pos < length) {
     let eol = text.indexOf('\n', pos);
@@ -79,23 +182,27 @@ export function tokenize(text: string): TagList {
     const next = end < 0 ? length : end + 1;
     if (end < 0) end = length;
     if (end > start && text.charCodeAt(end - 1) === 13) end--;
+    pos = next;
     // 999 comments carry nothing a drawing needs.
-    if (code === 999) {
-      pos = next;
-      continue;
-    }
+    if (code === 999) continue;
     if (count === capacity) {
       capacity *= 2;
-      const grown = new Int32Array(capacity);
-      grown.set(codes);
-      codes = grown;
+      codes = grow(codes, capacity);
+      starts = grow(starts, capacity);
+      ends = grow(ends, capacity);
     }
     codes[count] = code;
-    values.push(text.slice(start, end));
+    starts[count] = start;
+    ends[count] = end;
     count++;
-    pos = next;
   }
-  return { codes, values, count };
+  return new TagList(text, codes, starts, ends, count);
+}
+
+function grow(a: Int32Array, capacity: number): Int32Array<ArrayBuffer> {
+  const grown = new Int32Array(capacity);
+  grown.set(a);
+  return grown;
 }
 
 function isBlank(text: string, start: number, end: number): boolean {

@@ -15,6 +15,19 @@ export function toInt(value: string): number {
 
 /** Handles are uppercase hex without leading zeros (`0` is the null handle). */
 export function normalizeHandle(value: string): string {
+  // Most handles are already canonical: check the characters before making a new string.
+  const n = value.length;
+  if (n > 0 && value.charCodeAt(0) !== 48) {
+    let canonical = true;
+    for (let i = 0; i < n; i++) {
+      const c = value.charCodeAt(i);
+      if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 70))) {
+        canonical = false;
+        break;
+      }
+    }
+    if (canonical) return value;
+  }
   const h = value.trim().toUpperCase();
   let i = 0;
   while (i < h.length - 1 && h.charCodeAt(i) === 48) i++;

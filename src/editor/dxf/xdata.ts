@@ -1,7 +1,7 @@
 import type { Point3, XdataItem } from '../model.js';
 import type { TagWriter } from './tag-writer.js';
 import type { TagList } from './tags.js';
-import { formatInt, formatReal, toInt, toNumber } from './values.js';
+import { formatInt, formatReal } from './values.js';
 
 export type Xdata = Record<string, XdataItem[]>;
 
@@ -16,28 +16,27 @@ const isIntCode = (code: number) => code >= 1060 && code <= 1071;
 export function readXdata(t: TagList, start: number, end: number, decode: (s: string) => string): Xdata {
   const xdata: Xdata = {};
   let items: XdataItem[] | undefined;
-  const { codes, values } = t;
+  const codes = t.codes;
   for (let i = start; i < end; i++) {
     const code = codes[i] as number;
-    const value = values[i] as string;
     if (code === 1001) {
-      const app = value.trim();
+      const app = t.value(i).trim();
       items = xdata[app] ?? [];
       xdata[app] = items;
       continue;
     }
     if (!items) continue;
     if (isPointCode(code)) {
-      const point: Point3 = [toNumber(value), 0, 0];
-      if (i + 1 < end && codes[i + 1] === code + 10) point[1] = toNumber(values[++i] as string);
-      if (i + 1 < end && codes[i + 1] === code + 20) point[2] = toNumber(values[++i] as string);
+      const point: Point3 = [t.real(i), 0, 0];
+      if (i + 1 < end && codes[i + 1] === code + 10) point[1] = t.real(++i);
+      if (i + 1 < end && codes[i + 1] === code + 20) point[2] = t.real(++i);
       items.push({ code, value: point });
     } else if (isRealCode(code)) {
-      items.push({ code, value: toNumber(value) });
+      items.push({ code, value: t.real(i) });
     } else if (isIntCode(code)) {
-      items.push({ code, value: toInt(value) });
+      items.push({ code, value: t.int(i) });
     } else {
-      items.push({ code, value: decode(value) });
+      items.push({ code, value: decode(t.value(i)) });
     }
   }
   return xdata;

@@ -444,8 +444,8 @@ describe('ezdxf interop', () => {
         let end = i + 1;
         while (end < t.count && t.codes[end] !== 0) end++;
         const tags: DxfTag[] = [];
-        for (let k = i; k < end; k++) tags.push({ code: t.codes[k] as number, value: t.values[k] as string });
-        byHandle.set(t.values[i + 1] as string, tags);
+        for (let k = i; k < end; k++) tags.push({ code: t.codes[k] as number, value: t.value(k) });
+        byHandle.set(t.value(i + 1), tags);
       }
       return byHandle;
     };

@@ -29,9 +29,9 @@ function handlesIn(text: string): number[] {
   const out: number[] = [];
   let type = '';
   for (let i = 0; i < t.count; i++) {
-    if (t.codes[i] === 0) type = t.values[i] as string;
+    if (t.codes[i] === 0) type = t.value(i);
     if ((t.codes[i] === 5 && type !== 'DIMSTYLE' && type !== 'SECTION') || t.codes[i] === 105) {
-      out.push(Number.parseInt(t.values[i] as string, 16));
+      out.push(Number.parseInt(t.value(i), 16));
     }
   }
   return out;
