@@ -129,7 +129,8 @@ export interface InsertEntity extends EntityCommon {
   rotation: number;
   /**
    * The ATTRIB entities and their SEQEND that follow the INSERT in the file, as raw tags (each starting
-   * with its `0 ATTRIB` / `0 SEQEND` tag). Their handles are their own: copy with `cloneEntity`.
+   * with its `0 ATTRIB` / `0 SEQEND` tag). A copy may keep them as they are: on save, sub-entities
+   * whose handle another one has get new handles.
    */
   attribs?: DxfTag[];
 }

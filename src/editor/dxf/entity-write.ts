@@ -1,8 +1,53 @@
 import type { DxfTag, Entity, MTextEntity, RawEntity } from '../model.js';
 import { DXF_TYPE_OF, ENTITY_CODES, typeSubclasses } from './entity-types.js';
 import type { TagWriter } from './tag-writer.js';
-import { formatInt, toInt } from './values.js';
+import { formatInt, normalizeHandle, toInt } from './values.js';
 import { writeXdata } from './xdata.js';
+
+/** What entity writing needs to know about the rest of the file. */
+export interface EntityRefs {
+  /** Whether a handle an entity points to (a reactor, an extension dictionary) is written. */
+  alive(handle: string): boolean;
+  /** The owner of an object (an extension dictionary's is its entity). */
+  ownerOf(handle: string): string | undefined;
+  /**
+   * New handles for sub-entities (VERTEX, ATTRIB, SEQEND) whose handle is taken (a copy made with
+   * structuredClone keeps them), by parent, at the sub-entity's position.
+   */
+  subHandles: Map<string, (string | undefined)[]>;
+}
+
+/**
+ * An entity's 102 groups without dangling pointers: an extension dictionary is kept only when it is
+ * written and owned by this entity (a copy does not share its original's), reactors only when written.
+ */
+export function cleanAppGroups(tags: readonly DxfTag[], self: string, refs: EntityRefs): readonly DxfTag[] {
+  if (!tags.some((t) => t.code === 102)) return tags;
+  const out: DxfTag[] = [];
+  for (let i = 0; i < tags.length; i++) {
+    const t = tags[i] as DxfTag;
+    if (t.code !== 102 || !t.value.startsWith('{')) {
+      out.push(t);
+      continue;
+    }
+    let j = i + 1;
+    while (j < tags.length && (tags[j] as DxfTag).code !== 102) j++;
+    const body = tags.slice(i + 1, j);
+    const closing = tags[j] ?? { code: 102, value: '}' };
+    if (t.value === '{ACAD_XDICTIONARY') {
+      const target = body.find((b) => b.code === 360);
+      const h = target ? normalizeHandle(target.value) : '';
+      if (h && refs.alive(h) && refs.ownerOf(h) === self) out.push(t, ...body, closing);
+    } else if (t.value === '{ACAD_REACTORS') {
+      const kept = body.filter((b) => b.code !== 330 || refs.alive(normalizeHandle(b.value)));
+      if (kept.length > 0) out.push(t, ...kept, closing);
+    } else {
+      out.push(t, ...body, closing);
+    }
+    i = j;
+  }
+  return out;
+}
 
 /** An entity's `extra` split by where it goes: before the owner, and after each subclass marker. */
 interface Segments {
@@ -37,15 +82,15 @@ const isStandard = (style: string) => style.toUpperCase() === 'STANDARD';
 const isByLayer = (linetype: string) => linetype.toUpperCase() === 'BYLAYER';
 
 /** Writes one entity of model space, paper space or a block. */
-export function writeEntity(w: TagWriter, e: Entity, owner: string, paper: boolean): void {
+export function writeEntity(w: TagWriter, e: Entity, owner: string, paper: boolean, refs: EntityRefs): void {
   if (e.type === 'Raw') {
-    writeRawEntity(w, e, owner, paper);
+    writeRawEntity(w, e, owner, paper, refs);
     return;
   }
   const seg = segments(e.extra);
   w.tag(0, DXF_TYPE_OF[e.type]);
   w.tag(5, e.handle);
-  w.tags(seg.head);
+  w.tags(cleanAppGroups(seg.head, e.handle, refs));
   w.tag(330, owner);
   w.tag(100, 'AcDbEntity');
   if (paper) w.tag(67, '1');
@@ -75,7 +120,7 @@ export function writeEntity(w: TagWriter, e: Entity, owner: string, paper: boole
   }
   writeXdata(w, e.xdata);
   if (e.type === 'Insert' && e.attribs && e.attribs.length > 0)
-    writeSubEntities(w, e.attribs, e.handle, paper);
+    writeSubEntities(w, e.attribs, e.handle, paper, refs.subHandles.get(e.handle));
 }
 
 function writeFields(w: TagWriter, e: Entity, subclass: string, n: number): void {
@@ -172,10 +217,18 @@ function writeMText(w: TagWriter, e: MTextEntity): void {
  * A raw entity: its tags as read, with handle, owner, layer, colour, linetype, lineweight and the
  * paper-space flag written from the model (the original text is kept where the value is unchanged).
  */
-function writeRawEntity(w: TagWriter, e: RawEntity, owner: string, paper: boolean): void {
-  const tags = e.tags;
-  let mainEnd = tags.findIndex((x) => x.code === 0);
-  if (mainEnd < 0) mainEnd = tags.length;
+function writeRawEntity(w: TagWriter, e: RawEntity, owner: string, paper: boolean, refs: EntityRefs): void {
+  let mainEnd = e.tags.findIndex((x) => x.code === 0);
+  if (mainEnd < 0) mainEnd = e.tags.length;
+  let tags: readonly DxfTag[] = e.tags;
+  for (let i = 0; i < mainEnd; i++) {
+    if ((tags[i] as DxfTag).code === 102) {
+      const main = cleanAppGroups(tags.slice(0, mainEnd), e.handle, refs);
+      tags = [...main, ...tags.slice(mainEnd)];
+      mainEnd = main.length;
+      break;
+    }
+  }
   w.tag(0, e.dxf_type);
   const pending = new Map<number, string>();
   if (e.color !== 256) pending.set(62, formatInt(e.color));
@@ -233,7 +286,15 @@ function writeRawEntity(w: TagWriter, e: RawEntity, owner: string, paper: boolea
   if (zone <= 1) flushCommon();
   writeXdata(w, e.xdata);
   if (mainEnd < tags.length)
-    writeSubEntities(w, tags.slice(mainEnd), e.handle, paper, originalLayer, e.layer);
+    writeSubEntities(
+      w,
+      tags.slice(mainEnd),
+      e.handle,
+      paper,
+      refs.subHandles.get(e.handle),
+      originalLayer,
+      e.layer,
+    );
 }
 
 function writeCommonTag(
@@ -272,16 +333,19 @@ function writeSubEntities(
   tags: readonly DxfTag[],
   parent: string,
   paper: boolean,
+  rehandle: (string | undefined)[] | undefined,
   oldLayer?: string,
   newLayer?: string,
 ): void {
   let ownerDone = true;
   let inGroup = false;
   let markers = false;
+  let index = -1;
   for (const { code, value } of tags) {
     if (code === 0) {
       ownerDone = false;
       markers = false;
+      index++;
       w.tag(0, value);
       continue;
     }
@@ -290,6 +354,8 @@ function writeSubEntities(
     if (code === 330 && !ownerDone && !inGroup && !markers) {
       ownerDone = true;
       w.tag(330, parent);
+    } else if (code === 5 && rehandle && !markers) {
+      w.tag(5, rehandle[index] ?? value);
     } else if (code === 8 && oldLayer !== undefined && newLayer !== undefined && value === oldLayer) {
       w.tag(8, newLayer);
     } else if (code === 67) {

@@ -1,6 +1,6 @@
 import type { Block, DxfDocumentModel, DxfTag, Entity, Group, Layer, Layout, RawRecord } from '../model.js';
 import { isLayoutBlockName, isPaperSpaceBlockName, MODEL_SPACE, PAPER_SPACE } from './entity-types.js';
-import { writeEntity } from './entity-write.js';
+import { type EntityRefs, writeEntity } from './entity-write.js';
 import { writeLayout } from './layout-object.js';
 import {
   appidRecord,
@@ -23,7 +23,7 @@ export const MIN_WRITE_VERSION = 'AC1015';
  * every layer in use, an APPID for every application in xdata, a block for every layout. Everything
  * that needs a handle gets it here, so $HANDSEED can be written before anything else.
  */
-function prepare(input: DxfDocumentModel): DxfDocumentModel {
+function prepare(input: DxfDocumentModel): { doc: DxfDocumentModel; subHandles: EntityRefs['subHandles'] } {
   const doc: DxfDocumentModel = { ...input, header: { ...input.header } };
   ensureStructure(doc);
   const alloc = () => formatHandle(doc.handseed++);
@@ -67,7 +67,37 @@ function prepare(input: DxfDocumentModel): DxfDocumentModel {
   doc.tables = { ...doc.tables, APPID: appRecords };
 
   doc.handseed = Math.max(doc.handseed, highestHandle(doc) + 1);
-  return doc;
+  return { doc, subHandles: renumberTakenSubEntities(doc) };
+}
+
+/** Sub-entity handles another entity or sub-entity already has get new ones (from the seed). */
+function renumberTakenSubEntities(doc: DxfDocumentModel): EntityRefs['subHandles'] {
+  const out: EntityRefs['subHandles'] = new Map();
+  let used: Set<string> | undefined;
+  for (const e of Object.values(doc.entities)) {
+    const tags = e.type === 'Raw' ? e.tags : e.type === 'Insert' ? e.attribs : undefined;
+    if (!tags?.some((t) => t.code === 0)) continue;
+    used ??= new Set(Object.keys(doc.entities));
+    let index = -1;
+    let marker = false;
+    let inSub = e.type === 'Insert';
+    for (const t of tags) {
+      if (t.code === 0) {
+        index++;
+        inSub = true;
+        marker = false;
+      } else if (t.code === 100) marker = true;
+      else if (t.code === 5 && inSub && !marker) {
+        const h = normalizeHandle(t.value);
+        if (used.has(h)) {
+          const list = out.get(e.handle) ?? [];
+          list[index] = formatHandle(doc.handseed++);
+          out.set(e.handle, list);
+        } else used.add(h);
+      }
+    }
+  }
+  return out;
 }
 
 function highestHandle(doc: DxfDocumentModel): number {
@@ -134,7 +164,7 @@ function groupMembers(doc: DxfDocumentModel, group: Group, written: Set<string>)
  * objects owned by them go with them.
  */
 export function writeDxf(input: DxfDocumentModel): string {
-  const doc = prepare(input);
+  const { doc, subHandles } = prepare(input);
   const version = doc.version >= MIN_WRITE_VERSION ? doc.version : MIN_WRITE_VERSION;
   const w = new TagWriter();
   const lists = placeEntities(doc);
@@ -149,17 +179,20 @@ export function writeDxf(input: DxfDocumentModel): string {
     const members = groupMembers(doc, group, written);
     if (members.length > 0) groups.push([group, members]);
   }
-  const objects = liveObjects(doc, written, groups);
+  const { objects, alive } = liveObjects(doc, written, groups);
+  const owners = new Map<string, string>();
+  for (const o of objects) if (o.handle && o.type === 'DICTIONARY') owners.set(o.handle, ownerOf(o.tags));
+  const refs: EntityRefs = { alive: (h) => alive.has(h), ownerOf: (h) => owners.get(h), subHandles };
 
   writeHeader(w, doc, version);
   writeClasses(w, doc, version, objects);
   writeTables(w, doc);
-  writeBlocks(w, doc, lists);
+  writeBlocks(w, doc, lists, refs);
   w.tag(0, 'SECTION');
   w.tag(2, 'ENTITIES');
   for (const name of [MODEL_SPACE, PAPER_SPACE]) {
     const block = findBlock(doc, name) as Block;
-    writeEntities(w, doc, lists.get(block.name.toUpperCase()) ?? [], block);
+    writeEntities(w, doc, lists.get(block.name.toUpperCase()) ?? [], block, refs);
   }
   w.tag(0, 'ENDSEC');
   writeObjects(w, doc, objects, groups);
@@ -367,7 +400,12 @@ function writeBlockRecord(w: TagWriter, doc: DxfDocumentModel, block: Block, tab
   w.tags(xdata);
 }
 
-function writeBlocks(w: TagWriter, doc: DxfDocumentModel, lists: Map<string, string[]>): void {
+function writeBlocks(
+  w: TagWriter,
+  doc: DxfDocumentModel,
+  lists: Map<string, string[]>,
+  refs: EntityRefs,
+): void {
   w.tag(0, 'SECTION');
   w.tag(2, 'BLOCKS');
   for (const block of writableBlocks(doc)) {
@@ -391,7 +429,7 @@ function writeBlocks(w: TagWriter, doc: DxfDocumentModel, lists: Map<string, str
     const upper = block.name.toUpperCase();
     // Model space and the active paper space are drawn in the ENTITIES section.
     if (upper !== '*MODEL_SPACE' && upper !== '*PAPER_SPACE') {
-      writeEntities(w, doc, lists.get(upper) ?? [], block);
+      writeEntities(w, doc, lists.get(upper) ?? [], block, refs);
     }
     w.tag(0, 'ENDBLK');
     w.tag(5, block.end_handle);
@@ -404,9 +442,15 @@ function writeBlocks(w: TagWriter, doc: DxfDocumentModel, lists: Map<string, str
   w.tag(0, 'ENDSEC');
 }
 
-function writeEntities(w: TagWriter, doc: DxfDocumentModel, handles: readonly string[], block: Block): void {
+function writeEntities(
+  w: TagWriter,
+  doc: DxfDocumentModel,
+  handles: readonly string[],
+  block: Block,
+  refs: EntityRefs,
+): void {
   const paper = isPaperSpaceBlockName(block.name);
-  for (const h of handles) writeEntity(w, doc.entities[h] as Entity, block.record_handle, paper);
+  for (const h of handles) writeEntity(w, doc.entities[h] as Entity, block.record_handle, paper, refs);
 }
 
 /**
@@ -414,7 +458,11 @@ function writeEntities(w: TagWriter, doc: DxfDocumentModel, handles: readonly st
  * entity goes with it, and what that dictionary owned after it), dictionaries without entries whose
  * target is gone.
  */
-function liveObjects(doc: DxfDocumentModel, entities: Set<string>, groups: [Group, string[]][]): RawRecord[] {
+function liveObjects(
+  doc: DxfDocumentModel,
+  entities: Set<string>,
+  groups: [Group, string[]][],
+): { objects: RawRecord[]; alive: Set<string> } {
   const alive = new Set<string>(entities);
   for (const e of Object.values(doc.entities)) {
     if (!entities.has(e.handle)) continue;
@@ -443,11 +491,12 @@ function liveObjects(doc: DxfDocumentModel, entities: Set<string>, groups: [Grou
     for (const o of objects) if (o.handle && !next.includes(o)) alive.delete(o.handle);
     objects = next;
   }
-  return objects.map((o) => {
+  const live = objects.map((o) => {
     if (o.type !== 'DICTIONARY' && o.type !== 'ACDBDICTIONARYWDFLT') return o;
     const tags = withoutDeadEntries(o, (h) => alive.has(h));
     return tags ? { ...o, tags } : o;
   });
+  return { objects: live, alive };
 }
 
 function subEntityHandles(e: Entity): string[] {

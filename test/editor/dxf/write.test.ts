@@ -448,3 +448,94 @@ describe('writeDxf', () => {
     for (const e of entities) expect(back.entities[e.handle]).toEqual(e);
   });
 });
+
+describe('writeDxf with copies made by structuredClone', () => {
+  const polyline = dxf(
+    ...section('HEADER', [9, '$ACADVER'], [1, 'AC1015'], [9, '$HANDSEED'], [5, '40']),
+    ...section(
+      'ENTITIES',
+      [0, 'POLYLINE'],
+      [5, '20'],
+      [102, '{ACAD_XDICTIONARY'],
+      [360, '30'],
+      [102, '}'],
+      [102, '{ACAD_REACTORS'],
+      [330, '31'],
+      [330, '3F'],
+      [102, '}'],
+      [330, '1F'],
+      [100, 'AcDbEntity'],
+      [8, 'P'],
+      [100, 'AcDb2dPolyline'],
+      [66, 1],
+      [10, 0],
+      [20, 0],
+      [30, 0],
+      [0, 'VERTEX'],
+      [5, '21'],
+      [330, '20'],
+      [100, 'AcDbEntity'],
+      [8, 'P'],
+      [100, 'AcDbVertex'],
+      [100, 'AcDb2dVertex'],
+      [10, 1],
+      [20, 1],
+      [30, 0],
+      [0, 'SEQEND'],
+      [5, '22'],
+      [330, '20'],
+      [100, 'AcDbEntity'],
+      [8, 'P'],
+    ),
+    ...section(
+      'OBJECTS',
+      [0, 'DICTIONARY'],
+      [5, 'C'],
+      [330, '0'],
+      [100, 'AcDbDictionary'],
+      [0, 'DICTIONARY'],
+      [5, '30'],
+      [330, '20'],
+      [100, 'AcDbDictionary'],
+      [0, 'XRECORD'],
+      [5, '31'],
+      [330, 'C'],
+      [100, 'AcDbXrecord'],
+    ),
+    ...EOF,
+  );
+
+  it('gives copied sub-entities new handles and does not share extension dictionaries or dead reactors', () => {
+    const doc = readDxf(polyline);
+    const copy = structuredClone(doc.entities['20'] as RawEntity);
+    copy.handle = take(doc);
+    doc.entities[copy.handle] = copy;
+    doc.order.push(copy.handle);
+    const text = writeDxf(doc);
+    const handles = handlesIn(text);
+    expect(new Set(handles).size).toBe(handles.length);
+    expect(Math.max(...handles)).toBeLessThan(handseedOf(text));
+    const back = readDxf(text);
+    const original = back.entities['20'] as RawEntity;
+    const copied = back.entities[copy.handle] as RawEntity;
+    expect(original.tags.slice(0, 8)).toEqual([
+      { code: 5, value: '20' },
+      { code: 102, value: '{ACAD_XDICTIONARY' },
+      { code: 360, value: '30' },
+      { code: 102, value: '}' },
+      { code: 102, value: '{ACAD_REACTORS' },
+      { code: 330, value: '31' },
+      { code: 102, value: '}' },
+      { code: 330, value: back.blocks['*Model_Space']?.record_handle },
+    ]);
+    expect(copied.tags.filter((t) => t.code === 102).map((t) => t.value)).toEqual(['{ACAD_REACTORS', '}']);
+    expect(copied.tags.filter((t) => t.code === 0).map((t) => t.value)).toEqual(['VERTEX', 'SEQEND']);
+    // the copy's vertices are owned by the copy
+    expect(copied.tags.filter((t) => t.code === 330).map((t) => t.value)).toEqual([
+      '31',
+      back.blocks['*Model_Space']?.record_handle,
+      copy.handle,
+      copy.handle,
+    ]);
+  });
+});
