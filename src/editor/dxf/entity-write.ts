@@ -195,7 +195,7 @@ const CHUNK = 250;
 function writeMText(w: TagWriter, e: MTextEntity): void {
   w.point(10, e.position);
   w.real(40, e.height);
-  w.real(41, e.width);
+  if (e.width !== 0) w.real(41, e.width);
   w.int(71, e.attachment);
   let text = e.value;
   while (text.length > CHUNK) {

@@ -63,10 +63,11 @@ function entitySubclasses(dxfType: string, tags: readonly DxfTag[]): Subclass[] 
       const base: Subclass = { name: 'AcDbDimension', codes: DIMENSION_CODES };
       switch (flagsOf(tags) & 15) {
         case 0:
+          // AcDbRotatedDimension stays empty: readers take a linear dimension's points from the one before.
           return [
             base,
-            { name: 'AcDbAlignedDimension', codes: withPoints([50], [13, 14]) },
-            { name: 'AcDbRotatedDimension' },
+            { name: 'AcDbAlignedDimension' },
+            { name: 'AcDbRotatedDimension', codes: new Set<number>() },
           ];
         case 1:
           return [base, { name: 'AcDbAlignedDimension' }];

@@ -43,6 +43,8 @@ def add_basics(doc, msp, modern):
     msp.add_blockref("DOOR", (10, 10), dxfattribs={"xscale": 2, "yscale": 2, "rotation": 45})
     ref = msp.add_blockref("DOOR", (30, 10))
     ref.add_attrib("NUMBER", "101", (30, 9))
+    msp.add_linear_dim(base=(0, 5), p1=(0, 0), p2=(10, 0), dimstyle="Standard").render()
+    msp.add_radius_dim(center=(5, 5), radius=2.5, angle=45, dimstyle="Standard").render()
     if modern:
         msp.add_mtext("First line\\PSecond line " + "long " * 80, dxfattribs={"char_height": 1.5, "width": 40, "insert": (0, 50)})
         pl = msp.add_lwpolyline([(0, 0, 0, 0, 0.5), (10, 0, 0.2, 0.4, 0), (10, 10, 0, 0, -1)], format="xyseb", close=True)
