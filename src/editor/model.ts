@@ -207,8 +207,9 @@ export interface Block {
    * their entities are listed in `DxfDocumentModel.order`.
    */
   entities: string[];
-  /** Unmodeled tags of the BLOCK entity and of its BLOCK_RECORD. */
+  /** Unmodeled tags of the BLOCK entity (xref path, description, xdata...). */
   extra?: DxfTag[];
+  /** Unmodeled tags of its BLOCK_RECORD (insert units, explodability, preview, xdata...). */
   record_extra?: DxfTag[];
 }
 
@@ -264,7 +265,10 @@ export interface RawRecord {
 export interface DxfDocumentModel {
   /** $ACADVER of the file read (written as at least AC1015). */
   version: string;
-  /** Header variables by name (with `$`): their value tags, kept as text. */
+  /**
+   * Header variables by name (with `$`): their value tags, kept as text. $HANDSEED is not here (it is
+   * `handseed`); the save writes $ACADVER from `version`.
+   */
   header: Record<string, DxfTag[]>;
   /** Next free handle, as a number (the $HANDSEED). */
   handseed: number;
