@@ -174,7 +174,11 @@ export class EditorSession {
       request_id: requestId,
       op: opName,
       hash,
-      answer: this.enqueue(() => this.runMutation(request, requestId, hash, opName, op)),
+      // The state is read once the mutation has stopped running, so the answer does not report its own
+      // operation as `running`, and an idempotent retry (answered with the state of its moment) matches it.
+      answer: this.enqueue(async () =>
+        this.withState(await this.runMutation(request, requestId, hash, opName, op)),
+      ),
     };
     this.inflight.set(requestId, running);
     try {
@@ -233,6 +237,7 @@ export class EditorSession {
     return this.answer(request, await resolved.op.run(resolved.ctx), resolved.ctx.doc);
   }
 
+  /** Runs one mutation and records its answer; the answer comes back without `state` (the caller adds it). */
   private async runMutation(
     request: EditorRequest,
     requestId: string,
@@ -266,12 +271,12 @@ export class EditorSession {
         if (!(error instanceof EditorError)) throw error;
         const answer = this.failureBody(request, error);
         await record(answer, [], typeof request.document_id === 'number' ? request.document_id : null);
-        return this.withState(answer);
+        return answer;
       }
       const documentId = outcome.document_id !== undefined ? outcome.document_id : (target?.id ?? null);
       const answer = this.answerBody(requestId, outcome, documentId);
       await record(answer, outcome.events, documentId);
-      return this.withState(answer);
+      return answer;
     } finally {
       this.running = undefined;
     }
@@ -294,6 +299,12 @@ export class EditorSession {
       doc: doc ?? active,
       sessionId: this.sessionId,
       version: this.version,
+      pending: (requestId: string) => {
+        const inflight = this.inflight.get(requestId);
+        if (!inflight) return undefined;
+        const status: 'running' | 'queued' = this.running?.request_id === requestId ? 'running' : 'queued';
+        return { op: inflight.op, status };
+      },
     };
   }
 

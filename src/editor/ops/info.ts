@@ -10,6 +10,11 @@ const state = (): OpOutcome => ({ events: [] });
 function operation(ctx: OpContext): OpOutcome {
   const id = ctx.request.request_id ?? ctx.request.id;
   const recorded = typeof id === 'string' ? ctx.session.operations[id] : undefined;
+  // A mutation still running or queued is known too: only an id never sent is unknown_operation.
+  const pending = typeof id === 'string' && !recorded ? ctx.pending?.(id) : undefined;
+  if (pending) {
+    return { events: [], result: { request_id: id, op: pending.op, status: pending.status } };
+  }
   if (!recorded) {
     throw new EditorError('unknown_operation', `no operation with request_id ${JSON.stringify(id ?? null)}`);
   }

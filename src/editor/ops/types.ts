@@ -10,6 +10,11 @@ export interface OpContext {
   doc: DocumentState | undefined;
   sessionId: string;
   version: string;
+  /**
+   * A mutation accepted but not answered yet, by request_id: `running` or `queued` behind another.
+   * Only the dispatcher knows these (they are not in the read model until answered); `operation` reads it.
+   */
+  pending?: (requestId: string) => { op: string; status: 'running' | 'queued' } | undefined;
 }
 
 /** What an operation decided: events to append (none for reads) and the answer's fields. */
