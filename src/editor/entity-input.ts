@@ -55,6 +55,17 @@ export function linetype(value: unknown, model: DxfDocumentModel): string {
   return fail('invalid_property', `linetype ${JSON.stringify(name)} is not defined in the document`);
 }
 
+/** A text style the document defines (STYLE table), as the document spells it; `invalid_property` otherwise. */
+function textStyle(value: unknown, model: DxfDocumentModel): string {
+  const name = string(value, 'style');
+  const names = (model.tables.STYLE ?? []).map((r) => r.tags.find((t) => t.code === 2)?.value ?? '');
+  const found =
+    names.find((n) => n.toUpperCase() === name.toUpperCase()) ??
+    (name.toUpperCase() === 'STANDARD' ? 'Standard' : undefined);
+  if (found) return found;
+  return fail('invalid_property', `text style ${JSON.stringify(name)} is not defined in the document`);
+}
+
 function vertices(value: unknown): LwPolylineVertex[] {
   if (!Array.isArray(value) || value.length < 2) {
     return fail(
@@ -125,7 +136,7 @@ export function entityFromInput(
         position: point(input.position, 'position'),
         height: input.height === undefined ? 2.5 : positive(input.height, 'height'),
         rotation: input.rotation === undefined ? 0 : number(input.rotation, 'rotation'),
-        style: input.style === undefined ? 'Standard' : string(input.style, 'style'),
+        style: input.style === undefined ? 'Standard' : textStyle(input.style, model),
       };
     case 'MText':
       return {
@@ -136,7 +147,7 @@ export function entityFromInput(
         height: input.height === undefined ? 2.5 : positive(input.height, 'height'),
         width: input.width === undefined ? 0 : number(input.width, 'width'),
         rotation: input.rotation === undefined ? 0 : number(input.rotation, 'rotation'),
-        style: input.style === undefined ? 'Standard' : string(input.style, 'style'),
+        style: input.style === undefined ? 'Standard' : textStyle(input.style, model),
         attachment: input.attachment === undefined ? 1 : attachment(input.attachment),
       };
     case 'Point':
