@@ -1,6 +1,10 @@
+import { benchEditor } from './editor.js';
 import { benchStore } from './store.js';
 
-const benchmarks: Record<string, () => Promise<void>> = { store: benchStore };
+const benchmarks: Record<string, () => Promise<void>> = {
+  store: benchStore,
+  editor: benchEditor,
+};
 
 const name = process.argv[2];
 const run = name ? benchmarks[name] : undefined;
