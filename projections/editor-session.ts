@@ -207,6 +207,8 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
     case 'SessionStarted':
       state.version = event.data.version;
       state.started_at = event.metadata.at;
+      // A session resumed after a restart (same session id) is live again: its earlier end is over.
+      state.ended_at = null;
       return state;
     case 'SessionEnded':
       state.ended_at = event.metadata.at;
@@ -301,7 +303,8 @@ export function editorSessionProjection(sessionId: string): Projection<EditorSes
   const stream = sessionStream(sessionId);
   return {
     name: `editor-session:${sessionId}`,
-    version: 1,
+    // 2: SessionStarted clears ended_at; snapshots made by version 1 after a resume had it set.
+    version: 2,
     initial: () => initialSession(sessionId),
     evolve: (state, event) =>
       event.stream === stream && isEditorEvent(event) ? evolveSession(state, event) : state,
