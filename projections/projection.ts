@@ -12,6 +12,8 @@ export interface Projection<State> {
   readonly name: string;
   /** Bump when `evolve` or the state's shape changes: a snapshot of another version is rebuilt. */
   readonly version: number;
+  /** Feed only this stream's events (the whole log when absent): a read model of one stream. */
+  readonly stream?: string;
   initial(): State;
   evolve(state: State, event: RecordedEvent): State;
   /** For states that are not plain JSON (a Map, say): how to write and read them in a snapshot. */

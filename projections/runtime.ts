@@ -56,6 +56,12 @@ export interface ProjectionRunnerOptions {
   snapshotIntervalMs?: number;
   /** Live buffer of the store subscription (see SubscribeOptions.bufferSize). */
   bufferSize?: number;
+  /**
+   * Persist snapshots (default true). A read model of one stream that replays quickly but whose state
+   * is large (an editor session with 100,000 entities is a 59 MB JSON value) is better rebuilt from its
+   * stream than written out every few seconds.
+   */
+  snapshots?: boolean;
 }
 
 interface Waiter {
@@ -87,7 +93,7 @@ export class ProjectionRunner<State> {
   constructor(store: EventStore, projection: Projection<State>, options: ProjectionRunnerOptions = {}) {
     this.store = store;
     this.projection = projection;
-    this.options = { snapshotIntervalMs: 5_000, bufferSize: 65_536, ...options };
+    this.options = { snapshotIntervalMs: 5_000, bufferSize: 65_536, snapshots: true, ...options };
     this.current = projection.initial();
     this.changes = new BehaviorSubject({ state: this.current, position: 0 });
   }
@@ -118,16 +124,18 @@ export class ProjectionRunner<State> {
 
   /** Loads the snapshot and starts following the log; resolves once caught up with the current head. */
   async start(): Promise<void> {
-    const snapshot = await this.store.loadSnapshot(this.projection.name);
+    const snapshot = this.options.snapshots ? await this.store.loadSnapshot(this.projection.name) : undefined;
     if (snapshot && snapshot.version === this.projection.version) {
       this.current = loadState(this.projection, snapshot.state);
       this.at = this.savedAt = snapshot.position;
       this.changes.next({ state: this.current, position: this.at });
     }
-    const head = await this.store.headPosition();
+    const head = await this.feedHead();
     this.follow();
-    this.snapshotTimer = setInterval(() => void this.saveSnapshot(), this.options.snapshotIntervalMs);
-    this.snapshotTimer.unref();
+    if (this.options.snapshots) {
+      this.snapshotTimer = setInterval(() => void this.saveSnapshot(), this.options.snapshotIntervalMs);
+      this.snapshotTimer.unref();
+    }
     await this.liveAt(head);
   }
 
@@ -154,9 +162,21 @@ export class ProjectionRunner<State> {
     await this.saveSnapshot();
   }
 
-  /** Persists state and position unless nothing changed since the last snapshot. */
+  /** Position of the last event this projection is fed: of its stream, or of the whole log. */
+  private feedHead(): Promise<number> {
+    const stream = this.projection.stream;
+    return stream === undefined ? this.store.headPosition() : this.lastPositionOf(stream);
+  }
+
+  private async lastPositionOf(stream: string): Promise<number> {
+    for await (const last of this.store.readStream(stream, { direction: 'backwards', maxCount: 1 }))
+      return last.position;
+    return 0;
+  }
+
+  /** Persists state and position unless nothing changed since the last snapshot (or snapshots are off). */
   async saveSnapshot(): Promise<void> {
-    if (this.savedAt === this.at) return;
+    if (!this.options.snapshots || this.savedAt === this.at) return;
     const position = this.at;
     await this.store.saveSnapshot({
       name: this.projection.name,
@@ -171,7 +191,7 @@ export class ProjectionRunner<State> {
     this.status = 'catching_up';
     let pendingNotify = false;
     this.subscription = this.store
-      .subscribe({ from: this.at + 1, bufferSize: this.options.bufferSize })
+      .subscribe({ stream: this.projection.stream, from: this.at + 1, bufferSize: this.options.bufferSize })
       .subscribe({
         next: (event) => {
           if (this.status === 'halted') return;
@@ -191,8 +211,7 @@ export class ProjectionRunner<State> {
             this.follow();
             // follow() reports catching_up and only start() used to report live again, so a runner
             // dropped once stayed catching_up for good. A halt is reported by halt(), not here.
-            void this.store
-              .headPosition()
+            void this.feedHead()
               .then((head) => this.liveAt(head))
               .catch(() => undefined);
             return;

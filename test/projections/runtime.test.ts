@@ -108,6 +108,31 @@ describe.each(storeKinds)('ProjectionRunner over the %s store', (kind) => {
     expect(runner.health()).toMatchObject({ status: 'stopped', position: 2 });
   });
 
+  it('feeds a projection of one stream only that stream, and is live although the log goes on past it', async () => {
+    await store.append('doc-1', events('EntitiesCreated', 2));
+    await store.append('run-7', events('RunStarted', 3));
+    const { projection, seen } = tallyProjection();
+    const runner = track(new ProjectionRunner(store, { ...projection, stream: 'doc-1' }, QUIET));
+    await runner.start();
+    expect(runner.health()).toMatchObject({ status: 'live', position: 2 });
+    await store.append('run-7', events('RunStarted', 1));
+    const { position } = await store.append('doc-1', events('EntitiesErased', 1));
+    await runner.waitFor(position);
+    expect(seen).toEqual([1, 2, position]);
+  });
+
+  it('writes no snapshot when snapshots are off, and starts from the log', async () => {
+    await store.append('doc-1', events('EntitiesCreated', 3));
+    const runner = new ProjectionRunner(store, tallyProjection().projection, {
+      snapshots: false,
+      snapshotIntervalMs: 10,
+    });
+    await runner.start();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await runner.stop();
+    expect(await store.loadSnapshot('tally')).toBeUndefined();
+  });
+
   it('publishes state and position on updates', async () => {
     const runner = track(new ProjectionRunner(store, tallyProjection().projection, QUIET));
     const positions: number[] = [];
