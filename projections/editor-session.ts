@@ -305,6 +305,7 @@ export function editorSessionProjection(sessionId: string): Projection<EditorSes
     name: `editor-session:${sessionId}`,
     // 2: SessionStarted clears ended_at; snapshots made by version 1 after a resume had it set.
     version: 2,
+    stream,
     initial: () => initialSession(sessionId),
     evolve: (state, event) =>
       event.stream === stream && isEditorEvent(event) ? evolveSession(state, event) : state,

@@ -80,7 +80,9 @@ export class EditorSession {
     this.ops = ops;
     this.sessionId = sessionId;
     this.version = version;
-    this.runner = new ProjectionRunner(store, editorSessionProjection(sessionId));
+    // No snapshots: a session's state holds whole drawings (59 MB of JSON at 100,000 entities, written
+    // every few seconds, blocking the loop), and its own stream replays in well under a second.
+    this.runner = new ProjectionRunner(store, editorSessionProjection(sessionId), { snapshots: false });
   }
 
   /** Starts a new session (or resumes `sessionId`'s stream) and records its start. */
