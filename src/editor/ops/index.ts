@@ -1,3 +1,4 @@
+import { capabilities } from '../capabilities.js';
 import { blockOps } from './blocks.js';
 import { documentOps } from './documents.js';
 import { entityOps } from './entities.js';
@@ -11,6 +12,15 @@ import { xdataOps } from './xdata.js';
 
 /** Every operation the dispatcher knows, by name. */
 export const editorOps: OpTable = {
+  // `capabilities` lists the protocol's ops that this dispatcher answers, and nothing it would refuse.
+  capabilities: {
+    kind: 'immediate',
+    document: 'none',
+    run: (ctx) => {
+      const all = capabilities(ctx.version);
+      return { events: [], result: { ...all, ops: all.ops.filter((op) => op in editorOps) } };
+    },
+  },
   ...documentOps,
   ...entityOps,
   ...xdataOps,

@@ -1,6 +1,5 @@
 import type { DocumentState } from '../../../projections/editor-session.js';
 import type { Change } from '../../../streams/editor.js';
-import { capabilities } from '../capabilities.js';
 import { fail } from '../errors.js';
 import { formatHandle } from '../handles.js';
 import type { Block, DxfDocumentModel, Layout, PageSetup } from '../model.js';
@@ -178,9 +177,4 @@ export const settingsOps: OpTable = {
   sysvar: { kind: 'mutation', document: 'required', run: sysvar },
   layout_create: { kind: 'mutation', document: 'required', run: layoutCreate },
   page_setup_set: { kind: 'mutation', document: 'required', run: pageSetupSet },
-  capabilities: {
-    kind: 'immediate',
-    document: 'none',
-    run: (ctx) => ({ events: [], result: { ...capabilities(ctx.version) } }),
-  },
 };
