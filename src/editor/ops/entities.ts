@@ -52,6 +52,12 @@ function entitiesCreate(ctx: OpContext): OpOutcome {
  * to the index it had.
  */
 export function eraseChanges(doc: DocumentState, entities: readonly Entity[]): Change[] {
+  // One pass over the drawing order instead of an indexOf per entity (erasing 1,000 of 100,000).
+  const wanted = new Set(entities.map((e) => e.handle));
+  const indexOf = new Map<string, number>();
+  doc.model.order.forEach((handle, i) => {
+    if (wanted.has(handle)) indexOf.set(handle, i);
+  });
   return entities
     .map(
       (entity): Change => ({
@@ -59,7 +65,7 @@ export function eraseChanges(doc: DocumentState, entities: readonly Entity[]): C
         key: entity.handle,
         before: entity,
         after: null,
-        index: doc.model.order.indexOf(entity.handle),
+        index: indexOf.get(entity.handle) ?? -1,
       }),
     )
     .sort((a, b) => ((b as { index: number }).index ?? 0) - ((a as { index: number }).index ?? 0));
