@@ -104,6 +104,10 @@ describe('new', () => {
     }
     const missing = await h.call('new', { template: scratch.path('no-such-template.dxf') });
     expect(missing.code).toBe('file_not_found');
+    const notDxf = await h.call('new', {
+      template: await writeText(scratch.path('not-a-template.dxf'), 'hello\n'),
+    });
+    expect(notDxf.code).toBe('dxf_invalid');
     expect((await state()).documents).toEqual([]);
   });
 });

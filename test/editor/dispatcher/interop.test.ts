@@ -58,7 +58,7 @@ def plain(value):
 
 ATTRIBS = ["start", "end", "center", "radius", "start_angle", "end_angle", "insert", "height",
            "rotation", "name", "xscale", "yscale", "zscale", "char_height", "width", "location",
-           "attachment_point", "text"]
+           "attachment_point", "text", "u_pixel", "v_pixel", "image_size", "image_def_handle"]
 
 def describe(e, space):
     out = {"type": e.dxftype(), "layer": e.dxf.layer, "space": space, "color": e.dxf.color,
@@ -127,6 +127,9 @@ h["insert2"] = msp.add_blockref("DOOR", (30, 10)).dxf.handle
 hatch = msp.add_hatch(color=2)
 hatch.paths.add_polyline_path([(0, 0), (4, 0), (4, 4), (0, 4)], is_closed=True)
 h["hatch"] = hatch.dxf.handle
+image_def = doc.add_image_def("photo.png", size_in_pixel=(640, 480))
+h["image_def"] = image_def.dxf.handle
+h["image"] = msp.add_image(image_def, insert=(50, 50), size_in_units=(6.4, 4.8), rotation=0).dxf.handle
 sheet = doc.layouts.new("Sheet A")
 h["paper_line"] = sheet.add_line((0, 0), (100, 50), dxfattribs={"layer": "WALLS"}).dxf.handle
 doc.saveas(sys.argv[1])
@@ -142,6 +145,7 @@ const TYPE_NAMES: Record<string, string> = {
   Point: 'POINT',
   LwPolyline: 'LWPOLYLINE',
   Insert: 'INSERT',
+  Image: 'IMAGE',
 };
 
 type Entity = Record<string, unknown> & { handle: string; type: string; layer: string; space: string };
@@ -199,6 +203,13 @@ function sameEntity(ours: Entity, theirs: EzEntity | undefined): void {
       expect(theirs.closed).toBe(ours.closed);
       break;
     }
+    case 'Image':
+      closeTo(at.insert, ours.position, `${what} insert`);
+      closeTo(at.u_pixel, ours.u_vector, `${what} u_pixel`);
+      closeTo(at.v_pixel, ours.v_vector, `${what} v_pixel`);
+      closeTo((at.image_size as number[]).slice(0, 2), ours.size, `${what} image_size`);
+      expect(at.image_def_handle).toBe(ours.image_def);
+      break;
     case 'Insert':
       expect(at.name).toBe(ours.name);
       closeTo(at.insert, ours.position, `${what} insert`);
@@ -256,6 +267,7 @@ describe('a drawing written by ezdxf', () => {
     expect(await count({ type: 'line' })).toBe(3);
     expect(await count({ type: 'insert' })).toBe(2);
     expect(await count({ type: 'hatch' })).toBe(1);
+    expect(await count({ type: 'image' })).toBe(1);
     expect(await count({ layer: 'walls' })).toBe(3);
     expect((await read('query', { bounds: [4, 4, 6, 6], type: 'circle' })).count).toBe(1);
     const [paperLine] = (await read('query', { handles: [handle('paper_line')], detail: 'full' }))
@@ -314,6 +326,13 @@ describe('a drawing written by ezdxf', () => {
           closed: false,
         },
         { type: 'Insert', name: 'DOOR', position: [50, 50], scale: [1, 2, 1], rotation: 90 },
+        {
+          type: 'Image',
+          image_def: handle('image_def'),
+          position: [-20, -20],
+          size: [640, 480],
+          u_vector: [0.02, 0],
+        },
       ],
     });
     const made = resultOf<{ handles: string[] }>(created).handles;
@@ -329,6 +348,13 @@ describe('a drawing written by ezdxf', () => {
       handles: [handle('insert')],
       action: 'move',
       vector: [1, 2],
+    });
+    await h.ok('entities_transform', {
+      document_id: doc,
+      handles: [handle('image')],
+      action: 'rotate',
+      center: [50, 50],
+      angle: 90,
     });
     await h.ok('entities_transform', {
       document_id: doc,
