@@ -1,5 +1,6 @@
 import type { DocumentState } from '../../../projections/editor-session.js';
 import type { Change } from '../../../streams/editor.js';
+import { MIN_WRITE_VERSION } from '../dxf/index.js';
 import { fail } from '../errors.js';
 import { formatHandle } from '../handles.js';
 import type { Block, DxfDocumentModel, Layout, PageSetup } from '../model.js';
@@ -7,6 +8,7 @@ import { findPaper, formatScale, parseOrientation, parsePaper, parseScale } from
 import { isObject, tableName } from '../request.js';
 import {
   getSysvar,
+  inHeaderOf,
   parseSysvarValue,
   type SysvarContext,
   type SysvarDef,
@@ -40,11 +42,15 @@ function recordsOf(model: DxfDocumentModel): SysvarContext {
   };
 }
 
+/** The version a save writes: the one read, but at least AC1015 (the writer's floor). */
+const savedVersion = (model: DxfDocumentModel) =>
+  model.version < MIN_WRITE_VERSION ? MIN_WRITE_VERSION : model.version;
+
 /** A variable's value: from the header (or the active viewport), else the session's, else its default. */
 function sysvarValue(doc: DocumentState, def: SysvarDef): SysvarValue {
   if (def.name === 'HANDSEED') return formatHandle(doc.model.handseed);
   if (def.name === 'ACADVER') return doc.model.version;
-  if (def.header) {
+  if (def.header && inHeaderOf(def, savedVersion(doc.model))) {
     const fromHeader = sysvarFromHeader(def, doc.model.header[def.header.variable]);
     if (fromHeader !== undefined) return fromHeader;
   }
@@ -74,7 +80,7 @@ function sysvar(ctx: OpContext): OpOutcome {
     const def = getSysvar(name);
     const value = parseSysvarValue(def, raw, context) as SysvarValue;
     values[def.name] = value;
-    if (def.header) {
+    if (def.header && inHeaderOf(def, savedVersion(doc.model))) {
       const key = def.header.variable;
       changes.push({
         kind: 'header',

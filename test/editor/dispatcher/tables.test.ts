@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 /**
  * xdata, blocks, groups, selection sets and the selection, layouts and page setups, system variables,
  * and the layers / header / records reads, through the dispatcher.
@@ -500,6 +501,14 @@ describe('sysvar', () => {
       PDMODE: 35,
       MIRRTEXT: 0,
     });
+  });
+
+  it('keeps a variable the saved version has no header entry for (OSMODE after R12) with the session, not in the file', async () => {
+    expect(await sysvar({ set: { OSMODE: 37 } })).toEqual({ OSMODE: 37 });
+    expect(await sysvar({ get: ['OSMODE'] })).toEqual({ OSMODE: 37 });
+    const path = scratch.path('osmode.dxf');
+    await h.ok('save', { document_id: doc, path });
+    expect(readFileSync(path, 'latin1')).not.toMatch(/\$OSMODE/);
   });
 
   it('refuses unknown variables and bad values, setting none of a request', async () => {
