@@ -197,6 +197,27 @@ function evolveStep(state: EditorSessionState, event: RecordedEvent<string, Step
   doc.revision = event.data.revision;
 }
 
+/**
+ * Undo takes the top of the undo stack, applies it backwards and puts it on the redo stack; redo the
+ * other way round. The event names the step it moves: a mismatch halts the read model, never skips.
+ */
+function moveStep(
+  doc: DocumentState,
+  kind: 'undo' | 'redo',
+  data: { step_revision: number; revision: number },
+): void {
+  const [from, to] = kind === 'undo' ? [doc.undo, doc.redo] : [doc.redo, doc.undo];
+  const step = from.pop();
+  if (!step || step.revision !== data.step_revision) {
+    throw new Error(
+      `${kind} of step ${data.step_revision} does not match the ${kind} stack (top ${step?.revision})`,
+    );
+  }
+  applyStep(doc, step.changes, kind === 'undo');
+  to.push(step);
+  doc.revision = data.revision;
+}
+
 /** Applies one editor event of this session. Deterministic; updates `state` in place. */
 export function evolveSession(state: EditorSessionState, event: EditorEvent): EditorSessionState {
   if (isStepEvent(event.type)) {
@@ -248,32 +269,12 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
       doc.saved_revision = doc.revision;
       return state;
     }
-    case 'StepUndone': {
-      const doc = documentOf(state, event.data.document_id);
-      const step = doc.undo.pop();
-      if (!step || step.revision !== event.data.step_revision) {
-        throw new Error(
-          `undo of step ${event.data.step_revision} does not match the undo stack (top ${step?.revision})`,
-        );
-      }
-      applyStep(doc, step.changes, true);
-      doc.redo.push(step);
-      doc.revision = event.data.revision;
+    case 'StepUndone':
+      moveStep(documentOf(state, event.data.document_id), 'undo', event.data);
       return state;
-    }
-    case 'StepRedone': {
-      const doc = documentOf(state, event.data.document_id);
-      const step = doc.redo.pop();
-      if (!step || step.revision !== event.data.step_revision) {
-        throw new Error(
-          `redo of step ${event.data.step_revision} does not match the redo stack (top ${step?.revision})`,
-        );
-      }
-      applyStep(doc, step.changes, false);
-      doc.undo.push(step);
-      doc.revision = event.data.revision;
+    case 'StepRedone':
+      moveStep(documentOf(state, event.data.document_id), 'redo', event.data);
       return state;
-    }
     case 'SelectionChanged': {
       const doc = documentOf(state, event.data.document_id);
       doc.selection = event.data.handles.filter((h) => h in doc.model.entities);
