@@ -211,7 +211,7 @@ export class EditorSession {
       }
     } else if (op && op.document !== 'none') {
       const active = this.state.active === null ? undefined : this.state.documents[String(this.state.active)];
-      if (op.kind === 'mutation' || !active) {
+      if ((op.kind === 'mutation' && op.document !== 'active') || !active) {
         throw new EditorError(
           'document_required',
           `${opName} needs a document_id (open or create a document first)`,

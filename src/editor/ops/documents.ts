@@ -226,6 +226,6 @@ export const documentOps: OpTable = {
   open: { kind: 'mutation', document: 'none', run: openOp },
   close: { kind: 'mutation', document: 'open', run: closeOp },
   activate: { kind: 'mutation', document: 'open', run: activateOp },
-  save: { kind: 'mutation', document: 'required', run: saveOp },
+  save: { kind: 'mutation', document: 'active', run: saveOp },
   file_identity: { kind: 'mutation', document: 'required', run: fileIdentity },
 };

@@ -96,7 +96,9 @@ function query(ctx: OpContext): OpOutcome {
 
 /** `get_selection`: passive — the same answer on every read until the selection changes. */
 function getSelection(ctx: OpContext): OpOutcome {
-  const doc = docOf(ctx);
+  const id = ctx.request.document_id;
+  const doc = typeof id === 'number' ? ctx.session.documents[String(id)] : ctx.doc;
+  if (!doc) return fail('document_required', 'get_selection needs an open document');
   const context = documentContext(doc.model);
   const entities = doc.selection
     .map((h) => doc.model.entities[h])
@@ -108,5 +110,6 @@ function getSelection(ctx: OpContext): OpOutcome {
 export const spatialOps: OpTable = {
   entities_transform: { kind: 'mutation', document: 'required', run: entitiesTransform },
   query: { kind: 'read', document: 'required', run: query },
-  get_selection: { kind: 'read', document: 'required', run: getSelection },
+  // Immediate: a person picking in the viewer must see their selection while a slow operation runs.
+  get_selection: { kind: 'immediate', document: 'none', run: getSelection },
 };

@@ -39,9 +39,11 @@ export interface OpDefinition {
   /**
    * `required`: an active document (document_required / document_not_active otherwise);
    * `open`: any open document, active or not (activate, close, entities_copy_to);
+   * `active`: a mutation that, without a document_id, acts on the active document (undo, redo, save:
+   *   the REST surface runs them without the wrapper, so without the cached document_id);
    * `none`: works without one (new, open, state...).
    */
-  document: 'required' | 'open' | 'none';
+  document: 'required' | 'open' | 'active' | 'none';
   run(ctx: OpContext): OpOutcome | Promise<OpOutcome>;
 }
 

@@ -40,6 +40,6 @@ function redo(ctx: OpContext): OpOutcome {
 }
 
 export const undoOps: OpTable = {
-  undo: { kind: 'mutation', document: 'required', run: undo },
-  redo: { kind: 'mutation', document: 'required', run: redo },
+  undo: { kind: 'mutation', document: 'active', run: undo },
+  redo: { kind: 'mutation', document: 'active', run: redo },
 };

@@ -362,10 +362,14 @@ describe('document checks', () => {
     const noDoc = await h.raw({ protocol: 1, op: 'query' });
     expect(noDoc.code).toBe('document_required');
     await h.newDoc();
-    for (const op of ['entities_create', 'save', 'undo', 'sysvar', 'close', 'activate', 'entities_copy_to']) {
+    for (const op of ['entities_create', 'sysvar', 'close', 'activate', 'entities_copy_to']) {
       const answer = await h.call(op, { entities: [line(0)] });
       expect(answer.code, op).toBe('document_required');
     }
+    // undo, redo and save act on the active document: the REST surface runs them without the wrapper.
+    expect((await h.call('undo')).code).toBe('nothing_to_undo');
+    expect((await h.call('redo')).code).toBe('nothing_to_redo');
+    expect((await h.call('save')).code).toBe('path_required');
     // A read without document_id uses the active document.
     expect((await h.raw({ protocol: 1, op: 'query' })).ok).toBe(true);
     expect((await h.call('new')).ok).toBe(true);
