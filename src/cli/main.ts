@@ -5,6 +5,7 @@ import { StoreError } from '../store/errors.js';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/types.js';
 import { version } from '../version.js';
+import { runEditor } from './editor.js';
 import { printEvents } from './events.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import { rebuildAll } from './rebuild.js';
@@ -13,6 +14,12 @@ import { type StoreOptions, storeUrlOf } from './store-option.js';
 const position = (value: string) => {
   if (!/^\d+$/.test(value))
     throw new InvalidArgumentError('a position is a whole number (1 is the first event)');
+  return Number(value);
+};
+
+const tcpPort = (value: string) => {
+  if (!/^\d+$/.test(value) || Number(value) > 65535)
+    throw new InvalidArgumentError('a port is a number from 0 to 65535');
   return Number(value);
 };
 
@@ -95,13 +102,24 @@ function buildProgram(): Command {
       await withStore(options, (store) => rebuildAll(store, selected, process.stdout, process.stderr));
     });
 
+  program
+    .command('editor')
+    .description('serve the editor automation REST API on 127.0.0.1 (one session)')
+    .argument('[file]', 'a DXF file to open at start')
+    .requiredOption('--http <port>', 'port to listen on (0 = any free port)', tcpPort)
+    .addOption(dataOption())
+    .addOption(storeOption())
+    .action(async (file: string | undefined, options: StoreOptions & { http: number }) => {
+      process.exitCode = await runEditor(options.http, file, options);
+    });
+
   return program;
 }
 
 async function main(argv: string[]): Promise<number> {
   try {
     await buildProgram().parseAsync(argv);
-    return 0;
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and --version end with an exit code of 0; every other parse failure is a usage error.

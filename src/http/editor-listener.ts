@@ -1,0 +1,179 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { REASONS } from './editor-status.js';
+
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const MAX_CONNECTIONS = 8;
+export const IDLE_MS = 15_000;
+/** A header block longer than this is not a request this API takes. */
+const MAX_HEAD_BYTES = 64 * 1024;
+const HEAD_END = Buffer.from('\r\n\r\n');
+
+const CORS_AND_TRANSPORT =
+  'Access-Control-Allow-Origin: *\r\n' +
+  'Access-Control-Allow-Methods: GET, POST, PUT, DELETE, OPTIONS\r\n' +
+  'Access-Control-Allow-Headers: Content-Type\r\n' +
+  'Connection: close\r\n';
+
+interface Head {
+  method: string;
+  target: string;
+  host: string | undefined;
+  /** Declared body length as the spec reads it: unparsable = 0. */
+  length: number;
+}
+
+/**
+ * The request line and the two headers the transport reads. Only `Content-Length:` and
+ * `content-length:` count (spec), the first one wins, and an unparsable value is 0 — so a
+ * `Content-Length: abc` is answered normally rather than by Node's parser with its own 400.
+ */
+function parseHead(text: string): Head | undefined {
+  const lines = text.split('\r\n');
+  const match = /^([A-Za-z]+) (\S+) HTTP\/1\.[01]$/.exec(lines[0] ?? '');
+  if (!match) return undefined;
+  let host: string | undefined;
+  let length: number | undefined;
+  for (const line of lines.slice(1)) {
+    if (length === undefined && (line.startsWith('Content-Length:') || line.startsWith('content-length:'))) {
+      const value = line.slice('Content-Length:'.length).trim();
+      length = /^\d+$/.test(value) ? Number(value) : 0;
+    } else if (host === undefined && /^host:/i.test(line)) {
+      host = line.slice(5).trim();
+    }
+  }
+  return {
+    method: (match[1] as string).toUpperCase(),
+    target: match[2] as string,
+    host,
+    length: length ?? 0,
+  };
+}
+
+/** A complete answer: status line, the spec's headers, and a JSON body (none for 204 or a null body). */
+export function answerBytes(status: number, body: string): Buffer {
+  const payload = Buffer.from(body, 'utf8');
+  return Buffer.concat([
+    Buffer.from(
+      `HTTP/1.1 ${status} ${REASONS[status] ?? 'Unknown'}\r\n` +
+        'Content-Type: application/json\r\n' +
+        `Content-Length: ${payload.length}\r\n${CORS_AND_TRANSPORT}\r\n`,
+      'latin1',
+    ),
+    payload,
+  ]);
+}
+
+const jsonBody = (status: number, body: Record<string, unknown>) =>
+  JSON.stringify({ ...body, http_status: status });
+
+/**
+ * The editor's HTTP transport, in front of the Fastify app: one request per connection, read here so
+ * that the spec's rules hold where Node's own parser would answer first (unparsable or repeated
+ * Content-Length, bodies past the limit), then routed through `app.inject` and written back with
+ * exactly the spec's headers. At most 8 connections (Node closes a further one unanswered), 15 s idle
+ * read and write time-out, loopback only, and the Host guard against DNS rebinding.
+ */
+export class EditorListener {
+  private readonly server: Server;
+  private readonly app: FastifyInstance;
+  private port = 0;
+
+  constructor(app: FastifyInstance) {
+    this.app = app;
+    this.server = createServer({ allowHalfOpen: false }, (socket) => this.serve(socket));
+    this.server.maxConnections = MAX_CONNECTIONS;
+  }
+
+  /** Binds 127.0.0.1:`port` (0 = any free port); resolves with the effective port. */
+  listen(port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const onError = (error: Error) => reject(error);
+      this.server.once('error', onError);
+      this.server.listen({ host: '127.0.0.1', port }, () => {
+        this.server.off('error', onError);
+        const address = this.server.address();
+        this.port = typeof address === 'object' && address ? address.port : port;
+        resolve(this.port);
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private allowedHost(host: string | undefined): boolean {
+    return (
+      host === `127.0.0.1:${this.port}` || host === `localhost:${this.port}` || host === `[::1]:${this.port}`
+    );
+  }
+
+  private serve(socket: Socket): void {
+    socket.setTimeout(IDLE_MS, () => socket.destroy());
+    socket.on('error', () => socket.destroy());
+    let buffered: Buffer = Buffer.alloc(0);
+    let head: Head | undefined;
+    let bodyStart = 0;
+    const onData = (chunk: Buffer) => {
+      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+      if (!head) {
+        const end = buffered.indexOf(HEAD_END);
+        if (end === -1) {
+          if (buffered.length > MAX_HEAD_BYTES) socket.destroy();
+          return;
+        }
+        head = parseHead(buffered.subarray(0, end).toString('latin1'));
+        bodyStart = end + HEAD_END.length;
+        if (!head) {
+          finish(400, jsonBody(400, { ok: false, code: 'bad_request', error: 'malformed request line' }));
+          return;
+        }
+      }
+      // A declared length over the limit is passed on with an empty body, and the body is not read.
+      const wanted = head.length > MAX_BODY_BYTES ? 0 : head.length;
+      if (buffered.length - bodyStart < wanted) return;
+      const body = buffered.subarray(bodyStart, bodyStart + wanted);
+      socket.off('data', onData);
+      socket.pause();
+      void this.answer(head, body).then(({ status, body: text }) => finish(status, text));
+    };
+    const finish = (status: number, text: string) => {
+      socket.off('data', onData);
+      if (!socket.destroyed) socket.end(answerBytes(status, text));
+    };
+    socket.on('data', onData);
+  }
+
+  private async answer(head: Head, body: Buffer): Promise<{ status: number; body: string }> {
+    if (!this.allowedHost(head.host)) {
+      const error = `Host ${JSON.stringify(head.host ?? '')} is not allowed: use 127.0.0.1:${this.port} or localhost:${this.port}`;
+      return { status: 403, body: jsonBody(403, { ok: false, code: 'forbidden_host', error }) };
+    }
+    if (head.method === 'OPTIONS') return { status: 204, body: '' };
+    if (!['GET', 'POST', 'PUT', 'DELETE'].includes(head.method)) {
+      return {
+        status: 405,
+        body: jsonBody(405, {
+          ok: false,
+          code: 'method_not_allowed',
+          error: `${head.method} not supported here`,
+        }),
+      };
+    }
+    try {
+      const response = await this.app.inject({
+        method: head.method as 'GET' | 'POST' | 'PUT' | 'DELETE',
+        url: head.target,
+        headers: { host: head.host ?? '', 'content-type': 'application/octet-stream' },
+        ...(body.length > 0 ? { payload: body } : {}),
+      });
+      return { status: response.statusCode, body: response.payload };
+    } catch (error) {
+      return {
+        status: 500,
+        body: jsonBody(500, { ok: false, code: 'internal_error', error: (error as Error).message }),
+      };
+    }
+  }
+}

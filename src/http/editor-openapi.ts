@@ -1,0 +1,126 @@
+import { EDITOR_OPS } from '../editor/capabilities.js';
+import { ENVELOPE_OPS, editorRoutes } from './editor-routes.js';
+
+/** JSON Schema of every answer body (spec: answer body fields); `http_status` is added to each. */
+const ANSWER = {
+  type: 'object',
+  required: ['ok', 'http_status'],
+  properties: {
+    ok: { type: 'boolean', description: 'success flag' },
+    code: { type: 'string', description: 'symbolic failure code, present when ok is false' },
+    error: { type: 'string', description: 'human-readable failure message' },
+    http_status: { type: 'integer', description: 'equals the HTTP status' },
+    status: { type: 'string', description: 'operation status, e.g. completed' },
+    request_id: { type: 'string' },
+    document_id: { type: 'integer', minimum: 0, nullable: true, description: 'active document' },
+    result: { type: 'object', additionalProperties: true },
+    changes: {
+      type: 'array',
+      items: { type: 'object', properties: { handle: { type: 'string' }, kind: { type: 'string' } } },
+    },
+    state: { type: 'object', additionalProperties: true, description: 'session state (Run routes only)' },
+    entities: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    count: { type: 'integer' },
+    items: { type: 'array', items: { type: 'object', additionalProperties: true } },
+  },
+  additionalProperties: true,
+} as const;
+
+const XDATA_ITEMS = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['code', 'value'],
+    properties: { code: { type: 'integer' }, value: {} },
+  },
+} as const;
+
+const ERRORS = {
+  '400': 'bad request (invalid_point, unknown_operation, document_required, ...)',
+  '403': 'forbidden_host: the Host header is not a loopback name with this port',
+  '404': 'unknown_route or entity_absent',
+  '409': 'stale_state, session_changed, document_not_active or gui_required',
+  '503': 'busy',
+};
+
+const toOpenApiPath = (path: string) => `/api/v1${path === '/' ? '' : path}`.replace(/:([a-z_]+)/g, '{$1}');
+
+const answer = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Answer' } } },
+});
+
+/**
+ * The OpenAPI 3.0.3 description of the editor surface, generated from the route table the server
+ * routes by, so the two cannot drift.
+ */
+export function editorOpenApi(version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of editorRoutes) {
+    const path = toOpenApiPath(route.path);
+    const params = [
+      ...[...route.path.matchAll(/:([a-z_]+)/g)].map((m) => ({
+        name: m[1],
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+      })),
+      ...(route.queryParams ?? []).map((name) => ({
+        name,
+        in: 'query',
+        required: false,
+        schema: { type: 'string' },
+      })),
+    ];
+    const body =
+      route.body === 'object'
+        ? {
+            required: false,
+            content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+          }
+        : route.body === 'xdata-items'
+          ? { required: false, content: { 'application/json': { schema: XDATA_ITEMS } } }
+          : undefined;
+    const { op } =
+      route.kind === 'openapi' || route.kind === 'ready'
+        ? { op: route.kind }
+        : route.build({ params: {}, query: {}, body: undefined });
+    paths[path] ??= {};
+    (paths[path] as Record<string, unknown>)[route.method.toLowerCase()] = {
+      summary: route.summary,
+      description: `${route.kind === 'mutate' ? 'Mutate' : 'Run'} op \`${op}\`.`,
+      operationId: `${route.method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      ...(params.length > 0 ? { parameters: params } : {}),
+      ...(body ? { requestBody: body } : {}),
+      responses: {
+        [String(route.status)]: answer('completed'),
+        ...Object.fromEntries(Object.entries(ERRORS).map(([status, text]) => [status, answer(text)])),
+      },
+    };
+  }
+  paths['/api/v1/{op}'] = {
+    post: {
+      summary: 'Generic passthrough: envelope ops through the mutation wrapper, any other op run as is',
+      operationId: 'postOp',
+      parameters: [
+        { name: 'op', in: 'path', required: true, schema: { type: 'string', enum: [...EDITOR_OPS] } },
+      ],
+      requestBody: {
+        required: false,
+        content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+      },
+      description: `Envelope ops: ${[...ENVELOPE_OPS].join(', ')}.`,
+      responses: {
+        '200': answer('completed'),
+        ...Object.fromEntries(Object.entries(ERRORS).map(([s, t]) => [s, answer(t)])),
+      },
+    },
+  };
+  return {
+    openapi: '3.0.3',
+    info: { title: 'chronicle editor automation API', version },
+    servers: [{ url: 'http://127.0.0.1:{port}', variables: { port: { default: '8765' } } }],
+    paths,
+    components: { schemas: { Answer: ANSWER } },
+  };
+}

@@ -1,0 +1,441 @@
+import { splitList } from './query-string.js';
+
+/** What a route handler sees of a request: path parameters, decoded query values and the JSON body. */
+export interface RouteInput {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** The body as parsed: any JSON value, or undefined when missing or not JSON. */
+  body: unknown;
+}
+
+/** The body as the spec reads it for most routes: an object, else `{}`. */
+export const bodyObject = (input: RouteInput): Record<string, unknown> =>
+  typeof input.body === 'object' && input.body !== null && !Array.isArray(input.body)
+    ? (input.body as Record<string, unknown>)
+    : {};
+
+/**
+ * A row of the endpoint table. `mutate` runs through the mutation wrapper; `run` sends the built
+ * request as it is. `build` returns the op and the caller's fields (copied over the envelope).
+ */
+export interface EditorRoute {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Path under /api/v1, with `:name` parameters. */
+  path: string;
+  kind: 'mutate' | 'run' | 'ready' | 'openapi';
+  status: 200 | 201;
+  summary: string;
+  /** Query parameters the route reads, for the OpenAPI description. */
+  queryParams?: readonly string[];
+  /** The request body the route reads, for the OpenAPI description. */
+  body?: 'object' | 'xdata-items' | 'none';
+  build: (input: RouteInput) => { op: string; fields: Record<string, unknown> };
+}
+
+const isUnsigned = (s: string) => /^\d+$/.test(s);
+const truthy = (v: string | undefined) => v === 'true' || v === '1';
+const numbers = (v: string) =>
+  splitList(v)
+    .map((s) => (s.trim() === '' ? Number.NaN : Number(s)))
+    .filter((n) => Number.isFinite(n));
+
+/** GET /entities: each parameter forwarded as the spec's table says (`where` is parsed by the caller). */
+export function entitiesQuery(query: Record<string, string>, where: unknown): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const name of ['type', 'layer', 'detail', 'offset', 'limit'] as const) {
+    if (query[name] !== undefined) fields[name] = query[name];
+  }
+  for (const name of ['fields', 'handles', 'intersections'] as const) {
+    if (query[name] !== undefined) fields[name] = splitList(query[name] as string);
+  }
+  if (query.bounds !== undefined) {
+    const parts = splitList(query.bounds);
+    const box = parts.map((s) => (s.trim() === '' ? Number.NaN : Number(s)));
+    if (parts.length === 4 && box.every((n) => Number.isFinite(n))) fields.bounds = box;
+  }
+  if (query.near !== undefined) fields.near = numbers(query.near);
+  if (query.contains_point !== undefined) fields.contains_point = numbers(query.contains_point);
+  if (where !== undefined) fields.where = where;
+  return fields;
+}
+
+const op = (name: string, fields: Record<string, unknown> = {}) => ({ op: name, fields });
+
+/** The endpoint table of spec/editor-rest-api.md, in its order. Specific routes win over `/:op`. */
+export const editorRoutes: readonly EditorRoute[] = [
+  {
+    method: 'GET',
+    path: '/ready',
+    kind: 'ready',
+    status: 200,
+    summary: 'Readiness: version, session, active document',
+    build: () => op('state'),
+  },
+  {
+    method: 'GET',
+    path: '/',
+    kind: 'ready',
+    status: 200,
+    summary: 'Readiness (same as /ready)',
+    build: () => op('state'),
+  },
+  {
+    method: 'GET',
+    path: '/capabilities',
+    kind: 'run',
+    status: 200,
+    summary: 'Ops, entity types, query operators, limits',
+    build: () => op('capabilities'),
+  },
+  {
+    method: 'GET',
+    path: '/state',
+    kind: 'run',
+    status: 200,
+    summary: 'Session state',
+    build: () => op('state'),
+  },
+  {
+    method: 'GET',
+    path: '/documents',
+    kind: 'run',
+    status: 200,
+    summary: 'Session state (open documents)',
+    build: () => op('state'),
+  },
+  {
+    method: 'POST',
+    path: '/documents',
+    kind: 'mutate',
+    status: 201,
+    summary: 'New document (template), open a DXF (path), or a blank new document',
+    body: 'object',
+    build: (input) => {
+      const body = bodyObject(input);
+      if (typeof body.template === 'string') return op('new', { template: body.template });
+      if (typeof body.path === 'string') return op('open', { path: body.path });
+      return op('new');
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/documents/:document_id',
+    kind: 'mutate',
+    status: 200,
+    summary: 'Close a document',
+    queryParams: ['discard'],
+    build: (input) => {
+      const id = input.params.document_id ?? '';
+      return op('close', {
+        ...(isUnsigned(id) ? { document_id: Number(id) } : {}),
+        ...(truthy(input.query.discard) ? { discard: true } : {}),
+      });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/sysvars',
+    kind: 'mutate',
+    status: 200,
+    summary: 'Read system variables',
+    queryParams: ['names'],
+    build: (input) =>
+      op('sysvar', { get: input.query.names === undefined ? [] : splitList(input.query.names) }),
+  },
+  {
+    method: 'POST',
+    path: '/sysvars',
+    kind: 'mutate',
+    status: 200,
+    summary: 'Get and set system variables',
+    body: 'object',
+    build: (input) => op('sysvar', bodyObject(input)),
+  },
+  {
+    method: 'POST',
+    path: '/layouts',
+    kind: 'mutate',
+    status: 201,
+    summary: 'Create a layout',
+    body: 'object',
+    build: (input) => op('layout_create', bodyObject(input)),
+  },
+  {
+    method: 'PUT',
+    path: '/layouts/:layout/page-setup',
+    kind: 'mutate',
+    status: 200,
+    summary: "Set a layout's page setup",
+    body: 'object',
+    build: (input) => op('page_setup_set', { ...bodyObject(input), layout: input.params.layout }),
+  },
+  {
+    method: 'POST',
+    path: '/entities/copy-to',
+    kind: 'mutate',
+    status: 201,
+    summary: 'Copy entities to another document',
+    body: 'object',
+    build: (input) => op('entities_copy_to', bodyObject(input)),
+  },
+  {
+    method: 'POST',
+    path: '/groups',
+    kind: 'mutate',
+    status: 201,
+    summary: 'Create a group',
+    body: 'object',
+    build: (input) => op('group_create', bodyObject(input)),
+  },
+  {
+    method: 'POST',
+    path: '/selection-sets',
+    kind: 'mutate',
+    status: 201,
+    summary: 'Save a selection set',
+    body: 'object',
+    build: (input) => op('selection_set_save', bodyObject(input)),
+  },
+  {
+    method: 'GET',
+    path: '/selection-sets/:name',
+    kind: 'mutate',
+    status: 200,
+    summary: 'Load a selection set (and select it)',
+    queryParams: ['select'],
+    build: (input) =>
+      op('selection_set_load', { name: input.params.name, select: truthy(input.query.select) }),
+  },
+  {
+    method: 'GET',
+    path: '/entities',
+    kind: 'run',
+    status: 200,
+    summary: 'Query entities',
+    queryParams: [
+      'type',
+      'layer',
+      'detail',
+      'offset',
+      'limit',
+      'fields',
+      'handles',
+      'bounds',
+      'near',
+      'contains_point',
+      'intersections',
+      'where',
+    ],
+    // `where` is parsed by the transport (invalid_where before the dispatcher); see editor-app.ts.
+    build: (input) =>
+      op(
+        'query',
+        entitiesQuery(
+          input.query,
+          input.query.where === undefined ? undefined : JSON.parse(input.query.where),
+        ),
+      ),
+  },
+  {
+    method: 'GET',
+    path: '/entities/:handle',
+    kind: 'run',
+    status: 200,
+    summary: 'One entity, full detail',
+    build: (input) => op('query', { handles: [input.params.handle], detail: 'full' }),
+  },
+  {
+    method: 'POST',
+    path: '/entities',
+    kind: 'mutate',
+    status: 201,
+    summary: 'Create entities',
+    body: 'object',
+    build: (input) => op('entities_create', bodyObject(input)),
+  },
+  {
+    method: 'DELETE',
+    path: '/entities',
+    kind: 'mutate',
+    status: 200,
+    summary: 'Delete entities',
+    queryParams: ['handles'],
+    body: 'object',
+    build: (input) =>
+      op('entities_delete', {
+        handles:
+          input.query.handles !== undefined ? splitList(input.query.handles) : bodyObject(input).handles,
+      }),
+  },
+  {
+    method: 'POST',
+    path: '/entities/transform',
+    kind: 'mutate',
+    status: 200,
+    summary: 'Move, copy, rotate, scale or mirror entities',
+    body: 'object',
+    build: (input) => op('entities_transform', bodyObject(input)),
+  },
+  {
+    method: 'GET',
+    path: '/entities/:handle/xdata',
+    kind: 'run',
+    status: 200,
+    summary: "An entity's xdata",
+    queryParams: ['app'],
+    build: (input) =>
+      op('xdata_get', {
+        handles: [input.params.handle],
+        ...(input.query.app !== undefined ? { app: input.query.app } : {}),
+      }),
+  },
+  {
+    method: 'PUT',
+    path: '/entities/:handle/xdata/:app',
+    kind: 'mutate',
+    status: 200,
+    summary: "Set an entity's xdata of one application",
+    body: 'xdata-items',
+    build: (input) =>
+      op('xdata_set', {
+        handles: [input.params.handle],
+        app: input.params.app,
+        data: input.body === undefined || input.body === null ? [] : input.body,
+      }),
+  },
+  {
+    method: 'DELETE',
+    path: '/entities/:handle/xdata/:app',
+    kind: 'mutate',
+    status: 200,
+    summary: "Clear an entity's xdata of one application",
+    build: (input) => op('xdata_set', { handles: [input.params.handle], app: input.params.app, data: [] }),
+  },
+  {
+    method: 'POST',
+    path: '/blocks',
+    kind: 'mutate',
+    status: 201,
+    summary: 'Define a block',
+    body: 'object',
+    build: (input) => op('block_define', bodyObject(input)),
+  },
+  {
+    method: 'DELETE',
+    path: '/blocks/:name',
+    kind: 'mutate',
+    status: 200,
+    summary: 'Delete a block and its inserts',
+    build: (input) => op('block_delete', { name: input.params.name }),
+  },
+  {
+    method: 'POST',
+    path: '/file-identity',
+    kind: 'mutate',
+    status: 200,
+    summary: "The drawing's fingerprint GUID",
+    body: 'object',
+    build: () => op('file_identity'),
+  },
+  {
+    method: 'POST',
+    path: '/plot',
+    kind: 'mutate',
+    status: 200,
+    summary: 'Plot to PDF or SVG',
+    body: 'object',
+    build: (input) => op('plot', bodyObject(input)),
+  },
+  {
+    method: 'POST',
+    path: '/wblock',
+    kind: 'mutate',
+    status: 200,
+    summary: 'Write entities or a block to a DXF file',
+    body: 'object',
+    build: (input) => op('wblock', bodyObject(input)),
+  },
+  {
+    method: 'POST',
+    path: '/images',
+    kind: 'mutate',
+    status: 201,
+    summary: 'Embed an image',
+    body: 'object',
+    build: (input) => op('embed_image', bodyObject(input)),
+  },
+  {
+    method: 'POST',
+    path: '/commands',
+    kind: 'run',
+    status: 200,
+    summary: 'Run a command line',
+    body: 'object',
+    build: (input) => op('run', { cmd: bodyObject(input).cmd }),
+  },
+  { method: 'POST', path: '/undo', kind: 'run', status: 200, summary: 'Undo', build: () => op('undo') },
+  { method: 'POST', path: '/redo', kind: 'run', status: 200, summary: 'Redo', build: () => op('redo') },
+  {
+    method: 'POST',
+    path: '/save',
+    kind: 'run',
+    status: 200,
+    summary: 'Save the active document',
+    body: 'object',
+    build: (input) => {
+      const path = bodyObject(input).path;
+      return op('save', typeof path === 'string' ? { path } : {});
+    },
+  },
+  { method: 'GET', path: '/layers', kind: 'run', status: 200, summary: 'Layers', build: () => op('layers') },
+  {
+    method: 'GET',
+    path: '/header',
+    kind: 'run',
+    status: 200,
+    summary: 'Header variables',
+    build: () => op('header'),
+  },
+  {
+    method: 'GET',
+    path: '/records',
+    kind: 'run',
+    status: 200,
+    summary: 'DXF table records and objects',
+    queryParams: ['collection', 'type', 'offset', 'limit'],
+    build: (input) => {
+      const fields: Record<string, unknown> = {};
+      for (const name of ['collection', 'type', 'offset', 'limit'])
+        if (input.query[name] !== undefined) fields[name] = input.query[name];
+      return op('records', fields);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/openapi',
+    kind: 'openapi',
+    status: 200,
+    summary: 'This OpenAPI description',
+    build: () => op('openapi'),
+  },
+];
+
+/** Ops the generic `POST /{op}` runs through the mutation wrapper; every other op name is Run as is. */
+export const ENVELOPE_OPS: ReadonlySet<string> = new Set([
+  'entities_create',
+  'entities_delete',
+  'entities_transform',
+  'block_define',
+  'block_delete',
+  'file_identity',
+  'xdata_set',
+  'view_focus',
+  'wblock',
+  'plot',
+  'embed_image',
+  'set_properties',
+  'property',
+  'activate',
+  'get_selection',
+  'getpoint',
+]);
