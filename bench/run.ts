@@ -1,9 +1,11 @@
 import { benchEditor } from './editor.js';
+import { benchEditorHttp } from './editor-http.js';
 import { benchStore } from './store.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   store: benchStore,
   editor: benchEditor,
+  'editor-http': benchEditorHttp,
 };
 
 const name = process.argv[2];

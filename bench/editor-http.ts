@@ -1,0 +1,259 @@
+/**
+ * `npm run bench -- editor-http`: the editor's REST transport against the transport's limit.
+ *
+ * Two servers, each a process of its own, started in the same run:
+ *  - ours: the real CLI, `chronicle editor --http 0 --store level:<temp dir>` — a LevelDB store with
+ *    synced (durable) appends, as the product runs by default (`BENCH_HTTP_STORE=memory` uses
+ *    `--store memory:` instead, to see the transport without the disk);
+ *  - bare: a `node:http` server (bench/bare-http-child.ts) answering a fixed small JSON body with
+ *    `Connection: close`, after reading the request body.
+ *
+ * Each case loads a server with 8 concurrent clients for a fixed time, after a warm-up; every request
+ * is on a new connection and carries `Connection: close`, and both servers get the same request bytes
+ * from the same client code (raw `net` sockets, so the client costs as little as it can):
+ *  - `GET /api/v1/state`; target ours/bare >= 0.6;
+ *  - `POST /api/v1/entities` with one line (a document is created first with POST /api/v1/documents);
+ *    target ours/bare >= 0.4.
+ * Reported: requests/s, p50/p99 latency (connect to last byte), non-answered or unexpected answers, and
+ * each server's CPU use over the case (100% = one core). The client runs in this process, on the same
+ * machine as both servers: on a 2-core machine the server has about one core and the client the other.
+ */
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { type BenchReport, percentile, printReport } from './report.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
+const CLIENTS = 8;
+const STORE = process.env.BENCH_HTTP_STORE === 'memory' ? 'memory' : 'level';
+/** Linux reports process CPU time in clock ticks of 1/100 s. */
+const CLOCK_TICKS = 100;
+
+const MAIN_JS = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const BARE_JS = fileURLToPath(new URL('./bare-http-child.js', import.meta.url));
+
+type Child = ChildProcessByStdio<null, Readable, Readable>;
+
+interface Server {
+  name: string;
+  child: Child;
+  port: number;
+}
+
+/** Starts `args` under node and waits for the line `pattern` finds the port in (stdout or stderr). */
+function start(name: string, args: readonly string[], pattern: RegExp): Promise<Server> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not report a port within 15 s: ${output}`));
+    }, 15_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const port = pattern.exec(output)?.[1];
+      if (port === undefined) return;
+      clearTimeout(timer);
+      child.stdout.off('data', onData);
+      child.stderr.off('data', onData);
+      child.stdout.resume();
+      child.stderr.resume();
+      resolve({ name, child, port: Number(port) });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (${code}) before listening: ${output}`));
+    });
+  });
+}
+
+function stop(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (server.child.exitCode !== null) return resolve();
+    const timer = setTimeout(() => server.child.kill('SIGKILL'), 5_000);
+    server.child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.child.kill('SIGTERM');
+  });
+}
+
+/** User + system CPU seconds the process has used so far. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start at field 3; utime, stime are 14, 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** The bytes of one request, as every client sends it. */
+function requestBytes(port: number, method: string, path: string, body?: string): Buffer {
+  const payload = body === undefined ? '' : body;
+  const head =
+    `${method} ${path} HTTP/1.1\r\n` +
+    `Host: 127.0.0.1:${port}\r\n` +
+    'Connection: close\r\n' +
+    (body === undefined
+      ? ''
+      : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n`) +
+    '\r\n';
+  return Buffer.from(head + payload, 'utf8');
+}
+
+/** One request on a new connection; resolves with the answer's status and body (status 0: none). */
+function once(port: number, bytes: Buffer): Promise<{ status: number; body: string }> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const socket = connect({ host: '127.0.0.1', port, noDelay: true }, () => socket.write(bytes));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const status = /^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1];
+      const at = text.indexOf('\r\n\r\n');
+      resolve({ status: status ? Number(status) : 0, body: at === -1 ? '' : text.slice(at + 4) });
+    });
+  });
+}
+
+interface Load {
+  requests: number;
+  failed: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  serverCpu: number;
+  clientCpu: number;
+}
+
+/** `CLIENTS` loops, each sending `bytes` on a new connection after the other, for `seconds`. */
+async function load(server: Server, bytes: Buffer, expected: number, seconds: number): Promise<Load> {
+  const latencies: number[] = [];
+  let failed = 0;
+  const cpu0 = cpuSeconds(server.child.pid as number);
+  const client0 = process.cpuUsage();
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        const { status } = await once(server.port, bytes);
+        if (status === expected) latencies.push(performance.now() - t0);
+        else failed += 1;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const serverCpu = (cpuSeconds(server.child.pid as number) - cpu0) / elapsed;
+  const client = process.cpuUsage(client0);
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    failed,
+    perSecond: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    serverCpu,
+    clientCpu: (client.user + client.system) / 1e6 / elapsed,
+  };
+}
+
+/** A warm-up (not counted), then the measured load. */
+async function measure(server: Server, bytes: Buffer, expected: number): Promise<Load> {
+  if (WARMUP_SECONDS > 0) await load(server, bytes, expected, WARMUP_SECONDS);
+  return load(server, bytes, expected, SECONDS);
+}
+
+const ENTITY_BODY = JSON.stringify({ entities: [{ type: 'line', layer: '0', start: [0, 0], end: [10, 5] }] });
+
+export async function benchEditorHttp(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'chronicle-bench-http-'));
+  const storeUrl = STORE === 'level' ? `level:${join(dir, 'events')}` : 'memory:';
+  const storeText =
+    STORE === 'level'
+      ? `level store in a temp dir (${storeUrl}), synced appends as the product runs`
+      : 'memory: store (no disk)';
+  let ours: Server | undefined;
+  let bare: Server | undefined;
+  try {
+    ours = await start(
+      'chronicle editor',
+      [MAIN_JS, 'editor', '--http', '0', '--store', storeUrl],
+      /editor listening on http:\/\/127\.0\.0\.1:(\d+)/,
+    );
+    bare = await start('bare node:http', [BARE_JS], /bare listening on (\d+)/);
+
+    const created = await once(ours.port, requestBytes(ours.port, 'POST', '/api/v1/documents', '{}'));
+    if (created.status !== 201)
+      throw new Error(`POST /api/v1/documents answered ${created.status}: ${created.body}`);
+    const check = await once(ours.port, requestBytes(ours.port, 'POST', '/api/v1/entities', ENTITY_BODY));
+    if (check.status !== 201)
+      throw new Error(`POST /api/v1/entities answered ${check.status}: ${check.body}`);
+
+    const cases = [
+      { label: 'GET /api/v1/state', method: 'GET', path: '/api/v1/state', ok: 200, target: 0.6 },
+      {
+        label: 'POST /api/v1/entities (1 line)',
+        method: 'POST',
+        path: '/api/v1/entities',
+        body: ENTITY_BODY,
+        ok: 201,
+        target: 0.4,
+      },
+    ] as const;
+    const rows: BenchReport['rows'] = [];
+    const ratios: BenchReport['ratios'] = {};
+    for (const c of cases) {
+      const body = 'body' in c ? c.body : undefined;
+      const base = await measure(bare, requestBytes(bare.port, c.method, c.path, body), 200);
+      const ourLoad = await measure(ours, requestBytes(ours.port, c.method, c.path, body), c.ok);
+      for (const [server, result] of [
+        ['bare node:http', base],
+        ['chronicle editor', ourLoad],
+      ] as const) {
+        rows.push({
+          case: c.label,
+          server,
+          'req/s': Math.round(result.perSecond),
+          'p50 ms': result.p50,
+          'p99 ms': result.p99,
+          failed: result.failed,
+          'server CPU %': Math.round(result.serverCpu * 100),
+          'client CPU %': Math.round(result.clientCpu * 100),
+        });
+      }
+      const ratio = ourLoad.perSecond / base.perSecond;
+      ratios[`${c.label}: ours / bare req/s`] = { value: ratio, target: c.target, ok: ratio >= c.target };
+    }
+    printReport({
+      name:
+        `editor-http: chronicle editor --http (${storeText}) against a bare node:http server; ` +
+        `${CLIENTS} clients, ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up, a new connection ` +
+        `per request; client and servers share this ${availableParallelism()}-core machine`,
+      rows,
+      ratios,
+      extra: {
+        store: STORE,
+        storeUrl,
+        seconds: SECONDS,
+        warmupSeconds: WARMUP_SECONDS,
+        clients: CLIENTS,
+        cores: availableParallelism(),
+      },
+    });
+  } finally {
+    if (ours) await stop(ours);
+    if (bare) await stop(bare);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
