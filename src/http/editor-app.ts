@@ -28,13 +28,93 @@ const shownPath = (url: string) => {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 };
 
+const searchOf = (url: string) => {
+  const at = url.indexOf('?');
+  return at === -1 ? '' : url.slice(at + 1);
+};
+
 function inputOf(request: FastifyRequest): RouteInput {
-  const search = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
   return {
     params: (request.params ?? {}) as Record<string, string>,
-    query: parseQuery(search),
+    query: parseQuery(searchOf(request.url)),
     body: request.body,
   };
+}
+
+/** An answer as the listener writes it: the status and the body text ('' for no body). */
+export interface RawAnswer {
+  status: number;
+  body: string;
+}
+
+/**
+ * Answers a request without going through Fastify (`app.inject` costs more than the whole dispatcher
+ * call of `GET /state`), or returns undefined when the request is not one whose outcome is plain, and
+ * the caller must inject it.
+ */
+export type DirectRoute = (method: string, target: string, body: Buffer) => Promise<RawAnswer> | undefined;
+
+const directRoutes = new WeakMap<FastifyInstance, DirectRoute>();
+
+/** The direct path of an app built by `editorApp`; undefined for any other Fastify app. */
+export const directRouteOf = (app: FastifyInstance): DirectRoute | undefined => directRoutes.get(app);
+
+/**
+ * Targets the direct path takes: path segments of unreserved characters only (no `%` to decode, no dot
+ * segment, no empty segment, no trailing slash), and a query of the printable ASCII characters that
+ * inject's WHATWG URL parsing leaves as they are (not `"`, `#`, `'`, `<`, `>`). Anything else goes
+ * through Fastify, whose router and URL handling then decide as before.
+ */
+const PLAIN_TARGET =
+  /^((?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+)(?:\?([\x21\x24-\x26\x28-\x3b\x3d\x3f-\x7e]*))?$/;
+/** The router's maxParamLength (find-my-way's default), which the direct path holds to as well. */
+const MAX_PARAM_LENGTH = 100;
+
+interface PlainRoute {
+  /** undefined: the generic `POST /{op}`. */
+  route: EditorRoute | undefined;
+  /** Path segments under /, a `:name` segment being a parameter. */
+  segments: readonly string[];
+}
+
+/**
+ * The route find-my-way would pick for a plain path: among the routes of the method with as many
+ * segments, every segment matching, the one whose first differing segment is static (a static child is
+ * tried before a parametric one, with backtracking). Undefined when none matches.
+ */
+function matchPlain(
+  routes: readonly PlainRoute[],
+  segments: readonly string[],
+): { plain: PlainRoute; params: Record<string, string> } | undefined {
+  let best: PlainRoute | undefined;
+  for (const candidate of routes) {
+    if (candidate.segments.length !== segments.length) continue;
+    let matches = true;
+    for (let i = 0; i < segments.length && matches; i++) {
+      const pattern = candidate.segments[i] as string;
+      const segment = segments[i] as string;
+      matches = pattern.startsWith(':') ? segment.length <= MAX_PARAM_LENGTH : pattern === segment;
+    }
+    if (!matches) continue;
+    if (best === undefined) {
+      best = candidate;
+      continue;
+    }
+    for (let i = 0; i < segments.length; i++) {
+      const a = (candidate.segments[i] as string).startsWith(':');
+      const b = (best.segments[i] as string).startsWith(':');
+      if (a !== b) {
+        if (!a) best = candidate;
+        break;
+      }
+    }
+  }
+  if (!best) return undefined;
+  const params: Record<string, string> = {};
+  best.segments.forEach((pattern, i) => {
+    if (pattern.startsWith(':')) params[pattern.slice(1)] = segments[i] as string;
+  });
+  return { plain: best, params };
 }
 
 /**
@@ -46,7 +126,10 @@ export function editorApp(
   client: EditorClient,
   info: { version: string; sessionId: () => string },
 ): FastifyInstance {
-  const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
+  const app = Fastify({
+    logger: false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+  });
   // Whatever the content type, a body is JSON if it parses, else absent (the spec's `{}`).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
@@ -61,8 +144,7 @@ export function editorApp(
       ? reply.code(answer.status).send('')
       : reply.code(answer.status).send({ ...answer.body, http_status: answer.status });
 
-  const handle = async (route: EditorRoute, request: FastifyRequest): Promise<HttpAnswer> => {
-    const input = inputOf(request);
+  const handle = async (route: EditorRoute, input: RouteInput): Promise<HttpAnswer> => {
     if (route.kind === 'openapi')
       return { status: 200, body: editorOpenApi(info.version) as unknown as Answer };
     if (route.path === '/entities' && route.method === 'GET' && input.query.where !== undefined) {
@@ -96,22 +178,61 @@ export function editorApp(
     app.route({
       method: route.method,
       url: `${API_PREFIX}${route.path === '/' ? '' : route.path}`,
-      handler: async (request, reply) => send(reply, await handle(route, request)),
+      handler: async (request, reply) => send(reply, await handle(route, inputOf(request))),
     });
   }
 
   // The generic passthrough: envelope ops through the wrapper, any other op run as is.
-  app.post(`${API_PREFIX}/:op`, async (request, reply) => {
-    const input = inputOf(request);
+  const generic = async (input: RouteInput): Promise<HttpAnswer> => {
     const op = input.params.op ?? '';
     const body =
       typeof input.body === 'object' && input.body !== null && !Array.isArray(input.body)
         ? (input.body as Record<string, unknown>)
         : {};
-    if (ENVELOPE_OPS.has(op)) return send(reply, await client.mutate(op, body, 200));
+    if (ENVELOPE_OPS.has(op)) return client.mutate(op, body, 200);
     const requestId =
       typeof body.request_id === 'string' && body.request_id !== '' ? body.request_id : client.nextRestId();
-    return send(reply, await client.run({ ...body, op, protocol: 1, request_id: requestId }, 200));
+    return client.run({ ...body, op, protocol: 1, request_id: requestId }, 200);
+  };
+  app.post(`${API_PREFIX}/:op`, async (request, reply) => send(reply, await generic(inputOf(request))));
+
+  // The direct path: the same handlers for the same routes, what Fastify would do for a plain target
+  // (no body for GET, the body parsed as the content-type parser above does, the answer serialized as
+  // `send` does, a thrown error as the error handler answers it), without building a request, a reply
+  // and an injected response per request.
+  const plainRoutes = new Map<string, PlainRoute[]>();
+  for (const route of [...editorRoutes, undefined]) {
+    const method = route?.method ?? 'POST';
+    const path = `${API_PREFIX}${route === undefined ? '/:op' : route.path === '/' ? '' : route.path}`;
+    const list = plainRoutes.get(method) ?? [];
+    list.push({ route, segments: path.slice(1).split('/') });
+    plainRoutes.set(method, list);
+  }
+  const rawAnswer = (answer: HttpAnswer): RawAnswer => ({
+    status: answer.status,
+    body: answer.body === null ? '' : JSON.stringify({ ...answer.body, http_status: answer.status }),
+  });
+  const internalError = (error: unknown): RawAnswer =>
+    rawAnswer(failure(500, 'internal_error', error instanceof Error ? error.message : String(error)));
+  directRoutes.set(app, (method, target, raw) => {
+    const parts = PLAIN_TARGET.exec(target);
+    const routes = plainRoutes.get(method);
+    if (!parts || !routes) return undefined;
+    const match = matchPlain(routes, (parts[1] as string).slice(1).split('/'));
+    if (!match) return undefined;
+    const input: RouteInput = {
+      params: match.params,
+      query: parseQuery(parts[2] ?? ''),
+      body: method === 'GET' ? undefined : parseBody(raw),
+    };
+    const route = match.plain.route;
+    return (route === undefined ? generic(input) : handle(route, input)).then((answer) => {
+      try {
+        return rawAnswer(answer);
+      } catch (error) {
+        return internalError(error);
+      }
+    }, internalError);
   });
 
   app.setNotFoundHandler((request, reply) => {

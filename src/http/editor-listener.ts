@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { type DirectRoute, directRouteOf } from './editor-app.js';
 import { REASONS } from './editor-status.js';
 
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -77,10 +78,13 @@ const jsonBody = (status: number, body: Record<string, unknown>) =>
 export class EditorListener {
   private readonly server: Server;
   private readonly app: FastifyInstance;
+  /** The editor app's direct path, when `app` is one: plain targets skip `app.inject`. */
+  private readonly direct: DirectRoute | undefined;
   private port = 0;
 
   constructor(app: FastifyInstance) {
     this.app = app;
+    this.direct = directRouteOf(app);
     this.server = createServer({ allowHalfOpen: false }, (socket) => this.serve(socket));
     this.server.maxConnections = MAX_CONNECTIONS;
   }
@@ -162,6 +166,8 @@ export class EditorListener {
       };
     }
     try {
+      const direct = this.direct?.(head.method, head.target, body);
+      if (direct) return await direct;
       const response = await this.app.inject({
         method: head.method as 'GET' | 'POST' | 'PUT' | 'DELETE',
         url: head.target,
