@@ -67,8 +67,13 @@ export const directRouteOf = (app: FastifyInstance): DirectRoute | undefined => 
  */
 const PLAIN_TARGET =
   /^((?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+)(?:\?([\x21\x24-\x26\x28-\x3b\x3d\x3f-\x7e]*))?$/;
-/** The router's maxParamLength (find-my-way's default), which the direct path holds to as well. */
-const MAX_PARAM_LENGTH = 100;
+/**
+ * The router's maxParamLength, which the direct path holds to as well. Not find-my-way's default of
+ * 100: with it a longer block, layout, selection set or app name in the path (DXF names run to 255
+ * characters) was answered 414 with Fastify's own body. Any parameter the listener's 64 KiB request
+ * head can carry is routed.
+ */
+const MAX_PARAM_LENGTH = 64 * 1024;
 
 interface PlainRoute {
   /** undefined: the generic `POST /{op}`. */
@@ -129,6 +134,9 @@ export function editorApp(
   const app = Fastify({
     logger: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // A path the router cannot decode (a malformed % sequence in a path segment) was answered with
+    // Fastify's own body, without ok, code, error or http_status: answer it in the spec's form.
+    frameworkErrors: (error, _request, reply) => send(reply, failure(400, 'bad_request', error.message)),
   });
   // Whatever the content type, a body is JSON if it parses, else absent (the spec's `{}`).
   app.removeAllContentTypeParsers();

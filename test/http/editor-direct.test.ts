@@ -165,7 +165,6 @@ describe('the direct path answers as the injected one', () => {
       ['GET', '/api/v1/entities/../state'],
       ['GET', '/api/v1/entities?layer="x"'],
       ['GET', '/api/v1/state#frag'],
-      ['GET', `/api/v1/entities/${'A'.repeat(101)}`],
       ['GET', '/api/v1/nope'],
       ['PUT', '/api/v1/state'],
       ['GET', '/elsewhere'],
@@ -183,6 +182,18 @@ describe('the direct path answers as the injected one', () => {
       await both('POST', target, JSON.stringify({ entities: [line(3)] }));
     }
     await both('GET', '/api/v1/entities/transform');
+    // Names longer than find-my-way's default maxParamLength (100) route like any other.
+    await both(
+      'POST',
+      '/api/v1/blocks',
+      JSON.stringify({ name: 'B'.repeat(255), base: [0, 0, 0], handles: [] }),
+    );
+    const long = await both('DELETE', `/api/v1/blocks/${'B'.repeat(255)}`);
+    expect(JSON.parse(long.body)).toMatchObject({ ok: true, http_status: 200 });
+    // A path the router cannot decode is answered in the spec's form.
+    const bad = await both('GET', '/api/v1/entities/%zz/xdata');
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body)).toMatchObject({ ok: false, code: 'bad_request', http_status: 400 });
     await both('POST', '/api/v1/entities/copy-to', '{"handles":[],"document_id":99}');
   });
 });
