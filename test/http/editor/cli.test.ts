@@ -46,6 +46,7 @@ describe('listening', () => {
 
   it('binds 127.0.0.1 only: not ::1, not the machine’s other addresses', async () => {
     const server = started[0] ?? (await startEditor());
+    if (!started.includes(server)) started.push(server);
     expect(await connects('127.0.0.1', server.port)).toBe(true);
     expect(await connects('::1', server.port), '::1').toBe(false);
     const others = Object.values(networkInterfaces())

@@ -231,6 +231,7 @@ describe('never blocked', () => {
       }
     } finally {
       silent.destroy();
+      await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
 });

@@ -528,6 +528,29 @@ describe('Run rows: commands, undo, redo, save; layers, header, records; openapi
     expectState(body(answer));
   });
 
+  it('POST /plot, /wblock, /images reach plot, wblock, embed_image through the wrapper (no state)', async () => {
+    const ops = strings(body(await client.get('/api/v1/capabilities')), 'result.ops');
+    for (const [path, op, success] of [
+      ['/api/v1/plot', 'plot', 200],
+      ['/api/v1/wblock', 'wblock', 200],
+      ['/api/v1/images', 'embed_image', 201],
+    ] as const) {
+      const answer = await client.post(path, {});
+      expect(str(body(answer), 'request_id'), path).toMatch(new RegExp(`^http-${server.pid}-\\d+$`));
+      expectNoState(body(answer));
+      if (!ops.includes(op)) {
+        // The dispatcher does not offer it: its refusal names the op the route sent.
+        expect(answer.status, path).toBe(400);
+        expect(body(answer), path).toMatchObject({
+          code: 'unknown_operation',
+          error: `unknown operation "${op}"`,
+        });
+      } else if (body(answer).ok === true) {
+        expect(answer.status, path).toBe(success);
+      }
+    }
+  });
+
   it('POST /commands runs the op `run` with cmd (state kept)', async () => {
     const ops = strings(body(await client.get('/api/v1/capabilities')), 'result.ops');
     const answer = await client.post('/api/v1/commands', { cmd: 'REGEN', other: 1 });

@@ -21,6 +21,7 @@ import {
   obj,
   startEditor,
   str,
+  strings,
   transportProblems,
 } from './helpers.js';
 
@@ -286,6 +287,46 @@ describe('the generic POST /{op}', () => {
     const answer = await client.post('/api/v1/activate', { document_id: a });
     expect(answer.status, answer.text).toBe(200);
     expect(at(body(await client.get('/api/v1/state')), 'state.document_id')).toBe(a);
+  });
+
+  it('Mutate for every envelope op, also those this dispatcher does not offer: wrapper id, no state', async () => {
+    const ops = strings(body(await client.get('/api/v1/capabilities')), 'result.ops');
+    for (const op of ['view_focus', 'getpoint', 'wblock', 'plot', 'embed_image']) {
+      const answer = await client.post(`/api/v1/${op}`, {});
+      expect(str(body(answer), 'request_id'), op).toMatch(wrapperId);
+      expect('state' in body(answer), op).toBe(false);
+      if (!ops.includes(op)) {
+        expect(answer.status, op).toBe(400);
+        expect(body(answer), op).toMatchObject({
+          code: 'unknown_operation',
+          error: `unknown operation "${op}"`,
+        });
+      }
+    }
+  });
+
+  it('Run for the envelope-only ops (user_select, operation, cancel, batch, events, close): rest id, state kept', async () => {
+    for (const op of ['user_select', 'operation', 'cancel', 'batch', 'events', 'close']) {
+      const answer = await client.post(`/api/v1/${op}`, {});
+      expect(str(body(answer), 'request_id'), op).toMatch(/^rest-\d+$/);
+      expect(obj(body(answer), 'state').session_id, op).toBeTypeOf('string');
+    }
+  });
+
+  it('a Run answer updates the cached document_id too (from its state when the top level has none)', async () => {
+    const a = await newDocument(client);
+    const b = await newDocument(client);
+    const [line] = await createEntities(client, [LINE]);
+    const copied = await client.post('/api/v1/entities/copy-to', { handles: [line], document_id: a });
+    expect(body(copied).document_id).toBe(a); // cached: a, while b is active
+    const run = await client.post('/api/v1/no_such_op', {});
+    expect(run.status).toBe(400);
+    expect(body(run).document_id).toBeUndefined();
+    expect(at(body(run), 'state.document_id')).toBe(b);
+    const answer = await client.post('/api/v1/entities', { entities: [LINE] });
+    expect(answer.status, answer.text).toBe(201);
+    expect(body(answer).document_id).toBe(b);
+    expect(counterOf(answer), 'no retry was needed').toBe(counterOf(copied) + 1);
   });
 
   it('specific routes win: POST /save takes only `path` from the body, POST /undo takes nothing', async () => {
