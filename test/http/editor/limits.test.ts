@@ -6,7 +6,7 @@
  * - a slow operation (open of a generated 300,000-LINE DXF) and a client holding a connection without
  *   sending do not stop `state`, `get_selection` and `operation` from being answered.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
