@@ -162,8 +162,8 @@ export function editorApp(
         return failure(400, 'invalid_where', `where must be a JSON array: ${(error as Error).message}`);
       }
     }
-    const { op, fields } = route.build(input);
-    if (route.kind === 'mutate') return client.mutate(op, fields, route.status);
+    const { op, fields, run } = route.build(input);
+    if (route.kind === 'mutate' && !run) return client.mutate(op, fields, route.status);
     const answer = await client.run(
       { protocol: 1, op, request_id: client.nextRestId(), ...fields },
       route.status,

@@ -29,7 +29,8 @@ export interface EditorRoute {
   queryParams?: readonly string[];
   /** The request body the route reads, for the OpenAPI description. */
   body?: 'object' | 'xdata-items' | 'none';
-  build: (input: RouteInput) => { op: string; fields: Record<string, unknown> };
+  /** `run: true` runs this request as is although the route is `mutate` (POST /documents with a path). */
+  build: (input: RouteInput) => { op: string; fields: Record<string, unknown>; run?: boolean };
 }
 
 const isUnsigned = (s: string) => /^\d+$/.test(s);
@@ -113,7 +114,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     build: (input) => {
       const body = bodyObject(input);
       if (typeof body.template === 'string') return op('new', { template: body.template });
-      if (typeof body.path === 'string') return op('open', { path: body.path });
+      // The spec: Mutate `new` with a template, else *Run* `open` with a path, else Mutate `new`.
+      if (typeof body.path === 'string') return { ...op('open', { path: body.path }), run: true };
       return op('new');
     },
   },
