@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
 import type { Answer } from '../../streams/editor.js';
 import type { EditorClient, HttpAnswer } from './editor-client.js';
 import { editorOpenApi } from './editor-openapi.js';
@@ -75,53 +76,6 @@ const PLAIN_TARGET =
  */
 const MAX_PARAM_LENGTH = 64 * 1024;
 
-interface PlainRoute {
-  /** undefined: the generic `POST /{op}`. */
-  route: EditorRoute | undefined;
-  /** Path segments under /, a `:name` segment being a parameter. */
-  segments: readonly string[];
-}
-
-/**
- * The route find-my-way would pick for a plain path: among the routes of the method with as many
- * segments, every segment matching, the one whose first differing segment is static (a static child is
- * tried before a parametric one, with backtracking). Undefined when none matches.
- */
-function matchPlain(
-  routes: readonly PlainRoute[],
-  segments: readonly string[],
-): { plain: PlainRoute; params: Record<string, string> } | undefined {
-  let best: PlainRoute | undefined;
-  for (const candidate of routes) {
-    if (candidate.segments.length !== segments.length) continue;
-    let matches = true;
-    for (let i = 0; i < segments.length && matches; i++) {
-      const pattern = candidate.segments[i] as string;
-      const segment = segments[i] as string;
-      matches = pattern.startsWith(':') ? segment.length <= MAX_PARAM_LENGTH : pattern === segment;
-    }
-    if (!matches) continue;
-    if (best === undefined) {
-      best = candidate;
-      continue;
-    }
-    for (let i = 0; i < segments.length; i++) {
-      const a = (candidate.segments[i] as string).startsWith(':');
-      const b = (best.segments[i] as string).startsWith(':');
-      if (a !== b) {
-        if (!a) best = candidate;
-        break;
-      }
-    }
-  }
-  if (!best) return undefined;
-  const params: Record<string, string> = {};
-  best.segments.forEach((pattern, i) => {
-    if (pattern.startsWith(':')) params[pattern.slice(1)] = segments[i] as string;
-  });
-  return { plain: best, params };
-}
-
 /**
  * The editor's REST surface as a Fastify app: one route per row of the endpoint table, the generic
  * `POST /{op}`, and the spec's 404/405 answers. Transport rules (headers, Content-Length, connection
@@ -182,12 +136,17 @@ export function editorApp(
     };
   };
 
+  // The direct path routes with find-my-way, the router Fastify itself uses, configured alike.
+  const direct = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH });
+  const noop = () => undefined;
   for (const route of editorRoutes) {
+    const url = `${API_PREFIX}${route.path === '/' ? '' : route.path}`;
     app.route({
       method: route.method,
-      url: `${API_PREFIX}${route.path === '/' ? '' : route.path}`,
+      url,
       handler: async (request, reply) => send(reply, await handle(route, inputOf(request))),
     });
+    direct.on(route.method, url, noop, (input: RouteInput) => handle(route, input));
   }
 
   // The generic passthrough: envelope ops through the wrapper, any other op run as is.
@@ -203,19 +162,12 @@ export function editorApp(
     return client.run({ ...body, op, protocol: 1, request_id: requestId }, 200);
   };
   app.post(`${API_PREFIX}/:op`, async (request, reply) => send(reply, await generic(inputOf(request))));
+  direct.on('POST', `${API_PREFIX}/:op`, noop, generic);
 
   // The direct path: the same handlers for the same routes, what Fastify would do for a plain target
   // (no body for GET, the body parsed as the content-type parser above does, the answer serialized as
   // `send` does, a thrown error as the error handler answers it), without building a request, a reply
   // and an injected response per request.
-  const plainRoutes = new Map<string, PlainRoute[]>();
-  for (const route of [...editorRoutes, undefined]) {
-    const method = route?.method ?? 'POST';
-    const path = `${API_PREFIX}${route === undefined ? '/:op' : route.path === '/' ? '' : route.path}`;
-    const list = plainRoutes.get(method) ?? [];
-    list.push({ route, segments: path.slice(1).split('/') });
-    plainRoutes.set(method, list);
-  }
   const rawAnswer = (answer: HttpAnswer): RawAnswer => ({
     status: answer.status,
     body: answer.body === null ? '' : JSON.stringify({ ...answer.body, http_status: answer.status }),
@@ -224,17 +176,16 @@ export function editorApp(
     rawAnswer(failure(500, 'internal_error', error instanceof Error ? error.message : String(error)));
   directRoutes.set(app, (method, target, raw) => {
     const parts = PLAIN_TARGET.exec(target);
-    const routes = plainRoutes.get(method);
-    if (!parts || !routes) return undefined;
-    const match = matchPlain(routes, (parts[1] as string).slice(1).split('/'));
-    if (!match) return undefined;
+    if (!parts) return undefined;
+    const found = direct.find(method as 'GET', parts[1] as string);
+    if (!found) return undefined;
+    const run = found.store as (input: RouteInput) => Promise<HttpAnswer>;
     const input: RouteInput = {
-      params: match.params,
+      params: { ...(found.params as Record<string, string>) },
       query: parseQuery(parts[2] ?? ''),
       body: method === 'GET' ? undefined : parseBody(raw),
     };
-    const route = match.plain.route;
-    return (route === undefined ? generic(input) : handle(route, input)).then((answer) => {
+    return run(input).then((answer) => {
       try {
         return rawAnswer(answer);
       } catch (error) {
