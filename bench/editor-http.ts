@@ -38,6 +38,8 @@ const CLIENTS = 8;
 const STORE = process.env.BENCH_HTTP_STORE === 'memory' ? 'memory' : 'level';
 /** Linux reports process CPU time in clock ticks of 1/100 s. */
 const CLOCK_TICKS = 100;
+/** Extra node options for our server only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
+const NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 const MAIN_JS = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const BARE_JS = fileURLToPath(new URL('./bare-http-child.js', import.meta.url));
@@ -192,7 +194,7 @@ export async function benchEditorHttp(): Promise<void> {
   try {
     ours = await start(
       'chronicle editor',
-      [MAIN_JS, 'editor', '--http', '0', '--store', storeUrl],
+      [...NODE_ARGS, MAIN_JS, 'editor', '--http', '0', '--store', storeUrl],
       /editor listening on http:\/\/127\.0\.0\.1:(\d+)/,
     );
     bare = await start('bare node:http', [BARE_JS], /bare listening on (\d+)/);
@@ -217,7 +219,9 @@ export async function benchEditorHttp(): Promise<void> {
     ] as const;
     const rows: BenchReport['rows'] = [];
     const ratios: BenchReport['ratios'] = {};
-    for (const c of cases) {
+    // BENCH_CASES=POST (say) runs only the cases whose label holds it, e.g. to profile one.
+    const only = process.env.BENCH_CASES;
+    for (const c of cases.filter((k) => only === undefined || k.label.includes(only))) {
       const body = 'body' in c ? c.body : undefined;
       const base = await measure(bare, requestBytes(bare.port, c.method, c.path, body), 200);
       const ourLoad = await measure(ours, requestBytes(ours.port, c.method, c.path, body), c.ok);

@@ -44,7 +44,6 @@ export interface OperationRecord {
   document_id: number | null;
   revision: number | null;
   answer: Answer;
-  position: number;
 }
 
 export interface EditorSessionState {
@@ -289,7 +288,6 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
         document_id: d.document_id,
         revision: d.revision,
         answer: d.answer,
-        position: event.position,
       };
       return state;
     }
@@ -305,7 +303,9 @@ export function editorSessionProjection(sessionId: string): Projection<EditorSes
   return {
     name: `editor-session:${sessionId}`,
     // 2: SessionStarted clears ended_at; snapshots made by version 1 after a resume had it set.
-    version: 2,
+    // 3: operations no longer keep their log position (the session applies its events before the store
+    // has given them one).
+    version: 3,
     stream,
     initial: () => initialSession(sessionId),
     evolve: (state, event) =>

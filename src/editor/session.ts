@@ -4,7 +4,7 @@ import {
   type EditorSessionState,
   editorSessionProjection,
 } from '../../projections/editor-session.js';
-import { ProjectionRunner } from '../../projections/runtime.js';
+import type { Projection } from '../../projections/projection.js';
 import {
   type Answer,
   type Change,
@@ -12,7 +12,8 @@ import {
   type NewEditorEvent,
   sessionStream,
 } from '../../streams/editor.js';
-import type { EventStore } from '../store/types.js';
+import type { EventStore, RecordedEvent } from '../store/types.js';
+import { serializeEventBody } from '../store/validate.js';
 import { EditorError } from './errors.js';
 import type { OpDefinition, OpOutcome, OpTable } from './ops/types.js';
 import { type EditorRequest, isObject } from './request.js';
@@ -56,33 +57,56 @@ interface Running {
   request_id: string;
   op: string;
   hash: string;
+  /** `queued` until the queue reaches it, `running` from then until it is answered. */
+  status: 'queued' | 'running';
   answer: Promise<Answer>;
 }
 
+/** A mutation the queue has decided: its answer (with the state right after it) and its durability. */
+interface Decided {
+  answer: Answer;
+  durable: Promise<void>;
+}
+
 /**
- * One editor session: the protocol-1 dispatcher over the event store. Mutations run one at a time in
- * arrival order; each appends its events and its answer to the session's stream, waits for the
- * session's read model to apply them, and answers from it.
+ * One editor session: the protocol-1 dispatcher over the event store. Mutations are decided one at a
+ * time in arrival order; each appends its events and its answer to the session's stream and is
+ * answered once they are durable.
+ *
+ * The session is its stream's only writer (the store's lock keeps other processes out), so it keeps
+ * its read model itself: it applies each mutation's events, as their stored JSON, with the
+ * projection's `evolve` the moment it appends them, and decides the next mutation against that state
+ * while the append waits for its fsync. The appends of concurrent requests then share one synced
+ * batch instead of paying one fsync each. Nothing is answered before it is durable; reads that go
+ * through the queue wait for every earlier append; if an append fails, the state is replayed from the
+ * log before the next request is decided, so it never keeps what the log does not have.
  */
 export class EditorSession {
   readonly sessionId: string;
   readonly version: string;
   private readonly store: EventStore;
   private readonly ops: OpTable;
-  private readonly runner: ProjectionRunner<EditorSessionState>;
+  private readonly projection: Projection<EditorSessionState>;
+  private current: EditorSessionState;
   private queue: Promise<unknown> = Promise.resolve();
   private streamRevision: number | 'no_stream' = 'no_stream';
+  /** The mutation being decided. */
   private running: Running | undefined;
   private readonly inflight = new Map<string, Running>();
+  /** Settles (never rejects) once every append started so far has settled. */
+  private committed: Promise<void> = Promise.resolve();
+  /** Why an append failed since the state was last replayed from the log; set = replay before going on. */
+  private commitFailure: { error: unknown } | undefined;
 
   private constructor(store: EventStore, ops: OpTable, sessionId: string, version: string) {
     this.store = store;
     this.ops = ops;
     this.sessionId = sessionId;
     this.version = version;
-    // No snapshots: a session's state holds whole drawings (59 MB of JSON at 100,000 entities, written
-    // every few seconds, blocking the loop), and its own stream replays in well under a second.
-    this.runner = new ProjectionRunner(store, editorSessionProjection(sessionId), { snapshots: false });
+    // No snapshots: a session's state holds whole drawings (59 MB of JSON at 100,000 entities), and its
+    // own stream replays in well under a second.
+    this.projection = editorSessionProjection(sessionId);
+    this.current = this.projection.initial();
   }
 
   /** Starts a new session (or resumes `sessionId`'s stream) and records its start. */
@@ -92,10 +116,8 @@ export class EditorSession {
     options: { version: string; sessionId?: string },
   ): Promise<EditorSession> {
     const session = new EditorSession(store, ops, options.sessionId ?? randomUUID(), options.version);
-    await session.runner.start();
-    const revision = await store.streamRevision(sessionStream(session.sessionId));
-    session.streamRevision = revision ?? 'no_stream';
-    await session.append([
+    await session.replay();
+    await session.commit([
       editorEvent('SessionStarted', {
         session_id: session.sessionId,
         version: options.version,
@@ -106,14 +128,35 @@ export class EditorSession {
   }
 
   get state(): EditorSessionState {
-    return this.runner.state;
+    return this.current;
   }
 
-  /** Records the end of the session and stops its read model. Waits for queued requests. */
+  /** Records the end of the session. Waits for queued requests and their appends. */
   async close(): Promise<void> {
     await this.queue.catch(() => undefined);
-    await this.append([editorEvent('SessionEnded', { session_id: this.sessionId, reason: 'shutdown' })]);
-    await this.runner.stop();
+    await this.committed;
+    await this.commit([editorEvent('SessionEnded', { session_id: this.sessionId, reason: 'shutdown' })]);
+  }
+
+  /** The state as the log has it: the session stream's events through the projection, from scratch. */
+  private async replay(): Promise<void> {
+    const stream = sessionStream(this.sessionId);
+    let state = this.projection.initial();
+    let revision: number | 'no_stream' = 'no_stream';
+    for await (const event of this.store.readStream(stream)) {
+      state = this.projection.evolve(state, event);
+      revision = event.revision;
+    }
+    this.current = state;
+    this.streamRevision = revision;
+  }
+
+  /** Waits for every append started so far; after a failed one, replays the state from the log. */
+  private async settle(): Promise<void> {
+    await this.committed;
+    if (this.commitFailure === undefined) return;
+    await this.replay();
+    this.commitFailure = undefined;
   }
 
   /** Answers one protocol-1 request. Never throws: failures are `{ ok: false, code, error }` answers. */
@@ -145,7 +188,11 @@ export class EditorSession {
       const ctx = this.context(request);
       return this.answer(request, await op.run(ctx), ctx.doc);
     }
-    if (op?.kind === 'read') return this.enqueue(() => this.runChecked(request, opName, op));
+    if (op?.kind === 'read')
+      return this.enqueue(async () => {
+        await this.settle();
+        return this.runChecked(request, opName, op);
+      });
 
     const requestId = request.request_id;
     if (
@@ -176,12 +223,16 @@ export class EditorSession {
       request_id: requestId,
       op: opName,
       hash,
-      // The state is read once the mutation has stopped running, so the answer does not report its own
-      // operation as `running`, and an idempotent retry (answered with the state of its moment) matches it.
-      answer: this.enqueue(async () =>
-        this.withState(await this.runMutation(request, requestId, hash, opName, op)),
-      ),
+      status: 'queued',
+      answer: Promise.resolve({ ok: false }),
     };
+    running.answer = this.enqueue(async () => {
+      if (this.commitFailure !== undefined) await this.settle();
+      return this.runMutation(request, running, op);
+    }).then(async (decided) => {
+      await decided.durable;
+      return decided.answer;
+    });
     this.inflight.set(requestId, running);
     try {
       return await running.answer;
@@ -239,28 +290,37 @@ export class EditorSession {
     return this.answer(request, await resolved.op.run(resolved.ctx), resolved.ctx.doc);
   }
 
-  /** Runs one mutation and records its answer; the answer comes back without `state` (the caller adds it). */
+  /**
+   * Decides one mutation and records its events and answer; the answer carries the state right after
+   * it (read once it has stopped running, so it does not report itself as `running`, and an idempotent
+   * retry, answered with the state of its moment, matches it).
+   */
   private async runMutation(
     request: EditorRequest,
-    requestId: string,
-    hash: string,
-    opName: string,
+    running: Running,
     op: OpDefinition | undefined,
-  ): Promise<Answer> {
-    this.running = { request_id: requestId, op: opName, hash, answer: Promise.resolve({ ok: false }) };
-    const record = (answer: Answer, events: NewEditorEvent[], documentId: number | null) => {
+  ): Promise<Decided> {
+    running.status = 'running';
+    this.running = running;
+    const { request_id: requestId, op: opName, hash } = running;
+    const record = (answer: Answer, events: NewEditorEvent[], documentId: number | null): Decided => {
       const last = events.at(-1)?.data as { revision?: number } | undefined;
-      return this.append([
-        ...events,
-        editorEvent('OperationAnswered', {
-          request_id: requestId,
-          op: opName,
-          body_hash: hash,
-          document_id: documentId,
-          revision: last?.revision ?? null,
-          answer,
-        }),
-      ]);
+      const durable = this.commit(
+        [
+          ...events,
+          editorEvent('OperationAnswered', {
+            request_id: requestId,
+            op: opName,
+            body_hash: hash,
+            document_id: documentId,
+            revision: last?.revision ?? null,
+            answer,
+          }),
+        ],
+        requestId,
+      );
+      this.running = undefined;
+      return { answer: this.withState(answer), durable };
     };
     try {
       let outcome: OpOutcome;
@@ -272,25 +332,54 @@ export class EditorSession {
       } catch (error) {
         if (!(error instanceof EditorError)) throw error;
         const answer = this.failureBody(request, error);
-        await record(answer, [], typeof request.document_id === 'number' ? request.document_id : null);
-        return answer;
+        return record(answer, [], typeof request.document_id === 'number' ? request.document_id : null);
       }
       const documentId = outcome.document_id !== undefined ? outcome.document_id : (target?.id ?? null);
-      const answer = this.answerBody(requestId, outcome, documentId);
-      await record(answer, outcome.events, documentId);
-      return answer;
+      return record(this.answerBody(requestId, outcome, documentId), outcome.events, documentId);
     } finally {
       this.running = undefined;
     }
   }
 
-  private async append(events: NewEditorEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    const result = await this.store.append(sessionStream(this.sessionId), events, {
-      expectedRevision: this.streamRevision,
+  /**
+   * Applies `events` to the session's state and appends them; resolves when they are durable. Each is
+   * applied as its stored JSON (what a reader of the log gets: no object of an op's is shared with the
+   * state), after it has passed the store's checks, so a refused event changes nothing. `position` is
+   * 0 in what evolve sees: the store gives positions at commit, and the session's evolve does not read
+   * them. Every event carries the request id of the mutation that made it (audit trail, undo steps).
+   */
+  private commit(events: NewEditorEvent[], requestId?: string): Promise<void> {
+    const stream = sessionStream(this.sessionId);
+    const at = new Date().toISOString();
+    const metadata = requestId === undefined ? { at } : { requestId, at };
+    const stamped = events.map((event) => ({ ...event, metadata }));
+    const bodies = stamped.map((event) => serializeEventBody(event, at));
+    let revision = this.streamRevision === 'no_stream' ? -1 : this.streamRevision;
+    try {
+      for (const body of bodies) {
+        revision += 1;
+        const { t, d, m } = JSON.parse(body) as { t: string; d: unknown; m: RecordedEvent['metadata'] };
+        this.current = this.projection.evolve(this.current, {
+          stream,
+          revision,
+          position: 0,
+          type: t,
+          data: d,
+          metadata: m,
+        });
+      }
+    } catch (error) {
+      // Half applied and not appended: the next request replays the state from the log first.
+      this.commitFailure ??= { error };
+      throw error;
+    }
+    const appended = this.store.append(stream, stamped, { expectedRevision: this.streamRevision });
+    this.streamRevision = revision;
+    const durable = appended.then(() => undefined);
+    this.committed = durable.catch((error: unknown) => {
+      this.commitFailure ??= { error };
     });
-    this.streamRevision = result.nextRevision - 1;
-    await this.runner.waitFor(result.position);
+    return durable;
   }
 
   private context(request: EditorRequest, doc?: DocumentState) {
@@ -303,9 +392,7 @@ export class EditorSession {
       version: this.version,
       pending: (requestId: string) => {
         const inflight = this.inflight.get(requestId);
-        if (!inflight) return undefined;
-        const status: 'running' | 'queued' = this.running?.request_id === requestId ? 'running' : 'queued';
-        return { op: inflight.op, status };
+        return inflight ? { op: inflight.op, status: inflight.status } : undefined;
       },
     };
   }

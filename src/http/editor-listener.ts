@@ -138,13 +138,23 @@ export class EditorListener {
       const wanted = head.length > MAX_BODY_BYTES ? 0 : head.length;
       if (buffered.length - bodyStart < wanted) return;
       const body = buffered.subarray(bodyStart, bodyStart + wanted);
+      readWhole = head.length <= MAX_BODY_BYTES;
       socket.off('data', onData);
       socket.pause();
       void this.answer(head, body).then(({ status, body: text }) => finish(status, text));
     };
+    // Once the answer is with the kernel, a connection whose request was read whole is closed at once
+    // rather than when the client's FIN arrives: the slot frees a round trip sooner, so a client's next
+    // connection is not turned away at the limit. The kernel still delivers the answer, then FIN. With
+    // an unread body (over the limit) it waits for the client instead: closing over unread data sends
+    // RST, which can throw the answer away before the client has read it.
+    let readWhole = false;
     const finish = (status: number, text: string) => {
       socket.off('data', onData);
-      if (!socket.destroyed) socket.end(answerBytes(status, text));
+      if (socket.destroyed) return;
+      socket.end(answerBytes(status, text), () => {
+        if (readWhole) socket.destroy();
+      });
     };
     socket.on('data', onData);
   }

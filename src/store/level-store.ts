@@ -319,7 +319,7 @@ export class LevelEventStore implements EventStore {
     if (accepted.length === 0) return;
     ops.push({ type: 'put', key: HEAD_KEY, value: positionValue(position) });
     try {
-      await this.db.batch(ops, this.writeOptions);
+      await this.write(ops);
     } catch (error) {
       for (const { append } of accepted) append.reject(error);
       return;
@@ -327,6 +327,20 @@ export class LevelEventStore implements EventStore {
     for (const [stream, revision] of next) this.streams.set(stream, { revision, deleted: false });
     this.publish(position, ops);
     for (const { append, result } of accepted) append.resolve(result);
+  }
+
+  /**
+   * Writes `ops` atomically. The chained form, not `db.batch(ops, options)`: the array form copies the
+   * options into every operation, and with `sync` among them that copy made a put about 4x dearer on the
+   * main thread (10 µs against 2.4 µs, measured with classic-level); the chained form takes `sync` once.
+   */
+  private write(ops: readonly BatchOp[]): Promise<void> {
+    const batch = this.db.batch();
+    for (const op of ops) {
+      if (op.type === 'put') batch.put(op.key, op.value);
+      else batch.del(op.key);
+    }
+    return batch.write(this.writeOptions);
   }
 
   /** Moves the head and hands the committed events (the `e:` puts among `ops`) to live subscribers. */
@@ -396,7 +410,7 @@ export class LevelEventStore implements EventStore {
         { type: 'put', key: revisionKey(SYSTEM_STREAM, revision), value: positionValue(position) },
         { type: 'put', key: HEAD_KEY, value: positionValue(position) },
       );
-      await this.db.batch(ops, this.writeOptions);
+      await this.write(ops);
       this.streams.set(task.stream, { revision: head.revision, deleted: true });
       this.streams.set(SYSTEM_STREAM, { revision, deleted: false });
       this.publish(position, ops);

@@ -46,12 +46,21 @@ export function assertEventType(type: unknown): asserts type is string {
 }
 
 /**
+ * Bodies already made, by event object, for events that carry their own time (so the body does not
+ * depend on `at`): a writer that checks its events before appending them (the editor session) does not
+ * pay for serializing them twice. Events are not changed once handed over for appending.
+ */
+const serialized = new WeakMap<EventData, string>();
+
+/**
  * Serializes one event's type, data and metadata, and checks the size. The stream and revision are
  * only known when the write is committed, so the stored value is finished by `storedValue`.
  * Serializing here, once, means the bytes checked are the bytes written.
  */
 export function serializeEventBody(event: EventData, at: string): string {
   if (event === null || typeof event !== 'object') throw new InvalidEventError('an event must be an object');
+  const known = event.metadata?.at !== undefined ? serialized.get(event) : undefined;
+  if (known !== undefined) return known;
   assertEventType(event.type);
   let body: string | undefined;
   try {
@@ -67,6 +76,7 @@ export function serializeEventBody(event: EventData, at: string): string {
   }
   const bytes = Buffer.byteLength(body);
   if (bytes > MAX_EVENT_BYTES) throw new EventTooLargeError(event.type, bytes, MAX_EVENT_BYTES);
+  if (event.metadata?.at !== undefined) serialized.set(event, body);
   return body;
 }
 
