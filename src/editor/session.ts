@@ -19,6 +19,8 @@ import type { OpDefinition, OpOutcome, OpTable } from './ops/types.js';
 import { type EditorRequest, isObject } from './request.js';
 
 export const MAX_REQUEST_ID_BYTES = 128;
+/** Longest stretch a large commit works before it lets the event loop answer others (ms). */
+const BREATH_MS = 8;
 
 /** A deterministic JSON text of a value, keys sorted: two bodies are "the same" when these match. */
 function canonical(value: unknown): string {
@@ -117,13 +119,14 @@ export class EditorSession {
   ): Promise<EditorSession> {
     const session = new EditorSession(store, ops, options.sessionId ?? randomUUID(), options.version);
     await session.replay();
-    await session.commit([
+    const started = await session.commit([
       editorEvent('SessionStarted', {
         session_id: session.sessionId,
         version: options.version,
         pid: process.pid,
       }),
     ]);
+    await started.durable;
     return session;
   }
 
@@ -135,7 +138,10 @@ export class EditorSession {
   async close(): Promise<void> {
     await this.queue.catch(() => undefined);
     await this.committed;
-    await this.commit([editorEvent('SessionEnded', { session_id: this.sessionId, reason: 'shutdown' })]);
+    const ended = await this.commit([
+      editorEvent('SessionEnded', { session_id: this.sessionId, reason: 'shutdown' }),
+    ]);
+    await ended.durable;
   }
 
   /** The state as the log has it: the session stream's events through the projection, from scratch. */
@@ -303,9 +309,13 @@ export class EditorSession {
     running.status = 'running';
     this.running = running;
     const { request_id: requestId, op: opName, hash } = running;
-    const record = (answer: Answer, events: NewEditorEvent[], documentId: number | null): Decided => {
+    const record = async (
+      answer: Answer,
+      events: NewEditorEvent[],
+      documentId: number | null,
+    ): Promise<Decided> => {
       const last = events.at(-1)?.data as { revision?: number } | undefined;
-      const durable = this.commit(
+      const { durable } = await this.commit(
         [
           ...events,
           editorEvent('OperationAnswered', {
@@ -348,26 +358,35 @@ export class EditorSession {
    * 0 in what evolve sees: the store gives positions at commit, and the session's evolve does not read
    * them. Every event carries the request id of the mutation that made it (audit trail, undo steps).
    */
-  private commit(events: NewEditorEvent[], requestId?: string): Promise<void> {
+  private async commit(events: NewEditorEvent[], requestId?: string): Promise<{ durable: Promise<void> }> {
     const stream = sessionStream(this.sessionId);
     const at = new Date().toISOString();
     const metadata = requestId === undefined ? { at } : { requestId, at };
     const stamped = events.map((event) => ({ ...event, metadata }));
-    const bodies = stamped.map((event) => serializeEventBody(event, at));
+    // Serializing and parsing a large outcome (an open of 300,000 entities is ~100 MB of JSON) takes
+    // seconds: it is done an event at a time, letting the loop answer other requests in between. The
+    // state is only touched once all of it is ready, so nobody sees half an outcome.
+    let breath = performance.now();
+    const breathe = async () => {
+      if (performance.now() - breath < BREATH_MS) return;
+      await new Promise((resolve) => setImmediate(resolve));
+      breath = performance.now();
+    };
+    const bodies: string[] = [];
+    for (const event of stamped) {
+      bodies.push(serializeEventBody(event, at));
+      await breathe();
+    }
+    const recorded: RecordedEvent[] = [];
     let revision = this.streamRevision === 'no_stream' ? -1 : this.streamRevision;
+    for (const body of bodies) {
+      revision += 1;
+      const { t, d, m } = JSON.parse(body) as { t: string; d: unknown; m: RecordedEvent['metadata'] };
+      recorded.push({ stream, revision, position: 0, type: t, data: d, metadata: m });
+      await breathe();
+    }
     try {
-      for (const body of bodies) {
-        revision += 1;
-        const { t, d, m } = JSON.parse(body) as { t: string; d: unknown; m: RecordedEvent['metadata'] };
-        this.current = this.projection.evolve(this.current, {
-          stream,
-          revision,
-          position: 0,
-          type: t,
-          data: d,
-          metadata: m,
-        });
-      }
+      for (const event of recorded) this.current = this.projection.evolve(this.current, event);
     } catch (error) {
       // Half applied and not appended: the next request replays the state from the log first.
       this.commitFailure ??= { error };
@@ -379,7 +398,7 @@ export class EditorSession {
     this.committed = durable.catch((error: unknown) => {
       this.commitFailure ??= { error };
     });
-    return durable;
+    return { durable };
   }
 
   private context(request: EditorRequest, doc?: DocumentState) {

@@ -43,6 +43,9 @@ type StringIterator = AbstractIterator<StringLevel, string, string>;
 /** classic-level's `sync` write option; abstract-level does not declare it, memory-level ignores it. */
 type WriteOptions = AbstractBatchOptions<string, string>;
 
+/** Longest stretch of filling a write batch before other work is let in (ms). */
+const BREATH_MS = 8;
+
 type BatchOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
 
 /** Key ranges that held a deleted stream, to be compacted until no byte of it is left on disk. */
@@ -333,14 +336,26 @@ export class LevelEventStore implements EventStore {
    * Writes `ops` atomically. The chained form, not `db.batch(ops, options)`: the array form copies the
    * options into every operation, and with `sync` among them that copy made a put about 4x dearer on the
    * main thread (10 µs against 2.4 µs, measured with classic-level); the chained form takes `sync` once.
+   * Handing a large batch to LevelDB copies every value (130 ms for the 100 MB of a 300,000-entity open),
+   * so the batch is filled a slice at a time, with other work let in between.
    */
-  private write(ops: readonly BatchOp[]): Promise<void> {
+  private async write(ops: readonly BatchOp[]): Promise<void> {
     const batch = this.db.batch();
-    for (const op of ops) {
-      if (op.type === 'put') batch.put(op.key, op.value);
-      else batch.del(op.key);
+    try {
+      let breath = performance.now();
+      for (const op of ops) {
+        if (op.type === 'put') batch.put(op.key, op.value);
+        else batch.del(op.key);
+        if (performance.now() - breath > BREATH_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          breath = performance.now();
+        }
+      }
+    } catch (error) {
+      await batch.close();
+      throw error;
     }
-    return batch.write(this.writeOptions);
+    await batch.write(this.writeOptions);
   }
 
   /** Moves the head and hands the committed events (the `e:` puts among `ops`) to live subscribers. */

@@ -6,18 +6,14 @@ import { titleOf } from '../../../projections/editor-session.js';
 import { type Change, editorEvent, type NewEditorEvent } from '../../../streams/editor.js';
 import { MAX_DXF_BYTES } from '../capabilities.js';
 import { DxfError, readDxf, templateDxf, writeDxf } from '../dxf/index.js';
+import { type LoadedDxf, loadDxfFile } from '../dxf/load.js';
 import { EditorError, fail } from '../errors.js';
 import type { DxfDocumentModel, Entity } from '../model.js';
 import { stepEvent } from './steps.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
-/** Entities per EntitiesLoaded event: well under the store's 4 MiB event limit for any entity mix. */
-const LOAD_BATCH = 2_000;
-
 /** Reads a DXF file with every failure as a clear code; nothing is opened when it throws. */
-async function readDxfFile(
-  path: string,
-): Promise<{ model: DxfDocumentModel; bytes: number; sha256: string }> {
+async function readDxfFile(path: string): Promise<LoadedDxf> {
   let size: number;
   try {
     const info = await stat(path);
@@ -43,19 +39,22 @@ async function readDxfFile(
     return fail('file_unreadable', `cannot read ${path}: ${(error as Error).message}`);
   }
   try {
-    const model = readDxf(decodeDxf(buffer));
-    return { model, bytes: buffer.length, sha256: createHash('sha256').update(buffer).digest('hex') };
+    return await loadDxfFile(buffer);
   } catch (error) {
     if (!(error instanceof DxfError)) throw error;
     return fail(error.code, `${path}: ${error.message}`);
   }
 }
 
-/** DXF before AC1021 (R2007) is in the drawing's code page; latin1 keeps every byte as one character. */
-function decodeDxf(buffer: Buffer): string {
-  const head = buffer.subarray(0, 4096).toString('latin1');
-  const version = /\$ACADVER\s*\r?\n\s*1\s*\r?\n\s*(AC\d{4})/.exec(head)?.[1] ?? 'AC1009';
-  return buffer.toString(version >= 'AC1021' ? 'utf8' : 'latin1');
+/** The whole model of a loaded file, its entities back in place. */
+function wholeModel(loaded: LoadedDxf): DxfDocumentModel {
+  const entities: Record<string, Entity> = {};
+  const order: string[] = [];
+  for (const batch of loaded.batches) {
+    for (const entity of batch.entities) entities[entity.handle] = entity;
+    order.push(...batch.order);
+  }
+  return { ...loaded.model, entities, order };
 }
 
 function encodeDxf(text: string, model: DxfDocumentModel): Buffer {
@@ -63,43 +62,21 @@ function encodeDxf(text: string, model: DxfDocumentModel): Buffer {
 }
 
 /** A document's events: the model without entities, then its entities in batches (drawing order first). */
-function openedEvents(
-  id: number,
-  title: string,
-  path: string,
-  read: { model: DxfDocumentModel; bytes: number; sha256: string },
-): NewEditorEvent[] {
-  const { entities, order, ...rest } = read.model;
-  const inOrder = new Set(order);
-  const all: Entity[] = [
-    ...order.map((h) => entities[h] as Entity),
-    ...Object.values(entities).filter((e) => !inOrder.has(e.handle)),
-  ];
-  const batches: NewEditorEvent[] = [];
-  for (let i = 0, batch = 0; i < all.length; i += LOAD_BATCH, batch++) {
-    const slice = all.slice(i, i + LOAD_BATCH);
-    batches.push(
-      editorEvent('EntitiesLoaded', {
-        document_id: id,
-        batch,
-        entities: slice,
-        order: slice.filter((e) => inOrder.has(e.handle)).map((e) => e.handle),
-      }),
-    );
-  }
-  const model = { ...rest, entities: {}, order: [] };
+function openedEvents(id: number, title: string, path: string, loaded: LoadedDxf): NewEditorEvent[] {
   return [
     editorEvent('DocumentOpened', {
       document_id: id,
       revision: 0,
       title,
       path,
-      bytes: read.bytes,
-      sha256: read.sha256,
-      model,
-      entity_batches: batches.length,
+      bytes: loaded.bytes,
+      sha256: loaded.sha256,
+      model: loaded.model,
+      entity_batches: loaded.batches.length,
     }),
-    ...batches,
+    ...loaded.batches.map((batch, index) =>
+      editorEvent('EntitiesLoaded', { document_id: id, batch: index, ...batch }),
+    ),
   ];
 }
 
@@ -128,7 +105,7 @@ async function newOp(ctx: OpContext): Promise<OpOutcome> {
   if (template === undefined || template === null || template === 'metric' || template === 'imperial') {
     model = readDxf(templateDxf(template === 'imperial' ? 'imperial' : 'metric'));
   } else if (typeof template === 'string' && template.trim() !== '') {
-    model = (await readDxfFile(resolve(template))).model;
+    model = wholeModel(await readDxfFile(resolve(template)));
   } else {
     return fail(
       'invalid_template',

@@ -1,0 +1,66 @@
+/**
+ * Loading a DXF file off the main thread gives exactly what loading it on the thread gives, refusals
+ * included (the worker passes the DxfError code on), and large files are split into batches under the
+ * store's event limit.
+ */
+import { describe, expect, it } from 'vitest';
+import { DxfError } from '../../../src/editor/dxf/errors.js';
+import {
+  LOAD_BATCH,
+  type LoadedDxf,
+  loadDxf,
+  loadDxfFile,
+  loadDxfOffThread,
+  OFF_THREAD_BYTES,
+} from '../../../src/editor/dxf/load.js';
+
+function linesDxf(count: number): Buffer {
+  const parts: string[] = ['0\nSECTION\n2\nENTITIES\n'];
+  for (let i = 0; i < count; i++) parts.push(`0\nLINE\n8\nL${i % 7}\n10\n${i}\n20\n0\n11\n${i}\n21\n1\n`);
+  parts.push('0\nENDSEC\n0\nEOF\n');
+  return Buffer.from(parts.join(''), 'latin1');
+}
+
+/** A load without the GUIDs the reader makes up for a file that has none (new at every read). */
+function settled(loaded: LoadedDxf): LoadedDxf {
+  const { $FINGERPRINTGUID: _f, $VERSIONGUID: _v, ...header } = loaded.model.header;
+  return { ...loaded, model: { ...loaded.model, header } };
+}
+
+describe('loading DXF off the main thread', () => {
+  it('gives the same model, batches, size and hash as loading on the thread', async () => {
+    const bytes = linesDxf(5_000);
+    const here = loadDxf(bytes);
+    const there = await loadDxfOffThread(bytes);
+    expect(settled(there)).toEqual(settled(here));
+    expect(here.batches.map((b) => b.entities.length)).toEqual([LOAD_BATCH, LOAD_BATCH, 1_000]);
+    expect(here.batches.flatMap((b) => b.order)).toHaveLength(5_000);
+    expect(here.model.entities).toEqual({});
+  });
+
+  it('passes the reader refusal on with its code', async () => {
+    const truncated = linesDxf(10).subarray(0, 200);
+    expect(() => loadDxf(truncated)).toThrow(DxfError);
+    const refused = await loadDxfOffThread(truncated).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DxfError);
+    expect((refused as DxfError).code).toBe(
+      (() => {
+        try {
+          loadDxf(truncated);
+        } catch (error) {
+          return (error as DxfError).code;
+        }
+      })(),
+    );
+  });
+
+  it('files from OFF_THREAD_BYTES go to the worker, smaller ones are parsed here; both give the same', async () => {
+    const big = linesDxf(40_000);
+    expect(big.byteLength).toBeGreaterThan(OFF_THREAD_BYTES);
+    const loaded = await loadDxfFile(big);
+    expect(loaded.batches.reduce((n, b) => n + b.entities.length, 0)).toBe(40_000);
+    expect(loaded.sha256).toBe(loadDxf(big).sha256);
+    const small = linesDxf(10);
+    expect(settled(await loadDxfFile(small))).toEqual(settled(loadDxf(small)));
+  });
+});
