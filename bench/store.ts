@@ -66,16 +66,15 @@ async function rawSyncedBatches(batchSize: number) {
   const started = performance.now();
   let position = 0;
   while (performance.now() < deadline) {
-    const ops = Array.from({ length: batchSize }, (_, i) => {
+    // The chained form: the fastest way to hand classic-level a synced batch (the array form copies
+    // the sync option into every operation), as the store itself writes.
+    const batch = db.batch();
+    for (let i = 0; i < batchSize; i++) {
       position += 1;
       const body = serializeEventBody(sampleEvent(position), at);
-      return {
-        type: 'put' as const,
-        key: eventKey(position),
-        value: storedValue(`"bench-${i}"`, position, body),
-      };
-    });
-    await db.batch(ops, SYNCED);
+      batch.put(eventKey(position), storedValue(`"bench-${i}"`, position, body));
+    }
+    await batch.write(SYNCED);
   }
   const seconds = (performance.now() - started) / 1000;
   await db.close();
