@@ -35,6 +35,8 @@ export interface DocumentState {
   selection_sets: Record<string, string[]>;
   /** System variables that live outside the DXF header (viewport and session ones). */
   sysvars: Record<string, SysvarValue>;
+  /** Where the view was last focused (view_focus); null until then. */
+  view: { center: [number, number]; width: number; height: number } | null;
 }
 
 export interface OperationRecord {
@@ -181,6 +183,7 @@ const newDocument = (
   selection: [],
   selection_sets: {},
   sysvars: {},
+  view: null,
 });
 
 function evolveStep(state: EditorSessionState, event: RecordedEvent<string, StepData>): void {
@@ -274,6 +277,11 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
     case 'StepRedone':
       moveStep(documentOf(state, event.data.document_id), 'redo', event.data);
       return state;
+    case 'ViewFocused': {
+      const { center, width, height } = event.data;
+      documentOf(state, event.data.document_id).view = { center, width, height };
+      return state;
+    }
     case 'SelectionChanged': {
       const doc = documentOf(state, event.data.document_id);
       doc.selection = event.data.handles.filter((h) => h in doc.model.entities);
@@ -305,7 +313,8 @@ export function editorSessionProjection(sessionId: string): Projection<EditorSes
     // 2: SessionStarted clears ended_at; snapshots made by version 1 after a resume had it set.
     // 3: operations no longer keep their log position (the session applies its events before the store
     // has given them one).
-    version: 3,
+    // 4: documents keep their focused view (ViewFocused).
+    version: 4,
     stream,
     initial: () => initialSession(sessionId),
     evolve: (state, event) =>

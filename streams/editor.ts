@@ -91,6 +91,8 @@ export interface EditorEventMap {
     handles: string[];
     source: 'selection_set' | 'viewer' | 'command';
   };
+  /** The view was centred on `center` and sized to show `width` x `height` drawing units (view_focus). */
+  ViewFocused: { document_id: number; center: [number, number]; width: number; height: number };
   /**
    * Every mutation's answer (failures included), appended with the mutation's own events: `operation`,
    * `events` and idempotent retries read it, also after a restart.

@@ -42,6 +42,7 @@ function docWith(order: string[]): DocumentState {
     selection: [],
     selection_sets: {},
     sysvars: {},
+  view: null,
   };
 }
 

@@ -3,6 +3,7 @@ import { blockOps } from './blocks.js';
 import { documentOps } from './documents.js';
 import { entityOps } from './entities.js';
 import { infoOps } from './info.js';
+import { interactionOps } from './interaction.js';
 import { selectionOps } from './selection.js';
 import { settingsOps } from './settings.js';
 import { spatialOps } from './spatial.js';
@@ -30,4 +31,5 @@ export const editorOps: OpTable = {
   ...spatialOps,
   ...undoOps,
   ...infoOps,
+  ...interactionOps,
 };

@@ -1,0 +1,101 @@
+import { editorEvent } from '../../../streams/editor.js';
+import { EditorError, fail } from '../errors.js';
+import { bounds } from '../geometry/index.js';
+import { documentContext } from '../geometry/types.js';
+import { handleList } from '../request.js';
+import { entitiesOf } from './entities.js';
+import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+
+/** Margin around what `view_focus` frames, as a share of its size, so nothing sits on the edge. */
+const FOCUS_MARGIN = 0.05;
+/** View height when what is framed has no extent (one point): a unit square around it. */
+const POINT_VIEW = 1;
+
+/** `window` as [x1, y1, x2, y2] in any corner order; `invalid_point` otherwise. */
+function windowOf(value: unknown): [number, number, number, number] {
+  if (
+    !Array.isArray(value) ||
+    value.length !== 4 ||
+    !value.every((n) => typeof n === 'number' && Number.isFinite(n))
+  ) {
+    return fail('invalid_point', `window must be [x1, y1, x2, y2] (4 numbers), got ${JSON.stringify(value)}`);
+  }
+  const [x1, y1, x2, y2] = value as [number, number, number, number];
+  return [Math.min(x1, x2), Math.min(y1, y2), Math.max(x1, x2), Math.max(y1, y2)];
+}
+
+/**
+ * `view_focus`: centres the view on `handles` (their joint extent) or on a `window`, and sizes it to
+ * fit with a small margin. Recorded as a ViewFocused event (the viewer follows it); not an undo step.
+ */
+function viewFocus(ctx: OpContext): OpOutcome {
+  const doc = docOf(ctx);
+  const { handles: rawHandles, window: rawWindow } = ctx.request;
+  if ((rawHandles === undefined) === (rawWindow === undefined)) {
+    fail(
+      'invalid_request',
+      'view_focus needs either handles (an array of handles) or window [x1, y1, x2, y2]',
+    );
+  }
+  let box: [number, number, number, number];
+  let handles: string[] = [];
+  if (rawWindow !== undefined) {
+    box = windowOf(rawWindow);
+  } else {
+    handles = handleList(rawHandles);
+    if (handles.length === 0) fail('invalid_handles', 'handles must name at least one entity');
+    const geometry = documentContext(doc.model);
+    let min = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
+    let max = [Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY];
+    for (const entity of entitiesOf(doc, handles)) {
+      const b = bounds(entity, geometry);
+      if (!b) continue;
+      min = [Math.min(min[0] as number, b.min[0]), Math.min(min[1] as number, b.min[1])];
+      max = [Math.max(max[0] as number, b.max[0]), Math.max(max[1] as number, b.max[1])];
+    }
+    if (!Number.isFinite(min[0] as number)) {
+      fail('no_extent', `none of the entities ${handles.join(', ')} has an extent to focus on`);
+    }
+    box = [min[0] as number, min[1] as number, max[0] as number, max[1] as number];
+  }
+  const [x1, y1, x2, y2] = box;
+  const width = x2 - x1;
+  const height = y2 - y1;
+  const center: [number, number] = [(x1 + x2) / 2, (y1 + y2) / 2];
+  const size = width === 0 && height === 0 ? POINT_VIEW : Math.max(width, height) * (1 + 2 * FOCUS_MARGIN);
+  return {
+    events: [editorEvent('ViewFocused', { document_id: doc.id, center, height: size, width: size })],
+    result: { center, height: size, width: size, handles },
+  };
+}
+
+/**
+ * `getpoint` and `user_select` wait for a person to pick in the viewer of the GUI-hosted editor. This
+ * editor runs headless (no viewer yet), so they are refused with `gui_required` (409) and nothing waits.
+ */
+const needsGui = (op: string) => (): OpOutcome =>
+  fail(
+    'gui_required',
+    `${op} needs a person picking in the GUI-hosted editor's viewer; this editor runs headless`,
+  );
+
+/**
+ * `cancel`: ends a pending `user_select` or `getpoint`. None can be pending in a headless editor, so
+ * it answers what it cancelled (nothing) at once; an id it never saw is `unknown_operation`.
+ */
+function cancel(ctx: OpContext): OpOutcome {
+  const id = ctx.request.target_request_id ?? ctx.request.id;
+  if (id !== undefined) {
+    const known = typeof id === 'string' && (ctx.session.operations[id] || ctx.pending?.(id));
+    if (!known)
+      throw new EditorError('unknown_operation', `no operation with request_id ${JSON.stringify(id)}`);
+  }
+  return { events: [], result: { cancelled: [], count: 0 } };
+}
+
+export const interactionOps: OpTable = {
+  view_focus: { kind: 'mutation', document: 'required', run: viewFocus },
+  getpoint: { kind: 'immediate', document: 'none', run: needsGui('getpoint') },
+  user_select: { kind: 'immediate', document: 'none', run: needsGui('user_select') },
+  cancel: { kind: 'immediate', document: 'none', run: cancel },
+};
