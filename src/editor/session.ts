@@ -413,6 +413,7 @@ export class EditorSession {
         const inflight = this.inflight.get(requestId);
         return inflight ? { op: inflight.op, status: inflight.status } : undefined;
       },
+      log: this.store,
     };
   }
 

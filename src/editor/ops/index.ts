@@ -2,6 +2,7 @@ import { capabilities } from '../capabilities.js';
 import { blockOps } from './blocks.js';
 import { documentOps } from './documents.js';
 import { entityOps } from './entities.js';
+import { eventOps } from './events.js';
 import { infoOps } from './info.js';
 import { interactionOps } from './interaction.js';
 import { selectionOps } from './selection.js';
@@ -32,4 +33,5 @@ export const editorOps: OpTable = {
   ...undoOps,
   ...infoOps,
   ...interactionOps,
+  ...eventOps,
 };

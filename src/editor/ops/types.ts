@@ -1,5 +1,6 @@
 import type { DocumentState, EditorSessionState } from '../../../projections/editor-session.js';
 import type { Change, NewEditorEvent } from '../../../streams/editor.js';
+import type { EventStore } from '../../store/types.js';
 import type { EditorRequest } from '../request.js';
 
 /** What an operation may read: the request, the session's read model and its target document. */
@@ -15,6 +16,8 @@ export interface OpContext {
    * Only the dispatcher knows these (they are not in the read model until answered); `operation` reads it.
    */
   pending?: (requestId: string) => { op: string; status: 'running' | 'queued' } | undefined;
+  /** The event log, for ops that answer from it rather than from the read model (`events`). */
+  log?: Pick<EventStore, 'readAll' | 'headPosition'>;
 }
 
 /** What an operation decided: events to append (none for reads) and the answer's fields. */
