@@ -91,6 +91,15 @@ export interface EditorEventMap {
     handles: string[];
     source: 'selection_set' | 'viewer' | 'command';
   };
+  /** `wblock` wrote entities of the document (or a block's contents) to a new DXF file. */
+  BlockWritten: {
+    document_id: number;
+    path: string;
+    count: number;
+    bytes: number;
+    sha256: string;
+    block: string | null;
+  };
   /** The view was centred on `center` and sized to show `width` x `height` drawing units (view_focus). */
   ViewFocused: { document_id: number; center: [number, number]; width: number; height: number };
   /**

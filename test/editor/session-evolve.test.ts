@@ -42,7 +42,7 @@ function docWith(order: string[]): DocumentState {
     selection: [],
     selection_sets: {},
     sysvars: {},
-  view: null,
+    view: null,
   };
 }
 

@@ -10,6 +10,7 @@ import { settingsOps } from './settings.js';
 import { spatialOps } from './spatial.js';
 import type { OpTable } from './types.js';
 import { undoOps } from './undo.js';
+import { wblockOps } from './wblock.js';
 import { xdataOps } from './xdata.js';
 
 /** Every operation the dispatcher knows, by name. */
@@ -34,4 +35,5 @@ export const editorOps: OpTable = {
   ...infoOps,
   ...interactionOps,
   ...eventOps,
+  ...wblockOps,
 };
