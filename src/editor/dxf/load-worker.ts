@@ -15,13 +15,7 @@ port.once('message', (bytes: Uint8Array) => {
   const post = (message: WorkerMessage) => port.postMessage(message);
   try {
     const loaded = loadDxf(bytes);
-    post({
-      kind: 'head',
-      model: loaded.model,
-      bytes: loaded.bytes,
-      sha256: loaded.sha256,
-      batches: loaded.batches.length,
-    });
+    post({ kind: 'head', model: loaded.model, bytes: loaded.bytes, sha256: loaded.sha256 });
     let next = 0;
     // Each 'next' from the main thread asks for one more batch, then the end.
     port.on('message', () => {

@@ -64,7 +64,7 @@ export function loadDxf(buffer: Uint8Array): LoadedDxf {
 
 /** What the parse worker posts: the head, then each batch, then the end (or a failure instead). */
 export type WorkerMessage =
-  | { kind: 'head'; model: DxfDocumentModel; bytes: number; sha256: string; batches: number }
+  | { kind: 'head'; model: DxfDocumentModel; bytes: number; sha256: string }
   | { kind: 'batch'; batch: EntityBatch }
   | { kind: 'done' }
   | { kind: 'failed'; code: DxfErrorCode | null; message: string };

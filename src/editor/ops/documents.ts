@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { open as openFile, rename, stat, writeFile } from 'node:fs/promises';
+import { open as openFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { DocumentState } from '../../../projections/editor-session.js';
 import { titleOf } from '../../../projections/editor-session.js';
@@ -57,8 +57,32 @@ function wholeModel(loaded: LoadedDxf): DxfDocumentModel {
   return { ...loaded.model, entities, order };
 }
 
-function encodeDxf(text: string, model: DxfDocumentModel): Buffer {
-  return Buffer.from(text, model.version >= 'AC1021' ? 'utf8' : 'latin1');
+/**
+ * Writes `model` as DXF to `path` through a temporary file renamed into place (a failed write leaves
+ * the old file whole), in the drawing's encoding; `save_failed` when it cannot. Its size and hash.
+ */
+export async function writeDxfFile(
+  path: string,
+  model: DxfDocumentModel,
+): Promise<{ bytes: number; sha256: string }> {
+  const bytes = Buffer.from(writeDxf(model), model.version >= 'AC1021' ? 'utf8' : 'latin1');
+  const temporary = resolve(dirname(path), `.${titleOf(path)}.${process.pid}.${randomUUID()}.tmp`);
+  try {
+    await writeFile(temporary, bytes);
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    return fail('save_failed', `cannot write ${path}: ${(error as Error).message}`);
+  }
+  return { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+/** The model as a new drawing: a new $FINGERPRINTGUID (a new file identity). */
+export function withNewIdentity(model: DxfDocumentModel): DxfDocumentModel {
+  return {
+    ...model,
+    header: { ...model.header, $FINGERPRINTGUID: [{ code: 2, value: `{${randomUUID().toUpperCase()}}` }] },
+  };
 }
 
 /** A document's events: the model without entities, then its entities in batches (drawing order first). */
@@ -80,7 +104,7 @@ function openedEvents(id: number, title: string, path: string, loaded: LoadedDxf
   ];
 }
 
-function pathArgument(value: unknown): string {
+export function pathArgument(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '')
     return fail('invalid_path', `path must be a non-empty string, got ${JSON.stringify(value ?? null)}`);
   return resolve(value);
@@ -113,10 +137,7 @@ async function newOp(ctx: OpContext): Promise<OpOutcome> {
     );
   }
   // A new drawing is a new file identity, also when made from a template.
-  model = {
-    ...model,
-    header: { ...model.header, $FINGERPRINTGUID: [{ code: 2, value: `{${randomUUID().toUpperCase()}}` }] },
-  };
+  model = withNewIdentity(model);
   const event = editorEvent('DocumentCreated', {
     document_id: id,
     revision: 0,
@@ -156,26 +177,18 @@ async function saveOp(ctx: OpContext): Promise<OpOutcome> {
   const doc = docOf(ctx);
   const path = ctx.request.path === undefined ? doc.path : pathArgument(ctx.request.path);
   if (!path) return fail('path_required', `document ${doc.id} has never been saved: give a path`);
-  const bytes = encodeDxf(writeDxf(doc.model), doc.model);
-  const temporary = resolve(dirname(path), `.${titleOf(path)}.${process.pid}.tmp`);
-  try {
-    await writeFile(temporary, bytes);
-    await rename(temporary, path);
-  } catch (error) {
-    return fail('save_failed', `cannot write ${path}: ${(error as Error).message}`);
-  }
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const { bytes, sha256 } = await writeDxfFile(path, doc.model);
   return {
     events: [
       editorEvent('DocumentSaved', {
         document_id: doc.id,
         revision: doc.revision,
         path,
-        bytes: bytes.length,
+        bytes,
         sha256,
       }),
     ],
-    result: { path, bytes: bytes.length },
+    result: { path, bytes },
   };
 }
 

@@ -1,18 +1,10 @@
 import { SESSION_STREAM_PREFIX } from '../../../streams/editor.js';
 import { fail } from '../errors.js';
+import { wholeNumber } from './info.js';
 import type { OpContext, OpOutcome, OpTable } from './types.js';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
-
-/** A whole number from a JSON number or a digit string (the REST layer forwards strings), else invalid_query. */
-function wholeNumber(value: unknown, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
-  if (!Number.isSafeInteger(n) || (n as number) < 0)
-    return fail('invalid_query', `${name} must be a whole number, got ${JSON.stringify(value)}`);
-  return n as number;
-}
 
 /**
  * `events`: the answers of mutations after a cursor, oldest first, read from the event log (every
@@ -32,7 +24,6 @@ async function events(ctx: OpContext): Promise<OpOutcome> {
   const found: Array<Record<string, unknown>> = [];
   let cursor = after;
   for await (const event of log.readAll({ from: after + 1 })) {
-    if (event.position > head) break;
     cursor = event.position;
     if (event.type !== 'OperationAnswered' || !event.stream.startsWith(SESSION_STREAM_PREFIX)) continue;
     const data = event.data as {

@@ -52,18 +52,19 @@ function header(ctx: OpContext): OpOutcome {
   return { events: [], result: { version: doc.model.version, values, count: Object.keys(values).length } };
 }
 
+/** A whole number from a JSON number or a digit string (the REST layer forwards strings); `invalid_query` otherwise. */
+export function wholeNumber(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (!Number.isInteger(n) || (n as number) < 0)
+    fail('invalid_query', `${name} must be a whole number, got ${JSON.stringify(value)}`);
+  return n as number;
+}
+
 /** `offset`/`limit` as the REST layer forwards them (strings) or as numbers; `invalid_query` otherwise. */
 export function paging(request: Record<string, unknown>, defaultLimit: number, maxLimit: number) {
-  const read = (name: string, fallback: number) => {
-    const raw = request[name];
-    if (raw === undefined) return fallback;
-    const n = typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
-    if (!Number.isInteger(n) || (n as number) < 0)
-      fail('invalid_query', `${name} must be a whole number, got ${JSON.stringify(raw)}`);
-    return n as number;
-  };
-  const offset = read('offset', 0);
-  const limit = read('limit', defaultLimit);
+  const offset = wholeNumber(request.offset, 'offset', 0);
+  const limit = wholeNumber(request.limit, 'limit', defaultLimit);
   if (limit > maxLimit) fail('invalid_query', `limit must be at most ${maxLimit}, got ${limit}`);
   return { offset, limit };
 }

@@ -1,19 +1,18 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { rename, stat, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { editorEvent } from '../../../streams/editor.js';
-import { writeDxf } from '../dxf/index.js';
 import { EditorError, fail } from '../errors.js';
 import { GeometryError, transformEntity, translation } from '../geometry/index.js';
+import { formatHandle } from '../handles.js';
 import type { DxfDocumentModel, Entity } from '../model.js';
 import { handleList } from '../request.js';
+import { pathArgument, withNewIdentity, writeDxfFile } from './documents.js';
 import { entitiesOf, MODEL_SPACE } from './entities.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
 /**
  * The drawing `wblock` writes: the document's tables, blocks and settings, with only `entities` in
  * model space (and every block's contents, so the Inserts among them still resolve). A new file, so
- * a new $FINGERPRINTGUID.
+ * a new identity.
  */
 function drawingOf(model: DxfDocumentModel, entities: readonly Entity[]): DxfDocumentModel {
   const kept: Record<string, Entity> = {};
@@ -29,26 +28,24 @@ function drawingOf(model: DxfDocumentModel, entities: readonly Entity[]): DxfDoc
       .map(([name, group]) => [name, { ...group, handles: group.handles.filter((h) => h in kept) }] as const)
       .filter(([, group]) => group.handles.length > 0),
   );
-  return {
-    ...model,
-    header: { ...model.header, $FINGERPRINTGUID: [{ code: 2, value: `{${randomUUID().toUpperCase()}}` }] },
-    entities: kept,
-    order: entities.map((e) => e.handle),
-    groups,
-  };
+  return { ...withNewIdentity(model), entities: kept, order: entities.map((e) => e.handle), groups };
 }
 
-/** A block's contents as model space entities, moved so that the block's base point is the origin. */
+/**
+ * A block's contents as model space entities of a new drawing (`model`, whose handle seed moves on),
+ * moved so that the block's base point is the origin. They get new handles: the block keeps its own
+ * copies in the written drawing.
+ */
 function blockContents(model: DxfDocumentModel, name: string): Entity[] {
   const block = model.blocks[name];
   if (!block || /^\*(model|paper)_space/i.test(name)) {
     return fail('block_missing', `no block named ${JSON.stringify(name)} in this document`);
   }
   const move = translation([-block.base[0], -block.base[1], -block.base[2]]);
-  const seed = { next: model.handseed };
-  return block.entities.flatMap((handle) => {
+  const contents: Entity[] = [];
+  for (const handle of block.entities) {
     const entity = model.entities[handle];
-    if (!entity) return [];
+    if (!entity) continue;
     let moved: Entity;
     try {
       moved = transformEntity(entity, move);
@@ -57,11 +54,24 @@ function blockContents(model: DxfDocumentModel, name: string): Entity[] {
         throw new EditorError(error.code, `block ${name}: ${error.message}`);
       throw error;
     }
-    // A new handle: the block keeps its own copy of the entity in the written drawing.
-    const copy = { ...moved, handle: (seed.next++).toString(16).toUpperCase(), space: MODEL_SPACE };
-    model.handseed = seed.next;
-    return [copy];
-  });
+    contents.push({ ...moved, handle: formatHandle(model.handseed++), space: MODEL_SPACE });
+  }
+  return contents;
+}
+
+/** The model space entities behind `handles`: at least one, each existing and in model space. */
+function modelSpaceEntities(ctx: OpContext, raw: unknown): Entity[] {
+  const handles = [...new Set(handleList(raw))];
+  if (handles.length === 0) return fail('invalid_handles', 'handles must name at least one entity');
+  const entities = entitiesOf(docOf(ctx), handles);
+  const outside = entities.find((e) => e.space.toLowerCase() !== MODEL_SPACE.toLowerCase());
+  if (outside) {
+    return fail(
+      'invalid_handles',
+      `entity ${outside.handle} is not in model space (it is in ${outside.space})`,
+    );
+  }
+  return entities;
 }
 
 /**
@@ -71,36 +81,22 @@ function blockContents(model: DxfDocumentModel, name: string): Entity[] {
  */
 async function wblock(ctx: OpContext): Promise<OpOutcome> {
   const doc = docOf(ctx);
-  const { path: rawPath, handles: rawHandles, block } = ctx.request;
-  if (typeof rawPath !== 'string' || rawPath.trim() === '')
-    return fail('invalid_path', `path must be a non-empty string, got ${JSON.stringify(rawPath ?? null)}`);
-  if ((rawHandles === undefined) === (block === undefined))
+  const { handles, block } = ctx.request;
+  const path = pathArgument(ctx.request.path);
+  if ((handles === undefined) === (block === undefined)) {
     return fail(
       'invalid_request',
       'wblock needs either handles (an array of handles) or block (a block name)',
     );
-  const path = resolve(rawPath);
+  }
   let model: DxfDocumentModel;
-  let count: number;
   if (block !== undefined) {
     if (typeof block !== 'string')
       return fail('invalid_name', `block must be a block name, got ${JSON.stringify(block)}`);
     const copy: DxfDocumentModel = { ...doc.model };
-    const contents = blockContents(copy, block);
-    model = drawingOf(copy, contents);
-    count = contents.length;
+    model = drawingOf(copy, blockContents(copy, block));
   } else {
-    const handles = [...new Set(handleList(rawHandles))];
-    if (handles.length === 0) return fail('invalid_handles', 'handles must name at least one entity');
-    const entities = entitiesOf(doc, handles);
-    const outside = entities.find((e) => e.space.toLowerCase() !== MODEL_SPACE.toLowerCase());
-    if (outside)
-      return fail(
-        'invalid_handles',
-        `entity ${outside.handle} is not in model space (it is in ${outside.space})`,
-      );
-    model = drawingOf(doc.model, entities);
-    count = entities.length;
+    model = drawingOf(doc.model, modelSpaceEntities(ctx, handles));
   }
   if (ctx.request.overwrite !== true) {
     const exists = await stat(path).then(
@@ -109,17 +105,7 @@ async function wblock(ctx: OpContext): Promise<OpOutcome> {
     );
     if (exists) return fail('file_exists', `${path} exists; pass overwrite: true to replace it`);
   }
-  const text = writeDxf(model);
-  const bytes = Buffer.from(text, model.version >= 'AC1021' ? 'utf8' : 'latin1');
-  const temporary = resolve(dirname(path), `.wblock.${process.pid}.${randomUUID()}.tmp`);
-  try {
-    await writeFile(temporary, bytes);
-    await rename(temporary, path);
-  } catch (error) {
-    return fail('save_failed', `cannot write ${path}: ${(error as Error).message}`);
-  }
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const result = { path, count, bytes: bytes.length, sha256 };
+  const result = { path, count: model.order.length, ...(await writeDxfFile(path, model)) };
   return {
     events: [editorEvent('BlockWritten', { document_id: doc.id, ...result, block: block ?? null })],
     result,

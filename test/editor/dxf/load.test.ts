@@ -54,7 +54,7 @@ describe('loading DXF off the main thread', () => {
     );
   });
 
-  it('files from OFF_THREAD_BYTES go to the worker, smaller ones are parsed here; both give the same', async () => {
+  it('loadDxfFile loads a file over OFF_THREAD_BYTES (worker) and a small one (here) as loadDxf does', async () => {
     const big = linesDxf(40_000);
     expect(big.byteLength).toBeGreaterThan(OFF_THREAD_BYTES);
     const loaded = await loadDxfFile(big);
