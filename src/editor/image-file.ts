@@ -20,7 +20,6 @@ const FORMATS: Record<string, RasterFormat> = { png: 'png', jpg: 'jpeg' };
  * image format image-size knows, an empty file, text, or the first bytes in hex.
  */
 function whatItIs(bytes: Uint8Array, detected: string | undefined): string {
-  if (bytes.length === 0) return 'an empty file';
   if (detected) return `a ${detected.toUpperCase()} image, not PNG or JPEG`;
   const head = bytes.subarray(0, 16);
   const text = Buffer.from(head).toString('utf8');
@@ -36,6 +35,7 @@ function whatItIs(bytes: Uint8Array, detected: string | undefined): string {
  * naming `path` when the bytes are no PNG or JPEG, or one whose header is broken.
  */
 export function rasterInfo(bytes: Uint8Array, path: string): RasterInfo {
+  if (bytes.length === 0) return fail('invalid_image', `${path} is an empty file, not a PNG or JPEG image`);
   let size: { width?: number; height?: number; type?: string };
   try {
     size = imageSize(bytes);
