@@ -20,7 +20,7 @@ const FORMATS: Record<string, RasterFormat> = { png: 'png', jpg: 'jpeg' };
  * image format image-size knows, an empty file, text, or the first bytes in hex.
  */
 function whatItIs(bytes: Uint8Array, detected: string | undefined): string {
-  if (detected) return `a ${detected.toUpperCase()} image, not PNG or JPEG`;
+  if (detected) return `an image of type ${detected.toUpperCase()}, not PNG or JPEG`;
   const head = bytes.subarray(0, 16);
   const text = Buffer.from(head).toString('utf8');
   if (/^[\t\n\r\x20-\x7e\u00a0-\uffff]+$/.test(text) && !text.includes('\ufffd')) {

@@ -15,7 +15,11 @@ function pngChunk(type: string, data: Buffer): Buffer {
 }
 
 /** A `width` x `height` PNG, 8-bit RGB, every pixel the same colour. */
-export function pngBytes(width: number, height: number, rgb: [number, number, number] = [200, 30, 30]): Buffer {
+export function pngBytes(
+  width: number,
+  height: number,
+  rgb: [number, number, number] = [200, 30, 30],
+): Buffer {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);

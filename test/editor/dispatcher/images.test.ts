@@ -7,7 +7,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { jpegBytes, pngBytes } from '../raster-files.js';
-import { ezdxfAudit, type Harness, needEzdxf, python, resultOf, scratchDir, startHarness } from './helpers.js';
+import {
+  ezdxfAudit,
+  type Harness,
+  needEzdxf,
+  python,
+  resultOf,
+  scratchDir,
+  startHarness,
+} from './helpers.js';
 
 interface Embedded {
   handle: string;
@@ -91,9 +99,8 @@ afterAll(async () => {
 const embed = async (fields: Record<string, unknown>) =>
   resultOf<Embedded>(await h.ok('embed_image', fields));
 const imageDefs = async (doc: number) =>
-  (
-    await h.raw({ protocol: 1, op: 'records', document_id: doc, collection: 'objects', type: 'IMAGEDEF' })
-  ).result as { records: Array<{ handle: string; tags: Array<{ code: number; value: string }> }> };
+  (await h.raw({ protocol: 1, op: 'records', document_id: doc, collection: 'objects', type: 'IMAGEDEF' }))
+    .result as { records: Array<{ handle: string; tags: Array<{ code: number; value: string }> }> };
 const entity = async (handle: string) =>
   (await h.raw({ protocol: 1, op: 'query', handles: [handle], detail: 'full' })).entities as Array<
     Record<string, unknown>
@@ -214,10 +221,20 @@ describe('embed_image', () => {
     const cases: Array<[string, Record<string, unknown>, string, RegExp?]> = [
       ['no such file', { path: scratch.path('missing.png') }, 'file_not_found', /missing\.png/],
       ['a directory', { path: scratch.dir }, 'file_unreadable', /is not a file/],
-      ['a text file', { path: text }, 'invalid_image', /notes\.png is not a PNG or JPEG image .*text "just some notes/],
-      ['a GIF', { path: gif }, 'invalid_image', /anim\.gif is a GIF image, not PNG or JPEG/],
+      [
+        'a text file',
+        { path: text },
+        'invalid_image',
+        /notes\.png is not a PNG or JPEG image .*text "just some notes/,
+      ],
+      ['a GIF', { path: gif }, 'invalid_image', /anim\.gif is an image of type GIF, not PNG or JPEG/],
       ['an empty file', { path: empty }, 'invalid_image', /empty\.jpg is an empty file/],
-      ['binary bytes', { path: binary }, 'invalid_image', /blob\.jpg is not a PNG or JPEG image .*bytes 00010203/],
+      [
+        'binary bytes',
+        { path: binary },
+        'invalid_image',
+        /blob\.jpg is not a PNG or JPEG image .*bytes 00010203/,
+      ],
       ['a broken JPEG', { path: broken }, 'invalid_image', /broken\.jpg is not a readable PNG or JPEG image/],
       ['no path', {}, 'invalid_path'],
       ['an empty path', { path: ' ' }, 'invalid_path'],
@@ -323,7 +340,9 @@ describe('embed_image', () => {
     // Each image has its own reactor, owned by it and listed by its definition.
     const reactorOf = (handle: string) => back.images[handle]?.reactor as string;
     for (const image of [a, b, c]) expect(back.reactors[reactorOf(image.handle)]).toBe(image.handle);
-    expect(back.imagedefs[a.imagedef]).toEqual(expect.arrayContaining([reactorOf(a.handle), reactorOf(c.handle)]));
+    expect(back.imagedefs[a.imagedef]).toEqual(
+      expect.arrayContaining([reactorOf(a.handle), reactorOf(c.handle)]),
+    );
     expect(back.imagedefs[b.imagedef]).toEqual(expect.arrayContaining([reactorOf(b.handle)]));
 
     // Undone, the saved drawing has neither the image nor its definition, and still audits clean.
