@@ -1,5 +1,6 @@
-import type { DxfTag, RawRecord } from '../model.js';
-import { formatReal } from './values.js';
+import type { DxfDocumentModel, DxfTag, Entity, RawRecord } from '../model.js';
+import { ownerOf } from './records.js';
+import { formatReal, normalizeHandle } from './values.js';
 
 /**
  * The objects behind an IMAGE entity, as AutoCAD and ezdxf write them: the IMAGEDEF (the file and its
@@ -105,4 +106,62 @@ export function withReactor(record: RawRecord, reactor: string): DxfTag[] {
   const handleAt = tags.findIndex((x) => x.code === 5);
   const at = handleAt + 1;
   return [...tags.slice(0, at), t(102, '{ACAD_REACTORS'), t(330, reactor), t(102, '}'), ...tags.slice(at)];
+}
+
+/** Where an IMAGE's own tags are in its `extra`: after the AcDbRasterImage marker, up to the next one. */
+function rasterSegment(extra: readonly DxfTag[]): [number, number] {
+  const marker = extra.findIndex((x) => x.code === 100 && x.value === 'AcDbRasterImage');
+  if (marker < 0) return [extra.length, extra.length];
+  const next = extra.findIndex((x, i) => i > marker && x.code === 100);
+  return [marker + 1, next < 0 ? extra.length : next];
+}
+
+/** The reactor handle (group code 360 of AcDbRasterImage; not an extension dictionary's) of an IMAGE. */
+function reactorTag(extra: readonly DxfTag[]): string | undefined {
+  const [from, to] = rasterSegment(extra);
+  const tag = extra.slice(from, to).find((x) => x.code === 360);
+  return tag ? normalizeHandle(tag.value) : undefined;
+}
+
+/**
+ * Gives every IMAGE of `doc` whose IMAGEDEF exists a reactor of its own, as readers expect: an image
+ * copied (same tags, new handle) or created without one gets a new IMAGEDEF_REACTOR, listed by its
+ * definition; an image without a definition loses a reactor pointer that is not its own. Works on a
+ * shallow copy for writing: replaces `entities` and `objects` instead of editing them.
+ */
+export function ensureImageReactors(doc: DxfDocumentModel, alloc: () => string): void {
+  let objects: RawRecord[] | undefined;
+  let entities: Record<string, Entity> | undefined;
+  let index: Map<string, number> | undefined;
+  for (const e of Object.values(doc.entities)) {
+    if (e.type !== 'Image') continue;
+    index ??= new Map(doc.objects.map((o, i) => [o.handle ?? '', i]));
+    const list = objects ?? doc.objects;
+    const current = reactorTag(e.extra ?? []);
+    const reactor = current === undefined ? undefined : list[index.get(current) ?? -1];
+    if (reactor?.type === 'IMAGEDEF_REACTOR' && ownerOf(reactor.tags) === e.handle) continue;
+    const defAt = index.get(e.image_def) ?? -1;
+    const def = list[defAt];
+    if (def?.type !== 'IMAGEDEF' && current === undefined) continue;
+    const extra = [...(e.extra ?? [])];
+    if (!extra.some((x) => x.code === 100 && x.value === 'AcDbRasterImage')) {
+      extra.push(t(100, 'AcDbRasterImage'));
+    }
+    const [from, to] = rasterSegment(extra);
+    const own = extra.slice(from, to).filter((x) => x.code !== 360);
+    objects ??= [...doc.objects];
+    entities ??= { ...doc.entities };
+    if (def?.type === 'IMAGEDEF') {
+      const handle = alloc();
+      // Where AutoCAD has it: after the fade (283) when there is one, else at the end of the subclass.
+      const fade = own.findIndex((x) => x.code === 283);
+      own.splice(fade >= 0 ? fade + 1 : own.length, 0, t(360, handle));
+      objects[defAt] = { ...def, tags: withReactor(def, handle) };
+      index.set(handle, objects.length);
+      objects.push(imageDefReactorRecord(handle, e.handle));
+    }
+    entities[e.handle] = { ...e, extra: [...extra.slice(0, from), ...own, ...extra.slice(to)] };
+  }
+  if (objects) doc.objects = objects;
+  if (entities) doc.entities = entities;
 }

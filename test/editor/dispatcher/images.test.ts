@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vit
 import { jpegBytes, pngBytes } from '../raster-files.js';
 import {
   ezdxfAudit,
+  ezdxfUnavailable,
   type Harness,
   needEzdxf,
   python,
@@ -356,6 +357,69 @@ describe('embed_image', () => {
     expect(Object.keys(left.imagedefs)).toEqual([a.imagedef]);
     expect(left.dict).toEqual({ logo: a.imagedef });
     expect(left.imagedefs[a.imagedef]).not.toContain(reactorOf(c.handle));
+  });
+
+  it('saves every image with a reactor of its own: copies, created Images, none left for erased ones', async () => {
+    const doc = await h.newDoc();
+    const first = await embed({ document_id: doc, path: png });
+    const second = await embed({ document_id: doc, path: png, insert: [50, 0] });
+    const copy = resultOf<{ handles: string[] }>(
+      await h.ok('entities_transform', {
+        document_id: doc,
+        handles: [first.handle],
+        action: 'copy',
+        vector: [0, 50],
+      }),
+    ).handles[0] as string;
+    const [created] = await h.create(
+      [{ type: 'Image', image_def: first.imagedef, position: [0, 100], size: [40, 30] }],
+      doc,
+    );
+    await h.ok('entities_delete', { document_id: doc, handles: [second.handle] });
+    const path = scratch.path('reactors.dxf');
+    await h.ok('save', { document_id: doc, path });
+
+    // Read back by the editor itself: one reactor per written image, owned by it, listed by the definition.
+    const opened = (await h.ok('open', { path })).document_id as number;
+    const records = async (type: string) =>
+      (
+        (await h.raw({ protocol: 1, op: 'records', document_id: opened, collection: 'objects', type }))
+          .result as { records: Array<{ handle: string; tags: Array<{ code: number; value: string }> }> }
+      ).records;
+    const reactors = await records('IMAGEDEF_REACTOR');
+    const ownerOf = (r: { tags: Array<{ code: number; value: string }> }) =>
+      r.tags.find((x) => x.code === 330)?.value;
+    expect(reactors.map(ownerOf).sort()).toEqual([first.handle, copy, created].sort());
+    const [def] = await records('IMAGEDEF');
+    // The definition's ACAD_REACTORS group: its owner dictionary and the written images' reactors.
+    const tags = def?.tags ?? [];
+    const open = tags.findIndex((x) => x.code === 102 && x.value === '{ACAD_REACTORS');
+    const close = tags.findIndex((x, i) => i > open && x.code === 102);
+    const listed = tags.slice(open + 1, close).map((x) => x.value);
+    expect(open).toBeGreaterThan(0);
+    expect(listed.slice(1).sort()).toEqual(reactors.map((r) => r.handle).sort());
+    const images = (
+      await h.raw({ protocol: 1, op: 'query', document_id: opened, type: 'image', detail: 'full' })
+    ).entities as Array<{ handle: string; extra: Array<{ code: number; value: string }> }>;
+    expect(images).toHaveLength(3);
+    for (const image of images) {
+      const reactor = image.extra.find((x) => x.code === 360)?.value;
+      expect(ownerOf(reactors.find((r) => r.handle === reactor) ?? { tags: [] }), image.handle).toBe(
+        image.handle,
+      );
+    }
+
+    if (ezdxfUnavailable) {
+      console.log(`ezdxf part skipped: ${ezdxfUnavailable}`);
+      return;
+    }
+    expect((await ezdxfAudit(path)).output).toMatch(/No errors found/);
+    const back = await python<EzImages>(READ_IMAGES, [path]);
+    for (const handle of [first.handle, copy, created as string]) {
+      const reactor = back.images[handle]?.reactor as string;
+      expect(back.reactors[reactor], handle).toBe(handle);
+      expect(back.imagedefs[first.imagedef]).toContain(reactor);
+    }
   });
 
   it('embeds into a drawing opened from a file that has images of its own', async (ctx: TestContext) => {
