@@ -50,7 +50,10 @@ function embedRequest(ctx: OpContext): EmbedRequest {
   if (r.width !== undefined && r.scale !== undefined) {
     fail('invalid_property', 'give width (drawing units) or scale (drawing units per pixel), not both');
   }
-  const derived = basename(path, extname(path));
+  // A file name may hold characters a dictionary key may not: they become underscores.
+  const derived = basename(path, extname(path))
+    .replace(/[<>/\\":;?*|=`]/g, '_')
+    .slice(0, 255);
   return {
     path,
     insert: r.insert === undefined ? [0, 0, 0] : point(r.insert, 'insert'),
@@ -66,7 +69,7 @@ function embedRequest(ctx: OpContext): EmbedRequest {
         : tableName(r.layer, 'layer', 'invalid_property'),
     name:
       r.name === undefined
-        ? { value: tableName(derived || 'image', 'name derived from path', 'invalid_name'), given: false }
+        ? { value: derived || 'image', given: false }
         : { value: tableName(r.name, 'name', 'invalid_name'), given: true },
   };
 }
@@ -120,8 +123,9 @@ function embedChanges(
   const step = new StepBuilder(model);
   step.ensureLayer(request.layer);
   const root = model.objects[0];
+  // Reading a file or template completes its structure, the root dictionary included.
   if (root?.type !== 'DICTIONARY' || !root.handle) {
-    return fail('invalid_document', `document ${doc.id} has no root dictionary to hold image definitions`);
+    throw new Error(`document ${doc.id} has no root dictionary: its structure was not completed on read`);
   }
   // The image dictionary as it was (null when this step makes it) and as it is before its new entry.
   let dictBefore: RawRecord | null = rootEntry(model, IMAGE_DICT) ?? null;

@@ -182,6 +182,10 @@ describe('embed_image', () => {
     await h.ok('sysvar', { document_id: doc, set: { CLAYER: 'PICS' } });
     const result = await embed({ document_id: doc, path: relative(process.cwd(), png), scale: 0.25 });
     expect(result).toMatchObject({ path: png, size: [10, 7.5], layer: 'PICS' });
+    // A file name with characters a dictionary key cannot hold gives a name with underscores.
+    const odd = scratch.path('plan;v2=final.png');
+    await writeFile(odd, pngBytes(2, 2));
+    expect(await embed({ document_id: doc, path: odd })).toMatchObject({ name: 'plan_v2_final' });
   });
 
   it('reuses the definition of a file embedded before, and gives a clashing default name a suffix', async () => {
