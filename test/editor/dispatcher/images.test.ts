@@ -6,6 +6,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { editorSessionProjection } from '../../../projections/editor-session.js';
+import { rebuildProjection } from '../../../projections/rebuild.js';
 import { jpegBytes, pngBytes } from '../raster-files.js';
 import {
   ezdxfAudit,
@@ -305,6 +307,27 @@ describe('embed_image', () => {
     const next = await embed({ document_id: doc, path: jpeg });
     expect([next.handle, next.imagedef]).not.toContain(result.handle);
     expect([next.handle, next.imagedef]).not.toContain(result.imagedef);
+  });
+
+  it('rebuilds from the log to the same read model, objects and undo stacks included', async () => {
+    const own = await startHarness();
+    try {
+      const doc = await own.newDoc();
+      await own.ok('embed_image', { document_id: doc, path: png });
+      await own.ok('embed_image', { document_id: doc, path: jpeg, layer: 'PHOTOS' });
+      await own.ok('embed_image', { document_id: doc, path: png, insert: [9, 9] });
+      await own.ok('undo', { document_id: doc });
+      await own.ok('undo', { document_id: doc });
+      await own.ok('redo', { document_id: doc });
+      const live = JSON.parse(JSON.stringify(own.session.state));
+      const rebuilt = await rebuildProjection(own.store, editorSessionProjection(own.session.sessionId));
+      expect(JSON.parse(JSON.stringify(rebuilt.state))).toEqual(live);
+      const objects = live.documents[String(doc)].model.objects as Array<{ type: string }>;
+      expect(objects.filter((o) => o.type === 'IMAGEDEF')).toHaveLength(2);
+      expect(objects.filter((o) => o.type === 'IMAGEDEF_REACTOR')).toHaveLength(2);
+    } finally {
+      await own.close();
+    }
   });
 
   it('saves a drawing ezdxf audits clean, with the file name, pixel size and vectors read back', async (ctx: TestContext) => {
