@@ -132,6 +132,19 @@ export function applyChange(doc: DocumentState, change: Change, backwards: boole
     case 'handseed':
       model.handseed = backwards ? change.before : change.after;
       return;
+    case 'object': {
+      const to = backwards ? change.before : change.after;
+      const at = model.objects.findIndex((o) => o.handle === change.key);
+      if (to === null) {
+        if (at >= 0) model.objects.splice(at, 1);
+      } else if (at >= 0) model.objects[at] = to;
+      else {
+        // Never before the root dictionary: the writer takes the first object as the root.
+        const index = change.index ?? model.objects.length;
+        model.objects.splice(Math.min(Math.max(index, 1), model.objects.length), 0, to);
+      }
+      return;
+    }
   }
 }
 

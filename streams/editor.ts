@@ -1,4 +1,13 @@
-import type { Block, DxfDocumentModel, DxfTag, Entity, Group, Layer, Layout } from '../src/editor/model.js';
+import type {
+  Block,
+  DxfDocumentModel,
+  DxfTag,
+  Entity,
+  Group,
+  Layer,
+  Layout,
+  RawRecord,
+} from '../src/editor/model.js';
 import type { SysvarValue } from '../src/editor/sysvars.js';
 import type { RecordedEvent } from '../src/store/types.js';
 
@@ -29,7 +38,12 @@ export type Change =
   | { kind: 'selection_set'; key: string; before: string[] | null; after: string[] | null }
   /** A system variable kept with the document but not in its DXF header (viewport and session ones). */
   | { kind: 'sysvar'; key: string; before: SysvarValue | null; after: SysvarValue | null }
-  | { kind: 'handseed'; key: 'handseed'; before: number; after: number };
+  | { kind: 'handseed'; key: 'handseed'; before: number; after: number }
+  /**
+   * A record of the OBJECTS section kept raw (IMAGEDEF, a dictionary...), by handle; `index` is where a
+   * new one goes in `objects` (the end when absent).
+   */
+  | { kind: 'object'; key: string; before: RawRecord | null; after: RawRecord | null; index?: number };
 
 export type ChangeKind = Change['kind'];
 
@@ -114,6 +128,8 @@ export interface EditorEventMap {
     revision: number | null;
     answer: Answer;
   };
+  /** `embed_image`: an IMAGE entity and its IMAGEDEF (with reactor and ACAD_IMAGE_DICT entry). */
+  ImageEmbedded: StepData;
 }
 
 export type EditorEventType = keyof EditorEventMap;
@@ -133,6 +149,7 @@ export const STEP_EVENTS = [
   'PageSetupSet',
   'SysvarsSet',
   'FileIdentityAssigned',
+  'ImageEmbedded',
 ] as const satisfies readonly EditorEventType[];
 export type StepEventType = (typeof STEP_EVENTS)[number];
 

@@ -1,6 +1,7 @@
 import type { Block, DxfDocumentModel, DxfTag, Entity, Group, Layer, Layout, RawRecord } from '../model.js';
 import { isLayoutBlockName, isPaperSpaceBlockName, MODEL_SPACE, PAPER_SPACE } from './entity-types.js';
 import { type EntityRefs, writeEntity } from './entity-write.js';
+import { ensureImageReactors } from './image-records.js';
 import { writeLayout } from './layout-object.js';
 import {
   appidRecord,
@@ -27,6 +28,7 @@ function prepare(input: DxfDocumentModel): { doc: DxfDocumentModel; subHandles: 
   const doc: DxfDocumentModel = { ...input, header: { ...input.header } };
   ensureStructure(doc);
   const alloc = () => formatHandle(doc.handseed++);
+  ensureImageReactors(doc, alloc);
 
   const layerNames = new Set(Object.values(doc.layers).map((l) => l.name.toUpperCase()));
   const addLayer = (name: string) => {
@@ -492,11 +494,42 @@ function liveObjects(
     objects = next;
   }
   const live = objects.map((o) => {
-    if (o.type !== 'DICTIONARY' && o.type !== 'ACDBDICTIONARYWDFLT') return o;
-    const tags = withoutDeadEntries(o, (h) => alive.has(h));
-    return tags ? { ...o, tags } : o;
+    let tags = withoutDeadReactors(o.tags, alive) ?? o.tags;
+    if (o.type === 'DICTIONARY' || o.type === 'ACDBDICTIONARYWDFLT') {
+      tags = withoutDeadEntries({ ...o, tags }, (h) => alive.has(h)) ?? tags;
+    }
+    return tags === o.tags ? o : { ...o, tags };
   });
   return { objects: live, alive };
+}
+
+/**
+ * An object's tags without the reactors (330 in its ACAD_REACTORS group) that are not written, e.g.
+ * an IMAGEDEF's reactor whose image was erased; undefined when every reactor is written.
+ */
+function withoutDeadReactors(tags: DxfTag[], alive: Set<string>): DxfTag[] | undefined {
+  let out: DxfTag[] | undefined;
+  let inReactors = false;
+  for (let i = 0; i < tags.length; i++) {
+    const x = tags[i] as DxfTag;
+    if (x.code === 102) inReactors = x.value === '{ACAD_REACTORS';
+    if (inReactors && x.code === 330 && !alive.has(normalizeHandle(x.value))) {
+      out ??= tags.slice(0, i);
+      continue;
+    }
+    out?.push(x);
+  }
+  // A group left without reactors goes too.
+  return out?.filter(
+    (x, i, all) =>
+      !(x.code === 102 && x.value === '{ACAD_REACTORS' && all[i + 1]?.code === 102) &&
+      !(
+        x.code === 102 &&
+        x.value === '}' &&
+        all[i - 1]?.value === '{ACAD_REACTORS' &&
+        all[i - 1]?.code === 102
+      ),
+  );
 }
 
 function subEntityHandles(e: Entity): string[] {

@@ -3,6 +3,7 @@ import { blockOps } from './blocks.js';
 import { documentOps } from './documents.js';
 import { entityOps } from './entities.js';
 import { eventOps } from './events.js';
+import { imageOps } from './images.js';
 import { infoOps } from './info.js';
 import { interactionOps } from './interaction.js';
 import { selectionOps } from './selection.js';
@@ -36,4 +37,5 @@ export const editorOps: OpTable = {
   ...interactionOps,
   ...eventOps,
   ...wblockOps,
+  ...imageOps,
 };
