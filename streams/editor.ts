@@ -114,6 +114,10 @@ export interface EditorEventMap {
     revision: number | null;
     answer: Answer;
   };
+  /** An atomic `batch`: its steps' changes in one document, as one undo step; `ops` names the steps. */
+  BatchApplied: StepData & { ops: string[] };
+  /** One command of a `run` command line that took several steps (LAYER M), as one undo step. */
+  CommandApplied: StepData & { command: string };
 }
 
 export type EditorEventType = keyof EditorEventMap;
@@ -133,6 +137,8 @@ export const STEP_EVENTS = [
   'PageSetupSet',
   'SysvarsSet',
   'FileIdentityAssigned',
+  'BatchApplied',
+  'CommandApplied',
 ] as const satisfies readonly EditorEventType[];
 export type StepEventType = (typeof STEP_EVENTS)[number];
 

@@ -1,4 +1,5 @@
 import { capabilities } from '../capabilities.js';
+import { batchOps } from './batch.js';
 import { blockOps } from './blocks.js';
 import { documentOps } from './documents.js';
 import { entityOps } from './entities.js';
@@ -9,6 +10,7 @@ import { selectionOps } from './selection.js';
 import { settingsOps } from './settings.js';
 import { spatialOps } from './spatial.js';
 import type { OpTable } from './types.js';
+import { runOps } from './run.js';
 import { undoOps } from './undo.js';
 import { wblockOps } from './wblock.js';
 import { xdataOps } from './xdata.js';
@@ -36,4 +38,6 @@ export const editorOps: OpTable = {
   ...interactionOps,
   ...eventOps,
   ...wblockOps,
+  ...runOps,
+  ...batchOps,
 };
