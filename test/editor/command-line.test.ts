@@ -6,7 +6,7 @@ import { arcThrough } from '../../src/editor/ops/run.js';
 const one = (line: string) => {
   const commands = parseCommandLine(line);
   expect(commands).toHaveLength(1);
-  return commands[0] as Record<string, unknown>;
+  return commands[0] as unknown as Record<string, unknown>;
 };
 
 const failure = (line: string): EditorError => {
@@ -63,7 +63,9 @@ describe('commands', () => {
   });
 
   it('the last point carries over from one command to the next and starts at the origin', () => {
-    const [a, b] = parseCommandLine('CIRCLE @5,5 2; line @ @3<0') as Array<Record<string, unknown>>;
+    const [a, b] = parseCommandLine('CIRCLE @5,5 2; line @ @3<0') as unknown as Array<
+      Record<string, unknown>
+    >;
     expect(a).toMatchObject({ name: 'CIRCLE', center: [5, 5, 0], radius: 2 });
     expect(b).toMatchObject({
       points: [
@@ -74,7 +76,13 @@ describe('commands', () => {
   });
 
   it('ARC by centre and angles, or through three points', () => {
-    expect(one('ARC 1,1 5 0 90')).toMatchObject({ name: 'ARC', center: [1, 1, 0], radius: 5, start: 0, end: 90 });
+    expect(one('ARC 1,1 5 0 90')).toMatchObject({
+      name: 'ARC',
+      center: [1, 1, 0],
+      radius: 5,
+      start: 0,
+      end: 90,
+    });
     expect(one('a 5,0 0,5 -5,0')).toMatchObject({
       name: 'ARC3P',
       points: [
@@ -93,7 +101,7 @@ describe('commands', () => {
       rotation: 0,
       value: 'Hello   world',
     });
-    const [text, circle] = parseCommandLine('text 1,2 3 45 "a; b"; circle 0,0 1') as Array<
+    const [text, circle] = parseCommandLine('text 1,2 3 45 "a; b"; circle 0,0 1') as unknown as Array<
       Record<string, unknown>
     >;
     expect(text).toMatchObject({ value: 'a; b', rotation: 45 });
@@ -101,7 +109,9 @@ describe('commands', () => {
   });
 
   it('selections: handles, L, P, ALL, window and crossing', () => {
-    expect(one('ERASE 2a,2B 3C')).toMatchObject({ selection: { kind: 'handles', handles: ['2A', '2B', '3C'] } });
+    expect(one('ERASE 2a,2B 3C')).toMatchObject({
+      selection: { kind: 'handles', handles: ['2A', '2B', '3C'] },
+    });
     expect(one('erase l')).toMatchObject({ selection: { kind: 'last' } });
     expect(one('ERASE Previous')).toMatchObject({ selection: { kind: 'previous' } });
     expect(one('SELECT all')).toMatchObject({ name: 'SELECT', selection: { kind: 'all' } });
@@ -123,7 +133,11 @@ describe('commands', () => {
       base: [5, 5, 0],
       destination: [15, 5, 0],
     });
-    expect(one('co L 0,0 3,4')).toMatchObject({ name: 'COPY', selection: { kind: 'last' }, destination: [3, 4, 0] });
+    expect(one('co L 0,0 3,4')).toMatchObject({
+      name: 'COPY',
+      selection: { kind: 'last' },
+      destination: [3, 4, 0],
+    });
     expect(one('ROTATE P 1,1 90')).toMatchObject({ name: 'ROTATE', base: [1, 1, 0], angle: 90 });
     expect(one('sc all 0,0 2')).toMatchObject({ name: 'SCALE', factor: 2 });
   });

@@ -1,10 +1,10 @@
-import { answerChanges } from '../session.js';
+import { type Change, editorEvent, type NewEditorEvent } from '../../../streams/editor.js';
 import { BATCH_MAX_STEPS } from '../capabilities.js';
 import { EditorError, fail } from '../errors.js';
 import { isObject } from '../request.js';
+import { answerChanges } from '../session.js';
 import { checkCombinable, combineSteps, outcomeChanges, type Ran, Scratch } from './scratch.js';
 import type { OpContext, OpOutcome, OpTable } from './types.js';
-import { editorEvent, type Change, type NewEditorEvent } from '../../../streams/editor.js';
 
 /** Ops that wait for a person at the viewer, or end such a wait: a batch cannot hold them up. */
 const INTERACTIVE = new Set(['getpoint', 'user_select', 'cancel']);

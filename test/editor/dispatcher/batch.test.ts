@@ -72,7 +72,10 @@ describe('plain batch', () => {
     expect(docState()?.undo).toHaveLength(1);
     // The recorded answer is the failure: `operation` reads it back.
     const op = await h.raw({ protocol: 1, op: 'operation', request_id: answer.request_id });
-    expect(op.result).toMatchObject({ status: 'failed', answer: { code: 'entity_absent', completed_steps: 1 } });
+    expect(op.result).toMatchObject({
+      status: 'failed',
+      answer: { code: 'entity_absent', completed_steps: 1 },
+    });
   });
 
   it('steps without document_id act on the document active at that point', async () => {
@@ -187,7 +190,12 @@ describe('atomic batch', () => {
 
   it('refuses steps that cannot be part of one undo step: not_atomic', async () => {
     await h.create([CIRCLE]);
-    for (const step of [{ op: 'undo' }, { op: 'save', path: '/tmp/never.dxf' }, { op: 'new' }, { op: 'run', cmd: 'UNDO' }]) {
+    for (const step of [
+      { op: 'undo' },
+      { op: 'save', path: '/tmp/never.dxf' },
+      { op: 'new' },
+      { op: 'run', cmd: 'UNDO' },
+    ]) {
       const answer = await batch([create(), step], { atomic: true });
       expect(answer, JSON.stringify(step)).toMatchObject({ ok: false, code: 'not_atomic', next_step: 1 });
     }
@@ -199,7 +207,9 @@ it('the read model rebuilt from the log equals the live one after batches', asyn
   const [a] = await h.create([CIRCLE]);
   await batch([create(2), { op: 'entities_transform', handles: [a], action: 'copy', vector: [1, 1] }]);
   await batch([create(), { op: 'run', cmd: 'SELECT ALL; ZOOM E; LAYER M X' }, { op: 'undo' }], {});
-  await batch([create(), { op: 'entities_delete', handles: [a] }, { op: 'run', cmd: 'SELECT ALL' }], { atomic: true });
+  await batch([create(), { op: 'entities_delete', handles: [a] }, { op: 'run', cmd: 'SELECT ALL' }], {
+    atomic: true,
+  });
   await batch([create(), { op: 'entities_delete', handles: ['DEAD'] }]);
   await batch([create(), { op: 'entities_delete', handles: ['DEAD'] }], { atomic: true });
   await h.ok('undo');

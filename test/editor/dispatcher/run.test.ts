@@ -48,7 +48,13 @@ describe('drawing commands', () => {
     expect(r.added).toHaveLength(2);
     expect(r.entities).toEqual(r.added);
     // The same fields at the top of the answer.
-    expect(r.answer).toMatchObject({ ok: true, status: 'completed', cmd: r.cmd, entities: r.added, added: r.added });
+    expect(r.answer).toMatchObject({
+      ok: true,
+      status: 'completed',
+      cmd: r.cmd,
+      entities: r.added,
+      added: r.added,
+    });
     const [a, b] = r.added as [string, string];
     expect(await entity(a)).toMatchObject({ type: 'Line', start: [0, 0, 0], end: [10, 0, 0] });
     expect(await entity(b)).toMatchObject({ type: 'Line', start: [10, 0, 0], end: [10, 10, 0] });
@@ -57,15 +63,29 @@ describe('drawing commands', () => {
   });
 
   it('CIRCLE, ARC (centre and three points), TEXT; polar input', async () => {
-    const r = await ran('CIRCLE 5,5 2; ARC 0,0 3 0 90; ARC 5,0 0,5 -5,0; TEXT @10<90 2.5 30 Hello world; LINE 0,0 @10<90');
+    const r = await ran(
+      'CIRCLE 5,5 2; ARC 0,0 3 0 90; ARC 5,0 0,5 -5,0; TEXT @10<90 2.5 30 Hello world; LINE 0,0 @10<90',
+    );
     const [circle, arc, arc3, text, line] = r.added as [string, string, string, string, string];
     expect(await entity(circle)).toMatchObject({ type: 'Circle', center: [5, 5, 0], radius: 2 });
-    expect(await entity(arc)).toMatchObject({ type: 'Arc', center: [0, 0, 0], radius: 3, start_angle: 0, end_angle: 90 });
+    expect(await entity(arc)).toMatchObject({
+      type: 'Arc',
+      center: [0, 0, 0],
+      radius: 3,
+      start_angle: 0,
+      end_angle: 90,
+    });
     const three = await entity(arc3);
     expect(three).toMatchObject({ type: 'Arc', start_angle: 0, end_angle: 180 });
     expect(three.radius as number).toBeCloseTo(5);
     // TEXT's point is polar from the last point, the third point of the arc (-5,0).
-    expect(await entity(text)).toMatchObject({ type: 'Text', value: 'Hello world', height: 2.5, rotation: 30, position: [-5, 10, 0] });
+    expect(await entity(text)).toMatchObject({
+      type: 'Text',
+      value: 'Hello world',
+      height: 2.5,
+      rotation: 30,
+      position: [-5, 10, 0],
+    });
     expect(await entity(line)).toMatchObject({ start: [0, 0, 0], end: [0, 10, 0] });
     expect(undoDepth()).toBe(5);
   });
@@ -107,7 +127,10 @@ describe('drawing commands', () => {
     const back = await ran('LAYER S 0; CIRCLE 0,0 1');
     expect(await entity(back.added[0] as string)).toMatchObject({ layer: '0' });
     // LAYER M of an existing layer only sets it current.
-    expect((await ran('LAYER M walls')).commands[0]?.result).toMatchObject({ layer: 'Walls', created: false });
+    expect((await ran('LAYER M walls')).commands[0]?.result).toMatchObject({
+      layer: 'Walls',
+      created: false,
+    });
     // Five steps back, the first LAYER M is undone in one: the layer is gone and CLAYER is 0 again.
     await ran('UNDO 4');
     expect((await h.ok('sysvar', { document_id: doc, get: ['CLAYER'] })).result).toMatchObject({
@@ -137,7 +160,8 @@ describe('drawing commands', () => {
     const { added } = await ran('CIRCLE 5,5 1; LINE 0,0 20,20');
     await ran('SELECT ALL');
     const selection = await h.ok('get_selection');
-    expect((selection.result?.entities as Array<{ handle: string }>).map((e) => e.handle)).toEqual(added);
+    const picked = (selection.result as { entities: Array<{ handle: string }> }).entities;
+    expect(picked.map((e) => e.handle)).toEqual(added);
   });
 
   it('ZOOM E and ZOOM W record a ViewFocused event (view_focus)', async () => {

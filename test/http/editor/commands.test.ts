@@ -3,7 +3,15 @@
  * POST /api/v1/run and POST /api/v1/batch (generic passthrough).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { body, Client, createEntities, type EditorServer, newDocument, startEditor, strings } from './helpers.js';
+import {
+  body,
+  Client,
+  createEntities,
+  type EditorServer,
+  newDocument,
+  startEditor,
+  strings,
+} from './helpers.js';
 
 vi.setConfig({ testTimeout: 20_000, hookTimeout: 30_000 });
 
@@ -27,7 +35,12 @@ describe('POST /api/v1/commands', () => {
     const answer = await client.post('/api/v1/commands', { cmd: 'LINE 0,0 10,0 @0,10' });
     expect(answer.status, answer.text).toBe(200);
     const json = body(answer);
-    expect(json).toMatchObject({ ok: true, status: 'completed', cmd: 'LINE 0,0 10,0 @0,10', http_status: 200 });
+    expect(json).toMatchObject({
+      ok: true,
+      status: 'completed',
+      cmd: 'LINE 0,0 10,0 @0,10',
+      http_status: 200,
+    });
     const added = strings(json, 'result.added');
     expect(added).toHaveLength(2);
     expect(json.added).toEqual(added);
@@ -93,7 +106,12 @@ describe('POST /api/v1/batch', () => {
     });
     expect(answer.status, answer.text).toBe(200);
     const json = body(answer);
-    expect(json).toMatchObject({ ok: true, completed_steps: 3, next_step: null, result: { completed_steps: 3 } });
+    expect(json).toMatchObject({
+      ok: true,
+      completed_steps: 3,
+      next_step: null,
+      result: { completed_steps: 3 },
+    });
     expect((json.results as Array<{ count?: number }>)[2]?.count).toBe(2);
     expect(await entitiesCount()).toBe(2);
   });
@@ -108,7 +126,12 @@ describe('POST /api/v1/batch', () => {
       ],
     });
     expect(answer.status, answer.text).toBe(404);
-    expect(body(answer)).toMatchObject({ ok: false, code: 'entity_absent', completed_steps: 1, next_step: 1 });
+    expect(body(answer)).toMatchObject({
+      ok: false,
+      code: 'entity_absent',
+      completed_steps: 1,
+      next_step: 1,
+    });
     expect((body(answer).results as unknown[]).length).toBe(1);
     expect(await entitiesCount()).toBe(1);
   });
@@ -129,7 +152,12 @@ describe('POST /api/v1/batch', () => {
       atomic: true,
     });
     expect(failed.status).toBe(400);
-    expect(body(failed)).toMatchObject({ ok: false, code: 'unknown_command', completed_steps: 2, next_step: 2 });
+    expect(body(failed)).toMatchObject({
+      ok: false,
+      code: 'unknown_command',
+      completed_steps: 2,
+      next_step: 2,
+    });
     expect(await entitiesCount()).toBe(0);
   });
 
