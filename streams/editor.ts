@@ -116,7 +116,7 @@ export interface EditorEventMap {
   };
   /** An atomic `batch`: its steps' changes in one document, as one undo step; `ops` names the steps. */
   BatchApplied: StepData & { ops: string[] };
-  /** One command of a `run` command line that took several steps (LAYER M), as one undo step. */
+  /** One command of a `run` command line made of several ops' steps (LAYER: a layer made and set current), as one undo step. */
   CommandApplied: StepData & { command: string };
 }
 

@@ -4,7 +4,8 @@
  * another against the state the earlier commands left (./scratch.ts).
  *
  * Undo: each drawing command is one undo step, as in AutoCAD (`LINE 0,0 1,0 1,1` is one step of two
- * lines; `LAYER M name`, a new layer made current, is one CommandApplied step). A command line runs
+ * lines; `LAYER M name`, a layer made and set current, is one CommandApplied step, and so is
+ * `LAYER S name`). UNDO and REDO move the undo stack as the undo and redo ops do. A command line runs
  * all or nothing: when a command fails, nothing of the line is recorded and the answer names the
  * command.
  */

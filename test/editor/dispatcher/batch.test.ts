@@ -170,6 +170,8 @@ describe('atomic batch', () => {
   });
 
   it('on failure records nothing but the answer', async () => {
+    // A spatial query builds the live document's index: the batch's own copy must not leak into it.
+    expect((await h.ok('query', { bounds: [-5, -5, 5, 5] })).count).toBe(0);
     const before = (await h.events()).length;
     const revision = docState()?.revision;
     const answer = await batch([create(3), { op: 'run', cmd: 'ERASE FFFF' }], { atomic: true });
@@ -186,6 +188,7 @@ describe('atomic batch', () => {
     expect(events.slice(before).map((e) => e.type)).toEqual(['OperationAnswered']);
     expect(docState()?.revision).toBe(revision);
     expect(await count()).toBe(0);
+    expect((await h.ok('query', { bounds: [-5, -5, 5, 5] })).count).toBe(0);
   });
 
   it('refuses steps that cannot be part of one undo step: not_atomic', async () => {

@@ -156,6 +156,17 @@ describe('drawing commands', () => {
     expect(far).toBeDefined();
   });
 
+  it('SELECT W sees what earlier commands of the same line drew', async () => {
+    const r = await ran(
+      'CIRCLE 1,1 0.5; CIRCLE 9,9 0.5; SELECT W 0,0 5,5; MOVE P 0,0 @100,0; SELECT W 100,0 105,5',
+    );
+    const [moved, still] = r.added as [string, string];
+    expect(r.commands[2]?.result).toEqual({ handles: [moved], count: 1 });
+    expect(r.commands[4]?.result).toEqual({ handles: [moved], count: 1 });
+    expect(await entity(moved)).toMatchObject({ center: [101, 1, 0] });
+    expect(still).toBeDefined();
+  });
+
   it('SELECT ALL, then get_selection answers it in order', async () => {
     const { added } = await ran('CIRCLE 5,5 1; LINE 0,0 20,20');
     await ran('SELECT ALL');
