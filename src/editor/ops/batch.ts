@@ -14,6 +14,8 @@ const INTERACTIVE = new Set(['getpoint', 'user_select', 'cancel']);
  */
 const NOT_ATOMIC = new Set(['new', 'open', 'close', 'activate', 'save', 'wblock', 'plot', 'undo', 'redo']);
 
+const MOVES_ACTIVE = new Set(['DocumentCreated', 'DocumentOpened', 'DocumentActivated', 'DocumentClosed']);
+
 /** One step's answer, as the dispatcher would give it (without `state`). */
 function stepAnswer(
   request: Record<string, unknown>,
@@ -88,20 +90,24 @@ async function batch(ctx: OpContext): Promise<OpOutcome> {
   const events: NewEditorEvent[] = [];
   const changes: Change[] = [];
   const results: Array<Record<string, unknown>> = [];
+  // Only these events move the active document: without them it is the session's, and reading the
+  // scratch state (which copies the documents the steps changed) is not needed for it.
+  const activeNow = () =>
+    events.some((e) => MOVES_ACTIVE.has(e.type)) ? scratch.state.active : ctx.session.active;
   for (const [index, raw] of (steps as unknown[]).entries()) {
     try {
       const step = checkStep(raw, index, atomic);
       const op = ops[step.op as string];
       const needsDoc = op && (op.document === 'required' || op.document === 'active');
       const request =
-        step.document_id === undefined && needsDoc && scratch.state.active !== null
-          ? { ...step, document_id: scratch.state.active }
+        step.document_id === undefined && needsDoc && activeNow() !== null
+          ? { ...step, document_id: activeNow() }
           : step;
       const ran = await scratch.run(request);
       if (atomic) checkCombinable(ran.outcome.events);
       events.push(...ran.outcome.events);
       changes.push(...outcomeChanges(ran.outcome));
-      results.push(stepAnswer(request, ran, scratch.state.active));
+      results.push(stepAnswer(request, ran, activeNow()));
     } catch (error) {
       if (!(error instanceof EditorError)) throw error;
       const op = isObject(raw) && typeof raw.op === 'string' ? raw.op : null;
@@ -120,7 +126,7 @@ async function batch(ctx: OpContext): Promise<OpOutcome> {
         changes,
         failed: { code: error.code, error: `steps[${index}] (${op}): ${error.message}` },
         fields: details,
-        document_id: scratch.state.active,
+        document_id: activeNow(),
       };
     }
   }
@@ -135,7 +141,7 @@ async function batch(ctx: OpContext): Promise<OpOutcome> {
     changes,
     result: { completed_steps: results.length, atomic },
     fields: { completed_steps: results.length, next_step: null, results },
-    document_id: scratch.state.active,
+    document_id: activeNow(),
   };
 }
 

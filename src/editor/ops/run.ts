@@ -308,8 +308,11 @@ async function run(ctx: OpContext): Promise<OpOutcome> {
       });
     }
   }
-  const after = scratch.doc(doc.id) as DocumentState;
-  const added = after.model.order.filter((h) => !(h in doc.model.entities));
+  // Entities there after the line that were not before it (from the changes: reading the final
+  // state would make the scratch copy the drawing).
+  const present = new Map<string, boolean>();
+  for (const c of changes) if (c.kind === 'entity') present.set(c.key, c.after !== null);
+  const added = [...present].filter(([h, there]) => there && !(h in doc.model.entities)).map(([h]) => h);
   const entities = [...new Set(touched)];
   return {
     events,
