@@ -12,7 +12,7 @@
  *                                                           clockwise from +x); with @: from the last point
  *              | "@"                                        the last point itself
  *   num       := [+|-] digits [. digits] [e [+|-] digits]
- *   selection := L | LAST                                   the last entity in the drawing order
+ *   selection := L | LAST                                   the last model space entity in the drawing order
  *              | P | PREVIOUS                               the document's current selection
  *              | ALL                                        every model space entity
  *              | W point point | C point point              window (inside) / crossing (inside or

@@ -72,8 +72,8 @@ function touching(doc: DocumentState, corners: [Point3, Point3]): string[] {
 
 /**
  * The handles a selection names in `doc`. Window: entities entirely inside; crossing: inside or
- * crossing an edge (their geometry, not only their box, meets the window's outline). Both pick model
- * space entities. An empty selection is `nothing_selected`.
+ * crossing an edge (their geometry, not only their box, meets the window's outline). Last, all,
+ * window and crossing pick model space entities. An empty selection is `nothing_selected`.
  */
 function selected(doc: DocumentState, selection: Selection, what: string): string[] {
   const modelSpace = () => doc.model.order.filter((h) => isModelSpace(doc.model.entities[h]?.space ?? ''));
@@ -83,7 +83,7 @@ function selected(doc: DocumentState, selection: Selection, what: string): strin
       handles = selection.handles;
       break;
     case 'last':
-      handles = doc.model.order.slice(-1);
+      handles = modelSpace().slice(-1);
       break;
     case 'previous':
       handles = [...doc.selection];
