@@ -130,6 +130,10 @@ export interface EditorEventMap {
   };
   /** `embed_image`: an IMAGE entity and its IMAGEDEF (with reactor and ACAD_IMAGE_DICT entry). */
   ImageEmbedded: StepData;
+  /** An atomic `batch`: its steps' changes in one document, as one undo step; `ops` names the steps. */
+  BatchApplied: StepData & { ops: string[] };
+  /** One command of a `run` command line made of several ops' steps (LAYER: a layer made and set current), as one undo step. */
+  CommandApplied: StepData & { command: string };
 }
 
 export type EditorEventType = keyof EditorEventMap;
@@ -150,6 +154,8 @@ export const STEP_EVENTS = [
   'SysvarsSet',
   'FileIdentityAssigned',
   'ImageEmbedded',
+  'BatchApplied',
+  'CommandApplied',
 ] as const satisfies readonly EditorEventType[];
 export type StepEventType = (typeof STEP_EVENTS)[number];
 

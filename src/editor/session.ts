@@ -17,6 +17,7 @@ import { serializeEventBody } from '../store/validate.js';
 import { EditorError } from './errors.js';
 import type { OpDefinition, OpOutcome, OpTable } from './ops/types.js';
 import { type EditorRequest, isObject } from './request.js';
+import { resolveTarget } from './target.js';
 
 export const MAX_REQUEST_ID_BYTES = 128;
 /** Longest stretch a large commit works before it lets the event loop answer others (ms). */
@@ -255,36 +256,8 @@ export class EditorSession {
 
   /** Document, revision and op checks, in the order the protocol gives them. */
   private resolve(request: EditorRequest, opName: string, op: OpDefinition | undefined) {
-    const docId = request.document_id;
-    let doc: DocumentState | undefined;
-    if (docId !== undefined) {
-      doc = typeof docId === 'number' ? this.state.documents[String(docId)] : undefined;
-      if (!doc) throw new EditorError('document_closed', `document ${JSON.stringify(docId)} is not open`);
-      if (doc.id !== this.state.active && op?.document !== 'open') {
-        throw new EditorError(
-          'document_not_active',
-          `document ${doc.id} is open but not the active document`,
-        );
-      }
-    } else if (op && op.document !== 'none') {
-      const active = this.state.active === null ? undefined : this.state.documents[String(this.state.active)];
-      if ((op.kind === 'mutation' && op.document !== 'active') || !active) {
-        throw new EditorError(
-          'document_required',
-          `${opName} needs a document_id (open or create a document first)`,
-        );
-      }
-      doc = active;
-    }
-    if (request.revision !== undefined && doc && request.revision !== doc.revision) {
-      throw new EditorError(
-        'stale_state',
-        `document ${doc.id} is at revision ${doc.revision}, not ${JSON.stringify(request.revision)}`,
-      );
-    }
-    if (!op)
-      throw new EditorError('unknown_operation', `unknown operation ${JSON.stringify(request.op ?? null)}`);
-    return { op, ctx: this.context(request, doc) };
+    const target = resolveTarget(this.state, request, opName, op);
+    return { op: target.op, ctx: this.context(request, target.doc) };
   }
 
   private async runChecked(
@@ -414,13 +387,17 @@ export class EditorSession {
         return inflight ? { op: inflight.op, status: inflight.status } : undefined;
       },
       log: this.store,
+      ops: this.ops,
     };
   }
 
   private answerBody(requestId: string | undefined, outcome: OpOutcome, documentId: number | null): Answer {
+    // A batch that stopped part-way fails, although the steps before the failure are recorded.
+    const head = outcome.failed
+      ? { ok: false, code: outcome.failed.code, error: outcome.failed.error }
+      : { ok: true, status: 'completed' };
     return {
-      ok: true,
-      status: 'completed',
+      ...head,
       ...(requestId !== undefined ? { request_id: requestId } : {}),
       ...(documentId !== null ? { document_id: documentId } : {}),
       result: outcome.result ?? {},

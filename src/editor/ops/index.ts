@@ -1,4 +1,5 @@
 import { capabilities } from '../capabilities.js';
+import { batchOps } from './batch.js';
 import { blockOps } from './blocks.js';
 import { documentOps } from './documents.js';
 import { entityOps } from './entities.js';
@@ -6,6 +7,7 @@ import { eventOps } from './events.js';
 import { imageOps } from './images.js';
 import { infoOps } from './info.js';
 import { interactionOps } from './interaction.js';
+import { runOps } from './run.js';
 import { selectionOps } from './selection.js';
 import { settingsOps } from './settings.js';
 import { spatialOps } from './spatial.js';
@@ -38,4 +40,6 @@ export const editorOps: OpTable = {
   ...eventOps,
   ...wblockOps,
   ...imageOps,
+  ...runOps,
+  ...batchOps,
 };

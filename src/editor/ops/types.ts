@@ -18,6 +18,8 @@ export interface OpContext {
   pending?: (requestId: string) => { op: string; status: 'running' | 'queued' } | undefined;
   /** The event log, for ops that answer from it rather than from the read model (`events`). */
   log?: Pick<EventStore, 'readAll' | 'headPosition'>;
+  /** The dispatcher's op table, for ops that run other ops (`batch`, `run`). */
+  ops?: OpTable;
 }
 
 /** What an operation decided: events to append (none for reads) and the answer's fields. */
@@ -30,6 +32,11 @@ export interface OpOutcome {
   changes?: Change[];
   /** The answer's top-level `document_id` when it is not the target document (new, open; null after close). */
   document_id?: number | null;
+  /**
+   * Set when the op failed part-way but what it did before stays (a non-atomic batch): the answer is
+   * `{ ok: false, code, error }` and `events` are recorded all the same.
+   */
+  failed?: { code: string; error: string };
 }
 
 export interface OpDefinition {
