@@ -114,6 +114,29 @@ export interface EditorEventMap {
     revision: number | null;
     answer: Answer;
   };
+  /**
+   * A `getpoint` or `user_select` of the GUI-hosted editor now waits for the person at the viewer
+   * (answered `pending` at once). `count`: user_select ends by itself after this many picks (null =
+   * until Done); `single`: after the first.
+   */
+  PickRequested: {
+    request_id: string;
+    op: 'getpoint' | 'user_select';
+    document_id: number;
+    prompt: string;
+    count: number | null;
+    single: boolean;
+  };
+  /** The person answered the pending pick in the viewer: a point (getpoint) or handles in pick order. */
+  PickCompleted: {
+    request_id: string;
+    op: 'getpoint' | 'user_select';
+    document_id: number;
+    point: [number, number, number] | null;
+    handles: string[] | null;
+  };
+  /** The pending pick ended without an answer: `by` is the cancel's request id, `viewer`, or `restart`. */
+  PickCancelled: { request_id: string; op: 'getpoint' | 'user_select'; document_id: number; by: string };
 }
 
 export type EditorEventType = keyof EditorEventMap;
