@@ -57,7 +57,7 @@ function applyView() {
 }
 
 /** Shows the box [x1, y1, x2, y2] whole, with a margin. */
-function showBox(x1, y1, x2, y2, margin = 0.08) {
+function showBox(x1, y1, x2, y2, margin = 0.2) {
   const { w, h } = frame();
   const bw = Math.max(x2 - x1, 1e-9);
   const bh = Math.max(y2 - y1, 1e-9);
@@ -528,7 +528,8 @@ document.addEventListener('keydown', (event) => {
 
 $('prompt-done').addEventListener('click', finishPick);
 $('prompt-cancel').addEventListener('click', cancelPick);
-window.addEventListener('resize', applyView);
+// The drawing keeps its centre when its area changes size (window resize, layout).
+new ResizeObserver(() => applyView()).observe(svg);
 
 // ---- the event stream --------------------------------------------------------------------------
 

@@ -12,8 +12,9 @@ import { Client, type EditorServer, type Json, startEditor } from '../editor/hel
 export const GUI_LISTENING = /^gui listening on http:\/\/127\.0\.0\.1:(\d+)$/m;
 
 /**
- * An R12 drawing: a 100 x 60 room of four red WALLS lines, a green DOORS circle and arc, a yellow
- * NOTES text. Handles 6-C, in that order.
+ * An R12 drawing: a 100 x 60 room of four red WALLS lines (handles 6-9), a green DOORS circle (A) and
+ * arc (B), a yellow NOTES text (C); then a second room to the right (D-F), a cyan FURNITURE table (10)
+ * and two more texts (11, 12).
  */
 export function planDxf(): string {
   const pairs: string[] = [];
@@ -23,12 +24,13 @@ export function planDxf(): string {
   p(2, 'TABLES');
   p(0, 'TABLE');
   p(2, 'LAYER');
-  p(70, 4);
+  p(70, 5);
   for (const [name, color] of [
     ['0', 7],
     ['WALLS', 1],
     ['DOORS', 3],
     ['NOTES', 2],
+    ['FURNITURE', 4],
   ] as const) {
     p(0, 'LAYER');
     p(2, name);
@@ -40,8 +42,12 @@ export function planDxf(): string {
   p(0, 'ENDSEC');
   p(0, 'SECTION');
   p(2, 'ENTITIES');
+  // Every entity names its handle (group code 5), in PLAN_HANDLES order.
+  let next = 0;
+  const handle = () => p(5, PLAN_HANDLES[next++] as string);
   const line = (a: number[], b: number[]) => {
     p(0, 'LINE');
+    handle();
     p(8, 'WALLS');
     p(10, a[0] as number);
     p(20, a[1] as number);
@@ -76,14 +82,44 @@ export function planDxf(): string {
     [30, 0],
     [40, 4],
     [1, 'Plan A'],
-  ] as const)
+  ] as const) {
     p(code, value);
+    if (code === 0) handle();
+  }
+  line([100, 0], [140, 0]);
+  line([140, 0], [140, 60]);
+  line([140, 60], [100, 60]);
+  for (const [code, value] of [
+    [0, 'CIRCLE'],
+    [8, 'FURNITURE'],
+    [10, 120],
+    [20, 20],
+    [30, 0],
+    [40, 6],
+    [0, 'TEXT'],
+    [8, 'NOTES'],
+    [10, 108],
+    [20, 45],
+    [30, 0],
+    [40, 3],
+    [1, 'Store'],
+    [0, 'TEXT'],
+    [8, 'NOTES'],
+    [10, 10],
+    [20, 50],
+    [30, 0],
+    [40, 3],
+    [1, 'Office'],
+  ] as const) {
+    p(code, value);
+    if (code === 0) handle();
+  }
   p(0, 'ENDSEC');
   p(0, 'EOF');
   return `${pairs.join('\n')}\n`;
 }
 
-export const PLAN_HANDLES = ['6', '7', '8', '9', 'A', 'B', 'C'];
+export const PLAN_HANDLES = ['6', '7', '8', '9', 'A', 'B', 'C', 'D', 'E', 'F', '10', '11', '12'];
 
 export interface GuiEditor {
   server: EditorServer;
