@@ -4,7 +4,6 @@
  * with the entity's drawn colour. Built from `shapeOf`, the one geometric reading of every entity.
  */
 import { aciHex, entityAci } from './colors.js';
-import { tessellate } from './geometry/curves.js';
 import { type Shape, shapeBounds, shapeOf } from './geometry/shape.js';
 import { boxCorners, textBox } from './geometry/text-box.js';
 import { documentContext, type GeometryContext } from './geometry/types.js';
@@ -25,8 +24,14 @@ export interface Drawable {
   layer: string;
   /** `#rrggbb` from the entity's ACI colour (its layer's for BYLAYER). */
   color: string;
-  /** Each a flat list x0, y0, x1, y1, ...; closed outlines repeat their first point at the end. */
+  /** Straight runs, each a flat list x0, y0, x1, y1, ...; closed outlines repeat their first point. */
   paths: number[][];
+  /**
+   * Arcs and circles, five numbers each: centre x, y, radius, start angle and counter-clockwise sweep
+   * (radians; a sweep of 2π is a whole circle). Sent whole rather than as chords: a circle is 5
+   * numbers instead of 150, and the browser draws arcs natively.
+   */
+  arcs: number[];
   /** Flat x, y pairs of points drawn as dots. */
   dots: number[];
   texts: TextRun[];
@@ -35,9 +40,6 @@ export interface Drawable {
   /** [minX, minY, maxX, maxY], or null when the entity has no extent. */
   box: [number, number, number, number] | null;
 }
-
-/** Arcs flattened to this many chords per full turn: smooth at screen sizes, cheap to send. */
-const CHORDS_PER_TURN = 72;
 
 /** MText formatting codes removed for display (\P paragraph breaks become spaces). */
 function plainMText(value: string): string {
@@ -67,17 +69,18 @@ function addShape(shape: Shape, out: Drawable): void {
         path = [];
       };
       for (const curve of shape.curves) {
-        const points = curve.kind === 'segment' ? [curve.a, curve.b] : tessellate(curve, CHORDS_PER_TURN);
-        const first = points[0];
-        if (!first) continue;
-        const lastX = path[path.length - 2];
-        const lastY = path[path.length - 1];
-        // Consecutive curves that meet continue one path (a polyline stays one outline).
-        if (path.length === 0 || lastX !== first[0] || lastY !== first[1]) {
+        if (curve.kind === 'arc') {
           flush();
-          path.push(first[0], first[1]);
+          out.arcs.push(curve.center[0], curve.center[1], curve.radius, curve.start, curve.sweep);
+          continue;
         }
-        for (const p of points.slice(1)) path.push(p[0], p[1]);
+        const { a, b } = curve;
+        // Consecutive segments that meet continue one path (a polyline stays one outline).
+        if (path.length === 0 || path[path.length - 2] !== a[0] || path[path.length - 1] !== a[1]) {
+          flush();
+          path.push(a[0], a[1]);
+        }
+        path.push(b[0], b[1]);
       }
       flush();
       return;
@@ -107,6 +110,7 @@ export function drawableOf(entity: Entity, model: DxfDocumentModel, ctx: Geometr
     layer: entity.layer,
     color: aciHex(entityAci(entity, model)),
     paths: [],
+    arcs: [],
     dots: [],
     texts: [],
     areas: [],

@@ -14,7 +14,7 @@ import { completePick, viewerSelection } from '../editor/picks.js';
 import type { EditorSession } from '../editor/session.js';
 import { loopbackHost } from './editor-listener.js';
 import { statusOfCode } from './editor-status.js';
-import { Dirt, messagesOf, sceneOf, type ViewerMessage } from './viewer-scene.js';
+import { Dirt, DrawableCache, messagesOf, sceneJson, type ViewerMessage } from './viewer-scene.js';
 
 /** How long events are gathered before the pages are told: one message for a burst, well within 200 ms. */
 const FLUSH_MS = 15;
@@ -40,8 +40,8 @@ function loadAssets(): Map<string, { body: Buffer; type: string }> {
   return out;
 }
 
-const sseFrame = (message: ViewerMessage) =>
-  `event: ${message.event}\ndata: ${JSON.stringify(message.data)}\n\n`;
+// JSON text has no raw line breaks, so every message is one `data:` line.
+const sseFrame = (message: ViewerMessage) => `event: ${message.event}\ndata: ${message.json}\n\n`;
 
 /**
  * The pages connected to the event stream. The session's events only mark what is out of date; a
@@ -53,6 +53,7 @@ export class LiveFeed {
   private timer: NodeJS.Timeout | undefined;
   private readonly subscription: Subscription;
   private readonly session: EditorSession;
+  readonly drawables = new DrawableCache();
   /** Pages dropped for reading too slowly, since start. */
   dropped = 0;
 
@@ -82,7 +83,7 @@ export class LiveFeed {
       'X-Accel-Buffering': 'no',
     });
     page.write(`retry: ${RETRY_MS}\n\n`);
-    page.write(sseFrame({ event: 'scene', data: sceneOf(this.session.state) }));
+    page.write(sseFrame({ event: 'scene', json: sceneJson(this.session.state, this.drawables) }));
     this.pages.add(page);
     page.on('close', () => this.pages.delete(page));
   }
@@ -94,10 +95,11 @@ export class LiveFeed {
     if (this.pages.size === 0) return;
     let frames: string;
     try {
-      frames = messagesOf(dirt, this.session.state).map(sseFrame).join('');
+      frames = messagesOf(dirt, this.session.state, this.drawables).map(sseFrame).join('');
     } catch (error) {
       process.stderr.write(`viewer: cannot build an update: ${(error as Error).message}\n`);
-      frames = sseFrame({ event: 'scene', data: sceneOf(this.session.state) });
+      this.drawables.clear();
+      frames = sseFrame({ event: 'scene', json: sceneJson(this.session.state, this.drawables) });
     }
     for (const page of this.pages) {
       if (page.writableLength > MAX_UNREAD_BYTES) {
@@ -173,7 +175,10 @@ export function viewerApp(
   });
 
   app.get('/scene', (_request, reply) =>
-    reply.header('Cache-Control', 'no-store').send(sceneOf(session.state)),
+    reply
+      .header('Cache-Control', 'no-store')
+      .header('Content-Type', 'application/json; charset=utf-8')
+      .send(sceneJson(session.state, feed.drawables)),
   );
 
   app.post('/select', async (request, reply) => {

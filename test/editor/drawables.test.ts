@@ -40,16 +40,45 @@ describe('drawableOf', () => {
     expect(draw(line('1C')).color).toBe('#ffffff');
   });
 
-  it('a circle is one closed path of chords on the circle; its box is the circle’s', () => {
+  it('a circle is one whole arc (centre, radius, start, sweep 2π); an arc keeps its angles', () => {
     const d = draw({ ...common, type: 'Circle', handle: '2', center: [10, 5, 0], radius: 2 });
-    expect(d.paths).toHaveLength(1);
-    const path = d.paths[0] as number[];
-    expect(path.length).toBe(2 * 73);
-    for (let i = 0; i < path.length; i += 2)
-      expect(Math.hypot((path[i] as number) - 10, (path[i + 1] as number) - 5)).toBeCloseTo(2, 9);
-    expect(path.slice(0, 2)).toEqual([12, 5]);
-    expect(path.at(-2)).toBeCloseTo(12, 9);
+    expect(d.paths).toEqual([]);
+    expect(d.arcs).toEqual([10, 5, 2, 0, 2 * Math.PI]);
     expect(d.box).toEqual([8, 3, 12, 7]);
+    const arc = draw({
+      ...common,
+      type: 'Arc',
+      handle: '2A',
+      center: [0, 0, 0],
+      radius: 3,
+      start_angle: 90,
+      end_angle: 180,
+    });
+    expect(arc.arcs.slice(0, 3)).toEqual([0, 0, 3]);
+    expect(arc.arcs[3]).toBeCloseTo(Math.PI / 2, 12);
+    expect(arc.arcs[4]).toBeCloseTo(Math.PI / 2, 12);
+  });
+
+  it('a polyline with a bulge is its straight runs and its arcs', () => {
+    const d = draw({
+      ...common,
+      type: 'LwPolyline',
+      handle: '2B',
+      closed: false,
+      elevation: 0,
+      vertices: [
+        { x: 0, y: 0, bulge: 0 },
+        { x: 2, y: 0, bulge: 1 },
+        { x: 4, y: 0, bulge: 0 },
+        { x: 6, y: 0, bulge: 0 },
+      ],
+    });
+    expect(d.paths).toEqual([
+      [0, 0, 2, 0],
+      [4, 0, 6, 0],
+    ]);
+    expect(d.arcs).toHaveLength(5);
+    expect(d.arcs.slice(0, 3).map((n) => Number(n.toFixed(9)))).toEqual([3, 0, 1]);
   });
 
   it('a closed polyline stays one outline back to its first vertex', () => {

@@ -112,14 +112,43 @@ function pathData(flat) {
   return out;
 }
 
+const TAU = 2 * Math.PI;
+
+/** SVG path data of an arc (centre, radius, start, counter-clockwise sweep); a whole circle as two halves. */
+function arcData(cx, cy, r, start, sweep) {
+  const at = (a) => `${cx + r * Math.cos(a)} ${cy + r * Math.sin(a)}`;
+  // Model coordinates are y-up, so a counter-clockwise arc runs the positive-angle way: sweep flag 1.
+  if (sweep >= TAU - 1e-9)
+    return `M${at(start)}A${r} ${r} 0 0 1 ${at(start + Math.PI)}A${r} ${r} 0 0 1 ${at(start)}`;
+  return `M${at(start)}A${r} ${r} 0 ${sweep > Math.PI ? 1 : 0} 1 ${at(start + sweep)}`;
+}
+
+function arcsData(arcs) {
+  let out = '';
+  for (let i = 0; i + 4 < arcs.length; i += 5)
+    out += arcData(arcs[i], arcs[i + 1], arcs[i + 2], arcs[i + 3], arcs[i + 4]);
+  return out;
+}
+
+/** Points along an arc, flat, for the crossing test. */
+function arcPoints(cx, cy, r, start, sweep) {
+  const n = Math.max(2, Math.ceil((sweep / TAU) * 48));
+  const out = [];
+  for (let i = 0; i <= n; i++) {
+    const a = start + (sweep * i) / n;
+    out.push(cx + r * Math.cos(a), cy + r * Math.sin(a));
+  }
+  return out;
+}
+
 function elementOf(d) {
   const g = document.createElementNS(SVG_NS, 'g');
   g.dataset.handle = d.handle;
   g.dataset.type = d.type;
   g.dataset.layer = d.layer;
-  if (d.paths.length > 0) {
+  if (d.paths.length > 0 || d.arcs.length > 0) {
     const path = document.createElementNS(SVG_NS, 'path');
-    path.setAttribute('d', d.paths.map(pathData).join(''));
+    path.setAttribute('d', d.paths.map(pathData).join('') + arcsData(d.arcs));
     path.setAttribute('stroke', d.color);
     g.append(path);
   }
@@ -329,8 +358,23 @@ function insidePolygon(px, py, flat) {
   return inside;
 }
 
+function arcDistance(px, py, cx, cy, r, start, sweep) {
+  const offset = (((Math.atan2(py - cy, px - cx) - start) % TAU) + TAU) % TAU;
+  if (offset <= sweep) return Math.abs(Math.hypot(px - cx, py - cy) - r);
+  const end = start + sweep;
+  return Math.min(
+    Math.hypot(px - (cx + r * Math.cos(start)), py - (cy + r * Math.sin(start))),
+    Math.hypot(px - (cx + r * Math.cos(end)), py - (cy + r * Math.sin(end))),
+  );
+}
+
 function distanceTo(d, px, py) {
   let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i + 4 < d.arcs.length; i += 5)
+    best = Math.min(
+      best,
+      arcDistance(px, py, d.arcs[i], d.arcs[i + 1], d.arcs[i + 2], d.arcs[i + 3], d.arcs[i + 4]),
+    );
   for (const p of d.paths)
     for (let i = 0; i + 3 < p.length; i += 2)
       best = Math.min(best, segmentDistance(px, py, p[i], p[i + 1], p[i + 2], p[i + 3]));
@@ -395,7 +439,10 @@ function segmentMeetsBox(ax, ay, bx, by, [x1, y1, x2, y2]) {
 
 function crosses(d, box) {
   const inBox = (x, y) => x >= box[0] && x <= box[2] && y >= box[1] && y <= box[3];
-  for (const p of [...d.paths, ...d.areas.map((a) => [...a, a[0], a[1]])]) {
+  const arcs = [];
+  for (let i = 0; i + 4 < d.arcs.length; i += 5)
+    arcs.push(arcPoints(d.arcs[i], d.arcs[i + 1], d.arcs[i + 2], d.arcs[i + 3], d.arcs[i + 4]));
+  for (const p of [...d.paths, ...arcs, ...d.areas.map((a) => [...a, a[0], a[1]])]) {
     for (let i = 0; i + 3 < p.length; i += 2)
       if (segmentMeetsBox(p[i], p[i + 1], p[i + 2], p[i + 3], box)) return true;
   }
