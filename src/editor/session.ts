@@ -279,7 +279,7 @@ export class EditorSession {
         : this.withState(earlier.answer as Answer);
     }
     // Refused before it is queued, and not recorded: busy passes, and a retry must then run.
-    if (this.current.pick && !op?.whilePicking) throw busyError(this.current.pick);
+    if (this.current.pick && op && !op.whilePicking) throw busyError(this.current.pick);
     const running: Running = {
       request_id: requestId,
       op: opName,
@@ -389,7 +389,7 @@ export class EditorSession {
     };
     try {
       // A pick requested while this one was queued: refused as at the door, not recorded.
-      if (this.current.pick && !op?.whilePicking) {
+      if (this.current.pick && op && !op.whilePicking) {
         return {
           answer: this.withState(this.failureBody(request, busyError(this.current.pick))),
           durable: Promise.resolve(),

@@ -128,6 +128,8 @@ describe('picks in a GUI-hosted editor', () => {
       }
       // Busy answers are not recorded: a retry with the same request id runs once the pick is over.
       expect((await h.events()).length).toBe(before);
+      // An op that does not exist is still named as such.
+      expect(await h.call('no_such_op')).toMatchObject({ ok: false, code: 'unknown_operation' });
       expect(await h.call('query', { document_id: doc })).toMatchObject({ ok: true, count: 1 });
       expect(await h.call('get_selection')).toMatchObject({ ok: true, status: 'completed' });
       expect(await h.call('events', {})).toMatchObject({ ok: true });
