@@ -48,6 +48,16 @@ export interface OperationRecord {
   answer: Answer;
 }
 
+/** A getpoint or user_select waiting for the person at the viewer (GUI-hosted editor). */
+export interface PendingPick {
+  request_id: string;
+  op: 'getpoint' | 'user_select';
+  document_id: number;
+  prompt: string;
+  count: number | null;
+  single: boolean;
+}
+
 export interface EditorSessionState {
   session_id: string;
   version: string;
@@ -59,6 +69,8 @@ export interface EditorSessionState {
   active: number | null;
   next_document_id: number;
   operations: Record<string, OperationRecord>;
+  /** The pick waiting for the person at the viewer; at most one at a time. */
+  pick: PendingPick | null;
 }
 
 export const initialSession = (sessionId: string): EditorSessionState => ({
@@ -71,6 +83,7 @@ export const initialSession = (sessionId: string): EditorSessionState => ({
   active: null,
   next_document_id: 1,
   operations: {},
+  pick: null,
 });
 
 type Keyed<T> = Record<string, T>;
@@ -300,6 +313,15 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
       doc.selection = event.data.handles.filter((h) => h in doc.model.entities);
       return state;
     }
+    case 'PickRequested': {
+      const { request_id, op, document_id, prompt, count, single } = event.data;
+      state.pick = { request_id, op, document_id, prompt, count, single };
+      return state;
+    }
+    case 'PickCompleted':
+    case 'PickCancelled':
+      if (state.pick?.request_id === event.data.request_id) state.pick = null;
+      return state;
     case 'OperationAnswered': {
       const d = event.data;
       state.operations[d.request_id] = {
@@ -327,7 +349,8 @@ export function editorSessionProjection(sessionId: string): Projection<EditorSes
     // 3: operations no longer keep their log position (the session applies its events before the store
     // has given them one).
     // 4: documents keep their focused view (ViewFocused).
-    version: 4,
+    // 5: the pending pick of the GUI-hosted editor (PickRequested, PickCompleted, PickCancelled).
+    version: 5,
     stream,
     initial: () => initialSession(sessionId),
     evolve: (state, event) =>

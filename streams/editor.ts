@@ -134,6 +134,29 @@ export interface EditorEventMap {
   BatchApplied: StepData & { ops: string[] };
   /** One command of a `run` command line made of several ops' steps (LAYER: a layer made and set current), as one undo step. */
   CommandApplied: StepData & { command: string };
+  /**
+   * A `getpoint` or `user_select` of the GUI-hosted editor now waits for the person at the viewer
+   * (answered `pending` at once). `count`: user_select ends by itself after this many picks (null =
+   * until Done); `single`: after the first.
+   */
+  PickRequested: {
+    request_id: string;
+    op: 'getpoint' | 'user_select';
+    document_id: number;
+    prompt: string;
+    count: number | null;
+    single: boolean;
+  };
+  /** The person answered the pending pick in the viewer: a point (getpoint) or handles in pick order. */
+  PickCompleted: {
+    request_id: string;
+    op: 'getpoint' | 'user_select';
+    document_id: number;
+    point: [number, number, number] | null;
+    handles: string[] | null;
+  };
+  /** The pending pick ended without an answer: `by` is the cancel's request id, `viewer`, or `restart`. */
+  PickCancelled: { request_id: string; op: 'getpoint' | 'user_select'; document_id: number; by: string };
 }
 
 export type EditorEventType = keyof EditorEventMap;

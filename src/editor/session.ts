@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { Subject } from 'rxjs';
 import {
   type DocumentState,
   type EditorSessionState,
@@ -16,6 +17,7 @@ import type { EventStore, RecordedEvent } from '../store/types.js';
 import { serializeEventBody } from '../store/validate.js';
 import { EditorError } from './errors.js';
 import type { OpDefinition, OpOutcome, OpTable } from './ops/types.js';
+import { busyError, cancelPick } from './picks.js';
 import { type EditorRequest, isObject } from './request.js';
 import { resolveTarget } from './target.js';
 
@@ -100,8 +102,18 @@ export class EditorSession {
   private committed: Promise<void> = Promise.resolve();
   /** Why an append failed since the state was last replayed from the log; set = replay before going on. */
   private commitFailure: { error: unknown } | undefined;
+  /** A person at the viewer can answer picks (GUI-hosted); headless otherwise. */
+  readonly gui: boolean;
+  private readonly recorded$ = new Subject<RecordedEvent>();
+  /**
+   * Every event of the session once it is durable, in log order (the viewer's live updates). The
+   * state may already be past it when it arrives. Subscribers must not throw, and must not be slow:
+   * they run on the dispatcher's loop.
+   */
+  readonly recorded = this.recorded$.asObservable();
 
-  private constructor(store: EventStore, ops: OpTable, sessionId: string, version: string) {
+  private constructor(store: EventStore, ops: OpTable, sessionId: string, version: string, gui: boolean) {
+    this.gui = gui;
     this.store = store;
     this.ops = ops;
     this.sessionId = sessionId;
@@ -116,11 +128,20 @@ export class EditorSession {
   static async start(
     store: EventStore,
     ops: OpTable,
-    options: { version: string; sessionId?: string },
+    options: { version: string; sessionId?: string; gui?: boolean },
   ): Promise<EditorSession> {
-    const session = new EditorSession(store, ops, options.sessionId ?? randomUUID(), options.version);
+    const session = new EditorSession(
+      store,
+      ops,
+      options.sessionId ?? randomUUID(),
+      options.version,
+      options.gui === true,
+    );
     await session.replay();
+    // A pick left pending by a session that stopped without closing (a crash) has nobody to answer it.
+    const orphan = session.current.pick;
     const started = await session.commit([
+      ...(orphan ? cancelPick(session.current, orphan, 'restart') : []),
       editorEvent('SessionStarted', {
         session_id: session.sessionId,
         version: options.version,
@@ -139,10 +160,37 @@ export class EditorSession {
   async close(): Promise<void> {
     await this.queue.catch(() => undefined);
     await this.committed;
+    // A pick still waiting ends with the session: the person's viewer goes away with it.
+    const pick = this.current.pick;
     const ended = await this.commit([
+      ...(pick ? cancelPick(this.current, pick, 'shutdown') : []),
       editorEvent('SessionEnded', { session_id: this.sessionId, reason: 'shutdown' }),
     ]);
     await ended.durable;
+    this.recorded$.complete();
+  }
+
+  /**
+   * What the person did in the viewer (answered a pick, selected): decided in the queue like a
+   * mutation, against the state of its moment, and recorded — but not an operation of its own (no
+   * request id, no OperationAnswered). Never throws: failures are `{ ok: false, code, error }`.
+   */
+  async act(
+    decide: (state: EditorSessionState) => { events: NewEditorEvent[]; result: Record<string, unknown> },
+  ): Promise<Answer> {
+    try {
+      const decided = await this.enqueue(async () => {
+        if (this.commitFailure !== undefined) await this.settle();
+        const { events, result } = decide(this.current);
+        const { durable } = await this.commit(events);
+        return { durable, result };
+      });
+      await decided.durable;
+      return { ok: true, status: 'completed', result: decided.result };
+    } catch (error) {
+      const { state: _state, ...answer } = this.failure({}, error);
+      return answer as Answer;
+    }
   }
 
   /** The state as the log has it: the session stream's events through the projection, from scratch. */
@@ -191,6 +239,11 @@ export class EditorSession {
     }
     const opName = typeof request.op === 'string' ? request.op : '';
     const op = this.ops[opName];
+    if (op?.atOnce) {
+      const ctx = this.context(request);
+      const outcome = op.atOnce(ctx);
+      if (outcome) return this.answer(request, outcome, ctx.doc);
+    }
     if (op?.kind === 'immediate') {
       const ctx = this.context(request);
       return this.answer(request, await op.run(ctx), ctx.doc);
@@ -226,6 +279,8 @@ export class EditorSession {
         ? earlier.answer
         : this.withState(earlier.answer as Answer);
     }
+    // Refused before it is queued, and not recorded: busy passes, and a retry must then run.
+    if (this.current.pick && op && !op.whilePicking) throw busyError(this.current.pick);
     const running: Running = {
       request_id: requestId,
       op: opName,
@@ -306,6 +361,13 @@ export class EditorSession {
       return { answer: this.withState(answer), durable };
     };
     try {
+      // A pick requested while this one was queued: refused as at the door, not recorded.
+      if (this.current.pick && op && !op.whilePicking) {
+        return {
+          answer: this.withState(this.failureBody(request, busyError(this.current.pick))),
+          durable: Promise.resolve(),
+        };
+      }
       let outcome: OpOutcome;
       let target: DocumentState | undefined;
       try {
@@ -371,6 +433,12 @@ export class EditorSession {
     this.committed = durable.catch((error: unknown) => {
       this.commitFailure ??= { error };
     });
+    durable.then(
+      () => {
+        for (const event of recorded) this.recorded$.next(event);
+      },
+      () => undefined,
+    );
     return { durable };
   }
 
@@ -388,6 +456,7 @@ export class EditorSession {
       },
       log: this.store,
       ops: this.ops,
+      gui: this.gui,
     };
   }
 
@@ -458,7 +527,9 @@ export class EditorSession {
         : null,
       operation: this.running
         ? { request_id: this.running.request_id, op: this.running.op, status: 'running' }
-        : null,
+        : s.pick
+          ? { request_id: s.pick.request_id, op: s.pick.op, status: 'pending', prompt: s.pick.prompt }
+          : null,
     };
   }
 }

@@ -65,6 +65,10 @@ export function answerBytes(status: number, body: string): Buffer {
   ]);
 }
 
+/** A `Host` header naming this loopback listener (the DNS-rebinding guard of CONTRACT.md). */
+export const loopbackHost = (host: string | undefined, port: number): boolean =>
+  host === `127.0.0.1:${port}` || host === `localhost:${port}` || host === `[::1]:${port}`;
+
 const jsonBody = (status: number, body: Record<string, unknown>) =>
   JSON.stringify({ ...body, http_status: status });
 
@@ -108,9 +112,7 @@ export class EditorListener {
   }
 
   private allowedHost(host: string | undefined): boolean {
-    return (
-      host === `127.0.0.1:${this.port}` || host === `localhost:${this.port}` || host === `[::1]:${this.port}`
-    );
+    return loopbackHost(host, this.port);
   }
 
   private serve(socket: Socket): void {

@@ -1,6 +1,6 @@
 import { SESSION_STREAM_PREFIX } from '../../../streams/editor.js';
 import { fail } from '../errors.js';
-import { wholeNumber } from './info.js';
+import { operationStatus, wholeNumber } from './info.js';
 import type { OpContext, OpOutcome, OpTable } from './types.js';
 
 const DEFAULT_LIMIT = 100;
@@ -37,7 +37,7 @@ async function events(ctx: OpContext): Promise<OpOutcome> {
       sequence: event.position,
       request_id: data.request_id,
       op: data.op,
-      status: data.answer.ok ? 'completed' : 'failed',
+      status: operationStatus(data.answer),
       document_id: data.document_id,
       revision: data.revision,
       at: event.metadata.at,

@@ -6,6 +6,15 @@ import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js'
 /** `state`: the session's state; the dispatcher adds it to every answer, so the op itself adds nothing. */
 const state = (): OpOutcome => ({ events: [] });
 
+/**
+ * The status an answer reports: its own `status` when it has one (`pending` picks, `cancelled`
+ * ones), else `completed` or `failed`.
+ */
+export function operationStatus(answer: { ok: boolean; status?: unknown }): string {
+  if (typeof answer.status === 'string') return answer.status;
+  return answer.ok ? 'completed' : 'failed';
+}
+
 /** `operation`: a mutation by request_id: running, or its recorded answer. */
 function operation(ctx: OpContext): OpOutcome {
   const id = ctx.request.request_id ?? ctx.request.id;
@@ -23,7 +32,7 @@ function operation(ctx: OpContext): OpOutcome {
     result: {
       request_id: recorded.request_id,
       op: recorded.op,
-      status: recorded.answer.ok ? 'completed' : 'failed',
+      status: operationStatus(recorded.answer),
       answer: recorded.answer,
     },
     document_id: recorded.document_id,

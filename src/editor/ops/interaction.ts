@@ -2,8 +2,10 @@ import { editorEvent } from '../../../streams/editor.js';
 import { EditorError, fail } from '../errors.js';
 import { bounds } from '../geometry/index.js';
 import { documentContext } from '../geometry/types.js';
+import { cancelPick, type PickOp, pickFields } from '../picks.js';
 import { handleList } from '../request.js';
 import { entitiesOf } from './entities.js';
+import { operationStatus } from './info.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
 /** Margin around what `view_focus` frames, as a share of its size, so nothing sits on the edge. */
@@ -70,32 +72,101 @@ function viewFocus(ctx: OpContext): OpOutcome {
 }
 
 /**
- * `getpoint` and `user_select` wait for a person to pick in the viewer of the GUI-hosted editor. This
- * editor runs headless (no viewer yet), so they are refused with `gui_required` (409) and nothing waits.
+ * `getpoint` and `user_select` wait for a person to pick in the viewer of the GUI-hosted editor. A
+ * headless editor has nobody to ask: they are refused with `gui_required` (409) and nothing is recorded.
  */
-const needsGui = (op: string) => (): OpOutcome =>
-  fail(
-    'gui_required',
-    `${op} needs a person picking in the GUI-hosted editor's viewer; this editor runs headless`,
-  );
+const headless =
+  (op: PickOp) =>
+  (ctx: OpContext): OpOutcome | undefined =>
+    ctx.gui
+      ? undefined
+      : fail(
+          'gui_required',
+          `${op} needs a person picking in the GUI-hosted editor's viewer; this editor runs headless`,
+        );
 
 /**
- * `cancel`: ends a pending `user_select` or `getpoint`. None can be pending in a headless editor, so
- * it answers what it cancelled (nothing) at once; an id it never saw is `unknown_operation`.
+ * GUI-hosted, a pick is answered `pending` at once with its request_id (a REST connection must not wait
+ * for a person) and recorded as PickRequested; the person's answer, or a cancel, is recorded later as
+ * the op's final answer. Every other mutation is `busy` meanwhile (the dispatcher checks that).
  */
-function cancel(ctx: OpContext): OpOutcome {
+const requestPick =
+  (op: PickOp) =>
+  (ctx: OpContext): OpOutcome => {
+    const doc = docOf(ctx);
+    const requestId = ctx.request.request_id as string;
+    const fields = pickFields(op, ctx.request);
+    return {
+      events: [editorEvent('PickRequested', { request_id: requestId, op, document_id: doc.id, ...fields })],
+      result: { op, ...fields },
+      fields: { status: 'pending' },
+    };
+  };
+
+/** The request id a cancel names (`target_request_id`, else `id`), undefined when it names none. */
+function cancelTarget(ctx: OpContext): string | undefined {
   const id = ctx.request.target_request_id ?? ctx.request.id;
-  if (id !== undefined) {
-    const known = typeof id === 'string' && (ctx.session.operations[id] || ctx.pending?.(id));
-    if (!known)
-      throw new EditorError('unknown_operation', `no operation with request_id ${JSON.stringify(id)}`);
-  }
-  return { events: [], result: { cancelled: [], count: 0 } };
+  if (id === undefined) return undefined;
+  if (typeof id !== 'string' || !(ctx.session.operations[id] || ctx.pending?.(id)))
+    throw new EditorError('unknown_operation', `no operation with request_id ${JSON.stringify(id)}`);
+  return id;
+}
+
+/** What a cancel answers when what it names is not a pending pick: nothing cancelled, and why. */
+function nothingToCancel(ctx: OpContext, id: string | undefined): OpOutcome {
+  const status = id === undefined ? undefined : operationStatusOf(ctx, id);
+  const reason =
+    id === undefined
+      ? 'no getpoint or user_select is pending'
+      : `${id} is not a pending getpoint or user_select (it is ${status})`;
+  return { events: [], result: { cancelled: [], count: 0, reason } };
+}
+
+function operationStatusOf(ctx: OpContext, id: string): string {
+  const running = ctx.pending?.(id);
+  if (running) return running.status;
+  const recorded = ctx.session.operations[id];
+  return recorded ? operationStatus(recorded.answer) : 'unknown';
+}
+
+/**
+ * `cancel` without anything pending to cancel answers at once (it never waits behind a slow
+ * mutation); one that names the pending pick, or a pick still queued, goes through the queue.
+ */
+function cancelAtOnce(ctx: OpContext): OpOutcome | undefined {
+  const id = cancelTarget(ctx);
+  const pick = ctx.session.pick;
+  if (pick && (id === undefined || id === pick.request_id)) return undefined;
+  const queued = id !== undefined && ctx.pending?.(id);
+  if (queued && (queued.op === 'getpoint' || queued.op === 'user_select')) return undefined;
+  return nothingToCancel(ctx, id);
+}
+
+/** `cancel`: ends the pending `getpoint` / `user_select` (the one named, else whichever is pending). */
+function cancel(ctx: OpContext): OpOutcome {
+  const id = cancelTarget(ctx);
+  const pick = ctx.session.pick;
+  if (!pick || (id !== undefined && id !== pick.request_id)) return nothingToCancel(ctx, id);
+  const by = typeof ctx.request.request_id === 'string' ? `cancel ${ctx.request.request_id}` : 'cancel';
+  return {
+    events: cancelPick(ctx.session, pick, by),
+    result: { cancelled: [pick.request_id], count: 1 },
+  };
 }
 
 export const interactionOps: OpTable = {
   view_focus: { kind: 'mutation', document: 'required', run: viewFocus },
-  getpoint: { kind: 'immediate', document: 'none', run: needsGui('getpoint') },
-  user_select: { kind: 'immediate', document: 'none', run: needsGui('user_select') },
-  cancel: { kind: 'immediate', document: 'none', run: cancel },
+  getpoint: {
+    kind: 'mutation',
+    document: 'active',
+    atOnce: headless('getpoint'),
+    run: requestPick('getpoint'),
+  },
+  user_select: {
+    kind: 'mutation',
+    document: 'active',
+    atOnce: headless('user_select'),
+    run: requestPick('user_select'),
+  },
+  cancel: { kind: 'mutation', document: 'none', whilePicking: true, atOnce: cancelAtOnce, run: cancel },
 };

@@ -20,6 +20,8 @@ export interface OpContext {
   log?: Pick<EventStore, 'readAll' | 'headPosition'>;
   /** The dispatcher's op table, for ops that run other ops (`batch`, `run`). */
   ops?: OpTable;
+  /** True when a person at the viewer can answer picks (GUI-hosted editor); false or absent = headless. */
+  gui?: boolean;
 }
 
 /** What an operation decided: events to append (none for reads) and the answer's fields. */
@@ -55,6 +57,13 @@ export interface OpDefinition {
    */
   document: 'required' | 'open' | 'active' | 'none';
   run(ctx: OpContext): OpOutcome | Promise<OpOutcome>;
+  /**
+   * Answers before the request is queued, when the answer needs nothing recorded (a pick in a headless
+   * editor, a cancel with nothing to cancel): an outcome, or a thrown EditorError; undefined = go on.
+   */
+  atOnce?: (ctx: OpContext) => OpOutcome | undefined;
+  /** A mutation that may run while a pick waits for the person at the viewer (cancel); others are `busy`. */
+  whilePicking?: boolean;
 }
 
 export type OpTable = Record<string, OpDefinition>;

@@ -65,12 +65,13 @@ export interface Harness {
 }
 
 export async function startHarness(
-  options: { store?: EventStore; sessionId?: string; ops?: OpTable; keepStore?: boolean } = {},
+  options: { store?: EventStore; sessionId?: string; ops?: OpTable; keepStore?: boolean; gui?: boolean } = {},
 ): Promise<Harness> {
   const store = options.store ?? (await openStore('memory:'));
   const session = await EditorSession.start(store, options.ops ?? editorOps, {
     version: VERSION,
     ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+    gui: options.gui === true,
   });
   const raw = async (request: unknown) => (await session.dispatch(request)) as Reply;
   const call = (op: string, fields: Record<string, unknown> = {}) =>

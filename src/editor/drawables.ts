@@ -1,0 +1,150 @@
+/**
+ * What the viewer draws of an entity, computed here so the browser needs no CAD logic: polylines
+ * (arcs and circles flattened), dots, text runs, and a box for picking — all in model coordinates,
+ * with the entity's drawn colour. Built from `shapeOf`, the one geometric reading of every entity.
+ */
+import { aciHex, entityAci } from './colors.js';
+import { type Shape, shapeBounds, shapeOf } from './geometry/shape.js';
+import { boxCorners, textBox } from './geometry/text-box.js';
+import { documentContext, type GeometryContext } from './geometry/types.js';
+import type { DxfDocumentModel, Entity } from './model.js';
+
+/** A line of text as drawn: its lower-left corner, reading angle (degrees) and height. */
+export interface TextRun {
+  value: string;
+  x: number;
+  y: number;
+  angle: number;
+  height: number;
+}
+
+export interface Drawable {
+  handle: string;
+  type: string;
+  layer: string;
+  /** `#rrggbb` from the entity's ACI colour (its layer's for BYLAYER). */
+  color: string;
+  /** Straight runs, each a flat list x0, y0, x1, y1, ...; closed outlines repeat their first point. */
+  paths: number[][];
+  /**
+   * Arcs and circles, five numbers each: centre x, y, radius, start angle and counter-clockwise sweep
+   * (radians; a sweep of 2π is a whole circle). Sent whole rather than as chords: a circle is 5
+   * numbers instead of 150, and the browser draws arcs natively.
+   */
+  arcs: number[];
+  /** Flat x, y pairs of points drawn as dots. */
+  dots: number[];
+  texts: TextRun[];
+  /** Pickable areas (text and image boxes, raw entities' extents): flat x, y of their corners. */
+  areas: number[][];
+  /** [minX, minY, maxX, maxY], or null when the entity has no extent. */
+  box: [number, number, number, number] | null;
+}
+
+/** MText formatting codes removed for display (\P paragraph breaks become spaces). */
+function plainMText(value: string): string {
+  return value
+    .replace(/\\P/g, ' ')
+    .replace(/\\[A-Za-z][^;\\{}]*;/g, '')
+    .replace(/\\[LlOoKk]/g, '')
+    .replace(/[{}]/g, '')
+    .replace(/\\\\/g, '\\');
+}
+
+/** Text codes of single-line text shown as their glyphs. */
+const plainText = (value: string) =>
+  value
+    .replace(/%%[uUoOkK]/g, '')
+    .replace(/%%[dD]/g, '°')
+    .replace(/%%[cC]/g, 'ø')
+    .replace(/%%[pP]/g, '±')
+    .replace(/%%%/g, '%');
+
+function addShape(shape: Shape, out: Drawable): void {
+  switch (shape.kind) {
+    case 'curves': {
+      let path: number[] = [];
+      const flush = () => {
+        if (path.length >= 4) out.paths.push(path);
+        path = [];
+      };
+      for (const curve of shape.curves) {
+        if (curve.kind === 'arc') {
+          flush();
+          out.arcs.push(curve.center[0], curve.center[1], curve.radius, curve.start, curve.sweep);
+          continue;
+        }
+        const { a, b } = curve;
+        // Consecutive segments that meet continue one path (a polyline stays one outline).
+        if (path.length === 0 || path[path.length - 2] !== a[0] || path[path.length - 1] !== a[1]) {
+          flush();
+          path.push(a[0], a[1]);
+        }
+        path.push(b[0], b[1]);
+      }
+      flush();
+      return;
+    }
+    case 'point':
+      out.dots.push(shape.point[0], shape.point[1]);
+      return;
+    case 'quad':
+      out.areas.push(shape.corners.flatMap((c) => [c[0], c[1]]));
+      return;
+    case 'box': {
+      const { min, max } = shape.bounds;
+      out.areas.push([min[0], min[1], max[0], min[1], max[0], max[1], min[0], max[1]]);
+      return;
+    }
+    case 'group':
+      for (const s of shape.shapes) addShape(s, out);
+      return;
+  }
+}
+
+/** The drawable of one entity (in a document whose blocks `ctx` looks up). */
+export function drawableOf(entity: Entity, model: DxfDocumentModel, ctx: GeometryContext): Drawable {
+  const out: Drawable = {
+    handle: entity.handle,
+    type: entity.type,
+    layer: entity.layer,
+    color: aciHex(entityAci(entity, model)),
+    paths: [],
+    arcs: [],
+    dots: [],
+    texts: [],
+    areas: [],
+    box: null,
+  };
+  const shape = shapeOf(entity, ctx);
+  if (!shape) return out;
+  if (entity.type === 'Text' || entity.type === 'MText') {
+    const box = textBox(entity);
+    const value = entity.type === 'Text' ? plainText(entity.value) : plainMText(entity.value);
+    const angle = (Math.atan2(box.dir[1], box.dir[0]) * 180) / Math.PI;
+    out.texts.push({ value, x: box.origin[0], y: box.origin[1], angle, height: box.height });
+    out.areas.push(boxCorners(box).flatMap((c) => [c[0], c[1]]));
+  } else {
+    addShape(shape, out);
+  }
+  // An image or raw entity shows its frame; a text only its letters.
+  if (entity.type !== 'Text' && entity.type !== 'MText')
+    for (const area of out.areas) out.paths.push([...area, area[0] as number, area[1] as number]);
+  const b = shapeBounds(shape);
+  if (b) out.box = [b.min[0], b.min[1], b.max[0], b.max[1]];
+  return out;
+}
+
+/** Whether an entity is drawn in model space (not paper space, not inside a block definition). */
+export const inModelSpace = (entity: Entity) => entity.space.toLowerCase() === '*model_space';
+
+/** The drawables of a document's model space, in drawing order. */
+export function modelSpaceDrawables(model: DxfDocumentModel): Drawable[] {
+  const ctx = documentContext(model);
+  const out: Drawable[] = [];
+  for (const handle of model.order) {
+    const entity = model.entities[handle];
+    if (entity && inModelSpace(entity)) out.push(drawableOf(entity, model, ctx));
+  }
+  return out;
+}

@@ -1,0 +1,188 @@
+/**
+ * What the viewer page is sent: the whole scene of the active document, and then what the session's
+ * events left out of date, read afresh from the read model (an event only says what changed; the
+ * message carries the state as it is now, so a burst of events becomes one message of each kind).
+ */
+import type { DocumentState, EditorSessionState } from '../../projections/editor-session.js';
+import { type EditorEvent, isEditorEvent, isStepEvent, type StepData } from '../../streams/editor.js';
+import { drawableOf, inModelSpace } from '../editor/drawables.js';
+import { documentContext, type GeometryContext } from '../editor/geometry/types.js';
+import type { DxfDocumentModel, Entity } from '../editor/model.js';
+import type { RecordedEvent } from '../store/types.js';
+
+/** A message for the pages: its event name and its data as JSON text. */
+export interface ViewerMessage {
+  event: 'scene' | 'entities' | 'selection' | 'tabs' | 'pick' | 'view';
+  json: string;
+}
+
+const message = (event: ViewerMessage['event'], data: unknown): ViewerMessage => ({
+  event,
+  json: JSON.stringify(data),
+});
+
+/**
+ * Each entity's drawable as JSON text, kept per entity object: the read model replaces an entity's
+ * object whenever it changes and never edits one in place, so a kept text is right until the layers
+ * or blocks it is drawn with change (then everything is forgotten). A scene of 100,000 entities is
+ * then a join of kept texts instead of seconds of geometry and JSON on the dispatcher's loop.
+ */
+export class DrawableCache {
+  private texts = new WeakMap<Entity, string>();
+
+  clear(): void {
+    this.texts = new WeakMap();
+  }
+
+  json(entity: Entity, model: DxfDocumentModel, ctx: GeometryContext): string {
+    let text = this.texts.get(entity);
+    if (text === undefined) {
+      text = JSON.stringify(drawableOf(entity, model, ctx));
+      this.texts.set(entity, text);
+    }
+    return text;
+  }
+
+  /** The JSON array of a document's model space, in drawing order. */
+  modelSpace(model: DxfDocumentModel): string {
+    const ctx = documentContext(model);
+    const parts: string[] = [];
+    for (const handle of model.order) {
+      const entity = model.entities[handle];
+      if (entity && inModelSpace(entity)) parts.push(this.json(entity, model, ctx));
+    }
+    return `[${parts.join(',')}]`;
+  }
+}
+
+const activeDoc = (state: EditorSessionState): DocumentState | undefined =>
+  state.active === null ? undefined : state.documents[String(state.active)];
+
+export function tabsOf(state: EditorSessionState): Record<string, unknown> {
+  return {
+    active: state.active,
+    tabs: state.tabs.map((id) => {
+      const d = state.documents[String(id)] as DocumentState;
+      return { id, title: d.title, dirty: d.revision !== d.saved_revision, revision: d.revision };
+    }),
+  };
+}
+
+export const pickOf = (state: EditorSessionState) => ({ pick: state.pick });
+
+const selectionOf = (doc: DocumentState) => ({ document_id: doc.id, handles: [...doc.selection] });
+const viewOf = (doc: DocumentState) => ({ document_id: doc.id, view: doc.view });
+
+/** Everything the page shows, as JSON text, for a page that connects (or reconnects, or fell behind). */
+export function sceneJson(state: EditorSessionState, cache: DrawableCache): string {
+  const doc = activeDoc(state);
+  const head = JSON.stringify({ session_id: state.session_id, ...tabsOf(state), ...pickOf(state) }).slice(
+    0,
+    -1,
+  );
+  if (!doc) return `${head},"document":null}`;
+  const { id, title, revision, selection, view } = doc;
+  const fields = JSON.stringify({ id, title, revision, selection, view }).slice(0, -1);
+  return `${head},"document":${fields},"entities":${cache.modelSpace(doc.model)}}}`;
+}
+
+/** What the events since the last flush left out of date. */
+export class Dirt {
+  /** The whole scene: the active document changed, or changed in a way deltas do not carry. */
+  scene = false;
+  /** Layers or blocks changed (or a step was undone or redone): kept drawables may be drawn otherwise now. */
+  restyle = false;
+  tabs = false;
+  selection = false;
+  pick = false;
+  view = false;
+  /** Entities of the active document created, changed or erased. */
+  readonly handles = new Set<string>();
+
+  get any(): boolean {
+    return this.scene || this.tabs || this.selection || this.pick || this.view || this.handles.size > 0;
+  }
+
+  /** Notes what `event` changed, as seen from the document that is active now. */
+  add(event: RecordedEvent, state: EditorSessionState): void {
+    if (!isEditorEvent(event)) return;
+    const e = event as EditorEvent;
+    const active = state.active;
+    if (isStepEvent(e.type)) {
+      const data = e.data as StepData;
+      this.tabs = true;
+      if (data.document_id !== active) return;
+      for (const change of data.changes) {
+        if (change.kind === 'entity') this.handles.add(change.key);
+        // A layer's colour or a block's contents change how other entities are drawn.
+        else if (change.kind === 'layer' || change.kind === 'block') {
+          this.scene = true;
+          this.restyle = true;
+        }
+      }
+      return;
+    }
+    switch (e.type) {
+      case 'DocumentCreated':
+      case 'DocumentOpened':
+      case 'DocumentActivated':
+      case 'DocumentClosed':
+        this.tabs = true;
+        this.scene = true;
+        return;
+      case 'StepUndone':
+      case 'StepRedone':
+        this.restyle = true;
+        this.tabs = true;
+        if (e.data.document_id === active) this.scene = true;
+        return;
+      case 'EntitiesLoaded':
+        this.tabs = true;
+        if (e.data.document_id === active) this.scene = true;
+        return;
+      case 'DocumentSaved':
+        this.tabs = true;
+        return;
+      case 'SelectionChanged':
+        if (e.data.document_id === active) this.selection = true;
+        return;
+      case 'ViewFocused':
+        if (e.data.document_id === active) this.view = true;
+        return;
+      case 'PickRequested':
+      case 'PickCompleted':
+      case 'PickCancelled':
+        this.pick = true;
+        return;
+      default:
+        return;
+    }
+  }
+}
+
+/** The messages that bring a page up to date with `state` after `dirt`. */
+export function messagesOf(dirt: Dirt, state: EditorSessionState, cache: DrawableCache): ViewerMessage[] {
+  if (dirt.restyle) cache.clear();
+  if (dirt.scene) return [{ event: 'scene', json: sceneJson(state, cache) }];
+  const out: ViewerMessage[] = [];
+  const doc = activeDoc(state);
+  if (dirt.tabs) out.push(message('tabs', tabsOf(state)));
+  if (doc && dirt.handles.size > 0) {
+    const ctx = documentContext(doc.model);
+    const upsert: string[] = [];
+    const erase: string[] = [];
+    for (const handle of dirt.handles) {
+      const entity = doc.model.entities[handle];
+      if (entity && inModelSpace(entity)) upsert.push(cache.json(entity, doc.model, ctx));
+      else erase.push(handle);
+    }
+    const head = JSON.stringify({ document_id: doc.id, revision: doc.revision, erase }).slice(0, -1);
+    out.push({ event: 'entities', json: `${head},"upsert":[${upsert.join(',')}]}` });
+    // An erased entity leaves the selection without a SelectionChanged of its own.
+    if (erase.length > 0) dirt.selection = true;
+  }
+  if (doc && dirt.selection) out.push(message('selection', selectionOf(doc)));
+  if (doc && dirt.view) out.push(message('view', viewOf(doc)));
+  if (dirt.pick) out.push(message('pick', pickOf(state)));
+  return out;
+}

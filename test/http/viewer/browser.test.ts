@@ -1,0 +1,244 @@
+/**
+ * The viewer end to end in Chromium (playwright-core driving Debian's /usr/bin/chromium): the real
+ * CLI GUI-hosted on a DXF file, the page open, entities created over REST drawn live, a click read back
+ * with get_selection, a user_select answered by clicking, a getpoint answered and one cancelled.
+ * Skips, saying why, when Chromium is not installed (`.ci/run` installs it).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { at, body, type Json, strings } from '../editor/helpers.js';
+import { type GuiEditor, PLAN_HANDLES, startGuiEditor } from './helpers.js';
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+const CHROMIUM = '/usr/bin/chromium';
+const missing = existsSync(CHROMIUM)
+  ? undefined
+  : `${CHROMIUM} is not installed (Debian package chromium; .ci/run installs it)`;
+if (missing) console.log(`skipped: viewer browser tests: ${missing}`);
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const ARTIFACT = join(repoRoot, 'test/artifacts/viewer.png');
+const README_SHOT = join(repoRoot, 'docs/viewer.png');
+
+let gui: GuiEditor;
+let context: BrowserContext;
+let page: Page;
+let profile: string;
+
+beforeAll(async () => {
+  if (missing) return;
+  gui = await startGuiEditor();
+  profile = await mkdtemp(join(tmpdir(), 'chronicle-chromium-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1100, height: 680 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  await page.goto(`${gui.guiUrl}/`);
+  await page.waitForSelector('body[data-ready="true"]');
+});
+
+afterAll(async () => {
+  await context?.close();
+  await gui?.stop();
+  if (profile) await rm(profile, { recursive: true, force: true });
+});
+
+/** Where the model point is on the page. */
+async function screenOf(x: number, y: number): Promise<[number, number]> {
+  // Code that runs in the page is given as text: this project's types have no DOM.
+  return page.evaluate(`window.viewer.toClient(${x}, ${y})`);
+}
+
+async function clickModel(x: number, y: number): Promise<void> {
+  const [cx, cy] = await screenOf(x, y);
+  await page.mouse.click(cx, cy);
+}
+
+/** `operation` by request id, polled until its status is not `pending` (or `timeoutMs` passes). */
+async function finalOperation(requestId: string, timeoutMs = 5_000): Promise<Json> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = body(await gui.rest.post('/api/v1/operation', { request_id: requestId }));
+    if (at(answer, 'result.status') !== 'pending' || Date.now() > deadline) return answer;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function selectionHandles(): Promise<string[]> {
+  const answer = body(await gui.rest.post('/api/v1/get_selection', {}));
+  return (at(answer, 'result.entities') as Array<{ handle: string }>).map((e) => e.handle);
+}
+
+async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (JSON.stringify(value) !== JSON.stringify(expected) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+    value = await read();
+  }
+  return value;
+}
+
+describe.skipIf(missing !== undefined)('the viewer in Chromium', () => {
+  it('draws the opened file: one group per model-space entity, in layer colours, with a tab', async () => {
+    expect(await page.getAttribute('#drawing', 'data-entities')).toBe(String(PLAN_HANDLES.length));
+    const handles = await page.$$eval('#world g[data-handle]', (gs) =>
+      gs.map((g) => g.getAttribute('data-handle')),
+    );
+    expect(handles).toEqual(PLAN_HANDLES);
+    expect(await page.getAttribute('#world g[data-handle="6"] path', 'stroke')).toBe('#ff0000');
+    expect(await page.getAttribute('#world g[data-handle="A"] path', 'stroke')).toBe('#00ff00');
+    expect(await page.textContent('#world g[data-handle="C"] text')).toBe('Plan A');
+    expect(await page.$$eval('#tabs button', (bs) => bs.map((b) => b.textContent))).toEqual(['plan.dxf']);
+    expect(await page.getAttribute('#connection', 'data-state')).toBe('live');
+  });
+
+  it('an entity created over REST is drawn within 200 ms, without a reload', async () => {
+    // The page notes when the group appears, by the same wall clock as this process.
+    await page.evaluate(`
+      window.appeared = {};
+      new MutationObserver((records) => {
+        for (const r of records)
+          for (const n of r.addedNodes) {
+            const handle = n.getAttribute?.('data-handle');
+            if (handle) window.appeared[handle] = Date.now();
+          }
+      }).observe(document.getElementById('world'), { childList: true });
+    `);
+    const created = await gui.rest.post('/api/v1/entities', {
+      entities: [{ type: 'Circle', center: [20, 30], radius: 5, layer: 'DOORS' }],
+    });
+    const answeredAt = Date.now();
+    expect(created.status, created.text).toBe(201);
+    const [handle] = strings(body(created), 'result.handles');
+    await page.waitForSelector(`#world g[data-handle="${handle}"]`, { timeout: 2_000 });
+    const appearedAt = await page.evaluate(`window.appeared[${JSON.stringify(handle)}]`);
+    expect(appearedAt).toBeTypeOf('number');
+    expect((appearedAt as number) - answeredAt).toBeLessThan(200);
+    expect(await page.getAttribute('#drawing', 'data-entities')).toBe(String(PLAN_HANDLES.length + 1));
+
+    const erased = await gui.rest.del(`/api/v1/entities?handles=${handle}`);
+    expect(erased.status).toBe(200);
+    await page.waitForSelector(`#world g[data-handle="${handle}"]`, { state: 'detached', timeout: 2_000 });
+  });
+
+  it('a click selects the nearest entity; get_selection returns it; shift+click adds in order', async () => {
+    await clickModel(78, 30.5); // near the circle A (centre 70,30, radius 8)
+    expect(await eventually(selectionHandles, ['A'])).toEqual(['A']);
+    expect(await page.getAttribute('#world g[data-handle="A"]', 'class')).toContain('selected');
+    await page.keyboard.down('Shift');
+    await clickModel(50, 0.2); // the bottom wall, line 6
+    await page.keyboard.up('Shift');
+    expect(await eventually(selectionHandles, ['A', '6'])).toEqual(['A', '6']);
+    await clickModel(20, 45); // empty floor: clears
+    expect(await eventually(selectionHandles, [])).toEqual([]);
+  });
+
+  it('a window drawn with shift+drag selects what lies wholly inside it', async () => {
+    const [x1, y1] = await screenOf(28, 8);
+    const [x2, y2] = await screenOf(85, 42);
+    await page.keyboard.down('Shift');
+    await page.mouse.move(x1, y1);
+    await page.mouse.down();
+    await page.mouse.move(x2, y2, { steps: 6 });
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    // The circle A (62-78, 22-38) and the arc B (40-50, 20-30) are inside; the walls are not.
+    const selected = await eventually(async () => [...(await selectionHandles())].sort(), ['A', 'B']);
+    expect(selected).toEqual(['A', 'B']);
+    await page.keyboard.press('Escape');
+    expect(await eventually(selectionHandles, [])).toEqual([]);
+  });
+
+  it('answers a user_select by clicking, in pick order, and Done', async () => {
+    // Something selected first, for the screenshot: the selection and the picks look different.
+    await clickModel(45, 28.66);
+    expect(await eventually(selectionHandles, ['B'])).toEqual(['B']);
+    const asked = await gui.rest.post('/api/v1/user_select', { prompt: 'Pick the door and a wall' });
+    expect(body(asked)).toMatchObject({ ok: true, status: 'pending' });
+    const id = at(body(asked), 'request_id') as string;
+    await page.waitForSelector('body[data-pick="user_select"]');
+    expect(await page.textContent('#prompt-text')).toBe('Pick the door and a wall:');
+    await clickModel(70, 38); // circle A, top
+    await clickModel(100, 30); // right wall, line 7
+    await page.waitForSelector('#drawing[data-picked="A,7"]');
+    // Other mutations wait for the person meanwhile.
+    const busy = await gui.rest.post('/api/v1/entities', { entities: [{ type: 'Point', location: [1, 1] }] });
+    expect(busy.status).toBe(503);
+    await mkdir(dirname(ARTIFACT), { recursive: true });
+    await page.screenshot({ path: ARTIFACT });
+    await mkdir(dirname(README_SHOT), { recursive: true });
+    await page.screenshot({ path: README_SHOT });
+    await page.click('#prompt-done');
+    const final = await finalOperation(id);
+    expect(at(final, 'result')).toMatchObject({
+      status: 'completed',
+      answer: { ok: true, result: { handles: ['A', '7'], count: 2 } },
+    });
+    await page.waitForSelector('body[data-pick=""]');
+    expect(await page.isHidden('#prompt')).toBe(true);
+  });
+
+  it('answers a getpoint with the clicked model point', async () => {
+    const asked = await gui.rest.post('/api/v1/getpoint', { prompt: 'Centre of the table' });
+    const id = at(body(asked), 'request_id') as string;
+    await page.waitForSelector('body[data-pick="getpoint"]');
+    await clickModel(30, 40);
+    const final = await finalOperation(id);
+    expect(at(final, 'result.status')).toBe('completed');
+    const [x, y] = at(final, 'result.answer.result.point') as number[];
+    // One screen pixel is well under a drawing unit at this zoom.
+    expect(Math.abs((x as number) - 30)).toBeLessThan(0.5);
+    expect(Math.abs((y as number) - 40)).toBeLessThan(0.5);
+  });
+
+  it('cancels a getpoint with the prompt Cancel button, and another over REST', async () => {
+    const asked = await gui.rest.post('/api/v1/getpoint', {});
+    const id = at(body(asked), 'request_id') as string;
+    await page.waitForSelector('body[data-pick="getpoint"]');
+    await page.click('#prompt-cancel');
+    expect(at(await finalOperation(id), 'result.status')).toBe('cancelled');
+    await page.waitForSelector('body[data-pick=""]');
+
+    const second = await gui.rest.post('/api/v1/getpoint', {});
+    const secondId = at(body(second), 'request_id') as string;
+    await page.waitForSelector('body[data-pick="getpoint"]');
+    const cancelled = await gui.rest.post('/api/v1/cancel', {});
+    expect(at(body(cancelled), 'result.cancelled')).toEqual([secondId]);
+    await page.waitForSelector('body[data-pick=""]');
+    expect(at(await finalOperation(secondId), 'result.status')).toBe('cancelled');
+  });
+
+  it('follows view_focus, and a tab click activates the document through the dispatcher', async () => {
+    await gui.rest.post('/api/v1/view_focus', { handles: ['A'] });
+    await page.waitForFunction(
+      'Math.abs(window.viewer.state.view.cx - 70) < 1e-6 && Math.abs(window.viewer.state.view.cy - 30) < 1e-6',
+    );
+    const made = await gui.rest.post('/api/v1/documents');
+    expect(made.status).toBe(201);
+    await page.waitForSelector('#tabs button:nth-child(2)');
+    expect(await page.getAttribute('#drawing', 'data-entities')).toBe('0');
+    await page.click('#tabs button[data-document="1"]');
+    await page.waitForSelector(`#drawing[data-document="1"][data-entities="${PLAN_HANDLES.length}"]`);
+    const state = body(await gui.rest.get('/api/v1/state'));
+    expect(at(state, 'state.document_id')).toBe(1);
+  });
+});
