@@ -114,6 +114,20 @@ export interface EditorEventMap {
     revision: number | null;
     answer: Answer;
   };
+  /** `plot` wrote a layout, or a window of model space, to a PDF or SVG file; the document did not change. */
+  PlotWritten: {
+    document_id: number;
+    path: string;
+    format: 'pdf' | 'svg';
+    bytes: number;
+    sha256: string;
+    /** Entities drawn (a block reference counts once). */
+    entities: number;
+    /** The layout plotted, or null for a window. */
+    layout: string | null;
+    /** The model space window [x1, y1, x2, y2] plotted, or null for a layout. */
+    window: [number, number, number, number] | null;
+  };
 }
 
 export type EditorEventType = keyof EditorEventMap;

@@ -5,6 +5,7 @@ import { entityOps } from './entities.js';
 import { eventOps } from './events.js';
 import { infoOps } from './info.js';
 import { interactionOps } from './interaction.js';
+import { plotOps } from './plot.js';
 import { selectionOps } from './selection.js';
 import { settingsOps } from './settings.js';
 import { spatialOps } from './spatial.js';
@@ -36,4 +37,5 @@ export const editorOps: OpTable = {
   ...interactionOps,
   ...eventOps,
   ...wblockOps,
+  ...plotOps,
 };

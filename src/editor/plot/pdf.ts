@@ -1,0 +1,63 @@
+/**
+ * A plot as PDF through pdfkit: one page the size of the sheet, drawn in millimetres (a scale of 72/25.4
+ * points per mm), paths stroked from the same SVG path data the SVG writer emits, text in Helvetica.
+ */
+import PDFDocument from 'pdfkit';
+import type { Bounds } from '../geometry/index.js';
+import type { PageMark } from './marks.js';
+import type { Placement } from './page.js';
+import { CAP_HEIGHT, PDF_FONT } from './text-font.js';
+
+const POINTS_PER_MM = 72 / 25.4;
+
+/** The PDF file of `marks` on the page `placement` lays out, clipped to `clip` (page millimetres) when given. */
+export function plotPdf(
+  marks: readonly PageMark[],
+  placement: Placement,
+  title: string,
+  clip?: Bounds,
+): Promise<Buffer> {
+  const { width, height } = placement.page;
+  const doc = new PDFDocument({
+    size: [width * POINTS_PER_MM, height * POINTS_PER_MM],
+    margin: 0,
+    info: { Title: title, Creator: 'chronicle plot' },
+  });
+  const chunks: Buffer[] = [];
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+  doc.scale(POINTS_PER_MM);
+  if (clip) doc.rect(clip.min[0], clip.min[1], clip.max[0] - clip.min[0], clip.max[1] - clip.min[1]).clip();
+  doc
+    .lineCap('round')
+    .lineJoin('round')
+    .font(PDF_FONT)
+    .fontSize(1 / CAP_HEIGHT);
+  for (const mark of marks) {
+    for (const part of mark.parts) {
+      switch (part.kind) {
+        case 'path':
+          doc.path(part.d).lineWidth(part.width).strokeColor(part.color).stroke();
+          break;
+        case 'dot':
+          doc.circle(part.x, part.y, part.r).fillColor(part.color).fill();
+          break;
+        case 'text':
+          doc.save();
+          doc.transform(...part.matrix);
+          doc.fillColor(part.color);
+          for (const line of part.lines) {
+            const x = line.x - line.anchor * doc.widthOfString(line.text);
+            doc.text(line.text, x, -line.y, { lineBreak: false, baseline: 'alphabetic' });
+          }
+          doc.restore();
+          break;
+      }
+    }
+  }
+  doc.end();
+  return done;
+}

@@ -1,0 +1,297 @@
+/**
+ * What a plot draws, in drawing coordinates: each top-level entity of a layout as strokes, dots and text,
+ * block references followed into their blocks, with the colour and lineweight each part prints with and
+ * the layers that hide it left out. Pure: the page placement and the file formats come after.
+ */
+import { entityAci } from '../colors.js';
+import { type Curve, curveBounds } from '../geometry/curves.js';
+import { extraNumber } from '../geometry/extra.js';
+import { type Bounds, NO_BLOCKS } from '../geometry/index.js';
+import { applyPoint, applyVector, compose, IDENTITY, type Matrix } from '../geometry/matrix.js';
+import { boundsOfPoints } from '../geometry/raw.js';
+import { insertMatrix, type Shape, shapeOf, transformShape, unionBounds } from '../geometry/shape.js';
+import {
+  attachmentFractions,
+  CHAR_WIDTH,
+  mtextDirection,
+  mtextParagraphs,
+  textLayout,
+} from '../geometry/text-box.js';
+import { planar } from '../geometry/transform.js';
+import type { DxfDocumentModel, Entity, Layer, MTextEntity, Point3, TextEntity } from '../model.js';
+
+/** Lineweight of "default" (-3) and of layers without one, in millimetres: AutoCAD's LWDEFAULT. */
+export const DEFAULT_LINEWEIGHT_MM = 0.25;
+/** MText lines are 5/3 of the text height apart (AutoCAD's default line spacing). */
+const MTEXT_LINE_SPACING = 5 / 3;
+/** Nested block references deeper than this are not followed (a block that holds itself stops here). */
+const MAX_DEPTH = 16;
+
+/** One line of text in its frame: `x`, `y` in text heights from the frame's origin, y up. */
+export interface TextLine {
+  text: string;
+  x: number;
+  y: number;
+  /** Where `x` is on the line: 0 its start, 0.5 its middle, 1 its end. */
+  anchor: 0 | 0.5 | 1;
+}
+
+/** A part of an entity as drawn, in drawing coordinates, with the ACI colour and lineweight it prints with. */
+export type PlotItem = { aci: number; weight: number } & (
+  | { kind: 'curves'; curves: Curve[] }
+  | { kind: 'dot'; point: Point3 }
+  /** A closed outline (an image's frame). */
+  | { kind: 'outline'; points: Point3[] }
+  /**
+   * Text in a frame: local (x, y) is at origin + x·u + y·v, one local unit being one text height (the
+   * height of a capital), so a frame that shears or stretches the text (a block inserted unevenly) carries over.
+   */
+  | { kind: 'text'; origin: Point3; u: Point3; v: Point3; lines: TextLine[] }
+);
+
+export interface PlotEntity {
+  handle: string;
+  type: string;
+  layer: string;
+  items: PlotItem[];
+  bounds: Bounds;
+}
+
+export interface PlotScene {
+  entities: PlotEntity[];
+  /** Entities left out because the plot cannot draw their type (DXF types the editor keeps raw), by type. */
+  skipped: Record<string, number>;
+}
+
+/** What the parts of a block reference inherit from it: layer 0 parts take its layer, BYBLOCK its colour. */
+interface Inherited {
+  layer: string;
+  aci: number;
+  weight: number;
+  matrix: Matrix;
+  depth: number;
+}
+
+/** Layers AutoCAD never plots: `Defpoints` holds dimension definition points. */
+const NEVER_PLOTTED = new Set(['DEFPOINTS']);
+
+function layerOf(model: DxfDocumentModel, name: string): Layer | undefined {
+  return (
+    model.layers[name] ?? Object.values(model.layers).find((l) => l.name.toUpperCase() === name.toUpperCase())
+  );
+}
+
+/** Whether a layer is printed: not off, not frozen, its plot flag (290) not cleared, not Defpoints. */
+function layerPlots(model: DxfDocumentModel, name: string): boolean {
+  if (NEVER_PLOTTED.has(name.toUpperCase())) return false;
+  const layer = layerOf(model, name);
+  if (!layer) return true;
+  if (layer.off || layer.frozen) return false;
+  return !layer.extra?.some((t) => t.code === 290 && t.value.trim() === '0');
+}
+
+function layerFrozen(model: DxfDocumentModel, name: string): boolean {
+  return layerOf(model, name)?.frozen === true;
+}
+
+/** Lineweight in mm: the entity's, its layer's (BYLAYER), the reference's (BYBLOCK), or the default. */
+function weightOf(model: DxfDocumentModel, lineweight: number, layer: string, byBlock: number): number {
+  if (lineweight >= 0) return lineweight / 100;
+  if (lineweight === -2) return byBlock;
+  if (lineweight === -1) {
+    const own = layerOf(model, layer)?.lineweight ?? -3;
+    return own >= 0 ? own / 100 : DEFAULT_LINEWEIGHT_MM;
+  }
+  return DEFAULT_LINEWEIGHT_MM;
+}
+
+/** The characters a Text shows for its `%%` codes (degree, plus-minus, diameter, %%nnn); underline/overline marks dropped. */
+export function textCharacters(value: string): string {
+  return value
+    .replace(/%%[uUoOkK]/g, '')
+    .replace(/%%(\d{3})/g, (_, code: string) => String.fromCharCode(Number(code)))
+    .replace(/%%[dD]/g, '\u00b0')
+    .replace(/%%[pP]/g, '\u00b1')
+    .replace(/%%[cC]/g, '\u00d8')
+    .replace(/%%%/g, '%');
+}
+
+function textItem(e: TextEntity, m: Matrix): Extract<PlotItem, { kind: 'text' }> | undefined {
+  if (!(e.height > 0) || e.value.trim() === '') return undefined;
+  const layout = textLayout(e);
+  const widthFactor = Math.abs(extraNumber(e.extra, 41) ?? 1) || 1;
+  const u: Point3 = [layout.dir[0] * e.height * widthFactor, layout.dir[1] * e.height * widthFactor, 0];
+  const v: Point3 = [layout.up[0] * e.height, layout.up[1] * e.height, 0];
+  // Aligned and fitted text runs from the position; otherwise the anchor is the justification point.
+  const along = layout.aligned ? 0 : layout.along;
+  const origin = layout.aligned ? layout.origin : layout.anchor;
+  const y = layout.aligned ? 0 : -layout.above / e.height;
+  return {
+    kind: 'text',
+    aci: 0,
+    weight: 0,
+    origin: applyPoint(m, origin),
+    u: applyVector(m, u),
+    v: applyVector(m, v),
+    lines: [{ text: textCharacters(e.value), x: 0, y, anchor: along === 0.5 ? 0.5 : along === 1 ? 1 : 0 }],
+  };
+}
+
+/** MText paragraphs, wrapped at the reference width by the same character estimate the editor's geometry uses. */
+function mtextLines(e: MTextEntity): string[] {
+  const lines: string[] = [];
+  const perLine = e.width > 0 ? Math.max(1, Math.floor(e.width / (CHAR_WIDTH * e.height))) : Infinity;
+  for (const paragraph of mtextParagraphs(e.value)) {
+    let line = '';
+    for (const word of paragraph.split(/(\s+)/)) {
+      if (line !== '' && (line + word).trimEnd().length > perLine) {
+        lines.push(line.trimEnd());
+        line = word.trimStart();
+      } else line += word;
+    }
+    lines.push(line.trimEnd());
+  }
+  return lines;
+}
+
+function mtextItem(e: MTextEntity, m: Matrix): Extract<PlotItem, { kind: 'text' }> | undefined {
+  if (!(e.height > 0)) return undefined;
+  const lines = mtextLines(e);
+  if (lines.every((l) => l.trim() === '')) return undefined;
+  const dir = mtextDirection(e);
+  const u: Point3 = [dir[0] * e.height, dir[1] * e.height, 0];
+  const v: Point3 = [-dir[1] * e.height, dir[0] * e.height, 0];
+  const { along, upFraction } = attachmentFractions(e.attachment);
+  // In text heights from the attachment point: the box is `width` wide, its lines 5/3 heights apart.
+  const boxHeight = 1 + (lines.length - 1) * MTEXT_LINE_SPACING;
+  const top = (1 - upFraction) * boxHeight;
+  const anchor = along === 0.5 ? 0.5 : along === 1 ? 1 : 0;
+  return {
+    kind: 'text',
+    aci: 0,
+    weight: 0,
+    origin: applyPoint(m, e.position),
+    u: applyVector(m, u),
+    v: applyVector(m, v),
+    lines: lines.map((text, i) => ({
+      text,
+      // Each line sits at the attachment point's side of the box: left, centred or right.
+      x: 0,
+      y: top - 1 - i * MTEXT_LINE_SPACING,
+      anchor,
+    })),
+  };
+}
+
+/** The drawn parts of a shape that is not a block reference. */
+function shapeItems(shape: Shape, aci: number, weight: number): PlotItem[] {
+  switch (shape.kind) {
+    case 'curves':
+      return [{ kind: 'curves', curves: shape.curves, aci, weight }];
+    case 'point':
+      return [{ kind: 'dot', point: shape.point, aci, weight }];
+    case 'quad':
+      return [{ kind: 'outline', points: [...shape.corners], aci, weight }];
+    case 'box':
+    case 'group':
+      return [];
+  }
+}
+
+function itemBounds(item: PlotItem): Bounds | undefined {
+  switch (item.kind) {
+    case 'curves':
+      return unionBounds(item.curves.map(curveBounds));
+    case 'dot':
+      return { min: [...item.point], max: [...item.point] };
+    case 'outline':
+      return boundsOfPoints(item.points);
+    case 'text': {
+      // The frame's corners over the lines, with the same width estimate as the editor's text boxes.
+      const corners: Point3[] = [];
+      for (const line of item.lines) {
+        const width = line.text.length * CHAR_WIDTH;
+        const x0 = line.x - line.anchor * width;
+        for (const [x, y] of [
+          [x0, line.y],
+          [x0 + width, line.y],
+          [x0, line.y + 1],
+          [x0 + width, line.y + 1],
+        ] as const) {
+          corners.push([
+            item.origin[0] + x * item.u[0] + y * item.v[0],
+            item.origin[1] + x * item.u[1] + y * item.v[1],
+            item.origin[2],
+          ]);
+        }
+      }
+      return boundsOfPoints(corners);
+    }
+  }
+}
+
+/**
+ * The parts of `entity` (a top-level entity, or a part of a block reached through `inherited`), appended
+ * to `items`. Raw types are counted in `skipped` (top level only: a block's raw parts just do not show).
+ */
+function collect(
+  model: DxfDocumentModel,
+  entity: Entity,
+  inherited: Inherited | undefined,
+  items: PlotItem[],
+): void {
+  const layer = inherited && entity.layer === '0' ? inherited.layer : entity.layer;
+  const m = inherited?.matrix ?? IDENTITY;
+  const aci = entityAci({ ...entity, layer }, model, inherited?.aci);
+  const weight = weightOf(model, entity.lineweight, layer, inherited?.weight ?? DEFAULT_LINEWEIGHT_MM);
+  if (entity.type === 'Insert') {
+    // A frozen reference hides all of it; one that is only off still shows its parts on other layers.
+    if (layerFrozen(model, layer) || (inherited?.depth ?? 0) >= MAX_DEPTH) return;
+    const flat = planar(entity);
+    const block = model.blocks[entity.name];
+    if (!block || flat.type !== 'Insert') return;
+    const inner: Inherited = {
+      layer,
+      aci,
+      weight,
+      matrix: compose(insertMatrix(flat, block.base), m),
+      depth: (inherited?.depth ?? 0) + 1,
+    };
+    for (const handle of block.entities) {
+      const child = model.entities[handle];
+      if (child) collect(model, child, inner, items);
+    }
+    return;
+  }
+  if (!layerPlots(model, layer) || entity.type === 'Raw') return;
+  const flat = planar(entity);
+  if (flat.type === 'Text' || flat.type === 'MText') {
+    const text = flat.type === 'Text' ? textItem(flat, m) : mtextItem(flat, m);
+    if (text) items.push({ ...text, aci, weight });
+    return;
+  }
+  const shape = shapeOf(flat, NO_BLOCKS);
+  if (!shape) return;
+  items.push(...shapeItems(inherited ? transformShape(shape, m) : shape, aci, weight));
+}
+
+/** The entities of one layout block (`*Model_Space`, `*Paper_Space0`...) as the plot draws them, in drawing order. */
+export function plotScene(model: DxfDocumentModel, space: string): PlotScene {
+  const entities: PlotEntity[] = [];
+  const skipped: Record<string, number> = {};
+  const wanted = space.toUpperCase();
+  for (const handle of model.order) {
+    const entity = model.entities[handle];
+    if (!entity || entity.space.toUpperCase() !== wanted) continue;
+    if (entity.type === 'Raw') {
+      if (layerPlots(model, entity.layer)) skipped[entity.dxf_type] = (skipped[entity.dxf_type] ?? 0) + 1;
+      continue;
+    }
+    const items: PlotItem[] = [];
+    collect(model, entity, undefined, items);
+    const bounds = unionBounds(items.map(itemBounds));
+    if (items.length > 0 && bounds)
+      entities.push({ handle, type: entity.type, layer: entity.layer, items, bounds });
+  }
+  return { entities, skipped };
+}
