@@ -65,7 +65,8 @@ function plotWindow(value: unknown): Bounds {
  * layout's page setup), `overwrite` (replace an existing file; `file_exists` otherwise).
  * Paper, orientation, scale (or fit) and centring come from the layout's page setup (page_setup_set); a
  * layout whose page setup names no paper plots on ISO A4 landscape, fitted and centred. The plot area is
- * the window, else the extents of what is drawn. Entities print in their ACI colour (7 in black), with
+ * the window, else the extents of what is drawn; not centred, its lower-left corner (a paper space
+ * layout's origin, at a fixed scale) sits at the printable area's, 5 mm in from the sheet's corner. Entities print in their ACI colour (7 in black), with
  * their lineweight; layers that are off, frozen, not plotted, and Defpoints are left out. A plot with
  * nothing on the page is refused (`nothing_to_plot`) rather than written blank. The file is recorded
  * (PlotWritten); the document does not change.
@@ -96,7 +97,10 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
       `nothing to plot in ${where}: no entity that prints is there (layers off, frozen or not plotted are left out${skipped.length ? `; not drawable: ${skipped.join(', ')}` : ''})`,
     );
   }
-  const placement = placePlot(layout?.page_setup, area);
+  // Paper space is drawn in paper units: at a fixed scale its origin is the sheet's (printable) corner, as
+  // AutoCAD plots a layout; model space and windows start at what is plotted.
+  const paperSpace = !window && space.toUpperCase() !== MODEL_SPACE.toUpperCase();
+  const placement = placePlot(layout?.page_setup, area, paperSpace ? [0, 0] : undefined);
   const marks = pageMarks(scene, placement, window);
   if (marks.length === 0) {
     return fail(

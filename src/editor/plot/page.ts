@@ -66,9 +66,14 @@ function ratioText(paperPerDrawing: number): string {
  * The placement of `area` (drawing coordinates: the plotted window, or the extents of what is drawn) by
  * `setup`. Fit scales the area to the printable area (the sheet less PRINT_MARGIN_MM all round); a fixed
  * scale of `[paper, drawing]` counts paper in the sheet's units. Centred puts the area's middle on the
- * printable area's; otherwise its lower-left corner goes to the printable area's lower-left corner.
+ * printable area's; otherwise `origin` (default: the area's lower-left corner) goes to the printable
+ * area's lower-left corner.
  */
-export function placePlot(layoutSetup: PageSetup | undefined, area: Bounds): Placement {
+export function placePlot(
+  layoutSetup: PageSetup | undefined,
+  area: Bounds,
+  origin: readonly [number, number] = [area.min[0], area.min[1]],
+): Placement {
   const own = layoutSetup && sheetOf(layoutSetup);
   const setup = own && layoutSetup ? layoutSetup : DEFAULT_PLOT_SETUP;
   const sheet = own ?? (sheetOf(DEFAULT_PLOT_SETUP) as Sheet);
@@ -100,7 +105,7 @@ export function placePlot(layoutSetup: PageSetup | undefined, area: Bounds): Pla
   // The point of the drawing that lands on the printable area's reference point (y up from the sheet's bottom).
   const [refX, refY, atX, atY] = setup.center
     ? [(area.min[0] + area.max[0]) / 2, (area.min[1] + area.max[1]) / 2, page.width / 2, page.height / 2]
-    : [area.min[0], area.min[1], PRINT_MARGIN_MM, PRINT_MARGIN_MM];
+    : [origin[0], origin[1], PRINT_MARGIN_MM, PRINT_MARGIN_MM];
   return {
     paper: sheet.name,
     orientation,

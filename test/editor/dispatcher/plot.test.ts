@@ -1,0 +1,464 @@
+/**
+ * `plot`: layouts and model space windows to PDF and SVG. The PDF is rendered with pdftoppm and checked
+ * to be dark where the entities are and blank where none are; the SVG has one element per entity in its
+ * colour; hidden layers print nothing; every refusal has its code and writes no file.
+ */
+import { createHash } from 'node:crypto';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it, type TestContext } from 'vitest';
+import { darkPixels, needPdftoppm, pdfPages, renderPdf } from '../plot/pixels.js';
+import { dxfText, type Harness, resultOf, scratchDir, startHarness, writeText } from './helpers.js';
+
+interface PlotResult {
+  path: string;
+  format: string;
+  layout: string | null;
+  window: number[] | null;
+  page: { width: number; height: number; units: string };
+  paper: string;
+  orientation: string;
+  scale: string;
+  fit: boolean;
+  center: boolean;
+  page_setup: string;
+  entities: number;
+  skipped: Record<string, number>;
+  bytes: number;
+}
+
+/** The elements of an SVG plot that stand for entities: handle, tag and the colour attributes. */
+function svgEntities(svg: string): Array<{ handle: string; tag: string; stroke?: string; fill?: string }> {
+  return [...svg.matchAll(/<(\w+)[^>]*\bdata-handle="([^"]+)"[^>]*>/g)].map((m) => {
+    const element = m[0];
+    return {
+      tag: m[1] as string,
+      handle: m[2] as string,
+      ...(/\bstroke="(#[0-9a-f]{6})"/.exec(element)
+        ? { stroke: /\bstroke="(#[0-9a-f]{6})"/.exec(element)?.[1] }
+        : {}),
+      ...(/\bfill="(#[0-9a-f]{6})"/.exec(element)
+        ? { fill: /\bfill="(#[0-9a-f]{6})"/.exec(element)?.[1] }
+        : {}),
+    };
+  });
+}
+
+/** An A4 landscape sheet at 1:1, the drawing's lower-left corner at the printable area's (5 mm in). */
+async function a4OneToOne(h: Harness, doc: number, layout = 'Model') {
+  await h.ok('page_setup_set', {
+    document_id: doc,
+    layout,
+    paper: 'ISO A4',
+    orientation: 'landscape',
+    scale: '1:1',
+    fit: false,
+    center: false,
+  });
+}
+
+describe('plot to PDF', () => {
+  it('draws a line on the left half of the page and nothing on the right; records PlotWritten, no undo step', async (ctx: TestContext) => {
+    needPdftoppm(ctx);
+    const dir = await scratchDir();
+    const h = await startHarness();
+    try {
+      const doc = await h.newDoc();
+      await a4OneToOne(h, doc);
+      // 1:1, the extents' lower-left corner 5 mm in: x 5..125 mm of 297, y 5..10 mm up a 210 mm sheet.
+      await h.create([
+        { type: 'line', start: [0, 40], end: [120, 40], color: 7, lineweight: 100 },
+        { type: 'line', start: [0, 45], end: [120, 45], color: 1, lineweight: 100 },
+      ]);
+      const revision = await h.revision();
+      const path = dir.path('left.pdf');
+      const answer = await h.ok('plot', { document_id: doc, path });
+      const result = resultOf<PlotResult>(answer);
+      expect(result).toMatchObject({
+        path,
+        format: 'pdf',
+        layout: 'Model',
+        window: null,
+        page: { width: 297, height: 210, units: 'mm' },
+        paper: 'ISO A4',
+        orientation: 'landscape',
+        scale: '1:1',
+        fit: false,
+        entities: 2,
+      });
+      const bytes = await readFile(path);
+      expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+      expect(result.bytes).toBe(bytes.length);
+      expect(pdfPages(bytes)).toBe(1);
+      const gray = await renderPdf(path);
+      // 297 x 210 mm at 30 dpi.
+      expect(gray.width).toBeGreaterThan(340);
+      expect(gray.width).toBeLessThan(360);
+      expect(gray.width).toBeGreaterThan(gray.height);
+      const band = { y0: 1 - 16 / 210, y1: 1 - 1 / 210 };
+      expect(darkPixels(gray, { x0: 0, x1: 0.5, ...band }, 200)).toBeGreaterThan(50);
+      expect(darkPixels(gray, { x0: 0.5, x1: 1, y0: 0, y1: 1 }, 250)).toBe(0);
+      expect(darkPixels(gray, { x0: 0, x1: 1, y0: 0, y1: band.y0 - 0.03 }, 250)).toBe(0);
+      expect(await h.revision()).toBe(revision);
+      const events = (await h.events()).filter((e) => e.type === 'PlotWritten');
+      expect(events).toHaveLength(1);
+      expect(events[0]?.data).toEqual({
+        document_id: doc,
+        path,
+        format: 'pdf',
+        bytes: bytes.length,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        entities: 2,
+        layout: 'Model',
+        window: null,
+      });
+      // A plot is not a step: undo takes back the last line, not the plot.
+      const undone = await h.call('undo', { document_id: doc });
+      expect(undone.ok).toBe(true);
+    } finally {
+      await h.close();
+      await dir.remove();
+    }
+  });
+
+  it('fits and centres by the page setup: a drawing far from the origin fills the middle of the sheet', async (ctx: TestContext) => {
+    needPdftoppm(ctx);
+    const dir = await scratchDir();
+    const h = await startHarness();
+    try {
+      const doc = await h.newDoc();
+      await h.ok('page_setup_set', {
+        document_id: doc,
+        layout: 'Model',
+        paper: 'ANSI A',
+        orientation: 'portrait',
+        fit: true,
+        center: true,
+      });
+      await h.create([
+        { type: 'circle', center: [10000, 10000], radius: 50, lineweight: 50 },
+        { type: 'arc', center: [10000, 10000], radius: 25, start_angle: 0, end_angle: 180, lineweight: 50 },
+      ]);
+      const path = dir.path('fit.pdf');
+      const result = resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path }));
+      expect(result).toMatchObject({
+        paper: 'ANSI A',
+        orientation: 'portrait',
+        fit: true,
+        center: true,
+        page: { width: 215.9, height: 279.4, units: 'mm' },
+      });
+      // The circle's 100 units fit across the printable 205.9 mm: 2.059 mm a unit, 0.081 inch.
+      expect(result.scale).toMatch(/^1:12\.33/);
+      const gray = await renderPdf(path);
+      // The circle's rim crosses the horizontal middle line at the printable area's left and right edges.
+      const middle = { y0: 0.49, y1: 0.51 };
+      expect(darkPixels(gray, { x0: 0, x1: 0.1, ...middle }, 200)).toBeGreaterThan(0);
+      expect(darkPixels(gray, { x0: 0.9, x1: 1, ...middle }, 200)).toBeGreaterThan(0);
+      // Inside the circle, below the half arc: blank. Above and below the circle: blank.
+      expect(darkPixels(gray, { x0: 0.3, x1: 0.7, y0: 0.52, y1: 0.7 }, 250)).toBe(0);
+      expect(darkPixels(gray, { x0: 0, x1: 1, y0: 0, y1: 0.1 }, 250)).toBe(0);
+      expect(darkPixels(gray, { x0: 0, x1: 1, y0: 0.9, y1: 1 }, 250)).toBe(0);
+    } finally {
+      await h.close();
+      await dir.remove();
+    }
+  });
+
+  it('plots a window of model space: only what is inside is drawn, clipped to it', async (ctx: TestContext) => {
+    needPdftoppm(ctx);
+    const dir = await scratchDir();
+    const h = await startHarness();
+    try {
+      const doc = await h.newDoc();
+      await h.ok('page_setup_set', {
+        document_id: doc,
+        layout: 'Model',
+        paper: 'A4',
+        orientation: 'landscape',
+        fit: true,
+        center: true,
+      });
+      // A long line through the window's lower half, and a circle far outside it.
+      await h.create([
+        { type: 'line', start: [-1000, 10], end: [1000, 10], lineweight: 50 },
+        { type: 'circle', center: [500, 500], radius: 5 },
+      ]);
+      const path = dir.path('window.pdf');
+      const result = resultOf<PlotResult>(
+        await h.ok('plot', { document_id: doc, path, window: [100, 0, 0, 50] }),
+      );
+      expect(result).toMatchObject({ layout: null, window: [0, 0, 100, 50], entities: 1 });
+      const gray = await renderPdf(path);
+      // A4 landscape: the 100 x 50 window fitted to 287 mm wide is 143.5 mm tall, centred; y = 10 is at 1/5 of it.
+      const lineY = (210 / 2 + 143.5 / 2 - 143.5 / 5) / 210;
+      expect(darkPixels(gray, { x0: 0.1, x1: 0.9, y0: lineY - 0.02, y1: lineY + 0.02 }, 200)).toBeGreaterThan(
+        100,
+      );
+      // Clipped at the window's edges: nothing left or right of the printable area.
+      expect(darkPixels(gray, { x0: 0, x1: 4 / 297, y0: 0, y1: 1 }, 250)).toBe(0);
+      expect(darkPixels(gray, { x0: 1 - 4 / 297, x1: 1, y0: 0, y1: 1 }, 250)).toBe(0);
+      expect(darkPixels(gray, { x0: 0, x1: 1, y0: 0, y1: lineY - 0.05 }, 250)).toBe(0);
+    } finally {
+      await h.close();
+      await dir.remove();
+    }
+  });
+});
+
+describe('plot to SVG', () => {
+  it('writes one element per entity with data-handle, in its print colour; a block reference is one group', async () => {
+    const dir = await scratchDir();
+    const h = await startHarness();
+    try {
+      const doc = await h.newDoc();
+      const parts = await h.create([
+        { type: 'circle', center: [0, 0], radius: 1, color: 'byblock' },
+        { type: 'line', start: [-1, 0], end: [1, 0], color: 1 },
+      ]);
+      await h.ok('block_define', { document_id: doc, name: 'DOT', handles: parts, base: [0, 0, 0] });
+      const [red, white, green, text, insert, point] = await h.create([
+        { type: 'line', start: [0, 0], end: [10, 0], color: 1 },
+        { type: 'line', start: [0, 5], end: [10, 5], color: 7 },
+        { type: 'arc', center: [5, 5], radius: 3, start_angle: 0, end_angle: 180, color: 3 },
+        { type: 'text', value: 'A < B & "C"', position: [0, 10], height: 2, color: 5 },
+        { type: 'insert', name: 'DOT', position: [20, 20], scale: [1, 1, 1], rotation: 0, color: 6 },
+        { type: 'point', location: [30, 0], color: 4 },
+      ]);
+      await h.ok('entities_delete', { document_id: doc, handles: parts });
+      const path = dir.path('colours.svg');
+      const result = resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path }));
+      expect(result).toMatchObject({ format: 'svg', entities: 6 });
+      const svg = await readFile(path, 'utf8');
+      expect(result.bytes).toBe(Buffer.byteLength(svg));
+      expect(svg).toMatch(
+        /^<\?xml[^>]*>\s*<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="\d+(\.\d+)?mm"/,
+      );
+      const elements = svgEntities(svg);
+      expect(elements.map((e) => e.handle)).toEqual([red, white, green, text, insert, point]);
+      const by = Object.fromEntries(elements.map((e) => [e.handle, e]));
+      expect(by[red as string]).toMatchObject({ tag: 'path', stroke: '#ff0000' });
+      // ACI 7 prints black on white paper.
+      expect(by[white as string]).toMatchObject({ tag: 'path', stroke: '#000000' });
+      expect(by[green as string]).toMatchObject({ tag: 'path', stroke: '#00ff00' });
+      expect(by[text as string]).toMatchObject({ tag: 'text', fill: '#0000ff' });
+      expect(svg).toContain('>A &lt; B &amp; &quot;C&quot;</tspan>');
+      expect(by[point as string]).toMatchObject({ tag: 'circle', fill: '#00ffff' });
+      // The arc is an SVG arc command, not chords.
+      expect(svg).toMatch(new RegExp(`data-handle="${green}"[^>]* d="M[^"]*A[^"]*"`));
+      // The reference draws its block's BYBLOCK circle in the reference's colour (magenta), as two half arcs.
+      const group = new RegExp(`<g data-handle="${insert}"[^>]*>(.*?)</g>`).exec(svg)?.[1] ?? '';
+      expect(group).toMatch(/<path d="M[^"]*A[^"]*A[^"]*" stroke="#ff00ff"/);
+      expect(group).toMatch(/<path d="M24 395L26 395" stroke="#ff0000"/);
+    } finally {
+      await h.close();
+      await dir.remove();
+    }
+  });
+
+  it('leaves out entities on layers that are off, frozen or not plotted, and on Defpoints', async () => {
+    const dir = await scratchDir();
+    const h = await startHarness();
+    try {
+      const layer = (
+        name: string,
+        color: number,
+        flags: number,
+        extra: Array<[number, string | number]> = [],
+      ) =>
+        [[0, 'LAYER'], [2, name], [70, flags], [62, color], [6, 'CONTINUOUS'], ...extra] as Array<
+          [number, string | number]
+        >;
+      const line = (handle: string, name: string, y: number) =>
+        [
+          [0, 'LINE'],
+          [5, handle],
+          [8, name],
+          [62, 256],
+          [10, 0],
+          [20, y],
+          [30, 0],
+          [11, 10],
+          [21, y],
+          [31, 0],
+        ] as Array<[number, string | number]>;
+      const file = await writeText(
+        join(dir.dir, 'layers.dxf'),
+        dxfText([
+          [0, 'SECTION'],
+          [2, 'TABLES'],
+          [0, 'TABLE'],
+          [2, 'LAYER'],
+          [70, 5],
+          ...layer('0', 7, 0),
+          ...layer('SHOWN', 1, 0),
+          ...layer('OFF', -3, 0),
+          ...layer('FROZEN', 5, 1),
+          ...layer('NOPLOT', 2, 0, [[290, 0]]),
+          ...layer('Defpoints', 7, 0),
+          [0, 'ENDTAB'],
+          [0, 'ENDSEC'],
+          [0, 'SECTION'],
+          [2, 'ENTITIES'],
+          ...line('A1', 'SHOWN', 0),
+          ...line('A2', 'OFF', 1),
+          ...line('A3', 'FROZEN', 2),
+          ...line('A4', 'NOPLOT', 3),
+          ...line('A5', 'Defpoints', 4),
+          [0, 'ENDSEC'],
+          [0, 'EOF'],
+        ]),
+      );
+      const opened = await h.ok('open', { path: file });
+      const doc = opened.document_id as number;
+      const path = dir.path('layers.svg');
+      const result = resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path }));
+      expect(result.entities).toBe(1);
+      const elements = svgEntities(await readFile(path, 'utf8'));
+      expect(elements).toEqual([{ tag: 'path', handle: 'A1', stroke: '#ff0000' }]);
+      // Nothing that prints at all: refused, not written blank.
+      const hidden = await h.call('plot', {
+        document_id: doc,
+        path: dir.path('hidden.svg'),
+        window: [0, 0.5, 10, 4.5],
+      });
+      expect(hidden).toMatchObject({ ok: false, code: 'nothing_to_plot' });
+    } finally {
+      await h.close();
+      await dir.remove();
+    }
+  });
+
+  it('plots a paper space layout by its own page setup', async () => {
+    const dir = await scratchDir();
+    const h = await startHarness();
+    try {
+      const doc = await h.newDoc();
+      await h.ok('layout_create', { document_id: doc, name: 'Sheet' });
+      await h.ok('entities_create', {
+        document_id: doc,
+        space: '*Paper_Space0',
+        entities: [{ type: 'line', start: [20, 30], end: [120, 30], color: 2 }],
+      });
+      await h.create([{ type: 'circle', center: [0, 0], radius: 5 }]);
+      const path = dir.path('sheet.svg');
+      const result = resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path, layout: 'sheet' }));
+      // layout_create gives a metric drawing's layout ISO A4 landscape, fitted and centred.
+      expect(result).toMatchObject({
+        layout: 'Sheet',
+        paper: 'ISO A4',
+        orientation: 'landscape',
+        fit: true,
+        center: true,
+        page_setup: 'layout',
+        entities: 1,
+      });
+      const svg = await readFile(path, 'utf8');
+      expect(svgEntities(svg)).toEqual([expect.objectContaining({ tag: 'path', stroke: '#ffff00' })]);
+      // Fitted to 287 mm and centred: from 5 mm to 292 mm at mid-height.
+      expect(svg).toContain('d="M5 105L292 105"');
+      await a4OneToOne(h, doc, 'Sheet');
+      const fixed = resultOf<PlotResult>(
+        await h.ok('plot', { document_id: doc, path, layout: 'Sheet', overwrite: true }),
+      );
+      expect(fixed).toMatchObject({ scale: '1:1', fit: false });
+      // At 1:1 paper space coordinates are millimetres from the printable area's corner (5 mm in).
+      expect(await readFile(path, 'utf8')).toContain('d="M25 175L125 175"');
+    } finally {
+      await h.close();
+      await dir.remove();
+    }
+  });
+});
+
+describe('plot refusals', () => {
+  it('answers each bad request with its code and writes nothing', async () => {
+    const dir = await scratchDir();
+    const h = await startHarness();
+    try {
+      const doc = await h.newDoc();
+      await h.ok('layout_create', { document_id: doc, name: 'Sheet' });
+      await h.create([{ type: 'line', start: [0, 0], end: [10, 10] }]);
+      const kept = dir.path('kept.pdf');
+      await writeFile(kept, 'keep me');
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{}, 'invalid_path'],
+        [{ path: '' }, 'invalid_path'],
+        [{ path: 42 }, 'invalid_path'],
+        [{ path: dir.path('a.png') }, 'invalid_format'],
+        [{ path: dir.path('noextension') }, 'invalid_format'],
+        [{ path: dir.path('a.pdf'), format: 'png' }, 'invalid_format'],
+        [{ path: dir.path('a.pdf'), format: 7 }, 'invalid_format'],
+        [{ path: dir.path('a.pdf'), layout: 'Nope' }, 'layout_missing'],
+        [{ path: dir.path('a.pdf'), layout: 3 }, 'layout_missing'],
+        [{ path: dir.path('a.pdf'), window: [0, 0, 1] }, 'invalid_point'],
+        [{ path: dir.path('a.pdf'), window: [0, 0, 'x', 1] }, 'invalid_point'],
+        [{ path: dir.path('a.pdf'), window: [0, 0, 0, 5] }, 'invalid_point'],
+        [{ path: dir.path('a.pdf'), window: [0, 0, 5, 5], layout: 'Sheet' }, 'invalid_request'],
+        [{ path: dir.path('a.pdf'), layout: 'Sheet' }, 'nothing_to_plot'],
+        [{ path: dir.path('a.pdf'), window: [100, 100, 200, 200] }, 'nothing_to_plot'],
+        [{ path: kept }, 'file_exists'],
+        [{ path: dir.path('no/such/dir/a.pdf') }, 'plot_failed'],
+        [{ path: dir.path('no/such/dir/a.svg') }, 'plot_failed'],
+      ];
+      for (const [fields, code] of cases) {
+        const answer = await h.call('plot', { document_id: doc, ...fields });
+        expect(answer, JSON.stringify(fields)).toMatchObject({ ok: false, code });
+        expect(answer.error, JSON.stringify(fields)).toEqual(expect.any(String));
+      }
+      expect(await stat(dir.path('a.pdf')).catch(() => undefined)).toBeUndefined();
+      expect(await readFile(kept, 'utf8')).toBe('keep me');
+      expect((await h.events()).filter((e) => e.type === 'PlotWritten')).toHaveLength(0);
+      // overwrite: true replaces it.
+      await h.ok('plot', { document_id: doc, path: kept, overwrite: true });
+      expect((await readFile(kept)).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+      // format wins over the extension.
+      const svg = dir.path('really-svg.pdf');
+      expect(
+        resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path: svg, format: 'SVG' })).format,
+      ).toBe('svg');
+      expect(await readFile(svg, 'utf8')).toMatch(/^<\?xml/);
+    } finally {
+      await h.close();
+      await dir.remove();
+    }
+  });
+
+  it('draws only what lands on the sheet at a fixed scale, and refuses a plot with nothing on it', async () => {
+    const dir = await scratchDir();
+    const h = await startHarness();
+    try {
+      const doc = await h.newDoc();
+      await a4OneToOne(h, doc);
+      // 1:1 from the extents' lower-left corner (0, 0): the line is on the sheet, the point 10 m away is not.
+      const [line] = await h.create([
+        { type: 'line', start: [0, 0], end: [10, 0] },
+        { type: 'point', location: [10000, 1000] },
+      ]);
+      const path = dir.path('a.svg');
+      expect(resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path })).entities).toBe(1);
+      expect(svgEntities(await readFile(path, 'utf8')).map((e) => e.handle)).toEqual([line]);
+      // A window whose lower-left corner goes 5 mm in: the point inside it is a metre to the right, off the sheet.
+      const off = await h.call('plot', {
+        document_id: doc,
+        path: dir.path('b.svg'),
+        window: [9000, 900, 10001, 1001],
+      });
+      expect(off).toMatchObject({ ok: false, code: 'nothing_to_plot' });
+      expect(off.error).toMatch(/fit: true/);
+    } finally {
+      await h.close();
+      await dir.remove();
+    }
+  });
+
+  it('needs a document', async () => {
+    const h = await startHarness();
+    try {
+      const answer = await h.call('plot', { path: '/tmp/never-written.pdf' });
+      expect(answer).toMatchObject({ ok: false, code: 'document_required' });
+    } finally {
+      await h.close();
+    }
+  });
+});
