@@ -105,15 +105,16 @@ function weightOf(model: DxfDocumentModel, lineweight: number, layer: string, by
   return DEFAULT_LINEWEIGHT_MM;
 }
 
+/** What `%%d`, `%%p`, `%%c` and `%%%` stand for: degree, plus-minus, diameter (as a slashed O), percent. */
+const SPECIAL: Record<string, string> = { d: '\u00b0', p: '\u00b1', c: '\u00d8', '%': '%' };
+
 /** The characters a Text shows for its `%%` codes (degree, plus-minus, diameter, %%nnn); underline/overline marks dropped. */
 export function textCharacters(value: string): string {
-  return value
-    .replace(/%%[uUoOkK]/g, '')
-    .replace(/%%(\d{3})/g, (_, code: string) => String.fromCharCode(Number(code)))
-    .replace(/%%[dD]/g, '\u00b0')
-    .replace(/%%[pP]/g, '\u00b1')
-    .replace(/%%[cC]/g, '\u00d8')
-    .replace(/%%%/g, '%');
+  // One pass, left to right, as AutoCAD reads them: `%%%` is a percent sign, not the start of another code.
+  return value.replace(/%%(\d{3}|[dDpPcC%uUoOkK])/g, (_, code: string) => {
+    if (/^\d{3}$/.test(code)) return String.fromCharCode(Number(code));
+    return SPECIAL[code.toLowerCase()] ?? '';
+  });
 }
 
 function textItem(e: TextEntity, m: Matrix): Extract<PlotItem, { kind: 'text' }> | undefined {
