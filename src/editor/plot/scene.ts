@@ -4,6 +4,7 @@
  * the layers that hide it left out. Pure: the page placement and the file formats come after.
  */
 import { entityAci } from '../colors.js';
+import { transformAttribs } from '../geometry/attribs.js';
 import { type Curve, curveBounds } from '../geometry/curves.js';
 import { extraNumber } from '../geometry/extra.js';
 import { type Bounds, NO_BLOCKS } from '../geometry/index.js';
@@ -18,7 +19,15 @@ import {
   textLayout,
 } from '../geometry/text-box.js';
 import { planar } from '../geometry/transform.js';
-import type { DxfDocumentModel, Entity, Layer, MTextEntity, Point3, TextEntity } from '../model.js';
+import type {
+  DxfDocumentModel,
+  Entity,
+  InsertEntity,
+  Layer,
+  MTextEntity,
+  Point3,
+  TextEntity,
+} from '../model.js';
 
 /** Lineweight of "default" (-3) and of layers without one, in millimetres: AutoCAD's LWDEFAULT. */
 export const DEFAULT_LINEWEIGHT_MM = 0.25;
@@ -231,6 +240,39 @@ function itemBounds(item: PlotItem): Bounds | undefined {
   }
 }
 
+/** The ATTRIBs an Insert carries, read as the Text entities they are, with their own layer, colour and visibility. */
+function attribTexts(insert: InsertEntity): Array<{ text: TextEntity; invisible: boolean }> {
+  const out: Array<{ text: TextEntity; invisible: boolean }> = [];
+  const tags = insert.attribs ?? [];
+  let i = 0;
+  while (i < tags.length) {
+    let j = i + 1;
+    while (j < tags.length && tags[j]?.code !== 0) j++;
+    const group = tags.slice(i, j);
+    i = j;
+    if (group[0]?.value !== 'ATTRIB') continue;
+    // Own tags only: an embedded multiline-text object (101) has its own 8, 62, 70...
+    const end = group.findIndex((t) => t.code === 101);
+    const own = end < 0 ? group : group.slice(0, end);
+    const value = (code: number) => own.find((t) => t.code === code)?.value;
+    let read: TextEntity | undefined;
+    transformAttribs(group, (t) => {
+      read = t;
+      return t;
+    });
+    if (!read) continue;
+    const text: TextEntity = {
+      ...(read as TextEntity),
+      handle: value(5) ?? '',
+      layer: value(8) ?? insert.layer,
+      color: Number(value(62) ?? 256),
+      lineweight: Number(value(370) ?? -1),
+    };
+    out.push({ text, invisible: (Number(value(70) ?? 0) & 1) !== 0 });
+  }
+  return out;
+}
+
 /**
  * The parts of `entity` (a top-level entity, or a part of a block reached through `inherited`), appended
  * to `items`. Raw types are counted in `skipped` (top level only: a block's raw parts just do not show).
@@ -261,6 +303,12 @@ function collect(
     for (const handle of block.entities) {
       const child = model.entities[handle];
       if (child) collect(model, child, inner, items);
+    }
+    // Attributes stand where the reference put them (in its space's coordinates, not the block's); like
+    // the block's parts, those on layer 0 take the reference's layer and BYBLOCK its colour.
+    const around: Inherited = { layer, aci, weight, matrix: m, depth: inner.depth };
+    for (const attrib of attribTexts(entity)) {
+      if (!attrib.invisible) collect(model, { ...attrib.text, space: entity.space }, around, items);
     }
     return;
   }

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { darkPixels, needPdftoppm, pdfPages, renderPdf } from '../plot/pixels.js';
 import { dxfText, type Harness, resultOf, scratchDir, startHarness, writeText } from './helpers.js';
@@ -329,6 +329,74 @@ describe('plot to SVG', () => {
     }
   });
 
+  it('draws the attributes a block reference carries, except invisible ones', async () => {
+    const dir = await scratchDir();
+    const h = await startHarness();
+    try {
+      // biome-ignore format: DXF group codes read best one pair to a line
+      const attrib = (handle: string, tag: string, value: string, flags: number, y: number) =>
+        [
+          [0, 'ATTRIB'], [5, handle], [8, 'NOTES'], [62, 1], [10, 50], [20, y], [30, 0], [40, 2.5],
+          [1, value], [2, tag], [70, flags],
+        ] as Array<[number, string | number]>;
+      const file = await writeText(
+        join(dir.dir, 'attribs.dxf'),
+        dxfText([
+          [0, 'SECTION'],
+          [2, 'BLOCKS'],
+          [0, 'BLOCK'],
+          [8, '0'],
+          [2, 'TAG'],
+          [70, 2],
+          [10, 0],
+          [20, 0],
+          [30, 0],
+          [3, 'TAG'],
+          [0, 'LINE'],
+          [5, 'B1'],
+          [8, '0'],
+          [10, 0],
+          [20, 0],
+          [30, 0],
+          [11, 10],
+          [21, 0],
+          [31, 0],
+          [0, 'ENDBLK'],
+          [8, '0'],
+          [0, 'ENDSEC'],
+          [0, 'SECTION'],
+          [2, 'ENTITIES'],
+          [0, 'INSERT'],
+          [5, 'C1'],
+          [8, '0'],
+          [66, 1],
+          [2, 'TAG'],
+          [10, 40],
+          [20, 10],
+          [30, 0],
+          ...attrib('C2', 'NAME', 'Pump 7', 0, 20),
+          ...attrib('C3', 'SECRET', 'hidden value', 1, 30),
+          [0, 'SEQEND'],
+          [5, 'C4'],
+          [8, '0'],
+          [0, 'ENDSEC'],
+          [0, 'EOF'],
+        ]),
+      );
+      const doc = (await h.ok('open', { path: file })).document_id as number;
+      const path = dir.path('attribs.svg');
+      expect(resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path })).entities).toBe(1);
+      const svg = await readFile(path, 'utf8');
+      const group = /<g data-handle="C1"[^>]*>(.*?)<\/g>/.exec(svg)?.[1] ?? '';
+      expect(group).toMatch(/<path d="M[^"]+L[^"]+" stroke="#000000"/);
+      expect(group).toMatch(/<text [^>]*fill="#ff0000"[^>]*>.*Pump 7.*<\/text>/);
+      expect(svg).not.toContain('hidden value');
+    } finally {
+      await h.close();
+      await dir.remove();
+    }
+  });
+
   it('plots a paper space layout by its own page setup', async () => {
     const dir = await scratchDir();
     const h = await startHarness();
@@ -418,6 +486,13 @@ describe('plot refusals', () => {
         resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path: svg, format: 'SVG' })).format,
       ).toBe('svg');
       expect(await readFile(svg, 'utf8')).toMatch(/^<\?xml/);
+      // A relative path is the service's working directory's; the answer names the absolute path.
+      const relativePath = relative(process.cwd(), dir.path('relative.svg'));
+      const relativeResult = resultOf<PlotResult>(
+        await h.ok('plot', { document_id: doc, path: relativePath }),
+      );
+      expect(relativeResult.path).toBe(dir.path('relative.svg'));
+      expect((await stat(dir.path('relative.svg'))).size).toBe(relativeResult.bytes);
     } finally {
       await h.close();
       await dir.remove();
