@@ -121,6 +121,46 @@ describe('plot to PDF', () => {
     }
   });
 
+  it('draws text as text at its position, height and rotation', async (ctx: TestContext) => {
+    needPdftoppm(ctx);
+    const dir = await scratchDir();
+    const h = await startHarness();
+    try {
+      const doc = await h.newDoc();
+      await a4OneToOne(h, doc);
+      // Capitals 20 mm tall on the baseline y = 0, and the same turned a quarter to the left at x = 200.
+      await h.create([
+        { type: 'text', value: 'HHHH', position: [0, 0], height: 20 },
+        { type: 'text', value: 'HHHH', position: [200, 0], height: 20, rotation: 90 },
+      ]);
+      const path = dir.path('text.pdf');
+      expect(resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path })).entities).toBe(2);
+      const bytes = await readFile(path);
+      expect(pdfPages(bytes)).toBe(1);
+      expect(bytes.toString('latin1')).toContain('/BaseFont /Helvetica');
+      const gray = await renderPdf(path, 50);
+      // In page fractions: x from the left, y from the top of the 297 x 210 mm sheet.
+      const at = (x0: number, x1: number, up0: number, up1: number) => ({
+        x0: x0 / 297,
+        x1: x1 / 297,
+        y0: 1 - up1 / 210,
+        y1: 1 - up0 / 210,
+      });
+      // Upright: from 5 mm in (Helvetica H is 0.72 of its em wide: four of them about 80 mm), 5..25 mm up;
+      // nothing under the baseline nor over the capitals.
+      expect(darkPixels(gray, at(6, 50, 7, 23))).toBeGreaterThan(200);
+      expect(darkPixels(gray, at(0, 180, 0, 4), 250)).toBe(0);
+      expect(darkPixels(gray, at(0, 180, 27, 210), 250)).toBe(0);
+      // Turned: its baseline is x = 205 mm, the capitals reach left to 185 mm, running up from 5 mm.
+      expect(darkPixels(gray, at(187, 203, 7, 45))).toBeGreaterThan(200);
+      expect(darkPixels(gray, at(207, 297, 0, 210), 250)).toBe(0);
+      expect(darkPixels(gray, at(90, 182, 0, 210), 250)).toBe(0);
+    } finally {
+      await h.close();
+      await dir.remove();
+    }
+  });
+
   it('fits and centres by the page setup: a drawing far from the origin fills the middle of the sheet', async (ctx: TestContext) => {
     needPdftoppm(ctx);
     const dir = await scratchDir();
