@@ -67,7 +67,8 @@ function plotWindow(value: unknown): Bounds {
  * layout whose page setup names no paper plots on ISO A4 landscape, fitted and centred. The plot area is
  * the window, else the extents of what is drawn; not centred, its lower-left corner (a paper space
  * layout's origin, at a fixed scale) sits at the printable area's, 5 mm in from the sheet's corner. Entities print in their ACI colour (7 in black), with
- * their lineweight; layers that are off, frozen, not plotted, and Defpoints are left out. A plot with
+ * their lineweight; layers that are off, frozen, not plotted, and Defpoints are left out. A paper space
+ * layout's viewports show model space (plan views) cut at their border, without the layers frozen in them. A plot with
  * nothing on the page is refused (`nothing_to_plot`) rather than written blank. The file is recorded
  * (PlotWritten); the document does not change.
  */

@@ -18,12 +18,18 @@ const strokeWidth = (weight: number) => Math.max(weight, HAIRLINE_MM);
 /** ACI 7 prints black on white paper (it is "the foreground colour"), as every other index prints its own. */
 const FOREGROUND_ACI = 7;
 
-export type PagePart = { color: string } & (
-  | { kind: 'path'; d: string; width: number }
-  | { kind: 'dot'; x: number; y: number; r: number }
+export type PagePart =
+  | { kind: 'path'; color: string; d: string; width: number }
+  | { kind: 'dot'; color: string; x: number; y: number; r: number }
   /** Text drawn in a frame: local (x, y-down) units, one unit a capital's height; `matrix` maps them to the page. */
-  | { kind: 'text'; matrix: [number, number, number, number, number, number]; lines: TextLine[] }
-);
+  | {
+      kind: 'text';
+      color: string;
+      matrix: [number, number, number, number, number, number];
+      lines: TextLine[];
+    }
+  /** Parts cut at a rectangle of the page (what a viewport shows): `box` in page millimetres. */
+  | { kind: 'clip'; box: Bounds; parts: PagePart[] };
 
 export interface PageMark {
   handle: string;
@@ -78,6 +84,12 @@ export function pathData(curves: readonly Curve[], placement: Placement): string
 }
 
 function pagePart(item: PlotItem, placement: Placement): PagePart {
+  if (item.kind === 'clip')
+    return {
+      kind: 'clip',
+      box: pageBox(placement, item.box),
+      parts: item.items.map((inner) => pagePart(inner, placement)),
+    };
   const color = colorOf(item.aci);
   switch (item.kind) {
     case 'curves':

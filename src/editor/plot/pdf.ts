@@ -4,11 +4,40 @@
  */
 import PDFDocument from 'pdfkit';
 import type { Bounds } from '../geometry/index.js';
-import type { PageMark } from './marks.js';
+import type { PageMark, PagePart } from './marks.js';
 import type { Placement } from './page.js';
 import { CAP_HEIGHT, PDF_FONT } from './text-font.js';
 
 const POINTS_PER_MM = 72 / 25.4;
+
+function drawPart(doc: PDFKit.PDFDocument, part: PagePart): void {
+  switch (part.kind) {
+    case 'path':
+      doc.path(part.d).lineWidth(part.width).strokeColor(part.color).stroke();
+      return;
+    case 'dot':
+      doc.circle(part.x, part.y, part.r).fillColor(part.color).fill();
+      return;
+    case 'text':
+      doc.save();
+      doc.transform(...part.matrix);
+      doc.fillColor(part.color);
+      for (const line of part.lines) {
+        const x = line.x - line.anchor * doc.widthOfString(line.text);
+        doc.text(line.text, x, -line.y, { lineBreak: false, baseline: 'alphabetic' });
+      }
+      doc.restore();
+      return;
+    case 'clip': {
+      const { min, max } = part.box;
+      doc.save();
+      doc.rect(min[0], min[1], max[0] - min[0], max[1] - min[1]).clip();
+      for (const inner of part.parts) drawPart(doc, inner);
+      doc.restore();
+      return;
+    }
+  }
+}
 
 /** The PDF file of `marks` on the page `placement` lays out, clipped to `clip` (page millimetres) when given. */
 export function plotPdf(
@@ -36,28 +65,7 @@ export function plotPdf(
     .lineJoin('round')
     .font(PDF_FONT)
     .fontSize(1 / CAP_HEIGHT);
-  for (const mark of marks) {
-    for (const part of mark.parts) {
-      switch (part.kind) {
-        case 'path':
-          doc.path(part.d).lineWidth(part.width).strokeColor(part.color).stroke();
-          break;
-        case 'dot':
-          doc.circle(part.x, part.y, part.r).fillColor(part.color).fill();
-          break;
-        case 'text':
-          doc.save();
-          doc.transform(...part.matrix);
-          doc.fillColor(part.color);
-          for (const line of part.lines) {
-            const x = line.x - line.anchor * doc.widthOfString(line.text);
-            doc.text(line.text, x, -line.y, { lineBreak: false, baseline: 'alphabetic' });
-          }
-          doc.restore();
-          break;
-      }
-    }
-  }
+  for (const mark of marks) for (const part of mark.parts) drawPart(doc, part);
   doc.end();
   return done;
 }

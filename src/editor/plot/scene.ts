@@ -26,8 +26,13 @@ import type {
   Layer,
   MTextEntity,
   Point3,
+  RawEntity,
   TextEntity,
 } from '../model.js';
+import { overlaps } from './page.js';
+import { readViewport, viewportMatrix } from './viewport.js';
+
+const MODEL_SPACE = '*Model_Space';
 
 /** Lineweight of "default" (-3) and of layers without one, in millimetres: AutoCAD's LWDEFAULT. */
 export const DEFAULT_LINEWEIGHT_MM = 0.25;
@@ -46,10 +51,10 @@ export interface TextLine {
 }
 
 /** A part of an entity as drawn, in drawing coordinates, with the ACI colour and lineweight it prints with. */
-export type PlotItem = { aci: number; weight: number } & (
+export type DrawnItem = { aci: number; weight: number } & (
   | { kind: 'curves'; curves: Curve[] }
   | { kind: 'dot'; point: Point3 }
-  /** A closed outline (an image's frame). */
+  /** A closed outline (an image's frame, a viewport's border). */
   | { kind: 'outline'; points: Point3[] }
   /**
    * Text in a frame: local (x, y) is at origin + x·u + y·v, one local unit being one text height (the
@@ -57,6 +62,15 @@ export type PlotItem = { aci: number; weight: number } & (
    */
   | { kind: 'text'; origin: Point3; u: Point3; v: Point3; lines: TextLine[] }
 );
+
+/** What a paper space viewport shows: model space parts brought onto the sheet, cut at its border. */
+export interface ClipItem {
+  kind: 'clip';
+  box: Bounds;
+  items: DrawnItem[];
+}
+
+export type PlotItem = DrawnItem | ClipItem;
 
 export interface PlotEntity {
   handle: string;
@@ -91,16 +105,16 @@ function layerOf(model: DxfDocumentModel, name: string): Layer | undefined {
 }
 
 /** Whether a layer is printed: not off, not frozen, its plot flag (290) not cleared, not Defpoints. */
-function layerPlots(model: DxfDocumentModel, name: string): boolean {
-  if (NEVER_PLOTTED.has(name.toUpperCase())) return false;
+function layerPlots(model: DxfDocumentModel, name: string, hidden: ReadonlySet<string>): boolean {
+  if (NEVER_PLOTTED.has(name.toUpperCase()) || hidden.has(name.toUpperCase())) return false;
   const layer = layerOf(model, name);
   if (!layer) return true;
   if (layer.off || layer.frozen) return false;
   return !layer.extra?.some((t) => t.code === 290 && t.value.trim() === '0');
 }
 
-function layerFrozen(model: DxfDocumentModel, name: string): boolean {
-  return layerOf(model, name)?.frozen === true;
+function layerFrozen(model: DxfDocumentModel, name: string, hidden: ReadonlySet<string>): boolean {
+  return layerOf(model, name)?.frozen === true || hidden.has(name.toUpperCase());
 }
 
 /** Lineweight in mm: the entity's, its layer's (BYLAYER), the reference's (BYBLOCK), or the default. */
@@ -126,7 +140,7 @@ export function textCharacters(value: string): string {
   });
 }
 
-function textItem(e: TextEntity, m: Matrix): Extract<PlotItem, { kind: 'text' }> | undefined {
+function textItem(e: TextEntity, m: Matrix): Extract<DrawnItem, { kind: 'text' }> | undefined {
   if (!(e.height > 0) || e.value.trim() === '') return undefined;
   const layout = textLayout(e);
   const widthFactor = Math.abs(extraNumber(e.extra, 41) ?? 1) || 1;
@@ -164,7 +178,7 @@ function mtextLines(e: MTextEntity): string[] {
   return lines;
 }
 
-function mtextItem(e: MTextEntity, m: Matrix): Extract<PlotItem, { kind: 'text' }> | undefined {
+function mtextItem(e: MTextEntity, m: Matrix): Extract<DrawnItem, { kind: 'text' }> | undefined {
   if (!(e.height > 0)) return undefined;
   const lines = mtextLines(e);
   if (lines.every((l) => l.trim() === '')) return undefined;
@@ -194,7 +208,7 @@ function mtextItem(e: MTextEntity, m: Matrix): Extract<PlotItem, { kind: 'text' 
 }
 
 /** The drawn parts of a shape that is not a block reference. */
-function shapeItems(shape: Shape, aci: number, weight: number): PlotItem[] {
+function shapeItems(shape: Shape, aci: number, weight: number): DrawnItem[] {
   switch (shape.kind) {
     case 'curves':
       return [{ kind: 'curves', curves: shape.curves, aci, weight }];
@@ -216,6 +230,8 @@ function itemBounds(item: PlotItem): Bounds | undefined {
       return { min: [...item.point], max: [...item.point] };
     case 'outline':
       return boundsOfPoints(item.points);
+    case 'clip':
+      return item.box;
     case 'text': {
       // The frame's corners over the lines, with the same width estimate as the editor's text boxes.
       const corners: Point3[] = [];
@@ -281,7 +297,8 @@ function collect(
   model: DxfDocumentModel,
   entity: Entity,
   inherited: Inherited | undefined,
-  items: PlotItem[],
+  items: DrawnItem[],
+  hidden: ReadonlySet<string>,
 ): void {
   const layer = inherited && entity.layer === '0' ? inherited.layer : entity.layer;
   const m = inherited?.matrix ?? IDENTITY;
@@ -289,7 +306,7 @@ function collect(
   const weight = weightOf(model, entity.lineweight, layer, inherited?.weight ?? DEFAULT_LINEWEIGHT_MM);
   if (entity.type === 'Insert') {
     // A frozen reference hides all of it; one that is only off still shows its parts on other layers.
-    if (layerFrozen(model, layer) || (inherited?.depth ?? 0) >= MAX_DEPTH) return;
+    if (layerFrozen(model, layer, hidden) || (inherited?.depth ?? 0) >= MAX_DEPTH) return;
     const flat = planar(entity);
     const block = model.blocks[entity.name];
     if (!block || flat.type !== 'Insert') return;
@@ -302,17 +319,17 @@ function collect(
     };
     for (const handle of block.entities) {
       const child = model.entities[handle];
-      if (child) collect(model, child, inner, items);
+      if (child) collect(model, child, inner, items, hidden);
     }
     // Attributes stand where the reference put them (in its space's coordinates, not the block's); like
     // the block's parts, those on layer 0 take the reference's layer and BYBLOCK its colour.
     const around: Inherited = { layer, aci, weight, matrix: m, depth: inner.depth };
     for (const attrib of attribTexts(entity)) {
-      if (!attrib.invisible) collect(model, { ...attrib.text, space: entity.space }, around, items);
+      if (!attrib.invisible) collect(model, { ...attrib.text, space: entity.space }, around, items, hidden);
     }
     return;
   }
-  if (!layerPlots(model, layer) || entity.type === 'Raw') return;
+  if (!layerPlots(model, layer, hidden) || entity.type === 'Raw') return;
   const flat = planar(entity);
   if (flat.type === 'Text' || flat.type === 'MText') {
     const text = flat.type === 'Text' ? textItem(flat, m) : mtextItem(flat, m);
@@ -324,23 +341,108 @@ function collect(
   items.push(...shapeItems(inherited ? transformShape(shape, m) : shape, aci, weight));
 }
 
-/** The entities of one layout block (`*Model_Space`, `*Paper_Space0`...) as the plot draws them, in drawing order. */
-export function plotScene(model: DxfDocumentModel, space: string): PlotScene {
+/** A drawn part carried into another frame (model space parts onto the sheet, through a viewport). */
+function transformItem(item: DrawnItem, m: Matrix): DrawnItem {
+  switch (item.kind) {
+    case 'curves': {
+      const moved = transformShape({ kind: 'curves', curves: item.curves }, m);
+      return { ...item, curves: moved.kind === 'curves' ? moved.curves : [] };
+    }
+    case 'dot':
+      return { ...item, point: applyPoint(m, item.point) };
+    case 'outline':
+      return { ...item, points: item.points.map((p) => applyPoint(m, p)) };
+    case 'text':
+      return {
+        ...item,
+        origin: applyPoint(m, item.origin),
+        u: applyVector(m, item.u),
+        v: applyVector(m, item.v),
+      };
+  }
+}
+
+/**
+ * A VIEWPORT of a paper space layout: its border (when its layer prints) and, for a plan view, the model
+ * space it shows, without the layers frozen in it, cut at the border. Undefined for one that shows nothing.
+ */
+function viewportItems(
+  model: DxfDocumentModel,
+  e: RawEntity,
+  hidden: ReadonlySet<string>,
+): PlotItem[] | undefined {
+  const viewport = readViewport(model, e);
+  if (!viewport || layerFrozen(model, e.layer, hidden)) return undefined;
+  const [cx, cy] = viewport.center;
+  const [w, h] = [viewport.width / 2, viewport.height / 2];
+  const box: Bounds = { min: [cx - w, cy - h, 0], max: [cx + w, cy + h, 0] };
+  const items: PlotItem[] = [];
+  if (viewport.plan) {
+    const m = viewportMatrix(viewport);
+    const shown = plotScene(model, MODEL_SPACE, new Set([...hidden, ...viewport.frozen]));
+    // Only what the viewport's window of model space reaches; the clip cuts what crosses its edge.
+    const k = viewport.height / viewport.viewHeight;
+    const [vx, vy] = viewport.viewCenter;
+    const seen: Bounds = { min: [vx - w / k, vy - h / k, 0], max: [vx + w / k, vy + h / k, 0] };
+    const inside = shown.entities
+      .filter((entity) => overlaps(entity.bounds, seen))
+      .flatMap((entity) => entity.items.filter((i): i is DrawnItem => i.kind !== 'clip'))
+      .map((item) => transformItem(item, m));
+    if (inside.length > 0) items.push({ kind: 'clip', box, items: inside });
+  }
+  if (layerPlots(model, e.layer, hidden)) {
+    const aci = entityAci(e, model);
+    const weight = weightOf(model, e.lineweight, e.layer, DEFAULT_LINEWEIGHT_MM);
+    const corners: Point3[] = [
+      [box.min[0], box.min[1], 0],
+      [box.max[0], box.min[1], 0],
+      [box.max[0], box.max[1], 0],
+      [box.min[0], box.max[1], 0],
+    ];
+    items.push({ kind: 'outline', points: corners, aci, weight });
+  }
+  return items;
+}
+
+/**
+ * The entities of one layout block (`*Model_Space`, `*Paper_Space0`...) as the plot draws them, in drawing
+ * order, leaving out the layers in `hidden` (upper case) besides those off, frozen or not plotted.
+ */
+export function plotScene(
+  model: DxfDocumentModel,
+  space: string,
+  hidden: ReadonlySet<string> = new Set(),
+): PlotScene {
   const entities: PlotEntity[] = [];
   const skipped: Record<string, number> = {};
   const wanted = space.toUpperCase();
   for (const handle of model.order) {
     const entity = model.entities[handle];
     if (!entity || entity.space.toUpperCase() !== wanted) continue;
+    let items: PlotItem[];
     if (entity.type === 'Raw') {
-      if (layerPlots(model, entity.layer)) skipped[entity.dxf_type] = (skipped[entity.dxf_type] ?? 0) + 1;
-      continue;
+      const viewport =
+        wanted === MODEL_SPACE.toUpperCase() ? undefined : viewportItems(model, entity, hidden);
+      if (!viewport) {
+        if (entity.dxf_type.toUpperCase() !== 'VIEWPORT' && layerPlots(model, entity.layer, hidden))
+          skipped[entity.dxf_type] = (skipped[entity.dxf_type] ?? 0) + 1;
+        continue;
+      }
+      items = viewport;
+    } else {
+      const drawn: DrawnItem[] = [];
+      collect(model, entity, undefined, drawn, hidden);
+      items = drawn;
     }
-    const items: PlotItem[] = [];
-    collect(model, entity, undefined, items);
     const bounds = unionBounds(items.map(itemBounds));
     if (items.length > 0 && bounds)
-      entities.push({ handle, type: entity.type, layer: entity.layer, items, bounds });
+      entities.push({
+        handle,
+        type: entity.type === 'Raw' ? entity.dxf_type : entity.type,
+        layer: entity.layer,
+        items,
+        bounds,
+      });
   }
   return { entities, skipped };
 }

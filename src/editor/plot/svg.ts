@@ -12,8 +12,20 @@ const escapeXml = (text: string) =>
 
 const ANCHOR = { 0: 'start', 0.5: 'middle', 1: 'end' } as const;
 
-function partElement(part: PagePart, attributes: string): string {
+/** A document-wide serial for clip path ids (one per viewport drawn). */
+interface Ids {
+  next: number;
+}
+
+function partElement(part: PagePart, attributes: string, ids: Ids): string {
   switch (part.kind) {
+    case 'clip': {
+      const id = `clip-${ids.next++}`;
+      const { min, max } = part.box;
+      const rect = `<rect x="${num(min[0])}" y="${num(min[1])}" width="${num(max[0] - min[0])}" height="${num(max[1] - min[1])}"/>`;
+      const inner = part.parts.map((p) => partElement(p, '', ids)).join('');
+      return `<g${attributes} clip-path="url(#${id})"><clipPath id="${id}">${rect}</clipPath>${inner}</g>`;
+    }
     case 'path':
       return `<path${attributes} d="${part.d}" stroke="${part.color}" stroke-width="${num(part.width)}"/>`;
     case 'dot':
@@ -28,11 +40,11 @@ function partElement(part: PagePart, attributes: string): string {
   }
 }
 
-function entityElement(mark: PageMark): string {
+function entityElement(mark: PageMark, ids: Ids): string {
   const attributes = ` data-handle="${escapeXml(mark.handle)}" data-type="${escapeXml(mark.type)}" data-layer="${escapeXml(mark.layer)}"`;
   const [only] = mark.parts;
-  if (only && mark.parts.length === 1) return partElement(only, attributes);
-  return `<g${attributes}>${mark.parts.map((p) => partElement(p, '')).join('')}</g>`;
+  if (only && mark.parts.length === 1) return partElement(only, attributes, ids);
+  return `<g${attributes}>${mark.parts.map((p) => partElement(p, '', ids)).join('')}</g>`;
 }
 
 /** The SVG document of `marks` on the page `placement` lays out, clipped to `clip` (page millimetres) when given. */
@@ -43,6 +55,7 @@ export function plotSvg(
   clip?: Bounds,
 ): string {
   const { width, height } = placement.page;
+  const ids: Ids = { next: 0 };
   const clipDef = clip
     ? `<defs><clipPath id="plot-window"><rect x="${num(clip.min[0])}" y="${num(clip.min[1])}" width="${num(clip.max[0] - clip.min[0])}" height="${num(clip.max[1] - clip.min[1])}"/></clipPath></defs>`
     : '';
@@ -53,7 +66,7 @@ export function plotSvg(
     clipDef,
     `<rect class="paper" x="0" y="0" width="${num(width)}" height="${num(height)}" fill="#ffffff"/>`,
     `<g class="drawing" fill="none" stroke-linecap="round" stroke-linejoin="round"${clip ? ' clip-path="url(#plot-window)"' : ''}>`,
-    ...marks.map(entityElement),
+    ...marks.map((mark) => entityElement(mark, ids)),
     '</g>',
     '</svg>',
     '',

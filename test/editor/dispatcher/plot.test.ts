@@ -7,8 +7,17 @@ import { createHash } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { describe, expect, it, type TestContext } from 'vitest';
-import { darkPixels, needPdftoppm, pdfPages, renderPdf } from '../plot/pixels.js';
-import { dxfText, type Harness, resultOf, scratchDir, startHarness, writeText } from './helpers.js';
+import { darkPixels, needPdftoppm, pdfPages, pdftoppmAvailable, renderPdf } from '../plot/pixels.js';
+import {
+  dxfText,
+  type Harness,
+  needEzdxf,
+  python,
+  resultOf,
+  scratchDir,
+  startHarness,
+  writeText,
+} from './helpers.js';
 
 interface PlotResult {
   path: string;
@@ -56,6 +65,26 @@ async function a4OneToOne(h: Harness, doc: number, layout = 'Model') {
     center: false,
   });
 }
+
+/** A drawing with a viewport on Layout1 (ezdxf): the handles of what the test looks for. */
+const VIEWPORT_DXF = `
+import sys, json, ezdxf
+doc = ezdxf.new("R2010")
+doc.layers.add("SHOWN", color=1)
+doc.layers.add("HIDDEN", color=5)
+doc.layers.add("VPORTS", color=3)
+msp = doc.modelspace()
+shown = msp.add_line((0, 0), (100, 50), dxfattribs={"layer": "SHOWN"})
+hidden = msp.add_line((0, 50), (100, 0), dxfattribs={"layer": "HIDDEN"})
+far = msp.add_circle((500, 500), 5, dxfattribs={"layer": "SHOWN"})
+layout = doc.layouts.get("Layout1")
+vp = layout.add_viewport(center=(150, 100), size=(100, 50), view_center_point=(50, 25), view_height=50,
+                         dxfattribs={"layer": "VPORTS"})
+vp.frozen_layers = ["HIDDEN"]
+doc.saveas(sys.argv[1])
+print(json.dumps({"viewport": vp.dxf.handle, "shown": shown.dxf.handle, "hidden": hidden.dxf.handle,
+                  "far": far.dxf.handle}))
+`;
 
 describe('plot to PDF', () => {
   it('draws a line on the left half of the page and nothing on the right; records PlotWritten, no undo step', async (ctx: TestContext) => {
@@ -431,6 +460,52 @@ describe('plot to SVG', () => {
       expect(group).toMatch(/<path d="M[^"]+L[^"]+" stroke="#000000"/);
       expect(group).toMatch(/<text [^>]*fill="#ff0000"[^>]*>.*Pump 7.*<\/text>/);
       expect(svg).not.toContain('hidden value');
+    } finally {
+      await h.close();
+      await dir.remove();
+    }
+  });
+
+  it('plots a layout with a viewport: the model space it shows, at its scale, cut at its border, without its frozen layers', async (ctx: TestContext) => {
+    needEzdxf(ctx);
+    const dir = await scratchDir();
+    const h = await startHarness();
+    try {
+      const file = dir.path('viewport.dxf');
+      const handles = await python<{ viewport: string; shown: string; hidden: string; far: string }>(
+        VIEWPORT_DXF,
+        [file],
+      );
+      const doc = (await h.ok('open', { path: file })).document_id as number;
+      await a4OneToOne(h, doc, 'Layout1');
+      const path = dir.path('viewport.svg');
+      const result = resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path, layout: 'Layout1' }));
+      expect(result).toMatchObject({ layout: 'Layout1', entities: 1, scale: '1:1' });
+      const svg = await readFile(path, 'utf8');
+      const viewport = new RegExp(
+        `<g data-handle="${handles.viewport}" data-type="VIEWPORT"[^>]*>(.*)</g>`,
+      ).exec(svg)?.[1];
+      expect(viewport).toBeDefined();
+      // Paper (100, 75)..(200, 125) shows model (0, 0)..(100, 50) at 1:1; the paper origin is 5 mm in.
+      expect(viewport).toContain('<rect x="105" y="80" width="100" height="50"/>');
+      expect(viewport).toContain('<path d="M105 130L205 80" stroke="#ff0000"');
+      // The layer frozen in the viewport and the circle far outside its view are not drawn.
+      expect(viewport).not.toContain('M105 80L205 130');
+      expect(viewport?.match(/<path /g)).toHaveLength(2); // the diagonal and the border
+      const pdf = dir.path('viewport.pdf');
+      await h.ok('plot', { document_id: doc, path: pdf, layout: 'Layout1' });
+      if (!(await pdftoppmAvailable())) return;
+      const gray = await renderPdf(pdf, 50);
+      const at = (x0: number, x1: number, top0: number, top1: number) => ({
+        x0: x0 / 297,
+        x1: x1 / 297,
+        y0: top0 / 210,
+        y1: top1 / 210,
+      });
+      expect(darkPixels(gray, at(110, 200, 82, 128))).toBeGreaterThan(20);
+      // Outside the viewport's border: blank, although model space goes on there.
+      expect(darkPixels(gray, at(0, 103, 0, 210), 250)).toBe(0);
+      expect(darkPixels(gray, at(207, 297, 0, 210), 250)).toBe(0);
     } finally {
       await h.close();
       await dir.remove();

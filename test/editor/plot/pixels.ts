@@ -12,8 +12,8 @@ import type { TestContext } from 'vitest';
 const run = promisify(execFile);
 
 let available: boolean | undefined;
-/** Skips the test, with the reason printed, when pdftoppm is not installed. */
-export function needPdftoppm(ctx: TestContext): void {
+/** Whether pdftoppm is installed (asked once). */
+export function pdftoppmAvailable(): boolean {
   if (available === undefined) {
     try {
       execFileSync('pdftoppm', ['-v'], { stdio: 'ignore' });
@@ -22,10 +22,14 @@ export function needPdftoppm(ctx: TestContext): void {
       available = false;
     }
   }
-  if (!available) {
-    console.warn('skipped: pdftoppm (Debian poppler-utils) is not installed; .ci/run installs it');
-    ctx.skip();
-  }
+  return available;
+}
+
+/** Skips the test, with the reason printed, when pdftoppm is not installed. */
+export function needPdftoppm(ctx: TestContext): void {
+  if (pdftoppmAvailable()) return;
+  console.warn('skipped: pdftoppm (Debian poppler-utils) is not installed; .ci/run installs it');
+  ctx.skip();
 }
 
 export interface Gray {
