@@ -5,6 +5,7 @@ import type { Bounds } from '../geometry/index.js';
 import { unionBounds } from '../geometry/shape.js';
 import type { Layout } from '../model.js';
 import { refuseExisting, writeOutputFile } from '../output-file.js';
+import { readPlotImages } from '../plot/images.js';
 import { pageMarks } from '../plot/marks.js';
 import { overlaps, pageBox, placePlot } from '../plot/page.js';
 import { plotPdf } from '../plot/pdf.js';
@@ -68,7 +69,11 @@ function plotWindow(value: unknown): Bounds {
  * the window, else the extents of what is drawn; not centred, its lower-left corner (a paper space
  * layout's origin, at a fixed scale) sits at the printable area's, 5 mm in from the sheet's corner. Entities print in their ACI colour (7 in black), with
  * their lineweight; layers that are off, frozen, not plotted, and Defpoints are left out. A paper space
- * layout's viewports show model space (plan views) cut at their border, without the layers frozen in them. A plot with
+ * layout's viewports show model space (plan views) cut at their border, without the layers frozen in them.
+ * Images embed their PNG or JPEG file (a relative name is the drawing's folder's); one that cannot be
+ * read plots as its frame. Entity types the editor keeps raw (HATCH, SPLINE...) are not drawn: the
+ * answer counts them by type in `skipped`. `entities` counts what was drawn; a block reference or a
+ * viewport counts once. A plot with
  * nothing on the page is refused (`nothing_to_plot`) rather than written blank. The file is recorded
  * (PlotWritten); the document does not change.
  */
@@ -112,10 +117,11 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
   await refuseExisting(path, r.overwrite);
   const title = `${doc.title} - ${window ? 'window' : layoutName}`;
   const clip = window && pageBox(placement, window);
+  const options = { title, clip, images: await readPlotImages(marks, doc.path) };
   const bytes =
     format === 'pdf'
-      ? await plotPdf(marks, placement, title, clip)
-      : Buffer.from(plotSvg(marks, placement, title, clip), 'utf8');
+      ? await plotPdf(marks, placement, options)
+      : Buffer.from(plotSvg(marks, placement, options), 'utf8');
   const written = await writeOutputFile(path, bytes, 'plot_failed');
   const result = {
     path,

@@ -7,8 +7,9 @@ import { aciHex } from '../colors.js';
 import { arcPoint, type Curve } from '../geometry/curves.js';
 import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
+import type { Point3 } from '../model.js';
 import { overlaps, type Placement, pageBox } from './page.js';
-import type { PlotItem, PlotScene, TextLine } from './scene.js';
+import { imageCorners, type PlotItem, type PlotScene, type TextLine } from './scene.js';
 
 /** Dots (POINT entities) print as filled discs of this diameter, in millimetres. */
 const DOT_MM = 0.5;
@@ -27,6 +28,18 @@ export type PagePart =
       color: string;
       matrix: [number, number, number, number, number, number];
       lines: TextLine[];
+    }
+  /**
+   * A raster image: `matrix` maps the unit square (y down, the image's top row first) onto the page;
+   * `frame` is its outline, drawn instead when the file cannot be read.
+   */
+  | {
+      kind: 'image';
+      color: string;
+      width: number;
+      matrix: [number, number, number, number, number, number];
+      frame: string;
+      file: string | undefined;
     }
   /** Parts cut at a rectangle of the page (what a viewport shows): `box` in page millimetres. */
   | { kind: 'clip'; box: Bounds; parts: PagePart[] };
@@ -83,6 +96,12 @@ export function pathData(curves: readonly Curve[], placement: Placement): string
   return out.join('');
 }
 
+/** A closed outline as path data. */
+function outlineData(points: readonly Point3[], placement: Placement): string {
+  const page = points.map((p) => placement.toPage(p[0], p[1]));
+  return `${page.map(([x, y], i) => `${i === 0 ? 'M' : 'L'}${num(x)} ${num(y)}`).join('')}Z`;
+}
+
 function pagePart(item: PlotItem, placement: Placement): PagePart {
   if (item.kind === 'clip')
     return {
@@ -94,10 +113,22 @@ function pagePart(item: PlotItem, placement: Placement): PagePart {
   switch (item.kind) {
     case 'curves':
       return { kind: 'path', color, width: strokeWidth(item.weight), d: pathData(item.curves, placement) };
-    case 'outline': {
-      const points = item.points.map((p) => placement.toPage(p[0], p[1]));
-      const d = `${points.map(([x, y], i) => `${i === 0 ? 'M' : 'L'}${num(x)} ${num(y)}`).join('')}Z`;
-      return { kind: 'path', color, width: strokeWidth(item.weight), d };
+    case 'outline':
+      return { kind: 'path', color, width: strokeWidth(item.weight), d: outlineData(item.points, placement) };
+    case 'image': {
+      const f = placement.factor;
+      const [ex, ey] = placement.toPage(item.origin[0] + item.v[0], item.origin[1] + item.v[1]);
+      // Down the image is against v; the page's y axis runs down, so both y components flip.
+      const matrix: [number, number, number, number, number, number] = [
+        item.u[0] * f,
+        -item.u[1] * f,
+        -item.v[0] * f,
+        item.v[1] * f,
+        ex,
+        ey,
+      ];
+      const frame = outlineData(imageCorners(item), placement);
+      return { kind: 'image', color, width: strokeWidth(item.weight), matrix, frame, file: item.file };
     }
     case 'dot': {
       const [x, y] = placement.toPage(item.point[0], item.point[1]);

@@ -3,14 +3,14 @@
  * points per mm), paths stroked from the same SVG path data the SVG writer emits, text in Helvetica.
  */
 import PDFDocument from 'pdfkit';
-import type { Bounds } from '../geometry/index.js';
+import type { PlotImages } from './images.js';
 import type { PageMark, PagePart } from './marks.js';
-import type { Placement } from './page.js';
+import type { Placement, PlotFileOptions } from './page.js';
 import { CAP_HEIGHT, PDF_FONT } from './text-font.js';
 
 const POINTS_PER_MM = 72 / 25.4;
 
-function drawPart(doc: PDFKit.PDFDocument, part: PagePart): void {
+function drawPart(doc: PDFKit.PDFDocument, part: PagePart, images: PlotImages): void {
   switch (part.kind) {
     case 'path':
       doc.path(part.d).lineWidth(part.width).strokeColor(part.color).stroke();
@@ -28,24 +28,36 @@ function drawPart(doc: PDFKit.PDFDocument, part: PagePart): void {
       }
       doc.restore();
       return;
+    case 'image': {
+      const image = part.file ? images.get(part.file) : undefined;
+      if (!image) {
+        doc.path(part.frame).lineWidth(part.width).strokeColor(part.color).stroke();
+        return;
+      }
+      doc.save();
+      doc.transform(...part.matrix);
+      doc.image(image.bytes, 0, 0, { width: 1, height: 1 });
+      doc.restore();
+      return;
+    }
     case 'clip': {
       const { min, max } = part.box;
       doc.save();
       doc.rect(min[0], min[1], max[0] - min[0], max[1] - min[1]).clip();
-      for (const inner of part.parts) drawPart(doc, inner);
+      for (const inner of part.parts) drawPart(doc, inner, images);
       doc.restore();
       return;
     }
   }
 }
 
-/** The PDF file of `marks` on the page `placement` lays out, clipped to `clip` (page millimetres) when given. */
+/** The PDF file of `marks` on the page `placement` lays out. */
 export function plotPdf(
   marks: readonly PageMark[],
   placement: Placement,
-  title: string,
-  clip?: Bounds,
+  options: PlotFileOptions,
 ): Promise<Buffer> {
+  const { title, clip, images } = options;
   const { width, height } = placement.page;
   const doc = new PDFDocument({
     size: [width * POINTS_PER_MM, height * POINTS_PER_MM],
@@ -65,7 +77,7 @@ export function plotPdf(
     .lineJoin('round')
     .font(PDF_FONT)
     .fontSize(1 / CAP_HEIGHT);
-  for (const mark of marks) for (const part of mark.parts) drawPart(doc, part);
+  for (const mark of marks) for (const part of mark.parts) drawPart(doc, part, images);
   doc.end();
   return done;
 }

@@ -22,6 +22,7 @@ import { planar } from '../geometry/transform.js';
 import type {
   DxfDocumentModel,
   Entity,
+  ImageEntity,
   InsertEntity,
   Layer,
   MTextEntity,
@@ -61,6 +62,11 @@ export type DrawnItem = { aci: number; weight: number } & (
    * height of a capital), so a frame that shears or stretches the text (a block inserted unevenly) carries over.
    */
   | { kind: 'text'; origin: Point3; u: Point3; v: Point3; lines: TextLine[] }
+  /**
+   * A raster image: its lower-left corner `origin`, its whole width `u` and height `v` as vectors, and
+   * the file its IMAGEDEF names (read when the plot is written; without it only the frame is drawn).
+   */
+  | { kind: 'image'; origin: Point3; u: Point3; v: Point3; file: string | undefined }
 );
 
 /** What a paper space viewport shows: model space parts brought onto the sheet, cut at its border. */
@@ -222,6 +228,34 @@ function shapeItems(shape: Shape, aci: number, weight: number): DrawnItem[] {
   }
 }
 
+/** An image's corners: lower-left, lower-right, upper-right, upper-left. */
+export function imageCorners(item: { origin: Point3; u: Point3; v: Point3 }): Point3[] {
+  const { origin: o, u, v } = item;
+  return [
+    o,
+    [o[0] + u[0], o[1] + u[1], o[2]],
+    [o[0] + u[0] + v[0], o[1] + u[1] + v[1], o[2]],
+    [o[0] + v[0], o[1] + v[1], o[2]],
+  ];
+}
+
+function imageItem(model: DxfDocumentModel, e: ImageEntity, aci: number, weight: number): DrawnItem {
+  const [w, h] = e.size;
+  const def = model.objects.find(
+    (o) => o.type === 'IMAGEDEF' && o.handle?.toUpperCase() === e.image_def.toUpperCase(),
+  );
+  const file = def?.tags.find((t) => t.code === 1)?.value;
+  return {
+    kind: 'image',
+    aci,
+    weight,
+    origin: e.position,
+    u: [e.u_vector[0] * w, e.u_vector[1] * w, 0],
+    v: [e.v_vector[0] * h, e.v_vector[1] * h, 0],
+    file: file && file.trim() !== '' ? file : undefined,
+  };
+}
+
 function itemBounds(item: PlotItem): Bounds | undefined {
   switch (item.kind) {
     case 'curves':
@@ -230,6 +264,8 @@ function itemBounds(item: PlotItem): Bounds | undefined {
       return { min: [...item.point], max: [...item.point] };
     case 'outline':
       return boundsOfPoints(item.points);
+    case 'image':
+      return boundsOfPoints(imageCorners(item));
     case 'clip':
       return item.box;
     case 'text': {
@@ -336,6 +372,10 @@ function collect(
     if (text) items.push({ ...text, aci, weight });
     return;
   }
+  if (flat.type === 'Image') {
+    items.push(transformItem(imageItem(model, flat, aci, weight), m));
+    return;
+  }
   const shape = shapeOf(flat, NO_BLOCKS);
   if (!shape) return;
   items.push(...shapeItems(inherited ? transformShape(shape, m) : shape, aci, weight));
@@ -352,6 +392,7 @@ function transformItem(item: DrawnItem, m: Matrix): DrawnItem {
       return { ...item, point: applyPoint(m, item.point) };
     case 'outline':
       return { ...item, points: item.points.map((p) => applyPoint(m, p)) };
+    case 'image':
     case 'text':
       return {
         ...item,

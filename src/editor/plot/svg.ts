@@ -2,9 +2,9 @@
  * A plot as SVG, written directly (it is text): one element per drawn entity — the entity's only part, or a
  * `<g>` of its parts — carrying `data-handle`, `data-type` and `data-layer`, sized in millimetres.
  */
-import type { Bounds } from '../geometry/index.js';
+import type { PlotImages } from './images.js';
 import { num, type PageMark, type PagePart } from './marks.js';
-import type { Placement } from './page.js';
+import type { Placement, PlotFileOptions } from './page.js';
 import { CAP_HEIGHT, FONT_FAMILY } from './text-font.js';
 
 const escapeXml = (text: string) =>
@@ -12,13 +12,20 @@ const escapeXml = (text: string) =>
 
 const ANCHOR = { 0: 'start', 0.5: 'middle', 1: 'end' } as const;
 
-/** A document-wide serial for clip path ids (one per viewport drawn). */
+/** What elements share across the document: a serial for clip path ids (one per viewport), the image files. */
 interface Ids {
   next: number;
+  images: PlotImages;
 }
 
 function partElement(part: PagePart, attributes: string, ids: Ids): string {
   switch (part.kind) {
+    case 'image': {
+      const image = part.file ? ids.images.get(part.file) : undefined;
+      if (!image)
+        return `<path${attributes} d="${part.frame}" stroke="${part.color}" stroke-width="${num(part.width)}"/>`;
+      return `<image${attributes} x="0" y="0" width="1" height="1" preserveAspectRatio="none" transform="matrix(${part.matrix.map(num).join(' ')})" href="data:${image.mime};base64,${image.bytes.toString('base64')}"/>`;
+    }
     case 'clip': {
       const id = `clip-${ids.next++}`;
       const { min, max } = part.box;
@@ -47,15 +54,11 @@ function entityElement(mark: PageMark, ids: Ids): string {
   return `<g${attributes}>${mark.parts.map((p) => partElement(p, '', ids)).join('')}</g>`;
 }
 
-/** The SVG document of `marks` on the page `placement` lays out, clipped to `clip` (page millimetres) when given. */
-export function plotSvg(
-  marks: readonly PageMark[],
-  placement: Placement,
-  title: string,
-  clip?: Bounds,
-): string {
+/** The SVG document of `marks` on the page `placement` lays out. */
+export function plotSvg(marks: readonly PageMark[], placement: Placement, options: PlotFileOptions): string {
+  const { title, clip, images } = options;
   const { width, height } = placement.page;
-  const ids: Ids = { next: 0 };
+  const ids: Ids = { next: 0, images };
   const clipDef = clip
     ? `<defs><clipPath id="plot-window"><rect x="${num(clip.min[0])}" y="${num(clip.min[1])}" width="${num(clip.max[0] - clip.min[0])}" height="${num(clip.max[1] - clip.min[1])}"/></clipPath></defs>`
     : '';

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { darkPixels, needPdftoppm, pdfPages, pdftoppmAvailable, renderPdf } from '../plot/pixels.js';
 import {
@@ -85,6 +86,44 @@ doc.saveas(sys.argv[1])
 print(json.dumps({"viewport": vp.dxf.handle, "shown": shown.dxf.handle, "hidden": hidden.dxf.handle,
                   "far": far.dxf.handle}))
 `;
+
+/** Two images (ezdxf): a 4 x 4 PNG (black.png, its top half black) by a name relative to the drawing, 100 units square, and a missing file. */
+const IMAGES_DXF = `
+import sys, json, ezdxf
+doc = ezdxf.new("R2010")
+msp = doc.modelspace()
+shown_def = doc.add_image_def(filename="black.png", size_in_pixel=(4, 4))
+shown = msp.add_image(shown_def, insert=(0, 0), size_in_units=(100, 100))
+missing_def = doc.add_image_def(filename="/nowhere/missing.png", size_in_pixel=(4, 4))
+missing = msp.add_image(missing_def, insert=(200, 0), size_in_units=(100, 100))
+doc.saveas(sys.argv[1])
+print(json.dumps({"shown": shown.dxf.handle, "missing": missing.dxf.handle}))
+`;
+
+/** A greyscale PNG of `width` x `height` pixels: its top half black, its bottom half white. */
+function topBlackPng(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 0, 0, 0, 0], 8); // 8-bit greyscale
+  // Each row: filter byte 0, then one byte per pixel.
+  const rows = Buffer.alloc((width + 1) * height, 0);
+  for (let y = height / 2; y < height; y++) rows.fill(255, y * (width + 1) + 1, (y + 1) * (width + 1));
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
 
 describe('plot to PDF', () => {
   it('draws a line on the left half of the page and nothing on the right; records PlotWritten, no undo step', async (ctx: TestContext) => {
@@ -184,6 +223,55 @@ describe('plot to PDF', () => {
       expect(darkPixels(gray, at(187, 203, 7, 45))).toBeGreaterThan(200);
       expect(darkPixels(gray, at(207, 297, 0, 210), 250)).toBe(0);
       expect(darkPixels(gray, at(90, 182, 0, 210), 250)).toBe(0);
+    } finally {
+      await h.close();
+      await dir.remove();
+    }
+  });
+
+  it("draws images from their files (a relative name is the drawing folder's); a missing one as its frame", async (ctx: TestContext) => {
+    needEzdxf(ctx);
+    needPdftoppm(ctx);
+    const dir = await scratchDir();
+    const h = await startHarness();
+    try {
+      await writeFile(dir.path('black.png'), topBlackPng(4, 4));
+      const file = dir.path('images.dxf');
+      const handles = await python<{ shown: string; missing: string }>(IMAGES_DXF, [file]);
+      const doc = (await h.ok('open', { path: file })).document_id as number;
+      await h.ok('page_setup_set', {
+        document_id: doc,
+        layout: 'Model',
+        paper: 'ISO A4',
+        orientation: 'landscape',
+        fit: true,
+        center: true,
+      });
+      const svgPath = dir.path('images.svg');
+      expect(resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path: svgPath })).entities).toBe(2);
+      const svg = await readFile(svgPath, 'utf8');
+      expect(svg).toMatch(
+        new RegExp(`<image data-handle="${handles.shown}"[^>]* href="data:image/png;base64,`),
+      );
+      expect(svg).toMatch(new RegExp(`<path data-handle="${handles.missing}"[^>]* d="M[^"]+Z"`));
+      const pdfPath = dir.path('images.pdf');
+      await h.ok('plot', { document_id: doc, path: pdfPath });
+      const gray = await renderPdf(pdfPath, 50);
+      // 300 x 100 units fitted to 287 mm: the image fills 5..100.7 mm across, 57..153 mm down, the
+      // file's top rows (black) at the top.
+      const at = (x0: number, x1: number, top0: number, top1: number) => ({
+        x0: x0 / 297,
+        x1: x1 / 297,
+        y0: top0 / 210,
+        y1: top1 / 210,
+      });
+      const solid = at(10, 95, 62, 100);
+      const area = (b: typeof solid) => (b.x1 - b.x0) * gray.width * (b.y1 - b.y0) * gray.height;
+      expect(darkPixels(gray, solid)).toBeGreaterThan(0.95 * area(solid));
+      expect(darkPixels(gray, at(10, 95, 110, 148), 250)).toBe(0);
+      // The missing image: its frame, empty inside.
+      expect(darkPixels(gray, at(200, 287, 62, 148), 250)).toBe(0);
+      expect(darkPixels(gray, at(196, 292, 55, 160), 200)).toBeGreaterThan(50);
     } finally {
       await h.close();
       await dir.remove();
