@@ -59,23 +59,25 @@ function plotWindow(value: unknown): Bounds {
 }
 
 /**
- * `plot`: a layout (default `Model`), or a `window` [x1, y1, x2, y2] of model space, to a PDF or SVG file
- * at `path`.
+ * `plot`: a layout (default `Model`), or a `window` [x1, y1, x2, y2] of model space, to a PDF or SVG file.
+ *
  * Body: `path` (required; relative to the service's working directory), `format` (`pdf` | `svg`; default:
- * the path's extension), `layout` (a layout name) or `window` (model space; it plots with the Model
+ * the path's extension), `layout` (a layout name) or `window` (model space, plotted with the Model
  * layout's page setup), `overwrite` (replace an existing file; `file_exists` otherwise).
+ *
  * Paper, orientation, scale (or fit) and centring come from the layout's page setup (page_setup_set); a
  * layout whose page setup names no paper plots on ISO A4 landscape, fitted and centred. The plot area is
  * the window, else the extents of what is drawn; not centred, its lower-left corner (a paper space
- * layout's origin, at a fixed scale) sits at the printable area's, 5 mm in from the sheet's corner. Entities print in their ACI colour (7 in black), with
- * their lineweight; layers that are off, frozen, not plotted, and Defpoints are left out. A paper space
- * layout's viewports show model space (plan views) cut at their border, without the layers frozen in them.
- * Images embed their PNG or JPEG file (a relative name is the drawing's folder's); one that cannot be
- * read plots as its frame. Entity types the editor keeps raw (HATCH, SPLINE...) are not drawn: the
- * answer counts them by type in `skipped`. `entities` counts what was drawn; a block reference or a
- * viewport counts once. A plot with
- * nothing on the page is refused (`nothing_to_plot`) rather than written blank. The file is recorded
- * (PlotWritten); the document does not change.
+ * layout's origin, at a fixed scale) sits at the printable area's, 5 mm in from the sheet's corner.
+ * Entities print in their ACI colour (7 in black) and lineweight; layers that are off, frozen or not
+ * plotted, and Defpoints, are left out. A paper space layout's viewports show model space (plan views)
+ * cut at their border, without the layers frozen in them. Images embed their PNG or JPEG file (a relative
+ * name is the drawing's folder's); one that cannot be read plots as its frame. Entity types the editor
+ * keeps raw (HATCH, SPLINE...) are not drawn: the answer counts them by type in `skipped`. `entities`
+ * counts what was drawn; a block reference or a viewport counts once.
+ *
+ * A plot with nothing on the sheet is refused (`nothing_to_plot`) rather than written blank. The file is
+ * recorded (PlotWritten); the document does not change, so it is no undo step.
  */
 async function plot(ctx: OpContext): Promise<OpOutcome> {
   const doc = docOf(ctx);
@@ -118,10 +120,18 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
   const title = `${doc.title} - ${window ? 'window' : layoutName}`;
   const clip = window && pageBox(placement, window);
   const options = { title, clip, images: await readPlotImages(marks, doc.path) };
-  const bytes =
-    format === 'pdf'
-      ? await plotPdf(marks, placement, options)
-      : Buffer.from(plotSvg(marks, placement, options), 'utf8');
+  let bytes: Buffer;
+  try {
+    bytes =
+      format === 'pdf'
+        ? await plotPdf(marks, placement, options)
+        : Buffer.from(plotSvg(marks, placement, options), 'utf8');
+  } catch (error) {
+    return fail(
+      'plot_failed',
+      `cannot draw the ${format.toUpperCase()} of ${where}: ${(error as Error).message}`,
+    );
+  }
   const written = await writeOutputFile(path, bytes, 'plot_failed');
   const result = {
     path,

@@ -34,10 +34,18 @@ function drawPart(doc: PDFKit.PDFDocument, part: PagePart, images: PlotImages): 
         doc.path(part.frame).lineWidth(part.width).strokeColor(part.color).stroke();
         return;
       }
+      let drawn = true;
       doc.save();
-      doc.transform(...part.matrix);
-      doc.image(image.bytes, 0, 0, { width: 1, height: 1 });
-      doc.restore();
+      try {
+        doc.transform(...part.matrix);
+        doc.image(image.bytes, 0, 0, { width: 1, height: 1 });
+      } catch {
+        // A file that looks like PNG or JPEG but does not decode: drawn as its frame, like a missing one.
+        drawn = false;
+      } finally {
+        doc.restore();
+      }
+      if (!drawn) doc.path(part.frame).lineWidth(part.width).strokeColor(part.color).stroke();
       return;
     }
     case 'clip': {

@@ -278,6 +278,29 @@ describe('plot to PDF', () => {
     }
   });
 
+  it('draws an image file that does not decode as its frame', async (ctx: TestContext) => {
+    needEzdxf(ctx);
+    const dir = await scratchDir();
+    const h = await startHarness();
+    try {
+      // PNG's signature, then nothing a decoder can use.
+      await writeFile(
+        dir.path('black.png'),
+        Buffer.concat([topBlackPng(4, 4).subarray(0, 8), Buffer.from('junk')]),
+      );
+      const file = dir.path('images.dxf');
+      await python(IMAGES_DXF, [file]);
+      const doc = (await h.ok('open', { path: file })).document_id as number;
+      const path = dir.path('broken.pdf');
+      const result = resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path }));
+      expect(result.entities).toBe(2);
+      expect((await readFile(path)).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    } finally {
+      await h.close();
+      await dir.remove();
+    }
+  });
+
   it('fits and centres by the page setup: a drawing far from the origin fills the middle of the sheet', async (ctx: TestContext) => {
     needPdftoppm(ctx);
     const dir = await scratchDir();
