@@ -20,7 +20,8 @@ const strokeWidth = (weight: number) => Math.max(weight, HAIRLINE_MM);
 const FOREGROUND_ACI = 7;
 
 export type PagePart =
-  | { kind: 'path'; color: string; d: string; width: number }
+  /** `dash`: on and off lengths in page millimetres (an `on` of 0 is a dot), absent for a solid line. */
+  | { kind: 'path'; color: string; d: string; width: number; dash?: number[] }
   | { kind: 'dot'; color: string; x: number; y: number; r: number }
   /** Text drawn in a frame: local (x, y-down) units, one unit a capital's height; `matrix` maps them to the page. */
   | {
@@ -96,6 +97,17 @@ export function pathData(curves: readonly Curve[], placement: Placement): string
   return out.join('');
 }
 
+/**
+ * A dash pattern on the page: lengths in millimetres, gaps as positive numbers. A pattern shorter than
+ * this on paper prints as a solid line anyway, and is drawn as one.
+ */
+const SHORTEST_PATTERN_MM = 0.1;
+function pageDash(dash: readonly number[] | undefined, placement: Placement): { dash?: number[] } {
+  if (!dash) return {};
+  const lengths = dash.map((l) => Math.abs(l) * placement.factor);
+  return lengths.reduce((a, b) => a + b, 0) < SHORTEST_PATTERN_MM ? {} : { dash: lengths };
+}
+
 /** A closed outline as path data. */
 function outlineData(points: readonly Point3[], placement: Placement): string {
   const page = points.map((p) => placement.toPage(p[0], p[1]));
@@ -112,9 +124,21 @@ function pagePart(item: PlotItem, placement: Placement): PagePart {
   const color = colorOf(item.aci);
   switch (item.kind) {
     case 'curves':
-      return { kind: 'path', color, width: strokeWidth(item.weight), d: pathData(item.curves, placement) };
+      return {
+        kind: 'path',
+        color,
+        width: strokeWidth(item.weight),
+        d: pathData(item.curves, placement),
+        ...pageDash(item.dash, placement),
+      };
     case 'outline':
-      return { kind: 'path', color, width: strokeWidth(item.weight), d: outlineData(item.points, placement) };
+      return {
+        kind: 'path',
+        color,
+        width: strokeWidth(item.weight),
+        d: outlineData(item.points, placement),
+        ...pageDash(item.dash, placement),
+      };
     case 'image': {
       const f = placement.factor;
       const [ex, ey] = placement.toPage(item.origin[0] + item.v[0], item.origin[1] + item.v[1]);

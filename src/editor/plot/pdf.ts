@@ -10,10 +10,21 @@ import { CAP_HEIGHT, PDF_FONT } from './text-font.js';
 
 const POINTS_PER_MM = 72 / 25.4;
 
+/** pdfkit refuses dashes of length 0 (PDF takes them: dots with round caps); a hundredth of a mm is as good. */
+const DOT_DASH_MM = 0.01;
+
+function dash(doc: PDFKit.PDFDocument, lengths: readonly number[]): void {
+  // pdfkit takes an array of lengths (its typings only declare a single length).
+  const pattern = lengths.map((l) => Math.max(l, DOT_DASH_MM)) as unknown as number;
+  doc.dash(pattern, {});
+}
+
 function drawPart(doc: PDFKit.PDFDocument, part: PagePart, images: PlotImages): void {
   switch (part.kind) {
     case 'path':
+      if (part.dash) dash(doc, part.dash);
       doc.path(part.d).lineWidth(part.width).strokeColor(part.color).stroke();
+      if (part.dash) doc.undash();
       return;
     case 'dot':
       doc.circle(part.x, part.y, part.r).fillColor(part.color).fill();

@@ -30,6 +30,7 @@ import type {
   RawEntity,
   TextEntity,
 } from '../model.js';
+import { globalLinetypeScale, linetypePatterns } from './linetypes.js';
 import { overlaps } from './page.js';
 import { readViewport, viewportMatrix } from './viewport.js';
 
@@ -52,11 +53,14 @@ export interface TextLine {
 }
 
 /** A part of an entity as drawn, in drawing coordinates, with the ACI colour and lineweight it prints with. */
-export type DrawnItem = { aci: number; weight: number } & (
-  | { kind: 'curves'; curves: Curve[] }
+export type DrawnItem = {
+  aci: number;
+  weight: number;
+} /** `dash`: the linetype's dash (+), gap (-) and dot (0) lengths in drawing units; none for a solid line. */ & (
+  | { kind: 'curves'; curves: Curve[]; dash?: number[] }
   | { kind: 'dot'; point: Point3 }
   /** A closed outline (an image's frame, a viewport's border). */
-  | { kind: 'outline'; points: Point3[] }
+  | { kind: 'outline'; points: Point3[]; dash?: number[] }
   /**
    * Text in a frame: local (x, y) is at origin + x·u + y·v, one local unit being one text height (the
    * height of a capital), so a frame that shears or stretches the text (a block inserted unevenly) carries over.
@@ -97,8 +101,20 @@ interface Inherited {
   layer: string;
   aci: number;
   weight: number;
+  /** The reference's linetype, resolved (BYLAYER looked up), for BYBLOCK parts. */
+  linetype: string;
   matrix: Matrix;
   depth: number;
+}
+
+/** What every entity of one plot is drawn against. */
+interface SceneContext {
+  model: DxfDocumentModel;
+  /** Layers left out besides those off, frozen or not plotted (a viewport's frozen layers), upper case. */
+  hidden: ReadonlySet<string>;
+  /** Linetype dash patterns by upper-case name, and $LTSCALE. */
+  patterns: ReadonlyMap<string, number[]>;
+  ltscale: number;
 }
 
 /** Layers AutoCAD never plots: `Defpoints` holds dimension definition points. */
@@ -132,6 +148,34 @@ function weightOf(model: DxfDocumentModel, lineweight: number, layer: string, by
     return own >= 0 ? own / 100 : DEFAULT_LINEWEIGHT_MM;
   }
   return DEFAULT_LINEWEIGHT_MM;
+}
+
+/** How a frame scales lengths (the mean of its axes' scales, exact for the similarities blocks mostly are). */
+const matrixScale = (m: Matrix) => Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+
+/** The linetype an entity is drawn with, by name: its own, its layer's (BYLAYER) or its reference's (BYBLOCK). */
+function linetypeOf(
+  model: DxfDocumentModel,
+  own: string,
+  layer: string,
+  byBlock: string | undefined,
+): string {
+  const name = own.toUpperCase();
+  if (name === 'BYLAYER') return layerOf(model, layer)?.linetype ?? 'CONTINUOUS';
+  if (name === 'BYBLOCK') return byBlock ?? 'CONTINUOUS';
+  return own;
+}
+
+/**
+ * The dash pattern an entity's curves print with, in drawing units of the frame `m` maps into: the
+ * linetype's lengths times $LTSCALE, the entity's own linetype scale (48) and the frame's scale.
+ */
+function dashOf(ctx: SceneContext, linetype: string, entity: Entity, m: Matrix): number[] | undefined {
+  const pattern = ctx.patterns.get(linetype.toUpperCase());
+  if (!pattern) return undefined;
+  const own = extraNumber(entity.extra, 48);
+  const scale = ctx.ltscale * (own && own > 0 ? own : 1) * matrixScale(m);
+  return pattern.map((length) => length * scale);
 }
 
 /** What `%%d`, `%%p`, `%%c` and `%%%` stand for: degree, plus-minus, diameter (as a slashed O), percent. */
@@ -330,16 +374,17 @@ function attribTexts(insert: InsertEntity): Array<{ text: TextEntity; invisible:
  * to `items`. Raw types are counted in `skipped` (top level only: a block's raw parts just do not show).
  */
 function collect(
-  model: DxfDocumentModel,
+  ctx: SceneContext,
   entity: Entity,
   inherited: Inherited | undefined,
   items: DrawnItem[],
-  hidden: ReadonlySet<string>,
 ): void {
+  const { model, hidden } = ctx;
   const layer = inherited && entity.layer === '0' ? inherited.layer : entity.layer;
   const m = inherited?.matrix ?? IDENTITY;
   const aci = entityAci({ ...entity, layer }, model, inherited?.aci);
   const weight = weightOf(model, entity.lineweight, layer, inherited?.weight ?? DEFAULT_LINEWEIGHT_MM);
+  const linetype = linetypeOf(model, entity.linetype, layer, inherited?.linetype);
   if (entity.type === 'Insert') {
     // A frozen reference hides all of it; one that is only off still shows its parts on other layers.
     if (layerFrozen(model, layer, hidden) || (inherited?.depth ?? 0) >= MAX_DEPTH) return;
@@ -350,18 +395,19 @@ function collect(
       layer,
       aci,
       weight,
+      linetype,
       matrix: compose(insertMatrix(flat, block.base), m),
       depth: (inherited?.depth ?? 0) + 1,
     };
     for (const handle of block.entities) {
       const child = model.entities[handle];
-      if (child) collect(model, child, inner, items, hidden);
+      if (child) collect(ctx, child, inner, items);
     }
     // Attributes stand where the reference put them (in its space's coordinates, not the block's); like
     // the block's parts, those on layer 0 take the reference's layer and BYBLOCK its colour.
-    const around: Inherited = { layer, aci, weight, matrix: m, depth: inner.depth };
+    const around: Inherited = { layer, aci, weight, linetype, matrix: m, depth: inner.depth };
     for (const attrib of attribTexts(entity)) {
-      if (!attrib.invisible) collect(model, { ...attrib.text, space: entity.space }, around, items, hidden);
+      if (!attrib.invisible) collect(ctx, { ...attrib.text, space: entity.space }, around, items);
     }
     return;
   }
@@ -378,7 +424,10 @@ function collect(
   }
   const shape = shapeOf(flat, NO_BLOCKS);
   if (!shape) return;
-  items.push(...shapeItems(inherited ? transformShape(shape, m) : shape, aci, weight));
+  const dash = dashOf(ctx, linetype, entity, m);
+  for (const item of shapeItems(inherited ? transformShape(shape, m) : shape, aci, weight)) {
+    items.push(dash && (item.kind === 'curves' || item.kind === 'outline') ? { ...item, dash } : item);
+  }
 }
 
 /** A drawn part carried into another frame (model space parts onto the sheet, through a viewport). */
@@ -386,12 +435,20 @@ function transformItem(item: DrawnItem, m: Matrix): DrawnItem {
   switch (item.kind) {
     case 'curves': {
       const moved = transformShape({ kind: 'curves', curves: item.curves }, m);
-      return { ...item, curves: moved.kind === 'curves' ? moved.curves : [] };
+      return {
+        ...item,
+        curves: moved.kind === 'curves' ? moved.curves : [],
+        ...(item.dash ? { dash: item.dash.map((l) => l * matrixScale(m)) } : {}),
+      };
     }
     case 'dot':
       return { ...item, point: applyPoint(m, item.point) };
     case 'outline':
-      return { ...item, points: item.points.map((p) => applyPoint(m, p)) };
+      return {
+        ...item,
+        points: item.points.map((p) => applyPoint(m, p)),
+        ...(item.dash ? { dash: item.dash.map((l) => l * matrixScale(m)) } : {}),
+      };
     case 'image':
     case 'text':
       return {
@@ -457,6 +514,12 @@ export function plotScene(
   const entities: PlotEntity[] = [];
   const skipped: Record<string, number> = {};
   const wanted = space.toUpperCase();
+  const ctx: SceneContext = {
+    model,
+    hidden,
+    patterns: linetypePatterns(model),
+    ltscale: globalLinetypeScale(model),
+  };
   for (const handle of model.order) {
     const entity = model.entities[handle];
     if (!entity || entity.space.toUpperCase() !== wanted) continue;
@@ -472,7 +535,7 @@ export function plotScene(
       items = viewport;
     } else {
       const drawn: DrawnItem[] = [];
-      collect(model, entity, undefined, drawn, hidden);
+      collect(ctx, entity, undefined, drawn);
       items = drawn;
     }
     const bounds = unionBounds(items.map(itemBounds));

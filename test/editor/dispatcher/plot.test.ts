@@ -436,6 +436,50 @@ describe('plot to SVG', () => {
     }
   });
 
+  it('draws linetypes as dash patterns, scaled by LTSCALE and the plot scale', async () => {
+    const dir = await scratchDir();
+    const h = await startHarness();
+    try {
+      const doc = await h.newDoc();
+      await a4OneToOne(h, doc);
+      const [dashed, dotted, solid] = await h.create([
+        { type: 'line', start: [0, 0], end: [200, 0], linetype: 'DASHED', lineweight: 50 },
+        { type: 'circle', center: [50, 50], radius: 20, linetype: 'DOT' },
+        { type: 'line', start: [0, 100], end: [200, 100] },
+      ]);
+      const svgPath = dir.path('dashes.svg');
+      await h.ok('plot', { document_id: doc, path: svgPath });
+      const dashOf = (svg: string, handle: string | undefined) =>
+        new RegExp(`data-handle="${handle}"[^>]*?(?: stroke-dasharray="([^"]*)")?/>`).exec(svg)?.[1];
+      let svg = await readFile(svgPath, 'utf8');
+      // DASHED is 1.27 on, 0.254 off; DOT a dot every 0.508 (drawing units, 1:1 in mm on paper).
+      expect(dashOf(svg, dashed)).toBe('1.27 0.254');
+      expect(dashOf(svg, dotted)).toBe('0 0.508');
+      expect(dashOf(svg, solid)).toBeUndefined();
+      await h.ok('sysvar', { document_id: doc, set: { LTSCALE: 10 } });
+      await h.ok('plot', { document_id: doc, path: svgPath, overwrite: true });
+      svg = await readFile(svgPath, 'utf8');
+      expect(dashOf(svg, dashed)).toBe('12.7 2.54');
+      if (!pdftoppmAvailable()) return;
+      // In the PDF the dashed line has gaps: along its row, light pixels between dark ones.
+      const pdfPath = dir.path('dashes.pdf');
+      await h.ok('plot', { document_id: doc, path: pdfPath });
+      const gray = await renderPdf(pdfPath, 100);
+      const row = Math.round((1 - 5 / 210) * gray.height);
+      const darkest = (x: number) => Math.min(gray.at(x, row - 1), gray.at(x, row), gray.at(x, row + 1));
+      const across = Array.from({ length: Math.round((190 / 297) * gray.width) }, (_, i) =>
+        darkest(Math.round((10 / 297) * gray.width) + i),
+      );
+      const dark = across.filter((v) => v < 128).length;
+      const light = across.filter((v) => v > 200).length;
+      expect(dark).toBeGreaterThan(across.length * 0.6);
+      expect(light).toBeGreaterThan(across.length * 0.08);
+    } finally {
+      await h.close();
+      await dir.remove();
+    }
+  });
+
   it('leaves out entities on layers that are off, frozen or not plotted, and on Defpoints', async () => {
     const dir = await scratchDir();
     const h = await startHarness();
@@ -605,7 +649,7 @@ describe('plot to SVG', () => {
       expect(viewport?.match(/<path /g)).toHaveLength(2); // the diagonal and the border
       const pdf = dir.path('viewport.pdf');
       await h.ok('plot', { document_id: doc, path: pdf, layout: 'Layout1' });
-      if (!(await pdftoppmAvailable())) return;
+      if (!pdftoppmAvailable()) return;
       const gray = await renderPdf(pdf, 50);
       const at = (x0: number, x1: number, top0: number, top1: number) => ({
         x0: x0 / 297,
