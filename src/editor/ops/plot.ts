@@ -69,12 +69,12 @@ function plotWindow(value: unknown): Bounds {
  * layout whose page setup names no paper plots on ISO A4 landscape, fitted and centred. The plot area is
  * the window, else the extents of what is drawn; not centred, its lower-left corner (a paper space
  * layout's origin, at a fixed scale) sits at the printable area's, 5 mm in from the sheet's corner.
- * Entities print in their ACI colour (7 in black), lineweight and linetype (dashes scaled by $LTSCALE); layers that are off, frozen or not
- * plotted, and Defpoints, are left out. A paper space layout's viewports show model space (plan views)
- * cut at their border, without the layers frozen in them. Images embed their PNG or JPEG file (a relative
- * name is the drawing's folder's); one that cannot be read plots as its frame. Entity types the editor
- * keeps raw (HATCH, SPLINE...) are not drawn: the answer counts them by type in `skipped`. `entities`
- * counts what was drawn; a block reference or a viewport counts once.
+ * Entities print in their ACI colour (7 in black), lineweight and linetype (dashes scaled by $LTSCALE);
+ * layers that are off, frozen or not plotted, and Defpoints, are left out. A paper space layout's
+ * viewports show model space (plan views) cut at their border, without the layers frozen in them. Images
+ * embed their PNG or JPEG file (a relative name is the drawing's folder's); one that cannot be read plots
+ * as its frame. Entity types the editor keeps raw (HATCH, SPLINE...) are not drawn: the answer counts them
+ * by type in `skipped`. `entities` counts what was drawn; a block reference or a viewport counts once.
  *
  * A plot with nothing on the sheet is refused (`nothing_to_plot`) rather than written blank. The file is
  * recorded (PlotWritten); the document does not change, so it is no undo step.
