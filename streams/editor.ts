@@ -157,6 +157,20 @@ export interface EditorEventMap {
   };
   /** The pending pick ended without an answer: `by` is the cancel's request id, `viewer`, or `restart`. */
   PickCancelled: { request_id: string; op: 'getpoint' | 'user_select'; document_id: number; by: string };
+  /** `plot` wrote a layout, or a window of model space, to a PDF or SVG file; the document did not change. */
+  PlotWritten: {
+    document_id: number;
+    path: string;
+    format: 'pdf' | 'svg';
+    bytes: number;
+    sha256: string;
+    /** Entities drawn (a block reference counts once). */
+    entities: number;
+    /** The layout plotted, or null for a window. */
+    layout: string | null;
+    /** The model space window [x1, y1, x2, y2] plotted, or null for a layout. */
+    window: [number, number, number, number] | null;
+  };
 }
 
 export type EditorEventType = keyof EditorEventMap;

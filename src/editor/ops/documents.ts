@@ -1,6 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { open as openFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { open as openFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { DocumentState } from '../../../projections/editor-session.js';
 import { titleOf } from '../../../projections/editor-session.js';
 import { type Change, editorEvent, type NewEditorEvent } from '../../../streams/editor.js';
@@ -9,6 +9,7 @@ import { DxfError, readDxf, templateDxf, writeDxf } from '../dxf/index.js';
 import { type LoadedDxf, loadDxfFile } from '../dxf/load.js';
 import { EditorError, fail } from '../errors.js';
 import type { DxfDocumentModel, Entity } from '../model.js';
+import { type WrittenFile, writeOutputFile } from '../output-file.js';
 import { stepEvent } from './steps.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
@@ -58,23 +59,12 @@ function wholeModel(loaded: LoadedDxf): DxfDocumentModel {
 }
 
 /**
- * Writes `model` as DXF to `path` through a temporary file renamed into place (a failed write leaves
- * the old file whole), in the drawing's encoding; `save_failed` when it cannot. Its size and hash.
+ * Writes `model` as DXF to `path` (whole or not at all, see writeOutputFile), in the drawing's encoding;
+ * `save_failed` when it cannot. Its size and hash.
  */
-export async function writeDxfFile(
-  path: string,
-  model: DxfDocumentModel,
-): Promise<{ bytes: number; sha256: string }> {
+export function writeDxfFile(path: string, model: DxfDocumentModel): Promise<WrittenFile> {
   const bytes = Buffer.from(writeDxf(model), model.version >= 'AC1021' ? 'utf8' : 'latin1');
-  const temporary = resolve(dirname(path), `.${titleOf(path)}.${process.pid}.${randomUUID()}.tmp`);
-  try {
-    await writeFile(temporary, bytes);
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    return fail('save_failed', `cannot write ${path}: ${(error as Error).message}`);
-  }
-  return { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+  return writeOutputFile(path, bytes, 'save_failed');
 }
 
 /** The model as a new drawing: a new $FINGERPRINTGUID (a new file identity). */

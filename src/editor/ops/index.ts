@@ -7,6 +7,7 @@ import { eventOps } from './events.js';
 import { imageOps } from './images.js';
 import { infoOps } from './info.js';
 import { interactionOps } from './interaction.js';
+import { plotOps } from './plot.js';
 import { runOps } from './run.js';
 import { selectionOps } from './selection.js';
 import { settingsOps } from './settings.js';
@@ -42,4 +43,5 @@ export const editorOps: OpTable = {
   ...imageOps,
   ...runOps,
   ...batchOps,
+  ...plotOps,
 };

@@ -1,9 +1,9 @@
-import { stat } from 'node:fs/promises';
 import { editorEvent } from '../../../streams/editor.js';
 import { EditorError, fail } from '../errors.js';
 import { GeometryError, transformEntity, translation } from '../geometry/index.js';
 import { formatHandle } from '../handles.js';
 import type { DxfDocumentModel, Entity } from '../model.js';
+import { refuseExisting } from '../output-file.js';
 import { handleList } from '../request.js';
 import { pathArgument, withNewIdentity, writeDxfFile } from './documents.js';
 import { entitiesOf, MODEL_SPACE } from './entities.js';
@@ -98,13 +98,7 @@ async function wblock(ctx: OpContext): Promise<OpOutcome> {
   } else {
     model = drawingOf(doc.model, modelSpaceEntities(ctx, handles));
   }
-  if (ctx.request.overwrite !== true) {
-    const exists = await stat(path).then(
-      () => true,
-      () => false,
-    );
-    if (exists) return fail('file_exists', `${path} exists; pass overwrite: true to replace it`);
-  }
+  await refuseExisting(path, ctx.request.overwrite);
   const result = { path, count: model.order.length, ...(await writeDxfFile(path, model)) };
   return {
     events: [editorEvent('BlockWritten', { document_id: doc.id, ...result, block: block ?? null })],

@@ -1,0 +1,102 @@
+/**
+ * A plot as PDF through pdfkit: one page the size of the sheet, drawn in millimetres (a scale of 72/25.4
+ * points per mm), paths stroked from the same SVG path data the SVG writer emits, text in Helvetica.
+ */
+import PDFDocument from 'pdfkit';
+import type { PlotImages } from './images.js';
+import type { PageMark, PagePart } from './marks.js';
+import type { Placement, PlotFileOptions } from './page.js';
+import { CAP_HEIGHT, PDF_FONT } from './text-font.js';
+
+const POINTS_PER_MM = 72 / 25.4;
+
+/** pdfkit refuses dashes of length 0 (PDF takes them: dots with round caps); a hundredth of a mm is as good. */
+const DOT_DASH_MM = 0.01;
+
+function dash(doc: PDFKit.PDFDocument, lengths: readonly number[]): void {
+  // pdfkit takes an array of lengths (its typings only declare a single length).
+  const pattern = lengths.map((l) => Math.max(l, DOT_DASH_MM)) as unknown as number;
+  doc.dash(pattern, {});
+}
+
+function drawPart(doc: PDFKit.PDFDocument, part: PagePart, images: PlotImages): void {
+  switch (part.kind) {
+    case 'path':
+      if (part.dash) dash(doc, part.dash);
+      doc.path(part.d).lineWidth(part.width).strokeColor(part.color).stroke();
+      if (part.dash) doc.undash();
+      return;
+    case 'dot':
+      doc.circle(part.x, part.y, part.r).fillColor(part.color).fill();
+      return;
+    case 'text':
+      doc.save();
+      doc.transform(...part.matrix);
+      doc.fillColor(part.color);
+      for (const line of part.lines) {
+        const x = line.x - line.anchor * doc.widthOfString(line.text);
+        doc.text(line.text, x, -line.y, { lineBreak: false, baseline: 'alphabetic' });
+      }
+      doc.restore();
+      return;
+    case 'image': {
+      const image = part.file ? images.get(part.file) : undefined;
+      if (!image) {
+        doc.path(part.frame).lineWidth(part.width).strokeColor(part.color).stroke();
+        return;
+      }
+      let drawn = true;
+      doc.save();
+      try {
+        doc.transform(...part.matrix);
+        doc.image(image.bytes, 0, 0, { width: 1, height: 1 });
+      } catch {
+        // A file that looks like PNG or JPEG but does not decode: drawn as its frame, like a missing one.
+        drawn = false;
+      } finally {
+        doc.restore();
+      }
+      if (!drawn) doc.path(part.frame).lineWidth(part.width).strokeColor(part.color).stroke();
+      return;
+    }
+    case 'clip': {
+      const { min, max } = part.box;
+      doc.save();
+      doc.rect(min[0], min[1], max[0] - min[0], max[1] - min[1]).clip();
+      for (const inner of part.parts) drawPart(doc, inner, images);
+      doc.restore();
+      return;
+    }
+  }
+}
+
+/** The PDF file of `marks` on the page `placement` lays out. */
+export function plotPdf(
+  marks: readonly PageMark[],
+  placement: Placement,
+  options: PlotFileOptions,
+): Promise<Buffer> {
+  const { title, clip, images } = options;
+  const { width, height } = placement.page;
+  const doc = new PDFDocument({
+    size: [width * POINTS_PER_MM, height * POINTS_PER_MM],
+    margin: 0,
+    info: { Title: title, Creator: 'chronicle plot' },
+  });
+  const chunks: Buffer[] = [];
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+  doc.scale(POINTS_PER_MM);
+  if (clip) doc.rect(clip.min[0], clip.min[1], clip.max[0] - clip.min[0], clip.max[1] - clip.min[1]).clip();
+  doc
+    .lineCap('round')
+    .lineJoin('round')
+    .font(PDF_FONT)
+    .fontSize(1 / CAP_HEIGHT);
+  for (const mark of marks) for (const part of mark.parts) drawPart(doc, part, images);
+  doc.end();
+  return done;
+}

@@ -1,0 +1,552 @@
+/**
+ * What a plot draws, in drawing coordinates: each top-level entity of a layout as strokes, dots and text,
+ * block references followed into their blocks, with the colour and lineweight each part prints with and
+ * the layers that hide it left out. Pure: the page placement and the file formats come after.
+ */
+import { entityAci } from '../colors.js';
+import { transformAttribs } from '../geometry/attribs.js';
+import { type Curve, curveBounds } from '../geometry/curves.js';
+import { extraNumber } from '../geometry/extra.js';
+import { type Bounds, NO_BLOCKS } from '../geometry/index.js';
+import { applyPoint, applyVector, compose, IDENTITY, type Matrix } from '../geometry/matrix.js';
+import { boundsOfPoints } from '../geometry/raw.js';
+import { insertMatrix, type Shape, shapeOf, transformShape, unionBounds } from '../geometry/shape.js';
+import {
+  attachmentFractions,
+  CHAR_WIDTH,
+  mtextDirection,
+  mtextParagraphs,
+  textLayout,
+} from '../geometry/text-box.js';
+import { planar } from '../geometry/transform.js';
+import type {
+  DxfDocumentModel,
+  Entity,
+  ImageEntity,
+  InsertEntity,
+  Layer,
+  MTextEntity,
+  Point3,
+  RawEntity,
+  TextEntity,
+} from '../model.js';
+import { globalLinetypeScale, linetypePatterns } from './linetypes.js';
+import { overlaps } from './page.js';
+import { readViewport, viewportMatrix } from './viewport.js';
+
+const MODEL_SPACE = '*Model_Space';
+
+/** Lineweight of "default" (-3) and of layers without one, in millimetres: AutoCAD's LWDEFAULT. */
+export const DEFAULT_LINEWEIGHT_MM = 0.25;
+/** MText lines are 5/3 of the text height apart (AutoCAD's default line spacing). */
+const MTEXT_LINE_SPACING = 5 / 3;
+/** Nested block references deeper than this are not followed (a block that holds itself stops here). */
+const MAX_DEPTH = 16;
+
+/** One line of text in its frame: `x`, `y` in text heights from the frame's origin, y up. */
+export interface TextLine {
+  text: string;
+  x: number;
+  y: number;
+  /** Where `x` is on the line: 0 its start, 0.5 its middle, 1 its end. */
+  anchor: 0 | 0.5 | 1;
+}
+
+/** A part of an entity as drawn, in drawing coordinates, with the ACI colour and lineweight it prints with. */
+export type DrawnItem = {
+  aci: number;
+  weight: number;
+} /** `dash`: the linetype's dash (+), gap (-) and dot (0) lengths in drawing units; none for a solid line. */ & (
+  | { kind: 'curves'; curves: Curve[]; dash?: number[] }
+  | { kind: 'dot'; point: Point3 }
+  /** A closed outline (an image's frame, a viewport's border). */
+  | { kind: 'outline'; points: Point3[]; dash?: number[] }
+  /**
+   * Text in a frame: local (x, y) is at origin + x·u + y·v, one local unit being one text height (the
+   * height of a capital), so a frame that shears or stretches the text (a block inserted unevenly) carries over.
+   */
+  | { kind: 'text'; origin: Point3; u: Point3; v: Point3; lines: TextLine[] }
+  /**
+   * A raster image: its lower-left corner `origin`, its whole width `u` and height `v` as vectors, and
+   * the file its IMAGEDEF names (read when the plot is written; without it only the frame is drawn).
+   */
+  | { kind: 'image'; origin: Point3; u: Point3; v: Point3; file: string | undefined }
+);
+
+/** What a paper space viewport shows: model space parts brought onto the sheet, cut at its border. */
+export interface ClipItem {
+  kind: 'clip';
+  box: Bounds;
+  items: DrawnItem[];
+}
+
+export type PlotItem = DrawnItem | ClipItem;
+
+export interface PlotEntity {
+  handle: string;
+  type: string;
+  layer: string;
+  items: PlotItem[];
+  bounds: Bounds;
+}
+
+export interface PlotScene {
+  entities: PlotEntity[];
+  /** Entities left out because the plot cannot draw their type (DXF types the editor keeps raw), by type. */
+  skipped: Record<string, number>;
+}
+
+/** What the parts of a block reference inherit from it: layer 0 parts take its layer, BYBLOCK its colour. */
+interface Inherited {
+  layer: string;
+  aci: number;
+  weight: number;
+  /** The reference's linetype, resolved (BYLAYER looked up), for BYBLOCK parts. */
+  linetype: string;
+  matrix: Matrix;
+  depth: number;
+}
+
+/** What every entity of one plot is drawn against. */
+interface SceneContext {
+  model: DxfDocumentModel;
+  /** Layers left out besides those off, frozen or not plotted (a viewport's frozen layers), upper case. */
+  hidden: ReadonlySet<string>;
+  /** Linetype dash patterns by upper-case name, and $LTSCALE. */
+  patterns: ReadonlyMap<string, number[]>;
+  ltscale: number;
+}
+
+/** Layers AutoCAD never plots: `Defpoints` holds dimension definition points. */
+const NEVER_PLOTTED = new Set(['DEFPOINTS']);
+
+function layerOf(model: DxfDocumentModel, name: string): Layer | undefined {
+  return (
+    model.layers[name] ?? Object.values(model.layers).find((l) => l.name.toUpperCase() === name.toUpperCase())
+  );
+}
+
+/** Whether a layer is printed: not off, not frozen, its plot flag (290) not cleared, not Defpoints. */
+function layerPlots(model: DxfDocumentModel, name: string, hidden: ReadonlySet<string>): boolean {
+  if (NEVER_PLOTTED.has(name.toUpperCase()) || hidden.has(name.toUpperCase())) return false;
+  const layer = layerOf(model, name);
+  if (!layer) return true;
+  if (layer.off || layer.frozen) return false;
+  return !layer.extra?.some((t) => t.code === 290 && t.value.trim() === '0');
+}
+
+function layerFrozen(model: DxfDocumentModel, name: string, hidden: ReadonlySet<string>): boolean {
+  return layerOf(model, name)?.frozen === true || hidden.has(name.toUpperCase());
+}
+
+/** Lineweight in mm: the entity's, its layer's (BYLAYER), the reference's (BYBLOCK), or the default. */
+function weightOf(model: DxfDocumentModel, lineweight: number, layer: string, byBlock: number): number {
+  if (lineweight >= 0) return lineweight / 100;
+  if (lineweight === -2) return byBlock;
+  if (lineweight === -1) {
+    const own = layerOf(model, layer)?.lineweight ?? -3;
+    return own >= 0 ? own / 100 : DEFAULT_LINEWEIGHT_MM;
+  }
+  return DEFAULT_LINEWEIGHT_MM;
+}
+
+/** How a frame scales lengths (the mean of its axes' scales, exact for the similarities blocks mostly are). */
+const matrixScale = (m: Matrix) => Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+
+/** The linetype an entity is drawn with, by name: its own, its layer's (BYLAYER) or its reference's (BYBLOCK). */
+function linetypeOf(
+  model: DxfDocumentModel,
+  own: string,
+  layer: string,
+  byBlock: string | undefined,
+): string {
+  const name = own.toUpperCase();
+  if (name === 'BYLAYER') return layerOf(model, layer)?.linetype ?? 'CONTINUOUS';
+  if (name === 'BYBLOCK') return byBlock ?? 'CONTINUOUS';
+  return own;
+}
+
+/**
+ * The dash pattern an entity's curves print with, in drawing units of the frame `m` maps into: the
+ * linetype's lengths times $LTSCALE, the entity's own linetype scale (48) and the frame's scale.
+ */
+function dashOf(ctx: SceneContext, linetype: string, entity: Entity, m: Matrix): number[] | undefined {
+  const pattern = ctx.patterns.get(linetype.toUpperCase());
+  if (!pattern) return undefined;
+  const own = extraNumber(entity.extra, 48);
+  const scale = ctx.ltscale * (own && own > 0 ? own : 1) * matrixScale(m);
+  return pattern.map((length) => length * scale);
+}
+
+/** What `%%d`, `%%p`, `%%c` and `%%%` stand for: degree, plus-minus, diameter (as a slashed O), percent. */
+const SPECIAL: Record<string, string> = { d: '\u00b0', p: '\u00b1', c: '\u00d8', '%': '%' };
+
+/** The characters a Text shows for its `%%` codes (degree, plus-minus, diameter, %%nnn); underline/overline marks dropped. */
+export function textCharacters(value: string): string {
+  // One pass, left to right, as AutoCAD reads them: `%%%` is a percent sign, not the start of another code.
+  return value.replace(/%%(\d{3}|[dDpPcC%uUoOkK])/g, (_, code: string) => {
+    if (/^\d{3}$/.test(code)) return String.fromCharCode(Number(code));
+    return SPECIAL[code.toLowerCase()] ?? '';
+  });
+}
+
+function textItem(e: TextEntity, m: Matrix): Extract<DrawnItem, { kind: 'text' }> | undefined {
+  if (!(e.height > 0) || e.value.trim() === '') return undefined;
+  const layout = textLayout(e);
+  const widthFactor = Math.abs(extraNumber(e.extra, 41) ?? 1) || 1;
+  const u: Point3 = [layout.dir[0] * e.height * widthFactor, layout.dir[1] * e.height * widthFactor, 0];
+  const v: Point3 = [layout.up[0] * e.height, layout.up[1] * e.height, 0];
+  // Aligned and fitted text runs from the position; otherwise the anchor is the justification point.
+  const along = layout.aligned ? 0 : layout.along;
+  const origin = layout.aligned ? layout.origin : layout.anchor;
+  const y = layout.aligned ? 0 : -layout.above / e.height;
+  return {
+    kind: 'text',
+    aci: 0,
+    weight: 0,
+    origin: applyPoint(m, origin),
+    u: applyVector(m, u),
+    v: applyVector(m, v),
+    lines: [{ text: textCharacters(e.value), x: 0, y, anchor: along === 0.5 ? 0.5 : along === 1 ? 1 : 0 }],
+  };
+}
+
+/** MText paragraphs, wrapped at the reference width by the same character estimate the editor's geometry uses. */
+function mtextLines(e: MTextEntity): string[] {
+  const lines: string[] = [];
+  const perLine = e.width > 0 ? Math.max(1, Math.floor(e.width / (CHAR_WIDTH * e.height))) : Infinity;
+  for (const paragraph of mtextParagraphs(e.value)) {
+    let line = '';
+    for (const word of paragraph.split(/(\s+)/)) {
+      if (line !== '' && (line + word).trimEnd().length > perLine) {
+        lines.push(line.trimEnd());
+        line = word.trimStart();
+      } else line += word;
+    }
+    lines.push(line.trimEnd());
+  }
+  return lines;
+}
+
+function mtextItem(e: MTextEntity, m: Matrix): Extract<DrawnItem, { kind: 'text' }> | undefined {
+  if (!(e.height > 0)) return undefined;
+  const lines = mtextLines(e);
+  if (lines.every((l) => l.trim() === '')) return undefined;
+  const dir = mtextDirection(e);
+  const u: Point3 = [dir[0] * e.height, dir[1] * e.height, 0];
+  const v: Point3 = [-dir[1] * e.height, dir[0] * e.height, 0];
+  const { along, upFraction } = attachmentFractions(e.attachment);
+  // In text heights from the attachment point: the box is `width` wide, its lines 5/3 heights apart.
+  const boxHeight = 1 + (lines.length - 1) * MTEXT_LINE_SPACING;
+  const top = (1 - upFraction) * boxHeight;
+  const anchor = along === 0.5 ? 0.5 : along === 1 ? 1 : 0;
+  return {
+    kind: 'text',
+    aci: 0,
+    weight: 0,
+    origin: applyPoint(m, e.position),
+    u: applyVector(m, u),
+    v: applyVector(m, v),
+    lines: lines.map((text, i) => ({
+      text,
+      // Each line sits at the attachment point's side of the box: left, centred or right.
+      x: 0,
+      y: top - 1 - i * MTEXT_LINE_SPACING,
+      anchor,
+    })),
+  };
+}
+
+/** The drawn parts of a shape that is not a block reference. */
+function shapeItems(shape: Shape, aci: number, weight: number): DrawnItem[] {
+  switch (shape.kind) {
+    case 'curves':
+      return [{ kind: 'curves', curves: shape.curves, aci, weight }];
+    case 'point':
+      return [{ kind: 'dot', point: shape.point, aci, weight }];
+    case 'quad':
+      return [{ kind: 'outline', points: [...shape.corners], aci, weight }];
+    case 'box':
+    case 'group':
+      return [];
+  }
+}
+
+/** An image's corners: lower-left, lower-right, upper-right, upper-left. */
+export function imageCorners(item: { origin: Point3; u: Point3; v: Point3 }): Point3[] {
+  const { origin: o, u, v } = item;
+  return [
+    o,
+    [o[0] + u[0], o[1] + u[1], o[2]],
+    [o[0] + u[0] + v[0], o[1] + u[1] + v[1], o[2]],
+    [o[0] + v[0], o[1] + v[1], o[2]],
+  ];
+}
+
+function imageItem(model: DxfDocumentModel, e: ImageEntity, aci: number, weight: number): DrawnItem {
+  const [w, h] = e.size;
+  const def = model.objects.find(
+    (o) => o.type === 'IMAGEDEF' && o.handle?.toUpperCase() === e.image_def.toUpperCase(),
+  );
+  const file = def?.tags.find((t) => t.code === 1)?.value;
+  return {
+    kind: 'image',
+    aci,
+    weight,
+    origin: e.position,
+    u: [e.u_vector[0] * w, e.u_vector[1] * w, 0],
+    v: [e.v_vector[0] * h, e.v_vector[1] * h, 0],
+    file: file && file.trim() !== '' ? file : undefined,
+  };
+}
+
+function itemBounds(item: PlotItem): Bounds | undefined {
+  switch (item.kind) {
+    case 'curves':
+      return unionBounds(item.curves.map(curveBounds));
+    case 'dot':
+      return { min: [...item.point], max: [...item.point] };
+    case 'outline':
+      return boundsOfPoints(item.points);
+    case 'image':
+      return boundsOfPoints(imageCorners(item));
+    case 'clip':
+      return item.box;
+    case 'text': {
+      // The frame's corners over the lines, with the same width estimate as the editor's text boxes.
+      const corners: Point3[] = [];
+      for (const line of item.lines) {
+        const width = line.text.length * CHAR_WIDTH;
+        const x0 = line.x - line.anchor * width;
+        for (const [x, y] of [
+          [x0, line.y],
+          [x0 + width, line.y],
+          [x0, line.y + 1],
+          [x0 + width, line.y + 1],
+        ] as const) {
+          corners.push([
+            item.origin[0] + x * item.u[0] + y * item.v[0],
+            item.origin[1] + x * item.u[1] + y * item.v[1],
+            item.origin[2],
+          ]);
+        }
+      }
+      return boundsOfPoints(corners);
+    }
+  }
+}
+
+/** The ATTRIBs an Insert carries, read as the Text entities they are, with their own layer, colour and visibility. */
+function attribTexts(insert: InsertEntity): Array<{ text: TextEntity; invisible: boolean }> {
+  const out: Array<{ text: TextEntity; invisible: boolean }> = [];
+  const tags = insert.attribs ?? [];
+  let i = 0;
+  while (i < tags.length) {
+    let j = i + 1;
+    while (j < tags.length && tags[j]?.code !== 0) j++;
+    const group = tags.slice(i, j);
+    i = j;
+    if (group[0]?.value !== 'ATTRIB') continue;
+    // Own tags only: an embedded multiline-text object (101) has its own 8, 62, 70...
+    const end = group.findIndex((t) => t.code === 101);
+    const own = end < 0 ? group : group.slice(0, end);
+    const value = (code: number) => own.find((t) => t.code === code)?.value;
+    let read: TextEntity | undefined;
+    transformAttribs(group, (t) => {
+      read = t;
+      return t;
+    });
+    if (!read) continue;
+    const text: TextEntity = {
+      ...(read as TextEntity),
+      handle: value(5) ?? '',
+      layer: value(8) ?? insert.layer,
+      color: Number(value(62) ?? 256),
+      lineweight: Number(value(370) ?? -1),
+    };
+    out.push({ text, invisible: (Number(value(70) ?? 0) & 1) !== 0 });
+  }
+  return out;
+}
+
+/**
+ * The parts of `entity` (a top-level entity, or a part of a block reached through `inherited`), appended
+ * to `items`. Raw types are counted in `skipped` (top level only: a block's raw parts just do not show).
+ */
+function collect(
+  ctx: SceneContext,
+  entity: Entity,
+  inherited: Inherited | undefined,
+  items: DrawnItem[],
+): void {
+  const { model, hidden } = ctx;
+  const layer = inherited && entity.layer === '0' ? inherited.layer : entity.layer;
+  const m = inherited?.matrix ?? IDENTITY;
+  const aci = entityAci({ ...entity, layer }, model, inherited?.aci);
+  const weight = weightOf(model, entity.lineweight, layer, inherited?.weight ?? DEFAULT_LINEWEIGHT_MM);
+  const linetype = linetypeOf(model, entity.linetype, layer, inherited?.linetype);
+  if (entity.type === 'Insert') {
+    // A frozen reference hides all of it; one that is only off still shows its parts on other layers.
+    if (layerFrozen(model, layer, hidden) || (inherited?.depth ?? 0) >= MAX_DEPTH) return;
+    const flat = planar(entity);
+    const block = model.blocks[entity.name];
+    if (!block || flat.type !== 'Insert') return;
+    const inner: Inherited = {
+      layer,
+      aci,
+      weight,
+      linetype,
+      matrix: compose(insertMatrix(flat, block.base), m),
+      depth: (inherited?.depth ?? 0) + 1,
+    };
+    for (const handle of block.entities) {
+      const child = model.entities[handle];
+      if (child) collect(ctx, child, inner, items);
+    }
+    // Attributes stand where the reference put them (in its space's coordinates, not the block's); like
+    // the block's parts, those on layer 0 take the reference's layer and BYBLOCK its colour.
+    const around: Inherited = { layer, aci, weight, linetype, matrix: m, depth: inner.depth };
+    for (const attrib of attribTexts(entity)) {
+      if (!attrib.invisible) collect(ctx, { ...attrib.text, space: entity.space }, around, items);
+    }
+    return;
+  }
+  if (!layerPlots(model, layer, hidden) || entity.type === 'Raw') return;
+  const flat = planar(entity);
+  if (flat.type === 'Text' || flat.type === 'MText') {
+    const text = flat.type === 'Text' ? textItem(flat, m) : mtextItem(flat, m);
+    if (text) items.push({ ...text, aci, weight });
+    return;
+  }
+  if (flat.type === 'Image') {
+    items.push(transformItem(imageItem(model, flat, aci, weight), m));
+    return;
+  }
+  const shape = shapeOf(flat, NO_BLOCKS);
+  if (!shape) return;
+  const dash = dashOf(ctx, linetype, entity, m);
+  for (const item of shapeItems(inherited ? transformShape(shape, m) : shape, aci, weight)) {
+    items.push(dash && (item.kind === 'curves' || item.kind === 'outline') ? { ...item, dash } : item);
+  }
+}
+
+/** A drawn part carried into another frame (model space parts onto the sheet, through a viewport). */
+function transformItem(item: DrawnItem, m: Matrix): DrawnItem {
+  switch (item.kind) {
+    case 'curves': {
+      const moved = transformShape({ kind: 'curves', curves: item.curves }, m);
+      return {
+        ...item,
+        curves: moved.kind === 'curves' ? moved.curves : [],
+        ...(item.dash ? { dash: item.dash.map((l) => l * matrixScale(m)) } : {}),
+      };
+    }
+    case 'dot':
+      return { ...item, point: applyPoint(m, item.point) };
+    case 'outline':
+      return {
+        ...item,
+        points: item.points.map((p) => applyPoint(m, p)),
+        ...(item.dash ? { dash: item.dash.map((l) => l * matrixScale(m)) } : {}),
+      };
+    case 'image':
+    case 'text':
+      return {
+        ...item,
+        origin: applyPoint(m, item.origin),
+        u: applyVector(m, item.u),
+        v: applyVector(m, item.v),
+      };
+  }
+}
+
+/**
+ * A VIEWPORT of a paper space layout: its border (when its layer prints) and, for a plan view, the model
+ * space it shows, without the layers frozen in it, cut at the border. Undefined for one that shows nothing.
+ */
+function viewportItems(
+  model: DxfDocumentModel,
+  e: RawEntity,
+  hidden: ReadonlySet<string>,
+): PlotItem[] | undefined {
+  const viewport = readViewport(model, e);
+  if (!viewport || layerFrozen(model, e.layer, hidden)) return undefined;
+  const [cx, cy] = viewport.center;
+  const [w, h] = [viewport.width / 2, viewport.height / 2];
+  const box: Bounds = { min: [cx - w, cy - h, 0], max: [cx + w, cy + h, 0] };
+  const items: PlotItem[] = [];
+  if (viewport.plan) {
+    const m = viewportMatrix(viewport);
+    const shown = plotScene(model, MODEL_SPACE, new Set([...hidden, ...viewport.frozen]));
+    // Only what the viewport's window of model space reaches; the clip cuts what crosses its edge.
+    const k = viewport.height / viewport.viewHeight;
+    const [vx, vy] = viewport.viewCenter;
+    const seen: Bounds = { min: [vx - w / k, vy - h / k, 0], max: [vx + w / k, vy + h / k, 0] };
+    const inside = shown.entities
+      .filter((entity) => overlaps(entity.bounds, seen))
+      .flatMap((entity) => entity.items.filter((i): i is DrawnItem => i.kind !== 'clip'))
+      .map((item) => transformItem(item, m));
+    if (inside.length > 0) items.push({ kind: 'clip', box, items: inside });
+  }
+  if (layerPlots(model, e.layer, hidden)) {
+    const aci = entityAci(e, model);
+    const weight = weightOf(model, e.lineweight, e.layer, DEFAULT_LINEWEIGHT_MM);
+    const corners: Point3[] = [
+      [box.min[0], box.min[1], 0],
+      [box.max[0], box.min[1], 0],
+      [box.max[0], box.max[1], 0],
+      [box.min[0], box.max[1], 0],
+    ];
+    items.push({ kind: 'outline', points: corners, aci, weight });
+  }
+  return items;
+}
+
+/**
+ * The entities of one layout block (`*Model_Space`, `*Paper_Space0`...) as the plot draws them, in drawing
+ * order, leaving out the layers in `hidden` (upper case) besides those off, frozen or not plotted.
+ */
+export function plotScene(
+  model: DxfDocumentModel,
+  space: string,
+  hidden: ReadonlySet<string> = new Set(),
+): PlotScene {
+  const entities: PlotEntity[] = [];
+  const skipped: Record<string, number> = {};
+  const wanted = space.toUpperCase();
+  const ctx: SceneContext = {
+    model,
+    hidden,
+    patterns: linetypePatterns(model),
+    ltscale: globalLinetypeScale(model),
+  };
+  for (const handle of model.order) {
+    const entity = model.entities[handle];
+    if (!entity || entity.space.toUpperCase() !== wanted) continue;
+    let items: PlotItem[];
+    if (entity.type === 'Raw') {
+      const viewport =
+        wanted === MODEL_SPACE.toUpperCase() ? undefined : viewportItems(model, entity, hidden);
+      if (!viewport) {
+        if (entity.dxf_type.toUpperCase() !== 'VIEWPORT' && layerPlots(model, entity.layer, hidden))
+          skipped[entity.dxf_type] = (skipped[entity.dxf_type] ?? 0) + 1;
+        continue;
+      }
+      items = viewport;
+    } else {
+      const drawn: DrawnItem[] = [];
+      collect(ctx, entity, undefined, drawn);
+      items = drawn;
+    }
+    const bounds = unionBounds(items.map(itemBounds));
+    if (items.length > 0 && bounds)
+      entities.push({
+        handle,
+        type: entity.type === 'Raw' ? entity.dxf_type : entity.type,
+        layer: entity.layer,
+        items,
+        bounds,
+      });
+  }
+  return { entities, skipped };
+}
