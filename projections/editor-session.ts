@@ -6,6 +6,7 @@ import {
   type Answer,
   type Change,
   type EditorEvent,
+  type EditorEventMap,
   isEditorEvent,
   isStepEvent,
   type StepData,
@@ -48,15 +49,8 @@ export interface OperationRecord {
   answer: Answer;
 }
 
-/** A getpoint or user_select waiting for the person at the viewer (GUI-hosted editor). */
-export interface PendingPick {
-  request_id: string;
-  op: 'getpoint' | 'user_select';
-  document_id: number;
-  prompt: string;
-  count: number | null;
-  single: boolean;
-}
+/** A getpoint or user_select waiting for the person at the viewer (GUI-hosted editor): as it was requested. */
+export type PendingPick = EditorEventMap['PickRequested'];
 
 export interface EditorSessionState {
   session_id: string;

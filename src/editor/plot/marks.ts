@@ -114,6 +114,22 @@ function outlineData(points: readonly Point3[], placement: Placement): string {
   return `${page.map(([x, y], i) => `${i === 0 ? 'M' : 'L'}${num(x)} ${num(y)}`).join('')}Z`;
 }
 
+/**
+ * The page transform of something drawn in its own axes `u` (right) and `v` (up) from a drawing point:
+ * the page's y axis runs down, so the local up (v) flips, and the y components of both flip with it.
+ */
+function pageMatrix(
+  x: number,
+  y: number,
+  u: readonly number[],
+  v: readonly number[],
+  placement: Placement,
+): [number, number, number, number, number, number] {
+  const f = placement.factor;
+  const [px, py] = placement.toPage(x, y);
+  return [(u[0] ?? 0) * f, -(u[1] ?? 0) * f, -(v[0] ?? 0) * f, (v[1] ?? 0) * f, px, py];
+}
+
 function pagePart(item: PlotItem, placement: Placement): PagePart {
   if (item.kind === 'clip')
     return {
@@ -140,17 +156,14 @@ function pagePart(item: PlotItem, placement: Placement): PagePart {
         ...pageDash(item.dash, placement),
       };
     case 'image': {
-      const f = placement.factor;
-      const [ex, ey] = placement.toPage(item.origin[0] + item.v[0], item.origin[1] + item.v[1]);
-      // Down the image is against v; the page's y axis runs down, so both y components flip.
-      const matrix: [number, number, number, number, number, number] = [
-        item.u[0] * f,
-        -item.u[1] * f,
-        -item.v[0] * f,
-        item.v[1] * f,
-        ex,
-        ey,
-      ];
+      // The image's top-left corner (origin + v) is the page origin of its pixels, which run down v.
+      const matrix = pageMatrix(
+        item.origin[0] + item.v[0],
+        item.origin[1] + item.v[1],
+        item.u,
+        item.v,
+        placement,
+      );
       const frame = outlineData(imageCorners(item), placement);
       return { kind: 'image', color, width: strokeWidth(item.weight), matrix, frame, file: item.file };
     }
@@ -159,17 +172,7 @@ function pagePart(item: PlotItem, placement: Placement): PagePart {
       return { kind: 'dot', color, x, y, r: Math.max(DOT_MM, item.weight) / 2 };
     }
     case 'text': {
-      const [ox, oy] = placement.toPage(item.origin[0], item.origin[1]);
-      const s = placement.factor;
-      // Page y is down: local up (v) flips, and the text's own y runs down like the page's.
-      const matrix: [number, number, number, number, number, number] = [
-        item.u[0] * s,
-        -item.u[1] * s,
-        -item.v[0] * s,
-        item.v[1] * s,
-        ox,
-        oy,
-      ];
+      const matrix = pageMatrix(item.origin[0], item.origin[1], item.u, item.v, placement);
       return { kind: 'text', color, matrix, lines: item.lines };
     }
   }
