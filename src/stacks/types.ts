@@ -1,0 +1,100 @@
+/**
+ * The seams between the stacks service's parts: configuration and users (config.ts, auth.ts), the
+ * compose runner (compose-runner.ts), redaction (redaction.ts), and the recorder and jobs that use them.
+ * Each part owns its module; these types are what the others may rely on.
+ */
+import type { Observable } from 'rxjs';
+import type { EnvironmentId } from '../../streams/stacks.js';
+
+export interface Environment {
+  id: number;
+  name: string;
+  dockerHost?: string;
+}
+
+/** A grant's environments: ids (null = local) or every environment. */
+export type GrantEnvironments = ReadonlyArray<number | null> | '*';
+
+export interface Grant {
+  resource: string;
+  actions: readonly string[];
+  /** Absent = every environment. */
+  environments?: GrantEnvironments;
+}
+
+export interface User {
+  name: string;
+  token: string;
+  admin: boolean;
+  grants: readonly Grant[];
+  environmentAccess: ReadonlyArray<number> | '*';
+}
+
+/** The config file of CONTRACT.md with its defaults filled in. */
+export interface StacksConfig {
+  environments: readonly Environment[];
+  users: readonly User[];
+  compose: { command: readonly string[] };
+  secretProviders: Readonly<Record<string, { command: readonly string[] }>>;
+  deployLogs: { budgetBytes: number; remeasureBytes: number };
+  jobs: { timeoutSeconds: number; retentionHours: number };
+}
+
+export type StackAction = 'view' | 'edit';
+
+/** A stack variable; secret or not, its value is redacted from output (spec: Output redaction 1). */
+export interface StackVariable {
+  name: string;
+  value: string;
+  secret: boolean;
+}
+
+/** One line of a child's output, as split from its stdout or stderr. */
+export interface OutputLine {
+  stream: 'stdout' | 'stderr';
+  line: string;
+}
+
+export interface ComposeExit {
+  /** The process's exit code; null when it was killed (time-out, cancel) or died of a signal. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  /** Set when the program could not be started at all (ENOENT, EACCES...). */
+  spawnError?: string;
+}
+
+/** A running compose process: its lines (complete when the process has ended) and its end. */
+export interface ComposeProcess {
+  readonly lines: Observable<OutputLine>;
+  readonly exit: Promise<ComposeExit>;
+  /** Kills the process tree; `exit` then resolves with `cancelled: true`. */
+  cancel(): void;
+}
+
+export interface ComposeInvocation {
+  /** The compose command (config `compose.command`) followed by its arguments; never run by a shell. */
+  argv: readonly string[];
+  cwd: string;
+  env: Readonly<Record<string, string>>;
+  timeoutMs: number;
+}
+
+/**
+ * Redaction over a fixed list of values (CONTRACT.md): a value of more than 5 characters becomes `***`;
+ * a line holding a value of 5 characters or fewer is withheld. One pass per line for all values.
+ */
+export interface Redactor {
+  /** The redacted line, or null when the line must be withheld. */
+  line(text: string): string | null;
+  /** A multi-line text (an error message): each line redacted, withheld lines left out. */
+  text(text: string): string;
+  /** A redactor over these values plus `more` (secrets a provider resolved later). */
+  with(more: readonly string[]): Redactor;
+}
+
+export interface StackRef {
+  name: string;
+  environmentId: EnvironmentId;
+}

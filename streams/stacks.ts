@@ -1,0 +1,122 @@
+import type { RecordedEvent } from '../src/store/types.js';
+
+/**
+ * The stacks service's event catalog. Two stream categories:
+ * - `stack-job-<jobId>`: one job (deploy, create-and-start, compose save with restart, start, stop,
+ *   restart, down): what it printed and how it ended. Deleted after the retention of CONTRACT.md, and
+ *   with the run it belongs to, so no copy of a deleted run's output stays.
+ * - `deploy-run-<runId>`: one recorded deploy run (a `stack_deploy` schedule execution row). Created with
+ *   expectedRevision `no_stream`, which is what makes run ids unique (also across instances).
+ * Output lines reach events only after redaction.
+ */
+export const JOB_STREAM_PREFIX = 'stack-job-';
+export const RUN_STREAM_PREFIX = 'deploy-run-';
+export const jobStream = (jobId: string) => `${JOB_STREAM_PREFIX}${jobId}`;
+export const runStream = (runId: number) => `${RUN_STREAM_PREFIX}${runId}`;
+
+/** An environment id; null is the local environment. */
+export type EnvironmentId = number | null;
+export type Trigger = 'manual' | 'webhook' | 'cron';
+export type JobKind = 'deploy' | 'create' | 'compose_save' | 'start' | 'stop' | 'restart' | 'down';
+
+export interface DeployOptions {
+  pull: boolean;
+  build: boolean;
+  forceRecreate: boolean;
+}
+
+/** Counts parsed from compose output; absent from a run that printed no line (unknown, not zero). */
+export interface DeploySummary {
+  containersCreated: number;
+  containersStarted: number;
+  containersRecreated: number;
+  containersRemoved: number;
+  imagesPulled: number;
+  imagesBuilt: number;
+}
+
+/** A job's messages as `GET /api/jobs/{id}` and its event stream give them (spec, Events). */
+export type JobMessage =
+  | { type: 'line'; line: string }
+  | { type: 'status'; status: string }
+  | { type: 'result'; success: boolean; error?: string; exitCode?: number; output: string[] };
+
+/** Run statuses; anything else counts as non-terminal for deletion. */
+export const TERMINAL_RUN_STATUSES = [
+  'success',
+  'failed',
+  'skipped',
+  'warning',
+  'error',
+  'cancelled',
+  'stale',
+] as const;
+
+export interface StacksEventMap {
+  JobStarted: {
+    job_id: string;
+    kind: JobKind;
+    stack: string;
+    environment_id: EnvironmentId;
+    user_id: string | null;
+    /** The run this job records, or null for jobs that record none (start, stop, compose save...). */
+    run_id: number | null;
+  };
+  /** Redacted output lines in arrival order, batched (one event per flush, not per line). */
+  JobOutput: { job_id: string; lines: string[] };
+  JobStatusReported: { job_id: string; status: string };
+  /** The job's result; nothing follows it. `output` is the tail of the redacted output. */
+  JobFinished: {
+    job_id: string;
+    success: boolean;
+    error?: string;
+    exitCode?: number;
+    output: string[];
+  };
+  RunStarted: {
+    run_id: number;
+    job_id: string;
+    stack: string;
+    environment_id: EnvironmentId;
+    trigger: Trigger;
+    user_id: string | null;
+    options: DeployOptions;
+    compose_hash: string;
+    env_hash: string;
+    /** The log file's name (`<runId>.log`), under `<data>/deploy-logs/<env id or "null">/`. */
+    log_file: string;
+    /** Extra details a kind of deploy adds (a git stack's commit, say). */
+    extra?: Record<string, string | number | boolean | null>;
+  };
+  /** The environment's log budget was reached: later lines were dropped and one notice line written. */
+  RunTruncated: { run_id: number; budget_bytes: number; used_bytes: number };
+  RunCompleted: {
+    run_id: number;
+    status: 'success' | 'failed';
+    /** From the process when known; otherwise 0 for success and 1 for failure (spec: consistent). */
+    exit_code: number;
+    exit_code_known: boolean;
+    /** Redacted; a generic placeholder when redaction withholds all of it; null on success. */
+    error_message: string | null;
+    summary?: DeploySummary;
+  };
+  RunDeleted: { run_id: number; user_id: string | null };
+}
+
+export type StacksEventType = keyof StacksEventMap;
+
+export type StacksEvent = {
+  [T in StacksEventType]: RecordedEvent<T, StacksEventMap[T]>;
+}[StacksEventType];
+
+export type NewStacksEvent = {
+  [T in StacksEventType]: { type: T; data: StacksEventMap[T] };
+}[StacksEventType];
+
+export const stacksEvent = <T extends StacksEventType>(type: T, data: StacksEventMap[T]) =>
+  ({ type, data }) as NewStacksEvent;
+
+export const isJobEvent = (event: RecordedEvent): event is StacksEvent =>
+  event.stream.startsWith(JOB_STREAM_PREFIX);
+export const isRunEvent = (event: RecordedEvent): event is StacksEvent =>
+  event.stream.startsWith(RUN_STREAM_PREFIX);
