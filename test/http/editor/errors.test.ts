@@ -4,6 +4,7 @@
  * The tests of this file run in order on one server: the first ones need a session without documents.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startGuiEditor } from '../viewer/helpers.js';
 import {
   type Answer,
   arr,
@@ -113,11 +114,19 @@ describe('failure codes and their HTTP status (Run routes)', () => {
     expectFailure(answer, 409, 'gui_required');
   });
 
-  it('busy is 503', (ctx) => {
-    const reason =
-      'no operation of this dispatcher answers busy (it queues mutations instead); nothing to provoke';
-    console.log(`skipped: ${reason}`);
-    ctx.skip(reason);
+  it('busy is 503: a mutation while a user_select waits for the person at the viewer', async () => {
+    // Only the GUI-hosted editor has picks that wait; the headless one refuses them (gui_required).
+    const gui = await startGuiEditor();
+    try {
+      const pick = await gui.rest.post('/api/v1/user_select', { prompt: 'pick a wall' });
+      expect(body(pick)).toMatchObject({ ok: true, status: 'pending' });
+      const answer = await gui.rest.post('/api/v1/entities', {
+        entities: [{ type: 'Line', start: [0, 0], end: [1, 1] }],
+      });
+      expectFailure(answer, 503, 'busy');
+    } finally {
+      await gui.stop();
+    }
   });
 });
 
