@@ -1,0 +1,93 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { cutMarker, LineSplitter, MAX_LINE_BYTES } from '../../src/stacks/line-splitter.js';
+
+/** Feeds `bytes` cut at `cuts` (sorted offsets) and returns every line, including the final flush. */
+function split(bytes: Buffer, cuts: readonly number[] = [], max?: number): string[] {
+  const s = new LineSplitter(max);
+  const out: string[] = [];
+  let at = 0;
+  for (const c of [...cuts, bytes.length]) {
+    out.push(...s.push(bytes.subarray(at, c)));
+    at = c;
+  }
+  out.push(...s.end());
+  return out;
+}
+
+describe('LineSplitter', () => {
+  it('splits on LF and CRLF and flushes a last line without newline', () => {
+    expect(split(Buffer.from('a\nb\r\nc'))).toEqual(['a', 'b', 'c']);
+    expect(split(Buffer.from('a\n\nb\n'))).toEqual(['a', '', 'b']);
+    expect(split(Buffer.from(''))).toEqual([]);
+  });
+
+  it('keeps a lone CR inside the line (documented choice)', () => {
+    expect(split(Buffer.from('x\ry\n'))).toEqual(['x\ry']);
+    expect(split(Buffer.from('x\r'))).toEqual(['x\r']);
+  });
+
+  it('joins CR and LF split across chunks', () => {
+    const b = Buffer.from('one\r\ntwo\r\n');
+    expect(split(b, [4])).toEqual(['one', 'two']);
+    expect(split(b, [3, 4, 5])).toEqual(['one', 'two']);
+  });
+
+  it('decodes a UTF-8 sequence split across chunks', () => {
+    const b = Buffer.from('héllo €uro 😀\n');
+    for (let i = 1; i < b.length; i++) expect(split(b, [i])).toEqual(['héllo €uro 😀']);
+  });
+
+  it('cuts a long line at the limit with a marker and drops the rest of it', () => {
+    const long = 'x'.repeat(MAX_LINE_BYTES + 5000);
+    const b = Buffer.from(`${long}\nnext\n`);
+    const lines = split(b, [1000, 70000, 70001]);
+    expect(lines).toEqual([`${'x'.repeat(MAX_LINE_BYTES)}${cutMarker(MAX_LINE_BYTES)}`, 'next']);
+  });
+
+  it('keeps a line of exactly the limit whole, also with CRLF split after the CR', () => {
+    const exact = 'y'.repeat(MAX_LINE_BYTES);
+    const b = Buffer.from(`${exact}\r\nz\n`);
+    expect(split(b, [MAX_LINE_BYTES + 1])).toEqual([exact, 'z']);
+    expect(split(Buffer.from(`${exact}y\n`))).toEqual([`${exact}${cutMarker(MAX_LINE_BYTES)}`]);
+  });
+
+  it('cuts on a UTF-8 boundary', () => {
+    // 3-byte characters: 10 bytes allow 3 whole characters (9 bytes), never half of the fourth.
+    expect(split(Buffer.from('€€€€€\n'), [], 10)).toEqual([`€€€${cutMarker(10)}`]);
+    expect(split(Buffer.from('€€€€€'), [2, 7], 10)).toEqual([`€€€${cutMarker(10)}`]);
+  });
+
+  it('a cut line without newline at the end does not emit its rest', () => {
+    expect(split(Buffer.from('abcdefghijkl'), [3], 4)).toEqual([`abcd${cutMarker(4)}`]);
+  });
+
+  it('any chunking gives the same lines as splitting the whole text (property)', () => {
+    const text = fc.array(fc.constantFrom('a', 'é', '€', '😀', '\n', '\r\n', '\r', ' '), { maxLength: 80 });
+    fc.assert(
+      fc.property(text, fc.array(fc.nat(400), { maxLength: 6 }), (parts, rawCuts) => {
+        const s = parts.join('');
+        const bytes = Buffer.from(s);
+        const cuts = [...new Set(rawCuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const expected = s
+          .split('\n')
+          .map((l, i, all) => (i < all.length - 1 && l.endsWith('\r') ? l.slice(0, -1) : l));
+        if (expected.at(-1) === '') expected.pop();
+        expect(split(bytes, cuts)).toEqual(expected);
+      }),
+    );
+  });
+
+  it('is fast: 200,000 lines in small chunks well under a second', () => {
+    const line = `${' Container web-1  Started'.padEnd(99, '.')}\n`;
+    const big = Buffer.from(line.repeat(200_000));
+    const s = new LineSplitter();
+    const t0 = performance.now();
+    let n = 0;
+    for (let at = 0; at < big.length; at += 16384) n += s.push(big.subarray(at, at + 16384)).length;
+    n += s.end().length;
+    const ms = performance.now() - t0;
+    expect(n).toBe(200_000);
+    expect(ms).toBeLessThan(1000);
+  });
+});
