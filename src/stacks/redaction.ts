@@ -1,0 +1,226 @@
+/**
+ * Output redaction (spec: Output redaction; CONTRACT.md): every value of more than 5 characters is
+ * replaced by `***`; a line holding a value of 5 characters or fewer is withheld (null). Empty values
+ * are ignored.
+ *
+ * One pass per line for all values: an Aho–Corasick automaton compiled to a dense transition table over
+ * the characters the values use (every other character maps to class 0, which leads back to the root).
+ * Hand-written because the npm Aho–Corasick packages are unmaintained or report only one match per end;
+ * `npm run bench -- redaction` measures it against a `replaceAll` per value.
+ *
+ * Overlaps: every occurrence of every value is found. The occurrences of long values are merged into
+ * spans (overlapping ones join) and each span becomes one `***`, so a long value overlapping another
+ * is never left half shown. A short value occurring entirely inside a redacted span does not withhold
+ * the line (it is not shown); one occurring anywhere else — also straddling a span's edge — does.
+ * Replacing can join text into a new occurrence (a value that itself contains `***`, or a short value
+ * `*`): the redacted line is scanned once more and withheld if anything matches, so no value ever
+ * leaves, whatever the values are.
+ */
+import type { Redactor } from './types.js';
+
+export const MAX_SHORT_VALUE = 5;
+const MASK = '***';
+/** Above this many table cells the automaton steps through sparse goto maps instead. */
+const MAX_DENSE_CELLS = 4_000_000;
+
+interface Automaton {
+  /** The state after reading `code` in `state`. */
+  step(state: number, code: number): number;
+  /** Length of the longest long value ending in this state (0: none). */
+  longLen: Int32Array;
+  /** Length of the longest short value ending in this state (0: none). */
+  shortLen: Int32Array;
+}
+
+function compile(values: readonly string[]): Automaton {
+  // Trie with sparse gotos first; BFS for failure links; then a dense table when it fits.
+  const gotos: Array<Map<number, number>> = [new Map()];
+  const own: number[] = [0];
+  for (const v of values) {
+    let s = 0;
+    for (let i = 0; i < v.length; i++) {
+      const c = v.charCodeAt(i);
+      // biome-ignore lint/style/noNonNullAssertion: s is always an existing state
+      const g = gotos[s]!;
+      let next = g.get(c);
+      if (next === undefined) {
+        next = gotos.length;
+        g.set(c, next);
+        gotos.push(new Map());
+        own.push(0);
+      }
+      s = next;
+    }
+    own[s] = v.length;
+  }
+  const n = gotos.length;
+  const fail = new Int32Array(n);
+  const longLen = new Int32Array(n);
+  const shortLen = new Int32Array(n);
+  const order: number[] = [0];
+  for (let qi = 0; qi < order.length; qi++) {
+    const s = order[qi] as number;
+    const f = fail[s] as number;
+    const len = own[s] as number;
+    // biome-ignore lint/style/noNonNullAssertion: fail states come earlier in BFS order
+    longLen[s] = Math.max(len > MAX_SHORT_VALUE ? len : 0, s === 0 ? 0 : longLen[f]!);
+    // biome-ignore lint/style/noNonNullAssertion: as above
+    shortLen[s] = Math.max(len > 0 && len <= MAX_SHORT_VALUE ? len : 0, s === 0 ? 0 : shortLen[f]!);
+    // biome-ignore lint/style/noNonNullAssertion: s exists
+    for (const [c, t] of gotos[s]!) {
+      let g = s === 0 ? -1 : f;
+      let target = 0;
+      while (g >= 0) {
+        const hit = gotos[g]?.get(c);
+        if (hit !== undefined) {
+          target = hit;
+          break;
+        }
+        g = g === 0 ? -1 : (fail[g] as number);
+      }
+      fail[t] = target;
+      order.push(t);
+    }
+  }
+
+  const classOf = new Uint16Array(65536);
+  let classes = 1;
+  for (const g of gotos) for (const c of g.keys()) if (classOf[c] === 0) classOf[c] = classes++;
+
+  const sparseStep = (state: number, code: number) => {
+    let s = state;
+    for (;;) {
+      const t = gotos[s]?.get(code);
+      if (t !== undefined) return t;
+      if (s === 0) return 0;
+      s = fail[s] as number;
+    }
+  };
+  if (n * classes > MAX_DENSE_CELLS) return { step: sparseStep, longLen, shortLen };
+
+  const delta = new Int32Array(n * classes);
+  for (const s of order) {
+    const base = s * classes;
+    const fbase = (fail[s] as number) * classes;
+    // biome-ignore lint/style/noNonNullAssertion: s exists
+    const g = gotos[s]!;
+    for (let k = 1; k < classes; k++) delta[base + k] = s === 0 ? 0 : (delta[fbase + k] as number);
+    for (const [c, t] of g) delta[base + (classOf[c] as number)] = t;
+  }
+  return {
+    step: (state, code) => delta[state * classes + (classOf[code] as number)] as number,
+    longLen,
+    shortLen,
+  };
+}
+
+class CompiledRedactor implements Redactor {
+  private readonly automaton: Automaton | null;
+
+  constructor(private readonly values: readonly string[]) {
+    const distinct = [...new Set(values.filter((v) => v.length > 0))];
+    this.automaton = distinct.length === 0 ? null : compile(distinct);
+  }
+
+  line(text: string): string | null {
+    const a = this.automaton;
+    if (a === null) return text;
+    const { longLen, shortLen } = a;
+    // Merged long spans as [start, end) pairs, and short occurrences; both in order of their ends.
+    let spans: number[] | null = null;
+    let shorts: number[] | null = null;
+    let s = 0;
+    for (let i = 0; i < text.length; i++) {
+      s = a.step(s, text.charCodeAt(i));
+      const ll = longLen[s] as number;
+      const sl = shortLen[s] as number;
+      if (ll === 0 && sl === 0) continue;
+      if (ll > 0) {
+        spans ??= [];
+        let start = i + 1 - ll;
+        // A span reaching back over earlier spans swallows them (spans stay disjoint and ordered).
+        while (spans.length > 0 && start <= (spans[spans.length - 1] as number)) {
+          spans.pop();
+          start = Math.min(start, spans.pop() as number);
+        }
+        spans.push(start, i + 1);
+      }
+      if (sl > 0) {
+        shorts ??= [];
+        shorts.push(i + 1 - sl, i + 1);
+      }
+    }
+    if (shorts !== null) {
+      for (let k = 0; k < shorts.length; k += 2) {
+        if (!covered(spans, shorts[k] as number, shorts[k + 1] as number)) return null;
+      }
+    }
+    if (spans === null) return text;
+    let out = '';
+    let at = 0;
+    for (let k = 0; k < spans.length; k += 2) {
+      out += text.slice(at, spans[k]) + MASK;
+      at = spans[k + 1] as number;
+    }
+    out += text.slice(at);
+    // Replacing may have joined a new occurrence; a second scan only for the rare redacted line.
+    let r = 0;
+    for (let i = 0; i < out.length; i++) {
+      r = a.step(r, out.charCodeAt(i));
+      if ((longLen[r] as number) > 0 || (shortLen[r] as number) > 0) return null;
+    }
+    return out;
+  }
+
+  text(text: string): string {
+    const kept: string[] = [];
+    for (const l of text.split(/\r?\n/)) {
+      const r = this.line(l);
+      if (r !== null) kept.push(r);
+    }
+    return kept.join('\n');
+  }
+
+  with(more: readonly string[]): Redactor {
+    return more.length === 0 ? this : new CompiledRedactor([...this.values, ...more]);
+  }
+}
+
+function covered(spans: readonly number[] | null, start: number, end: number): boolean {
+  if (spans === null) return false;
+  for (let k = 0; k < spans.length; k += 2) {
+    if ((spans[k] as number) <= start && end <= (spans[k + 1] as number)) return true;
+  }
+  return false;
+}
+
+export function createRedactor(values: readonly string[]): Redactor {
+  return new CompiledRedactor(values);
+}
+
+/**
+ * The same rules with one `replaceAll` per value (longest first), for the benchmark and as a test
+ * oracle: long values are replaced, then a short value left in the result withholds the line.
+ */
+export function naiveRedact(values: readonly string[], line: string): string | null {
+  const { long, short } = prepared(values);
+  let out = line;
+  for (const v of long) out = out.replaceAll(v, MASK);
+  for (const v of short) if (out.includes(v)) return null;
+  return out;
+}
+
+// Sorting per call would bill the naive loop for work it need not do; prepare once per list.
+const preparedLists = new WeakMap<readonly string[], { long: string[]; short: string[] }>();
+function prepared(values: readonly string[]) {
+  let p = preparedLists.get(values);
+  if (!p) {
+    const sorted = values.filter((v) => v.length > 0).sort((a, b) => b.length - a.length);
+    p = {
+      long: sorted.filter((v) => v.length > MAX_SHORT_VALUE),
+      short: sorted.filter((v) => v.length <= MAX_SHORT_VALUE),
+    };
+    preparedLists.set(values, p);
+  }
+  return p;
+}
