@@ -1,11 +1,13 @@
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
+import { benchRedaction } from './redaction.js';
 import { benchStore } from './store.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   store: benchStore,
   editor: benchEditor,
   'editor-http': benchEditorHttp,
+  redaction: benchRedaction,
 };
 
 const name = process.argv[2];

@@ -26,6 +26,10 @@ const MAX_DENSE_CELLS = 4_000_000;
 interface Automaton {
   /** The state after reading `code` in `state`. */
   step(state: number, code: number): number;
+  /** The dense table (state * classes + class), when it fits; the hot loop reads it inline. */
+  dense: { delta: Int32Array; classOf: Uint16Array; classes: number } | null;
+  /** 1 where some value (long or short) ends in this state. */
+  accepts: Uint8Array;
   /** Length of the longest long value ending in this state (0: none). */
   longLen: Int32Array;
   /** Length of the longest short value ending in this state (0: none). */
@@ -96,7 +100,9 @@ function compile(values: readonly string[]): Automaton {
       s = fail[s] as number;
     }
   };
-  if (n * classes > MAX_DENSE_CELLS) return { step: sparseStep, longLen, shortLen };
+  const accepts = new Uint8Array(n);
+  for (let s = 0; s < n; s++) accepts[s] = (longLen[s] as number) > 0 || (shortLen[s] as number) > 0 ? 1 : 0;
+  if (n * classes > MAX_DENSE_CELLS) return { step: sparseStep, dense: null, accepts, longLen, shortLen };
 
   const delta = new Int32Array(n * classes);
   for (const s of order) {
@@ -109,6 +115,8 @@ function compile(values: readonly string[]): Automaton {
   }
   return {
     step: (state, code) => delta[state * classes + (classOf[code] as number)] as number,
+    dense: { delta, classOf, classes },
+    accepts,
     longLen,
     shortLen,
   };
@@ -125,16 +133,17 @@ class CompiledRedactor implements Redactor {
   line(text: string): string | null {
     const a = this.automaton;
     if (a === null) return text;
-    const { longLen, shortLen } = a;
+    const { longLen, shortLen, accepts, dense } = a;
     // Merged long spans as [start, end) pairs, and short occurrences; both in order of their ends.
+    if (dense !== null && !anyMatch(dense, accepts, text)) return text;
     let spans: number[] | null = null;
     let shorts: number[] | null = null;
     let s = 0;
     for (let i = 0; i < text.length; i++) {
       s = a.step(s, text.charCodeAt(i));
+      if (accepts[s] === 0) continue;
       const ll = longLen[s] as number;
       const sl = shortLen[s] as number;
-      if (ll === 0 && sl === 0) continue;
       if (ll > 0) {
         spans ??= [];
         let start = i + 1 - ll;
@@ -167,7 +176,7 @@ class CompiledRedactor implements Redactor {
     let r = 0;
     for (let i = 0; i < out.length; i++) {
       r = a.step(r, out.charCodeAt(i));
-      if ((longLen[r] as number) > 0 || (shortLen[r] as number) > 0) return null;
+      if (accepts[r] === 1) return null;
     }
     return out;
   }
@@ -184,6 +193,20 @@ class CompiledRedactor implements Redactor {
   with(more: readonly string[]): Redactor {
     return more.length === 0 ? this : new CompiledRedactor([...this.values, ...more]);
   }
+}
+
+/**
+ * The fast path for the common line that holds no value: a tight loop over the dense table, no calls,
+ * no allocation. Lines with a match are scanned again by the full loop, which records positions.
+ */
+function anyMatch(dense: NonNullable<Automaton['dense']>, accepts: Uint8Array, text: string): boolean {
+  const { delta, classOf, classes } = dense;
+  let s = 0;
+  for (let i = 0; i < text.length; i++) {
+    s = delta[s * classes + (classOf[text.charCodeAt(i)] as number)] as number;
+    if (accepts[s] === 1) return true;
+  }
+  return false;
 }
 
 function covered(spans: readonly number[] | null, start: number, end: number): boolean {
