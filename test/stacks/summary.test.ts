@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { SummaryCounter } from '../../src/stacks/summary.js';
+
+const count = (text: string) => {
+  const c = new SummaryCounter();
+  for (const l of text.split('\n')) c.add(l);
+  return c.summary();
+};
+
+describe('SummaryCounter', () => {
+  it('is undefined before any line, all zeros after lines without events', () => {
+    expect(new SummaryCounter().summary()).toBeUndefined();
+    expect(count('hello')).toEqual({
+      containersCreated: 0,
+      containersStarted: 0,
+      containersRecreated: 0,
+      containersRemoved: 0,
+      imagesPulled: 0,
+      imagesBuilt: 0,
+    });
+  });
+
+  it('a first `up --detach` with a pull (plain progress writer)', () => {
+    const transcript = [
+      ' web Pulling ',
+      ' db Pulling ',
+      ' 1f7ce2fa46ab Pulling fs layer ',
+      ' 1f7ce2fa46ab Downloading [==>    ]  1.2MB/29MB',
+      ' 1f7ce2fa46ab Pull complete ',
+      ' db Pulled ',
+      ' web Pulled ',
+      ' Network shop_default  Creating',
+      ' Network shop_default  Created',
+      ' Volume "shop_data"  Creating',
+      ' Volume "shop_data"  Created',
+      ' Container shop-db-1  Creating',
+      ' Container shop-web-1  Creating',
+      ' Container shop-db-1  Created',
+      ' Container shop-web-1  Created',
+      ' Container shop-db-1  Starting',
+      ' Container shop-web-1  Starting',
+      ' Container shop-db-1  Started',
+      ' Container shop-web-1  Started',
+    ].join('\n');
+    expect(count(transcript)).toEqual({
+      containersCreated: 2,
+      containersStarted: 2,
+      containersRecreated: 0,
+      containersRemoved: 0,
+      imagesPulled: 2,
+      imagesBuilt: 0,
+    });
+  });
+
+  it('a redeploy with --force-recreate, an orphan removed, a running one untouched, newer image lines', () => {
+    const transcript = [
+      ' Image nginx:1.27 Pulling ',
+      ' Image nginx:1.27 Pulled ',
+      ' Container shop-old-1  Stopping',
+      ' Container shop-old-1  Stopped',
+      ' Container shop-old-1  Removing',
+      ' Container shop-old-1  Removed',
+      ' Container shop-web-1  Recreate',
+      ' Container shop-web-1  Recreated',
+      ' Container shop-web-1  Starting',
+      ' Container shop-web-1  Started',
+      ' Container shop-web-1  Started',
+      ' Container shop-db-1  Running',
+    ].join('\n');
+    expect(count(transcript)).toMatchObject({
+      containersCreated: 0,
+      containersStarted: 1,
+      containersRecreated: 1,
+      containersRemoved: 1,
+      imagesPulled: 1,
+    });
+  });
+
+  it('tty decorations (check mark, durations) are tolerated', () => {
+    const transcript = [
+      ' ✔ Network shop_default    Created    0.1s',
+      ' ✔ Container shop-web-1    Started    0.4s',
+      ' ✔ web Pulled              3.2s',
+      ' ✘ Container shop-db-1     Error      0.2s',
+    ].join('\n');
+    expect(count(transcript)).toMatchObject({ containersStarted: 1, imagesPulled: 1, containersCreated: 0 });
+  });
+
+  it('builds: compose Built events win over BuildKit naming lines; naming lines count alone otherwise', () => {
+    const buildkit = [
+      '#0 building with "default" instance using docker driver',
+      '#5 [web 2/3] RUN npm ci',
+      '#8 exporting to image',
+      '#8 naming to docker.io/library/shop-web done',
+      '#9 naming to docker.io/library/shop-api done',
+      '#9 naming to docker.io/library/shop-api done',
+    ];
+    expect(count(buildkit.join('\n'))?.imagesBuilt).toBe(2);
+    expect(
+      count([...buildkit, ' web Built', ' Service api  Built', ' Image shop-web Built'].join('\n'))
+        ?.imagesBuilt,
+    ).toBe(3);
+  });
+
+  it('program output that merely mentions the words is not counted', () => {
+    const transcript = [
+      'web-1  | Container started in 12ms',
+      'Error response from daemon: Container shop-web-1 is not running',
+      'Started',
+      ` Container ${'x'.repeat(400)}  Started`,
+    ].join('\n');
+    expect(count(transcript)).toMatchObject({ containersStarted: 0, imagesPulled: 0 });
+  });
+});
