@@ -1,0 +1,184 @@
+/**
+ * Runs the compose program as a child process (never through a shell) and turns its output into lines.
+ *
+ * The child is spawned `detached`, so it leads a process group of its own: a time-out or a cancel
+ * signals the whole group (`SIGTERM`, then `SIGKILL` after a grace), which also reaches the helpers
+ * compose starts (plugins, credential helpers, ssh for a remote DOCKER_HOST) that would otherwise
+ * outlive it and keep its pipes open.
+ *
+ * `lines` is hot and multicast: the child's output is read from the start whether anyone listens or
+ * not (a child never blocks on a full pipe). Lines that arrive before the FIRST subscriber are buffered
+ * and replayed to that subscriber, then it gets live lines; any later subscriber gets only the lines
+ * that arrive after it subscribed (plus completion). A subscriber that comes after the end gets the
+ * buffered lines if it is the first, and completion in any case. The observable never errors; it
+ * completes once both stdout and stderr have ended (or were closed after the child exited, see
+ * `DRAIN_MS`). `exit` resolves after `lines` completed, so a consumer that awaits `exit` has seen
+ * every line. A spawn failure resolves `exit` with `spawnError` and completes `lines` empty.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Observable, Subject } from 'rxjs';
+import { LineSplitter } from './line-splitter.js';
+import type { ComposeExit, ComposeInvocation, ComposeProcess, OutputLine } from './types.js';
+
+export interface RunnerOptions {
+  /** Time between SIGTERM and SIGKILL of the process group. */
+  killGraceMs?: number;
+  /**
+   * After the child exited, how long its pipes may stay open (held by a descendant that inherited
+   * them) before they are closed and the run ends anyway.
+   */
+  drainMs?: number;
+}
+
+const KILL_GRACE_MS = 2000;
+const DRAIN_MS = 2000;
+
+export function runCompose(inv: ComposeInvocation, options: RunnerOptions = {}): ComposeProcess {
+  const killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
+  const drainMs = options.drainMs ?? DRAIN_MS;
+
+  const live = new Subject<OutputLine>();
+  let buffer: OutputLine[] | null = [];
+  let completed = false;
+  const emit = (stream: OutputLine['stream'], lines: readonly string[]) => {
+    for (const line of lines) {
+      const item = { stream, line };
+      if (buffer) buffer.push(item);
+      else live.next(item);
+    }
+  };
+  const lines = new Observable<OutputLine>((subscriber) => {
+    if (buffer) {
+      const pending = buffer;
+      buffer = null;
+      for (const item of pending) subscriber.next(item);
+    }
+    if (completed) {
+      subscriber.complete();
+      return;
+    }
+    return live.subscribe(subscriber);
+  });
+
+  let resolveExit!: (e: ComposeExit) => void;
+  const exit = new Promise<ComposeExit>((resolve) => {
+    resolveExit = resolve;
+  });
+
+  let timedOut = false;
+  let cancelled = false;
+  let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  let spawnError: string | undefined;
+  let openStreams = 2;
+  let finished = false;
+  const timers: NodeJS.Timeout[] = [];
+
+  const finish = () => {
+    if (finished || openStreams > 0 || (exited === null && spawnError === undefined)) return;
+    finished = true;
+    for (const t of timers) clearTimeout(t);
+    completed = true;
+    live.complete();
+    const killed = timedOut || cancelled;
+    resolveExit({
+      exitCode: killed || spawnError !== undefined ? null : (exited?.code ?? null),
+      signal: exited?.signal ?? null,
+      timedOut,
+      cancelled,
+      ...(spawnError !== undefined ? { spawnError } : {}),
+    });
+  };
+
+  let child: ChildProcess;
+  try {
+    const [program, ...args] = inv.argv;
+    if (program === undefined) throw new Error('empty compose command');
+    child = spawn(program, args, {
+      cwd: inv.cwd,
+      env: inv.env,
+      shell: false,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (err) {
+    spawnError = (err as Error).message;
+    openStreams = 0;
+    finish();
+    return { lines, exit, cancel: () => {} };
+  }
+
+  const killTree = () => {
+    const pid = child.pid;
+    if (pid === undefined) return;
+    signalGroup(pid, 'SIGTERM');
+    // Always escalate: a descendant may ignore SIGTERM even after the leader is gone.
+    // Not cleared when the run ends: the leader may be gone and its pipes closed while a descendant
+    // that ignores SIGTERM lives on.
+    setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs);
+  };
+
+  for (const [name, stream] of [
+    ['stdout', child.stdout],
+    ['stderr', child.stderr],
+  ] as const) {
+    if (!stream) {
+      openStreams--;
+      continue;
+    }
+    const splitter = new LineSplitter();
+    stream.on('data', (chunk: Buffer) => emit(name, splitter.push(chunk)));
+    stream.on('error', () => {}); // a destroyed pipe; its close follows
+    stream.once('close', () => {
+      emit(name, splitter.end());
+      openStreams--;
+      finish();
+    });
+  }
+
+  child.on('error', (err: NodeJS.ErrnoException) => {
+    // 'error' without a pid: the program never started. Later errors (a failed kill) change nothing.
+    if (child.pid === undefined && spawnError === undefined) {
+      spawnError = err.message;
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      finish();
+    }
+  });
+  child.on('exit', (code, signal) => {
+    exited = { code, signal };
+    // A descendant holding the pipes open must not keep the run alive forever.
+    const t = setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    }, drainMs);
+    timers.push(t);
+    finish();
+  });
+
+  if (inv.timeoutMs > 0 && Number.isFinite(inv.timeoutMs)) {
+    const t = setTimeout(() => {
+      if (exited !== null || finished) return;
+      timedOut = true;
+      killTree();
+    }, inv.timeoutMs);
+    timers.push(t);
+  }
+
+  return {
+    lines,
+    exit,
+    cancel: () => {
+      if (finished || exited !== null || cancelled || timedOut) return;
+      cancelled = true;
+      killTree();
+    },
+  };
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
