@@ -1,7 +1,7 @@
 /**
  * Output redaction (spec: Output redaction; CONTRACT.md): every value of more than 5 characters is
  * replaced by `***`; a line holding a value of 5 characters or fewer is withheld (null). Empty values
- * are ignored.
+ * are ignored. A value holding line breaks is matched line by line (each of its lines is a value).
  *
  * One pass per line for all values: an Aho–Corasick automaton compiled to a dense transition table over
  * the characters the values use (every other character maps to class 0, which leads back to the root).
@@ -126,7 +126,9 @@ class CompiledRedactor implements Redactor {
   private readonly automaton: Automaton | null;
 
   constructor(private readonly values: readonly string[]) {
-    const distinct = [...new Set(values.filter((v) => v.length > 0))];
+    // Output arrives line by line, so a multi-line value (a PEM key, a JSON blob) can only ever be
+    // seen one line at a time: each of its lines is a value of its own.
+    const distinct = [...new Set(values.flatMap((v) => v.split(/\r?\n/)).filter((v) => v.length > 0))];
     this.automaton = distinct.length === 0 ? null : compile(distinct);
   }
 

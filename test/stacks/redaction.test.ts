@@ -50,6 +50,13 @@ describe('createRedactor', () => {
     expect(r.line('grün')).toBeNull();
   });
 
+  it('a multi-line value is redacted line by line', () => {
+    const pem = '-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END KEY-----\n';
+    const r = createRedactor([pem]);
+    expect(r.line('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC')).toBe('***');
+    expect(r.text(`key:\n${pem}`)).toBe('key:\n***\n***\n***\n');
+  });
+
   it('text() redacts each line and leaves out withheld ones', () => {
     const r = createRedactor(['topsecret', 'pin1']);
     expect(r.text('failed: topsecret\r\npin is pin1\nend')).toBe('failed: ***\nend');
