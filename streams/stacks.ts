@@ -114,7 +114,12 @@ export interface StacksEventMap {
     secret_provider: string | null;
     user_id: string | null;
   };
-  StackComposeSaved: { stack: string; environment_id: EnvironmentId; compose_hash: string; user_id: string | null };
+  StackComposeSaved: {
+    stack: string;
+    environment_id: EnvironmentId;
+    compose_hash: string;
+    user_id: string | null;
+  };
   StackVariablesSet: {
     stack: string;
     environment_id: EnvironmentId;

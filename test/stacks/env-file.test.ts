@@ -17,7 +17,7 @@ describe('.env files', () => {
       `both ' and " quotes`,
       '\\n is not a newline',
       'ends with backslash\\',
-      '${HOME} $HOME $$',
+      `\${HOME} $HOME $$`,
       'tab\there',
       'ünïcødé ✓ 🔑',
       '"',
@@ -32,7 +32,9 @@ describe('.env files', () => {
   it('round-trips random values (property)', () => {
     fc.assert(
       fc.property(
-        fc.uniqueArray(fc.record({ name, value: fc.string({ unit: 'binary' }) }), { selector: (v) => v.name }),
+        fc.uniqueArray(fc.record({ name, value: fc.string({ unit: 'binary' }) }), {
+          selector: (v) => v.name,
+        }),
         (vars) => {
           const parsed = parseEnvFile(formatEnvFile(vars));
           expect([...parsed.entries()]).toEqual(vars.map((v) => [v.name, v.value]));
