@@ -147,7 +147,9 @@ export function stackDir(dataDir: string, ref: StackRef): string {
   return dir;
 }
 
-const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
+// ENOTDIR: a plain file where a stack folder would be is no stack either.
+const isMissing = (error: unknown) =>
+  ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '');
 
 async function readOptional(file: string): Promise<string | undefined> {
   try {
@@ -259,6 +261,51 @@ export async function getStack(dataDir: string, ref: StackRef): Promise<Stack> {
   const stack = await readStackFolder(stackDir(dataDir, ref), ref);
   if (!stack) throw new StacksError(404, STACK_NOT_FOUND);
   return stack;
+}
+
+/** A stack as `GET /api/stacks/{name}` answers it: a secret's value is null, never sent back. */
+export function stackView(stack: Stack) {
+  return {
+    name: stack.name,
+    environmentId: stack.environmentId,
+    compose: stack.compose,
+    secretProvider: stack.secretProvider,
+    variables: stack.variables.map((v) => ({
+      name: v.name,
+      secret: v.secret,
+      value: v.secret ? null : v.value,
+    })),
+  };
+}
+
+/**
+ * Removes what an interrupted create or delete left behind (hidden `.new-*` and `.deleted-*` folders);
+ * for the service's start, before any mutation runs. Returns how many it removed.
+ */
+export async function removeLeftovers(dataDir: string): Promise<number> {
+  const root = join(resolve(dataDir), 'stacks');
+  let envs: string[];
+  try {
+    envs = await readdir(root);
+  } catch (error) {
+    if (isMissing(error)) return 0;
+    throw error;
+  }
+  let removed = 0;
+  for (const env of envs) {
+    let entries: string[];
+    try {
+      entries = await readdir(join(root, env));
+    } catch (error) {
+      if (isMissing(error)) continue;
+      throw error;
+    }
+    for (const entry of entries.filter((e) => /^\.(new|deleted)-[0-9a-f-]{36}$/.test(e))) {
+      await rm(join(root, env, entry), { recursive: true, force: true });
+      removed++;
+    }
+  }
+  return removed;
 }
 
 /** Whether a stack exists (its folder holds a compose file). */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,11 +11,13 @@ import {
   envHash,
   getStack,
   listStacks,
+  removeLeftovers,
   type StackRecording,
   saveCompose,
   setVariables,
   stackDir,
   stackExists,
+  stackView,
   validateCompose,
 } from '../../src/stacks/stack-store.js';
 import type { StackVariable } from '../../src/stacks/types.js';
@@ -462,5 +465,47 @@ describe('hashes', () => {
 
   it('composeHash is the sha256 hex of the text', () => {
     expect(composeHash('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  });
+});
+
+describe('views and repair', () => {
+  it('stackView hides secret values and keeps the others', async () => {
+    const stack = await createStack(
+      dataDir,
+      local('web'),
+      { compose: COMPOSE, variables: VARS, secretProvider: null },
+      rec,
+    );
+    expect(stackView(stack)).toEqual({
+      name: 'web',
+      environmentId: null,
+      compose: COMPOSE,
+      secretProvider: null,
+      variables: [
+        { name: 'PORT', secret: false, value: '8080' },
+        { name: 'DB_PASSWORD', secret: true, value: null },
+      ],
+    });
+  });
+
+  it('removeLeftovers removes only interrupted creates and deletes', async () => {
+    await createStack(dataDir, local('web'), { compose: COMPOSE, variables: [], secretProvider: null }, rec);
+    const envDir = join(dataDir, 'stacks', 'local');
+    await mkdir(join(envDir, `.new-${randomUUID()}`));
+    await mkdir(join(envDir, `.deleted-${randomUUID()}`, 'inner'), { recursive: true });
+    await mkdir(join(envDir, '.keep-me'));
+    expect(await removeLeftovers(dataDir)).toBe(2);
+    expect((await readdir(envDir)).sort()).toEqual(['.keep-me', 'web']);
+    expect(await removeLeftovers(join(dataDir, 'nothing-here'))).toBe(0);
+  });
+
+  it('a corrupt stack.json is a 500 naming the file; a plain file in place of a folder is no stack', async () => {
+    await createStack(dataDir, local('web'), { compose: COMPOSE, variables: [], secretProvider: null }, rec);
+    await writeFile(join(dataDir, 'stacks', 'local', 'web', 'stack.json'), '{ nope');
+    const error = await failure(getStack(dataDir, local('web')));
+    expect(error.status).toBe(500);
+    expect(error.message).toMatch(/stack\.json .* is not valid JSON/);
+    await writeFile(join(dataDir, 'stacks', 'local', 'file'), 'x');
+    expect((await failure(getStack(dataDir, local('file')))).status).toBe(404);
   });
 });
