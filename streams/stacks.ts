@@ -101,7 +101,45 @@ export interface StacksEventMap {
     summary?: DeploySummary;
   };
   RunDeleted: { run_id: number; user_id: string | null };
+  /**
+   * Stack mutations, in stream `stack-<env id or "local">-<name>` (see `stackStream`). They name variables
+   * and secret flags, never values; the files under `<data>/stacks/` hold the stack itself.
+   */
+  StackCreated: {
+    stack: string;
+    environment_id: EnvironmentId;
+    compose_hash: string;
+    env_hash: string;
+    variables: StackVariableFlags[];
+    secret_provider: string | null;
+    user_id: string | null;
+  };
+  StackComposeSaved: {
+    stack: string;
+    environment_id: EnvironmentId;
+    compose_hash: string;
+    user_id: string | null;
+  };
+  StackVariablesSet: {
+    stack: string;
+    environment_id: EnvironmentId;
+    env_hash: string;
+    variables: StackVariableFlags[];
+    user_id: string | null;
+  };
+  StackDeleted: { stack: string; environment_id: EnvironmentId; user_id: string | null };
 }
+
+/** A variable as stack events record it: its name and whether it is secret, never its value. */
+export interface StackVariableFlags {
+  name: string;
+  secret: boolean;
+}
+
+/** A stack's stream; the environment part is a number or `local`, so it never reads as `stack-job-`. */
+export const stackStream = (environmentId: EnvironmentId, name: string) =>
+  `stack-${environmentId === null ? 'local' : environmentId}-${name}`;
+const STACK_STREAM = /^stack-(local|-?[0-9]+)-/;
 
 export type StacksEventType = keyof StacksEventMap;
 
@@ -120,3 +158,4 @@ export const isJobEvent = (event: RecordedEvent): event is StacksEvent =>
   event.stream.startsWith(JOB_STREAM_PREFIX);
 export const isRunEvent = (event: RecordedEvent): event is StacksEvent =>
   event.stream.startsWith(RUN_STREAM_PREFIX);
+export const isStackEvent = (event: RecordedEvent): event is StacksEvent => STACK_STREAM.test(event.stream);

@@ -1,0 +1,309 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import type { Environment, Grant, StacksConfig, User } from './types.js';
+
+/**
+ * The stacks config file of CONTRACT.md: read, validated and completed with its defaults.
+ *
+ * Validation uses zod: strict objects (a misspelt key is an error, not a silently ignored setting),
+ * a message per field, and issue paths that name the key (`users[1].token`) without hand-written walking.
+ */
+
+export const DEFAULT_COMPOSE_COMMAND = ['docker', 'compose'] as const;
+export const DEFAULT_DEPLOY_LOGS = { budgetBytes: 2 * 1024 ** 3, remeasureBytes: 1024 ** 2 } as const;
+export const DEFAULT_JOBS = { timeoutSeconds: 3600, retentionHours: 24 } as const;
+/** The name of the admin user made when no user is configured. */
+export const GENERATED_ADMIN_NAME = 'admin';
+
+/** Bad config (unreadable file, not JSON, wrong shape): the CLI prints the message and exits with 2. */
+export class ConfigError extends Error {
+  readonly exitCode = 2;
+  /** The config file, when there is one. */
+  readonly file: string | undefined;
+  constructor(message: string, file?: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ConfigError';
+    this.file = file;
+  }
+}
+
+export interface LoadedStacksConfig {
+  config: StacksConfig;
+  /** Set when no user was configured and an admin was made: the CLI prints it once. */
+  generatedAdminToken?: string;
+}
+
+// Printable ASCII without spaces: what a `Bearer <token>` header can carry unchanged.
+const TOKEN = /^[\x21-\x7e]+$/;
+
+const text = (what = 'a non-empty string') =>
+  z.string({ error: `must be ${what}` }).min(1, { error: `must be ${what}` });
+const positive = (what: string) =>
+  z.number({ error: `must be ${what}` }).positive({ error: `must be ${what}` });
+const integerId = z.int({ error: 'must be an integer environment id' });
+const command = z
+  .array(text(), { error: 'must be a non-empty list of strings' })
+  .min(1, { error: 'must be a non-empty list of strings' });
+
+const environmentSchema = z.strictObject(
+  { id: integerId, name: text(), dockerHost: text().optional() },
+  { error: 'must be an object {id, name, dockerHost?}' },
+);
+
+const grantSchema = z
+  .strictObject(
+    {
+      resource: text(),
+      actions: z.array(text(), { error: 'must be a list of action names' }),
+      environments: z
+        .union([z.literal('*'), z.array(z.union([integerId, z.null()]))], {
+          error: 'must be "*" or a list of environment ids (null = local)',
+        })
+        .optional(),
+    },
+    { error: 'must be an object {resource, actions, environments?}' },
+  )
+  .superRefine((grant, ctx) => {
+    // The only resource this service checks; an unknown action there is a typo that would grant nothing.
+    if (grant.resource !== 'stacks') return;
+    grant.actions.forEach((action, i) => {
+      if (action !== 'view' && action !== 'edit')
+        ctx.addIssue({ code: 'custom', path: ['actions', i], message: 'must be "view" or "edit"' });
+    });
+  });
+
+const userSchema = z.strictObject(
+  {
+    name: text(),
+    token: z
+      .string({ error: 'must be a non-empty string' })
+      .min(1, { error: 'must be a non-empty string', abort: true })
+      .regex(TOKEN, { error: 'must be printable ASCII without spaces (it is sent as `Bearer <token>`)' }),
+    admin: z.boolean({ error: 'must be true or false' }).optional(),
+    grants: z.array(grantSchema, { error: 'must be a list of grants' }).optional(),
+    environmentAccess: z
+      .union([z.literal('*'), z.array(integerId)], { error: 'must be "*" or a list of environment ids' })
+      .optional(),
+  },
+  { error: 'must be an object {name, token, admin?, grants?, environmentAccess?}' },
+);
+
+const configSchema = z.strictObject(
+  {
+    environments: z.array(environmentSchema, { error: 'must be a list of environments' }).optional(),
+    users: z.array(userSchema, { error: 'must be a list of users' }).optional(),
+    compose: z.strictObject({ command }, { error: 'must be an object {command}' }).optional(),
+    secretProviders: z
+      .record(text(), z.strictObject({ command }, { error: 'must be an object {command}' }), {
+        error: 'must be an object of provider name to {command}',
+      })
+      .optional(),
+    deployLogs: z
+      .strictObject(
+        {
+          budgetBytes: z
+            .int({ error: 'must be a positive integer (bytes)' })
+            .positive({ error: 'must be a positive integer (bytes)' })
+            .optional(),
+          remeasureBytes: z
+            .int({ error: 'must be a positive integer (bytes)' })
+            .positive({ error: 'must be a positive integer (bytes)' })
+            .optional(),
+        },
+        { error: 'must be an object {budgetBytes?, remeasureBytes?}' },
+      )
+      .optional(),
+    jobs: z
+      .strictObject(
+        {
+          timeoutSeconds: positive('a positive number of seconds').optional(),
+          retentionHours: z
+            .number({ error: 'must be a number of hours, 0 or more' })
+            .nonnegative({ error: 'must be a number of hours, 0 or more' })
+            .optional(),
+        },
+        { error: 'must be an object {timeoutSeconds?, retentionHours?}' },
+      )
+      .optional(),
+  },
+  { error: 'must be a JSON object' },
+);
+
+type ConfigInput = z.output<typeof configSchema>;
+
+/** `users[1].token`, `secretProviders["my vault"].command`. */
+function keyPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$/.test(key)) out += out ? `.${key}` : key;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const where = keyPath(issue.path);
+  const subject = where ? `config ${where}` : 'config';
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((k) => JSON.stringify(k)).join(', ');
+    return `${subject} has unknown key${issue.keys.length > 1 ? 's' : ''} ${keys}`;
+  }
+  return `${subject} ${issue.message}`;
+}
+
+/** Checks across entries: unique ids, names and tokens, and grants naming environments that exist. */
+function crossChecks(input: ConfigInput): string[] {
+  const problems: string[] = [];
+  const firstSeen = <T>(
+    items: readonly T[],
+    key: (item: T) => unknown,
+    what: (i: number, j: number) => string,
+  ) => {
+    const seen = new Map<unknown, number>();
+    items.forEach((item, i) => {
+      const k = key(item);
+      const j = seen.get(k);
+      if (j === undefined) seen.set(k, i);
+      else problems.push(what(i, j));
+    });
+  };
+  const environments = input.environments ?? [];
+  const users = input.users ?? [];
+  firstSeen(
+    environments,
+    (e) => e.id,
+    (i, j) => `config environments[${i}].id duplicates environments[${j}].id`,
+  );
+  firstSeen(
+    environments,
+    (e) => e.name,
+    (i, j) => `config environments[${i}].name duplicates environments[${j}].name`,
+  );
+  firstSeen(
+    users,
+    (u) => u.name,
+    (i, j) => `config users[${i}].name duplicates users[${j}].name`,
+  );
+  // The message names the places, never the token itself.
+  firstSeen(
+    users,
+    (u) => u.token,
+    (i, j) => `config users[${i}].token duplicates users[${j}].token`,
+  );
+  const known = new Set(environments.map((e) => e.id));
+  users.forEach((user, u) => {
+    user.grants?.forEach((grant, g) => {
+      if (grant.environments === undefined || grant.environments === '*') return;
+      grant.environments.forEach((id, k) => {
+        if (id !== null && !known.has(id))
+          problems.push(
+            `config users[${u}].grants[${g}].environments[${k}] is ${id}, which is not a configured environment`,
+          );
+      });
+    });
+    if (Array.isArray(user.environmentAccess))
+      user.environmentAccess.forEach((id, k) => {
+        if (!known.has(id))
+          problems.push(
+            `config users[${u}].environmentAccess[${k}] is ${id}, which is not a configured environment`,
+          );
+      });
+  });
+  return problems;
+}
+
+/** A fresh token: 256 random bits, URL-safe so it can be pasted into a header or a shell. */
+export const generateToken = () => randomBytes(32).toString('base64url');
+
+/** The line the CLI writes once on standard error for a generated admin token. */
+export const adminTokenNotice = (token: string) => `stacks admin token: ${token}`;
+
+/**
+ * Validates an already-parsed config value and fills in the defaults. Without any configured user one
+ * admin is made with a random token (also for a file without `users`: a server nobody can call is of no use).
+ */
+export function resolveStacksConfig(raw: unknown, file?: string): LoadedStacksConfig {
+  const parsed = configSchema.safeParse(raw);
+  const problems = parsed.success ? crossChecks(parsed.data) : parsed.error.issues.map(describeIssue);
+  if (!parsed.success || problems.length > 0) {
+    const where = file ? ` (${file})` : '';
+    throw new ConfigError(`invalid stacks config${where}:\n${problems.join('\n')}`, file);
+  }
+  const input = parsed.data;
+  const environments: Environment[] = (input.environments ?? []).map((e) =>
+    e.dockerHost === undefined
+      ? { id: e.id, name: e.name }
+      : { id: e.id, name: e.name, dockerHost: e.dockerHost },
+  );
+  let users: User[] = (input.users ?? []).map((u) => ({
+    name: u.name,
+    token: u.token,
+    admin: u.admin ?? false,
+    grants: (u.grants ?? []).map(
+      (g): Grant =>
+        g.environments === undefined
+          ? { resource: g.resource, actions: [...g.actions] }
+          : { resource: g.resource, actions: [...g.actions], environments: g.environments },
+    ),
+    environmentAccess: u.environmentAccess ?? [],
+  }));
+  let generatedAdminToken: string | undefined;
+  if (users.length === 0) {
+    generatedAdminToken = generateToken();
+    users = [
+      {
+        name: GENERATED_ADMIN_NAME,
+        token: generatedAdminToken,
+        admin: true,
+        grants: [],
+        environmentAccess: '*',
+      },
+    ];
+  }
+  const config: StacksConfig = {
+    environments,
+    users,
+    compose: { command: input.compose?.command ?? [...DEFAULT_COMPOSE_COMMAND] },
+    secretProviders: Object.fromEntries(
+      Object.entries(input.secretProviders ?? {}).map(([name, p]) => [name, { command: p.command }]),
+    ),
+    deployLogs: {
+      budgetBytes: input.deployLogs?.budgetBytes ?? DEFAULT_DEPLOY_LOGS.budgetBytes,
+      remeasureBytes: input.deployLogs?.remeasureBytes ?? DEFAULT_DEPLOY_LOGS.remeasureBytes,
+    },
+    jobs: {
+      timeoutSeconds: input.jobs?.timeoutSeconds ?? DEFAULT_JOBS.timeoutSeconds,
+      retentionHours: input.jobs?.retentionHours ?? DEFAULT_JOBS.retentionHours,
+    },
+  };
+  return generatedAdminToken === undefined ? { config } : { config, generatedAdminToken };
+}
+
+/** Reads `--config FILE` (JSON); without a file, the defaults and a generated admin. */
+export async function loadStacksConfig(path: string | undefined): Promise<LoadedStacksConfig> {
+  if (path === undefined) return resolveStacksConfig({});
+  let source: string;
+  try {
+    source = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (error as Error).message;
+    throw new ConfigError(`cannot read the stacks config file ${path}: ${reason}`, path, { cause: error });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(source);
+  } catch (error) {
+    throw new ConfigError(`the stacks config file ${path} is not JSON: ${(error as Error).message}`, path, {
+      cause: error,
+    });
+  }
+  return resolveStacksConfig(raw, path);
+}
+
+/** The configured environment with this id, or undefined (routes answer 404 Environment not found). */
+export const findEnvironment = (config: StacksConfig, id: number): Environment | undefined =>
+  config.environments.find((e) => e.id === id);

@@ -1,0 +1,164 @@
+import { spawn } from 'node:child_process';
+import { ENV_NAME_PATTERN } from './env-file.js';
+
+/**
+ * Secret providers (CONTRACT.md `secretProviders`): a command, run without a shell, that prints one JSON
+ * object of string values on standard output. Its values are added to the deploy's environment and to
+ * the redaction list. No message here ever holds what the provider printed on stdout: that is the secrets.
+ */
+
+export interface SecretProvider {
+  command: readonly string[];
+}
+
+export interface ResolveOptions {
+  cwd: string;
+  timeoutMs: number;
+  env: Readonly<Record<string, string>>;
+  /** The provider's name in the config, for messages. */
+  name?: string;
+  /** Largest stdout accepted; more is refused (a provider gone wrong should not fill memory). */
+  maxOutputBytes?: number;
+}
+
+export type SecretProviderFailure = 'spawn' | 'exit' | 'timeout' | 'output';
+
+export class SecretProviderError extends Error {
+  readonly failure: SecretProviderFailure;
+  constructor(failure: SecretProviderFailure, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SecretProviderError';
+    this.failure = failure;
+  }
+}
+
+export const DEFAULT_MAX_PROVIDER_OUTPUT = 1024 * 1024;
+// Stderr is kept for the message (a provider explains failures there), only its tail and cut short.
+const STDERR_KEEP = 4096;
+const STDERR_SHOWN = 200;
+
+function lastLine(stderr: string): string {
+  const line =
+    stderr
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l !== '')
+      .at(-1) ?? '';
+  return line.length > STDERR_SHOWN ? `${line.slice(0, STDERR_SHOWN)}...` : line;
+}
+
+/** The provider's values, checked: one JSON object whose keys are variable names and values strings. */
+function parseSecrets(stdout: string, label: string): Record<string, string> {
+  let value: unknown;
+  try {
+    value = JSON.parse(stdout);
+  } catch {
+    throw new SecretProviderError('output', `${label} did not print a JSON object on standard output`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new SecretProviderError(
+      'output',
+      `${label} printed JSON that is not an object (${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value})`,
+    );
+  const out: Record<string, string> = {};
+  for (const [key, v] of Object.entries(value)) {
+    // Keys become environment variables; neither a key nor a value is quoted in these messages.
+    if (!ENV_NAME_PATTERN.test(key))
+      throw new SecretProviderError(
+        'output',
+        `${label} printed a key that is not a variable name (letters, digits and _, not starting with a digit)`,
+      );
+    if (typeof v !== 'string')
+      throw new SecretProviderError(
+        'output',
+        `${label} printed a value that is not a string (for ${key}: ${v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v})`,
+      );
+    if (v.includes('\0'))
+      throw new SecretProviderError('output', `${label} printed a value with a NUL character (for ${key})`);
+    out[key] = v;
+  }
+  return out;
+}
+
+/** Runs the provider and returns its secrets, or rejects with a SecretProviderError. */
+export function resolveSecrets(
+  provider: SecretProvider,
+  opts: ResolveOptions,
+): Promise<Record<string, string>> {
+  const label = `secret provider${opts.name ? ` "${opts.name}"` : ''}`;
+  const [program, ...args] = provider.command;
+  if (program === undefined || program === '')
+    return Promise.reject(new SecretProviderError('spawn', `${label} has no command`));
+  const maxOutput = opts.maxOutputBytes ?? DEFAULT_MAX_PROVIDER_OUTPUT;
+
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderr = '';
+    // Its own process group, so a time-out also ends whatever the provider started.
+    const child = spawn(program, args, {
+      cwd: opts.cwd,
+      env: { ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      shell: false,
+    });
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
+    const fail = (error: SecretProviderError, running = true) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (running) killGroup();
+      reject(error);
+    };
+    const timer = setTimeout(
+      () => fail(new SecretProviderError('timeout', `${label} timed out after ${opts.timeoutMs} ms`)),
+      opts.timeoutMs,
+    );
+
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > maxOutput)
+        fail(new SecretProviderError('output', `${label} printed more than ${maxOutput} bytes`));
+      else stdout.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEEP);
+    });
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      fail(
+        new SecretProviderError(
+          'spawn',
+          `${label} could not be started (${program}): ${error.code ?? error.message}`,
+          {
+            cause: error,
+          },
+        ),
+        false,
+      );
+    });
+    child.on('close', (code, signal) => {
+      if (settled) return;
+      if (code !== 0) {
+        const how = code === null ? `was killed by ${signal}` : `exited with code ${code}`;
+        const why = lastLine(stderr);
+        fail(new SecretProviderError('exit', `${label} ${how}${why ? `: ${why}` : ''}`), false);
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
+      try {
+        resolve(parseSecrets(Buffer.concat(stdout).toString('utf8'), label));
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}

@@ -1,0 +1,359 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  adminTokenNotice,
+  ConfigError,
+  findEnvironment,
+  loadStacksConfig,
+  resolveStacksConfig,
+} from '../../src/stacks/config.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'stacks-config-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const writeConfig = async (name: string, content: string) => {
+  const file = join(dir, name);
+  await writeFile(file, content);
+  return file;
+};
+
+/** The ConfigError's message for this config value. */
+const problem = (raw: unknown): string => {
+  try {
+    resolveStacksConfig(raw);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).exitCode).toBe(2);
+    return (error as ConfigError).message;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+const CONTRACT_EXAMPLE = {
+  environments: [{ id: 1, name: 'edge', dockerHost: 'tcp://10.0.0.5:2375' }],
+  users: [
+    { name: 'admin', token: 't-admin', admin: true },
+    {
+      name: 'viewer',
+      token: 't-view',
+      grants: [{ resource: 'stacks', actions: ['view'], environments: [null, 1] }],
+      environmentAccess: [1],
+    },
+  ],
+  compose: { command: ['docker', 'compose'] },
+  secretProviders: { vault: { command: ['./print-secrets.sh'] } },
+  deployLogs: { budgetBytes: 2147483648, remeasureBytes: 1048576 },
+  jobs: { timeoutSeconds: 3600, retentionHours: 24 },
+};
+
+describe('loadStacksConfig', () => {
+  it('reads the example of CONTRACT.md as written', async () => {
+    const file = await writeConfig('contract.json', JSON.stringify(CONTRACT_EXAMPLE));
+    const { config, generatedAdminToken } = await loadStacksConfig(file);
+    expect(generatedAdminToken).toBeUndefined();
+    expect(config.environments).toEqual([{ id: 1, name: 'edge', dockerHost: 'tcp://10.0.0.5:2375' }]);
+    expect(config.users).toEqual([
+      { name: 'admin', token: 't-admin', admin: true, grants: [], environmentAccess: [] },
+      {
+        name: 'viewer',
+        token: 't-view',
+        admin: false,
+        grants: [{ resource: 'stacks', actions: ['view'], environments: [null, 1] }],
+        environmentAccess: [1],
+      },
+    ]);
+    expect(config.secretProviders).toEqual({ vault: { command: ['./print-secrets.sh'] } });
+    expect(config.compose.command).toEqual(['docker', 'compose']);
+    expect(config.deployLogs).toEqual({ budgetBytes: 2147483648, remeasureBytes: 1048576 });
+    expect(config.jobs).toEqual({ timeoutSeconds: 3600, retentionHours: 24 });
+    expect(findEnvironment(config, 1)?.name).toBe('edge');
+    expect(findEnvironment(config, 2)).toBeUndefined();
+  });
+
+  it('without a file: the defaults and one admin with a fresh random token', async () => {
+    const a = await loadStacksConfig(undefined);
+    const b = await loadStacksConfig(undefined);
+    expect(a.config.environments).toEqual([]);
+    expect(a.config.compose.command).toEqual(['docker', 'compose']);
+    expect(a.config.secretProviders).toEqual({});
+    expect(a.config.deployLogs).toEqual({ budgetBytes: 2 * 1024 ** 3, remeasureBytes: 1024 ** 2 });
+    expect(a.config.jobs).toEqual({ timeoutSeconds: 3600, retentionHours: 24 });
+    expect(a.generatedAdminToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(a.config.users).toEqual([
+      { name: 'admin', token: a.generatedAdminToken, admin: true, grants: [], environmentAccess: '*' },
+    ]);
+    expect(b.generatedAdminToken).not.toBe(a.generatedAdminToken);
+    expect(adminTokenNotice('abc')).toBe('stacks admin token: abc');
+  });
+
+  it('a file without users also gets a generated admin; its other keys are kept', async () => {
+    const file = await writeConfig(
+      'nousers.json',
+      JSON.stringify({ compose: { command: ['podman-compose'] } }),
+    );
+    const { config, generatedAdminToken } = await loadStacksConfig(file);
+    expect(generatedAdminToken).toBeDefined();
+    expect(config.users).toHaveLength(1);
+    expect(config.users[0]?.admin).toBe(true);
+    expect(config.compose.command).toEqual(['podman-compose']);
+  });
+
+  it('an empty object means all defaults; partial sections keep the other defaults', () => {
+    const { config } = resolveStacksConfig({
+      users: [{ name: 'u', token: 'x' }],
+      deployLogs: { budgetBytes: 1000 },
+      jobs: { retentionHours: 0 },
+    });
+    expect(config.deployLogs).toEqual({ budgetBytes: 1000, remeasureBytes: 1024 ** 2 });
+    expect(config.jobs).toEqual({ timeoutSeconds: 3600, retentionHours: 0 });
+    expect(config.users[0]).toEqual({
+      name: 'u',
+      token: 'x',
+      admin: false,
+      grants: [],
+      environmentAccess: [],
+    });
+  });
+
+  it('a missing file, a folder and a non-JSON file are ConfigErrors naming the file', async () => {
+    const missing = join(dir, 'nope.json');
+    await expect(loadStacksConfig(missing)).rejects.toThrow(
+      new ConfigError(`cannot read the stacks config file ${missing}: no such file`, missing),
+    );
+    await expect(loadStacksConfig(dir)).rejects.toThrow(/it is a folder/);
+    const bad = await writeConfig('bad.json', '{ "users": [ }');
+    const error = await loadStacksConfig(bad).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toMatch(/bad\.json is not JSON/);
+    expect((error as ConfigError).file).toBe(bad);
+  });
+
+  it('a shape error from a file names the file and the key', async () => {
+    const file = await writeConfig('shape.json', JSON.stringify({ users: [{ name: 'a', token: '' }] }));
+    await expect(loadStacksConfig(file)).rejects.toThrow(
+      `invalid stacks config (${file}):\nconfig users[0].token must be a non-empty string`,
+    );
+  });
+});
+
+describe('resolveStacksConfig validation', () => {
+  const user = (extra: Record<string, unknown> = {}) => ({ name: 'u', token: 'tok', ...extra });
+
+  it.each<[string, unknown, string]>([
+    ['top level not an object', [], 'config must be a JSON object'],
+    ['top level null', null, 'config must be a JSON object'],
+    ['unknown top-level key', { user: [] }, 'config has unknown key "user"'],
+    ['users not a list', { users: {} }, 'config users must be a list of users'],
+    ['user not an object', { users: ['x'] }, 'config users[0] must be an object'],
+    ['user unknown key', { users: [user({ tokn: 'x' })] }, 'config users[0] has unknown key "tokn"'],
+    [
+      'empty token',
+      { users: [user(), user({ name: 'v', token: '' })] },
+      'config users[1].token must be a non-empty string',
+    ],
+    [
+      'token not a string',
+      { users: [user({ token: 5 })] },
+      'config users[0].token must be a non-empty string',
+    ],
+    [
+      'token with a space',
+      { users: [user({ token: 'a b' })] },
+      'config users[0].token must be printable ASCII',
+    ],
+    ['missing name', { users: [{ token: 't' }] }, 'config users[0].name must be a non-empty string'],
+    ['admin not boolean', { users: [user({ admin: 'yes' })] }, 'config users[0].admin must be true or false'],
+    [
+      'grants not a list',
+      { users: [user({ grants: {} })] },
+      'config users[0].grants must be a list of grants',
+    ],
+    [
+      'grant environments a string',
+      { users: [user({ grants: [{ resource: 'stacks', actions: ['view'], environments: 'all' }] })] },
+      'config users[0].grants[0].environments must be "*" or a list of environment ids (null = local)',
+    ],
+    [
+      'grant environments with a float',
+      { users: [user({ grants: [{ resource: 'stacks', actions: ['view'], environments: [1.5] }] })] },
+      'config users[0].grants[0].environments must be "*" or a list',
+    ],
+    [
+      'unknown stacks action',
+      { users: [user({ grants: [{ resource: 'stacks', actions: ['view', 'veiw'] }] })] },
+      'config users[0].grants[0].actions[1] must be "view" or "edit"',
+    ],
+    [
+      'grant without resource',
+      { users: [user({ grants: [{ actions: ['view'] }] })] },
+      'config users[0].grants[0].resource must be a non-empty string',
+    ],
+    [
+      'environmentAccess with null',
+      { users: [user({ environmentAccess: [null] })] },
+      'config users[0].environmentAccess must be "*" or a list of environment ids',
+    ],
+    [
+      'environment id a string',
+      { environments: [{ id: '1', name: 'e' }] },
+      'config environments[0].id must be an integer',
+    ],
+    [
+      'environment id a float',
+      { environments: [{ id: 1.5, name: 'e' }] },
+      'config environments[0].id must be an integer',
+    ],
+    [
+      'environment without name',
+      { environments: [{ id: 1 }] },
+      'config environments[0].name must be a non-empty string',
+    ],
+    [
+      'compose command empty',
+      { compose: { command: [] } },
+      'config compose.command must be a non-empty list of strings',
+    ],
+    [
+      'compose command a string',
+      { compose: { command: 'docker compose' } },
+      'config compose.command must be a non-empty list',
+    ],
+    [
+      'compose command empty item',
+      { compose: { command: ['docker', ''] } },
+      'config compose.command[1] must be a non-empty string',
+    ],
+    [
+      'provider without command',
+      { secretProviders: { 'my vault': {} } },
+      'config secretProviders["my vault"].command must be a non-empty list of strings',
+    ],
+    [
+      'providers a list',
+      { secretProviders: [] },
+      'config secretProviders must be an object of provider name',
+    ],
+    [
+      'budget zero',
+      { deployLogs: { budgetBytes: 0 } },
+      'config deployLogs.budgetBytes must be a positive integer (bytes)',
+    ],
+    [
+      'budget a float',
+      { deployLogs: { budgetBytes: 1.5 } },
+      'config deployLogs.budgetBytes must be a positive integer',
+    ],
+    [
+      'remeasure a string',
+      { deployLogs: { remeasureBytes: '1' } },
+      'config deployLogs.remeasureBytes must be a positive integer',
+    ],
+    [
+      'timeout zero',
+      { jobs: { timeoutSeconds: 0 } },
+      'config jobs.timeoutSeconds must be a positive number of seconds',
+    ],
+    [
+      'retention negative',
+      { jobs: { retentionHours: -1 } },
+      'config jobs.retentionHours must be a number of hours, 0 or more',
+    ],
+    [
+      'duplicate tokens',
+      {
+        users: [user({ name: 'a', token: 'same' }), user({ name: 'b' }), user({ name: 'c', token: 'same' })],
+      },
+      'config users[2].token duplicates users[0].token',
+    ],
+    [
+      'duplicate user names',
+      { users: [user(), user({ token: 'other' })] },
+      'config users[1].name duplicates users[0].name',
+    ],
+    [
+      'duplicate environment ids',
+      {
+        environments: [
+          { id: 1, name: 'a' },
+          { id: 1, name: 'b' },
+        ],
+      },
+      'config environments[1].id duplicates environments[0].id',
+    ],
+    [
+      'duplicate environment names',
+      {
+        environments: [
+          { id: 1, name: 'a' },
+          { id: 2, name: 'a' },
+        ],
+      },
+      'config environments[1].name duplicates environments[0].name',
+    ],
+    [
+      'grant naming an unknown environment',
+      { users: [user({ grants: [{ resource: 'stacks', actions: ['view'], environments: [null, 3] }] })] },
+      'config users[0].grants[0].environments[1] is 3, which is not a configured environment',
+    ],
+    [
+      'access to an unknown environment',
+      { environments: [{ id: 1, name: 'a' }], users: [user({ environmentAccess: [1, 2] })] },
+      'config users[0].environmentAccess[1] is 2, which is not a configured environment',
+    ],
+  ])('%s', (_, raw, message) => {
+    expect(problem(raw)).toContain(message);
+  });
+
+  it('lists every problem, one per line, and never prints a token', () => {
+    const message = problem({
+      users: [
+        { name: 'a', token: 'secret-token-1' },
+        { name: 'b', token: 'secret-token-1', admin: 1 },
+      ],
+    });
+    expect(message.split('\n').slice(1)).toEqual(['config users[1].admin must be true or false']);
+    const duplicates = problem({
+      users: [
+        { name: 'a', token: 'secret-token-1' },
+        { name: 'b', token: 'secret-token-1' },
+      ],
+    });
+    expect(duplicates).not.toContain('secret-token-1');
+    const two = problem({ users: [{ name: '', token: '' }] });
+    expect(two.split('\n').slice(1)).toEqual([
+      'config users[0].name must be a non-empty string',
+      'config users[0].token must be a non-empty string',
+    ]);
+  });
+
+  it('accepts "*" grants, absent grant environments, other resources and a zero environment id', () => {
+    const { config } = resolveStacksConfig({
+      environments: [{ id: 0, name: 'zero' }],
+      users: [
+        {
+          name: 'u',
+          token: 't',
+          grants: [
+            { resource: 'stacks', actions: ['view', 'edit'], environments: '*' },
+            { resource: 'stacks', actions: ['edit'] },
+            { resource: 'schedules', actions: ['run'] },
+          ],
+          environmentAccess: '*',
+        },
+      ],
+    });
+    expect(config.users[0]?.grants).toEqual([
+      { resource: 'stacks', actions: ['view', 'edit'], environments: '*' },
+      { resource: 'stacks', actions: ['edit'] },
+      { resource: 'schedules', actions: ['run'] },
+    ]);
+    expect(config.users[0]?.environmentAccess).toBe('*');
+  });
+});
