@@ -305,10 +305,7 @@ describeStacks('permissions', () => {
           for (const env of ENVS) {
             const want = expected(endpoint, user, env);
             const reply = await endpoint.request(server.as(user), env, user);
-            const forbiddenBodyOk =
-              want !== 403 ||
-              (typeof objectOf(reply).error === 'string' &&
-                (objectOf(reply).error as string).startsWith('forbidden: '));
+            const forbiddenBodyOk = want !== 403 || isForbiddenBody(reply);
             if (reply.status !== want || !forbiddenBodyOk)
               wrong.push(
                 `${user} env=${key(env)}: expected ${want}, got ${reply.status} ${reply.text.slice(0, 200)}`,
@@ -368,12 +365,7 @@ describeStacks('permissions', () => {
       const answers: Array<[string, number, unknown]> = [];
       for (const user of ['viewer', 'viewer1', 'nogrant'] as const) {
         const reply = await server.as(user).del(path);
-        answers.push([
-          user,
-          reply.status,
-          typeof objectOf(reply).error === 'string' &&
-            (objectOf(reply).error as string).startsWith('forbidden: '),
-        ]);
+        answers.push([user, reply.status, isForbiddenBody(reply)]);
       }
       expect(answers).toEqual([
         ['viewer', 403, true],
