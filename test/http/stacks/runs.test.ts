@@ -82,6 +82,9 @@ describeStacks('deploy runs', () => {
       expect('summary' in details).toBe(false);
       expect('exitCode' in details).toBe(false);
 
+      const first = await waitRun(admin, 'rec', runId);
+      expect(first).toMatchObject({ status: 'success', details: { exitCode: 0 } });
+
       // The typical compose output (no x-fake) of two services.
       await saveCompose(admin, 'rec', 1, composeText(undefined, ['web', 'db']));
       const second = await deployDone(admin, 'rec', 1);
@@ -100,8 +103,6 @@ describeStacks('deploy runs', () => {
           imagesBuilt: 0,
         },
       });
-      const first = await waitRun(admin, 'rec', runId);
-      expect(first).toMatchObject({ status: 'success', details: { exitCode: 0 } });
     });
 
     it('a failing compose closes the run `failed` with its exit code and a redacted error message', async () => {

@@ -211,7 +211,12 @@ describeStacks('stacks', () => {
 
   describe('no path leaves the stacks folder', () => {
     it('`..` and encoded slashes in a name are refused, and nothing is written outside', async () => {
-      const before = readdirSync(server.dataDir).sort();
+      const stacksRoot = join(server.dataDir, 'stacks');
+      const tree = () =>
+        readdirSync(stacksRoot)
+          .sort()
+          .map((env) => [env, readdirSync(join(stacksRoot, env)).sort()]);
+      const before = tree();
       for (const path of [
         '/api/stacks/..?env=1',
         '/api/stacks/..%2F..%2Fevents?env=1',
@@ -238,7 +243,8 @@ describeStacks('stacks', () => {
         restart: false,
       });
       expect([400, 404]).toContain(put.status);
-      expect(readdirSync(server.dataDir).sort()).toEqual(before);
+      expect(tree()).toEqual(before);
+      expect(existsSync(join(server.dataDir, 'events'))).toBe(true);
       expect(existsSync(join(server.dataDir, 'escape'))).toBe(false);
       expect(existsSync(join(server.dataDir, 'stacks', 'escape'))).toBe(false);
       // The stacks the escapes pointed at are untouched.
