@@ -6,19 +6,24 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tempDir } from '../../cli/helpers.js';
 import {
   composeText,
   createStack,
+  createStackDone,
   dataOf,
+  deployDone,
   describeStacks,
   ended,
+  type Json,
   logLines,
   objectOf,
   openSse,
   type StacksClient,
   type StacksServer,
+  saveCompose,
   stacksConfig,
   startStacks,
   TOKENS,
@@ -188,4 +193,74 @@ describeStacks('output redaction', () => {
     expect(typeof run.errorMessage).toBe('string');
     expect(job.result).toMatchObject({ success: false, exitCode: 5 });
   });
+
+  it('property: for random values and lines, no long value and no line with a short one reaches any output', async () => {
+    await createStackDone(admin, 'prop', 2, { compose: composeText({}) });
+    // Long values in lower case (starting `zq`, found in no JSON key), short ones in upper case, filler in digits: no value can be
+    // formed by accident from the others or from the filler.
+    const long = fc.stringMatching(/^zq[a-z]{4,12}$/);
+    const short = fc.stringMatching(/^[A-Z]{1,5}$/);
+    const filler = fc.stringMatching(/^[0-9]{1,6}$/);
+    const scenario = fc
+      .record({
+        longs: fc.uniqueArray(long, { minLength: 1, maxLength: 6 }),
+        shorts: fc.uniqueArray(short, { maxLength: 2 }),
+      })
+      .chain(({ longs, shorts }) =>
+        fc.record({
+          longs: fc.constant(longs),
+          shorts: fc.constant(shorts),
+          lines: fc.array(
+            fc
+              .array(fc.oneof(fc.constantFrom(...longs, ...shorts, 'plain'), filler), {
+                minLength: 1,
+                maxLength: 5,
+              })
+              .map((parts) => `out ${parts.join('-')}`),
+            { minLength: 1, maxLength: 12 },
+          ),
+        }),
+      );
+    await fc.assert(
+      fc.asyncProperty(scenario, async ({ longs, shorts, lines }) => {
+        const variables = [...longs, ...shorts].map((value, i) => ({
+          name: `V${i}`,
+          value,
+          secret: i % 2 === 0,
+        }));
+        const put = await admin.put('/api/stacks/prop/variables?env=2', { variables });
+        expect(put.status).toBe(200);
+        await saveCompose(admin, 'prop', 2, composeText({ lines }));
+        const { runId, jobId, job } = await deployDone(admin, 'prop', 2);
+        const stream = await openSse(server.port, `/api/jobs/${jobId}/events`, TOKENS.admin);
+        await ended(stream);
+        const run = await waitRun(admin, 'prop', runId as number);
+        const logged = (await logLines(server.dataDir, 2, runId as number)) ?? [];
+        // Every place a line reaches (status messages are the server's own text, not checked here).
+        const lineTexts = (messages: Json[]) =>
+          messages.flatMap((m) =>
+            m.type === 'line'
+              ? [String(m.line)]
+              : m.type === 'result'
+                ? [...(m.output as string[]), String(m.error ?? '')]
+                : [],
+          );
+        const outputs = [
+          ...lineTexts(job.messages),
+          ...lineTexts(dataOf(stream)),
+          ...logged,
+          String(run.errorMessage ?? ''),
+        ];
+        for (const text of outputs) {
+          for (const value of longs) expect(text.includes(value), value).toBe(false);
+          for (const value of shorts) expect(text.includes(value), value).toBe(false);
+        }
+        const kept = lines.filter((line) => !shorts.some((value) => line.includes(value)));
+        expect(logged).toHaveLength(kept.length);
+        for (const [i, line] of kept.entries())
+          if (!longs.some((value) => line.includes(value))) expect(logged[i]).toBe(line);
+      }),
+      { numRuns: 15 },
+    );
+  }, 180_000);
 });
