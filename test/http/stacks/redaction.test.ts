@@ -196,8 +196,8 @@ describeStacks('output redaction', () => {
 
   it('property: for random values and lines, no long value and no line with a short one reaches any output', async () => {
     await createStackDone(admin, 'prop', 2, { compose: composeText({}) });
-    // Long values in lower case (starting `zq`, found in no JSON key), short ones in upper case, filler in digits: no value can be
-    // formed by accident from the others or from the filler.
+    // Long values in lower case starting `zq` (in no JSON key), short ones in upper case, filler in
+    // digits: no value can be formed by accident from the others or from the filler.
     const long = fc.stringMatching(/^zq[a-z]{4,12}$/);
     const short = fc.stringMatching(/^[A-Z]{1,5}$/);
     const filler = fc.stringMatching(/^[0-9]{1,6}$/);
