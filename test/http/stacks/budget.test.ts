@@ -1,0 +1,88 @@
+/**
+ * The deploy-log size budget (spec: States and transitions, Limits; Output redaction and log storage 4),
+ * with a small configured budget: past it, further lines are dropped, one notice line is written and
+ * `details.truncated` is true; the budget is per environment.
+ */
+import { statSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  composeText,
+  createStackDone,
+  deployDone,
+  describeStacks,
+  logLines,
+  logPath,
+  type StacksClient,
+  type StacksServer,
+  saveCompose,
+  stacksConfig,
+  startStacks,
+  waitRun,
+} from './helpers.js';
+
+const BUDGET = 4096;
+const REMEASURE = 1024;
+const LINES = Array.from(
+  { length: 600 },
+  (_, i) => `budget line ${String(i).padStart(4, '0')} ${'.'.repeat(40)}`,
+);
+
+let server: StacksServer;
+let admin: StacksClient;
+
+describeStacks('the deploy-log budget', () => {
+  beforeAll(async () => {
+    server = await startStacks({
+      config: stacksConfig({ deployLogs: { budgetBytes: BUDGET, remeasureBytes: REMEASURE } }),
+    });
+    admin = server.as('admin');
+  }, 30_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('a deploy printing far more stops writing, with one notice line, and details.truncated = true', async () => {
+    await createStackDone(admin, 'noisy', 1, { compose: composeText({}) });
+    await saveCompose(admin, 'noisy', 1, composeText({ lines: LINES }));
+    const { runId, job } = await deployDone(admin, 'noisy', 1);
+    const run = await waitRun(admin, 'noisy', runId as number);
+    expect(run).toMatchObject({ status: 'success', details: { truncated: true, exitCode: 0 } });
+    expect(job.result).toMatchObject({ success: true });
+
+    const size = statSync(logPath(server.dataDir, 1, runId as number)).size;
+    // Measured again only every REMEASURE bytes of the run's own output: it may pass the budget by that much.
+    expect(size).toBeLessThanOrEqual(BUDGET + REMEASURE + 500);
+    const logged = (await logLines(server.dataDir, 1, runId as number)) ?? [];
+    const kept = logged.slice(0, -1);
+    const notice = logged.at(-1) ?? '';
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(LINES.length);
+    expect(kept).toEqual(LINES.slice(0, kept.length));
+    expect(LINES).not.toContain(notice);
+    expect(notice.length).toBeGreaterThan(0);
+    expect(logged.filter((line) => !LINES.includes(line))).toEqual([notice]);
+
+    const log = await admin.get(`/api/stacks/noisy/deploys/${runId}/log`);
+    expect(log.status).toBe(200);
+    expect(log.text.split('\n').filter((l) => l.length > 0)).toEqual(logged);
+  });
+
+  it('the budget is per environment: a run in another environment is written whole', async () => {
+    await createStackDone(admin, 'quiet', 2, { compose: composeText({}) });
+    await saveCompose(admin, 'quiet', 2, composeText({ lines: LINES.slice(0, 20) }));
+    const { runId } = await deployDone(admin, 'quiet', 2);
+    const run = await waitRun(admin, 'quiet', runId as number);
+    expect(run).toMatchObject({ status: 'success', details: { truncated: false } });
+    expect(await logLines(server.dataDir, 2, runId as number)).toEqual(LINES.slice(0, 20));
+  });
+
+  it('once the environment is over budget, the next run there is truncated too', async () => {
+    await saveCompose(admin, 'noisy', 1, composeText({ lines: LINES.slice(0, 100) }));
+    const { runId } = await deployDone(admin, 'noisy', 1);
+    const run = await waitRun(admin, 'noisy', runId as number);
+    expect(run).toMatchObject({ status: 'success', details: { truncated: true } });
+    const logged = (await logLines(server.dataDir, 1, runId as number)) ?? [];
+    expect(logged.filter((line) => !LINES.includes(line))).toHaveLength(1);
+    expect(logged.length).toBeLessThan(100);
+  });
+});

@@ -1,0 +1,278 @@
+/**
+ * Stacks themselves (CONTRACT.md: Stacks surface; STACKS.md: the pinned routes): create, read, list,
+ * variables, delete; names and compose text validated; files where CONTRACT.md puts them; no path
+ * leaves the stacks folder.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  arrayOf,
+  composeText,
+  createStack,
+  createStackDone,
+  describeStacks,
+  objectOf,
+  type StacksClient,
+  type StacksServer,
+  stackDir,
+  startStacks,
+  waitJob,
+} from './helpers.js';
+
+let server: StacksServer;
+let admin: StacksClient;
+
+const createBody = (name: string, compose = composeText({ lines: ['c'] })) => ({
+  name,
+  compose,
+  variables: [],
+  secretProvider: null,
+  pull: false,
+  build: false,
+  forceRecreate: false,
+});
+
+describeStacks('stacks', () => {
+  beforeAll(async () => {
+    server = await startStacks();
+    admin = server.as('admin');
+  }, 30_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  describe('create, get, list, variables', () => {
+    it('a created stack reads back; secret values are never sent back', async () => {
+      const compose = composeText({ lines: ['hello'] }, ['web', 'db']);
+      await createStackDone(admin, 'shop', 1, {
+        compose,
+        variables: [
+          { name: 'PUBLIC_URL', value: 'https://shop.example', secret: false },
+          { name: 'DB_PASSWORD', value: 'correct-horse-battery', secret: true },
+        ],
+      });
+      const reply = await admin.get('/api/stacks/shop?env=1');
+      expect(reply.status).toBe(200);
+      expect(reply.value).toEqual({
+        name: 'shop',
+        environmentId: 1,
+        compose,
+        secretProvider: null,
+        variables: [
+          { name: 'PUBLIC_URL', secret: false, value: 'https://shop.example' },
+          { name: 'DB_PASSWORD', secret: true, value: null },
+        ],
+      });
+      expect(reply.text).not.toContain('correct-horse-battery');
+    });
+
+    it('the stack’s files are where CONTRACT.md puts them; stack.json holds no value', async () => {
+      const dir = stackDir(server.dataDir, 1, 'shop');
+      const compose = await readFile(join(dir, 'compose.yaml'), 'utf8');
+      expect(compose).toBe(composeText({ lines: ['hello'] }, ['web', 'db']));
+      expect(existsSync(join(dir, '.env'))).toBe(true);
+      const meta = await readFile(join(dir, 'stack.json'), 'utf8');
+      expect(meta).toContain('PUBLIC_URL');
+      expect(meta).toContain('DB_PASSWORD');
+      expect(meta).not.toContain('correct-horse-battery');
+      expect(meta).not.toContain('https://shop.example');
+    });
+
+    it('the list holds the stacks of that environment only, with variable names and flags', async () => {
+      await createStackDone(admin, 'shop', 2, { compose: composeText({}) });
+      await createStackDone(admin, 'blog', 1, { compose: composeText({}) });
+      const one = arrayOf(await admin.get('/api/stacks?env=1')).sort((a, b) =>
+        String(a.name).localeCompare(String(b.name)),
+      );
+      expect(one).toEqual([
+        { name: 'blog', environmentId: 1, secretProvider: null, variables: [] },
+        {
+          name: 'shop',
+          environmentId: 1,
+          secretProvider: null,
+          variables: [
+            { name: 'PUBLIC_URL', secret: false },
+            { name: 'DB_PASSWORD', secret: true },
+          ],
+        },
+      ]);
+      expect(arrayOf(await admin.get('/api/stacks?env=2'))).toEqual([
+        { name: 'shop', environmentId: 2, secretProvider: null, variables: [] },
+      ]);
+      const local = arrayOf(await admin.get('/api/stacks'));
+      expect(local.map((s) => s.name)).not.toContain('shop');
+      expect(await admin.get('/api/stacks?env=null')).toMatchObject({ status: 200 });
+    });
+
+    it('PUT variables answers the stack as GET does', async () => {
+      const reply = await admin.put('/api/stacks/blog/variables?env=1', {
+        variables: [
+          { name: 'TOKEN', value: 'a-long-token-value', secret: true },
+          { name: 'MODE', value: 'production', secret: false },
+        ],
+      });
+      expect(reply.status).toBe(200);
+      const expected = {
+        name: 'blog',
+        environmentId: 1,
+        compose: composeText({}),
+        secretProvider: null,
+        variables: [
+          { name: 'TOKEN', secret: true, value: null },
+          { name: 'MODE', secret: false, value: 'production' },
+        ],
+      };
+      expect(reply.value).toEqual(expected);
+      expect((await admin.get('/api/stacks/blog?env=1')).value).toEqual(expected);
+    });
+
+    it('a name taken in that environment is 409 Stack already exists', async () => {
+      const reply = await admin.post('/api/stacks?env=1', createBody('shop'));
+      expect([reply.status, reply.value]).toEqual([409, { error: 'Stack already exists' }]);
+    });
+  });
+
+  describe('validation', () => {
+    it('names outside ^[a-z0-9][a-z0-9_-]{0,62}$ are 400; the edges of the rule are accepted', async () => {
+      for (const bad of [
+        '',
+        'Bad',
+        '-x',
+        '_x',
+        'a b',
+        'a.b',
+        '.hidden',
+        '..',
+        '../x',
+        'a/b',
+        'é',
+        'a'.repeat(64),
+      ]) {
+        const reply = await admin.post('/api/stacks?env=1', createBody(bad));
+        expect(reply.status, JSON.stringify(bad)).toBe(400);
+        expect(typeof objectOf(reply).error).toBe('string');
+      }
+      for (const good of ['a', '0-x_y', 'z'.repeat(63)]) {
+        const ack = await createStack(admin, good, 2);
+        await waitJob(admin, ack.jobId);
+      }
+      expect(readdirSync(join(server.dataDir, 'stacks', '2')).sort()).toEqual(
+        ['0-x_y', 'a', 'shop', 'z'.repeat(63)].sort(),
+      );
+    });
+
+    it('compose text that is not YAML, or not a mapping, is 400 and creates nothing', async () => {
+      const cases = [
+        'services:\n  web: [unclosed\n',
+        'a: b: c\n',
+        '- just\n- a list\n',
+        'a plain string',
+        '',
+      ];
+      for (const [i, compose] of cases.entries()) {
+        const reply = await admin.post('/api/stacks?env=1', createBody(`invalid-${i}`, compose));
+        expect(reply.status, JSON.stringify(compose)).toBe(400);
+        expect(typeof objectOf(reply).error).toBe('string');
+        expect(existsSync(stackDir(server.dataDir, 1, `invalid-${i}`))).toBe(false);
+      }
+      const put = await admin.put('/api/stacks/blog/compose?env=1', { content: 'a: b: c\n', restart: false });
+      expect(put.status).toBe(400);
+      expect(await readFile(join(stackDir(server.dataDir, 1, 'blog'), 'compose.yaml'), 'utf8')).toBe(
+        composeText({}),
+      );
+    });
+
+    it('an unknown secret provider is 400', async () => {
+      const reply = await admin.post('/api/stacks?env=1', {
+        ...createBody('providerless'),
+        secretProvider: 'nope',
+      });
+      expect(reply.status).toBe(400);
+      expect(existsSync(stackDir(server.dataDir, 1, 'providerless'))).toBe(false);
+    });
+
+    it('an unknown stack is 404 Stack not found', async () => {
+      for (const [method, path, body] of [
+        ['GET', '/api/stacks/nowhere?env=1', undefined],
+        ['DELETE', '/api/stacks/nowhere?env=1', undefined],
+        ['PUT', '/api/stacks/nowhere/variables?env=1', { variables: [] }],
+        ['PUT', '/api/stacks/nowhere/compose?env=1', { content: composeText({}), restart: false }],
+        ['POST', '/api/stacks/nowhere/deploy?env=1', {}],
+        ['POST', '/api/stacks/nowhere/stop?env=1', {}],
+        ['GET', '/api/stacks/shop?env=null', undefined],
+      ] as const) {
+        const reply = await admin.call(method, path, body === undefined ? {} : { json: body });
+        expect([reply.status, reply.value], `${method} ${path}`).toEqual([404, { error: 'Stack not found' }]);
+      }
+    });
+  });
+
+  describe('no path leaves the stacks folder', () => {
+    it('`..` and encoded slashes in a name are refused, and nothing is written outside', async () => {
+      const stacksRoot = join(server.dataDir, 'stacks');
+      const tree = () =>
+        readdirSync(stacksRoot)
+          .sort()
+          .map((env) => [env, readdirSync(join(stacksRoot, env)).sort()]);
+      const before = tree();
+      for (const path of [
+        '/api/stacks/..?env=1',
+        '/api/stacks/..%2F..%2Fevents?env=1',
+        '/api/stacks/%2E%2E?env=1',
+        '/api/stacks/a%2Fb?env=1',
+        '/api/stacks/..%2Fshop?env=2',
+        '/api/stacks/%2Fetc%2Fpasswd',
+      ]) {
+        for (const [method, body] of [
+          ['GET', undefined],
+          ['PUT', { variables: [] }],
+          ['DELETE', undefined],
+        ] as const) {
+          const reply = await admin.call(
+            method,
+            path.replace('?', method === 'PUT' ? '/variables?' : '?'),
+            body === undefined ? {} : { json: body },
+          );
+          expect([400, 404], `${method} ${path}: ${reply.status} ${reply.text}`).toContain(reply.status);
+        }
+      }
+      const put = await admin.put('/api/stacks/..%2F..%2Fescape/compose?env=1', {
+        content: composeText({}),
+        restart: false,
+      });
+      expect([400, 404]).toContain(put.status);
+      expect(tree()).toEqual(before);
+      expect(existsSync(join(server.dataDir, 'events'))).toBe(true);
+      expect(existsSync(join(server.dataDir, 'escape'))).toBe(false);
+      expect(existsSync(join(server.dataDir, 'stacks', 'escape'))).toBe(false);
+      // The stacks the escapes pointed at are untouched.
+      expect((await admin.get('/api/stacks/shop?env=2')).status).toBe(200);
+      expect((await admin.get('/api/stacks/shop?env=1')).status).toBe(200);
+    });
+  });
+
+  describe('delete', () => {
+    it('removes the files, keeps the runs', async () => {
+      const { runId } = await createStackDone(admin, 'doomed', null, {
+        compose: composeText({ lines: ['d'] }),
+      });
+      const dir = stackDir(server.dataDir, null, 'doomed');
+      expect(existsSync(dir)).toBe(true);
+      const reply = await admin.del('/api/stacks/doomed');
+      expect([reply.status, reply.value]).toEqual([200, { deleted: true }]);
+      expect(existsSync(dir)).toBe(false);
+      expect((await admin.get('/api/stacks/doomed')).status).toBe(404);
+      expect(arrayOf(await admin.get('/api/stacks/doomed/deploys')).map((r) => r.id)).toEqual([runId]);
+      const run = await admin.get(`/api/stacks/doomed/deploys/${runId}`);
+      expect(objectOf(run)).toMatchObject({ id: runId, status: 'success' });
+      // The name is free again.
+      const again = await createStackDone(admin, 'doomed', null, { compose: composeText({ lines: ['d'] }) });
+      expect(arrayOf(await admin.get('/api/stacks/doomed/deploys')).map((r) => r.id)).toEqual([
+        again.runId,
+        runId,
+      ]);
+    });
+  });
+});
