@@ -1,0 +1,21 @@
+/** The HTTP statuses a stacks failure maps to; routes answer `{ "error": message }` with it. */
+export type StacksErrorStatus = 400 | 403 | 404 | 409 | 500;
+
+/**
+ * A failure the stacks routes turn straight into an answer: the status says which kind (bad input,
+ * missing, conflict), the message is what the caller reads. Messages never hold variable values.
+ */
+export class StacksError extends Error {
+  readonly status: StacksErrorStatus;
+  constructor(status: StacksErrorStatus, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StacksError';
+    this.status = status;
+  }
+}
+
+export const badRequest = (message: string, options?: ErrorOptions) => new StacksError(400, message, options);
+export const notFound = (message: string) => new StacksError(404, message);
+export const conflict = (message: string) => new StacksError(409, message);
+
+export const isStacksError = (error: unknown): error is StacksError => error instanceof StacksError;
