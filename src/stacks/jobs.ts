@@ -106,6 +106,8 @@ export class JobRecordingError extends Error {
 }
 
 const DELIVERY_CHUNK = 1_024;
+/** Longest stretch one subscriber's delivery runs before yielding to the event loop (ms). */
+const DRAIN_SLICE_MS = 4;
 /** Characters of lines per JobOutput event: far below the store's 4 MiB event limit even when escaped. */
 const MAX_OUTPUT_EVENT_CHARS = 256 * 1024;
 
@@ -217,8 +219,13 @@ class Delivery {
       );
       return;
     }
-    const stop = Math.min(this.queue.length, this.readIndex + DELIVERY_CHUNK);
-    while (this.readIndex < stop && !this.closed) this.emit(this.queue[this.readIndex++] as IndexedMessage);
+    // Deliver for a bounded slice of time, then yield: others (the job, other subscribers) get their turn.
+    const until = performance.now() + DRAIN_SLICE_MS;
+    while (this.readIndex < this.queue.length && !this.closed) {
+      const stop = Math.min(this.queue.length, this.readIndex + 256);
+      while (this.readIndex < stop && !this.closed) this.emit(this.queue[this.readIndex++] as IndexedMessage);
+      if (performance.now() >= until) break;
+    }
     if (this.closed) return;
     if (this.readIndex < this.queue.length) {
       this.schedule();
