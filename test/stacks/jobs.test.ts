@@ -206,4 +206,49 @@ describe('JobBook after a restart (LevelDB)', () => {
       await records.dispose();
     }
   }, 60_000);
+
+  it('keeps up with 50 live subscribers (lines/s and p99 latency from line() to a subscriber)', async () => {
+    const records = await openRecords('level');
+    try {
+      const job = await start(records);
+      const lines = 100_000;
+      const sentAt = new Float64Array(lines);
+      const latencies: number[] = [];
+      const counts = new Array<number>(50).fill(0);
+      const done = Array.from({ length: 50 }, (_, s) =>
+        lastValueFrom(
+          records.jobs.messages(job.id).pipe(
+            // One subscriber samples the latency of every 100th line.
+            toArray(),
+          ),
+        ).then((got) => {
+          counts[s] = got.length;
+        }),
+      );
+      const sampler = records.jobs.messages(job.id).subscribe((m) => {
+        if (m.index < lines && m.index % 100 === 0)
+          latencies.push(performance.now() - (sentAt[m.index] as number));
+      });
+      const began = performance.now();
+      for (let i = 0; i < lines; i++) {
+        sentAt[i] = performance.now();
+        job.line(`Container web-${i % 50}-1  Started ${'x'.repeat(40)}`);
+        if (i % 2_000 === 1_999) await new Promise((r) => setImmediate(r));
+      }
+      await job.finish({ success: true, exitCode: 0 });
+      await Promise.all(done);
+      const seconds = (performance.now() - began) / 1000;
+      sampler.unsubscribe();
+      latencies.sort((a, b) => a - b);
+      const p99 = latencies[Math.floor(latencies.length * 0.99)] as number;
+      const rate = Math.round(lines / seconds);
+      console.log(
+        `job output: ${lines} lines to 51 subscribers in ${seconds.toFixed(2)} s = ${rate} lines/s, p99 ${p99.toFixed(1)} ms`,
+      );
+      expect(counts.every((c) => c === lines + 1)).toBe(true);
+      expect(rate).toBeGreaterThan(50_000);
+    } finally {
+      await records.dispose();
+    }
+  }, 60_000);
 });
