@@ -121,6 +121,9 @@ export class RunLogWriter {
   private written = 0;
   private droppedLines = 0;
   private wasTruncated = false;
+  private readonly watchers = new Set<(chunk: string) => void>();
+  /** Bytes of the chunks handed to the write stream (and to watchers) so far. */
+  private announcedBytes = 0;
 
   constructor(path: string, budget: LogBudget, onTruncated: (truncation: Truncation) => void = () => {}) {
     this.path = path;
@@ -151,6 +154,21 @@ export class RunLogWriter {
 
   get error(): RunLogError | undefined {
     return this.failure;
+  }
+
+  /**
+   * Follows what is written from now on: `listener` gets every later chunk (whole lines, each ending in
+   * a line break), and the returned `written` resolves with the file's first `bytes` bytes (everything
+   * before those chunks) once they are in the file, so a follower reads the file up to there and then
+   * goes on with the chunks: no line missed, none twice.
+   */
+  watch(listener: (chunk: string) => void): { bytes: number; written: Promise<void>; stop(): void } {
+    this.watchers.add(listener);
+    return {
+      bytes: this.announcedBytes,
+      written: this.lastWrite,
+      stop: () => this.watchers.delete(listener),
+    };
   }
 
   /** Queues a line (already redacted, without its line break). */
@@ -250,6 +268,9 @@ export class RunLogWriter {
       this.stream.on('error', (error) => this.fail(error));
     }
     const stream = this.stream;
+    // Watchers hear of a chunk in the same step it is handed to the stream (see watch()).
+    for (const watcher of this.watchers) watcher(chunk);
+    this.announcedBytes += Buffer.byteLength(chunk);
     let ok = true;
     this.lastWrite = new Promise<void>((resolve) => {
       ok = stream.write(chunk, (error) => {

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { Observable } from 'rxjs';
 import {
   type DeployRun,
   type DeployRunsState,
@@ -21,8 +23,25 @@ import { StreamDeletedError, WrongExpectedRevisionError } from '../store/errors.
 import type { EventStore } from '../store/types.js';
 import { StacksError } from './errors.js';
 import type { ReadModel } from './jobs.js';
-import { deleteLog, type LogBudget, logFileName, logPath, RunLogError, RunLogWriter } from './log-files.js';
+import {
+  deleteLog,
+  type LogBudget,
+  logFileName,
+  logPath,
+  RunLogError,
+  RunLogWriter,
+  readLog as readLogText,
+} from './log-files.js';
 import type { ComposeExit, Redactor } from './types.js';
+
+/** What following a run's log gives: its lines, then its final status. */
+export type LogFollowEvent = { type: 'line'; line: string } | { type: 'end'; status: string };
+
+const linesOf = (chunk: string): string[] => {
+  const lines = chunk.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
+};
 
 export const INTERRUPTED_RUN_MESSAGE = 'The server stopped before this deploy finished';
 export const WITHHELD_ERROR_MESSAGE = 'Deploy failed (error output withheld by redaction)';
@@ -263,6 +282,29 @@ export class RunBook {
     return closed;
   }
 
+  /**
+   * Follows a run's log: live from this process's recorder while it runs; otherwise the file as it is,
+   * then the run's status. Errors with 404 when there is no such run.
+   */
+  followLog(runId: number): Observable<LogFollowEvent> {
+    const recorder = this.live.get(runId);
+    if (recorder) return recorder.follow();
+    return new Observable<LogFollowEvent>((subscriber) => {
+      const run = this.get(runId);
+      if (!run) {
+        subscriber.error(new StacksError(404, 'Run not found'));
+        return;
+      }
+      readLogText(this.logPathOf(run))
+        .then((text) => {
+          for (const line of linesOf(text ?? '')) subscriber.next({ type: 'line', line });
+          subscriber.next({ type: 'end', status: this.get(runId)?.status ?? run.status });
+          subscriber.complete();
+        })
+        .catch((error: unknown) => subscriber.error(error));
+    });
+  }
+
   /** @internal */
   forget(recorder: RunRecorder): void {
     if (this.live.get(recorder.runId) === recorder) this.live.delete(recorder.runId);
@@ -301,6 +343,11 @@ export class RunRecorder {
   private appendError: unknown;
   private lines = 0;
   private completed: Promise<DeployRun> | undefined;
+  private markEnded: (run: Promise<DeployRun>) => void = () => {};
+  /** Resolves with the run once `complete` has recorded it. */
+  private readonly ended = new Promise<DeployRun>((resolve) => {
+    this.markEnded = (run) => resolve(run);
+  });
   private logFailure: RunLogError | undefined;
 
   constructor(book: RunBook, runId: number, environmentId: EnvironmentId, revision: number) {
@@ -330,6 +377,37 @@ export class RunRecorder {
     return this.logFailure ?? this.writer.error;
   }
 
+  /**
+   * The log's lines from the first, live while the run runs, then `end` with the final status (what
+   * `GET .../log?follow=true` streams).
+   */
+  follow(): Observable<LogFollowEvent> {
+    return new Observable<LogFollowEvent>((subscriber) => {
+      let live = false;
+      const early: string[] = [];
+      const emitChunk = (chunk: string) => {
+        for (const line of linesOf(chunk)) subscriber.next({ type: 'line', line });
+      };
+      const watch = this.writer.watch((chunk) => {
+        if (live) emitChunk(chunk);
+        else early.push(chunk);
+      });
+      const run = async () => {
+        await watch.written;
+        const text = watch.bytes > 0 ? await readFile(this.logPath) : undefined;
+        if (text) emitChunk(text.subarray(0, watch.bytes).toString('utf8'));
+        for (const chunk of early) emitChunk(chunk);
+        early.length = 0;
+        live = true;
+        const done = await (this.completed ?? this.ended);
+        subscriber.next({ type: 'end', status: done.status });
+        subscriber.complete();
+      };
+      run().catch((error: unknown) => subscriber.error(error));
+      return () => watch.stop();
+    });
+  }
+
   /** A redacted output line, for the log file. */
   line(text: string): void {
     if (this.completed) throw new Error(`run ${this.runId} is complete: no line may follow`);
@@ -347,7 +425,10 @@ export class RunRecorder {
    * does not stop the record (see `logError`). Resolves with the run as the read model has it.
    */
   complete(completion: RunCompletion): Promise<DeployRun> {
-    this.completed ??= this.finish(completion);
+    if (!this.completed) {
+      this.completed = this.finish(completion);
+      this.markEnded(this.completed);
+    }
     return this.completed;
   }
 

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { lastValueFrom, toArray } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deployRuns, toRunJson } from '../../projections/deploy-runs.js';
 import { jobs as jobsProjection } from '../../projections/jobs.js';
@@ -18,6 +19,7 @@ import {
   type Records,
   readAllEvents,
   storeKinds,
+  within,
 } from './records-helpers.js';
 
 const runInput = (over: Partial<RunStart> = {}): RunStart => ({
@@ -247,5 +249,31 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     expect(runs.state.maxRunId).toBe(3);
     const jobs = await rebuildProjection(records.store, jobsProjection);
     expect(jobs.state).toEqual(records.jobsModel.state);
+  });
+
+  it('follows a log from the first line, live, then ends with the status (also for a finished run)', async () => {
+    const recorder = await records.runs.start(runInput());
+    for (let i = 0; i < 3_000; i++) recorder.line(`early ${i}`);
+    await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 100; i++) recorder.line(`queued ${i}`);
+    const followed = lastValueFrom(records.runs.followLog(recorder.runId).pipe(toArray()));
+    for (let i = 0; i < 3_000; i++) {
+      recorder.line(`late ${i}`);
+      if (i % 500 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await recorder.complete({ success: false, exit: { ...noExit, exitCode: 1 }, redactor: listRedactor([]) });
+    const events = await within(5_000, followed);
+    const file = (await readLog(recorder.logPath)) as string;
+    expect(events.slice(0, -1)).toEqual(
+      file
+        .trimEnd()
+        .split('\n')
+        .map((line) => ({ type: 'line', line })),
+    );
+    expect(events).toHaveLength(6_101);
+    expect(events.at(-1)).toEqual({ type: 'end', status: 'failed' });
+    const again = await lastValueFrom(records.runs.followLog(recorder.runId).pipe(toArray()));
+    expect(again).toEqual(events);
+    await expect(lastValueFrom(records.runs.followLog(99))).rejects.toMatchObject({ status: 404 });
   });
 });
