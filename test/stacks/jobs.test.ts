@@ -251,4 +251,21 @@ describe('JobBook after a restart (LevelDB)', () => {
       await records.dispose();
     }
   }, 60_000);
+
+  it('rejects finish with a clear error when the output could not be recorded', async () => {
+    const records = await openRecords('level');
+    try {
+      const job = await start(records);
+      job.line('before');
+      await new Promise((r) => setTimeout(r, 30));
+      // The stream vanishes under the job (as a deleted run's job stream would).
+      await records.store.deleteStream(jobStream(job.id));
+      job.line('after');
+      await expect(job.finish({ success: true })).rejects.toThrow(/could not be recorded/);
+      expect(job.error).toBeDefined();
+      expect(records.jobs.running(job.id)).toBeUndefined();
+    } finally {
+      await records.dispose();
+    }
+  });
 });

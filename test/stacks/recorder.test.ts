@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { lastValueFrom, toArray } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deployRuns, toRunJson } from '../../projections/deploy-runs.js';
@@ -275,5 +277,14 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     const again = await lastValueFrom(records.runs.followLog(recorder.runId).pipe(toArray()));
     expect(again).toEqual(events);
     await expect(lastValueFrom(records.runs.followLog(99))).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('still records the run when its log cannot be written, and says why', async () => {
+    await writeFile(join(records.dataDir, 'deploy-logs'), 'a file where the folder should be');
+    const recorder = await records.runs.start(runInput());
+    recorder.line('lost');
+    const run = await recorder.complete({ success: true, exit: noExit, redactor: listRedactor([]) });
+    expect(run.status).toBe('success');
+    expect(recorder.logError?.message).toMatch(/cannot write the run log/);
   });
 });
