@@ -395,6 +395,22 @@ export class Job {
       });
   }
 
+  /**
+   * After a failed append, one try to end the stream with a failed result, so a poll does not show the
+   * job running for good when the failure passed (a stream deleted under the job, or a store still
+   * broken, refuse it: nothing more can be done, and `finish` reports the failure).
+   */
+  private async recordFailure(): Promise<void> {
+    const output = this.tail.slice(-this.options.outputLines);
+    try {
+      await this.book.store.append(jobStream(this.id), [
+        stacksEvent('JobFinished', { job_id: this.id, success: false, error: this.failure?.message, output }),
+      ]);
+    } catch {
+      // See above: the failure already on record is the one `finish` reports.
+    }
+  }
+
   /** Resolves when everything accepted is recorded (or recording failed). */
   private async settle(): Promise<void> {
     for (;;) {
@@ -408,6 +424,7 @@ export class Job {
       }
       break;
     }
+    if (this.failure) await this.recordFailure();
     this.book.forget(this);
     for (const sink of this.sinks) sink.completeAfterQueue();
   }

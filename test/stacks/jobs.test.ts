@@ -268,4 +268,25 @@ describe('JobBook after a restart (LevelDB)', () => {
       await records.dispose();
     }
   });
+
+  it('ends a job whose append failed with a failed result when the store takes it', async () => {
+    const records = await openRecords('memory');
+    try {
+      const job = await start(records);
+      job.line('before');
+      await new Promise((r) => setTimeout(r, 30));
+      // Someone else wrote to the job's stream: the job's next append is refused (wrong revision).
+      await records.store.append(jobStream(job.id), [{ type: 'Noise', data: {} }]);
+      job.line('after');
+      await expect(job.finish({ success: true })).rejects.toThrow(/could not be recorded/);
+      const poll = await records.jobs.poll(job.id);
+      expect(poll?.status).toBe('done');
+      expect(poll?.result).toMatchObject({
+        success: false,
+        error: expect.stringMatching(/could not be recorded/),
+      });
+    } finally {
+      await records.dispose();
+    }
+  });
 });
