@@ -1,0 +1,220 @@
+import type { Json, RecordedEvent } from '../src/store/types.js';
+import {
+  type DeployOptions,
+  type DeploySummary,
+  type EnvironmentId,
+  RUN_STREAM_PREFIX,
+  type StacksEventMap,
+  TERMINAL_RUN_STATUSES,
+  type Trigger,
+} from '../streams/stacks.js';
+import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../streams/system.js';
+import type { Projection } from './projection.js';
+
+/** One recorded deploy run (a `stack_deploy` schedule execution row), as its events made it. */
+export interface DeployRun {
+  id: number;
+  stack: string;
+  environmentId: EnvironmentId;
+  /** `running`, then `success` or `failed`; a free-text column (spec), so typed as a string. */
+  status: string;
+  trigger: Trigger;
+  userId: string | null;
+  jobId: string;
+  options: DeployOptions;
+  composeHash: string;
+  envHash: string;
+  logFile: string;
+  extra: Record<string, string | number | boolean | null>;
+  startedAt: string;
+  finishedAt: string | null;
+  errorMessage: string | null;
+  exitCode?: number;
+  exitCodeKnown?: boolean;
+  summary?: DeploySummary;
+  truncated: boolean;
+  /** Set by the log reconcile (next issue) when the run's log file is gone. */
+  logMissing?: boolean;
+}
+
+export interface DeployRunsState {
+  runs: Map<number, DeployRun>;
+  /** Ids of deleted runs: they left the read model, but an id is never given out twice. */
+  deleted: Set<number>;
+  /** The highest run id ever started, deleted or not. */
+  maxRunId: number;
+}
+
+/** The run JSON of STACKS.md (list items and single run). */
+export interface RunJson {
+  id: number;
+  scheduleType: 'stack_deploy';
+  scheduleId: 0;
+  entityName: string;
+  environmentId: EnvironmentId;
+  status: string;
+  trigger: Trigger;
+  errorMessage: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+  jobId: string;
+  details: {
+    options: DeployOptions;
+    summary?: DeploySummary;
+    exitCode?: number;
+    composeHash: string;
+    envHash: string;
+    logFile: string;
+    truncated: boolean;
+    logMissing?: boolean;
+    userId: string | null;
+    [extra: string]: unknown;
+  };
+}
+
+export const isTerminalRunStatus = (status: string): boolean =>
+  (TERMINAL_RUN_STATUSES as readonly string[]).includes(status);
+
+export const runIdOfStream = (stream: string): number | undefined => {
+  if (!stream.startsWith(RUN_STREAM_PREFIX)) return undefined;
+  const id = Number(stream.slice(RUN_STREAM_PREFIX.length));
+  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
+};
+
+export function toRunJson(run: DeployRun): RunJson {
+  return {
+    id: run.id,
+    scheduleType: 'stack_deploy',
+    scheduleId: 0,
+    entityName: run.stack,
+    environmentId: run.environmentId,
+    status: run.status,
+    trigger: run.trigger,
+    errorMessage: run.errorMessage,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    jobId: run.jobId,
+    details: {
+      // Extra details first, so a kind of deploy can never shadow the keys every run has.
+      ...run.extra,
+      options: { ...run.options },
+      ...(run.summary ? { summary: { ...run.summary } } : {}),
+      ...(run.exitCode !== undefined ? { exitCode: run.exitCode } : {}),
+      composeHash: run.composeHash,
+      envHash: run.envHash,
+      logFile: run.logFile,
+      truncated: run.truncated,
+      ...(run.logMissing !== undefined ? { logMissing: run.logMissing } : {}),
+      userId: run.userId,
+    },
+  };
+}
+
+/** Runs of one stack in one environment (null matches only the local environment), newest first. */
+export function runsOf(state: DeployRunsState, stack: string, environmentId: EnvironmentId): DeployRun[] {
+  const found: DeployRun[] = [];
+  for (const run of state.runs.values())
+    if (run.stack === stack && run.environmentId === environmentId) found.push(run);
+  return found.sort((a, b) => b.id - a.id);
+}
+
+/** Runs still `running` (or any other non-terminal status): what a restart must close. */
+export const unfinishedRuns = (state: DeployRunsState): DeployRun[] =>
+  [...state.runs.values()].filter((run) => !isTerminalRunStatus(run.status)).sort((a, b) => a.id - b.id);
+
+type RunEvent = {
+  [T in 'RunStarted' | 'RunTruncated' | 'RunCompleted' | 'RunDeleted']: RecordedEvent<T, StacksEventMap[T]>;
+}['RunStarted' | 'RunTruncated' | 'RunCompleted' | 'RunDeleted'];
+
+/**
+ * Applies one event of a `deploy-run-*` stream to the state; pure apart from updating `state` in
+ * place (see Projection). Shared by the projection and by readers that fold one run's stream.
+ */
+export function evolveRun(state: DeployRunsState, event: RunEvent): DeployRunsState {
+  switch (event.type) {
+    case 'RunStarted': {
+      const d = event.data;
+      state.maxRunId = Math.max(state.maxRunId, d.run_id);
+      state.runs.set(d.run_id, {
+        id: d.run_id,
+        stack: d.stack,
+        environmentId: d.environment_id,
+        status: 'running',
+        trigger: d.trigger,
+        userId: d.user_id,
+        jobId: d.job_id,
+        options: { ...d.options },
+        composeHash: d.compose_hash,
+        envHash: d.env_hash,
+        logFile: d.log_file,
+        extra: { ...(d.extra ?? {}) },
+        startedAt: event.metadata.at,
+        finishedAt: null,
+        errorMessage: null,
+        truncated: false,
+      });
+      return state;
+    }
+    case 'RunTruncated': {
+      const run = state.runs.get(event.data.run_id);
+      if (run) run.truncated = true;
+      return state;
+    }
+    case 'RunCompleted': {
+      const run = state.runs.get(event.data.run_id);
+      if (!run) return state;
+      const d = event.data;
+      run.status = d.status;
+      run.finishedAt = event.metadata.at;
+      run.errorMessage = d.error_message;
+      run.exitCode = d.exit_code;
+      run.exitCodeKnown = d.exit_code_known;
+      if (d.summary) run.summary = { ...d.summary };
+      else delete run.summary;
+      return state;
+    }
+    case 'RunDeleted':
+      forget(state, event.data.run_id);
+      return state;
+  }
+}
+
+function forget(state: DeployRunsState, runId: number): void {
+  state.runs.delete(runId);
+  state.deleted.add(runId);
+  state.maxRunId = Math.max(state.maxRunId, runId);
+}
+
+const RUN_EVENT_TYPES = new Set(['RunStarted', 'RunTruncated', 'RunCompleted', 'RunDeleted']);
+
+export const deployRuns: Projection<DeployRunsState> = {
+  name: 'deploy-runs',
+  version: 1,
+  initial: () => ({ runs: new Map(), deleted: new Set(), maxRunId: 0 }),
+  evolve(state, event) {
+    if (event.stream.startsWith(RUN_STREAM_PREFIX) && RUN_EVENT_TYPES.has(event.type))
+      return evolveRun(state, event as RunEvent);
+    // Run streams are not deleted by the service (a RunDeleted keeps the id taken), but a stream an
+    // operator deleted by hand must not leave a run behind that no longer has events.
+    if (event.stream === SYSTEM_STREAM && event.type === STREAM_DELETED) {
+      const runId = runIdOfStream((event.data as StreamDeletedData).stream);
+      if (runId !== undefined) forget(state, runId);
+    }
+    return state;
+  },
+  snapshot: {
+    save: (state) => ({
+      runs: [...state.runs.values()] as unknown as Json,
+      deleted: [...state.deleted],
+      maxRunId: state.maxRunId,
+    }),
+    load: (json) => {
+      const saved = json as unknown as { runs: DeployRun[]; deleted: number[]; maxRunId: number };
+      return {
+        runs: new Map(saved.runs.map((run) => [run.id, run])),
+        deleted: new Set(saved.deleted),
+        maxRunId: saved.maxRunId,
+      };
+    },
+  },
+};

@@ -1,0 +1,129 @@
+import type { RecordedEvent } from '../src/store/types.js';
+import {
+  type EnvironmentId,
+  JOB_STREAM_PREFIX,
+  type JobKind,
+  type JobMessage,
+  type StacksEventMap,
+} from '../streams/stacks.js';
+import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../streams/system.js';
+import type { Projection } from './projection.js';
+
+export type JobResult = Extract<JobMessage, { type: 'result' }>;
+
+/** One job as `GET /api/jobs/{id}` and the retention sweep need it (its messages stay in its stream). */
+export interface JobInfo {
+  id: string;
+  kind: JobKind;
+  stack: string;
+  environmentId: EnvironmentId;
+  userId: string | null;
+  runId: number | null;
+  /** Messages so far: one per output line, per status and the result. */
+  messages: number;
+  status: 'running' | 'done';
+  result: JobResult | null;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+/** Jobs by id. Plain JSON, so the snapshot is the state itself. */
+export interface JobsState {
+  jobs: Record<string, JobInfo>;
+}
+
+export const jobIdOfStream = (stream: string): string | undefined =>
+  stream.startsWith(JOB_STREAM_PREFIX) ? stream.slice(JOB_STREAM_PREFIX.length) : undefined;
+
+/** The result message a JobFinished event stands for (optional fields only when set). */
+export function resultMessage(data: StacksEventMap['JobFinished']): JobResult {
+  return {
+    type: 'result',
+    success: data.success,
+    ...(data.error !== undefined ? { error: data.error } : {}),
+    ...(data.exitCode !== undefined ? { exitCode: data.exitCode } : {}),
+    output: [...data.output],
+  };
+}
+
+type JobEvent = {
+  [T in 'JobStarted' | 'JobOutput' | 'JobStatusReported' | 'JobFinished']: RecordedEvent<
+    T,
+    StacksEventMap[T]
+  >;
+}['JobStarted' | 'JobOutput' | 'JobStatusReported' | 'JobFinished'];
+
+const JOB_EVENT_TYPES = new Set(['JobStarted', 'JobOutput', 'JobStatusReported', 'JobFinished']);
+
+/** The messages one job event stands for, in order (JobStarted stands for none). */
+export function messagesOf(event: RecordedEvent): JobMessage[] {
+  if (!JOB_EVENT_TYPES.has(event.type)) return [];
+  const e = event as JobEvent;
+  switch (e.type) {
+    case 'JobStarted':
+      return [];
+    case 'JobOutput':
+      return e.data.lines.map((line) => ({ type: 'line', line }));
+    case 'JobStatusReported':
+      return [{ type: 'status', status: e.data.status }];
+    case 'JobFinished':
+      return [resultMessage(e.data)];
+  }
+}
+
+/** Finished jobs whose result is older than `cutoff` (ISO time): what retention deletes. */
+export const jobsFinishedBefore = (state: JobsState, cutoff: string): JobInfo[] =>
+  Object.values(state.jobs).filter((job) => job.finishedAt !== null && job.finishedAt < cutoff);
+
+export const runningJobs = (state: JobsState): JobInfo[] =>
+  Object.values(state.jobs).filter((job) => job.status === 'running');
+
+export const jobs: Projection<JobsState> = {
+  name: 'jobs',
+  version: 1,
+  initial: () => ({ jobs: {} }),
+  evolve(state, event) {
+    if (event.stream === SYSTEM_STREAM && event.type === STREAM_DELETED) {
+      // Retention and run deletion remove a job's stream: the job leaves the read model with it.
+      const jobId = jobIdOfStream((event.data as StreamDeletedData).stream);
+      if (jobId !== undefined) delete state.jobs[jobId];
+      return state;
+    }
+    if (!event.stream.startsWith(JOB_STREAM_PREFIX) || !JOB_EVENT_TYPES.has(event.type)) return state;
+    const e = event as JobEvent;
+    if (e.type === 'JobStarted') {
+      const d = e.data;
+      state.jobs[d.job_id] = {
+        id: d.job_id,
+        kind: d.kind,
+        stack: d.stack,
+        environmentId: d.environment_id,
+        userId: d.user_id,
+        runId: d.run_id,
+        messages: 0,
+        status: 'running',
+        result: null,
+        startedAt: e.metadata.at,
+        finishedAt: null,
+      };
+      return state;
+    }
+    const job = state.jobs[e.data.job_id];
+    if (!job) return state;
+    switch (e.type) {
+      case 'JobOutput':
+        job.messages += e.data.lines.length;
+        break;
+      case 'JobStatusReported':
+        job.messages += 1;
+        break;
+      case 'JobFinished':
+        job.messages += 1;
+        job.status = 'done';
+        job.result = resultMessage(e.data);
+        job.finishedAt = e.metadata.at;
+        break;
+    }
+    return state;
+  },
+};

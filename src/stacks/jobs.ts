@@ -1,0 +1,720 @@
+import { randomUUID } from 'node:crypto';
+import { Observable, type Subscriber } from 'rxjs';
+import {
+  type JobInfo,
+  type JobResult,
+  type JobsState,
+  jobsFinishedBefore,
+  messagesOf,
+  runningJobs,
+} from '../../projections/jobs.js';
+import {
+  type EnvironmentId,
+  type JobKind,
+  type JobMessage,
+  jobStream,
+  type NewStacksEvent,
+  stacksEvent,
+} from '../../streams/stacks.js';
+import { StreamDeletedError } from '../store/errors.js';
+import type { EventStore, RecordedEvent } from '../store/types.js';
+import { StacksError } from './errors.js';
+
+/** A projection the stacks parts read and wait on; `ProjectionRunner` is one. */
+export interface ReadModel<State> {
+  readonly state: State;
+  /** Resolves once every event up to `position` has been applied. */
+  waitFor(position: number): Promise<void>;
+}
+
+/** A message with its place among the job's messages (from 0): the SSE event id. */
+export interface IndexedMessage {
+  index: number;
+  message: JobMessage;
+}
+
+/** `GET /api/jobs/{id}` (STACKS.md). */
+export interface JobPoll {
+  id: string;
+  status: 'running' | 'done';
+  messages: JobMessage[];
+  result: JobResult | null;
+}
+
+export interface JobStart {
+  /** Chosen by the caller when a run must name the job before it starts; a new UUID otherwise. */
+  id?: string;
+  kind: JobKind;
+  stack: string;
+  environmentId: EnvironmentId;
+  userId: string | null;
+  runId: number | null;
+}
+
+export interface JobOutcome {
+  success: boolean;
+  error?: string;
+  exitCode?: number;
+}
+
+export interface JobBookOptions {
+  /** Finished job streams older than this are deleted by `sweep`. */
+  retentionHours: number;
+  /** Buffered messages are appended at the latest this long after the first of them arrived (ms). */
+  flushIntervalMs?: number;
+  /** A buffer holding this many lines is appended without waiting for the interval. */
+  batchLines?: number;
+  /** Messages a subscriber may have waiting before it is dropped as too slow. */
+  subscriberBufferSize?: number;
+  /** Lines of the result's `output` block (the tail of the job's output). */
+  outputLines?: number;
+}
+
+export interface MessagesOptions {
+  /** Overrides the book's subscriberBufferSize for this subscriber. */
+  bufferSize?: number;
+  /**
+   * Back-pressure from the consumer (an SSE response whose socket is full, say): called before each
+   * chunk is delivered; a returned promise holds delivery until it settles. Meanwhile live messages
+   * wait in the subscriber's bounded buffer; catch-up reads from the store simply pause.
+   */
+  ready?: () => Promise<void> | undefined;
+}
+
+/** A subscriber whose buffer of waiting messages filled up; resume with `messages(id, lastIndex + 1)`. */
+export class JobSubscriberTooSlowError extends Error {
+  readonly lastIndex: number;
+  constructor(bufferSize: number, lastIndex: number) {
+    super(
+      `job subscriber dropped: more than ${bufferSize} messages waited for it; resume from index ${lastIndex + 1}`,
+    );
+    this.name = 'JobSubscriberTooSlowError';
+    this.lastIndex = lastIndex;
+  }
+}
+
+/** The job's output could not be appended to its stream: later messages were not recorded. */
+export class JobRecordingError extends Error {
+  readonly jobId: string;
+  constructor(jobId: string, cause: unknown) {
+    super(`job ${jobId}: its output could not be recorded: ${(cause as Error)?.message ?? String(cause)}`, {
+      cause,
+    });
+    this.name = 'JobRecordingError';
+    this.jobId = jobId;
+  }
+}
+
+const DELIVERY_CHUNK = 1_024;
+/** Longest stretch one subscriber's delivery runs before yielding to the event loop (ms). */
+const DRAIN_SLICE_MS = 4;
+/** Characters of lines per JobOutput event: far below the store's 4 MiB event limit even when escaped. */
+const MAX_OUTPUT_EVENT_CHARS = 256 * 1024;
+
+const notFound = () => new StacksError(404, 'Job not found');
+
+/**
+ * One subscriber's delivery: messages wait in a bounded queue drained on later turns of the event loop,
+ * so whoever pushes (the job, or the store's live feed) never waits for the consumer, and one consumer's
+ * drain never holds up another's for more than a chunk.
+ */
+class Delivery {
+  private queue: IndexedMessage[] = [];
+  private readIndex = 0;
+  private scheduled = false;
+  private waiting = false;
+  private started = false;
+  private done = false;
+  private completeWhenDrained = false;
+  /** Index of the last message handed to the consumer. */
+  lastIndex: number;
+  /** Index of the last message queued or handed over: anything at or below it is a duplicate. */
+  private lastTaken: number;
+
+  constructor(
+    private readonly subscriber: Subscriber<IndexedMessage>,
+    private readonly bufferSize: number,
+    private readonly ready: MessagesOptions['ready'],
+    fromIndex: number,
+  ) {
+    this.lastIndex = fromIndex - 1;
+    this.lastTaken = fromIndex - 1;
+  }
+
+  get closed(): boolean {
+    return this.done || this.subscriber.closed;
+  }
+
+  /** Queues a live message; drops the subscriber when too many wait. */
+  push(item: IndexedMessage): void {
+    if (this.closed || item.index <= this.lastTaken) return;
+    this.lastTaken = item.index;
+    this.queue.push(item);
+    if (this.queue.length - this.readIndex > this.bufferSize) {
+      this.fail(new JobSubscriberTooSlowError(this.bufferSize, this.lastIndex));
+      return;
+    }
+    this.schedule();
+  }
+
+  /** Hands a caught-up message straight over (the caller pulls it at the consumer's pace). */
+  emit(item: IndexedMessage): void {
+    if (this.closed) return;
+    this.lastIndex = item.index;
+    this.lastTaken = Math.max(this.lastTaken, item.index);
+    this.subscriber.next(item);
+    if (item.message.type === 'result') this.finish();
+  }
+
+  /** Waits until the consumer is ready for more, if it said it is not. */
+  async pace(): Promise<void> {
+    const wait = this.ready?.();
+    if (wait) await wait;
+  }
+
+  /** Catch-up is over: queued messages start to flow (before, they only accumulate). */
+  markStarted(): void {
+    this.started = true;
+    this.schedule();
+  }
+
+  /** Completes once everything queued has been delivered. */
+  completeAfterQueue(): void {
+    this.completeWhenDrained = true;
+    this.schedule();
+  }
+
+  fail(error: unknown): void {
+    if (this.closed) return;
+    this.done = true;
+    this.queue = [];
+    this.subscriber.error(error);
+  }
+
+  finish(): void {
+    if (this.closed) return;
+    this.done = true;
+    this.queue = [];
+    this.subscriber.complete();
+  }
+
+  private schedule(): void {
+    if (!this.started || this.scheduled || this.waiting || this.closed) return;
+    this.scheduled = true;
+    setImmediate(() => this.drain());
+  }
+
+  private drain(): void {
+    this.scheduled = false;
+    if (this.closed) return;
+    const wait = this.ready?.();
+    if (wait) {
+      this.waiting = true;
+      wait.then(
+        () => {
+          this.waiting = false;
+          this.schedule();
+        },
+        (error: unknown) => this.fail(error),
+      );
+      return;
+    }
+    // Deliver for a bounded slice of time, then yield: others (the job, other subscribers) get their turn.
+    const until = performance.now() + DRAIN_SLICE_MS;
+    while (this.readIndex < this.queue.length && !this.closed) {
+      const stop = Math.min(this.queue.length, this.readIndex + 256);
+      while (this.readIndex < stop && !this.closed) this.emit(this.queue[this.readIndex++] as IndexedMessage);
+      if (performance.now() >= until) break;
+    }
+    if (this.closed) return;
+    if (this.readIndex < this.queue.length) {
+      this.schedule();
+      return;
+    }
+    this.queue = [];
+    this.readIndex = 0;
+    if (this.completeWhenDrained) this.finish();
+  }
+}
+
+/** A job running in this process: what it printed and how it ended, recorded in `stack-job-<id>`. */
+export class Job {
+  readonly id: string;
+  readonly kind: JobKind;
+  readonly stack: string;
+  readonly environmentId: EnvironmentId;
+  readonly runId: number | null;
+  private readonly book: JobBook;
+  private readonly options: Required<Omit<JobBookOptions, 'retentionHours'>>;
+  /** Messages accepted so far; the next message's index. */
+  private count = 0;
+  /** Messages the store holds (all before the in-flight and buffered ones). */
+  private committed = 0;
+  private inFlight: JobMessage[] = [];
+  private buffer: JobMessage[] = [];
+  private bufferedLines = 0;
+  private appending: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private flushAfterAppend = false;
+  private tail: string[] = [];
+  private ended = false;
+  private failure: JobRecordingError | undefined;
+  private readonly sinks = new Set<Delivery>();
+  private revision: number;
+  private done: Promise<JobResult> | undefined;
+
+  constructor(book: JobBook, input: Required<JobStart>, options: Job['options'], revision: number) {
+    this.book = book;
+    this.id = input.id;
+    this.kind = input.kind;
+    this.stack = input.stack;
+    this.environmentId = input.environmentId;
+    this.runId = input.runId;
+    this.options = options;
+    this.revision = revision;
+  }
+
+  /** Messages so far (lines, statuses, the result). */
+  get messageCount(): number {
+    return this.count;
+  }
+
+  get finished(): boolean {
+    return this.ended;
+  }
+
+  /** Set when an append failed: later messages were not recorded, and `finish` rejects with it. */
+  get error(): JobRecordingError | undefined {
+    return this.failure;
+  }
+
+  /** An output line, already redacted. */
+  line(text: string): void {
+    this.accept({ type: 'line', line: text });
+    this.tail.push(text);
+    if (this.tail.length >= this.options.outputLines * 2)
+      this.tail = this.tail.slice(-this.options.outputLines);
+  }
+
+  /** A progress status (spec, Events: `{status}`). */
+  status(status: string): void {
+    this.accept({ type: 'status', status });
+  }
+
+  /**
+   * Ends the job: appends what is buffered, then JobFinished with the last lines as `output`. Nothing
+   * may follow it. Resolves with the result message once it is recorded.
+   */
+  finish(outcome: JobOutcome): Promise<JobResult> {
+    if (this.done) return this.done;
+    const result: JobResult = {
+      type: 'result',
+      success: outcome.success,
+      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+      ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
+      output: this.tail.slice(-this.options.outputLines),
+    };
+    this.accept(result);
+    this.ended = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.done = this.settle().then(() => {
+      if (this.failure) throw this.failure;
+      return result;
+    });
+    return this.done;
+  }
+
+  /** The messages the store does not hold yet, and the index of the first of them. */
+  uncommitted(): { from: number; messages: JobMessage[] } {
+    return { from: this.committed, messages: [...this.inFlight, ...this.buffer] };
+  }
+
+  /** Starts live delivery to `sink` of every message from the next one on. */
+  attach(sink: Delivery): () => void {
+    this.sinks.add(sink);
+    return () => this.sinks.delete(sink);
+  }
+
+  private accept(message: JobMessage): void {
+    if (this.ended) throw new Error(`job ${this.id} has finished: nothing may follow its result`);
+    const item: IndexedMessage = { index: this.count++, message };
+    for (const sink of this.sinks) sink.push(item);
+    if (this.failure) return;
+    this.buffer.push(message);
+    if (message.type === 'line') this.bufferedLines += 1;
+    if (message.type === 'result') return;
+    if (this.bufferedLines >= this.options.batchLines) {
+      if (this.appending) this.flushAfterAppend = true;
+      else this.flush();
+    } else if (!this.timer && !this.appending) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        if (this.appending) this.flushAfterAppend = true;
+        else this.flush();
+      }, this.options.flushIntervalMs);
+    }
+  }
+
+  /** Appends the buffer (at most one append in flight; the next one waits for it). */
+  private flush(): void {
+    if (this.buffer.length === 0 || this.appending || this.failure) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.inFlight = this.buffer;
+    this.buffer = [];
+    this.bufferedLines = 0;
+    const events = toEvents(this.id, this.inFlight);
+    this.appending = this.book.store
+      .append(jobStream(this.id), events, { expectedRevision: this.revision })
+      .then(
+        (appended) => {
+          this.revision = appended.nextRevision - 1;
+          this.committed += this.inFlight.length;
+          this.inFlight = [];
+        },
+        (error: unknown) => {
+          // Nothing more can be recorded in order after a failed append: keep the job honest about it.
+          this.failure = new JobRecordingError(this.id, error);
+          this.buffer = [];
+          this.bufferedLines = 0;
+        },
+      )
+      .finally(() => {
+        this.appending = undefined;
+        if (this.failure) return;
+        if (this.ended || this.flushAfterAppend || this.bufferedLines >= this.options.batchLines) {
+          this.flushAfterAppend = false;
+          this.flush();
+        } else if (this.buffer.length > 0 && !this.timer) {
+          this.timer = setTimeout(() => {
+            this.timer = undefined;
+            this.flush();
+          }, this.options.flushIntervalMs);
+        }
+      });
+  }
+
+  /**
+   * After a failed append, one try to end the stream with a failed result, so a poll does not show the
+   * job running for good when the failure passed (a stream deleted under the job, or a store still
+   * broken, refuse it: nothing more can be done, and `finish` reports the failure).
+   */
+  private async recordFailure(): Promise<void> {
+    const output = this.tail.slice(-this.options.outputLines);
+    try {
+      await this.book.store.append(jobStream(this.id), [
+        stacksEvent('JobFinished', { job_id: this.id, success: false, error: this.failure?.message, output }),
+      ]);
+    } catch {
+      // See above: the failure already on record is the one `finish` reports.
+    }
+  }
+
+  /** Resolves when everything accepted is recorded (or recording failed). */
+  private async settle(): Promise<void> {
+    for (;;) {
+      if (this.appending) {
+        await this.appending;
+        continue;
+      }
+      if (this.buffer.length > 0 && !this.failure) {
+        this.flush();
+        continue;
+      }
+      break;
+    }
+    if (this.failure) await this.recordFailure();
+    this.book.forget(this);
+    for (const sink of this.sinks) sink.completeAfterQueue();
+  }
+}
+
+/** Consecutive lines become one JobOutput (bounded in lines and size); each status and the result its own event. */
+function toEvents(jobId: string, messages: readonly JobMessage[]): NewStacksEvent[] {
+  const events: NewStacksEvent[] = [];
+  let lines: string[] = [];
+  let chars = 0;
+  const flushLines = () => {
+    if (lines.length > 0) events.push(stacksEvent('JobOutput', { job_id: jobId, lines }));
+    lines = [];
+    chars = 0;
+  };
+  for (const message of messages) {
+    if (message.type === 'line') {
+      if (lines.length > 0 && chars + message.line.length > MAX_OUTPUT_EVENT_CHARS) flushLines();
+      lines.push(message.line);
+      chars += message.line.length;
+      continue;
+    }
+    flushLines();
+    if (message.type === 'status')
+      events.push(stacksEvent('JobStatusReported', { job_id: jobId, status: message.status }));
+    else
+      events.push(
+        stacksEvent('JobFinished', {
+          job_id: jobId,
+          success: message.success,
+          ...(message.error !== undefined ? { error: message.error } : {}),
+          ...(message.exitCode !== undefined ? { exitCode: message.exitCode } : {}),
+          output: message.output,
+        }),
+      );
+  }
+  flushLines();
+  return events;
+}
+
+/**
+ * Jobs of the stacks service over the event store: starts them, replays and streams their messages,
+ * answers polls, closes the ones a stopped server left running, and deletes old ones.
+ */
+export class JobBook {
+  readonly store: EventStore;
+  private readonly model: ReadModel<JobsState>;
+  private readonly options: Required<JobBookOptions>;
+  private readonly live = new Map<string, Job>();
+
+  constructor(store: EventStore, model: ReadModel<JobsState>, options: JobBookOptions) {
+    this.store = store;
+    this.model = model;
+    this.options = {
+      flushIntervalMs: 10,
+      batchLines: 1_000,
+      subscriberBufferSize: 65_536,
+      outputLines: 200,
+      ...options,
+    };
+  }
+
+  /** Records JobStarted; the job is in the read model when this resolves. */
+  async start(input: JobStart): Promise<Job> {
+    const full: Required<JobStart> = { ...input, id: input.id ?? randomUUID() };
+    const appended = await this.store.append(
+      jobStream(full.id),
+      [
+        stacksEvent('JobStarted', {
+          job_id: full.id,
+          kind: full.kind,
+          stack: full.stack,
+          environment_id: full.environmentId,
+          user_id: full.userId,
+          run_id: full.runId,
+        }),
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    const { retentionHours: _, ...jobOptions } = this.options;
+    const job = new Job(this, full, jobOptions, appended.nextRevision - 1);
+    this.live.set(job.id, job);
+    await this.model.waitFor(appended.position);
+    return job;
+  }
+
+  /** The job if it runs in this process. */
+  running(jobId: string): Job | undefined {
+    return this.live.get(jobId);
+  }
+
+  /** What the read model knows of a job (kind, stack, environment...), or undefined. */
+  info(jobId: string): JobInfo | undefined {
+    return this.model.state.jobs[jobId];
+  }
+
+  /** @internal Called by a job when its last append is done. */
+  forget(job: Job): void {
+    if (this.live.get(job.id) === job) this.live.delete(job.id);
+  }
+
+  /** CONTRACT's job poll, or undefined when there is no such job (never was, or deleted). */
+  async poll(jobId: string): Promise<JobPoll | undefined> {
+    const local = this.live.get(jobId);
+    // Taken before reading, so the store read and the in-memory part meet without gap or overlap.
+    const pending = local?.uncommitted();
+    const messages: JobMessage[] = [];
+    let found = false;
+    try {
+      for await (const event of this.store.readStream(jobStream(jobId))) {
+        found = true;
+        for (const message of messagesOf(event)) {
+          if (pending && messages.length >= pending.from) break;
+          messages.push(message);
+        }
+      }
+    } catch (error) {
+      if (error instanceof StreamDeletedError) return undefined;
+      throw error;
+    }
+    if (!found) return undefined;
+    if (pending) messages.push(...pending.messages);
+    const last = messages.at(-1);
+    const result = last?.type === 'result' ? last : null;
+    return { id: jobId, status: result ? 'done' : 'running', messages, result };
+  }
+
+  /**
+   * The job's messages from `fromIndex` on: caught up from its stream, then live until the result, then
+   * complete. Errors with 404 StacksError for an unknown job, and with JobSubscriberTooSlowError when
+   * the subscriber lags more than its buffer (resume from `lastIndex + 1`).
+   */
+  messages(jobId: string, fromIndex = 0, options: MessagesOptions = {}): Observable<IndexedMessage> {
+    return new Observable<IndexedMessage>((subscriber) => {
+      const delivery = new Delivery(
+        subscriber,
+        options.bufferSize ?? this.options.subscriberBufferSize,
+        options.ready,
+        fromIndex,
+      );
+      const local = this.live.get(jobId);
+      let detach: (() => void) | undefined;
+      let storeFeed: { unsubscribe(): void } | undefined;
+      if (local) {
+        // Attach and snapshot in one synchronous step: the live feed starts right after the snapshot.
+        detach = local.attach(delivery);
+        const pending = local.uncommitted();
+        pending.messages.forEach((message, i) => {
+          delivery.push({ index: pending.from + i, message });
+        });
+        this.catchUp(jobId, delivery, fromIndex, pending.from)
+          .then((end) => {
+            if (end.sawResult) return;
+            if (!end.found) delivery.fail(notFound());
+            else delivery.markStarted();
+          })
+          .catch((error: unknown) => delivery.fail(error));
+      } else {
+        this.catchUp(jobId, delivery, fromIndex, Number.POSITIVE_INFINITY)
+          .then((end) => {
+            if (end.sawResult || delivery.closed) return;
+            if (!end.found) {
+              delivery.fail(notFound());
+              return;
+            }
+            // Still running, in no process of ours (or closing): follow its stream in the store.
+            delivery.markStarted();
+            let index = end.nextIndex;
+            storeFeed = this.store
+              .subscribe({ stream: jobStream(jobId), from: end.lastPosition + 1 })
+              .subscribe({
+                next: (event: RecordedEvent) => {
+                  for (const message of messagesOf(event)) {
+                    const item = { index: index++, message };
+                    if (item.index >= fromIndex) delivery.push(item);
+                    if (message.type === 'result') delivery.completeAfterQueue();
+                  }
+                },
+                error: (error: unknown) => delivery.fail(error),
+              });
+            if (delivery.closed) storeFeed.unsubscribe();
+          })
+          .catch((error: unknown) => delivery.fail(error));
+      }
+      return () => {
+        detach?.();
+        storeFeed?.unsubscribe();
+      };
+    });
+  }
+
+  /** Emits the stored messages with fromIndex <= index < before, pulling at the consumer's pace. */
+  private async catchUp(
+    jobId: string,
+    delivery: Delivery,
+    fromIndex: number,
+    before: number,
+  ): Promise<{ found: boolean; sawResult: boolean; nextIndex: number; lastPosition: number }> {
+    let index = 0;
+    let found = false;
+    let lastPosition = 0;
+    let chunk = 0;
+    try {
+      for await (const event of this.store.readStream(jobStream(jobId))) {
+        found = true;
+        lastPosition = event.position;
+        for (const message of messagesOf(event)) {
+          if (index >= before) return { found, sawResult: false, nextIndex: index, lastPosition };
+          if (index >= fromIndex) {
+            if (++chunk % DELIVERY_CHUNK === 0) await delivery.pace();
+            if (delivery.closed) return { found, sawResult: true, nextIndex: index, lastPosition };
+            delivery.emit({ index, message });
+            if (message.type === 'result')
+              return { found, sawResult: true, nextIndex: index + 1, lastPosition };
+          } else if (message.type === 'result') {
+            // Resuming after the last message: nothing more will come.
+            delivery.finish();
+            return { found, sawResult: true, nextIndex: index + 1, lastPosition };
+          }
+          index += 1;
+        }
+      }
+    } catch (error) {
+      if (error instanceof StreamDeletedError)
+        return { found: false, sawResult: false, nextIndex: 0, lastPosition };
+      throw error;
+    }
+    return { found, sawResult: false, nextIndex: index, lastPosition };
+  }
+
+  /**
+   * Closes the jobs a stopped server left running (no process of ours runs them): each gets a failed
+   * result, so polls and event streams end. Returns their ids.
+   */
+  async closeInterruptedJobs(message = 'The server stopped before this job finished'): Promise<string[]> {
+    const closed: string[] = [];
+    for (const info of runningJobs(this.model.state)) {
+      if (this.live.has(info.id)) continue;
+      let revision: number | undefined;
+      try {
+        revision = await this.store.streamRevision(jobStream(info.id));
+      } catch (error) {
+        if (error instanceof StreamDeletedError) continue;
+        throw error;
+      }
+      if (revision === undefined) continue;
+      const tail = await this.tailOf(info.id);
+      if (tail.finished) continue;
+      const appended = await this.store.append(
+        jobStream(info.id),
+        [stacksEvent('JobFinished', { job_id: info.id, success: false, error: message, output: tail.lines })],
+        { expectedRevision: revision },
+      );
+      await this.model.waitFor(appended.position);
+      closed.push(info.id);
+    }
+    return closed;
+  }
+
+  private async tailOf(jobId: string): Promise<{ finished: boolean; lines: string[] }> {
+    let lines: string[] = [];
+    let finished = false;
+    for await (const event of this.store.readStream(jobStream(jobId))) {
+      for (const message of messagesOf(event)) {
+        if (message.type === 'line') lines.push(message.line);
+        if (message.type === 'result') finished = true;
+      }
+      if (lines.length > this.options.outputLines * 2) lines = lines.slice(-this.options.outputLines);
+    }
+    return { finished, lines: lines.slice(-this.options.outputLines) };
+  }
+
+  /** Deletes the job's stream (its output goes with it); a job already gone is fine. */
+  async delete(jobId: string): Promise<void> {
+    try {
+      await this.store.deleteStream(jobStream(jobId));
+    } catch (error) {
+      if (!(error instanceof StreamDeletedError)) throw error;
+    }
+  }
+
+  /** Deletes finished jobs whose result is older than the retention; returns their ids. */
+  async sweep(now: Date = new Date()): Promise<string[]> {
+    const cutoff = new Date(now.getTime() - this.options.retentionHours * 3_600_000).toISOString();
+    const swept: string[] = [];
+    for (const info of jobsFinishedBefore(this.model.state, cutoff)) {
+      if (this.live.has(info.id)) continue;
+      await this.delete(info.id);
+      swept.push(info.id);
+    }
+    return swept;
+  }
+}

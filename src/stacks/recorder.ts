@@ -1,0 +1,472 @@
+import { readFile } from 'node:fs/promises';
+import { Observable } from 'rxjs';
+import {
+  type DeployRun,
+  type DeployRunsState,
+  deployRuns,
+  evolveRun,
+  isTerminalRunStatus,
+  runsOf,
+  unfinishedRuns,
+} from '../../projections/deploy-runs.js';
+import {
+  type DeployOptions,
+  type DeploySummary,
+  type EnvironmentId,
+  jobStream,
+  runStream,
+  type StacksEventMap,
+  stacksEvent,
+  type Trigger,
+} from '../../streams/stacks.js';
+import { StreamDeletedError, WrongExpectedRevisionError } from '../store/errors.js';
+import type { EventStore } from '../store/types.js';
+import { StacksError } from './errors.js';
+import type { ReadModel } from './jobs.js';
+import {
+  deleteLog,
+  type LogBudget,
+  logFileName,
+  logPath,
+  RunLogError,
+  RunLogWriter,
+  readLog as readLogText,
+} from './log-files.js';
+import type { ComposeExit, Redactor } from './types.js';
+
+/** What following a run's log gives: its lines, then its final status. */
+export type LogFollowEvent = { type: 'line'; line: string } | { type: 'end'; status: string };
+
+const linesOf = (chunk: string): string[] => {
+  const lines = chunk.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
+};
+
+export const INTERRUPTED_RUN_MESSAGE = 'The server stopped before this deploy finished';
+export const WITHHELD_ERROR_MESSAGE = 'Deploy failed (error output withheld by redaction)';
+
+/** How many times a start tries the next id when another start took it first. */
+const MAX_ID_ATTEMPTS = 1_000;
+
+export interface RunStart {
+  /** The job that runs this deploy (its stream is deleted with the run). */
+  jobId: string;
+  stack: string;
+  environmentId: EnvironmentId;
+  trigger: Trigger;
+  userId: string | null;
+  options: DeployOptions;
+  composeHash: string;
+  envHash: string;
+  extra?: Record<string, string | number | boolean | null>;
+}
+
+export interface RunCompletion {
+  success: boolean;
+  exit: ComposeExit;
+  /** The failure as the caller saw it (unredacted: redacted here); derived from `exit` when absent. */
+  error?: string;
+  /** The redactor of this deploy, with any secrets a provider resolved after it returned. */
+  redactor: Redactor;
+  /** Parsed from the output; recorded only when compose printed at least one line. */
+  summary?: DeploySummary;
+  /**
+   * Lines compose printed, withheld ones included (default: the lines given to `line()`): a run whose
+   * every line was withheld still printed output, so its summary is known.
+   */
+  outputLines?: number;
+}
+
+/** What a failed compose run amounts to when the caller has no better words for it. */
+export function describeFailure(exit: ComposeExit): string {
+  if (exit.spawnError !== undefined) return `Could not start compose: ${exit.spawnError}`;
+  if (exit.timedOut) return 'Deploy timed out; compose was stopped';
+  if (exit.cancelled) return 'Deploy cancelled; compose was stopped';
+  if (exit.exitCode !== null) return `Compose exited with code ${exit.exitCode}`;
+  if (exit.signal !== null) return `Compose was killed by ${exit.signal}`;
+  return 'Deploy failed';
+}
+
+/** The RunCompleted a completion records: exit code and error message as the spec wants them stored. */
+export function completionEvent(
+  runId: number,
+  completion: RunCompletion,
+  printedLines: number,
+): StacksEventMap['RunCompleted'] {
+  const { success, exit } = completion;
+  const known = exit.exitCode !== null;
+  let errorMessage: string | null = null;
+  if (!success) {
+    const redacted = completion.redactor.text(completion.error ?? describeFailure(exit)).trim();
+    errorMessage = redacted.length > 0 ? redacted : WITHHELD_ERROR_MESSAGE;
+  }
+  return {
+    run_id: runId,
+    status: success ? 'success' : 'failed',
+    // Unknown (a time-out, a cancel): a value consistent with the status (spec: details.exitCode).
+    exit_code: known ? (exit.exitCode as number) : success ? 0 : 1,
+    exit_code_known: known,
+    error_message: errorMessage,
+    ...(completion.summary && printedLines > 0 ? { summary: completion.summary } : {}),
+  };
+}
+
+/** Folds one run's stream; undefined when it has no run (never started, deleted, stream removed). */
+async function readRun(
+  store: EventStore,
+  runId: number,
+): Promise<{ run: DeployRun | undefined; revision: number }> {
+  const state = deployRuns.initial();
+  let revision = -1;
+  try {
+    for await (const event of store.readStream(runStream(runId))) {
+      evolveRun(state, event as Parameters<typeof evolveRun>[1]);
+      revision = event.revision;
+    }
+  } catch (error) {
+    if (error instanceof StreamDeletedError) return { run: undefined, revision };
+    throw error;
+  }
+  return { run: state.runs.get(runId), revision };
+}
+
+const isConflict = (error: unknown) =>
+  error instanceof WrongExpectedRevisionError || error instanceof StreamDeletedError;
+
+export interface RunBookOptions {
+  dataDir: string;
+  budget: LogBudget;
+}
+
+/**
+ * The recorded deploy runs: starts runs (unique ids), reads them, deletes them, and closes the runs a
+ * stopped server left `running`.
+ */
+export class RunBook {
+  readonly store: EventStore;
+  private readonly model: ReadModel<DeployRunsState>;
+  private readonly options: RunBookOptions;
+  /** The highest id this process tried, so concurrent starts do not all race for the same one. */
+  private lastTried = 0;
+  private readonly live = new Map<number, RunRecorder>();
+
+  constructor(store: EventStore, model: ReadModel<DeployRunsState>, options: RunBookOptions) {
+    this.store = store;
+    this.model = model;
+    this.options = options;
+  }
+
+  /**
+   * Records RunStarted under the next free id (status `running`); the run is in the read model when
+   * this resolves. Ids are unique because a run stream is created with `no_stream`: a start that loses
+   * the race for an id tries the next one.
+   */
+  async start(input: RunStart): Promise<RunRecorder> {
+    for (let attempt = 0; attempt < MAX_ID_ATTEMPTS; attempt++) {
+      const runId = Math.max(this.model.state.maxRunId, this.lastTried) + 1;
+      this.lastTried = runId;
+      const data: StacksEventMap['RunStarted'] = {
+        run_id: runId,
+        job_id: input.jobId,
+        stack: input.stack,
+        environment_id: input.environmentId,
+        trigger: input.trigger,
+        user_id: input.userId,
+        options: { ...input.options },
+        compose_hash: input.composeHash,
+        env_hash: input.envHash,
+        log_file: logFileName(runId),
+        ...(input.extra ? { extra: { ...input.extra } } : {}),
+      };
+      let appended: { position: number; nextRevision: number };
+      try {
+        appended = await this.store.append(runStream(runId), [stacksEvent('RunStarted', data)], {
+          expectedRevision: 'no_stream',
+        });
+      } catch (error) {
+        if (isConflict(error)) continue;
+        throw error;
+      }
+      await this.model.waitFor(appended.position);
+      const recorder = new RunRecorder(this, runId, input.environmentId, appended.nextRevision - 1);
+      this.live.set(runId, recorder);
+      return recorder;
+    }
+    throw new StacksError(500, `could not allocate a run id after ${MAX_ID_ATTEMPTS} attempts`);
+  }
+
+  get(runId: number): DeployRun | undefined {
+    return this.model.state.runs.get(runId);
+  }
+
+  /** Runs of a stack in one environment, newest first. */
+  list(stack: string, environmentId: EnvironmentId): DeployRun[] {
+    return runsOf(this.model.state, stack, environmentId);
+  }
+
+  logPathOf(run: Pick<DeployRun, 'id' | 'environmentId'>): string {
+    return logPath(this.options.dataDir, run.environmentId, run.id);
+  }
+
+  /**
+   * Deletes a finished run: its log file, its job's stream (so no copy of its output stays), then
+   * RunDeleted. Each step tolerates having been done already, so a delete that failed half way can be
+   * repeated. 404 when there is no such run (or it is of another stack, when `stack` is given), 409 when
+   * it has not finished.
+   */
+  async deleteRun(
+    runId: number,
+    userId: string | null,
+    stack?: string,
+  ): Promise<{ deleted: true; id: number }> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const { run, revision } = await readRun(this.store, runId);
+      if (!run || (stack !== undefined && run.stack !== stack)) throw new StacksError(404, 'Run not found');
+      if (!isTerminalRunStatus(run.status)) throw new StacksError(409, 'Run is still running');
+      await deleteLog(this.logPathOf(run));
+      try {
+        await this.store.deleteStream(jobStream(run.jobId));
+      } catch (error) {
+        if (!(error instanceof StreamDeletedError)) throw error;
+      }
+      let position: number;
+      try {
+        ({ position } = await this.store.append(
+          runStream(runId),
+          [stacksEvent('RunDeleted', { run_id: runId, user_id: userId })],
+          { expectedRevision: revision },
+        ));
+      } catch (error) {
+        // Something was recorded for the run meanwhile (another delete, say): look again.
+        if (isConflict(error)) continue;
+        throw error;
+      }
+      await this.model.waitFor(position);
+      return { deleted: true, id: runId };
+    }
+    throw new StacksError(409, 'Run changed while it was being deleted; try again');
+  }
+
+  /**
+   * Closes every run still `running` that no recorder of this process owns: a server stopped during
+   * the deploy. Each is completed `failed` with a clear message, exit code unknown (stored as 1).
+   * Returns their ids.
+   */
+  async closeInterruptedRuns(): Promise<number[]> {
+    const closed: number[] = [];
+    for (const stale of unfinishedRuns(this.model.state)) {
+      if (this.live.has(stale.id)) continue;
+      const { run, revision } = await readRun(this.store, stale.id);
+      if (!run || isTerminalRunStatus(run.status)) continue;
+      try {
+        const { position } = await this.store.append(
+          runStream(run.id),
+          [
+            stacksEvent('RunCompleted', {
+              run_id: run.id,
+              status: 'failed',
+              exit_code: 1,
+              exit_code_known: false,
+              error_message: INTERRUPTED_RUN_MESSAGE,
+            }),
+          ],
+          { expectedRevision: revision },
+        );
+        await this.model.waitFor(position);
+        closed.push(run.id);
+      } catch (error) {
+        if (!isConflict(error)) throw error;
+      }
+    }
+    return closed;
+  }
+
+  /**
+   * Follows a run's log: live from this process's recorder while it runs; otherwise the file as it is,
+   * then the run's status. Errors with 404 when there is no such run.
+   */
+  followLog(runId: number): Observable<LogFollowEvent> {
+    const recorder = this.live.get(runId);
+    if (recorder) return recorder.follow();
+    return new Observable<LogFollowEvent>((subscriber) => {
+      const run = this.get(runId);
+      if (!run) {
+        subscriber.error(new StacksError(404, 'Run not found'));
+        return;
+      }
+      readLogText(this.logPathOf(run))
+        .then((text) => {
+          for (const line of linesOf(text ?? '')) subscriber.next({ type: 'line', line });
+          subscriber.next({ type: 'end', status: this.get(runId)?.status ?? run.status });
+          subscriber.complete();
+        })
+        .catch((error: unknown) => subscriber.error(error));
+    });
+  }
+
+  /** @internal */
+  forget(recorder: RunRecorder): void {
+    if (this.live.get(recorder.runId) === recorder) this.live.delete(recorder.runId);
+  }
+
+  /** @internal */
+  waitFor(position: number): Promise<void> {
+    return this.model.waitFor(position);
+  }
+
+  /** @internal */
+  get budget(): LogBudget {
+    return this.options.budget;
+  }
+
+  /** @internal */
+  get dataDir(): string {
+    return this.options.dataDir;
+  }
+}
+
+/**
+ * One deploy's record: lines go to its log file (within the environment's budget), and `complete`
+ * records how it ended. Events of the run stream are appended one after the other, each at the
+ * revision the previous one left, so nothing else can slip in between.
+ */
+export class RunRecorder {
+  readonly runId: number;
+  readonly environmentId: EnvironmentId;
+  readonly logPath: string;
+  private readonly book: RunBook;
+  private readonly writer: RunLogWriter;
+  private revision: number;
+  /** The run stream's appends, in order. */
+  private appends: Promise<void> = Promise.resolve();
+  private appendError: unknown;
+  private lines = 0;
+  private completed: Promise<DeployRun> | undefined;
+  private markEnded: (run: Promise<DeployRun>) => void = () => {};
+  /** Resolves with the run once `complete` has recorded it. */
+  private readonly ended = new Promise<DeployRun>((resolve) => {
+    this.markEnded = (run) => resolve(run);
+  });
+  private logFailure: RunLogError | undefined;
+
+  constructor(book: RunBook, runId: number, environmentId: EnvironmentId, revision: number) {
+    this.book = book;
+    this.runId = runId;
+    this.environmentId = environmentId;
+    this.revision = revision;
+    this.logPath = logPath(book.dataDir, environmentId, runId);
+    this.writer = new RunLogWriter(this.logPath, book.budget, (truncation) =>
+      this.record(
+        stacksEvent('RunTruncated', {
+          run_id: runId,
+          budget_bytes: truncation.budgetBytes,
+          used_bytes: truncation.usedBytes,
+        }),
+      ),
+    );
+  }
+
+  /** True once the budget cut this run's log. */
+  get truncated(): boolean {
+    return this.writer.truncated;
+  }
+
+  /** Set when the log file could not be written; the run is still recorded. */
+  get logError(): RunLogError | undefined {
+    return this.logFailure ?? this.writer.error;
+  }
+
+  /**
+   * The log's lines from the first, live while the run runs, then `end` with the final status (what
+   * `GET .../log?follow=true` streams).
+   */
+  follow(): Observable<LogFollowEvent> {
+    return new Observable<LogFollowEvent>((subscriber) => {
+      let live = false;
+      const early: string[] = [];
+      const emitChunk = (chunk: string) => {
+        for (const line of linesOf(chunk)) subscriber.next({ type: 'line', line });
+      };
+      const watch = this.writer.watch((chunk) => {
+        if (live) emitChunk(chunk);
+        else early.push(chunk);
+      });
+      const run = async () => {
+        await watch.written;
+        const text = watch.bytes > 0 ? await readFile(this.logPath) : undefined;
+        if (text) emitChunk(text.subarray(0, watch.bytes).toString('utf8'));
+        for (const chunk of early) emitChunk(chunk);
+        early.length = 0;
+        live = true;
+        const done = await (this.completed ?? this.ended);
+        subscriber.next({ type: 'end', status: done.status });
+        subscriber.complete();
+      };
+      run().catch((error: unknown) => subscriber.error(error));
+      return () => watch.stop();
+    });
+  }
+
+  /** A redacted output line, for the log file. */
+  line(text: string): void {
+    if (this.completed) throw new Error(`run ${this.runId} is complete: no line may follow`);
+    this.lines += 1;
+    this.writer.line(text);
+  }
+
+  /** Resolves when every line so far is in the log file. */
+  flush(): Promise<void> {
+    return this.writer.flush();
+  }
+
+  /**
+   * Closes the log and records RunCompleted (`success` or `failed`). A log that could not be written
+   * does not stop the record (see `logError`). Resolves with the run as the read model has it.
+   */
+  complete(completion: RunCompletion): Promise<DeployRun> {
+    if (!this.completed) {
+      this.completed = this.finish(completion);
+      this.markEnded(this.completed);
+    }
+    return this.completed;
+  }
+
+  private async finish(completion: RunCompletion): Promise<DeployRun> {
+    try {
+      await this.writer.close();
+    } catch (error) {
+      if (!(error instanceof RunLogError)) throw error;
+      this.logFailure = error;
+    }
+    await this.appends;
+    if (this.appendError) throw this.appendError;
+    const data = completionEvent(this.runId, completion, completion.outputLines ?? this.lines);
+    const { position } = await this.book.store.append(
+      runStream(this.runId),
+      [stacksEvent('RunCompleted', data)],
+      { expectedRevision: this.revision },
+    );
+    this.revision += 1;
+    await this.book.waitFor(position);
+    this.book.forget(this);
+    const run = this.book.get(this.runId);
+    if (!run) throw new StacksError(404, 'Run not found');
+    return run;
+  }
+
+  private record(event: ReturnType<typeof stacksEvent>): void {
+    this.appends = this.appends.then(async () => {
+      if (this.appendError) return;
+      try {
+        const { position } = await this.book.store.append(runStream(this.runId), [event], {
+          expectedRevision: this.revision,
+        });
+        this.revision += 1;
+        await this.book.waitFor(position);
+      } catch (error) {
+        this.appendError = error;
+      }
+    });
+  }
+}

@@ -1,0 +1,131 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  budgetNotice,
+  deleteLog,
+  environmentLogDir,
+  folderBytes,
+  logPath,
+  RunLogWriter,
+  readLog,
+  type Truncation,
+} from '../../src/stacks/log-files.js';
+import { tempDir } from './records-helpers.js';
+
+let dataDir: string;
+beforeEach(async () => {
+  dataDir = await tempDir();
+});
+afterEach(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const big = { budgetBytes: 1024 ** 3, remeasureBytes: 1024 ** 2 };
+
+describe('run log paths', () => {
+  it('puts a run under its environment, "null" for the local one', () => {
+    expect(logPath('/d', null, 7)).toBe('/d/deploy-logs/null/7.log');
+    expect(logPath('/d', 3, 12)).toBe('/d/deploy-logs/3/12.log');
+  });
+});
+
+describe('RunLogWriter', () => {
+  it('creates the file with the first line, not before, and keeps arrival order', async () => {
+    const path = logPath(dataDir, null, 1);
+    const writer = new RunLogWriter(path, big);
+    await writer.flush();
+    expect(existsSync(path)).toBe(false);
+    const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i} ${'é'.repeat(i % 7)}`);
+    for (const line of lines) writer.line(line);
+    await writer.close();
+    expect(await readFile(path, 'utf8')).toBe(`${lines.join('\n')}\n`);
+    expect(writer.linesWritten).toBe(20_000);
+    expect(writer.truncated).toBe(false);
+    expect(() => writer.line('late')).toThrow(/closed/);
+  });
+
+  it('never creates a file for a run without lines', async () => {
+    const path = logPath(dataDir, 2, 1);
+    await new RunLogWriter(path, big).close();
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('drops lines past the budget, writes one notice and reports the truncation once', async () => {
+    const path = logPath(dataDir, null, 5);
+    const truncations: Truncation[] = [];
+    const writer = new RunLogWriter(path, { budgetBytes: 100, remeasureBytes: 1024 }, (t) =>
+      truncations.push(t),
+    );
+    for (let i = 0; i < 50; i++) writer.line(`line-${String(i).padStart(3, '0')}`); // 9 bytes each
+    await writer.close();
+    const text = await readFile(path, 'utf8');
+    const expected = Array.from({ length: 11 }, (_, i) => `line-${String(i).padStart(3, '0')}\n`).join('');
+    expect(text).toBe(`${expected}${budgetNotice(100)}\n`);
+    expect(truncations).toEqual([{ budgetBytes: 100, usedBytes: 99 }]);
+    expect(writer.truncated).toBe(true);
+    expect(writer.linesDropped).toBe(39);
+  });
+
+  it('counts the other logs of the environment (and only of that environment)', async () => {
+    const envDir = environmentLogDir(dataDir, 4);
+    await mkdir(envDir, { recursive: true });
+    await writeFile(join(envDir, '1.log'), 'x'.repeat(95));
+    await mkdir(environmentLogDir(dataDir, 5), { recursive: true });
+    await writeFile(join(environmentLogDir(dataDir, 5), '9.log'), 'y'.repeat(5000));
+    const truncations: Truncation[] = [];
+    const writer = new RunLogWriter(logPath(dataDir, 4, 2), { budgetBytes: 100, remeasureBytes: 1024 }, (t) =>
+      truncations.push(t),
+    );
+    writer.line('abcd'); // 5 bytes: fits exactly
+    writer.line('e');
+    await writer.close();
+    expect(await readLog(logPath(dataDir, 4, 2))).toBe(`abcd\n${budgetNotice(100)}\n`);
+    expect(truncations).toEqual([{ budgetBytes: 100, usedBytes: 100 }]);
+  });
+
+  it('re-measures when its own output grew by remeasureBytes, and sees logs written meanwhile', async () => {
+    const envDir = environmentLogDir(dataDir, null);
+    const truncations: Truncation[] = [];
+    const writer = new RunLogWriter(
+      logPath(dataDir, null, 3),
+      { budgetBytes: 1000, remeasureBytes: 100 },
+      (t) => truncations.push(t),
+    );
+    writer.line('a'.repeat(49)); // 50 bytes
+    await writer.flush();
+    // Another run filled the folder: not seen until this run has written 100 more bytes.
+    await writeFile(join(envDir, '1.log'), 'z'.repeat(900));
+    writer.line('b'.repeat(49));
+    writer.line('c'.repeat(49)); // 150 bytes own: re-measured before the next line
+    writer.line('d'.repeat(49));
+    await writer.close();
+    const text = (await readLog(logPath(dataDir, null, 3))) as string;
+    expect(text.split('\n').slice(0, 3)).toEqual(['a'.repeat(49), 'b'.repeat(49), budgetNotice(1000)]);
+    expect(truncations).toHaveLength(1);
+  });
+
+  it('reports a log it cannot write as a RunLogError', async () => {
+    await writeFile(join(dataDir, 'deploy-logs'), 'a file where the folder should be');
+    const writer = new RunLogWriter(logPath(dataDir, null, 1), big);
+    writer.line('x');
+    await expect(writer.close()).rejects.toThrow(/cannot write the run log/);
+    expect(writer.error).toBeDefined();
+  });
+});
+
+describe('readLog, deleteLog, folderBytes', () => {
+  it('tolerate missing files', async () => {
+    const path = logPath(dataDir, null, 1);
+    expect(await readLog(path)).toBeUndefined();
+    expect(await deleteLog(path)).toBe(false);
+    expect(await folderBytes(environmentLogDir(dataDir, null))).toBe(0);
+    await mkdir(environmentLogDir(dataDir, null), { recursive: true });
+    await writeFile(path, 'hello\n');
+    expect(await folderBytes(environmentLogDir(dataDir, null))).toBe(6);
+    expect(await folderBytes(environmentLogDir(dataDir, null), '1.log')).toBe(0);
+    expect(await deleteLog(path)).toBe(true);
+    expect(existsSync(path)).toBe(false);
+  });
+});

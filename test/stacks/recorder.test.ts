@@ -1,0 +1,290 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { lastValueFrom, toArray } from 'rxjs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deployRuns, toRunJson } from '../../projections/deploy-runs.js';
+import { jobs as jobsProjection } from '../../projections/jobs.js';
+import { rebuildProjection } from '../../projections/rebuild.js';
+import { budgetNotice, readLog } from '../../src/stacks/log-files.js';
+import {
+  completionEvent,
+  INTERRUPTED_RUN_MESSAGE,
+  type RunStart,
+  WITHHELD_ERROR_MESSAGE,
+} from '../../src/stacks/recorder.js';
+import { jobStream, runStream } from '../../streams/stacks.js';
+import {
+  listRedactor,
+  noExit,
+  openRecords,
+  type Records,
+  readAllEvents,
+  storeKinds,
+  within,
+} from './records-helpers.js';
+
+const runInput = (over: Partial<RunStart> = {}): RunStart => ({
+  jobId: 'job-1',
+  stack: 'web',
+  environmentId: null,
+  trigger: 'manual',
+  userId: 'alice',
+  options: { pull: false, build: false, forceRecreate: true },
+  composeHash: 'ch',
+  envHash: 'eh',
+  ...over,
+});
+
+const summary = {
+  containersCreated: 1,
+  containersStarted: 1,
+  containersRecreated: 0,
+  containersRemoved: 0,
+  imagesPulled: 0,
+  imagesBuilt: 0,
+};
+
+describe('completionEvent', () => {
+  const redactor = listRedactor(['hunter22', 'abc']);
+  it('stores the process exit code when known, else one consistent with the status', () => {
+    expect(completionEvent(1, { success: true, exit: noExit, redactor }, 1)).toMatchObject({
+      status: 'success',
+      exit_code: 0,
+      exit_code_known: true,
+      error_message: null,
+    });
+    const timedOut = { exitCode: null, signal: 'SIGKILL' as const, timedOut: true, cancelled: false };
+    expect(completionEvent(1, { success: false, exit: timedOut, redactor }, 1)).toMatchObject({
+      status: 'failed',
+      exit_code: 1,
+      exit_code_known: false,
+      error_message: 'Deploy timed out; compose was stopped',
+    });
+  });
+
+  it('redacts the error, and stores a placeholder when redaction withholds all of it', () => {
+    const exit = { ...noExit, exitCode: 2 };
+    expect(
+      completionEvent(1, { success: false, exit, error: 'bad password hunter22\nok', redactor }, 1)
+        .error_message,
+    ).toBe('bad password ***\nok');
+    expect(completionEvent(1, { success: false, exit, error: 'key abc', redactor }, 1).error_message).toBe(
+      WITHHELD_ERROR_MESSAGE,
+    );
+    // A provider secret resolved after the deploy returned still redacts the stored error.
+    expect(
+      completionEvent(
+        1,
+        { success: false, exit, error: 'late-secret!', redactor: redactor.with(['late-secret!']) },
+        1,
+      ).error_message,
+    ).toBe('***');
+  });
+
+  it('keeps the summary only when compose printed lines', () => {
+    expect(completionEvent(1, { success: true, exit: noExit, redactor, summary }, 0)).not.toHaveProperty(
+      'summary',
+    );
+    expect(completionEvent(1, { success: true, exit: noExit, redactor, summary }, 3).summary).toEqual(
+      summary,
+    );
+  });
+});
+
+describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) => {
+  let records: Records;
+  beforeEach(async () => {
+    records = await openRecords(kind);
+  });
+  afterEach(async () => {
+    await records.dispose();
+  });
+
+  it('records a run from start to success, with its log', async () => {
+    const recorder = await records.runs.start(runInput({ environmentId: 2 }));
+    expect(recorder.runId).toBe(1);
+    const running = records.runs.get(1);
+    expect(running && toRunJson(running)).toMatchObject({
+      id: 1,
+      status: 'running',
+      finishedAt: null,
+      environmentId: 2,
+      jobId: 'job-1',
+      details: { logFile: '1.log', truncated: false, userId: 'alice' },
+    });
+    await recorder.flush();
+    expect(existsSync(recorder.logPath)).toBe(false);
+    recorder.line('Container web-1  Started');
+    recorder.line('done');
+    const run = await recorder.complete({ success: true, exit: noExit, redactor: listRedactor([]), summary });
+    expect(toRunJson(run)).toMatchObject({
+      status: 'success',
+      errorMessage: null,
+      details: { exitCode: 0, summary },
+    });
+    expect(run.finishedAt).not.toBeNull();
+    expect(recorder.logPath.endsWith('/deploy-logs/2/1.log')).toBe(true);
+    expect(await readLog(recorder.logPath)).toBe('Container web-1  Started\ndone\n');
+    expect(() => recorder.line('late')).toThrow(/complete/);
+    expect(records.runs.list('web', 2).map((r) => r.id)).toEqual([1]);
+    expect(records.runs.list('web', null)).toEqual([]);
+  });
+
+  it('gives unique ids to concurrent starts, also from two books over one store', async () => {
+    const { RunBook } = await import('../../src/stacks/recorder.js');
+    const other = new RunBook(records.store, records.runsModel, {
+      dataDir: records.dataDir,
+      budget: { budgetBytes: 1e9, remeasureBytes: 1e6 },
+    });
+    const started = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? other : records.runs).start(runInput({ jobId: `j${i}` })),
+      ),
+    );
+    const ids = started.map((r) => r.runId).sort((a, b) => a - b);
+    expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    for (const r of started) expect(records.runs.get(r.runId)?.jobId).toBe(`j${started.indexOf(r)}`);
+  });
+
+  it('cuts the log at a tiny budget: one notice, RunTruncated, details.truncated', async () => {
+    await records.dispose();
+    records = await openRecords(kind, { budget: { budgetBytes: 64, remeasureBytes: 16 } });
+    const recorder = await records.runs.start(runInput());
+    for (let i = 0; i < 100; i++) recorder.line(`line ${String(i).padStart(2, '0')}`); // 8 bytes each
+    const run = await recorder.complete({ success: true, exit: noExit, redactor: listRedactor([]), summary });
+    const expected = Array.from({ length: 8 }, (_, i) => `line 0${i}\n`).join('');
+    expect(await readLog(recorder.logPath)).toBe(`${expected}${budgetNotice(64)}\n`);
+    expect(run.truncated).toBe(true);
+    expect(toRunJson(run).details.truncated).toBe(true);
+    const types = (await readAllEvents(records.store, runStream(run.id))).map((e) => e.type);
+    expect(types).toEqual(['RunStarted', 'RunTruncated', 'RunCompleted']);
+  });
+
+  it('deletes a finished run: 409 while running; then log, job stream and record go', async () => {
+    const job = await records.jobs.start({
+      kind: 'deploy',
+      stack: 'web',
+      environmentId: null,
+      userId: 'a',
+      runId: 1,
+    });
+    const recorder = await records.runs.start(runInput({ jobId: job.id }));
+    recorder.line('secret-free output');
+    job.line('secret-free output');
+    await recorder.flush();
+    await expect(records.runs.deleteRun(recorder.runId, 'bob')).rejects.toMatchObject({
+      status: 409,
+      message: 'Run is still running',
+    });
+    expect(existsSync(recorder.logPath)).toBe(true);
+    await job.finish({ success: true, exitCode: 0 });
+    await recorder.complete({ success: true, exit: noExit, redactor: listRedactor([]) });
+    await expect(records.runs.deleteRun(recorder.runId, 'bob', 'other-stack')).rejects.toMatchObject({
+      status: 404,
+    });
+    expect(await records.runs.deleteRun(recorder.runId, 'bob', 'web')).toEqual({ deleted: true, id: 1 });
+    expect(existsSync(recorder.logPath)).toBe(false);
+    expect(records.runs.get(1)).toBeUndefined();
+    expect(await records.jobs.poll(job.id)).toBeUndefined();
+    await expect(records.store.streamRevision(jobStream(job.id))).rejects.toThrow(/deleted/);
+    const last = (await readAllEvents(records.store, runStream(1))).at(-1);
+    expect(last).toMatchObject({ type: 'RunDeleted', data: { run_id: 1, user_id: 'bob' } });
+    await expect(records.runs.deleteRun(1, 'bob')).rejects.toMatchObject({
+      status: 404,
+      message: 'Run not found',
+    });
+    // The id stays taken.
+    expect((await records.runs.start(runInput())).runId).toBe(2);
+  });
+
+  it('closes runs a stopped server left running', async () => {
+    const left = await records.runs.start(runInput());
+    left.line('half way');
+    await left.flush();
+    const { RunBook } = await import('../../src/stacks/recorder.js');
+    const next = new RunBook(records.store, records.runsModel, {
+      dataDir: records.dataDir,
+      budget: { budgetBytes: 1e9, remeasureBytes: 1e6 },
+    });
+    expect(await next.closeInterruptedRuns()).toEqual([left.runId]);
+    expect(toRunJson(next.get(left.runId) as NonNullable<ReturnType<typeof next.get>>)).toMatchObject({
+      status: 'failed',
+      errorMessage: INTERRUPTED_RUN_MESSAGE,
+      details: { exitCode: 1 },
+    });
+    expect(await next.closeInterruptedRuns()).toEqual([]);
+    // The book that owns a running run does not close it.
+    const mine = await records.runs.start(runInput());
+    expect(await records.runs.closeInterruptedRuns()).toEqual([]);
+    await mine.complete({ success: true, exit: noExit, redactor: listRedactor([]) });
+  });
+
+  it('rebuilds from the log to the live state', async () => {
+    const a = await records.runs.start(runInput());
+    a.line('x');
+    await a.complete({
+      success: false,
+      exit: { ...noExit, exitCode: 4 },
+      error: 'bad',
+      redactor: listRedactor([]),
+    });
+    const b = await records.runs.start(
+      runInput({ stack: 'db', environmentId: 1, extra: { commit: 'c0ffee' } }),
+    );
+    await b.complete({ success: true, exit: noExit, redactor: listRedactor([]) });
+    await records.runs.deleteRun(a.runId, 'z');
+    await records.runs.start(runInput());
+    const job = await records.jobs.start({
+      kind: 'stop',
+      stack: 'web',
+      environmentId: null,
+      userId: null,
+      runId: null,
+    });
+    job.line('stopping');
+    await job.finish({ success: true, exitCode: 0 });
+    await records.runsModel.waitFor(await records.store.headPosition());
+    await records.jobsModel.waitFor(await records.store.headPosition());
+    const runs = await rebuildProjection(records.store, deployRuns);
+    expect(runs.state).toEqual(records.runsModel.state);
+    expect(runs.state.maxRunId).toBe(3);
+    const jobs = await rebuildProjection(records.store, jobsProjection);
+    expect(jobs.state).toEqual(records.jobsModel.state);
+  });
+
+  it('follows a log from the first line, live, then ends with the status (also for a finished run)', async () => {
+    const recorder = await records.runs.start(runInput());
+    for (let i = 0; i < 3_000; i++) recorder.line(`early ${i}`);
+    await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 100; i++) recorder.line(`queued ${i}`);
+    const followed = lastValueFrom(records.runs.followLog(recorder.runId).pipe(toArray()));
+    for (let i = 0; i < 3_000; i++) {
+      recorder.line(`late ${i}`);
+      if (i % 500 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await recorder.complete({ success: false, exit: { ...noExit, exitCode: 1 }, redactor: listRedactor([]) });
+    const events = await within(5_000, followed);
+    const file = (await readLog(recorder.logPath)) as string;
+    expect(events.slice(0, -1)).toEqual(
+      file
+        .trimEnd()
+        .split('\n')
+        .map((line) => ({ type: 'line', line })),
+    );
+    expect(events).toHaveLength(6_101);
+    expect(events.at(-1)).toEqual({ type: 'end', status: 'failed' });
+    const again = await lastValueFrom(records.runs.followLog(recorder.runId).pipe(toArray()));
+    expect(again).toEqual(events);
+    await expect(lastValueFrom(records.runs.followLog(99))).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('still records the run when its log cannot be written, and says why', async () => {
+    await writeFile(join(records.dataDir, 'deploy-logs'), 'a file where the folder should be');
+    const recorder = await records.runs.start(runInput());
+    recorder.line('lost');
+    const run = await recorder.complete({ success: true, exit: noExit, redactor: listRedactor([]) });
+    expect(run.status).toBe('success');
+    expect(recorder.logError?.message).toMatch(/cannot write the run log/);
+  });
+});
