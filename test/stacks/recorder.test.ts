@@ -13,16 +13,9 @@ import {
   type RunStart,
   WITHHELD_ERROR_MESSAGE,
 } from '../../src/stacks/recorder.js';
+import { createRedactor } from '../../src/stacks/redaction.js';
 import { jobStream, runStream } from '../../streams/stacks.js';
-import {
-  listRedactor,
-  noExit,
-  openRecords,
-  type Records,
-  readAllEvents,
-  storeKinds,
-  within,
-} from './records-helpers.js';
+import { noExit, openRecords, type Records, readAllEvents, storeKinds, within } from './records-helpers.js';
 
 const runInput = (over: Partial<RunStart> = {}): RunStart => ({
   jobId: 'job-1',
@@ -46,7 +39,7 @@ const summary = {
 };
 
 describe('completionEvent', () => {
-  const redactor = listRedactor(['hunter22', 'abc']);
+  const redactor = createRedactor(['hunter22', 'abc']);
   it('stores the process exit code when known, else one consistent with the status', () => {
     expect(completionEvent(1, { success: true, exit: noExit, redactor }, 1)).toMatchObject({
       status: 'success',
@@ -117,7 +110,12 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     expect(existsSync(recorder.logPath)).toBe(false);
     recorder.line('Container web-1  Started');
     recorder.line('done');
-    const run = await recorder.complete({ success: true, exit: noExit, redactor: listRedactor([]), summary });
+    const run = await recorder.complete({
+      success: true,
+      exit: noExit,
+      redactor: createRedactor([]),
+      summary,
+    });
     expect(toRunJson(run)).toMatchObject({
       status: 'success',
       errorMessage: null,
@@ -152,7 +150,12 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     records = await openRecords(kind, { budget: { budgetBytes: 64, remeasureBytes: 16 } });
     const recorder = await records.runs.start(runInput());
     for (let i = 0; i < 100; i++) recorder.line(`line ${String(i).padStart(2, '0')}`); // 8 bytes each
-    const run = await recorder.complete({ success: true, exit: noExit, redactor: listRedactor([]), summary });
+    const run = await recorder.complete({
+      success: true,
+      exit: noExit,
+      redactor: createRedactor([]),
+      summary,
+    });
     const expected = Array.from({ length: 8 }, (_, i) => `line 0${i}\n`).join('');
     expect(await readLog(recorder.logPath)).toBe(`${expected}${budgetNotice(64)}\n`);
     expect(run.truncated).toBe(true);
@@ -179,7 +182,7 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     });
     expect(existsSync(recorder.logPath)).toBe(true);
     await job.finish({ success: true, exitCode: 0 });
-    await recorder.complete({ success: true, exit: noExit, redactor: listRedactor([]) });
+    await recorder.complete({ success: true, exit: noExit, redactor: createRedactor([]) });
     await expect(records.runs.deleteRun(recorder.runId, 'bob', 'other-stack')).rejects.toMatchObject({
       status: 404,
     });
@@ -217,7 +220,7 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     // The book that owns a running run does not close it.
     const mine = await records.runs.start(runInput());
     expect(await records.runs.closeInterruptedRuns()).toEqual([]);
-    await mine.complete({ success: true, exit: noExit, redactor: listRedactor([]) });
+    await mine.complete({ success: true, exit: noExit, redactor: createRedactor([]) });
   });
 
   it('rebuilds from the log to the live state', async () => {
@@ -227,12 +230,12 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
       success: false,
       exit: { ...noExit, exitCode: 4 },
       error: 'bad',
-      redactor: listRedactor([]),
+      redactor: createRedactor([]),
     });
     const b = await records.runs.start(
       runInput({ stack: 'db', environmentId: 1, extra: { commit: 'c0ffee' } }),
     );
-    await b.complete({ success: true, exit: noExit, redactor: listRedactor([]) });
+    await b.complete({ success: true, exit: noExit, redactor: createRedactor([]) });
     await records.runs.deleteRun(a.runId, 'z');
     await records.runs.start(runInput());
     const job = await records.jobs.start({
@@ -263,7 +266,11 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
       recorder.line(`late ${i}`);
       if (i % 500 === 0) await new Promise((r) => setImmediate(r));
     }
-    await recorder.complete({ success: false, exit: { ...noExit, exitCode: 1 }, redactor: listRedactor([]) });
+    await recorder.complete({
+      success: false,
+      exit: { ...noExit, exitCode: 1 },
+      redactor: createRedactor([]),
+    });
     const events = await within(5_000, followed);
     const file = (await readLog(recorder.logPath)) as string;
     expect(events.slice(0, -1)).toEqual(
@@ -283,7 +290,7 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     await writeFile(join(records.dataDir, 'deploy-logs'), 'a file where the folder should be');
     const recorder = await records.runs.start(runInput());
     recorder.line('lost');
-    const run = await recorder.complete({ success: true, exit: noExit, redactor: listRedactor([]) });
+    const run = await recorder.complete({ success: true, exit: noExit, redactor: createRedactor([]) });
     expect(run.status).toBe('success');
     expect(recorder.logError?.message).toMatch(/cannot write the run log/);
   });

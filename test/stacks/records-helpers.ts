@@ -7,7 +7,6 @@ import { ProjectionRunner } from '../../projections/runtime.js';
 import { JobBook, type JobBookOptions } from '../../src/stacks/jobs.js';
 import type { LogBudget } from '../../src/stacks/log-files.js';
 import { RunBook } from '../../src/stacks/recorder.js';
-import type { Redactor } from '../../src/stacks/types.js';
 import { openStore } from '../../src/store/open.js';
 import type { EventStore, RecordedEvent } from '../../src/store/types.js';
 
@@ -79,32 +78,6 @@ export async function readAllEvents(store: EventStore, stream?: string): Promise
   if (stream === undefined) for await (const e of store.readAll()) events.push(e);
   else for await (const e of store.readStream(stream)) events.push(e);
   return events;
-}
-
-/**
- * A redactor over fixed values with CONTRACT.md's rule, for tests of the recorder only: the real one
- * (src/stacks/redaction.ts) is helper B's, on another branch; the recorder relies only on the interface.
- */
-export function listRedactor(values: readonly string[]): Redactor {
-  const line = (text: string): string | null => {
-    let out = text;
-    for (const value of values) {
-      if (value.length === 0 || !out.includes(value)) continue;
-      if (value.length <= 5) return null;
-      out = out.replaceAll(value, '***');
-    }
-    return out;
-  };
-  return {
-    line,
-    text: (text) =>
-      text
-        .split('\n')
-        .map(line)
-        .filter((l): l is string => l !== null)
-        .join('\n'),
-    with: (more) => listRedactor([...values, ...more]),
-  };
 }
 
 export const noExit = { exitCode: 0, signal: null, timedOut: false, cancelled: false } as const;
