@@ -7,42 +7,57 @@ import { EditorClient } from '../http/editor-client.js';
 import { EditorListener } from '../http/editor-listener.js';
 import { viewerApp } from '../http/viewer-app.js';
 import { openStore } from '../store/open.js';
+import type { EventStore } from '../store/types.js';
 import { version } from '../version.js';
 import { type StoreOptions, storeUrlOf } from './store-option.js';
 
+/** A running editor surface: the effective REST port, and a close that leaves the store open. */
+export interface EditorServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Why an editor surface did not start; the message is the one stderr line the CLI prints. */
+export class EditorStartError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'EditorStartError';
+  }
+}
+
 /**
- * `chronicle editor --http <port> [FILE]`: one editor session over the store, served on 127.0.0.1.
- * With FILE, the session starts with it open.
+ * One editor session over `store`, its REST surface on 127.0.0.1:`port` (and, with `file`, the live
+ * viewer on a loopback port of its own). Prints the listening lines; `close` stops the listeners and the
+ * session but not the store, which the caller owns (`chronicle serve` shares it with the stacks surface).
  */
-export async function runEditor(
-  port: number,
-  file: string | undefined,
-  options: StoreOptions,
-): Promise<number> {
-  const store = await openStore(storeUrlOf(options));
+export async function startEditor(
+  store: EventStore,
+  options: { port: number; file?: string | undefined },
+): Promise<EditorServer> {
+  const { port, file } = options;
   // With FILE the editor is GUI-hosted: a person at the viewer answers picks.
   const session = await EditorSession.start(store, editorOps, { version, gui: file !== undefined });
   const client = new EditorClient(session);
   if (file !== undefined) {
     const answer = await client.mutate('open', { path: resolve(file) }, 201);
     if (!answer.body.ok) {
-      process.stderr.write(`chronicle editor: cannot open ${file}: ${String(answer.body.error)}\n`);
       await session.close();
-      await store.close();
-      return 1;
+      throw new EditorStartError(`chronicle editor: cannot open ${file}: ${String(answer.body.error)}`);
     }
   }
   const app = editorApp(client, { version, sessionId: () => session.sessionId });
   await app.ready();
   const listener = new EditorListener(app);
+  let bound: number;
   try {
-    const bound = await listener.listen(port);
+    bound = await listener.listen(port);
     process.stderr.write(`editor listening on http://127.0.0.1:${bound}\n`);
   } catch (error) {
-    process.stderr.write(`editor: cannot listen on 127.0.0.1:${port}: ${(error as Error).message}\n`);
     await session.close();
-    await store.close();
-    return 1;
+    await app.close();
+    throw new EditorStartError(`editor: cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   let viewer: FastifyInstance | undefined;
   if (file !== undefined) {
@@ -54,23 +69,56 @@ export async function runEditor(
       guiPort = typeof address === 'object' && address ? address.port : 0;
       process.stderr.write(`gui listening on http://127.0.0.1:${guiPort}\n`);
     } catch (error) {
-      process.stderr.write(`gui: cannot listen on 127.0.0.1:0: ${(error as Error).message}\n`);
       await listener.close();
       await session.close();
-      await store.close();
-      return 1;
+      await app.close();
+      throw new EditorStartError(`gui: cannot listen on 127.0.0.1:0: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
-  await new Promise<void>((done) => {
+  return {
+    port: bound,
+    async close() {
+      // Stop accepting, let in-flight requests finish (the session waits for its queue).
+      const closing = listener.close();
+      await viewer?.close();
+      await session.close();
+      await app.close();
+      await Promise.race([closing, new Promise((r) => setTimeout(r, 1000))]);
+    },
+  };
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+export const untilSignal = () =>
+  new Promise<void>((done) => {
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
   });
-  // Stop accepting, let in-flight requests finish (the session waits for its queue), flush the store.
-  const closing = listener.close();
-  await viewer?.close();
-  await session.close();
-  await app.close();
+
+/**
+ * `chronicle editor --http <port> [FILE]`: one editor session over the store, served on 127.0.0.1.
+ * With FILE, the session starts with it open.
+ */
+export async function runEditor(
+  port: number,
+  file: string | undefined,
+  options: StoreOptions,
+): Promise<number> {
+  const store = await openStore(storeUrlOf(options));
+  let editor: EditorServer;
+  try {
+    editor = await startEditor(store, { port, file });
+  } catch (error) {
+    if (!(error instanceof EditorStartError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    await store.close();
+    return 1;
+  }
+  await untilSignal();
+  await editor.close();
+  // Flush the store last, once no request can append any more.
   await store.close();
-  await Promise.race([closing, new Promise((r) => setTimeout(r, 1000))]);
   return 0;
 }
