@@ -9,6 +9,7 @@ import { runEditor } from './editor.js';
 import { printEvents } from './events.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import { rebuildAll } from './rebuild.js';
+import { DEFAULT_EDITOR_PORT, DEFAULT_STACKS_PORT, runServe } from './serve.js';
 import { type StoreOptions, storeUrlOf } from './store-option.js';
 
 const position = (value: string) => {
@@ -111,6 +112,26 @@ function buildProgram(): Command {
     .addOption(storeOption())
     .action(async (file: string | undefined, options: StoreOptions & { http: number }) => {
       process.exitCode = await runEditor(options.http, file, options);
+    });
+
+  program
+    .command('serve')
+    .description('serve the editor REST API (headless) and the stacks service on one store')
+    .addOption(dataOption())
+    .addOption(
+      new Option('--editor-port <port>', 'editor REST port on 127.0.0.1 (0 = any free port)')
+        .argParser(tcpPort)
+        .default(DEFAULT_EDITOR_PORT),
+    )
+    .addOption(
+      new Option('--stacks-port <port>', 'stacks service port on 127.0.0.1 (0 = any free port)')
+        .argParser(tcpPort)
+        .default(DEFAULT_STACKS_PORT),
+    )
+    .option('--config <file>', 'stacks config file (JSON; default: one admin with a printed token)')
+    .addOption(storeOption())
+    .action(async (options: StoreOptions & { editorPort: number; stacksPort: number; config?: string }) => {
+      process.exitCode = await runServe(options);
     });
 
   return program;

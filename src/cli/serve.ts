@@ -1,0 +1,73 @@
+import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/config.js';
+import { startStacksServer } from '../stacks/service.js';
+import { openStore } from '../store/open.js';
+import { EditorStartError, startEditor, untilSignal } from './editor.js';
+import { dataDirOf, type StoreOptions, storeUrlOf } from './store-option.js';
+
+export interface ServeOptions extends StoreOptions {
+  editorPort: number;
+  stacksPort: number;
+  config?: string;
+}
+
+/** Defaults of `chronicle serve`: the stacks port of CONTRACT.md, the editor port the README uses. */
+export const DEFAULT_EDITOR_PORT = 8765;
+export const DEFAULT_STACKS_PORT = 5080;
+/** The stacks surface binds loopback like `chronicle stacks` without `--host`. */
+const STACKS_HOST = '127.0.0.1';
+
+/**
+ * `chronicle serve`: the editor REST surface (headless) and the stacks surface on one store, in one
+ * process. Each prints its own listening line; a failed start of either closes what was started and
+ * answers 1; SIGINT/SIGTERM closes both listeners, then the store, and answers 0.
+ */
+export async function runServe(options: ServeOptions): Promise<number> {
+  let loaded: Awaited<ReturnType<typeof loadStacksConfig>>;
+  try {
+    loaded = await loadStacksConfig(options.config);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`chronicle serve: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const store = await openStore(storeUrlOf(options));
+  let editor: Awaited<ReturnType<typeof startEditor>>;
+  try {
+    editor = await startEditor(store, { port: options.editorPort });
+  } catch (error) {
+    if (!(error instanceof EditorStartError)) {
+      await store.close();
+      throw error;
+    }
+    process.stderr.write(`${error.message}\n`);
+    await store.close();
+    return 1;
+  }
+  let stacks: Awaited<ReturnType<typeof startStacksServer>>;
+  try {
+    stacks = await startStacksServer({
+      store,
+      dataDir: dataDirOf(options),
+      config: loaded.config,
+      port: options.stacksPort,
+      host: STACKS_HOST,
+    });
+  } catch (error) {
+    // Any failure here (a port in use, a data folder that cannot be written) stops the whole command:
+    // a half-started `serve` would look healthy to whoever only checks the editor.
+    process.stderr.write(
+      `stacks: cannot listen on ${STACKS_HOST}:${options.stacksPort}: ${(error as Error).message}\n`,
+    );
+    await editor.close();
+    await store.close();
+    return 1;
+  }
+  process.stderr.write(`stacks listening on http://${STACKS_HOST}:${stacks.port}\n`);
+  if (loaded.generatedAdminToken !== undefined)
+    process.stderr.write(`${adminTokenNotice(loaded.generatedAdminToken)}\n`);
+  await untilSignal();
+  // Both surfaces stop accepting and finish what they have in flight before the store is flushed.
+  await Promise.all([editor.close(), stacks.close()]);
+  await store.close();
+  return 0;
+}
