@@ -1,0 +1,198 @@
+/**
+ * `chronicle serve`, black-box: the real CLI, both surfaces in one process over one LevelDB data dir.
+ */
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  assertBuilt,
+  type CliChild,
+  cleanEnv,
+  lines,
+  repoRoot,
+  runCli,
+  startCli,
+  tempDir,
+  until,
+  type Watched,
+  watch,
+  withDataStore,
+} from './helpers.js';
+
+const fakeCompose = join(repoRoot, 'test', 'fixtures', 'fake-compose.mjs');
+const ADMIN = 't-serve-admin';
+
+beforeAll(() => assertBuilt());
+
+const children: CliChild[] = [];
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const server of servers.splice(0)) await new Promise((r) => server.close(r));
+});
+
+async function configFile(dir: string): Promise<string> {
+  const file = join(dir, 'config.json');
+  await writeFile(
+    file,
+    JSON.stringify({
+      users: [{ name: 'admin', token: ADMIN, admin: true }],
+      compose: { command: [process.execPath, fakeCompose] },
+    }),
+  );
+  return file;
+}
+
+const portOf = (stderr: string, surface: string) => {
+  const m = new RegExp(`^${surface} listening on http://127\\.0\\.0\\.1:(\\d+)$`, 'm').exec(stderr);
+  return m ? Number(m[1]) : undefined;
+};
+
+/** Starts `chronicle serve` (or `npm start`) and waits for both listening lines. */
+async function serve(
+  child: CliChild,
+): Promise<{ child: CliChild; watched: Watched; editor: number; stacks: number }> {
+  children.push(child);
+  const watched = watch(child, 60_000);
+  await until(
+    () =>
+      portOf(watched.stderr(), 'editor') !== undefined && portOf(watched.stderr(), 'stacks') !== undefined,
+    `both listening lines; stderr so far: ${watched.stderr()}`,
+    20_000,
+  );
+  return {
+    child,
+    watched,
+    editor: portOf(watched.stderr(), 'editor') as number,
+    stacks: portOf(watched.stderr(), 'stacks') as number,
+  };
+}
+
+/** A port some other listener holds. */
+async function takenPort(): Promise<number> {
+  const server = createServer();
+  servers.push(server);
+  await new Promise<void>((r) => server.listen({ host: '127.0.0.1', port: 0 }, r));
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('no port');
+  return address.port;
+}
+
+describe('chronicle serve', () => {
+  it('serves the editor and the stacks surfaces from one process over one LevelDB data dir; SIGTERM exits 0', async () => {
+    const dir = await tempDir();
+    const data = join(dir, 'data');
+    const config = await configFile(dir);
+    const s = await serve(
+      startCli(['serve', '--data', data, '--editor-port', '0', '--stacks-port', '0', '--config', config]),
+    );
+    expect(s.editor).not.toBe(s.stacks);
+
+    const ready = await fetch(`http://127.0.0.1:${s.editor}/api/v1/ready`);
+    expect(ready.status).toBe(200);
+    const created = await fetch(`http://127.0.0.1:${s.editor}/api/v1/documents`, { method: 'POST' });
+    expect(created.status).toBe(201);
+
+    const auth = { authorization: `Bearer ${ADMIN}` };
+    expect((await fetch(`http://127.0.0.1:${s.stacks}/api/stacks`)).status).toBe(401);
+    const deploy = await fetch(`http://127.0.0.1:${s.stacks}/api/stacks`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ name: 'web', compose: 'services:\n  app:\n    image: nginx\n', variables: [] }),
+    });
+    const result = (await deploy.json()) as { success: boolean; runId: number };
+    expect(deploy.status, JSON.stringify(result)).toBe(200);
+    expect(result.success).toBe(true);
+    const list = await fetch(`http://127.0.0.1:${s.stacks}/api/stacks`, { headers: auth });
+    expect(list.status).toBe(200);
+    expect(((await list.json()) as Array<{ name: string }>).map((x) => x.name)).toEqual(['web']);
+
+    s.child.kill('SIGTERM');
+    const ended = await s.watched.done;
+    expect(ended.code, ended.stderr).toBe(0);
+
+    // One store: the editor session's events and the deploy run's events are in the same log.
+    const streams = await withDataStore(data, async (store) => {
+      const names = new Set<string>();
+      for await (const event of store.readAll()) names.add(event.streamId);
+      return [...names];
+    });
+    expect(streams.some((n) => n.startsWith('editor-session-'))).toBe(true);
+    expect(streams).toContain(`deploy-run-${result.runId}`);
+  });
+
+  it('SIGINT also closes both surfaces and the store, exit 0', async () => {
+    const dir = await tempDir();
+    const s = await serve(
+      startCli([
+        'serve',
+        '--data',
+        join(dir, 'data'),
+        '--editor-port',
+        '0',
+        '--stacks-port',
+        '0',
+        '--config',
+        await configFile(dir),
+      ]),
+    );
+    s.child.kill('SIGINT');
+    expect((await s.watched.done).code).toBe(0);
+    // The store was released: a second process can open the same data dir.
+    await withDataStore(join(dir, 'data'), async () => undefined);
+  });
+
+  for (const surface of ['editor', 'stacks'] as const) {
+    it(`a ${surface} port already taken: one line naming ${surface} and the address, exit 1, store released`, async () => {
+      const dir = await tempDir();
+      const port = await takenPort();
+      const result = await runCli([
+        'serve',
+        '--data',
+        join(dir, 'data'),
+        '--editor-port',
+        surface === 'editor' ? String(port) : '0',
+        '--stacks-port',
+        surface === 'stacks' ? String(port) : '0',
+        '--config',
+        await configFile(dir),
+      ]);
+      expect(result.code, result.stderr).toBe(1);
+      const failure = lines(result.stderr).filter((l) => !/listening on/.test(l));
+      expect(failure, result.stderr).toHaveLength(1);
+      expect(failure[0]).toMatch(new RegExp(`^${surface}: .*127\\.0\\.0\\.1:${port}`));
+      expect(failure[0]).toMatch(/EADDRINUSE|address already in use/i);
+      await withDataStore(join(dir, 'data'), async () => undefined);
+    });
+  }
+
+  it('bad command-line input: usage, exit 2', async () => {
+    const result = await runCli(['serve', '--editor-port', 'x', '--store', 'memory:']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/port/);
+  });
+
+  it('`npm start` serves both surfaces from a fresh data dir, with a generated admin token', async () => {
+    const dir = await tempDir();
+    const data = join(dir, 'fresh');
+    const child = spawn('npm', ['start', '--silent', '--', '--editor-port', '0', '--stacks-port', '0'], {
+      cwd: repoRoot,
+      env: cleanEnv({ CHRONICLE_DATA: data }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }) as CliChild;
+    const s = await serve(child);
+    const token = /^stacks admin token: (\S+)$/m.exec(s.watched.stderr())?.[1];
+    expect(token, s.watched.stderr()).toBeDefined();
+    expect((await fetch(`http://127.0.0.1:${s.editor}/api/v1/ready`)).status).toBe(200);
+    const list = await fetch(`http://127.0.0.1:${s.stacks}/api/stacks`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(list.status).toBe(200);
+    expect(await list.json()).toEqual([]);
+    s.child.kill('SIGTERM');
+    expect((await s.watched.done).code, s.watched.stderr()).toBe(0);
+  });
+});
