@@ -117,7 +117,7 @@ describe('chronicle serve', () => {
     // One store: the editor session's events and the deploy run's events are in the same log.
     const streams = await withDataStore(data, async (store) => {
       const names = new Set<string>();
-      for await (const event of store.readAll()) names.add(event.streamId);
+      for await (const event of store.readAll()) names.add(event.stream);
       return [...names];
     });
     expect(streams.some((n) => n.startsWith('editor-session-'))).toBe(true);
