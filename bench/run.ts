@@ -1,3 +1,4 @@
+import { benchDeploys } from './deploys.js';
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
 import { benchRedaction } from './redaction.js';
@@ -8,6 +9,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   editor: benchEditor,
   'editor-http': benchEditorHttp,
   redaction: benchRedaction,
+  deploys: benchDeploys,
 };
 
 const name = process.argv[2];

@@ -1,0 +1,450 @@
+/**
+ * `npm run bench -- deploys` (issue 6): one deploy emitting 200,000 lines with 100 secrets to redact,
+ * watched by 50 SSE clients, against the real CLI.
+ *
+ *  - the server: `chronicle stacks --port 0 --data <temp> --config <temp>/config.json` (the LevelDB store,
+ *    the default), its compose command the bench compose program (bench/fixtures/bench-compose.mjs): for
+ *    `up` it prints `BENCH_DEPLOY_LINES` ~100-byte lines, each starting with its sequence number and the
+ *    time it went to stdout; every 50th line holds one of the stack's 100 secret values (8-40 chars);
+ *  - the deploy: `POST /api/stacks` (create and start) with the 100 variables `secret: true`, streaming
+ *    path (202 with the job id), then at once 50 clients on `GET /api/jobs/{id}/events`, each reading
+ *    every message until the result (reconnecting with `Last-Event-ID` if the server ends a stream early);
+ *  - checks: every client got every line once, in order; no secret value ever arrives (`leaks` must be 0:
+ *    client 0 checks every line, every client checks the lines that held a secret, which must show `***`);
+ *    the run ends `success`, and its stored log holds no secret either;
+ *  - end to end: lines / (first line emitted .. last line received by the slowest client); latency from
+ *    the child's stdout to the SSE client, p50/p99 over every line of every client (emit and receive
+ *    times are both `performance.timeOrigin + performance.now()`, of two processes on one machine);
+ *  - the raw limit, same run: the same program's lines read through a plain pipe by a Node child
+ *    (bench/pipe-reader-child.ts), with nothing in between; reported as end-to-end / raw;
+ *  - redaction, same run: `measureRedaction()` (bench/redaction.ts): the compiled one-pass redactor
+ *    against a naive `replaceAll` per secret, on the same 100 secrets and line shapes.
+ * Targets: >= 50,000 lines/s end to end; redaction >= 5x the naive loop.
+ */
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { createRedactor } from '../src/stacks/redaction.js';
+import { measureRedaction, redactionWorkload } from './redaction.js';
+import { type BenchReport, percentile, printReport } from './report.js';
+
+const LINES = Number(process.env.BENCH_DEPLOY_LINES ?? 200_000);
+const CLIENTS = Number(process.env.BENCH_DEPLOY_CLIENTS ?? 50);
+const TOKEN = 'bench-admin-token';
+const TARGET_LINES_PER_SECOND = 50_000;
+const TARGET_REDACTION_RATIO = 5;
+/** A client that is cut off more often than this is counted as failed rather than retried for ever. */
+const MAX_RECONNECTS = 20;
+
+const MAIN_JS = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const PIPE_READER_JS = fileURLToPath(new URL('./pipe-reader-child.js', import.meta.url));
+// The compose program is plain JavaScript that tsc does not copy: it runs from the source tree.
+const BENCH_COMPOSE = fileURLToPath(new URL('../../bench/fixtures/bench-compose.mjs', import.meta.url));
+
+const now = () => performance.timeOrigin + performance.now();
+
+type Child = ChildProcessByStdio<null, Readable, Readable>;
+
+/** Starts `chronicle stacks` and waits for its listening line. */
+function startServer(
+  dataDir: string,
+  config: string,
+): Promise<{ child: Child; port: number; stderr: () => string }> {
+  const child = spawn(
+    process.execPath,
+    [MAIN_JS, 'stacks', '--port', '0', '--data', dataDir, '--config', config],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => {
+    output += c.toString('utf8');
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`chronicle stacks did not report a port within 20 s: ${output}`));
+    }, 20_000);
+    child.stderr.on('data', (c: Buffer) => {
+      output += c.toString('utf8');
+      const port = /stacks listening on http:\/\/[^\s]+:(\d+)/.exec(output)?.[1];
+      if (port === undefined) return;
+      clearTimeout(timer);
+      resolve({ child, port: Number(port), stderr: () => output });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`chronicle stacks exited (${code}) before listening: ${output}`));
+    });
+  });
+}
+
+function stopServer(child: Child): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** One JSON request to the stacks surface; the status and the body as text. */
+function call(
+  port: number,
+  method: string,
+  path: string,
+  body?: unknown,
+  accept = '*/*',
+): Promise<{ status: number; text: string }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent: false,
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          accept,
+          ...(payload === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** What one SSE client saw. */
+export interface ClientResult {
+  lines: number;
+  /** Lines whose sequence number was not the next one expected (lost, repeated or reordered). */
+  outOfOrder: number;
+  /** Lines (or result output) holding a secret value. */
+  leaks: number;
+  /** Secret-bearing lines that arrived without `***` in them (redaction did not happen where it must). */
+  unredacted: number;
+  firstEmitMs: number;
+  lastLineAt: number;
+  reconnects: number;
+  /** stdout -> this client, ms, one per line received. */
+  latencies: Float64Array;
+  result: { success: boolean; error?: string } | undefined;
+  error?: string;
+}
+
+export interface ClientCheck {
+  secrets: readonly string[];
+  /** Check every line for secrets (else only the lines that held one: seq % 50 === 0). */
+  checkEveryLine: boolean;
+  expectedLines: number;
+}
+
+/**
+ * Reads `GET /api/jobs/{id}/events` until the result message, parsing only what it must: a line's
+ * sequence number and emit time come from the front of its text, without JSON.parse, so 50 clients in one
+ * process cost as little as they can; the lines it checks for secrets are parsed whole.
+ */
+export function sseClient(port: number, jobId: string, check: ClientCheck): Promise<ClientResult> {
+  const redactor = createRedactor(check.secrets);
+  const leaking = (line: string) => redactor.line(line) !== line;
+  const out: ClientResult = {
+    lines: 0,
+    outOfOrder: 0,
+    leaks: 0,
+    unredacted: 0,
+    firstEmitMs: Number.NaN,
+    lastLineAt: 0,
+    reconnects: 0,
+    latencies: new Float64Array(check.expectedLines),
+    result: undefined,
+  };
+  let lastId: string | undefined;
+  const onData = (data: string, at: number) => {
+    const k = data.indexOf('"line":"');
+    if (k === -1 || data.indexOf('"type":"line"') === -1) {
+      const message = JSON.parse(data) as {
+        type: string;
+        success?: boolean;
+        error?: string;
+        output?: string[];
+      };
+      if (message.type === 'result') {
+        out.result = {
+          success: message.success === true,
+          ...(message.error ? { error: message.error } : {}),
+        };
+        for (const line of message.output ?? []) if (leaking(line)) out.leaks++;
+        if (message.error && leaking(message.error)) out.leaks++;
+      }
+      return;
+    }
+    const s1 = data.indexOf(' ', k + 8);
+    const s2 = data.indexOf(' ', s1 + 1);
+    const seq = Number(data.slice(k + 8, s1));
+    const stamp = Number(data.slice(s1 + 1, s2));
+    if (seq !== out.lines) out.outOfOrder++;
+    if (out.lines === 0) out.firstEmitMs = stamp;
+    if (out.lines < out.latencies.length) out.latencies[out.lines] = at - stamp;
+    out.lines++;
+    out.lastLineAt = at;
+    if (check.checkEveryLine || seq % 50 === 0) {
+      const line = (JSON.parse(data) as { line: string }).line;
+      if (leaking(line)) out.leaks++;
+      if (seq % 50 === 0 && !line.includes('***')) out.unredacted++;
+    }
+  };
+  const connect = (resolve: (r: ClientResult) => void) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: `/api/jobs/${encodeURIComponent(jobId)}/events`,
+        agent: false,
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          accept: 'text/event-stream',
+          ...(lastId === undefined ? {} : { 'last-event-id': lastId }),
+        },
+      },
+      (res) => {
+        if (res.statusCode !== 200) {
+          out.error = `GET events answered ${res.statusCode}`;
+          res.resume();
+          res.on('end', () => resolve(out));
+          return;
+        }
+        let rest = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          const at = now();
+          const text = rest + chunk;
+          let from = 0;
+          for (;;) {
+            const end = text.indexOf('\n\n', from);
+            if (end === -1) break;
+            const frame = text.slice(from, end);
+            from = end + 2;
+            let id: string | undefined;
+            let data: string | undefined;
+            for (const field of frame.split('\n')) {
+              if (field.startsWith('id:')) id = field.slice(3).trim();
+              else if (field.startsWith('data:')) data = field.slice(field[5] === ' ' ? 6 : 5);
+            }
+            if (id !== undefined) lastId = id;
+            if (data !== undefined) onData(data, at);
+          }
+          rest = text.slice(from);
+        });
+        res.on('end', () => {
+          if (out.result !== undefined) return resolve(out);
+          if (out.reconnects >= MAX_RECONNECTS) {
+            out.error = `the stream ended before the result ${out.reconnects} times`;
+            return resolve(out);
+          }
+          out.reconnects++;
+          connect(resolve);
+        });
+      },
+    );
+    req.on('error', (error) => {
+      out.error = error.message;
+      resolve(out);
+    });
+    req.end();
+  };
+  return new Promise(connect);
+}
+
+/** The raw limit: the program's lines through a plain pipe into a Node child. */
+function rawPipe(env: NodeJS.ProcessEnv): Promise<{
+  lines: number;
+  outOfOrder: number;
+  firstEmitMs: number;
+  lastReceivedMs: number;
+  p50: number;
+  p99: number;
+}> {
+  const child = spawn(process.execPath, [PIPE_READER_JS, BENCH_COMPOSE], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let text = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    text += c;
+  });
+  return new Promise((resolve, reject) => {
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`pipe reader exited ${code}`));
+      resolve(JSON.parse(text));
+    });
+  });
+}
+
+export async function benchDeploys(): Promise<void> {
+  // The same 100 secrets (8-40 chars) the redaction measure uses.
+  const { secrets } = redactionWorkload(0);
+  const variables = [
+    ...secrets.map((value, i) => ({
+      name: `BENCH_SECRET_${String(i).padStart(3, '0')}`,
+      value,
+      secret: true,
+    })),
+    { name: 'BENCH_LINES', value: String(LINES), secret: false },
+  ];
+  const dir = await mkdtemp(join(tmpdir(), 'chronicle-bench-deploys-'));
+  const config = join(dir, 'config.json');
+  await writeFile(
+    config,
+    JSON.stringify({
+      users: [{ name: 'bench', token: TOKEN, admin: true }],
+      compose: { command: [process.execPath, BENCH_COMPOSE] },
+      jobs: { timeoutSeconds: 600, retentionHours: 24 },
+    }),
+  );
+
+  // The raw limit first, while nothing else runs.
+  const raw = await rawPipe(Object.fromEntries(variables.map((v) => [v.name, v.value])));
+  const rawSeconds = (raw.lastReceivedMs - raw.firstEmitMs) / 1000;
+  const rawPerSecond = raw.lines / rawSeconds;
+
+  const server = await startServer(join(dir, 'data'), config);
+  let clients: ClientResult[];
+  let runStatus = '';
+  let logLeaks = 0;
+  let logLines = 0;
+  let postMs = 0;
+  try {
+    const t0 = now();
+    const created = await call(server.port, 'POST', '/api/stacks', {
+      name: 'bench',
+      compose: 'services:\n  app:\n    image: bench/app:1\n',
+      variables,
+    });
+    postMs = now() - t0;
+    if (created.status !== 202)
+      throw new Error(`POST /api/stacks answered ${created.status}: ${created.text}`);
+    const { jobId, runId } = JSON.parse(created.text) as { jobId: string; runId: number };
+    const check = (i: number): ClientCheck => ({ secrets, checkEveryLine: i === 0, expectedLines: LINES });
+    clients = await Promise.all(
+      Array.from({ length: CLIENTS }, (_, i) => sseClient(server.port, jobId, check(i))),
+    );
+
+    const run = await call(server.port, 'GET', `/api/stacks/bench/deploys/${runId}`);
+    runStatus =
+      run.status === 200 ? (JSON.parse(run.text) as { status: string }).status : `HTTP ${run.status}`;
+    const log = await call(server.port, 'GET', `/api/stacks/bench/deploys/${runId}/log`);
+    const redactor = createRedactor(secrets);
+    for (const line of log.text.split('\n')) {
+      if (line === '') continue;
+      logLines++;
+      if (redactor.line(line) !== line) logLeaks++;
+    }
+  } finally {
+    const code = await stopServer(server.child);
+    if (code !== 0) process.stderr.write(`chronicle stacks exited ${code}: ${server.stderr()}\n`);
+    await rm(dir, { recursive: true, force: true });
+  }
+
+  const firstEmit = Math.min(...clients.map((c) => c.firstEmitMs));
+  const lastReceived = Math.max(...clients.map((c) => c.lastLineAt));
+  const seconds = (lastReceived - firstEmit) / 1000;
+  const perSecond = LINES / seconds;
+  const all = new Float64Array(clients.reduce((n, c) => n + Math.min(c.lines, LINES), 0));
+  let at = 0;
+  for (const c of clients) {
+    all.set(c.latencies.subarray(0, Math.min(c.lines, LINES)), at);
+    at += Math.min(c.lines, LINES);
+  }
+  all.sort();
+  const sorted = Array.from(all);
+  const fastest = LINES / ((Math.min(...clients.map((c) => c.lastLineAt)) - firstEmit) / 1000);
+
+  const failed = clients.filter(
+    (c) => c.error !== undefined || c.result?.success !== true || c.lines !== LINES,
+  );
+  const totals = {
+    leaks: clients.reduce((n, c) => n + c.leaks, 0) + logLeaks,
+    outOfOrder: clients.reduce((n, c) => n + c.outOfOrder, 0),
+    unredacted: clients.reduce((n, c) => n + c.unredacted, 0),
+    reconnects: clients.reduce((n, c) => n + c.reconnects, 0),
+  };
+
+  const redaction = await measureRedaction();
+  const redactionRatio = redaction.compiled / redaction.naive;
+
+  const report: BenchReport = {
+    name: `deploys: ${LINES} lines, ${secrets.length} secrets, ${CLIENTS} SSE clients (chronicle stacks, LevelDB)`,
+    rows: [
+      {
+        case: 'end to end (slowest client)',
+        'lines/s': Math.round(perSecond),
+        seconds,
+        'p50 ms': percentile(sorted, 50),
+        'p99 ms': percentile(sorted, 99),
+      },
+      { case: 'end to end (fastest client)', 'lines/s': Math.round(fastest) },
+      {
+        case: 'raw pipe into a Node child',
+        'lines/s': Math.round(rawPerSecond),
+        seconds: rawSeconds,
+        'p50 ms': raw.p50,
+        'p99 ms': raw.p99,
+      },
+      { case: 'redaction: compiled', 'lines/s': Math.round(redaction.compiled) },
+      { case: 'redaction: one RegExp', 'lines/s': Math.round(redaction.regex) },
+      { case: 'redaction: naive replaceAll', 'lines/s': Math.round(redaction.naive) },
+    ],
+    ratios: {
+      'end-to-end lines/s': {
+        value: perSecond,
+        target: TARGET_LINES_PER_SECOND,
+        ok: perSecond >= TARGET_LINES_PER_SECOND,
+      },
+      'redaction compiled/naive': {
+        value: redactionRatio,
+        target: TARGET_REDACTION_RATIO,
+        ok: redactionRatio >= TARGET_REDACTION_RATIO,
+      },
+      'end-to-end / raw pipe': { value: perSecond / rawPerSecond, target: 0, ok: true },
+      'leaks (secrets seen by clients or in the log)': {
+        value: totals.leaks,
+        target: 1,
+        ok: totals.leaks === 0,
+        max: true,
+      },
+      'failed clients': { value: failed.length, target: 1, ok: failed.length === 0, max: true },
+      'lines out of order': { value: totals.outOfOrder, target: 1, ok: totals.outOfOrder === 0, max: true },
+    },
+    extra: {
+      runStatus,
+      logLines,
+      postMs,
+      ...totals,
+      rawLines: raw.lines,
+      rawOutOfOrder: raw.outOfOrder,
+      failedClients: failed.map((c) => ({ lines: c.lines, error: c.error, result: c.result })),
+    },
+  };
+  printReport(report);
+  if (failed.length > 0 || totals.leaks > 0 || totals.outOfOrder > 0 || runStatus !== 'success')
+    process.exitCode = 1;
+}
