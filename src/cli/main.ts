@@ -9,7 +9,10 @@ import { runEditor } from './editor.js';
 import { printEvents } from './events.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import { rebuildAll } from './rebuild.js';
-import { DEFAULT_EDITOR_PORT, DEFAULT_STACKS_PORT, runServe } from './serve.js';
+
+import { DEFAULT_EDITOR_PORT, runServe } from './serve.js';
+import { DEFAULT_STACKS_HOST, DEFAULT_STACKS_PORT, runStacks, type StacksCommandOptions } from './stacks.js';
+
 import { type StoreOptions, storeUrlOf } from './store-option.js';
 
 const position = (value: string) => {
@@ -112,6 +115,22 @@ function buildProgram(): Command {
     .addOption(storeOption())
     .action(async (file: string | undefined, options: StoreOptions & { http: number }) => {
       process.exitCode = await runEditor(options.http, file, options);
+    });
+
+  program
+    .command('stacks')
+    .description('serve the compose stacks API (stacks, jobs with live output, recorded deploy runs)')
+    .addOption(
+      new Option('--port <port>', 'port to listen on (0 = any free port)')
+        .argParser(tcpPort)
+        .default(DEFAULT_STACKS_PORT),
+    )
+    .addOption(new Option('--host <host>', 'address to listen on').default(DEFAULT_STACKS_HOST))
+    .addOption(dataOption())
+    .option('--config <file>', 'stacks config file (JSON; without it one admin with a printed token)')
+    .addOption(storeOption())
+    .action(async (options: StacksCommandOptions) => {
+      process.exitCode = await runStacks(options);
     });
 
   program

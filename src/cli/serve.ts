@@ -1,7 +1,7 @@
 import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/config.js';
-import { startStacksServer } from '../stacks/service.js';
 import { openStore } from '../store/open.js';
 import { EditorStartError, startEditor, untilSignal } from './editor.js';
+import { DEFAULT_STACKS_HOST, DEFAULT_STACKS_PORT, startStacksServer } from './stacks.js';
 import { dataDirOf, type StoreOptions, storeUrlOf } from './store-option.js';
 
 export interface ServeOptions extends StoreOptions {
@@ -10,11 +10,13 @@ export interface ServeOptions extends StoreOptions {
   config?: string;
 }
 
-/** Defaults of `chronicle serve`: the stacks port of CONTRACT.md, the editor port the README uses. */
+/**
+ * The editor's default port under `chronicle serve` (CONTRACT.md pins none): the one the README's examples
+ * and the Dockerfile's EXPOSE use. The stacks surface keeps CONTRACT.md's 127.0.0.1:5080, as `chronicle
+ * stacks` without `--host`.
+ */
 export const DEFAULT_EDITOR_PORT = 8765;
-export const DEFAULT_STACKS_PORT = 5080;
-/** The stacks surface binds loopback like `chronicle stacks` without `--host`. */
-const STACKS_HOST = '127.0.0.1';
+const STACKS_HOST = DEFAULT_STACKS_HOST;
 
 /**
  * `chronicle serve`: the editor REST surface (headless) and the stacks surface on one store, in one
@@ -55,8 +57,12 @@ export async function runServe(options: ServeOptions): Promise<number> {
   } catch (error) {
     // Any failure here (a port in use, a data folder that cannot be written) stops the whole command:
     // a half-started `serve` would look healthy to whoever only checks the editor.
+    const code = (error as NodeJS.ErrnoException).code;
+    const bindFailure = code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL';
     process.stderr.write(
-      `stacks: cannot listen on ${STACKS_HOST}:${options.stacksPort}: ${(error as Error).message}\n`,
+      bindFailure
+        ? `stacks: cannot listen on ${STACKS_HOST}:${options.stacksPort}: ${(error as Error).message}\n`
+        : `stacks: cannot start: ${(error as Error).message}\n`,
     );
     await editor.close();
     await store.close();

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { parseDocument } from 'yaml';
@@ -69,18 +69,62 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 /** sha256 hex of the compose text. */
 export const composeHash = (compose: string) => sha256(compose);
 
+/** The per-install key of envHash, in `<data>/stacks/.hash-key` (created once, mode 0600). */
+export const HASH_KEY_FILE = '.hash-key';
+const HASH_KEY_BYTES = 32;
+const hashKeys = new Map<string, Promise<Buffer>>();
+
+async function readOrCreateHashKey(dataDir: string): Promise<Buffer> {
+  const dir = join(resolve(dataDir), 'stacks');
+  const file = join(dir, HASH_KEY_FILE);
+  try {
+    const key = await readFile(file);
+    if (key.length === HASH_KEY_BYTES) return key;
+    throw new StacksError(500, `${file} is damaged (expected ${HASH_KEY_BYTES} bytes, found ${key.length})`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  await mkdir(dir, { recursive: true });
+  const key = randomBytes(HASH_KEY_BYTES);
+  try {
+    // `wx`: two processes creating it at once do not overwrite each other's key.
+    await writeFile(file, key, { flag: 'wx', mode: 0o600 });
+    return key;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFile(file);
+    throw error;
+  }
+}
+
+/** The install's envHash key: read from the data folder, or made there once. */
+export function loadHashKey(dataDir: string): Promise<Buffer> {
+  const at = resolve(dataDir);
+  let key = hashKeys.get(at);
+  if (!key) {
+    key = readOrCreateHashKey(at);
+    hashKeys.set(at, key);
+    key.catch(() => hashKeys.delete(at));
+  }
+  return key;
+}
+
 /**
- * sha256 hex of the variables sorted by name: JSON of `[name, value]` pairs, so no two different sets
- * share an input. It changes when any value changes, secret ones included; flags do not count.
+ * HMAC-SHA256 hex, keyed by the install's random key, of the variables sorted by name: JSON of
+ * `[name, value]` pairs, so no two different sets share an input. It changes when any value changes,
+ * secret ones included; flags do not count. Keyed, because a plain hash of a short secret could be
+ * guessed by hashing candidates; without the key, the hash tells nothing about the values.
  */
-export const envHash = (variables: ReadonlyArray<{ name: string; value: string }>) =>
-  sha256(
-    JSON.stringify(
-      [...variables]
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-        .map((v) => [v.name, v.value]),
-    ),
-  );
+export const envHash = (key: Buffer, variables: ReadonlyArray<{ name: string; value: string }>) =>
+  createHmac('sha256', key)
+    .update(
+      JSON.stringify(
+        [...variables]
+          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+          .map((v) => [v.name, v.value]),
+      ),
+      'utf8',
+    )
+    .digest('hex');
 
 /** The compose text, if it is YAML whose top level is a mapping; else a 400 naming the problem and line. */
 export function validateCompose(compose: unknown): string {
@@ -297,7 +341,8 @@ export async function removeLeftovers(dataDir: string): Promise<number> {
     try {
       entries = await readdir(join(root, env));
     } catch (error) {
-      if (isMissing(error)) continue;
+      // A file beside the environment folders (the hash key) holds no leftovers.
+      if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') continue;
       throw error;
     }
     for (const entry of entries.filter((e) => /^\.(new|deleted)-[0-9a-f-]{36}$/.test(e))) {
@@ -384,7 +429,7 @@ export async function createStack(
         stack: ref.name,
         environment_id: ref.environmentId,
         compose_hash: composeHash(compose),
-        env_hash: envHash(variables),
+        env_hash: envHash(await loadHashKey(dataDir), variables),
         variables: flagsOf(variables),
         secret_provider: secretProvider,
         user_id: recording.userId ?? null,
@@ -456,7 +501,7 @@ export async function setVariables(
       await append(recording, ref, 'StackVariablesSet', {
         stack: ref.name,
         environment_id: ref.environmentId,
-        env_hash: envHash(checked),
+        env_hash: envHash(await loadHashKey(dataDir), checked),
         variables: flagsOf(checked),
         user_id: recording.userId ?? null,
       });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,7 +10,9 @@ import {
   deleteStack,
   envHash,
   getStack,
+  HASH_KEY_FILE,
   listStacks,
+  loadHashKey,
   removeLeftovers,
   type StackRecording,
   saveCompose,
@@ -123,7 +125,7 @@ describe('stack store', () => {
       stack: 'api',
       environment_id: 3,
       compose_hash: composeHash(COMPOSE),
-      env_hash: envHash(VARS),
+      env_hash: envHash(await loadHashKey(dataDir), VARS),
       variables: [
         { name: 'PORT', secret: false },
         { name: 'DB_PASSWORD', secret: true },
@@ -278,7 +280,7 @@ describe('stack store', () => {
     expect(set?.data).toEqual({
       stack: 'web',
       environment_id: null,
-      env_hash: envHash(next),
+      env_hash: envHash(await loadHashKey(dataDir), next),
       variables: [{ name: 'API_KEY', secret: true }],
       user_id: null,
     });
@@ -446,21 +448,44 @@ describe('stack store', () => {
 
 describe('hashes', () => {
   it('envHash ignores order and flags, and changes with any value', () => {
+    const key = Buffer.alloc(32, 7);
     const a = [
       { name: 'A', value: '1', secret: false },
       { name: 'B', value: '2', secret: true },
     ];
-    expect(envHash(a)).toBe(envHash([...a].reverse()));
-    expect(envHash(a)).toBe(envHash(a.map((v) => ({ ...v, secret: !v.secret }))));
-    expect(envHash(a)).not.toBe(
-      envHash([
+    expect(envHash(key, a)).toBe(envHash(key, [...a].reverse()));
+    expect(envHash(key, a)).toBe(
+      envHash(
+        key,
+        a.map((v) => ({ ...v, secret: !v.secret })),
+      ),
+    );
+    expect(envHash(key, a)).not.toBe(
+      envHash(key, [
         { name: 'A', value: '1 ' },
         { name: 'B', value: '2' },
       ]),
     );
     // No ambiguity between names and values.
-    expect(envHash([{ name: 'A', value: 'B=1' }])).not.toBe(envHash([{ name: 'A=B', value: '1' }]));
-    expect(envHash([])).toMatch(/^[0-9a-f]{64}$/);
+    expect(envHash(key, [{ name: 'A', value: 'B=1' }])).not.toBe(envHash(key, [{ name: 'A=B', value: '1' }]));
+    expect(envHash(key, [])).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('envHash is keyed: another key gives another hash, so a short value cannot be guessed from it', () => {
+    const vars = [{ name: 'PIN', value: '1234' }];
+    expect(envHash(Buffer.alloc(32, 1), vars)).not.toBe(envHash(Buffer.alloc(32, 2), vars));
+  });
+
+  it('the hash key is made once in <data>/stacks/.hash-key with mode 0600, and read back after', async () => {
+    const key = await loadHashKey(dataDir);
+    expect(key.length).toBe(32);
+    const file = join(dataDir, 'stacks', HASH_KEY_FILE);
+    expect(await readFile(file)).toEqual(key);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(await loadHashKey(dataDir)).toEqual(key);
+    // removeLeftovers walks the environment folders and leaves the key file alone.
+    expect(await removeLeftovers(dataDir)).toBe(0);
+    expect(await readFile(file)).toEqual(key);
   });
 
   it('composeHash is the sha256 hex of the text', () => {

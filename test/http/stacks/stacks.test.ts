@@ -212,10 +212,11 @@ describeStacks('stacks', () => {
   describe('no path leaves the stacks folder', () => {
     it('`..` and encoded slashes in a name are refused, and nothing is written outside', async () => {
       const stacksRoot = join(server.dataDir, 'stacks');
+      // Environment folders with their entries; a file beside them (the envHash key `.hash-key`) as itself.
       const tree = () =>
-        readdirSync(stacksRoot)
-          .sort()
-          .map((env) => [env, readdirSync(join(stacksRoot, env)).sort()]);
+        readdirSync(stacksRoot, { withFileTypes: true })
+          .sort((a, b) => (a.name < b.name ? -1 : 1))
+          .map((env) => [env.name, env.isDirectory() ? readdirSync(join(stacksRoot, env.name)).sort() : 'file']);
       const before = tree();
       for (const path of [
         '/api/stacks/..?env=1',

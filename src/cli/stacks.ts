@@ -1,0 +1,120 @@
+import { stacksApp } from '../http/stacks-app.js';
+import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/config.js';
+import { StacksService } from '../stacks/service.js';
+import type { StacksConfig } from '../stacks/types.js';
+import { openStore } from '../store/open.js';
+import type { EventStore } from '../store/types.js';
+import { dataDirOf, type StoreOptions, storeUrlOf } from './store-option.js';
+
+export const DEFAULT_STACKS_HOST = '127.0.0.1';
+export const DEFAULT_STACKS_PORT = 5080;
+
+export interface StacksServerOptions {
+  store: EventStore;
+  dataDir: string;
+  config: StacksConfig;
+  port: number;
+  host: string;
+}
+
+export interface StacksServer {
+  /** The bound port (the system's pick for port 0). */
+  port: number;
+  /**
+   * Stops accepting, lets in-flight requests end, cancels running compose processes (their runs and
+   * jobs are closed with the reason) and persists the read models. The store stays open: its owner
+   * closes it.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * The stacks service and its HTTP surface over an open store, listening on host:port. For
+ * `chronicle stacks` and `chronicle serve` (which serves it beside the editor on one store).
+ * Rejects when the service cannot start or the address cannot be bound (nothing is left running).
+ */
+export async function startStacksServer(options: StacksServerOptions): Promise<StacksServer> {
+  const service = await StacksService.open({
+    store: options.store,
+    dataDir: options.dataDir,
+    config: options.config,
+  });
+  const app = stacksApp(service);
+  try {
+    await app.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    await service.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    close: () => {
+      closing ??= (async () => {
+        // Streams (SSE) hold their sockets open; running jobs end as the service closes.
+        const server = app.close();
+        await service.close();
+        app.server.closeAllConnections?.();
+        await server;
+      })();
+      return closing;
+    },
+  };
+}
+
+export interface StacksCommandOptions extends StoreOptions {
+  port: number;
+  host: string;
+  config?: string;
+}
+
+/** `chronicle stacks`: exit 0 after SIGINT/SIGTERM, 1 when the address cannot be bound, 2 on bad config. */
+export async function runStacks(options: StacksCommandOptions): Promise<number> {
+  let config: StacksConfig;
+  try {
+    const loaded = await loadStacksConfig(options.config);
+    config = loaded.config;
+    if (loaded.generatedAdminToken !== undefined)
+      process.stderr.write(`${adminTokenNotice(loaded.generatedAdminToken)}\n`);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`chronicle stacks: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  const store = await openStore(storeUrlOf(options));
+  let server: StacksServer;
+  try {
+    server = await startStacksServer({
+      store,
+      dataDir: dataDirOf(options),
+      config,
+      port: options.port,
+      host: options.host,
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const bindFailure =
+      code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND';
+    process.stderr.write(
+      bindFailure
+        ? `stacks: cannot listen on ${options.host}:${options.port}: ${(error as Error).message}\n`
+        : `stacks: cannot start: ${(error as Error).message}\n`,
+    );
+    await store.close();
+    return 1;
+  }
+  const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
+  process.stderr.write(`stacks listening on http://${shown}:${server.port}\n`);
+  await new Promise<void>((done) => {
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  await server.close();
+  await store.close();
+  return 0;
+}

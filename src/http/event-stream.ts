@@ -1,0 +1,75 @@
+import type { FastifyReply } from 'fastify';
+
+/**
+ * A server-sent events answer over a Fastify reply. The writer never buffers without bound: `ready()`
+ * tells the producer to wait while the socket's buffer is full (it resolves on `drain`, or when the
+ * client has gone), so a slow client holds up only its own feed — the producer's bounded queue (the
+ * jobs module's subscriber queue) fills for it, and never the job or another client.
+ */
+export class EventStream {
+  private readonly reply: FastifyReply;
+  private ended = false;
+  private readonly closeHandlers: Array<() => void> = [];
+
+  constructor(reply: FastifyReply) {
+    this.reply = reply;
+    // Fastify must not answer this request itself: the socket is ours from here on.
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    raw.flushHeaders();
+    const closed = () => {
+      if (this.ended) return;
+      this.ended = true;
+      for (const handler of this.closeHandlers) handler();
+    };
+    raw.on('close', closed);
+    raw.on('error', closed);
+  }
+
+  /** Whether the stream still takes events (not ended by us, client still there). */
+  get open(): boolean {
+    return !this.ended;
+  }
+
+  /** Called once when the client goes away or the stream is ended. */
+  onClose(handler: () => void): void {
+    this.closeHandlers.push(handler);
+  }
+
+  /** Writes one event: `id:` (when given) and its data, one `data:` line per line of the text. */
+  send(data: string, id?: number): void {
+    if (this.ended) return;
+    let frame = id !== undefined ? `id: ${id}\n` : '';
+    for (const line of data.split('\n')) frame += `data: ${line}\n`;
+    this.reply.raw.write(`${frame}\n`);
+  }
+
+  /** undefined when more may be written now; else a promise that settles when it may (or the client left). */
+  ready(): Promise<void> | undefined {
+    const raw = this.reply.raw;
+    if (this.ended || !raw.writableNeedDrain) return undefined;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        raw.off('drain', done);
+        raw.off('close', done);
+        resolve();
+      };
+      raw.once('drain', done);
+      raw.once('close', done);
+    });
+  }
+
+  /** Ends the answer (after whatever is written). */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.reply.raw.end();
+    for (const handler of this.closeHandlers) handler();
+  }
+}

@@ -1,0 +1,52 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { JobInfo } from '../../projections/jobs.js';
+import { checkEnvAccess } from '../stacks/auth.js';
+import { notFound } from '../stacks/errors.js';
+import type { StacksService } from '../stacks/service.js';
+import { EventStream } from './event-stream.js';
+import { allow, userOf } from './stacks-request.js';
+
+const JOB_NOT_FOUND = 'Job not found';
+
+/**
+ * The job poll and its event stream. Beyond the spec, on purpose (issue 6): both need a token and
+ * `view` on the job's stack, by the list rule for the job's environment.
+ */
+export function jobRoutes(app: FastifyInstance, service: StacksService): void {
+  const jobOf = (request: FastifyRequest): JobInfo => {
+    const { id } = request.params as { id: string };
+    const info = service.jobs.info(id);
+    if (!info) throw notFound(JOB_NOT_FOUND);
+    allow(checkEnvAccess(userOf(request), 'view', info.environmentId));
+    return info;
+  };
+
+  app.get('/api/jobs/:id', async (request) => {
+    const info = jobOf(request);
+    const poll = await service.jobs.poll(info.id);
+    if (!poll) throw notFound(JOB_NOT_FOUND);
+    return poll;
+  });
+
+  app.get('/api/jobs/:id/events', async (request, reply) => {
+    const info = jobOf(request);
+    const from = resumeIndex(request.headers['last-event-id']);
+    const stream = new EventStream(reply);
+    const subscription = service.jobs.messages(info.id, from, { ready: () => stream.ready() }).subscribe({
+      next: ({ index, message }) => stream.send(JSON.stringify(message), index),
+      complete: () => stream.end(),
+      // Too slow, or the job's stream was deleted: the client may resume with Last-Event-ID.
+      error: () => stream.end(),
+    });
+    stream.onClose(() => subscription.unsubscribe());
+    return reply;
+  });
+}
+
+/** The index after `Last-Event-ID` (a message index); from the first message without a usable one. */
+function resumeIndex(header: string | string[] | undefined): number {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !/^\d+$/.test(value.trim())) return 0;
+  const last = Number(value.trim());
+  return Number.isSafeInteger(last) ? last + 1 : 0;
+}

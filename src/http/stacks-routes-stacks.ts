@@ -1,0 +1,121 @@
+import type { FastifyInstance } from 'fastify';
+import { checkEnvAccess } from '../stacks/auth.js';
+import { badRequest } from '../stacks/errors.js';
+import { parseStackName } from '../stacks/names.js';
+import type { StacksService } from '../stacks/service.js';
+import { stackView, validateVariables } from '../stacks/stack-store.js';
+import type { StackRef } from '../stacks/types.js';
+import { allow, answerJob, bodyOf, envOf, flag, userOf } from './stacks-request.js';
+
+/**
+ * The stack routes of STACKS.md: create-and-start, list, read, variables, compose, deploy, the
+ * start/stop/restart/down jobs, delete. Each checks its `env` with the list rule (`view` to read,
+ * `edit` to change), then that the environment exists (404 Environment not found).
+ */
+export function stackRoutes(app: FastifyInstance, service: StacksService): void {
+  /** The checks every stack route makes, in order: env (400), permission (403), environment (404). */
+  const refOf = (request: Parameters<typeof envOf>[0], action: 'view' | 'edit', name?: unknown) => {
+    const env = envOf(request);
+    const user = userOf(request);
+    allow(checkEnvAccess(user, action, env));
+    service.environment(env);
+    const ref: StackRef | undefined =
+      name === undefined ? undefined : { name: parseStackName(name), environmentId: env };
+    return { env, user, ref };
+  };
+  const nameOf = (request: { params: unknown }) => (request.params as { name: string }).name;
+
+  app.get('/api/stacks', async (request) => {
+    const { env } = refOf(request, 'view');
+    const stacks = await service.listStacks(env);
+    return stacks.map((s) => ({
+      name: s.name,
+      environmentId: s.environmentId,
+      secretProvider: s.secretProvider,
+      variables: s.variables.map((v) => ({ name: v.name, secret: v.secret })),
+    }));
+  });
+
+  app.post('/api/stacks', async (request, reply) => {
+    const body = bodyOf(request);
+    const { user, ref } = refOf(request, 'edit', body.name);
+    const provider = body.secretProvider ?? null;
+    if (provider !== null && typeof provider !== 'string')
+      throw badRequest('secretProvider must be a provider name or null');
+    if (typeof body.compose !== 'string') throw badRequest('compose must be the compose file text');
+    const started = await service.createAndStart(
+      ref as StackRef,
+      { compose: body.compose, variables: validateVariables(body.variables ?? []), secretProvider: provider },
+      {
+        pull: flag(body, 'pull', false),
+        build: flag(body, 'build', false),
+        forceRecreate: flag(body, 'forceRecreate', false),
+      },
+      user.name,
+    );
+    return answerJob(request, reply, started);
+  });
+
+  app.get('/api/stacks/:name', async (request) => {
+    const { ref } = refOf(request, 'view', nameOf(request));
+    return stackView(await service.getStack(ref as StackRef));
+  });
+
+  app.delete('/api/stacks/:name', async (request) => {
+    const { ref, user } = refOf(request, 'edit', nameOf(request));
+    await service.deleteStack(ref as StackRef, user.name);
+    return { deleted: true };
+  });
+
+  app.put('/api/stacks/:name/variables', async (request) => {
+    const { ref, user } = refOf(request, 'edit', nameOf(request));
+    const body = bodyOf(request);
+    if (!Array.isArray(body.variables)) throw badRequest('variables must be an array');
+    return stackView(
+      await service.setVariables(ref as StackRef, validateVariables(body.variables), user.name),
+    );
+  });
+
+  app.put('/api/stacks/:name/compose', async (request, reply) => {
+    const { ref, user } = refOf(request, 'edit', nameOf(request));
+    const body = bodyOf(request);
+    if (typeof body.content !== 'string') throw badRequest('content must be the compose file text');
+    const restart = flag(body, 'restart', false);
+    const answer = await service.saveCompose(
+      ref as StackRef,
+      body.content,
+      restart,
+      {
+        pull: flag(body, 'pull', false),
+        build: flag(body, 'build', false),
+        // Spec, Job request options: true on save-and-redeploy when omitted.
+        forceRecreate: flag(body, 'forceRecreate', true),
+      },
+      user.name,
+    );
+    if ('saved' in answer) return answer;
+    return answerJob(request, reply, answer);
+  });
+
+  app.post('/api/stacks/:name/deploy', async (request, reply) => {
+    const { ref, user } = refOf(request, 'edit', nameOf(request));
+    const body = bodyOf(request);
+    const started = await service.deploy(
+      ref as StackRef,
+      {
+        pull: flag(body, 'pull', false),
+        build: flag(body, 'build', false),
+        forceRecreate: flag(body, 'forceRecreate', false),
+      },
+      user.name,
+    );
+    return answerJob(request, reply, started);
+  });
+
+  for (const operation of ['start', 'stop', 'restart', 'down'] as const) {
+    app.post(`/api/stacks/:name/${operation}`, async (request, reply) => {
+      const { ref, user } = refOf(request, 'edit', nameOf(request));
+      return answerJob(request, reply, await service.operate(ref as StackRef, operation, user.name));
+    });
+  }
+}

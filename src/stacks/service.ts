@@ -1,0 +1,445 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { type DeployRunsState, deployRuns } from '../../projections/deploy-runs.js';
+import { type JobResult, type JobsState, jobs as jobsProjection } from '../../projections/jobs.js';
+import { ProjectionRunner } from '../../projections/runtime.js';
+import type { DeployOptions, EnvironmentId, JobKind, Trigger } from '../../streams/stacks.js';
+import type { EventStore } from '../store/types.js';
+import { type ComposeOperation, composeArgv, composeEnv } from './compose-args.js';
+import { runCompose } from './compose-runner.js';
+import { findEnvironment } from './config.js';
+import { conflict, notFound, StacksError } from './errors.js';
+import type { Job } from './jobs.js';
+import { JobBook } from './jobs.js';
+import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './recorder.js';
+import { createRedactor } from './redaction.js';
+import { resolveSecrets } from './secret-providers.js';
+import {
+  COMPOSE_FILE,
+  composeHash,
+  createStack,
+  deleteStack,
+  envHash,
+  getStack,
+  listStacks,
+  loadHashKey,
+  type NewStack,
+  removeLeftovers,
+  type Stack,
+  type StackSummary,
+  saveCompose,
+  setVariables,
+  stackDir,
+} from './stack-store.js';
+import { SummaryCounter } from './summary.js';
+import type {
+  ComposeExit,
+  ComposeProcess,
+  Environment,
+  StackRef,
+  StacksConfig,
+  StackVariable,
+} from './types.js';
+
+/**
+ * The stacks service: wires the stack files, the compose runner, redaction, jobs and the run recorder
+ * into the operations the routes offer. Each operation runs as a job; deploy, create-and-start and a
+ * compose save with restart also record a run (spec: Which operations record a run).
+ *
+ * One job at a time per stack: a second operation on a stack whose job runs is a 409.
+ */
+
+export interface StacksServiceOptions {
+  store: EventStore;
+  dataDir: string;
+  config: StacksConfig;
+  /** How often finished jobs past the retention are deleted (ms). */
+  sweepIntervalMs?: number;
+}
+
+/** A started job: the answer of the streaming path, and the result the JSON path waits for. */
+export interface StartedJob {
+  jobId: string;
+  runId: number | null;
+  /** The job's result once recorded (never rejects: a failure to record becomes a failed result). */
+  result: Promise<JobResult>;
+}
+
+/** Stderr lines kept for a failed run's error message. */
+const ERROR_TAIL_LINES = 5;
+const DEFAULT_SWEEP_MS = 10 * 60_000;
+
+export const STACK_BUSY_MESSAGE = 'Stack has a job running';
+
+const keyOf = (ref: StackRef) => `${ref.environmentId ?? 'local'}/${ref.name}`;
+
+export class StacksService {
+  readonly store: EventStore;
+  readonly dataDir: string;
+  readonly config: StacksConfig;
+  readonly jobs: JobBook;
+  readonly runs: RunBook;
+  private readonly runsModel: ProjectionRunner<DeployRunsState>;
+  private readonly jobsModel: ProjectionRunner<JobsState>;
+  private readonly hashKey: Buffer;
+  /** Stacks with a job running, and the work that runs it. */
+  private readonly busy = new Map<string, { process?: ComposeProcess; done: Promise<unknown> }>();
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private closing = false;
+
+  private constructor(
+    options: StacksServiceOptions,
+    models: { runs: ProjectionRunner<DeployRunsState>; jobs: ProjectionRunner<JobsState> },
+    hashKey: Buffer,
+  ) {
+    this.store = options.store;
+    this.dataDir = options.dataDir;
+    this.config = options.config;
+    this.runsModel = models.runs;
+    this.jobsModel = models.jobs;
+    this.hashKey = hashKey;
+    this.jobs = new JobBook(this.store, this.jobsModel, { retentionHours: this.config.jobs.retentionHours });
+    this.runs = new RunBook(this.store, this.runsModel, {
+      dataDir: this.dataDir,
+      budget: this.config.deployLogs,
+    });
+  }
+
+  /**
+   * Starts the service on a store: removes what interrupted stack creates and deletes left, catches the
+   * projections up, closes the runs and jobs a stopped server left running, and starts the retention sweep.
+   */
+  static async open(options: StacksServiceOptions): Promise<StacksService> {
+    await removeLeftovers(options.dataDir);
+    const hashKey = await loadHashKey(options.dataDir);
+    const runs = new ProjectionRunner(options.store, deployRuns);
+    const jobs = new ProjectionRunner(options.store, jobsProjection);
+    await runs.start();
+    await jobs.start();
+    const service = new StacksService(options, { runs, jobs }, hashKey);
+    await service.runs.closeInterruptedRuns();
+    await service.jobs.closeInterruptedJobs();
+    await service.jobs.sweep();
+    const every = options.sweepIntervalMs ?? DEFAULT_SWEEP_MS;
+    service.sweepTimer = setInterval(() => {
+      service.jobs.sweep().catch((error: unknown) => {
+        process.stderr.write(`stacks: job retention sweep failed: ${(error as Error).message}\n`);
+      });
+    }, every);
+    service.sweepTimer.unref();
+    return service;
+  }
+
+  /** The environment of a ref: null for local, the configured one, or a 404. */
+  environment(env: EnvironmentId): Environment | null {
+    if (env === null) return null;
+    const found = findEnvironment(this.config, env);
+    if (!found) throw notFound('Environment not found');
+    return found;
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Stacks
+  // ----------------------------------------------------------------------------------------------
+
+  listStacks(env: EnvironmentId): Promise<StackSummary[]> {
+    this.environment(env);
+    return listStacks(this.dataDir, env);
+  }
+
+  getStack(ref: StackRef): Promise<Stack> {
+    this.environment(ref.environmentId);
+    return getStack(this.dataDir, ref);
+  }
+
+  setVariables(ref: StackRef, variables: readonly StackVariable[], userId: string | null): Promise<Stack> {
+    this.environment(ref.environmentId);
+    return setVariables(this.dataDir, ref, variables, { events: this.store, userId });
+  }
+
+  async deleteStack(ref: StackRef, userId: string | null): Promise<void> {
+    this.environment(ref.environmentId);
+    if (this.busy.has(keyOf(ref))) throw conflict(STACK_BUSY_MESSAGE);
+    await deleteStack(this.dataDir, ref, { events: this.store, userId });
+  }
+
+  /** Create and start (a recorded run, trigger manual). */
+  async createAndStart(
+    ref: StackRef,
+    input: NewStack,
+    options: DeployOptions,
+    userId: string | null,
+  ): Promise<StartedJob> {
+    this.environment(ref.environmentId);
+    this.checkProvider(input.secretProvider);
+    return this.exclusive(ref, async () => {
+      await createStack(this.dataDir, ref, input, { events: this.store, userId });
+      return { kind: 'create', operation: 'up', options, record: true, trigger: 'manual', userId };
+    });
+  }
+
+  /** `PUT compose`: saves; with restart, redeploys as a recorded job. */
+  async saveCompose(
+    ref: StackRef,
+    content: string,
+    restart: boolean,
+    options: DeployOptions,
+    userId: string | null,
+  ): Promise<StartedJob | { saved: true }> {
+    this.environment(ref.environmentId);
+    if (!restart) {
+      await saveCompose(this.dataDir, ref, content, { events: this.store, userId });
+      return { saved: true };
+    }
+    return this.exclusive(ref, async () => {
+      await saveCompose(this.dataDir, ref, content, { events: this.store, userId });
+      return { kind: 'compose_save', operation: 'up', options, record: true, trigger: 'manual', userId };
+    });
+  }
+
+  /** The deploy endpoint (a recorded run). */
+  deploy(ref: StackRef, options: DeployOptions, userId: string | null, trigger: Trigger = 'manual') {
+    this.environment(ref.environmentId);
+    return this.exclusive(ref, async () => ({
+      kind: 'deploy' as const,
+      operation: 'up' as const,
+      options,
+      record: true,
+      trigger,
+      userId,
+    }));
+  }
+
+  /** start / stop / restart / down: jobs only, no run. */
+  operate(ref: StackRef, operation: 'start' | 'stop' | 'restart' | 'down', userId: string | null) {
+    this.environment(ref.environmentId);
+    return this.exclusive(ref, async () => ({
+      kind: operation,
+      operation,
+      options: { pull: false, build: false, forceRecreate: false },
+      record: false,
+      trigger: 'manual' as const,
+      userId,
+    }));
+  }
+
+  private checkProvider(name: string | null): void {
+    if (name !== null && !Object.hasOwn(this.config.secretProviders, name))
+      throw new StacksError(400, `Unknown secret provider ${JSON.stringify(name)}`);
+  }
+
+  /**
+   * Claims the stack (409 when a job of it runs), runs `prepare` (a file change), then starts the job
+   * (and its run) and lets it go on in the background. The claim is let go when the job has ended.
+   */
+  private async exclusive(
+    ref: StackRef,
+    prepare: () => Promise<{
+      kind: JobKind;
+      operation: ComposeOperation;
+      options: DeployOptions;
+      record: boolean;
+      trigger: Trigger;
+      userId: string | null;
+    }>,
+  ): Promise<StartedJob> {
+    if (this.closing) throw new StacksError(409, 'The server is stopping');
+    const key = keyOf(ref);
+    if (this.busy.has(key)) throw conflict(STACK_BUSY_MESSAGE);
+    const slot: { process?: ComposeProcess; done: Promise<unknown> } = { done: Promise.resolve() };
+    this.busy.set(key, slot);
+    let started: StartedJob;
+    try {
+      const plan = await prepare();
+      const stack = await getStack(this.dataDir, ref);
+      const jobId = randomUUID();
+      let recorder: RunRecorder | undefined;
+      if (plan.record) {
+        recorder = await this.runs.start({
+          jobId,
+          stack: ref.name,
+          environmentId: ref.environmentId,
+          trigger: plan.trigger,
+          userId: plan.userId,
+          options: plan.options,
+          composeHash: composeHash(stack.compose),
+          envHash: envHash(this.hashKey, stack.variables),
+        });
+      }
+      let job: Job;
+      try {
+        job = await this.jobs.start({
+          id: jobId,
+          kind: plan.kind,
+          stack: ref.name,
+          environmentId: ref.environmentId,
+          userId: plan.userId,
+          runId: recorder?.runId ?? null,
+        });
+      } catch (error) {
+        // The run must not stay `running` for good: close it with the reason.
+        await recorder
+          ?.complete({
+            success: false,
+            exit: { exitCode: null, signal: null, timedOut: false, cancelled: false },
+            error: `The job could not be started: ${(error as Error).message}`,
+            redactor: createRedactor(stack.variables.map((v) => v.value)),
+          })
+          .catch(() => undefined);
+        throw error;
+      }
+      const result = this.execute(stack, plan.operation, plan.options, job, recorder, slot);
+      slot.done = result;
+      started = { jobId, runId: recorder?.runId ?? null, result };
+    } catch (error) {
+      this.busy.delete(key);
+      throw error;
+    }
+    void started.result.finally(() => {
+      if (this.busy.get(key) === slot) this.busy.delete(key);
+    });
+    return started;
+  }
+
+  /** Runs compose for a started job to its end; resolves with the recorded result (never rejects). */
+  private async execute(
+    stack: Stack,
+    operation: ComposeOperation,
+    options: DeployOptions,
+    job: Job,
+    recorder: RunRecorder | undefined,
+    slot: { process?: ComposeProcess },
+  ): Promise<JobResult> {
+    const values = stack.variables.map((v) => v.value);
+    let redactor = createRedactor(values);
+    const environment =
+      stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
+    const cwd = stackDir(this.dataDir, stack);
+    const timeoutMs = this.config.jobs.timeoutSeconds * 1000;
+    const summary = new SummaryCounter();
+    const stderrTail: string[] = [];
+    let printed = 0;
+    let exit: ComposeExit = { exitCode: null, signal: null, timedOut: false, cancelled: false };
+    let failure: string | undefined;
+    let providerValues: string[] = [];
+    try {
+      let secrets: Record<string, string> = {};
+      if (stack.secretProvider !== null) {
+        job.status(`Resolving secrets from ${stack.secretProvider}`);
+        secrets = await this.resolveProvider(stack, cwd, timeoutMs);
+        providerValues = Object.values(secrets);
+        redactor = createRedactor([...values, ...providerValues]);
+      }
+      job.status(`Running compose ${operation}`);
+      const process_ = runCompose({
+        argv: composeArgv(
+          { command: this.config.compose.command, project: stack.name, composeFile: join(cwd, COMPOSE_FILE) },
+          operation,
+          options,
+        ),
+        cwd,
+        env: composeEnv(process.env, stack.variables, secrets, environment),
+        timeoutMs,
+      });
+      slot.process = process_;
+      const lineRedactor = redactor;
+      // Subscribed at once: the runner replays what came before the first subscriber.
+      process_.lines.subscribe((output) => {
+        printed += 1;
+        summary.add(output.line);
+        const shown = lineRedactor.line(output.line);
+        if (shown === null) return;
+        job.line(shown);
+        recorder?.line(shown);
+        if (output.stream === 'stderr') {
+          stderrTail.push(shown);
+          if (stderrTail.length > ERROR_TAIL_LINES) stderrTail.shift();
+        }
+      });
+      exit = await process_.exit;
+      if (exit.exitCode !== 0) {
+        failure = describeFailure(exit);
+        if (exit.timedOut)
+          failure = `Timed out after ${this.config.jobs.timeoutSeconds} s; compose was stopped`;
+        if (stderrTail.length > 0) failure = `${failure}:\n${stderrTail.join('\n')}`;
+      }
+    } catch (error) {
+      failure = (error as Error).message;
+    }
+    const success = failure === undefined;
+    // Spec, Output redaction 3: the stored error is redacted with secrets the provider gives now too.
+    let finalRedactor = redactor;
+    if (!success && stack.secretProvider !== null) {
+      try {
+        const later = await this.resolveProvider(stack, cwd, timeoutMs);
+        finalRedactor = redactor.with(Object.values(later));
+      } catch {
+        // The values resolved at the start still apply; a provider failing now changes nothing else.
+      }
+    }
+    let error: string | undefined;
+    if (!success) {
+      const redacted = finalRedactor.text(failure ?? '').trim();
+      error = redacted.length > 0 ? redacted : WITHHELD_ERROR_MESSAGE;
+    }
+    if (recorder) {
+      try {
+        await recorder.complete({
+          success,
+          exit,
+          error,
+          redactor: finalRedactor,
+          summary: summary.summary(),
+          outputLines: printed,
+        });
+      } catch (recordError) {
+        process.stderr.write(
+          `stacks: run ${recorder.runId} could not be completed: ${(recordError as Error).message}\n`,
+        );
+      }
+    }
+    const exitCode = exit.exitCode ?? undefined;
+    try {
+      return await job.finish({
+        success,
+        ...(error !== undefined ? { error } : {}),
+        ...(exitCode !== undefined ? { exitCode } : {}),
+      });
+    } catch (recordError) {
+      return {
+        type: 'result',
+        success: false,
+        error: `The job's output could not be recorded: ${(recordError as Error).message}`,
+        ...(exitCode !== undefined ? { exitCode } : {}),
+        output: [],
+      };
+    }
+  }
+
+  private async resolveProvider(
+    stack: Stack,
+    cwd: string,
+    timeoutMs: number,
+  ): Promise<Record<string, string>> {
+    const name = stack.secretProvider as string;
+    const provider = this.config.secretProviders[name];
+    if (!provider) throw new StacksError(400, `Unknown secret provider ${JSON.stringify(name)}`);
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    return resolveSecrets(provider, { cwd, timeoutMs, env, name });
+  }
+
+  /**
+   * Stops: no new jobs; running compose processes are cancelled (their runs close `failed`, cancelled)
+   * and their records finished; then the projections persist their snapshots.
+   */
+  async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.sweepTimer);
+    const running = [...this.busy.values()];
+    for (const slot of running) slot.process?.cancel();
+    await Promise.allSettled(running.map((slot) => slot.done));
+    await this.runsModel.stop();
+    await this.jobsModel.stop();
+  }
+}
