@@ -1,7 +1,7 @@
 import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/config.js';
 import { openStore } from '../store/open.js';
 import { EditorStartError, startEditor, untilSignal } from './editor.js';
-import { DEFAULT_STACKS_HOST, DEFAULT_STACKS_PORT, startStacksServer } from './stacks.js';
+import { DEFAULT_STACKS_HOST, startStacksServer } from './stacks.js';
 import { dataDirOf, type StoreOptions, storeUrlOf } from './store-option.js';
 
 export interface ServeOptions extends StoreOptions {

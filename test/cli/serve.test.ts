@@ -81,7 +81,7 @@ async function takenPort(): Promise<number> {
   return address.port;
 }
 
-describe('chronicle serve', () => {
+describe('chronicle serve', { timeout: 30_000 }, () => {
   it('serves the editor and the stacks surfaces from one process over one LevelDB data dir; SIGTERM exits 0', async () => {
     const dir = await tempDir();
     const data = join(dir, 'data');
@@ -175,24 +175,46 @@ describe('chronicle serve', () => {
     expect(result.stderr).toMatch(/port/);
   });
 
-  it('`npm start` serves both surfaces from a fresh data dir, with a generated admin token', async () => {
+  it('`npm start` serves both surfaces from a fresh data dir, with a generated admin token; Ctrl-C stops it', async () => {
     const dir = await tempDir();
     const data = join(dir, 'fresh');
+    // Its own process group, as a terminal's foreground job: Ctrl-C reaches npm, its shell and chronicle.
     const child = spawn('npm', ['start', '--silent', '--', '--editor-port', '0', '--stacks-port', '0'], {
       cwd: repoRoot,
       env: cleanEnv({ CHRONICLE_DATA: data }),
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     }) as CliChild;
-    const s = await serve(child);
-    const token = /^stacks admin token: (\S+)$/m.exec(s.watched.stderr())?.[1];
-    expect(token, s.watched.stderr()).toBeDefined();
-    expect((await fetch(`http://127.0.0.1:${s.editor}/api/v1/ready`)).status).toBe(200);
-    const list = await fetch(`http://127.0.0.1:${s.stacks}/api/stacks`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    expect(list.status).toBe(200);
-    expect(await list.json()).toEqual([]);
-    s.child.kill('SIGTERM');
-    expect((await s.watched.done).code, s.watched.stderr()).toBe(0);
+    const group = child.pid as number;
+    try {
+      const s = await serve(child);
+      const token = /^stacks admin token: (\S+)$/m.exec(s.watched.stderr())?.[1];
+      expect(token, s.watched.stderr()).toBeDefined();
+      expect((await fetch(`http://127.0.0.1:${s.editor}/api/v1/ready`)).status).toBe(200);
+      const list = await fetch(`http://127.0.0.1:${s.stacks}/api/stacks`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(list.status).toBe(200);
+      expect(await list.json()).toEqual([]);
+      process.kill(-group, 'SIGINT');
+      const ended = await s.watched.done;
+      // npm answers 130 for its own SIGINT; chronicle's part is that it closed the store (below).
+      expect(ended.stderr).not.toMatch(/chronicle:|cannot/);
+      await until(() => {
+        try {
+          process.kill(-group, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      }, 'every process of npm start to end');
+      await withDataStore(data, async () => undefined);
+    } finally {
+      try {
+        process.kill(-group, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
   });
 });
