@@ -39,6 +39,8 @@ const TARGET_LINES_PER_SECOND = 50_000;
 const TARGET_REDACTION_RATIO = 5;
 /** A client that is cut off more often than this is counted as failed rather than retried for ever. */
 const MAX_RECONNECTS = 20;
+/** Extra node options for the server only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
+const NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 const MAIN_JS = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const PIPE_READER_JS = fileURLToPath(new URL('./pipe-reader-child.js', import.meta.url));
@@ -56,7 +58,7 @@ function startServer(
 ): Promise<{ child: Child; port: number; stderr: () => string }> {
   const child = spawn(
     process.execPath,
-    [MAIN_JS, 'stacks', '--port', '0', '--data', dataDir, '--config', config],
+    [...NODE_ARGS, MAIN_JS, 'stacks', '--port', '0', '--data', dataDir, '--config', config],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
