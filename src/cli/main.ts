@@ -147,11 +147,25 @@ function buildProgram(): Command {
         .argParser(tcpPort)
         .default(DEFAULT_STACKS_PORT),
     )
+    .addOption(
+      new Option('--stacks-host <host>', 'stacks service address (the editor stays on 127.0.0.1)').default(
+        DEFAULT_STACKS_HOST,
+      ),
+    )
     .option('--config <file>', 'stacks config file (JSON; default: one admin with a printed token)')
     .addOption(storeOption())
-    .action(async (options: StoreOptions & { editorPort: number; stacksPort: number; config?: string }) => {
-      process.exitCode = await runServe(options);
-    });
+    .action(
+      async (
+        options: StoreOptions & {
+          editorPort: number;
+          stacksPort: number;
+          stacksHost: string;
+          config?: string;
+        },
+      ) => {
+        process.exitCode = await runServe(options);
+      },
+    );
 
   return program;
 }

@@ -7,6 +7,8 @@ import { dataDirOf, type StoreOptions, storeUrlOf } from './store-option.js';
 export interface ServeOptions extends StoreOptions {
   editorPort: number;
   stacksPort: number;
+  /** The stacks surface's address (default 127.0.0.1); the editor surface is loopback by contract. */
+  stacksHost?: string;
   config?: string;
 }
 
@@ -16,7 +18,6 @@ export interface ServeOptions extends StoreOptions {
  * stacks` without `--host`.
  */
 export const DEFAULT_EDITOR_PORT = 8765;
-const STACKS_HOST = DEFAULT_STACKS_HOST;
 
 /**
  * `chronicle serve`: the editor REST surface (headless) and the stacks surface on one store, in one
@@ -45,6 +46,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     await store.close();
     return 1;
   }
+  const stacksHost = options.stacksHost ?? DEFAULT_STACKS_HOST;
   let stacks: Awaited<ReturnType<typeof startStacksServer>>;
   try {
     stacks = await startStacksServer({
@@ -52,7 +54,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
       dataDir: dataDirOf(options),
       config: loaded.config,
       port: options.stacksPort,
-      host: STACKS_HOST,
+      host: stacksHost,
     });
   } catch (error) {
     // Any failure here (a port in use, a data folder that cannot be written) stops the whole command:
@@ -61,14 +63,15 @@ export async function runServe(options: ServeOptions): Promise<number> {
     const bindFailure = code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL';
     process.stderr.write(
       bindFailure
-        ? `stacks: cannot listen on ${STACKS_HOST}:${options.stacksPort}: ${(error as Error).message}\n`
+        ? `stacks: cannot listen on ${stacksHost}:${options.stacksPort}: ${(error as Error).message}\n`
         : `stacks: cannot start: ${(error as Error).message}\n`,
     );
     await editor.close();
     await store.close();
     return 1;
   }
-  process.stderr.write(`stacks listening on http://${STACKS_HOST}:${stacks.port}\n`);
+  const shown = stacksHost.includes(':') ? `[${stacksHost}]` : stacksHost;
+  process.stderr.write(`stacks listening on http://${shown}:${stacks.port}\n`);
   if (loaded.generatedAdminToken !== undefined)
     process.stderr.write(`${adminTokenNotice(loaded.generatedAdminToken)}\n`);
   await untilSignal();

@@ -145,6 +145,39 @@ describe('chronicle serve', { timeout: 30_000 }, () => {
     await withDataStore(join(dir, 'data'), async () => undefined);
   });
 
+  it('--stacks-host binds the stacks surface there (as in the container); the editor stays on loopback', async () => {
+    const dir = await tempDir();
+    const child = startCli([
+      'serve',
+      '--data',
+      join(dir, 'data'),
+      '--editor-port',
+      '0',
+      '--stacks-port',
+      '0',
+      '--stacks-host',
+      '0.0.0.0',
+      '--config',
+      await configFile(dir),
+    ]);
+    children.push(child);
+    const watched = watch(child, 30_000);
+    await until(
+      () =>
+        /^stacks listening on http:\/\/0\.0\.0\.0:\d+$/m.test(watched.stderr()) &&
+        portOf(watched.stderr(), 'editor') !== undefined,
+      `both listening lines; stderr so far: ${watched.stderr()}`,
+      20_000,
+    );
+    const port = Number(/^stacks listening on http:\/\/0\.0\.0\.0:(\d+)$/m.exec(watched.stderr())?.[1]);
+    const list = await fetch(`http://127.0.0.1:${port}/api/stacks`, {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    expect(list.status).toBe(200);
+    child.kill('SIGTERM');
+    expect((await watched.done).code).toBe(0);
+  });
+
   for (const surface of ['editor', 'stacks'] as const) {
     it(`a ${surface} port already taken: one line naming ${surface} and the address, exit 1, store released`, async () => {
       const dir = await tempDir();
