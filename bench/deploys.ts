@@ -334,6 +334,8 @@ export async function benchDeploys(): Promise<void> {
   let logLeaks = 0;
   let logLines = 0;
   let postMs = 0;
+  /** The recorded run's own duration (startedAt .. finishedAt): compose output into the store and log. */
+  let runSeconds = Number.NaN;
   try {
     const t0 = now();
     const created = await call(server.port, 'POST', '/api/stacks', {
@@ -350,9 +352,22 @@ export async function benchDeploys(): Promise<void> {
       Array.from({ length: CLIENTS }, (_, i) => sseClient(server.port, jobId, check(i))),
     );
 
-    const run = await call(server.port, 'GET', `/api/stacks/bench/deploys/${runId}`);
-    runStatus =
-      run.status === 200 ? (JSON.parse(run.text) as { status: string }).status : `HTTP ${run.status}`;
+    // The run is completed on its own stream, maybe a moment after the job's result went out.
+    let run = await call(server.port, 'GET', `/api/stacks/bench/deploys/${runId}`);
+    for (
+      let tries = 0;
+      tries < 100 && run.status === 200 && run.text.includes('"finishedAt":null');
+      tries++
+    ) {
+      await new Promise((r) => setTimeout(r, 100));
+      run = await call(server.port, 'GET', `/api/stacks/bench/deploys/${runId}`);
+    }
+    if (run.status === 200) {
+      const row = JSON.parse(run.text) as { status: string; startedAt: string; finishedAt: string | null };
+      runStatus = row.status;
+      if (row.finishedAt !== null)
+        runSeconds = (Date.parse(row.finishedAt) - Date.parse(row.startedAt)) / 1000;
+    } else runStatus = `HTTP ${run.status}`;
     const log = await call(server.port, 'GET', `/api/stacks/bench/deploys/${runId}/log`);
     const redactor = createRedactor(secrets);
     for (const line of log.text.split('\n')) {
@@ -402,8 +417,14 @@ export async function benchDeploys(): Promise<void> {
         seconds,
         'p50 ms': percentile(sorted, 50),
         'p99 ms': percentile(sorted, 99),
+        '% of raw': (100 * perSecond) / rawPerSecond,
       },
       { case: 'end to end (fastest client)', 'lines/s': Math.round(fastest) },
+      {
+        case: 'deploy run (startedAt..finishedAt)',
+        'lines/s': Math.round(LINES / runSeconds),
+        seconds: runSeconds,
+      },
       {
         case: 'raw pipe into a Node child',
         'lines/s': Math.round(rawPerSecond),
@@ -426,7 +447,6 @@ export async function benchDeploys(): Promise<void> {
         target: TARGET_REDACTION_RATIO,
         ok: redactionRatio >= TARGET_REDACTION_RATIO,
       },
-      'end-to-end / raw pipe': { value: perSecond / rawPerSecond, target: 0, ok: true },
       'leaks (secrets seen by clients or in the log)': {
         value: totals.leaks,
         target: 1,
@@ -438,6 +458,8 @@ export async function benchDeploys(): Promise<void> {
     },
     extra: {
       runStatus,
+      runSeconds,
+      endToEndOfRaw: perSecond / rawPerSecond,
       logLines,
       postMs,
       ...totals,
