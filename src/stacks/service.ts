@@ -300,7 +300,19 @@ export class StacksService {
           .catch(() => undefined);
         throw error;
       }
-      const result = this.execute(stack, plan.operation, plan.options, job, recorder, slot);
+      // execute settles every failure into a result; this is the net for a bug in it, so the stack is
+      // let go and no rejection goes unhandled.
+      const result = this.execute(stack, plan.operation, plan.options, job, recorder, slot).catch(
+        (error: unknown): JobResult => {
+          process.stderr.write(`stacks: job ${jobId} failed unexpectedly: ${(error as Error).stack}\n`);
+          return {
+            type: 'result',
+            success: false,
+            error: 'Internal error while running the job',
+            output: [],
+          };
+        },
+      );
       slot.done = result;
       started = { jobId, runId: recorder?.runId ?? null, result };
     } catch (error) {
