@@ -70,6 +70,7 @@ const ERROR_TAIL_LINES = 5;
 const DEFAULT_SWEEP_MS = 10 * 60_000;
 
 export const STACK_BUSY_MESSAGE = 'Stack has a job running';
+export const SERVER_STOPPING_MESSAGE = 'The server was stopped during this job; compose was stopped';
 
 const keyOf = (ref: StackRef) => `${ref.environmentId ?? 'local'}/${ref.name}`;
 
@@ -172,6 +173,8 @@ export class StacksService {
   ): Promise<StartedJob> {
     this.environment(ref.environmentId);
     this.checkProvider(input.secretProvider);
+    // A stack with a job running exists (or is being created by that job).
+    if (this.busy.has(keyOf(ref))) throw conflict('Stack already exists');
     return this.exclusive(ref, async () => {
       await createStack(this.dataDir, ref, input, { events: this.store, userId });
       return { kind: 'create', operation: 'up', options, record: true, trigger: 'manual', userId };
@@ -198,7 +201,12 @@ export class StacksService {
   }
 
   /** The deploy endpoint (a recorded run). */
-  deploy(ref: StackRef, options: DeployOptions, userId: string | null, trigger: Trigger = 'manual') {
+  async deploy(
+    ref: StackRef,
+    options: DeployOptions,
+    userId: string | null,
+    trigger: Trigger = 'manual',
+  ): Promise<StartedJob> {
     this.environment(ref.environmentId);
     return this.exclusive(ref, async () => ({
       kind: 'deploy' as const,
@@ -211,7 +219,11 @@ export class StacksService {
   }
 
   /** start / stop / restart / down: jobs only, no run. */
-  operate(ref: StackRef, operation: 'start' | 'stop' | 'restart' | 'down', userId: string | null) {
+  async operate(
+    ref: StackRef,
+    operation: 'start' | 'stop' | 'restart' | 'down',
+    userId: string | null,
+  ): Promise<StartedJob> {
     this.environment(ref.environmentId);
     return this.exclusive(ref, async () => ({
       kind: operation,
@@ -288,7 +300,19 @@ export class StacksService {
           .catch(() => undefined);
         throw error;
       }
-      const result = this.execute(stack, plan.operation, plan.options, job, recorder, slot);
+      // execute settles every failure into a result; this is the net for a bug in it, so the stack is
+      // let go and no rejection goes unhandled.
+      const result = this.execute(stack, plan.operation, plan.options, job, recorder, slot).catch(
+        (error: unknown): JobResult => {
+          process.stderr.write(`stacks: job ${jobId} failed unexpectedly: ${(error as Error).stack}\n`);
+          return {
+            type: 'result',
+            success: false,
+            error: 'Internal error while running the job',
+            output: [],
+          };
+        },
+      );
       slot.done = result;
       started = { jobId, runId: recorder?.runId ?? null, result };
     } catch (error) {
@@ -321,15 +345,14 @@ export class StacksService {
     let printed = 0;
     let exit: ComposeExit = { exitCode: null, signal: null, timedOut: false, cancelled: false };
     let failure: string | undefined;
-    let providerValues: string[] = [];
     try {
       let secrets: Record<string, string> = {};
       if (stack.secretProvider !== null) {
         job.status(`Resolving secrets from ${stack.secretProvider}`);
         secrets = await this.resolveProvider(stack, cwd, timeoutMs);
-        providerValues = Object.values(secrets);
-        redactor = createRedactor([...values, ...providerValues]);
+        redactor = createRedactor([...values, ...Object.values(secrets)]);
       }
+      if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
       job.status(`Running compose ${operation}`);
       const process_ = runCompose({
         argv: composeArgv(
@@ -361,6 +384,7 @@ export class StacksService {
         failure = describeFailure(exit);
         if (exit.timedOut)
           failure = `Timed out after ${this.config.jobs.timeoutSeconds} s; compose was stopped`;
+        else if (exit.cancelled && this.closing) failure = SERVER_STOPPING_MESSAGE;
         if (stderrTail.length > 0) failure = `${failure}:\n${stderrTail.join('\n')}`;
       }
     } catch (error) {

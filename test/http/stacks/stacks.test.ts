@@ -216,7 +216,10 @@ describeStacks('stacks', () => {
       const tree = () =>
         readdirSync(stacksRoot, { withFileTypes: true })
           .sort((a, b) => (a.name < b.name ? -1 : 1))
-          .map((env) => [env.name, env.isDirectory() ? readdirSync(join(stacksRoot, env.name)).sort() : 'file']);
+          .map((env) => [
+            env.name,
+            env.isDirectory() ? readdirSync(join(stacksRoot, env.name)).sort() : 'file',
+          ]);
       const before = tree();
       for (const path of [
         '/api/stacks/..?env=1',

@@ -1,0 +1,106 @@
+/**
+ * `chronicle stacks` as a process: the listening line, a failed bind, config errors, the generated admin
+ * token, and a stop by SIGTERM during a deploy (exit 0, the run closed rather than left running).
+ */
+
+import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  composeText,
+  createStackDone,
+  deploy,
+  eventually,
+  objectOf,
+  StacksClient,
+  startStacks,
+} from '../http/stacks/helpers.js';
+import { lines, runCli, startCli, tempDir, watch } from './helpers.js';
+
+describe('chronicle stacks', () => {
+  it('a port in use: one line on stderr and exit 1', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+    const address = blocker.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      const dir = await tempDir();
+      const result = await runCli(['stacks', '--port', String(port), '--data', dir], { timeoutMs: 20_000 });
+      expect(result.code).toBe(1);
+      const errLines = lines(result.stderr).filter((l) => !l.startsWith('stacks admin token:'));
+      expect(errLines).toHaveLength(1);
+      expect(errLines[0]).toMatch(new RegExp(`^stacks: cannot listen on 127\\.0\\.0\\.1:${port}: `));
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('a bad config file: the message and exit 2; a missing one too', async () => {
+    const dir = await tempDir();
+    const bad = join(dir, 'bad.json');
+    await writeFile(bad, JSON.stringify({ users: [{ name: 'a', token: 't', admin: true, bogus: 1 }] }));
+    const wrong = await runCli(['stacks', '--port', '0', '--data', dir, '--config', bad]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/bogus/);
+    const missing = await runCli([
+      'stacks',
+      '--port',
+      '0',
+      '--data',
+      dir,
+      '--config',
+      join(dir, 'none.json'),
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no such file/);
+  });
+
+  it('without a config file: an admin token printed once, which the API takes', async () => {
+    const dir = await tempDir();
+    const child = startCli(['stacks', '--port', '0', '--data', dir]);
+    const watched = watch(child, 30_000);
+    try {
+      await eventually(
+        async () => (/stacks listening on/.test(watched.stderr()) ? true : undefined),
+        'listening',
+      );
+      const token = /^stacks admin token: (\S+)$/m.exec(watched.stderr())?.[1];
+      const port = Number(/stacks listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(watched.stderr())?.[1]);
+      expect(token).toBeDefined();
+      expect((await new StacksClient(port, token as string).get('/api/stacks')).status).toBe(200);
+      expect((await new StacksClient(port, 'wrong').get('/api/stacks')).status).toBe(401);
+    } finally {
+      child.kill('SIGTERM');
+      const result = await watched.done;
+      expect(result.code).toBe(0);
+    }
+  });
+
+  it('SIGTERM during a deploy: exit 0, and the run is closed failed, not left running', async () => {
+    const server = await startStacks();
+    const admin = server.as('admin');
+    await createStackDone(admin, 'held', null, { compose: composeText({}) });
+    await admin.put('/api/stacks/held/compose?env=null', {
+      content: composeText({ lines: ['waiting'], sleepMs: 30_000 }),
+      restart: false,
+    });
+    const { runId } = await deploy(admin, 'held', null);
+    await eventually(async () => {
+      const run = objectOf(await admin.get(`/api/stacks/held/deploys/${runId}`));
+      return run.status === 'running' ? true : undefined;
+    }, 'the run running');
+    const started = Date.now();
+    const result = await server.stop();
+    expect(result.code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const again = await startStacks({ dataDir: server.dataDir });
+    try {
+      const run = objectOf(await again.as('admin').get(`/api/stacks/held/deploys/${runId}`));
+      expect(run.status).toBe('failed');
+      expect(run.errorMessage).toMatch(/stopped/);
+    } finally {
+      await again.stop();
+    }
+  }, 60_000);
+});
