@@ -118,9 +118,15 @@ export class StacksService {
     await runs.start();
     await jobs.start();
     const service = new StacksService(options, { runs, jobs }, hashKey);
-    await service.runs.closeInterruptedRuns();
-    await service.jobs.closeInterruptedJobs();
-    await service.jobs.sweep();
+    try {
+      await service.runs.closeInterruptedRuns();
+      await service.jobs.closeInterruptedJobs();
+      await service.jobs.sweep();
+    } catch (error) {
+      // Nothing may keep running after a failed start: the caller only has the error.
+      await Promise.allSettled([runs.stop(), jobs.stop()]);
+      throw error;
+    }
     const every = options.sweepIntervalMs ?? DEFAULT_SWEEP_MS;
     service.sweepTimer = setInterval(() => {
       service.jobs.sweep().catch((error: unknown) => {
