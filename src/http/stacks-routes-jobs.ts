@@ -3,10 +3,24 @@ import type { JobInfo } from '../../projections/jobs.js';
 import { checkEnvAccess } from '../stacks/auth.js';
 import { notFound } from '../stacks/errors.js';
 import type { StacksService } from '../stacks/service.js';
-import { EventStream } from './event-stream.js';
+import { EventStream, eventFrame } from './event-stream.js';
 import { allow, userOf } from './stacks-request.js';
 
 const JOB_NOT_FOUND = 'Job not found';
+
+/**
+ * Frames by message object: a live message reaches every subscriber as the same object, so 50 clients
+ * of one job cost one JSON.stringify per message, not 50. Weak: frames go with their messages.
+ */
+const frames = new WeakMap<object, string>();
+function frameOf(index: number, message: object): string {
+  let frame = frames.get(message);
+  if (frame === undefined) {
+    frame = eventFrame(JSON.stringify(message), index);
+    frames.set(message, frame);
+  }
+  return frame;
+}
 
 /**
  * The job poll and its event stream. Beyond the spec, on purpose (issue 6): both need a token and
@@ -33,7 +47,7 @@ export function jobRoutes(app: FastifyInstance, service: StacksService): void {
     const from = resumeIndex(request.headers['last-event-id']);
     const stream = new EventStream(reply);
     const subscription = service.jobs.messages(info.id, from, { ready: () => stream.ready() }).subscribe({
-      next: ({ index, message }) => stream.send(JSON.stringify(message), index),
+      next: ({ index, message }) => stream.write(frameOf(index, message)),
       complete: () => stream.end(),
       // Too slow, or the job's stream was deleted: the client may resume with Last-Event-ID.
       error: () => stream.end(),

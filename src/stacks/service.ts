@@ -68,6 +68,8 @@ export interface StartedJob {
 /** Stderr lines kept for a failed run's error message. */
 const ERROR_TAIL_LINES = 5;
 const DEFAULT_SWEEP_MS = 10 * 60_000;
+/** How long close() waits for running jobs to record their end. */
+const CLOSE_GRACE_MS = 10_000;
 
 export const STACK_BUSY_MESSAGE = 'Stack has a job running';
 export const SERVER_STOPPING_MESSAGE = 'The server was stopped during this job; compose was stopped';
@@ -118,9 +120,15 @@ export class StacksService {
     await runs.start();
     await jobs.start();
     const service = new StacksService(options, { runs, jobs }, hashKey);
-    await service.runs.closeInterruptedRuns();
-    await service.jobs.closeInterruptedJobs();
-    await service.jobs.sweep();
+    try {
+      await service.runs.closeInterruptedRuns();
+      await service.jobs.closeInterruptedJobs();
+      await service.jobs.sweep();
+    } catch (error) {
+      // Nothing may keep running after a failed start: the caller only has the error.
+      await Promise.allSettled([runs.stop(), jobs.stop()]);
+      throw error;
+    }
     const every = options.sweepIntervalMs ?? DEFAULT_SWEEP_MS;
     service.sweepTimer = setInterval(() => {
       service.jobs.sweep().catch((error: unknown) => {
@@ -340,6 +348,8 @@ export class StacksService {
       stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
     const cwd = stackDir(this.dataDir, stack);
     const timeoutMs = this.config.jobs.timeoutSeconds * 1000;
+    // The job's time-out covers the provider and compose together.
+    const deadline = Date.now() + timeoutMs;
     const summary = new SummaryCounter();
     const stderrTail: string[] = [];
     let printed = 0;
@@ -362,7 +372,7 @@ export class StacksService {
         ),
         cwd,
         env: composeEnv(process.env, stack.variables, secrets, environment),
-        timeoutMs,
+        timeoutMs: Math.max(1, deadline - Date.now()),
       });
       slot.process = process_;
       const lineRedactor = redactor;
@@ -462,7 +472,16 @@ export class StacksService {
     clearInterval(this.sweepTimer);
     const running = [...this.busy.values()];
     for (const slot of running) slot.process?.cancel();
-    await Promise.allSettled(running.map((slot) => slot.done));
+    // A job still resolving its provider has no process to cancel yet: it is given a grace, after
+    // which the next start closes its run and job as interrupted.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(running.map((slot) => slot.done)),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, CLOSE_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(timer);
     await this.runsModel.stop();
     await this.jobsModel.stop();
   }
