@@ -20,4 +20,4 @@ VOLUME ["/data"]
 EXPOSE 5080 8765
 # The stacks surface binds 0.0.0.0 here so the port mapping reaches it; the editor surface stays on
 # loopback by contract (it is a local automation API).
-CMD ["chronicle", "serve", "--data", "/data"]
+CMD ["chronicle", "serve", "--data", "/data", "--stacks-host", "0.0.0.0"]
