@@ -286,6 +286,14 @@ export class Job {
   /** Accepted messages not yet handed to the sinks: they leave together, once per turn of the event loop. */
   private unpublished: JobMessage[] = [];
   private unpublishedFrom = 0;
+  /**
+   * The latest published chunks (about subscriberBufferSize messages, all of them recorded before they
+   * are let go): a subscriber catching up on a running job reads these shared chunks, not the store, so
+   * 50 clients joining late cost one framing of each chunk, not 50.
+   */
+  private history: JobChunk[] = [];
+  private historyHead = 0;
+  private historyMessages = 0;
   private revision: number;
   private done: Promise<JobResult> | undefined;
 
@@ -357,10 +365,26 @@ export class Job {
     return { from: this.committed, messages: [...this.inFlight, ...this.buffer] };
   }
 
-  /** Starts live delivery to `sink` of every message from the next one on. */
-  attach(sink: Delivery): () => void {
+  /**
+   * Starts live delivery to `sink` of every chunk published from now on, and returns what came before
+   * in memory: the retained published chunks (from `historyFrom`; earlier messages are in the store)
+   * and the accepted messages not published yet.
+   */
+  attach(sink: Delivery): {
+    detach: () => void;
+    historyFrom: number;
+    history: JobChunk[];
+    unpublished: JobChunk;
+  } {
     this.sinks.add(sink);
-    return () => this.sinks.delete(sink);
+    const history = this.history.slice(this.historyHead);
+    const unpublished = new JobChunk(this.unpublishedFrom, [...this.unpublished]);
+    return {
+      detach: () => this.sinks.delete(sink),
+      historyFrom: history[0]?.from ?? unpublished.from,
+      history,
+      unpublished,
+    };
   }
 
   private accept(message: JobMessage): void {
@@ -392,8 +416,28 @@ export class Job {
     if (this.unpublished.length === 0) return;
     const chunk = new JobChunk(this.unpublishedFrom, this.unpublished);
     this.unpublished = [];
+    this.unpublishedFrom = chunk.end;
     for (const sink of this.sinks) sink.push(chunk);
+    this.history.push(chunk);
+    this.historyMessages += chunk.messages.length;
+    this.trimHistory();
   };
+
+  /** Lets go of the oldest chunks beyond the bound, only those the store holds (catch-up reads them there). */
+  private trimHistory(): void {
+    const keep = this.options.subscriberBufferSize;
+    for (;;) {
+      const oldest = this.history[this.historyHead];
+      if (!oldest || this.historyMessages - oldest.messages.length < keep || oldest.end > this.committed)
+        break;
+      this.historyMessages -= oldest.messages.length;
+      this.historyHead += 1;
+    }
+    if (this.historyHead > 1_024 && this.historyHead * 2 > this.history.length) {
+      this.history = this.history.slice(this.historyHead);
+      this.historyHead = 0;
+    }
+  }
 
   /** Appends the buffer (at most one append in flight; the next one waits for it). */
   private flush(): void {
@@ -411,6 +455,7 @@ export class Job {
           this.revision = appended.nextRevision - 1;
           this.committed += this.inFlight.length;
           this.inFlight = [];
+          this.trimHistory();
         },
         (error: unknown) => {
           // Nothing more can be recorded in order after a failed append: keep the job honest about it.
@@ -520,7 +565,7 @@ export class JobBook {
     this.options = {
       flushIntervalMs: 10,
       batchLines: 1_000,
-      subscriberBufferSize: 65_536,
+      subscriberBufferSize: 262_144,
       outputLines: 200,
       ...options,
     };
@@ -627,14 +672,26 @@ export class JobBook {
       let storeFeed: { unsubscribe(): void } | undefined;
       if (local) {
         // Attach and snapshot in one synchronous step: the live feed starts right after the snapshot.
-        detach = local.attach(delivery);
-        const pending = local.uncommitted();
-        delivery.push(new JobChunk(pending.from, pending.messages));
-        this.catchUp(jobId, delivery, fromIndex, pending.from)
+        const feed = local.attach(delivery);
+        detach = feed.detach;
+        const fromMemory = async () => {
+          for (const chunk of [...feed.history, feed.unpublished]) {
+            if (chunk.end <= fromIndex) continue;
+            await delivery.pace();
+            if (delivery.closed) return;
+            delivery.emit(chunk.tail(fromIndex));
+          }
+          delivery.markStarted();
+        };
+        const stored =
+          fromIndex >= feed.historyFrom
+            ? Promise.resolve({ found: true, sawResult: false })
+            : this.catchUp(jobId, delivery, fromIndex, feed.historyFrom);
+        stored
           .then((end) => {
             if (end.sawResult) return;
             if (!end.found) delivery.fail(notFound());
-            else delivery.markStarted();
+            else return fromMemory();
           })
           .catch((error: unknown) => delivery.fail(error));
       } else {
