@@ -366,24 +366,17 @@ export class Job {
   }
 
   /**
-   * Starts live delivery to `sink` of every chunk published from now on, and returns what came before
-   * in memory: the retained published chunks (from `historyFrom`; earlier messages are in the store)
-   * and the accepted messages not published yet.
+   * Starts live delivery to `sink` of every chunk published from now on (messages accepted but not
+   * published yet included), and returns the published chunks kept in memory, from `historyFrom` on
+   * (earlier messages are in the store).
    */
-  attach(sink: Delivery): {
-    detach: () => void;
-    historyFrom: number;
-    history: JobChunk[];
-    unpublished: JobChunk;
-  } {
+  attach(sink: Delivery): { detach: () => void; historyFrom: number; history: JobChunk[] } {
     this.sinks.add(sink);
     const history = this.history.slice(this.historyHead);
-    const unpublished = new JobChunk(this.unpublishedFrom, [...this.unpublished]);
     return {
       detach: () => this.sinks.delete(sink),
-      historyFrom: history[0]?.from ?? unpublished.from,
+      historyFrom: history[0]?.from ?? this.unpublishedFrom,
       history,
-      unpublished,
     };
   }
 
@@ -675,7 +668,7 @@ export class JobBook {
         const feed = local.attach(delivery);
         detach = feed.detach;
         const fromMemory = async () => {
-          for (const chunk of [...feed.history, feed.unpublished]) {
+          for (const chunk of feed.history) {
             if (chunk.end <= fromIndex) continue;
             await delivery.pace();
             if (delivery.closed) return;
