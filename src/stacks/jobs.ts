@@ -134,6 +134,8 @@ export class JobRecordingError extends Error {
   }
 }
 
+/** Longest stretch one subscriber's delivery runs before yielding to the event loop (ms). */
+const DRAIN_SLICE_MS = 4;
 /** Characters of lines per JobOutput event: far below the store's 4 MiB event limit even when escaped. */
 const MAX_OUTPUT_EVENT_CHARS = 256 * 1024;
 
@@ -236,7 +238,13 @@ class Delivery {
 
   private drain(): void {
     this.scheduled = false;
+    // Deliver for a bounded slice of time, then yield: others (the job, other subscribers) get their turn.
+    const until = performance.now() + DRAIN_SLICE_MS;
     while (this.readIndex < this.queue.length && !this.closed) {
+      if (performance.now() >= until) {
+        this.schedule();
+        return;
+      }
       const wait = this.ready?.();
       if (wait) {
         this.waiting = true;
