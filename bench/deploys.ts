@@ -180,9 +180,10 @@ export function sseClient(port: number, jobId: string, check: ClientCheck): Prom
     result: undefined,
   };
   let lastId: string | undefined;
-  const onData = (data: string, at: number) => {
-    const k = data.indexOf('"line":"');
-    if (k === -1 || data.indexOf('"type":"line"') === -1) {
+  /** One `data:` text: `text.slice(start, end)`, read in place (a fast job sends millions of them). */
+  const onData = (text: string, start: number, end: number, at: number) => {
+    if (!text.startsWith('{"type":"line","line":"', start)) {
+      const data = text.slice(start, end);
       const message = JSON.parse(data) as {
         type: string;
         success?: boolean;
@@ -199,17 +200,18 @@ export function sseClient(port: number, jobId: string, check: ClientCheck): Prom
       }
       return;
     }
-    const s1 = data.indexOf(' ', k + 8);
-    const s2 = data.indexOf(' ', s1 + 1);
-    const seq = Number(data.slice(k + 8, s1));
-    const stamp = Number(data.slice(s1 + 1, s2));
+    const k = start + 23;
+    const s1 = text.indexOf(' ', k);
+    const s2 = text.indexOf(' ', s1 + 1);
+    const seq = digits(text, k, s1);
+    const stamp = Number(text.slice(s1 + 1, s2));
     if (seq !== out.lines) out.outOfOrder++;
     if (out.lines === 0) out.firstEmitMs = stamp;
     if (out.lines < out.latencies.length) out.latencies[out.lines] = at - stamp;
     out.lines++;
     out.lastLineAt = at;
     if (check.checkEveryLine || seq % 50 === 0) {
-      const line = (JSON.parse(data) as { line: string }).line;
+      const line = (JSON.parse(text.slice(start, end)) as { line: string }).line;
       if (leaking(line)) out.leaks++;
       if (seq % 50 === 0 && !line.includes('***')) out.unredacted++;
     }
@@ -240,20 +242,37 @@ export function sseClient(port: number, jobId: string, check: ClientCheck): Prom
           const at = now();
           const text = rest + chunk;
           let from = 0;
+          // The last `id: ` value of this read, by position: sliced once per read, not per event.
+          let idStart = -1;
+          let idEnd = -1;
           for (;;) {
             const end = text.indexOf('\n\n', from);
             if (end === -1) break;
-            const frame = text.slice(from, end);
-            from = end + 2;
-            let id: string | undefined;
-            let data: string | undefined;
-            for (const field of frame.split('\n')) {
-              if (field.startsWith('id:')) id = field.slice(3).trim();
-              else if (field.startsWith('data:')) data = field.slice(field[5] === ' ' ? 6 : 5);
+            // The server's frames are `id: <n>\ndata: <one line>`: read in place; anything else the
+            // general way (fields split into lines).
+            const nl = text.startsWith('id: ', from) ? text.indexOf('\n', from) : -1;
+            if (
+              nl !== -1 &&
+              nl < end &&
+              text.startsWith('data: ', nl + 1) &&
+              text.indexOf('\n', nl + 1) === end
+            ) {
+              idStart = from + 4;
+              idEnd = nl;
+              onData(text, nl + 7, end, at);
+            } else {
+              let data: string | undefined;
+              for (const field of text.slice(from, end).split('\n')) {
+                if (field.startsWith('id:')) {
+                  lastId = field.slice(3).trim();
+                  idStart = -1;
+                } else if (field.startsWith('data:')) data = field.slice(field[5] === ' ' ? 6 : 5);
+              }
+              if (data !== undefined) onData(data, 0, data.length, at);
             }
-            if (id !== undefined) lastId = id;
-            if (data !== undefined) onData(data, at);
+            from = end + 2;
           }
+          if (idStart !== -1) lastId = text.slice(idStart, idEnd).trim();
           rest = text.slice(from);
         });
         res.on('end', () => {
@@ -274,6 +293,18 @@ export function sseClient(port: number, jobId: string, check: ClientCheck): Prom
     req.end();
   };
   return new Promise(connect);
+}
+
+/** The non-negative integer written in `text` between `start` and `end` (NaN when it is not one). */
+function digits(text: string, start: number, end: number): number {
+  if (end <= start) return Number.NaN;
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return Number.NaN;
+    value = value * 10 + d;
+  }
+  return value;
 }
 
 /** The raw limit: the program's lines through a plain pipe into a Node child. */

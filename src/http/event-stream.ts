@@ -48,13 +48,22 @@ export class EventStream {
     this.write(eventFrame(data, id));
   }
 
-  /** Writes a frame made by `eventFrame` (shared by every client of one event: made once). */
-  write(frame: string): void {
+  /**
+   * Writes frames made by `eventFrame`: a string, or bytes shared by every client of the same events
+   * (encoded once, written as they are).
+   */
+  write(frames: string | Buffer): void {
     if (this.ended) return;
+    if (typeof frames !== 'string') {
+      // Already a batch: keep the order with what is pending, then hand the shared bytes to the socket.
+      this.flush();
+      if (!this.reply.raw.destroyed) this.reply.raw.write(frames);
+      return;
+    }
     // Events sent in one turn of the event loop leave as one string in one write: a fast job sends
     // thousands per turn, and a write (a buffer for writev) each would cost more than all the rest.
     if (this.pending === '') process.nextTick(this.flush);
-    this.pending += frame;
+    this.pending += frames;
   }
 
   private readonly flush = (): void => {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { JobInfo } from '../../projections/jobs.js';
 import { checkEnvAccess } from '../stacks/auth.js';
 import { notFound } from '../stacks/errors.js';
+import type { JobChunk } from '../stacks/jobs.js';
 import type { StacksService } from '../stacks/service.js';
 import { EventStream, eventFrame } from './event-stream.js';
 import { allow, userOf } from './stacks-request.js';
@@ -9,17 +10,21 @@ import { allow, userOf } from './stacks-request.js';
 const JOB_NOT_FOUND = 'Job not found';
 
 /**
- * Frames by message object: a live message reaches every subscriber as the same object, so 50 clients
- * of one job cost one JSON.stringify per message, not 50. Weak: frames go with their messages.
+ * SSE bytes by chunk: a live chunk reaches every subscriber as the same object, so 50 clients of one job
+ * cost one framing and one UTF-8 encoding per chunk, not 50. Weak: the bytes go with their chunk.
  */
-const frames = new WeakMap<object, string>();
-function frameOf(index: number, message: object): string {
-  let frame = frames.get(message);
-  if (frame === undefined) {
-    frame = eventFrame(JSON.stringify(message), index);
-    frames.set(message, frame);
+const frames = new WeakMap<JobChunk, Buffer>();
+function framesOf(chunk: JobChunk): Buffer {
+  let bytes = frames.get(chunk);
+  if (bytes === undefined) {
+    let text = '';
+    chunk.messages.forEach((message, i) => {
+      text += eventFrame(JSON.stringify(message), chunk.from + i);
+    });
+    bytes = Buffer.from(text);
+    frames.set(chunk, bytes);
   }
-  return frame;
+  return bytes;
 }
 
 /**
@@ -46,8 +51,8 @@ export function jobRoutes(app: FastifyInstance, service: StacksService): void {
     const info = jobOf(request);
     const from = resumeIndex(request.headers['last-event-id']);
     const stream = new EventStream(reply);
-    const subscription = service.jobs.messages(info.id, from, { ready: () => stream.ready() }).subscribe({
-      next: ({ index, message }) => stream.write(frameOf(index, message)),
+    const subscription = service.jobs.chunks(info.id, from, { ready: () => stream.ready() }).subscribe({
+      next: (chunk) => stream.write(framesOf(chunk)),
       complete: () => stream.end(),
       // Too slow, or the job's stream was deleted: the client may resume with Last-Event-ID.
       error: () => stream.end(),

@@ -33,6 +33,32 @@ export interface IndexedMessage {
   message: JobMessage;
 }
 
+/**
+ * Consecutive messages of a job, handed to every subscriber as one object: live messages of one turn of
+ * the event loop (or one stored event in catch-up) travel together, so delivery costs per chunk, not per
+ * message and subscriber. Consumers may memoize what they derive from a chunk (its SSE frames, say) by
+ * its identity: a live chunk is the same object for every subscriber.
+ */
+export class JobChunk {
+  /** Index of the first message. */
+  readonly from: number;
+  readonly messages: readonly JobMessage[];
+  constructor(from: number, messages: readonly JobMessage[]) {
+    this.from = from;
+    this.messages = messages;
+  }
+
+  /** Index after the last message. */
+  get end(): number {
+    return this.from + this.messages.length;
+  }
+
+  /** The messages from `index` on: this chunk itself when it starts there (or later). */
+  tail(index: number): JobChunk {
+    return index <= this.from ? this : new JobChunk(index, this.messages.slice(index - this.from));
+  }
+}
+
 /** `GET /api/jobs/{id}` (STACKS.md). */
 export interface JobPoll {
   id: string;
@@ -64,7 +90,10 @@ export interface JobBookOptions {
   flushIntervalMs?: number;
   /** A buffer holding this many lines is appended without waiting for the interval. */
   batchLines?: number;
-  /** Messages a subscriber may have waiting before it is dropped as too slow. */
+  /**
+   * Messages a subscriber may have waiting before it is dropped as too slow. Waiting chunks are shared
+   * by all subscribers, so a large bound costs memory once per job, not per subscriber.
+   */
   subscriberBufferSize?: number;
   /** Lines of the result's `output` block (the tail of the job's output). */
   outputLines?: number;
@@ -105,7 +134,6 @@ export class JobRecordingError extends Error {
   }
 }
 
-const DELIVERY_CHUNK = 1_024;
 /** Longest stretch one subscriber's delivery runs before yielding to the event loop (ms). */
 const DRAIN_SLICE_MS = 4;
 /** Characters of lines per JobOutput event: far below the store's 4 MiB event limit even when escaped. */
@@ -114,13 +142,15 @@ const MAX_OUTPUT_EVENT_CHARS = 256 * 1024;
 const notFound = () => new StacksError(404, 'Job not found');
 
 /**
- * One subscriber's delivery: messages wait in a bounded queue drained on later turns of the event loop,
- * so whoever pushes (the job, or the store's live feed) never waits for the consumer, and one consumer's
- * drain never holds up another's for more than a chunk.
+ * One subscriber's delivery: chunks wait in a queue bounded by the messages they hold, drained on later
+ * turns of the event loop, so whoever pushes (the job, or the store's live feed) never waits for the
+ * consumer. Pushing a chunk costs the same whatever its size.
  */
 class Delivery {
-  private queue: IndexedMessage[] = [];
+  private queue: JobChunk[] = [];
   private readIndex = 0;
+  /** Messages in the queue not handed over yet. */
+  private waitingMessages = 0;
   private scheduled = false;
   private waiting = false;
   private started = false;
@@ -132,7 +162,7 @@ class Delivery {
   private lastTaken: number;
 
   constructor(
-    private readonly subscriber: Subscriber<IndexedMessage>,
+    private readonly subscriber: Subscriber<JobChunk>,
     private readonly bufferSize: number,
     private readonly ready: MessagesOptions['ready'],
     fromIndex: number,
@@ -145,25 +175,27 @@ class Delivery {
     return this.done || this.subscriber.closed;
   }
 
-  /** Queues a live message; drops the subscriber when too many wait. */
-  push(item: IndexedMessage): void {
-    if (this.closed || item.index <= this.lastTaken) return;
-    this.lastTaken = item.index;
-    this.queue.push(item);
-    if (this.queue.length - this.readIndex > this.bufferSize) {
+  /** Queues live messages (those not taken yet); drops the subscriber when too many wait. */
+  push(chunk: JobChunk): void {
+    if (this.closed || chunk.end - 1 <= this.lastTaken) return;
+    const fresh = chunk.tail(this.lastTaken + 1);
+    this.lastTaken = fresh.end - 1;
+    this.queue.push(fresh);
+    this.waitingMessages += fresh.messages.length;
+    if (this.waitingMessages > this.bufferSize) {
       this.fail(new JobSubscriberTooSlowError(this.bufferSize, this.lastIndex));
       return;
     }
     this.schedule();
   }
 
-  /** Hands a caught-up message straight over (the caller pulls it at the consumer's pace). */
-  emit(item: IndexedMessage): void {
-    if (this.closed) return;
-    this.lastIndex = item.index;
-    this.lastTaken = Math.max(this.lastTaken, item.index);
-    this.subscriber.next(item);
-    if (item.message.type === 'result') this.finish();
+  /** Hands caught-up messages straight over (the caller pulls them at the consumer's pace). */
+  emit(chunk: JobChunk): void {
+    if (this.closed || chunk.messages.length === 0) return;
+    this.lastIndex = chunk.end - 1;
+    this.lastTaken = Math.max(this.lastTaken, this.lastIndex);
+    this.subscriber.next(chunk);
+    if (chunk.messages.at(-1)?.type === 'result') this.finish();
   }
 
   /** Waits until the consumer is ready for more, if it said it is not. */
@@ -206,31 +238,30 @@ class Delivery {
 
   private drain(): void {
     this.scheduled = false;
-    if (this.closed) return;
-    const wait = this.ready?.();
-    if (wait) {
-      this.waiting = true;
-      wait.then(
-        () => {
-          this.waiting = false;
-          this.schedule();
-        },
-        (error: unknown) => this.fail(error),
-      );
-      return;
-    }
     // Deliver for a bounded slice of time, then yield: others (the job, other subscribers) get their turn.
     const until = performance.now() + DRAIN_SLICE_MS;
     while (this.readIndex < this.queue.length && !this.closed) {
-      const stop = Math.min(this.queue.length, this.readIndex + 256);
-      while (this.readIndex < stop && !this.closed) this.emit(this.queue[this.readIndex++] as IndexedMessage);
-      if (performance.now() >= until) break;
+      if (performance.now() >= until) {
+        this.schedule();
+        return;
+      }
+      const wait = this.ready?.();
+      if (wait) {
+        this.waiting = true;
+        wait.then(
+          () => {
+            this.waiting = false;
+            this.schedule();
+          },
+          (error: unknown) => this.fail(error),
+        );
+        return;
+      }
+      const chunk = this.queue[this.readIndex++] as JobChunk;
+      this.waitingMessages -= chunk.messages.length;
+      this.emit(chunk);
     }
     if (this.closed) return;
-    if (this.readIndex < this.queue.length) {
-      this.schedule();
-      return;
-    }
     this.queue = [];
     this.readIndex = 0;
     if (this.completeWhenDrained) this.finish();
@@ -260,6 +291,17 @@ export class Job {
   private ended = false;
   private failure: JobRecordingError | undefined;
   private readonly sinks = new Set<Delivery>();
+  /** Accepted messages not yet handed to the sinks: they leave together, once per turn of the event loop. */
+  private unpublished: JobMessage[] = [];
+  private unpublishedFrom = 0;
+  /**
+   * The latest published chunks (about subscriberBufferSize messages, all of them recorded before they
+   * are let go): a subscriber catching up on a running job reads these shared chunks, not the store, so
+   * 50 clients joining late cost one framing of each chunk, not 50.
+   */
+  private history: JobChunk[] = [];
+  private historyHead = 0;
+  private historyMessages = 0;
   private revision: number;
   private done: Promise<JobResult> | undefined;
 
@@ -315,6 +357,7 @@ export class Job {
       output: this.tail.slice(-this.options.outputLines),
     };
     this.accept(result);
+    this.publish();
     this.ended = true;
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -330,16 +373,29 @@ export class Job {
     return { from: this.committed, messages: [...this.inFlight, ...this.buffer] };
   }
 
-  /** Starts live delivery to `sink` of every message from the next one on. */
-  attach(sink: Delivery): () => void {
+  /**
+   * Starts live delivery to `sink` of every chunk published from now on (messages accepted but not
+   * published yet included), and returns the published chunks kept in memory, from `historyFrom` on
+   * (earlier messages are in the store).
+   */
+  attach(sink: Delivery): { detach: () => void; historyFrom: number; history: JobChunk[] } {
     this.sinks.add(sink);
-    return () => this.sinks.delete(sink);
+    const history = this.history.slice(this.historyHead);
+    return {
+      detach: () => this.sinks.delete(sink),
+      historyFrom: history[0]?.from ?? this.unpublishedFrom,
+      history,
+    };
   }
 
   private accept(message: JobMessage): void {
     if (this.ended) throw new Error(`job ${this.id} has finished: nothing may follow its result`);
-    const item: IndexedMessage = { index: this.count++, message };
-    for (const sink of this.sinks) sink.push(item);
+    if (this.unpublished.length === 0) {
+      this.unpublishedFrom = this.count;
+      setImmediate(this.publish);
+    }
+    this.unpublished.push(message);
+    this.count += 1;
     if (this.failure) return;
     this.buffer.push(message);
     if (message.type === 'line') this.bufferedLines += 1;
@@ -353,6 +409,34 @@ export class Job {
         if (this.appending) this.flushAfterAppend = true;
         else this.flush();
       }, this.options.flushIntervalMs);
+    }
+  }
+
+  /** Hands the messages accepted since the last time to every sink, as one shared chunk. */
+  private readonly publish = (): void => {
+    if (this.unpublished.length === 0) return;
+    const chunk = new JobChunk(this.unpublishedFrom, this.unpublished);
+    this.unpublished = [];
+    this.unpublishedFrom = chunk.end;
+    for (const sink of this.sinks) sink.push(chunk);
+    this.history.push(chunk);
+    this.historyMessages += chunk.messages.length;
+    this.trimHistory();
+  };
+
+  /** Lets go of the oldest chunks beyond the bound, only those the store holds (catch-up reads them there). */
+  private trimHistory(): void {
+    const keep = this.options.subscriberBufferSize;
+    for (;;) {
+      const oldest = this.history[this.historyHead];
+      if (!oldest || this.historyMessages - oldest.messages.length < keep || oldest.end > this.committed)
+        break;
+      this.historyMessages -= oldest.messages.length;
+      this.historyHead += 1;
+    }
+    if (this.historyHead > 1_024 && this.historyHead * 2 > this.history.length) {
+      this.history = this.history.slice(this.historyHead);
+      this.historyHead = 0;
     }
   }
 
@@ -372,6 +456,7 @@ export class Job {
           this.revision = appended.nextRevision - 1;
           this.committed += this.inFlight.length;
           this.inFlight = [];
+          this.trimHistory();
         },
         (error: unknown) => {
           // Nothing more can be recorded in order after a failed append: keep the job honest about it.
@@ -481,7 +566,7 @@ export class JobBook {
     this.options = {
       flushIntervalMs: 10,
       batchLines: 1_000,
-      subscriberBufferSize: 65_536,
+      subscriberBufferSize: 262_144,
       outputLines: 200,
       ...options,
     };
@@ -558,7 +643,25 @@ export class JobBook {
    * the subscriber lags more than its buffer (resume from `lastIndex + 1`).
    */
   messages(jobId: string, fromIndex = 0, options: MessagesOptions = {}): Observable<IndexedMessage> {
-    return new Observable<IndexedMessage>((subscriber) => {
+    return new Observable<IndexedMessage>((subscriber) =>
+      this.chunks(jobId, fromIndex, options).subscribe({
+        next: (chunk) => {
+          chunk.messages.forEach((message, i) => {
+            subscriber.next({ index: chunk.from + i, message });
+          });
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      }),
+    );
+  }
+
+  /**
+   * `messages` in chunks of consecutive messages (a live chunk is one object for all subscribers), from
+   * `fromIndex` on; the first chunk of a resumed subscriber may be the tail of a live one.
+   */
+  chunks(jobId: string, fromIndex = 0, options: MessagesOptions = {}): Observable<JobChunk> {
+    return new Observable<JobChunk>((subscriber) => {
       const delivery = new Delivery(
         subscriber,
         options.bufferSize ?? this.options.subscriberBufferSize,
@@ -570,16 +673,26 @@ export class JobBook {
       let storeFeed: { unsubscribe(): void } | undefined;
       if (local) {
         // Attach and snapshot in one synchronous step: the live feed starts right after the snapshot.
-        detach = local.attach(delivery);
-        const pending = local.uncommitted();
-        pending.messages.forEach((message, i) => {
-          delivery.push({ index: pending.from + i, message });
-        });
-        this.catchUp(jobId, delivery, fromIndex, pending.from)
+        const feed = local.attach(delivery);
+        detach = feed.detach;
+        const fromMemory = async () => {
+          for (const chunk of feed.history) {
+            if (chunk.end <= fromIndex) continue;
+            await delivery.pace();
+            if (delivery.closed) return;
+            delivery.emit(chunk.tail(fromIndex));
+          }
+          delivery.markStarted();
+        };
+        const stored =
+          fromIndex >= feed.historyFrom
+            ? Promise.resolve({ found: true, sawResult: false })
+            : this.catchUp(jobId, delivery, fromIndex, feed.historyFrom);
+        stored
           .then((end) => {
             if (end.sawResult) return;
             if (!end.found) delivery.fail(notFound());
-            else delivery.markStarted();
+            else return fromMemory();
           })
           .catch((error: unknown) => delivery.fail(error));
       } else {
@@ -597,11 +710,10 @@ export class JobBook {
               .subscribe({ stream: jobStream(jobId), from: end.lastPosition + 1 })
               .subscribe({
                 next: (event: RecordedEvent) => {
-                  for (const message of messagesOf(event)) {
-                    const item = { index: index++, message };
-                    if (item.index >= fromIndex) delivery.push(item);
-                    if (message.type === 'result') delivery.completeAfterQueue();
-                  }
+                  const messages = messagesOf(event);
+                  delivery.push(new JobChunk(index, messages).tail(fromIndex));
+                  index += messages.length;
+                  if (messages.at(-1)?.type === 'result') delivery.completeAfterQueue();
                 },
                 error: (error: unknown) => delivery.fail(error),
               });
@@ -626,26 +738,26 @@ export class JobBook {
     let index = 0;
     let found = false;
     let lastPosition = 0;
-    let chunk = 0;
     try {
       for await (const event of this.store.readStream(jobStream(jobId))) {
         found = true;
         lastPosition = event.position;
-        for (const message of messagesOf(event)) {
-          if (index >= before) return { found, sawResult: false, nextIndex: index, lastPosition };
-          if (index >= fromIndex) {
-            if (++chunk % DELIVERY_CHUNK === 0) await delivery.pace();
-            if (delivery.closed) return { found, sawResult: true, nextIndex: index, lastPosition };
-            delivery.emit({ index, message });
-            if (message.type === 'result')
-              return { found, sawResult: true, nextIndex: index + 1, lastPosition };
-          } else if (message.type === 'result') {
-            // Resuming after the last message: nothing more will come.
-            delivery.finish();
-            return { found, sawResult: true, nextIndex: index + 1, lastPosition };
-          }
-          index += 1;
+        const messages = messagesOf(event);
+        // One stored event (up to a flush batch of lines) is one chunk, cut to [fromIndex, before).
+        const end = Math.min(index + messages.length, before);
+        const sawResult = end === index + messages.length && messages.at(-1)?.type === 'result';
+        const first = Math.max(index, fromIndex);
+        if (end > first) {
+          await delivery.pace();
+          if (delivery.closed) return { found, sawResult: true, nextIndex: index, lastPosition };
+          delivery.emit(new JobChunk(first, messages.slice(first - index, end - index)));
+        } else if (sawResult) {
+          // Resuming after the last message: nothing more will come.
+          delivery.finish();
         }
+        if (sawResult) return { found, sawResult: true, nextIndex: end, lastPosition };
+        if (end < index + messages.length) return { found, sawResult: false, nextIndex: end, lastPosition };
+        index = end;
       }
     } catch (error) {
       if (error instanceof StreamDeletedError)

@@ -104,6 +104,42 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
     await expect(firstValueFrom(records.jobs.messages('missing'))).rejects.toMatchObject({ status: 404 });
   });
 
+  it('subscribers joining a running job read the store, then the kept chunks, then live: no gap, no duplicate', async () => {
+    const small = await openRecords(kind, { jobs: { subscriberBufferSize: 2_000, batchLines: 500 } });
+    try {
+      const job = await start(small);
+      for (let i = 0; i < 7_000; i++) {
+        job.line(`l${i}`);
+        if (i % 300 === 299) await new Promise((r) => setImmediate(r));
+      }
+      // Let the appends land, so the oldest chunks are let go from memory (the store holds them).
+      await new Promise((r) => setTimeout(r, 50));
+      // And some accepted in this very turn, not handed to subscribers yet.
+      for (let i = 7_000; i < 7_050; i++) job.line(`l${i}`);
+      const chunkLists = [0, 150, 5_999, 7_020].map((from) =>
+        lastValueFrom(small.jobs.chunks(job.id, from).pipe(toArray())),
+      );
+      for (let i = 7_050; i < 9_000; i++) {
+        job.line(`l${i}`);
+        if (i % 300 === 299) await new Promise((r) => setImmediate(r));
+      }
+      await job.finish({ success: true, exitCode: 0 });
+      const lists = await within(5_000, Promise.all(chunkLists));
+      [0, 150, 5_999, 7_020].forEach((from, s) => {
+        const indexes = (lists[s] ?? []).flatMap((c) => c.messages.map((_, i) => c.from + i));
+        expect(indexes).toEqual(Array.from({ length: 9_001 - from }, (_, i) => from + i));
+        const lines = (lists[s] ?? []).flatMap((c) => c.messages);
+        expect(lines[0]).toEqual({ type: 'line', line: `l${from}` });
+        expect(lines.at(-1)?.type).toBe('result');
+      });
+      // Live chunks after the joins are the same objects for every subscriber (framed once by consumers).
+      const lastOf = lists.map((chunks) => chunks.at(-1));
+      expect(new Set(lastOf).size).toBe(1);
+    } finally {
+      await small.dispose();
+    }
+  });
+
   it('drops a subscriber that falls behind without slowing the job or others; it resumes from its index', async () => {
     const job = await start(records);
     let release: () => void = () => {};
