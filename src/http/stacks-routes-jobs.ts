@@ -4,7 +4,7 @@ import { checkEnvAccess } from '../stacks/auth.js';
 import { notFound } from '../stacks/errors.js';
 import type { JobChunk } from '../stacks/jobs.js';
 import type { StacksService } from '../stacks/service.js';
-import { EventStream, eventFrame } from './event-stream.js';
+import { EventStream } from './event-stream.js';
 import { allow, userOf } from './stacks-request.js';
 
 const JOB_NOT_FOUND = 'Job not found';
@@ -17,9 +17,10 @@ const frames = new WeakMap<JobChunk, Buffer>();
 function framesOf(chunk: JobChunk): Buffer {
   let bytes = frames.get(chunk);
   if (bytes === undefined) {
+    // JSON text never holds a raw line break, so each message is one `data:` line: no split needed.
     let text = '';
     chunk.messages.forEach((message, i) => {
-      text += eventFrame(JSON.stringify(message), chunk.from + i);
+      text += `id: ${chunk.from + i}\ndata: ${JSON.stringify(message)}\n\n`;
     });
     bytes = Buffer.from(text);
     frames.set(chunk, bytes);

@@ -134,6 +134,9 @@ export class JobRecordingError extends Error {
   }
 }
 
+/** Stored events kept as shared chunks (each up to a flush batch of lines): a few hundred thousand lines. */
+const STORED_CHUNKS = 512;
+
 /** Longest stretch one subscriber's delivery runs before yielding to the event loop (ms). */
 const DRAIN_SLICE_MS = 4;
 /** Characters of lines per JobOutput event: far below the store's 4 MiB event limit even when escaped. */
@@ -559,6 +562,13 @@ export class JobBook {
   private readonly model: ReadModel<JobsState>;
   private readonly options: Required<JobBookOptions>;
   private readonly live = new Map<string, Job>();
+  /**
+   * Whole stored events as chunks, by stream and revision, most recent last: subscribers catching up
+   * over the same events (50 clients joining one deploy) then get the same chunk objects, so the SSE
+   * route frames and encodes each once for all of them. Stored events never change, so an entry never
+   * goes stale; a deleted stream is refused by the store before the cache is reached.
+   */
+  private readonly storedChunks = new Map<string, JobChunk>();
 
   constructor(store: EventStore, model: ReadModel<JobsState>, options: JobBookOptions) {
     this.store = store;
@@ -729,6 +739,21 @@ export class JobBook {
   }
 
   /** Emits the stored messages with fromIndex <= index < before, pulling at the consumer's pace. */
+  /** The chunk of one whole stored event, shared by every subscriber that catches up over it. */
+  private storedChunk(event: RecordedEvent, from: number, messages: JobMessage[]): JobChunk {
+    const key = `${event.stream}@${event.revision}`;
+    let chunk = this.storedChunks.get(key);
+    if (chunk === undefined) {
+      chunk = new JobChunk(from, messages);
+      this.storedChunks.set(key, chunk);
+      if (this.storedChunks.size > STORED_CHUNKS) {
+        const oldest = this.storedChunks.keys().next().value;
+        if (oldest !== undefined) this.storedChunks.delete(oldest);
+      }
+    }
+    return chunk;
+  }
+
   private async catchUp(
     jobId: string,
     delivery: Delivery,
@@ -750,7 +775,12 @@ export class JobBook {
         if (end > first) {
           await delivery.pace();
           if (delivery.closed) return { found, sawResult: true, nextIndex: index, lastPosition };
-          delivery.emit(new JobChunk(first, messages.slice(first - index, end - index)));
+          const whole = first === index && end === index + messages.length;
+          delivery.emit(
+            whole
+              ? this.storedChunk(event, first, messages)
+              : new JobChunk(first, messages.slice(first - index, end - index)),
+          );
         } else if (sawResult) {
           // Resuming after the last message: nothing more will come.
           delivery.finish();
