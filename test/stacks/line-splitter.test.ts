@@ -78,16 +78,13 @@ describe('LineSplitter', () => {
     );
   });
 
-  it('is fast: 200,000 lines in small chunks well under a second', () => {
+  it('splits 200,000 lines pushed in 16 KiB chunks (speed: npm run bench -- deploys)', () => {
     const line = `${' Container web-1  Started'.padEnd(99, '.')}\n`;
     const big = Buffer.from(line.repeat(200_000));
     const s = new LineSplitter();
-    const t0 = performance.now();
     let n = 0;
     for (let at = 0; at < big.length; at += 16384) n += s.push(big.subarray(at, at + 16384)).length;
     n += s.end().length;
-    const ms = performance.now() - t0;
     expect(n).toBe(200_000);
-    expect(ms).toBeLessThan(1000);
   });
 });
