@@ -44,6 +44,7 @@ const NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(B
 
 const MAIN_JS = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const PIPE_READER_JS = fileURLToPath(new URL('./pipe-reader-child.js', import.meta.url));
+const FANOUT_JS = fileURLToPath(new URL('./sse-fanout-child.js', import.meta.url));
 // The compose program is plain JavaScript that tsc does not copy: it runs from the source tree.
 const BENCH_COMPOSE = fileURLToPath(new URL('../../bench/fixtures/bench-compose.mjs', import.meta.url));
 
@@ -332,6 +333,41 @@ function rawPipe(env: NodeJS.ProcessEnv): Promise<{
   });
 }
 
+/**
+ * The fan-out limit: the same program's lines, framed as chronicle frames them, from a bare node:http
+ * server to the same number of the same clients (no store, no redaction): what this machine delivers.
+ * Lines/s of the slowest client, first emit to last line received, as for chronicle.
+ */
+async function fanoutLimit(env: NodeJS.ProcessEnv): Promise<{ perSecond: number; seconds: number }> {
+  const child = spawn(process.execPath, [FANOUT_JS, BENCH_COMPOSE], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stdout.setEncoding('utf8').once('data', (line: string) => {
+        const m = /listening (\d+)/.exec(line);
+        if (m) resolve(Number(m[1]));
+        else reject(new Error(`fan-out child said ${line}`));
+      });
+      child.once('exit', (code) => reject(new Error(`fan-out child exited ${code}`)));
+    });
+    const check: ClientCheck = { secrets: [], checkEveryLine: false, expectedLines: LINES };
+    const clients = Array.from({ length: CLIENTS }, () => sseClient(port, 'limit', check));
+    await call(port, 'POST', '/start');
+    const done = await Promise.all(clients);
+    const failed = done.filter((c) => c.lines !== LINES || c.outOfOrder > 0);
+    if (failed.length > 0)
+      throw new Error(`fan-out limit: ${failed.length} clients did not get every line in order`);
+    const first = Math.min(...done.map((c) => c.firstEmitMs));
+    const last = Math.max(...done.map((c) => c.lastLineAt));
+    const seconds = (last - first) / 1000;
+    return { perSecond: LINES / seconds, seconds };
+  } finally {
+    child.kill();
+  }
+}
+
 export async function benchDeploys(): Promise<void> {
   // The same 100 secrets (8-40 chars) the redaction measure uses.
   const { secrets } = redactionWorkload(0);
@@ -358,6 +394,8 @@ export async function benchDeploys(): Promise<void> {
   const raw = await rawPipe(Object.fromEntries(variables.map((v) => [v.name, v.value])));
   const rawSeconds = (raw.lastReceivedMs - raw.firstEmitMs) / 1000;
   const rawPerSecond = raw.lines / rawSeconds;
+
+  const limit = await fanoutLimit(Object.fromEntries(variables.map((v) => [v.name, v.value])));
 
   const server = await startServer(join(dir, 'data'), config);
   let clients: ClientResult[];
@@ -457,6 +495,11 @@ export async function benchDeploys(): Promise<void> {
         seconds: runSeconds,
       },
       {
+        case: `fan-out limit (bare server, ${CLIENTS} clients)`,
+        'lines/s': Math.round(limit.perSecond),
+        seconds: limit.seconds,
+      },
+      {
         case: 'raw pipe into a Node child',
         'lines/s': Math.round(rawPerSecond),
         seconds: rawSeconds,
@@ -472,6 +515,11 @@ export async function benchDeploys(): Promise<void> {
         value: perSecond,
         target: TARGET_LINES_PER_SECOND,
         ok: perSecond >= TARGET_LINES_PER_SECOND,
+      },
+      'end-to-end / fan-out limit (same clients, bare server)': {
+        value: perSecond / limit.perSecond,
+        target: 0.5,
+        ok: perSecond / limit.perSecond >= 0.5,
       },
       'redaction compiled/naive': {
         value: redactionRatio,
@@ -491,6 +539,7 @@ export async function benchDeploys(): Promise<void> {
       runStatus,
       runSeconds,
       endToEndOfRaw: perSecond / rawPerSecond,
+      fanoutLimitPerSecond: limit.perSecond,
       logLines,
       postMs,
       ...totals,
