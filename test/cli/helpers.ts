@@ -80,6 +80,40 @@ export function watch(child: CliChild, timeoutMs = 15_000): Watched {
   return { stdout: () => stdout, stderr: () => stderr, done };
 }
 
+/**
+ * The port of the first line of the child's standard error that `pattern` matches (its group 1), as
+ * soon as it is written; the child is killed after 20 s without one, and an exit before it rejects.
+ */
+export function listeningPort(
+  child: CliChild,
+  watched: Watched,
+  pattern: RegExp,
+  what: string,
+): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no listening line within 20 s; stderr: ${watched.stderr()}`));
+    }, 20_000);
+    const check = () => {
+      const m = pattern.exec(watched.stderr());
+      if (m) {
+        clearTimeout(timer);
+        child.stderr.off('data', check);
+        resolve(Number(m[1]));
+      }
+    };
+    child.stderr.on('data', check);
+    watched.done.then(
+      (r) => {
+        clearTimeout(timer);
+        reject(new Error(`${what} exited (${r.code}) before listening; stderr: ${r.stderr}`));
+      },
+      (e: unknown) => reject(e),
+    );
+  });
+}
+
 export const ended = (child: CliChild, timeoutMs?: number) => watch(child, timeoutMs).done;
 
 /** Polls `condition` until it holds; fails with `what` after the timeout. */

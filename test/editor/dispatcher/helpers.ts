@@ -131,6 +131,20 @@ export async function scratchDir(): Promise<{
   };
 }
 
+/** A fresh harness and scratch directory for `work`, both closed and removed afterwards, also on failure. */
+export async function withHarnessAndDir<T>(
+  work: (h: Harness, dir: Awaited<ReturnType<typeof scratchDir>>) => Promise<T>,
+): Promise<T> {
+  const dir = await scratchDir();
+  const h = await startHarness();
+  try {
+    return await work(h, dir);
+  } finally {
+    await h.close();
+    await dir.remove();
+  }
+}
+
 /** DXF text from group-code/value pairs (LF line ends, codes right-aligned). */
 export function dxfText(pairs: ReadonlyArray<readonly [number, string | number]>): string {
   return `${pairs.map(([code, value]) => `${String(code).padStart(3, ' ')}\n${value}`).join('\n')}\n`;

@@ -15,8 +15,8 @@ import {
   needEzdxf,
   python,
   resultOf,
-  scratchDir,
   startHarness,
+  withHarnessAndDir,
   writeText,
 } from './helpers.js';
 
@@ -128,9 +128,7 @@ function topBlackPng(width: number, height: number): Buffer {
 describe('plot to PDF', () => {
   it('draws a line on the left half of the page and nothing on the right; records PlotWritten, no undo step', async (ctx: TestContext) => {
     needPdftoppm(ctx);
-    const dir = await scratchDir();
-    const h = await startHarness();
-    try {
+    await withHarnessAndDir(async (h, dir) => {
       const doc = await h.newDoc();
       await a4OneToOne(h, doc);
       // 1:1, the extents' lower-left corner 5 mm in: x 5..125 mm of 297, y 5..10 mm up a 210 mm sheet.
@@ -183,17 +181,12 @@ describe('plot to PDF', () => {
       // A plot is not a step: undo takes back the last line, not the plot.
       const undone = await h.call('undo', { document_id: doc });
       expect(undone.ok).toBe(true);
-    } finally {
-      await h.close();
-      await dir.remove();
-    }
+    });
   });
 
   it('draws text as text at its position, height and rotation', async (ctx: TestContext) => {
     needPdftoppm(ctx);
-    const dir = await scratchDir();
-    const h = await startHarness();
-    try {
+    await withHarnessAndDir(async (h, dir) => {
       const doc = await h.newDoc();
       await a4OneToOne(h, doc);
       // Capitals 20 mm tall on the baseline y = 0, and the same turned a quarter to the left at x = 200.
@@ -223,18 +216,13 @@ describe('plot to PDF', () => {
       expect(darkPixels(gray, at(187, 203, 7, 45))).toBeGreaterThan(200);
       expect(darkPixels(gray, at(207, 297, 0, 210), 250)).toBe(0);
       expect(darkPixels(gray, at(90, 182, 0, 210), 250)).toBe(0);
-    } finally {
-      await h.close();
-      await dir.remove();
-    }
+    });
   });
 
   it("draws images from their files (a relative name is the drawing folder's); a missing one as its frame", async (ctx: TestContext) => {
     needEzdxf(ctx);
     needPdftoppm(ctx);
-    const dir = await scratchDir();
-    const h = await startHarness();
-    try {
+    await withHarnessAndDir(async (h, dir) => {
       await writeFile(dir.path('black.png'), topBlackPng(4, 4));
       const file = dir.path('images.dxf');
       const handles = await python<{ shown: string; missing: string }>(IMAGES_DXF, [file]);
@@ -272,17 +260,12 @@ describe('plot to PDF', () => {
       // The missing image: its frame, empty inside.
       expect(darkPixels(gray, at(200, 287, 62, 148), 250)).toBe(0);
       expect(darkPixels(gray, at(196, 292, 55, 160), 200)).toBeGreaterThan(50);
-    } finally {
-      await h.close();
-      await dir.remove();
-    }
+    });
   });
 
   it('draws an image file that does not decode as its frame', async (ctx: TestContext) => {
     needEzdxf(ctx);
-    const dir = await scratchDir();
-    const h = await startHarness();
-    try {
+    await withHarnessAndDir(async (h, dir) => {
       // PNG's signature, then nothing a decoder can use.
       await writeFile(
         dir.path('black.png'),
@@ -295,17 +278,12 @@ describe('plot to PDF', () => {
       const result = resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path }));
       expect(result.entities).toBe(2);
       expect((await readFile(path)).subarray(0, 5).toString('latin1')).toBe('%PDF-');
-    } finally {
-      await h.close();
-      await dir.remove();
-    }
+    });
   });
 
   it('fits and centres by the page setup: a drawing far from the origin fills the middle of the sheet', async (ctx: TestContext) => {
     needPdftoppm(ctx);
-    const dir = await scratchDir();
-    const h = await startHarness();
-    try {
+    await withHarnessAndDir(async (h, dir) => {
       const doc = await h.newDoc();
       await h.ok('page_setup_set', {
         document_id: doc,
@@ -339,17 +317,12 @@ describe('plot to PDF', () => {
       expect(darkPixels(gray, { x0: 0.3, x1: 0.7, y0: 0.52, y1: 0.7 }, 250)).toBe(0);
       expect(darkPixels(gray, { x0: 0, x1: 1, y0: 0, y1: 0.1 }, 250)).toBe(0);
       expect(darkPixels(gray, { x0: 0, x1: 1, y0: 0.9, y1: 1 }, 250)).toBe(0);
-    } finally {
-      await h.close();
-      await dir.remove();
-    }
+    });
   });
 
   it('plots a window of model space: only what is inside is drawn, clipped to it', async (ctx: TestContext) => {
     needPdftoppm(ctx);
-    const dir = await scratchDir();
-    const h = await startHarness();
-    try {
+    await withHarnessAndDir(async (h, dir) => {
       const doc = await h.newDoc();
       await h.ok('page_setup_set', {
         document_id: doc,
@@ -379,18 +352,13 @@ describe('plot to PDF', () => {
       expect(darkPixels(gray, { x0: 0, x1: 4 / 297, y0: 0, y1: 1 }, 250)).toBe(0);
       expect(darkPixels(gray, { x0: 1 - 4 / 297, x1: 1, y0: 0, y1: 1 }, 250)).toBe(0);
       expect(darkPixels(gray, { x0: 0, x1: 1, y0: 0, y1: lineY - 0.05 }, 250)).toBe(0);
-    } finally {
-      await h.close();
-      await dir.remove();
-    }
+    });
   });
 });
 
 describe('plot to SVG', () => {
   it('writes one element per entity with data-handle, in its print colour; a block reference is one group', async () => {
-    const dir = await scratchDir();
-    const h = await startHarness();
-    try {
+    await withHarnessAndDir(async (h, dir) => {
       const doc = await h.newDoc();
       const parts = await h.create([
         { type: 'circle', center: [0, 0], radius: 1, color: 'byblock' },
@@ -430,16 +398,11 @@ describe('plot to SVG', () => {
       const group = new RegExp(`<g data-handle="${insert}"[^>]*>(.*?)</g>`).exec(svg)?.[1] ?? '';
       expect(group).toMatch(/<path d="M[^"]*A[^"]*A[^"]*" stroke="#ff00ff"/);
       expect(group).toMatch(/<path d="M24 395L26 395" stroke="#ff0000"/);
-    } finally {
-      await h.close();
-      await dir.remove();
-    }
+    });
   });
 
   it('draws linetypes as dash patterns, scaled by LTSCALE and the plot scale', async () => {
-    const dir = await scratchDir();
-    const h = await startHarness();
-    try {
+    await withHarnessAndDir(async (h, dir) => {
       const doc = await h.newDoc();
       await a4OneToOne(h, doc);
       const [dashed, dotted, solid] = await h.create([
@@ -474,16 +437,11 @@ describe('plot to SVG', () => {
       const light = across.filter((v) => v > 200).length;
       expect(dark).toBeGreaterThan(across.length * 0.6);
       expect(light).toBeGreaterThan(across.length * 0.08);
-    } finally {
-      await h.close();
-      await dir.remove();
-    }
+    });
   });
 
   it('leaves out entities on layers that are off, frozen or not plotted, and on Defpoints', async () => {
-    const dir = await scratchDir();
-    const h = await startHarness();
-    try {
+    await withHarnessAndDir(async (h, dir) => {
       const layer = (
         name: string,
         color: number,
@@ -547,16 +505,11 @@ describe('plot to SVG', () => {
         window: [0, 0.5, 10, 4.5],
       });
       expect(hidden).toMatchObject({ ok: false, code: 'nothing_to_plot' });
-    } finally {
-      await h.close();
-      await dir.remove();
-    }
+    });
   });
 
   it('draws the attributes a block reference carries, except invisible ones', async () => {
-    const dir = await scratchDir();
-    const h = await startHarness();
-    try {
+    await withHarnessAndDir(async (h, dir) => {
       // biome-ignore format: DXF group codes read best one pair to a line
       const attrib = (handle: string, tag: string, value: string, flags: number, y: number) =>
         [
@@ -615,17 +568,12 @@ describe('plot to SVG', () => {
       expect(group).toMatch(/<path d="M[^"]+L[^"]+" stroke="#000000"/);
       expect(group).toMatch(/<text [^>]*fill="#ff0000"[^>]*>.*Pump 7.*<\/text>/);
       expect(svg).not.toContain('hidden value');
-    } finally {
-      await h.close();
-      await dir.remove();
-    }
+    });
   });
 
   it('plots a layout with a viewport: the model space it shows, at its scale, cut at its border, without its frozen layers', async (ctx: TestContext) => {
     needEzdxf(ctx);
-    const dir = await scratchDir();
-    const h = await startHarness();
-    try {
+    await withHarnessAndDir(async (h, dir) => {
       const file = dir.path('viewport.dxf');
       const handles = await python<{ viewport: string; shown: string; hidden: string; far: string }>(
         VIEWPORT_DXF,
@@ -661,16 +609,11 @@ describe('plot to SVG', () => {
       // Outside the viewport's border: blank, although model space goes on there.
       expect(darkPixels(gray, at(0, 103, 0, 210), 250)).toBe(0);
       expect(darkPixels(gray, at(207, 297, 0, 210), 250)).toBe(0);
-    } finally {
-      await h.close();
-      await dir.remove();
-    }
+    });
   });
 
   it('plots a paper space layout by its own page setup', async () => {
-    const dir = await scratchDir();
-    const h = await startHarness();
-    try {
+    await withHarnessAndDir(async (h, dir) => {
       const doc = await h.newDoc();
       await h.ok('layout_create', { document_id: doc, name: 'Sheet' });
       await h.ok('entities_create', {
@@ -702,18 +645,13 @@ describe('plot to SVG', () => {
       expect(fixed).toMatchObject({ scale: '1:1', fit: false });
       // At 1:1 paper space coordinates are millimetres from the printable area's corner (5 mm in).
       expect(await readFile(path, 'utf8')).toContain('d="M25 175L125 175"');
-    } finally {
-      await h.close();
-      await dir.remove();
-    }
+    });
   });
 });
 
 describe('plot refusals', () => {
   it('answers each bad request with its code and writes nothing', async () => {
-    const dir = await scratchDir();
-    const h = await startHarness();
-    try {
+    await withHarnessAndDir(async (h, dir) => {
       const doc = await h.newDoc();
       await h.ok('layout_create', { document_id: doc, name: 'Sheet' });
       await h.create([{ type: 'line', start: [0, 0], end: [10, 10] }]);
@@ -763,16 +701,11 @@ describe('plot refusals', () => {
       );
       expect(relativeResult.path).toBe(dir.path('relative.svg'));
       expect((await stat(dir.path('relative.svg'))).size).toBe(relativeResult.bytes);
-    } finally {
-      await h.close();
-      await dir.remove();
-    }
+    });
   });
 
   it('draws only what lands on the sheet at a fixed scale, and refuses a plot with nothing on it', async () => {
-    const dir = await scratchDir();
-    const h = await startHarness();
-    try {
+    await withHarnessAndDir(async (h, dir) => {
       const doc = await h.newDoc();
       await a4OneToOne(h, doc);
       // 1:1 from the extents' lower-left corner (0, 0): the line is on the sheet, the point 10 m away is not.
@@ -791,10 +724,7 @@ describe('plot refusals', () => {
       });
       expect(off).toMatchObject({ ok: false, code: 'nothing_to_plot' });
       expect(off.error).toMatch(/fit: true/);
-    } finally {
-      await h.close();
-      await dir.remove();
-    }
+    });
   });
 
   it('needs a document', async () => {

@@ -9,6 +9,7 @@ import {
   assertBuilt,
   type CliChild,
   type CliResult,
+  listeningPort,
   startCli,
   type Watched,
   watch,
@@ -35,28 +36,7 @@ export async function startEditor(args: readonly string[] = ['--store', 'memory:
   assertBuilt();
   const child = startCli(['editor', '--http', '0', ...args]);
   const watched: Watched = watch(child, 120_000);
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`no listening line within 20 s; stderr: ${watched.stderr()}`));
-    }, 20_000);
-    const check = () => {
-      const m = LISTENING.exec(watched.stderr());
-      if (m) {
-        clearTimeout(timer);
-        child.stderr.off('data', check);
-        resolve(Number(m[1]));
-      }
-    };
-    child.stderr.on('data', check);
-    watched.done.then(
-      (r) => {
-        clearTimeout(timer);
-        reject(new Error(`chronicle editor exited (${r.code}) before listening; stderr: ${r.stderr}`));
-      },
-      (e: unknown) => reject(e),
-    );
-  });
+  const port = await listeningPort(child, watched, LISTENING, 'chronicle editor');
   const pid = child.pid;
   if (pid === undefined) throw new Error('the child has no pid');
   const done = watched.done;

@@ -14,6 +14,7 @@ import {
   assertBuilt,
   type CliChild,
   type CliResult,
+  listeningPort,
   mainJs,
   repoRoot,
   startCli,
@@ -193,28 +194,7 @@ export async function startStacks(options: StartOptions = {}): Promise<StacksSer
     env: { ...inherited, FAKE_COMPOSE_ARGV_LOG: argvLog, ...options.env },
   });
   const watched = watch(child, 600_000);
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`no listening line within 20 s; stderr: ${watched.stderr()}`));
-    }, 20_000);
-    const check = () => {
-      const m = LISTENING.exec(watched.stderr());
-      if (m) {
-        clearTimeout(timer);
-        child.stderr.off('data', check);
-        resolve(Number(m[1]));
-      }
-    };
-    child.stderr.on('data', check);
-    watched.done.then(
-      (r) => {
-        clearTimeout(timer);
-        reject(new Error(`chronicle stacks exited (${r.code}) before listening; stderr: ${r.stderr}`));
-      },
-      (e: unknown) => reject(e),
-    );
-  });
+  const port = await listeningPort(child, watched, LISTENING, 'chronicle stacks');
   const pid = child.pid;
   if (pid === undefined) throw new Error('the child has no pid');
   const running = () => child.exitCode === null && child.signalCode === null;
