@@ -11,6 +11,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Subscription } from 'rxjs';
 import type { Answer } from '../../streams/editor.js';
 import { completePick, viewerSelection } from '../editor/picks.js';
+import { isObject } from '../editor/request.js';
 import type { EditorSession } from '../editor/session.js';
 import { loopbackHost } from './editor-listener.js';
 import { statusOfCode } from './editor-status.js';
@@ -119,9 +120,6 @@ export class LiveFeed {
     this.pages.clear();
   }
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The viewer's app. `port()` is the bound port, for the Host guard (DNS rebinding: a page of another

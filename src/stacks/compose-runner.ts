@@ -175,7 +175,8 @@ export function runCompose(inv: ComposeInvocation, options: RunnerOptions = {}):
   };
 }
 
-function signalGroup(pid: number, signal: NodeJS.Signals) {
+/** Signals a process group led by `pid` (a child spawned `detached`); a group already gone is fine. */
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pid, signal);
   } catch {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { signalGroup } from './compose-runner.js';
 import { ENV_NAME_PATTERN } from './env-file.js';
 
 /**
@@ -105,11 +106,7 @@ export function resolveSecrets(
       shell: false,
     });
     const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
+      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
     };
     const fail = (error: SecretProviderError, running = true) => {
       if (settled) return;
