@@ -9,6 +9,8 @@
  *  - the deploy: `POST /api/stacks` (create and start) with the 100 variables `secret: true`, streaming
  *    path (202 with the job id), then at once 50 clients on `GET /api/jobs/{id}/events`, each reading
  *    every message until the result (reconnecting with `Last-Event-ID` if the server ends a stream early);
+ *    the clients (bench/sse-client.ts) run in worker threads, one per core (bench/sse-client-pool.ts):
+ *    fifty readers in one thread measured that thread rather than the server;
  *  - checks: every client got every line once, in order; no secret value ever arrives (`leaks` must be 0:
  *    client 0 checks every line, every client checks the lines that held a secret, which must show `***`);
  *    the run ends `success`, and its stored log holds no secret either;
@@ -31,14 +33,14 @@ import { fileURLToPath } from 'node:url';
 import { createRedactor } from '../src/stacks/redaction.js';
 import { measureRedaction, redactionWorkload } from './redaction.js';
 import { type BenchReport, percentile, printReport } from './report.js';
+import { type ClientCheck, type ClientResult, now } from './sse-client.js';
+import { ClientPool } from './sse-client-pool.js';
 
 const LINES = Number(process.env.BENCH_DEPLOY_LINES ?? 200_000);
 const CLIENTS = Number(process.env.BENCH_DEPLOY_CLIENTS ?? 50);
 const TOKEN = 'bench-admin-token';
 const TARGET_LINES_PER_SECOND = 50_000;
 const TARGET_REDACTION_RATIO = 5;
-/** A client that is cut off more often than this is counted as failed rather than retried for ever. */
-const MAX_RECONNECTS = 20;
 /** Extra node options for the server only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
 const NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -47,8 +49,6 @@ const PIPE_READER_JS = fileURLToPath(new URL('./pipe-reader-child.js', import.me
 const FANOUT_JS = fileURLToPath(new URL('./sse-fanout-child.js', import.meta.url));
 // The compose program is plain JavaScript that tsc does not copy: it runs from the source tree.
 const BENCH_COMPOSE = fileURLToPath(new URL('../../bench/fixtures/bench-compose.mjs', import.meta.url));
-
-const now = () => performance.timeOrigin + performance.now();
 
 type Child = ChildProcessByStdio<null, Readable, Readable>;
 
@@ -136,178 +136,6 @@ function call(
   });
 }
 
-/** What one SSE client saw. */
-export interface ClientResult {
-  lines: number;
-  /** Lines whose sequence number was not the next one expected (lost, repeated or reordered). */
-  outOfOrder: number;
-  /** Lines (or result output) holding a secret value. */
-  leaks: number;
-  /** Secret-bearing lines that arrived without `***` in them (redaction did not happen where it must). */
-  unredacted: number;
-  firstEmitMs: number;
-  lastLineAt: number;
-  reconnects: number;
-  /** stdout -> this client, ms, one per line received. */
-  latencies: Float64Array;
-  result: { success: boolean; error?: string } | undefined;
-  error?: string;
-}
-
-export interface ClientCheck {
-  secrets: readonly string[];
-  /** Check every line for secrets (else only the lines that held one: seq % 50 === 0). */
-  checkEveryLine: boolean;
-  expectedLines: number;
-}
-
-/**
- * Reads `GET /api/jobs/{id}/events` until the result message, parsing only what it must: a line's
- * sequence number and emit time come from the front of its text, without JSON.parse, so 50 clients in one
- * process cost as little as they can; the lines it checks for secrets are parsed whole.
- */
-export function sseClient(port: number, jobId: string, check: ClientCheck): Promise<ClientResult> {
-  const redactor = createRedactor(check.secrets);
-  const leaking = (line: string) => redactor.line(line) !== line;
-  const out: ClientResult = {
-    lines: 0,
-    outOfOrder: 0,
-    leaks: 0,
-    unredacted: 0,
-    firstEmitMs: Number.NaN,
-    lastLineAt: 0,
-    reconnects: 0,
-    latencies: new Float64Array(check.expectedLines),
-    result: undefined,
-  };
-  let lastId: string | undefined;
-  /** One `data:` text: `text.slice(start, end)`, read in place (a fast job sends millions of them). */
-  const onData = (text: string, start: number, end: number, at: number) => {
-    if (!text.startsWith('{"type":"line","line":"', start)) {
-      const data = text.slice(start, end);
-      const message = JSON.parse(data) as {
-        type: string;
-        success?: boolean;
-        error?: string;
-        output?: string[];
-      };
-      if (message.type === 'result') {
-        out.result = {
-          success: message.success === true,
-          ...(message.error ? { error: message.error } : {}),
-        };
-        for (const line of message.output ?? []) if (leaking(line)) out.leaks++;
-        if (message.error && leaking(message.error)) out.leaks++;
-      }
-      return;
-    }
-    const k = start + 23;
-    const s1 = text.indexOf(' ', k);
-    const s2 = text.indexOf(' ', s1 + 1);
-    const seq = digits(text, k, s1);
-    const stamp = Number(text.slice(s1 + 1, s2));
-    if (seq !== out.lines) out.outOfOrder++;
-    if (out.lines === 0) out.firstEmitMs = stamp;
-    if (out.lines < out.latencies.length) out.latencies[out.lines] = at - stamp;
-    out.lines++;
-    out.lastLineAt = at;
-    if (check.checkEveryLine || seq % 50 === 0) {
-      const line = (JSON.parse(text.slice(start, end)) as { line: string }).line;
-      if (leaking(line)) out.leaks++;
-      if (seq % 50 === 0 && !line.includes('***')) out.unredacted++;
-    }
-  };
-  const connect = (resolve: (r: ClientResult) => void) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: `/api/jobs/${encodeURIComponent(jobId)}/events`,
-        agent: false,
-        headers: {
-          authorization: `Bearer ${TOKEN}`,
-          accept: 'text/event-stream',
-          ...(lastId === undefined ? {} : { 'last-event-id': lastId }),
-        },
-      },
-      (res) => {
-        if (res.statusCode !== 200) {
-          out.error = `GET events answered ${res.statusCode}`;
-          res.resume();
-          res.on('end', () => resolve(out));
-          return;
-        }
-        let rest = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          const at = now();
-          const text = rest + chunk;
-          let from = 0;
-          // The last `id: ` value of this read, by position: sliced once per read, not per event.
-          let idStart = -1;
-          let idEnd = -1;
-          for (;;) {
-            const end = text.indexOf('\n\n', from);
-            if (end === -1) break;
-            // The server's frames are `id: <n>\ndata: <one line>`: read in place; anything else the
-            // general way (fields split into lines).
-            const nl = text.startsWith('id: ', from) ? text.indexOf('\n', from) : -1;
-            if (
-              nl !== -1 &&
-              nl < end &&
-              text.startsWith('data: ', nl + 1) &&
-              text.indexOf('\n', nl + 1) === end
-            ) {
-              idStart = from + 4;
-              idEnd = nl;
-              onData(text, nl + 7, end, at);
-            } else {
-              let data: string | undefined;
-              for (const field of text.slice(from, end).split('\n')) {
-                if (field.startsWith('id:')) {
-                  lastId = field.slice(3).trim();
-                  idStart = -1;
-                } else if (field.startsWith('data:')) data = field.slice(field[5] === ' ' ? 6 : 5);
-              }
-              if (data !== undefined) onData(data, 0, data.length, at);
-            }
-            from = end + 2;
-          }
-          if (idStart !== -1) lastId = text.slice(idStart, idEnd).trim();
-          rest = text.slice(from);
-        });
-        res.on('end', () => {
-          if (out.result !== undefined) return resolve(out);
-          if (out.reconnects >= MAX_RECONNECTS) {
-            out.error = `the stream ended before the result ${out.reconnects} times`;
-            return resolve(out);
-          }
-          out.reconnects++;
-          connect(resolve);
-        });
-      },
-    );
-    req.on('error', (error) => {
-      out.error = error.message;
-      resolve(out);
-    });
-    req.end();
-  };
-  return new Promise(connect);
-}
-
-/** The non-negative integer written in `text` between `start` and `end` (NaN when it is not one). */
-function digits(text: string, start: number, end: number): number {
-  if (end <= start) return Number.NaN;
-  let value = 0;
-  for (let i = start; i < end; i++) {
-    const d = text.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return Number.NaN;
-    value = value * 10 + d;
-  }
-  return value;
-}
-
 /** The raw limit: the program's lines through a plain pipe into a Node child. */
 function rawPipe(env: NodeJS.ProcessEnv): Promise<{
   lines: number;
@@ -338,7 +166,10 @@ function rawPipe(env: NodeJS.ProcessEnv): Promise<{
  * server to the same number of the same clients (no store, no redaction): what this machine delivers.
  * Lines/s of the slowest client, first emit to last line received, as for chronicle.
  */
-async function fanoutLimit(env: NodeJS.ProcessEnv): Promise<{ perSecond: number; seconds: number }> {
+async function fanoutLimit(
+  env: NodeJS.ProcessEnv,
+  pool: ClientPool,
+): Promise<{ perSecond: number; seconds: number }> {
   const child = spawn(process.execPath, [FANOUT_JS, BENCH_COMPOSE], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -353,9 +184,13 @@ async function fanoutLimit(env: NodeJS.ProcessEnv): Promise<{ perSecond: number;
       child.once('exit', (code) => reject(new Error(`fan-out child exited ${code}`)));
     });
     const check: ClientCheck = { secrets: [], checkEveryLine: false, expectedLines: LINES };
-    const clients = Array.from({ length: CLIENTS }, () => sseClient(port, 'limit', check));
+    const clients = pool.run(
+      { port, path: '/events', token: TOKEN },
+      Array.from({ length: CLIENTS }, () => check),
+    );
+    // The bare server starts the program with the first POST; clients connecting late still get it all.
     await call(port, 'POST', '/start');
-    const done = await Promise.all(clients);
+    const done = await clients;
     const failed = done.filter((c) => c.lines !== LINES || c.outOfOrder > 0);
     if (failed.length > 0)
       throw new Error(`fan-out limit: ${failed.length} clients did not get every line in order`);
@@ -395,7 +230,14 @@ export async function benchDeploys(): Promise<void> {
   const rawSeconds = (raw.lastReceivedMs - raw.firstEmitMs) / 1000;
   const rawPerSecond = raw.lines / rawSeconds;
 
-  const limit = await fanoutLimit(Object.fromEntries(variables.map((v) => [v.name, v.value])));
+  const pool = await ClientPool.start();
+  let limit: { perSecond: number; seconds: number };
+  try {
+    limit = await fanoutLimit(Object.fromEntries(variables.map((v) => [v.name, v.value])), pool);
+  } catch (error) {
+    await pool.close();
+    throw error;
+  }
 
   const server = await startServer(join(dir, 'data'), config);
   let clients: ClientResult[];
@@ -417,8 +259,9 @@ export async function benchDeploys(): Promise<void> {
       throw new Error(`POST /api/stacks answered ${created.status}: ${created.text}`);
     const { jobId, runId } = JSON.parse(created.text) as { jobId: string; runId: number };
     const check = (i: number): ClientCheck => ({ secrets, checkEveryLine: i === 0, expectedLines: LINES });
-    clients = await Promise.all(
-      Array.from({ length: CLIENTS }, (_, i) => sseClient(server.port, jobId, check(i))),
+    clients = await pool.run(
+      { port: server.port, path: `/api/jobs/${encodeURIComponent(jobId)}/events`, token: TOKEN },
+      Array.from({ length: CLIENTS }, (_, i) => check(i)),
     );
 
     // The run is completed on its own stream, maybe a moment after the job's result went out.
@@ -445,6 +288,7 @@ export async function benchDeploys(): Promise<void> {
       if (redactor.line(line) !== line) logLeaks++;
     }
   } finally {
+    await pool.close();
     const code = await stopServer(server.child);
     if (code !== 0) process.stderr.write(`chronicle stacks exited ${code}: ${server.stderr()}\n`);
     await rm(dir, { recursive: true, force: true });
@@ -536,6 +380,7 @@ export async function benchDeploys(): Promise<void> {
       'lines out of order': { value: totals.outOfOrder, target: 1, ok: totals.outOfOrder === 0, max: true },
     },
     extra: {
+      clientThreads: pool.threads,
       runStatus,
       runSeconds,
       endToEndOfRaw: perSecond / rawPerSecond,
