@@ -125,6 +125,8 @@ export class GitStacks {
   /** The last failure a stack's scheduled deploy reported, so a failing tick each second says it once. */
   private readonly lastTickFailure = new Map<string, string>();
   private known = new Set<string>();
+  /** Aborted on close: git commands still running are killed. */
+  private readonly stopping = new AbortController();
 
   private constructor(service: StacksService, model: ProjectionRunner<GitStacksState>) {
     this.service = service;
@@ -266,7 +268,7 @@ export class GitStacks {
   ) {
     const redactor = createRedactor(credentialValues(settings.repository));
     const redact = (text: string) => redactor.text(text);
-    const options = { timeoutMs: this.gitTimeoutMs(), redact };
+    const options = { timeoutMs: this.gitTimeoutMs(), redact, signal: this.stopping.signal };
     const key = gitStackKey(ref.environmentId, ref.name);
     try {
       return await this.locked(`cache ${key}`, async () => {
@@ -600,6 +602,7 @@ export class GitStacks {
       const commit = await remoteCommit(gitRemote(settings.repository), settings.branch, {
         timeoutMs: this.gitTimeoutMs(),
         redact: (text) => redactor.text(text),
+        signal: this.stopping.signal,
       });
       if (commit === this.model.state.stacks.get(key)?.lastCommit) return;
       const started = await this.deploy(ref, 'cron', null, true);
@@ -616,11 +619,15 @@ export class GitStacks {
     }
   }
 
-  /** Stops the schedules (no new ticks); call before the stacks service closes. */
+  /**
+   * Stops the schedules (no new ticks) and the git commands still running (a fetch of a slow remote
+   * does not hold the shutdown up); call before the stacks service closes.
+   */
   stopSchedules(): void {
     this.subscription?.unsubscribe();
     this.subscription = undefined;
     this.schedules.stop();
+    this.stopping.abort();
   }
 
   /** After the stacks service closed (running jobs ended): waits for ticks, persists the read model. */

@@ -29,7 +29,14 @@ export interface GitRemote {
 
 /** A failure of a git step, with a message fit for a caller (already free of credentials). */
 export class GitError extends Error {
-  readonly kind: 'unreachable' | 'branch_missing' | 'file_missing' | 'not_a_file' | 'timeout' | 'spawn';
+  readonly kind:
+    | 'unreachable'
+    | 'branch_missing'
+    | 'file_missing'
+    | 'not_a_file'
+    | 'timeout'
+    | 'cancelled'
+    | 'spawn';
   constructor(kind: GitError['kind'], message: string) {
     super(message);
     this.name = 'GitError';
@@ -155,6 +162,8 @@ export interface GitRunOptions {
   remote?: GitRemote;
   /** Bytes of standard output kept; more is an error (a compose file is small). */
   maxOutputBytes?: number;
+  /** Aborted when the server stops: git (and what it started) is killed at once. */
+  signal?: AbortSignal;
 }
 
 interface GitOutput {
@@ -214,6 +223,11 @@ function runGit(args: readonly string[], options: GitRunOptions): Promise<GitOut
       () => fail(new GitError('timeout', `git ${args[0]} timed out after ${options.timeoutMs} ms`), true),
       options.timeoutMs,
     );
+    const cancel = () =>
+      fail(new GitError('cancelled', `git ${args[0]} was stopped: the server is stopping`), true);
+    if (options.signal?.aborted) cancel();
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    child.on('close', () => options.signal?.removeEventListener('abort', cancel));
     child.stdout.on('data', (chunk: Buffer) => {
       stdoutBytes += chunk.length;
       if (stdoutBytes > maxOutput)
@@ -286,6 +300,7 @@ const FETCHED_REF = 'refs/chronicle/fetched';
 
 export interface GitStepOptions {
   timeoutMs: number;
+  signal?: AbortSignal;
   /** Hides credentials (and anything else) in the messages of errors. */
   redact: (text: string) => string;
 }

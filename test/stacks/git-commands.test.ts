@@ -3,6 +3,7 @@
  * file of the fetched commit, and credentials sent as a header (never in the URL git is given) to a
  * smart-HTTP server that demands them.
  */
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -125,5 +126,33 @@ describe('credentials over smart HTTP', () => {
     expect(error.kind).toBe('unreachable');
     expect(error.message).not.toContain('wrong-password-x');
     expect(error.message).toContain(`127.0.0.1:${server.port}/repo.git`);
+  });
+});
+
+describe('stopping', () => {
+  it('kills a git command that waits on a remote that never answers when the signal aborts', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const address = silent.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const controller = new AbortController();
+    try {
+      const pending = remoteCommit(gitRemote(`http://127.0.0.1:${port}/repo.git`), 'main', {
+        ...options,
+        timeoutMs: 600_000,
+        signal: controller.signal,
+      });
+      // Aborted once git has connected, so it is git that is stopped, not a command never started.
+      const deadline = Date.now() + 20_000;
+      while (sockets.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(sockets.length).toBeGreaterThan(0);
+      controller.abort();
+      const error = await failure(pending);
+      expect(error.kind).toBe('cancelled');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 });
