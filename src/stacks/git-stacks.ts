@@ -446,8 +446,11 @@ export class GitStacks {
     userId: string | null,
     onlyWhenChanged = false,
   ): Promise<StartedJob> {
-    const settings = await this.settingsOf(ref);
+    // Read before the claim for a plain 404, and again with the stack claimed: a settings change that
+    // landed in between is what this deploy uses.
+    await this.settingsOf(ref);
     return this.service.preparedDeploy(ref, async () => {
+      const settings = await this.settingsOf(ref);
       const fetched = await this.fetchCompose(ref, settings);
       const last = this.model.state.stacks.get(gitStackKey(ref.environmentId, ref.name))?.lastCommit ?? null;
       if (onlyWhenChanged && fetched.commit === last) throw new UnchangedCommit();
