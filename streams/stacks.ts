@@ -1,12 +1,14 @@
 import type { RecordedEvent } from '../src/store/types.js';
 
 /**
- * The stacks service's event catalog. Two stream categories:
+ * The stacks service's event catalog. Stream categories:
  * - `stack-job-<jobId>`: one job (deploy, create-and-start, compose save with restart, start, stop,
  *   restart, down): what it printed and how it ended. Deleted after the retention of CONTRACT.md, and
  *   with the run it belongs to, so no copy of a deleted run's output stays.
  * - `deploy-run-<runId>`: one recorded deploy run (a `stack_deploy` schedule execution row). Created with
  *   expectedRevision `no_stream`, which is what makes run ids unique (also across instances).
+ * - `stack-<env id or "local">-<name>`: a stack's mutations (see `stackStream`), git settings included.
+ * - `git-webhook-<env id or "local">-<name>`: the webhook deliveries a git stack acted on.
  * Output lines reach events only after redaction.
  */
 export const JOB_STREAM_PREFIX = 'stack-job-';
@@ -128,7 +130,41 @@ export interface StacksEventMap {
     user_id: string | null;
   };
   StackDeleted: { stack: string; environment_id: EnvironmentId; user_id: string | null };
+  /**
+   * A git stack's settings (stack stream), on create and on every settings change. The repository is
+   * recorded without credentials; the webhook secret only as whether one is set. The settings with
+   * credentials and secret live in the stack's `git.json`, as variable values live in its `.env`.
+   */
+  GitStackConfigured: {
+    stack: string;
+    environment_id: EnvironmentId;
+    repository: string;
+    branch: string;
+    compose_path: string;
+    auto_deploy_cron: string | null;
+    webhook_secret_set: boolean;
+    user_id: string | null;
+  };
+  /**
+   * A signed webhook delivery a git stack acted on (stream `git-webhook-<env id or "local">-<name>`):
+   * its id is remembered, so a replay of it is ignored, also after a restart.
+   */
+  GitWebhookDeliveryHandled: {
+    stack: string;
+    environment_id: EnvironmentId;
+    delivery_id: string;
+    outcome: GitWebhookOutcome;
+    /** The run it started (`deployed`), else null. */
+    run_id: number | null;
+  };
 }
+
+/** What a git stack's webhook did with a delivery: deployed, or ignored a push to another branch or a ping. */
+export type GitWebhookOutcome = 'deployed' | 'other_branch' | 'ping';
+
+export const GIT_WEBHOOK_STREAM_PREFIX = 'git-webhook-';
+export const gitWebhookStream = (environmentId: EnvironmentId, name: string) =>
+  `${GIT_WEBHOOK_STREAM_PREFIX}${environmentId === null ? 'local' : environmentId}-${name}`;
 
 /** A variable as stack events record it: its name and whether it is secret, never its value. */
 export interface StackVariableFlags {

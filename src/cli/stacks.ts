@@ -1,5 +1,6 @@
 import { stacksApp } from '../http/stacks-app.js';
 import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/config.js';
+import { GitStacks } from '../stacks/git-stacks.js';
 import { StacksService } from '../stacks/service.js';
 import type { StacksConfig } from '../stacks/types.js';
 import { openStore } from '../store/open.js';
@@ -39,12 +40,21 @@ export async function startStacksServer(options: StacksServerOptions): Promise<S
     dataDir: options.dataDir,
     config: options.config,
   });
-  const app = stacksApp(service);
+  let git: GitStacks;
+  try {
+    git = await GitStacks.open(service);
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+  const app = stacksApp(service, { git });
   try {
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
     await app.close().catch(() => undefined);
+    git.stopSchedules();
     await service.close();
+    await git.close();
     throw error;
   }
   const address = app.server.address();
@@ -56,7 +66,10 @@ export async function startStacksServer(options: StacksServerOptions): Promise<S
       closing ??= (async () => {
         // Streams (SSE) hold their sockets open; running jobs end as the service closes.
         const server = app.close();
+        // No scheduled deploy may start once the service stops taking jobs.
+        git.stopSchedules();
         await service.close();
+        await git.close();
         app.server.closeAllConnections?.();
         await server;
       })();

@@ -1,7 +1,9 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { userByToken } from '../stacks/auth.js';
 import { isStacksError } from '../stacks/errors.js';
+import type { GitStacks } from '../stacks/git-stacks.js';
 import type { StacksService } from '../stacks/service.js';
+import { gitStackRoutes } from './stacks-routes-git.js';
 import { jobRoutes } from './stacks-routes-jobs.js';
 import { runRoutes } from './stacks-routes-runs.js';
 import { stackRoutes } from './stacks-routes-stacks.js';
@@ -10,13 +12,16 @@ import { stackRoutes } from './stacks-routes-stacks.js';
 const BODY_LIMIT = 8 * 1024 * 1024;
 
 /**
- * The stacks HTTP surface (STACKS.md): every route behind a bearer token (401 `unauthorized`), errors
+ * The stacks HTTP surface (STACKS.md): every route behind a bearer token (401 `unauthorized`) but the
+ * git webhook (signed instead), errors
  * as `{ "error": message }` with the StacksError's status.
  */
-export function stacksApp(service: StacksService): FastifyInstance {
+export function stacksApp(service: StacksService, parts: { git?: GitStacks } = {}): FastifyInstance {
   const app = Fastify({ bodyLimit: BODY_LIMIT, logger: false, return503OnClosing: true });
 
   app.addHook('onRequest', async (request, reply) => {
+    // The git webhook is signed with the stack's secret instead (stacks-routes-git.ts).
+    if (request.routeOptions.config.withoutToken === true) return;
     const user = userByToken(service.config, request.headers.authorization);
     if (!user) return reply.code(401).send({ error: 'unauthorized' });
     request.stacksUser = user;
@@ -38,5 +43,6 @@ export function stacksApp(service: StacksService): FastifyInstance {
   stackRoutes(app, service);
   runRoutes(app, service);
   jobRoutes(app, service);
+  if (parts.git) gitStackRoutes(app, parts.git);
   return app;
 }

@@ -65,6 +65,30 @@ export interface StartedJob {
   result: Promise<JobResult>;
 }
 
+/**
+ * How a kind of deploy differs from the plain one (a git stack's: spec, Events — it reports its own
+ * stages and its compose lines go to the run log only).
+ */
+export interface DeployVariant {
+  /** Details the run records beside the common ones (a git stack's repository, branch and commit). */
+  extra?: Record<string, string | number | boolean | null>;
+  /** Status messages the job reports first: the stages done while preparing (fetched, checked out). */
+  stages?: readonly string[];
+  /** false: compose lines go to the run log only, never to the job. Default true. */
+  forwardLines?: boolean;
+  /** More values to redact beside the stack's variables (a repository's credentials). */
+  redact?: readonly string[];
+}
+
+/** What a prepared deploy's preparation (run with the stack claimed) decided. */
+export interface PreparedDeploy {
+  kind: 'deploy' | 'create';
+  options: DeployOptions;
+  trigger: Trigger;
+  userId: string | null;
+  variant: DeployVariant;
+}
+
 /** Stderr lines kept for a failed run's error message. */
 const ERROR_TAIL_LINES = 5;
 const DEFAULT_SWEEP_MS = 10 * 60_000;
@@ -226,6 +250,25 @@ export class StacksService {
     }));
   }
 
+  /**
+   * A recorded deploy (`up`) whose preparation runs with the stack claimed, so no other job of the stack
+   * runs between it and compose: a git stack fetches its commit and writes the compose file there.
+   * `prepare` may create the stack (`kind: 'create'`); when it throws, nothing starts and the claim is
+   * let go.
+   */
+  async preparedDeploy(ref: StackRef, prepare: () => Promise<PreparedDeploy>): Promise<StartedJob> {
+    this.environment(ref.environmentId);
+    return this.exclusive(ref, async () => {
+      const plan = await prepare();
+      return { ...plan, operation: 'up' as const, record: true };
+    });
+  }
+
+  /** Whether a job of the stack runs now (a scheduled deploy skips its turn then). */
+  isBusy(ref: StackRef): boolean {
+    return this.busy.has(keyOf(ref));
+  }
+
   /** start / stop / restart / down: jobs only, no run. */
   async operate(
     ref: StackRef,
@@ -261,6 +304,7 @@ export class StacksService {
       record: boolean;
       trigger: Trigger;
       userId: string | null;
+      variant?: DeployVariant;
     }>,
   ): Promise<StartedJob> {
     if (this.closing) throw new StacksError(409, 'The server is stopping');
@@ -284,6 +328,7 @@ export class StacksService {
           options: plan.options,
           composeHash: composeHash(stack.compose),
           envHash: envHash(this.hashKey, stack.variables),
+          ...(plan.variant?.extra ? { extra: plan.variant.extra } : {}),
         });
       }
       let job: Job;
@@ -303,24 +348,33 @@ export class StacksService {
             success: false,
             exit: { exitCode: null, signal: null, timedOut: false, cancelled: false },
             error: `The job could not be started: ${(error as Error).message}`,
-            redactor: createRedactor(stack.variables.map((v) => v.value)),
+            redactor: createRedactor([
+              ...stack.variables.map((v) => v.value),
+              ...(plan.variant?.redact ?? []),
+            ]),
           })
           .catch(() => undefined);
         throw error;
       }
       // execute settles every failure into a result; this is the net for a bug in it, so the stack is
       // let go and no rejection goes unhandled.
-      const result = this.execute(stack, plan.operation, plan.options, job, recorder, slot).catch(
-        (error: unknown): JobResult => {
-          process.stderr.write(`stacks: job ${jobId} failed unexpectedly: ${(error as Error).stack}\n`);
-          return {
-            type: 'result',
-            success: false,
-            error: 'Internal error while running the job',
-            output: [],
-          };
-        },
-      );
+      const result = this.execute(
+        stack,
+        plan.operation,
+        plan.options,
+        job,
+        recorder,
+        slot,
+        plan.variant ?? {},
+      ).catch((error: unknown): JobResult => {
+        process.stderr.write(`stacks: job ${jobId} failed unexpectedly: ${(error as Error).stack}\n`);
+        return {
+          type: 'result',
+          success: false,
+          error: 'Internal error while running the job',
+          output: [],
+        };
+      });
       slot.done = result;
       started = { jobId, runId: recorder?.runId ?? null, result };
     } catch (error) {
@@ -341,9 +395,15 @@ export class StacksService {
     job: Job,
     recorder: RunRecorder | undefined,
     slot: { process?: ComposeProcess },
+    variant: DeployVariant,
   ): Promise<JobResult> {
-    const values = stack.variables.map((v) => v.value);
+    const values = [...stack.variables.map((v) => v.value), ...(variant.redact ?? [])];
+    const forwardLines = variant.forwardLines !== false;
     let redactor = createRedactor(values);
+    for (const stage of variant.stages ?? []) {
+      const shown = redactor.line(stage);
+      if (shown !== null) job.status(shown);
+    }
     const environment =
       stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
     const cwd = stackDir(this.dataDir, stack);
@@ -382,7 +442,7 @@ export class StacksService {
         summary.add(output.line);
         const shown = lineRedactor.line(output.line);
         if (shown === null) return;
-        job.line(shown);
+        if (forwardLines) job.line(shown);
         recorder?.line(shown);
         if (output.stream === 'stderr') {
           stderrTail.push(shown);

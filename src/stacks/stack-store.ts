@@ -205,7 +205,7 @@ async function readOptional(file: string): Promise<string | undefined> {
 }
 
 /** Writes a file so that readers see the old or the new content, never a part. */
-async function writeAtomic(file: string, content: string): Promise<void> {
+export async function writeAtomic(file: string, content: string): Promise<void> {
   const temp = `${file}.${randomUUID()}.tmp`;
   try {
     await writeFile(temp, content, { mode: 0o600 });

@@ -1,0 +1,197 @@
+/**
+ * A git stack's settings: what a caller may send (checked here, 400 naming the first problem) and the
+ * stack's `git.json`, which holds them as given, credentials and webhook secret included (mode 0600;
+ * never answered, never in an event).
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import cron from 'node-cron';
+import { badRequest, StacksError } from './errors.js';
+import { checkBranchName, composePathProblem, normaliseComposePath, repositoryProblem } from './git.js';
+import { stackDir, stackExists, validateVariables } from './stack-store.js';
+import type { StackRef, StackVariable } from './types.js';
+
+export const GIT_FILE = 'git.json';
+const MAX_SECRET_LENGTH = 1024;
+
+/** `git.json`: the settings as given, credentials and secret included. */
+export interface GitSettings {
+  version: 1;
+  repository: string;
+  branch: string;
+  composePath: string;
+  webhookSecret: string | null;
+  autoDeployCron: string | null;
+}
+
+export interface NewGitStack {
+  repository: string;
+  branch: string;
+  composePath: string;
+  webhookSecret: string | null;
+  autoDeployCron: string | null;
+  variables: StackVariable[];
+}
+
+/** A settings change: absent fields stay as they are. */
+export interface GitStackChanges {
+  repository?: string;
+  branch?: string;
+  composePath?: string;
+  webhookSecret?: string | null;
+  autoDeployCron?: string | null;
+  variables?: StackVariable[];
+}
+
+// ------------------------------------------------------------------------------------------------
+// Input
+// ------------------------------------------------------------------------------------------------
+
+function checkRepository(value: unknown): string {
+  if (typeof value !== 'string') throw badRequest('repository must be a string');
+  const problem = repositoryProblem(value);
+  // The problem names no part of the URL, so no credential is echoed back.
+  if (problem) throw badRequest(problem);
+  return value;
+}
+
+async function checkBranch(value: unknown): Promise<string> {
+  if (typeof value !== 'string') throw badRequest('branch must be a string');
+  if (!(await checkBranchName(value)))
+    throw badRequest(`branch ${JSON.stringify(value.slice(0, 100))} is not a valid branch name`);
+  return value;
+}
+
+function checkComposePath(value: unknown): string {
+  if (typeof value !== 'string') throw badRequest('composePath must be a string');
+  const problem = composePathProblem(value);
+  if (problem) throw badRequest(problem);
+  return normaliseComposePath(value);
+}
+
+function checkSecret(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value === '' || value.length > MAX_SECRET_LENGTH || value.includes('\0'))
+    throw badRequest(
+      `webhookSecret must be a non-empty string of at most ${MAX_SECRET_LENGTH} characters, or null`,
+    );
+  return value;
+}
+
+/** The cron expression, or a 400 naming what node-cron found wrong with it. */
+export function checkCron(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw badRequest('autoDeployCron must be a cron expression or null');
+  const expression = value.trim();
+  if (!cron.validate(expression)) {
+    const errors = cron.validateDetailed(expression).errors;
+    const why = errors
+      .map((e) => (e.field === 'expression' ? e.message : `${e.field}: ${e.message}`))
+      .join('; ');
+    throw badRequest(
+      `autoDeployCron ${JSON.stringify(value)} is not a valid cron expression${why ? `: ${why}` : ''}`,
+    );
+  }
+  return expression;
+}
+
+const CREATE_FIELDS = new Set([
+  'name',
+  'repository',
+  'branch',
+  'composePath',
+  'webhookSecret',
+  'autoDeployCron',
+  'variables',
+  'deploy',
+]);
+const UPDATE_FIELDS = new Set([
+  'repository',
+  'branch',
+  'composePath',
+  'webhookSecret',
+  'autoDeployCron',
+  'variables',
+  'redeploy',
+]);
+
+function unknownFields(body: Record<string, unknown>, allowed: ReadonlySet<string>): void {
+  const unknown = Object.keys(body).filter((k) => !allowed.has(k));
+  if (unknown.length > 0)
+    throw badRequest(
+      `Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}`,
+    );
+}
+
+/** The body of `POST /api/git-stacks`, checked (400 naming the first problem). */
+export async function parseNewGitStack(body: Record<string, unknown>): Promise<NewGitStack> {
+  unknownFields(body, CREATE_FIELDS);
+  const repository = checkRepository(body.repository);
+  const branch = await checkBranch(body.branch ?? 'main');
+  const composePath = checkComposePath(body.composePath ?? 'compose.yaml');
+  return {
+    repository,
+    branch,
+    composePath,
+    webhookSecret: checkSecret(body.webhookSecret),
+    autoDeployCron: checkCron(body.autoDeployCron),
+    variables: validateVariables(body.variables ?? []),
+  };
+}
+
+/** The body of `PUT /api/git-stacks/{name}` without `redeploy`, checked. */
+export async function parseGitStackChanges(body: Record<string, unknown>): Promise<GitStackChanges> {
+  unknownFields(body, UPDATE_FIELDS);
+  const changes: GitStackChanges = {};
+  if (body.repository !== undefined) changes.repository = checkRepository(body.repository);
+  if (body.branch !== undefined) changes.branch = await checkBranch(body.branch);
+  if (body.composePath !== undefined) changes.composePath = checkComposePath(body.composePath);
+  if (body.webhookSecret !== undefined) changes.webhookSecret = checkSecret(body.webhookSecret);
+  if (body.autoDeployCron !== undefined) changes.autoDeployCron = checkCron(body.autoDeployCron);
+  if (body.variables !== undefined) changes.variables = validateVariables(body.variables);
+  return changes;
+}
+
+// ------------------------------------------------------------------------------------------------
+// git.json
+// ------------------------------------------------------------------------------------------------
+
+export const settingsText = (settings: GitSettings) => `${JSON.stringify(settings, null, 2)}\n`;
+
+function parseSettings(text: string, file: string): GitSettings {
+  let raw: Partial<GitSettings>;
+  try {
+    raw = JSON.parse(text) as Partial<GitSettings>;
+  } catch (error) {
+    throw new StacksError(500, `${file} is not valid JSON`, { cause: error });
+  }
+  if (
+    typeof raw.repository !== 'string' ||
+    typeof raw.branch !== 'string' ||
+    typeof raw.composePath !== 'string'
+  )
+    throw new StacksError(500, `${file} lacks repository, branch or composePath`);
+  return {
+    version: 1,
+    repository: raw.repository,
+    branch: raw.branch,
+    composePath: raw.composePath,
+    webhookSecret: typeof raw.webhookSecret === 'string' ? raw.webhookSecret : null,
+    autoDeployCron: typeof raw.autoDeployCron === 'string' ? raw.autoDeployCron : null,
+  };
+}
+
+/** The stack's git settings, or undefined when it is no git stack (or no stack). */
+export async function readGitSettings(dataDir: string, ref: StackRef): Promise<GitSettings | undefined> {
+  const file = join(stackDir(dataDir, ref), GIT_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) return undefined;
+    throw error;
+  }
+  // A folder whose stack was deleted meanwhile has no compose file: no stack, whatever git.json says.
+  if (!(await stackExists(dataDir, ref))) return undefined;
+  return parseSettings(text, file);
+}

@@ -1,0 +1,642 @@
+/**
+ * Git stacks (CONTRACT.md): a stack whose compose file is the file at `composePath` of a branch of a
+ * git repository. It is a stack like the others (`<data>/stacks/<env>/<name>/`, compose.yaml = that
+ * file at the deployed commit) plus `git.json` with the git settings, credentials and webhook secret
+ * (mode 0600, never answered). Its settings are recorded as `GitStackConfigured` events without them.
+ *
+ * Input checks and `git.json` are in git-settings.ts.
+ *
+ * Every deploy fetches the branch into a bare cache repository (`<data>/git-cache/<env>/<name>/`),
+ * writes the compose file when it changed, and runs a recorded deploy whose details carry the
+ * repository (without credentials), branch, compose path and commit. The fetch happens while the stack
+ * is claimed and before the run starts (the run records its commit from its first event), so a job
+ * answer comes once the commit is known; the job then reports the stages as statuses and, as the spec
+ * wants of a git-stack deploy, none of compose's lines (they go to the run log only).
+ *
+ * Failures of the repository (unreachable, no such branch, no compose file there, not YAML) are 422;
+ * bad input is 400. A create that fails leaves nothing behind: no stack folder, no event, no cache.
+ */
+import { readdir, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Subscription } from 'rxjs';
+import { type GitStack, type GitStacksState, gitStackKey, gitStacks } from '../../projections/git-stacks.js';
+import { ProjectionRunner } from '../../projections/runtime.js';
+import {
+  type EnvironmentId,
+  type GitWebhookOutcome,
+  gitWebhookStream,
+  type StacksEventMap,
+  stackStream,
+  stacksEvent,
+  type Trigger,
+} from '../../streams/stacks.js';
+import { badRequest, conflict, isStacksError, notFound, StacksError } from './errors.js';
+import {
+  credentialValues,
+  fetchBranch,
+  GitError,
+  gitRemote,
+  hasControlCharacter,
+  readFileAt,
+  remoteCommit,
+  stripCredentials,
+} from './git.js';
+import { AutoDeploySchedules } from './git-auto-deploy.js';
+import {
+  GIT_FILE,
+  type GitSettings,
+  type GitStackChanges,
+  type NewGitStack,
+  readGitSettings,
+  settingsText,
+} from './git-settings.js';
+import { envFolder } from './names.js';
+import { createRedactor } from './redaction.js';
+import type { DeployVariant, PreparedDeploy, StacksService, StartedJob } from './service.js';
+import {
+  COMPOSE_FILE,
+  createStack,
+  deleteStack,
+  getStack,
+  saveCompose,
+  setVariables,
+  stackDir,
+  stackExists,
+  validateCompose,
+  writeAtomic,
+} from './stack-store.js';
+import type { StackRef } from './types.js';
+import {
+  DELIVERY_HEADER,
+  EVENT_HEADER,
+  isBranchRef,
+  MAX_DELIVERY_ID_LENGTH,
+  pushedRef,
+  SIGNATURE_HEADER,
+  verifySignature,
+} from './webhook.js';
+
+/** The largest compose file read from a repository (the API's own body limit). */
+const MAX_COMPOSE_BYTES = 8 * 1024 * 1024;
+/** A git step never takes longer than this, nor than the job time-out. */
+const MAX_GIT_MS = 5 * 60_000;
+
+/** A git stack as the routes answer it: no credentials, no secret. */
+export interface GitStackView {
+  name: string;
+  environmentId: EnvironmentId;
+  repository: string;
+  branch: string;
+  composePath: string;
+  autoDeployCron: string | null;
+  webhookSecretSet: boolean;
+  lastCommit: string | null;
+  lastRunId: number | null;
+}
+
+/** What the webhook did: ignored the delivery (why), or started a deploy. */
+export type WebhookOutcome = { ignored: true; reason: string } | { ignored: false; started: StartedJob };
+
+const viewOf = (stack: GitStack): GitStackView => ({
+  name: stack.name,
+  environmentId: stack.environmentId,
+  repository: stack.repository,
+  branch: stack.branch,
+  composePath: stack.composePath,
+  autoDeployCron: stack.autoDeployCron,
+  webhookSecretSet: stack.webhookSecretSet,
+  lastCommit: stack.lastCommit,
+  lastRunId: stack.lastRunId,
+});
+
+/** Thrown by a scheduled deploy's preparation when the fetched commit is the one deployed last. */
+class UnchangedCommit extends Error {}
+
+// ------------------------------------------------------------------------------------------------
+// The service
+// ------------------------------------------------------------------------------------------------
+
+export class GitStacks {
+  private readonly service: StacksService;
+  private readonly model: ProjectionRunner<GitStacksState>;
+  private readonly schedules: AutoDeploySchedules;
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private subscription: Subscription | undefined;
+  /** The last failure a stack's scheduled deploy reported, so a failing tick each second says it once. */
+  private readonly lastTickFailure = new Map<string, string>();
+  private known = new Set<string>();
+  /** Aborted on close: git commands still running are killed. */
+  private readonly stopping = new AbortController();
+
+  private constructor(service: StacksService, model: ProjectionRunner<GitStacksState>) {
+    this.service = service;
+    this.model = model;
+    this.schedules = new AutoDeploySchedules((key) => this.tick(key));
+  }
+
+  /** Catches the read model up, removes caches of stacks gone, and schedules the auto-deploys. */
+  static async open(service: StacksService): Promise<GitStacks> {
+    const model = new ProjectionRunner(service.store, gitStacks);
+    await model.start();
+    const git = new GitStacks(service, model);
+    try {
+      await git.pruneCaches();
+    } catch (error) {
+      process.stderr.write(`stacks: git caches could not be pruned: ${(error as Error).message}\n`);
+    }
+    git.subscription = model.updates.subscribe(({ state }) => git.follow(state));
+    return git;
+  }
+
+  private get dataDir(): string {
+    return this.service.dataDir;
+  }
+
+  private cacheRoot(): string {
+    return join(resolve(this.dataDir), 'git-cache');
+  }
+
+  private cacheDir(ref: StackRef): string {
+    // stackDir validates the name; the cache mirrors the stacks' layout.
+    stackDir(this.dataDir, ref);
+    return join(this.cacheRoot(), envFolder(ref.environmentId), ref.name);
+  }
+
+  private gitTimeoutMs(): number {
+    return Math.min(this.service.config.jobs.timeoutSeconds * 1000, MAX_GIT_MS);
+  }
+
+  /** Runs `work` after every earlier piece of work under the same lock name. */
+  private async locked<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(name) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const tail = run.catch(() => undefined);
+    this.locks.set(name, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(name) === tail) this.locks.delete(name);
+    }
+  }
+
+  /** Every new state: schedules follow the crons, caches of deleted stacks go. */
+  private follow(state: GitStacksState): void {
+    const wanted = new Map<string, string>();
+    for (const [key, stack] of state.stacks)
+      if (stack.autoDeployCron !== null) wanted.set(key, stack.autoDeployCron);
+    this.schedules.sync(wanted);
+    for (const key of this.known) {
+      if (state.stacks.has(key)) continue;
+      this.lastTickFailure.delete(key);
+      const [env, name] = key.split('/') as [string, string];
+      const ref = { name, environmentId: env === 'local' ? null : Number(env) };
+      void this.removeCache(ref).catch((error: unknown) => {
+        process.stderr.write(
+          `stacks: git cache of ${key} could not be removed: ${(error as Error).message}\n`,
+        );
+      });
+    }
+    this.known = new Set(state.stacks.keys());
+  }
+
+  /** Removes the cache of a stack, unless it is a git stack again by the time the lock is ours. */
+  private removeCache(ref: StackRef): Promise<void> {
+    const key = gitStackKey(ref.environmentId, ref.name);
+    return this.locked(`cache ${key}`, async () => {
+      if (this.model.state.stacks.has(key)) return;
+      await rm(this.cacheDir(ref), { recursive: true, force: true });
+    });
+  }
+
+  /** Removes caches whose stack is no git stack (deleted while the server was down). */
+  private async pruneCaches(): Promise<void> {
+    const root = this.cacheRoot();
+    let envs: string[];
+    try {
+      envs = await readdir(root);
+    } catch {
+      return;
+    }
+    for (const env of envs) {
+      const environmentId = env === 'local' ? null : Number(env);
+      if (environmentId !== null && !Number.isSafeInteger(environmentId)) continue;
+      for (const name of await readdir(join(root, env)).catch(() => [] as string[])) {
+        if (!this.model.state.stacks.has(gitStackKey(environmentId, name)))
+          await rm(join(root, env, name), { recursive: true, force: true });
+      }
+    }
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Reading
+  // ----------------------------------------------------------------------------------------------
+
+  list(env: EnvironmentId): GitStackView[] {
+    this.service.environment(env);
+    return [...this.model.state.stacks.values()]
+      .filter((s) => s.environmentId === env)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map(viewOf);
+  }
+
+  /** The git stack, or 404 (no such stack, or a stack that is not a git stack). */
+  view(ref: StackRef): GitStackView {
+    this.service.environment(ref.environmentId);
+    const stack = this.model.state.stacks.get(gitStackKey(ref.environmentId, ref.name));
+    if (!stack) throw notFound('Git stack not found');
+    return viewOf(stack);
+  }
+
+  private async settingsOf(ref: StackRef): Promise<GitSettings> {
+    this.service.environment(ref.environmentId);
+    const settings = await readGitSettings(this.dataDir, ref);
+    if (!settings) throw notFound('Git stack not found');
+    return settings;
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Fetching
+  // ----------------------------------------------------------------------------------------------
+
+  /**
+   * Fetches the branch and reads the compose file of its head: the commit and the compose text, or a
+   * 422 naming what the repository lacks. Messages never hold the repository's credentials.
+   */
+  private async fetchCompose(
+    ref: StackRef,
+    settings: Pick<GitSettings, 'repository' | 'branch' | 'composePath'>,
+  ) {
+    const redactor = createRedactor(credentialValues(settings.repository));
+    const redact = (text: string) => redactor.text(text);
+    const options = { timeoutMs: this.gitTimeoutMs(), redact, signal: this.stopping.signal };
+    const key = gitStackKey(ref.environmentId, ref.name);
+    try {
+      return await this.locked(`cache ${key}`, async () => {
+        const dir = this.cacheDir(ref);
+        const commit = await fetchBranch(dir, gitRemote(settings.repository), settings.branch, options);
+        const compose = await readFileAt(dir, commit, settings.composePath, {
+          ...options,
+          maxBytes: MAX_COMPOSE_BYTES,
+        });
+        try {
+          validateCompose(compose);
+        } catch (error) {
+          if (isStacksError(error))
+            throw new StacksError(422, `${settings.composePath} at ${commit.slice(0, 12)}: ${error.message}`);
+          throw error;
+        }
+        return { commit, compose };
+      });
+    } catch (error) {
+      if (error instanceof GitError) throw new StacksError(422, redact(error.message));
+      if (isStacksError(error)) throw error;
+      throw new StacksError(500, redact((error as Error).message));
+    }
+  }
+
+  private variantOf(settings: GitSettings, commit: string, stages: readonly string[]): DeployVariant {
+    const repository = stripCredentials(settings.repository);
+    return {
+      extra: {
+        source: 'git',
+        repository,
+        branch: settings.branch,
+        composePath: settings.composePath,
+        commit,
+      },
+      stages: [`Fetched ${settings.branch} from ${repository}`, `Checked out ${commit}`, ...stages],
+      forwardLines: false,
+      redact: credentialValues(settings.repository),
+    };
+  }
+
+  private async recordSettings(ref: StackRef, settings: GitSettings, userId: string | null): Promise<void> {
+    const data: StacksEventMap['GitStackConfigured'] = {
+      stack: ref.name,
+      environment_id: ref.environmentId,
+      repository: stripCredentials(settings.repository),
+      branch: settings.branch,
+      compose_path: settings.composePath,
+      auto_deploy_cron: settings.autoDeployCron,
+      webhook_secret_set: settings.webhookSecret !== null,
+      user_id: userId,
+    };
+    const { position } = await this.service.store.append(stackStream(ref.environmentId, ref.name), [
+      { ...stacksEvent('GitStackConfigured', data), ...(userId === null ? {} : { metadata: { userId } }) },
+    ]);
+    await this.model.waitFor(position);
+  }
+
+  /** Writes git.json, then records the settings; when the event cannot be recorded, git.json is put back. */
+  private async saveSettings(
+    ref: StackRef,
+    settings: GitSettings,
+    previous: GitSettings | undefined,
+    userId: string | null,
+  ): Promise<void> {
+    const file = join(stackDir(this.dataDir, ref), GIT_FILE);
+    await writeAtomic(file, settingsText(settings));
+    try {
+      await this.recordSettings(ref, settings, userId);
+    } catch (error) {
+      if (previous) await writeAtomic(file, settingsText(previous)).catch(() => undefined);
+      else await rm(file, { force: true });
+      throw error;
+    }
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Create, deploy, update
+  // ----------------------------------------------------------------------------------------------
+
+  /**
+   * Creates the git stack from the branch's head; with `deploy`, deploys it as a recorded run (trigger
+   * manual). 409 when the name is taken, 422 when the repository does not give a compose file.
+   */
+  async create(
+    ref: StackRef,
+    input: NewGitStack,
+    deploy: boolean,
+    userId: string | null,
+  ): Promise<{ view: GitStackView; commit: string; started?: StartedJob }> {
+    this.service.environment(ref.environmentId);
+    if (await stackExists(this.dataDir, ref)) throw conflict('Stack already exists');
+    const settings: GitSettings = {
+      version: 1,
+      repository: input.repository,
+      branch: input.branch,
+      composePath: input.composePath,
+      webhookSecret: input.webhookSecret,
+      autoDeployCron: input.autoDeployCron,
+    };
+    let commit = '';
+    const make = async () => {
+      try {
+        const fetched = await this.fetchCompose(ref, settings);
+        commit = fetched.commit;
+        await createStack(
+          this.dataDir,
+          ref,
+          { compose: fetched.compose, variables: input.variables, secretProvider: null },
+          { events: this.service.store, userId },
+        );
+      } catch (error) {
+        await this.removeCache(ref).catch(() => undefined);
+        throw error;
+      }
+      try {
+        await this.saveSettings(ref, settings, undefined, userId);
+      } catch (error) {
+        // The stack must not stay without its git settings: it goes (and StackDeleted says so).
+        await deleteStack(this.dataDir, ref, { events: this.service.store, userId }).catch(() => undefined);
+        await this.removeCache(ref).catch(() => undefined);
+        throw error;
+      }
+    };
+    if (!deploy) {
+      await this.locked(`create ${gitStackKey(ref.environmentId, ref.name)}`, make);
+      return { view: this.view(ref), commit };
+    }
+    const started = await this.service.preparedDeploy(ref, async () => {
+      await make();
+      return this.plan('create', 'manual', userId, settings, commit, [
+        `Created the stack from ${settings.composePath}`,
+      ]);
+    });
+    return { view: this.view(ref), commit, started };
+  }
+
+  private plan(
+    kind: PreparedDeploy['kind'],
+    trigger: Trigger,
+    userId: string | null,
+    settings: GitSettings,
+    commit: string,
+    stages: readonly string[],
+  ): PreparedDeploy {
+    return {
+      kind,
+      trigger,
+      userId,
+      options: { pull: false, build: false, forceRecreate: false },
+      variant: this.variantOf(settings, commit, stages),
+    };
+  }
+
+  /** Writes compose.yaml from a fetched commit when it changed; the stage to report. */
+  private async writeCompose(
+    ref: StackRef,
+    settings: GitSettings,
+    fetched: { commit: string; compose: string },
+    userId: string | null,
+  ): Promise<string> {
+    const stack = await getStack(this.dataDir, ref);
+    if (stack.compose === fetched.compose) return `${COMPOSE_FILE} unchanged (${settings.composePath})`;
+    await saveCompose(this.dataDir, ref, fetched.compose, { events: this.service.store, userId });
+    return `Updated ${COMPOSE_FILE} from ${settings.composePath}`;
+  }
+
+  /**
+   * Fetches the branch, updates compose.yaml from the new commit and deploys it as a recorded run.
+   * `onlyWhenChanged` (the schedule): nothing happens when the commit is the one deployed last.
+   */
+  async deploy(
+    ref: StackRef,
+    trigger: Trigger,
+    userId: string | null,
+    onlyWhenChanged = false,
+  ): Promise<StartedJob> {
+    // Read before the claim for a plain 404, and again with the stack claimed: a settings change that
+    // landed in between is what this deploy uses.
+    await this.settingsOf(ref);
+    return this.service.preparedDeploy(ref, async () => {
+      const settings = await this.settingsOf(ref);
+      const fetched = await this.fetchCompose(ref, settings);
+      const last = this.model.state.stacks.get(gitStackKey(ref.environmentId, ref.name))?.lastCommit ?? null;
+      if (onlyWhenChanged && fetched.commit === last) throw new UnchangedCommit();
+      const stage = await this.writeCompose(ref, settings, fetched, userId);
+      return this.plan('deploy', trigger, userId, settings, fetched.commit, [stage]);
+    });
+  }
+
+  /**
+   * Changes the settings (and variables). With `redeploy`, the new settings are fetched first and
+   * saved only when that works, then deployed as a recorded run (trigger manual); without, they are
+   * saved as they are and used by the next deploy.
+   */
+  async configure(
+    ref: StackRef,
+    changes: GitStackChanges,
+    redeploy: boolean,
+    userId: string | null,
+  ): Promise<{ view: GitStackView; started?: StartedJob }> {
+    const key = gitStackKey(ref.environmentId, ref.name);
+    const apply = async () => {
+      const previous = await this.settingsOf(ref);
+      const next: GitSettings = {
+        version: 1,
+        repository: changes.repository ?? previous.repository,
+        branch: changes.branch ?? previous.branch,
+        composePath: changes.composePath ?? previous.composePath,
+        webhookSecret: changes.webhookSecret === undefined ? previous.webhookSecret : changes.webhookSecret,
+        autoDeployCron:
+          changes.autoDeployCron === undefined ? previous.autoDeployCron : changes.autoDeployCron,
+      };
+      return { previous, next };
+    };
+    const persist = async (previous: GitSettings, next: GitSettings) => {
+      await this.saveSettings(ref, next, previous, userId);
+      if (changes.variables)
+        await setVariables(this.dataDir, ref, changes.variables, { events: this.service.store, userId });
+    };
+    if (!redeploy) {
+      await this.locked(`settings ${key}`, async () => {
+        const { previous, next } = await apply();
+        await persist(previous, next);
+      });
+      return { view: this.view(ref) };
+    }
+    await this.settingsOf(ref);
+    const started = await this.service.preparedDeploy(ref, () =>
+      this.locked(`settings ${key}`, async () => {
+        const { previous, next } = await apply();
+        // Fetched before anything is saved: settings that do not give a compose file are refused whole.
+        const fetched = await this.fetchCompose(ref, next);
+        await persist(previous, next);
+        const stage = await this.writeCompose(ref, next, fetched, userId);
+        return this.plan('deploy', 'manual', userId, next, fetched.commit, [stage]);
+      }),
+    );
+    return { view: this.view(ref), started };
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Webhook
+  // ----------------------------------------------------------------------------------------------
+
+  /**
+   * A webhook delivery: 401 unless signed with the stack's webhook secret (a stack without one, or no
+   * such stack, answers 401 the same way, so the route tells nothing about which stacks exist). A
+   * delivery id already handled, a ping, and a push to another branch are ignored; anything else
+   * deploys (trigger webhook). The ids of handled deliveries are recorded.
+   */
+  async webhook(
+    ref: StackRef,
+    body: Buffer,
+    headers: Record<string, string | string[] | undefined>,
+  ): Promise<WebhookOutcome> {
+    let settings: GitSettings | undefined;
+    try {
+      settings = await this.settingsOf(ref);
+    } catch (error) {
+      if (!isStacksError(error) || error.status !== 404) throw error;
+    }
+    const verdict = verifySignature(settings?.webhookSecret ?? null, body, headers[SIGNATURE_HEADER]);
+    if (verdict === 'missing') throw new StacksError(401, 'Missing X-Hub-Signature-256 signature');
+    if (verdict !== 'valid' || !settings) throw new StacksError(401, 'Invalid webhook signature');
+    const header = (name: string) => {
+      const value = headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    const deliveryId = header(DELIVERY_HEADER)?.trim() || undefined;
+    if (
+      deliveryId !== undefined &&
+      (deliveryId.length > MAX_DELIVERY_ID_LENGTH || hasControlCharacter(deliveryId))
+    )
+      throw badRequest(`X-GitHub-Delivery must be at most ${MAX_DELIVERY_ID_LENGTH} printable characters`);
+    const key = gitStackKey(ref.environmentId, ref.name);
+    const branch = settings.branch;
+    return this.locked(`webhook ${key}`, async (): Promise<WebhookOutcome> => {
+      if (deliveryId !== undefined && this.model.state.stacks.get(key)?.deliveries.seen.has(deliveryId))
+        return { ignored: true, reason: `Delivery ${deliveryId} was already handled` };
+      if (header(EVENT_HEADER) === 'ping') {
+        await this.recordDelivery(ref, deliveryId, 'ping', null);
+        return { ignored: true, reason: 'ping' };
+      }
+      const pushed = pushedRef(body, header('content-type'));
+      if (pushed !== undefined && !isBranchRef(pushed, branch)) {
+        await this.recordDelivery(ref, deliveryId, 'other_branch', null);
+        return { ignored: true, reason: `Push to ${pushed} ignored: the stack follows ${branch}` };
+      }
+      const started = await this.deploy(ref, 'webhook', null);
+      await this.recordDelivery(ref, deliveryId, 'deployed', started.runId);
+      return { ignored: false, started };
+    });
+  }
+
+  private async recordDelivery(
+    ref: StackRef,
+    deliveryId: string | undefined,
+    outcome: GitWebhookOutcome,
+    runId: number | null,
+  ): Promise<void> {
+    // Without an id there is nothing to recognise a replay by.
+    if (deliveryId === undefined) return;
+    const { position } = await this.service.store.append(gitWebhookStream(ref.environmentId, ref.name), [
+      stacksEvent('GitWebhookDeliveryHandled', {
+        stack: ref.name,
+        environment_id: ref.environmentId,
+        delivery_id: deliveryId,
+        outcome,
+        run_id: runId,
+      }),
+    ]);
+    await this.model.waitFor(position);
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Schedule
+  // ----------------------------------------------------------------------------------------------
+
+  /**
+   * One auto-deploy tick: asks the remote for the branch's commit (no fetch) and deploys (trigger cron)
+   * only when it differs from the last deployed one. A stack with a job running skips its turn.
+   * Never rejects: a failure is written to standard error, once until it changes.
+   */
+  private async tick(key: string): Promise<void> {
+    const stack = this.model.state.stacks.get(key);
+    if (!stack) return;
+    const ref: StackRef = { name: stack.name, environmentId: stack.environmentId };
+    try {
+      if (this.service.isBusy(ref)) return;
+      const settings = await readGitSettings(this.dataDir, ref);
+      if (!settings) return;
+      const redactor = createRedactor(credentialValues(settings.repository));
+      const commit = await remoteCommit(gitRemote(settings.repository), settings.branch, {
+        timeoutMs: this.gitTimeoutMs(),
+        redact: (text) => redactor.text(text),
+        signal: this.stopping.signal,
+      });
+      if (commit === this.model.state.stacks.get(key)?.lastCommit) return;
+      const started = await this.deploy(ref, 'cron', null, true);
+      this.lastTickFailure.delete(key);
+      await started.result;
+    } catch (error) {
+      if (error instanceof UnchangedCommit) return;
+      // Another job took the stack between the check and the claim: the next tick tries again.
+      if (isStacksError(error) && error.status === 409) return;
+      const message = error instanceof Error ? error.message : String(error);
+      if (this.lastTickFailure.get(key) === message) return;
+      this.lastTickFailure.set(key, message);
+      process.stderr.write(`stacks: auto-deploy of git stack ${key} failed: ${message}\n`);
+    }
+  }
+
+  /**
+   * Stops the schedules (no new ticks) and the git commands still running (a fetch of a slow remote
+   * does not hold the shutdown up); call before the stacks service closes.
+   */
+  stopSchedules(): void {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+    this.schedules.stop();
+    this.stopping.abort();
+  }
+
+  /** After the stacks service closed (running jobs ended): waits for ticks, persists the read model. */
+  async close(): Promise<void> {
+    this.stopSchedules();
+    await this.schedules.drain();
+    await this.model.stop();
+  }
+}
