@@ -7,6 +7,7 @@ import {
   StreamDeletedError,
   WrongExpectedRevisionError,
 } from './errors.js';
+import { importedValue, planImport } from './import.js';
 import {
   decodeEvent,
   eventKey,
@@ -81,6 +82,15 @@ interface PendingDelete {
   reject: (error: unknown) => void;
 }
 
+interface PendingImport {
+  kind: 'import';
+  events: readonly RecordedEvent[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+type PendingTask = PendingAppend | PendingDelete | PendingImport;
+
 const READ_CHUNK = 1_000;
 
 function checkExpected(stream: string, expected: ExpectedRevision, current: number): void {
@@ -107,7 +117,7 @@ export class LevelEventStore implements EventStore {
   private readonly writeOptions: WriteOptions;
   private head = 0;
   private readonly streams = new Map<string, StreamHead>();
-  private pending: Array<PendingAppend | PendingDelete> = [];
+  private pending: PendingTask[] = [];
   private writing = false;
   private closed = false;
   private readonly commitListeners = new Set<(events: readonly RecordedEvent[]) => void>();
@@ -168,6 +178,15 @@ export class LevelEventStore implements EventStore {
       if (this.closed) throw new StoreClosedError();
       assertStreamName(stream);
       this.pending.push({ kind: 'delete', stream, resolve, reject });
+      this.scheduleWrite();
+    });
+  }
+
+  importEvents(events: readonly RecordedEvent[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.closed) throw new StoreClosedError();
+      if (events.length === 0) return resolve();
+      this.pending.push({ kind: 'import', events, resolve, reject });
       this.scheduleWrite();
     });
   }
@@ -267,12 +286,15 @@ export class LevelEventStore implements EventStore {
   private async writeLoop(): Promise<void> {
     try {
       while (this.pending.length > 0) {
-        const first = this.pending[0] as PendingAppend | PendingDelete;
+        const first = this.pending[0] as PendingTask;
         if (first.kind === 'delete') {
           this.pending.shift();
           await this.runDelete(first);
+        } else if (first.kind === 'import') {
+          this.pending.shift();
+          await this.runImport(first);
         } else {
-          const end = this.pending.findIndex((task) => task.kind === 'delete');
+          const end = this.pending.findIndex((task) => task.kind !== 'append');
           const appends = this.pending.splice(0, end === -1 ? this.pending.length : end) as PendingAppend[];
           await this.commitAppends(appends);
         }
@@ -430,6 +452,37 @@ export class LevelEventStore implements EventStore {
       this.streams.set(SYSTEM_STREAM, { revision, deleted: false });
       this.publish(position, ops);
       await this.compact(shred);
+      task.resolve();
+    } catch (error) {
+      task.reject(error);
+    }
+  }
+
+  /** See `EventStore.importEvents`: one batch, positions after the head, revisions checked. */
+  private async runImport(task: PendingImport): Promise<void> {
+    try {
+      const plan = await planImport(task.events, (stream) => this.streamHead(stream));
+      const ops: BatchOp[] = [];
+      let position = this.head;
+      for (const event of task.events) {
+        position += 1;
+        ops.push(
+          { type: 'put', key: eventKey(position), value: importedValue(event) },
+          { type: 'put', key: revisionKey(event.stream, event.revision), value: positionValue(position) },
+        );
+      }
+      for (const [stream, head] of plan)
+        if (head.deleted)
+          ops.push({
+            type: 'put',
+            key: tombstoneKey(stream),
+            value: JSON.stringify({ lastRevision: head.revision, deletedAt: head.deletedAt }),
+          });
+      ops.push({ type: 'put', key: HEAD_KEY, value: positionValue(position) });
+      await this.write(ops);
+      for (const [stream, head] of plan)
+        this.streams.set(stream, { revision: head.revision, deleted: head.deleted });
+      this.publish(position, ops);
       task.resolve();
     } catch (error) {
       task.reject(error);

@@ -8,6 +8,7 @@ import {
   UnsupportedStoreError,
   WrongExpectedRevisionError,
 } from './errors.js';
+import { importedValue, planImport } from './import.js';
 import { decodeEvent } from './keys.js';
 import { migrate, quoteIdentifier } from './postgres-schema.js';
 import { type LiveLog, subscribeToLog } from './subscription.js';
@@ -51,6 +52,15 @@ interface PendingDelete {
   reject: (error: unknown) => void;
 }
 
+interface PendingImport {
+  kind: 'import';
+  events: readonly RecordedEvent[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+type PendingTask = PendingAppend | PendingDelete | PendingImport;
+
 const READ_PAGE = 2_000;
 /** How often the head is read even without a notification: the net under a dropped LISTEN connection. */
 const POLL_MS = 1_000;
@@ -93,7 +103,7 @@ export class PostgresEventStore implements EventStore {
   private advancing: Promise<void> = Promise.resolve();
   private listener: pg.Client | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
-  private pending: Array<PendingAppend | PendingDelete> = [];
+  private pending: PendingTask[] = [];
   private writing = false;
   private closed = false;
   private readonly commitListeners = new Set<(events: readonly RecordedEvent[]) => void>();
@@ -178,6 +188,15 @@ export class PostgresEventStore implements EventStore {
       if (this.closed) throw new StoreClosedError();
       assertStreamName(stream);
       this.pending.push({ kind: 'delete', stream, resolve, reject });
+      this.scheduleWrite();
+    });
+  }
+
+  importEvents(events: readonly RecordedEvent[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.closed) throw new StoreClosedError();
+      if (events.length === 0) return resolve();
+      this.pending.push({ kind: 'import', events, resolve, reject });
       this.scheduleWrite();
     });
   }
@@ -413,12 +432,15 @@ export class PostgresEventStore implements EventStore {
   private async writeLoop(): Promise<void> {
     try {
       while (this.pending.length > 0) {
-        const first = this.pending[0] as PendingAppend | PendingDelete;
+        const first = this.pending[0] as PendingTask;
         if (first.kind === 'delete') {
           this.pending.shift();
           await this.runDelete(first);
+        } else if (first.kind === 'import') {
+          this.pending.shift();
+          await this.runImport(first);
         } else {
-          const end = this.pending.findIndex((task) => task.kind === 'delete');
+          const end = this.pending.findIndex((task) => task.kind !== 'append');
           const appends = this.pending.splice(0, end === -1 ? this.pending.length : end) as PendingAppend[];
           await this.commitAppends(appends);
         }
@@ -535,6 +557,53 @@ export class PostgresEventStore implements EventStore {
     if (accepted.length === 0) return;
     await this.advanceTo(head, recorded).catch(() => undefined);
     for (const { append, result } of accepted) append.resolve(result);
+  }
+
+  /** See `EventStore.importEvents`: one transaction, positions after the head, revisions checked. */
+  private async runImport(task: PendingImport): Promise<void> {
+    let recorded: RecordedEvent[] = [];
+    let head = 0;
+    try {
+      await this.inHeadTransaction(async (client, locked) => {
+        const plan = await planImport(task.events, (stream) => this.streamHead(client, stream));
+        const values = task.events.map(importedValue);
+        const positions = task.events.map((_, i) => locked + 1 + i);
+        const heads = [...plan];
+        await client.query(
+          `WITH written AS (
+             INSERT INTO ${this.sql.events} (position, stream, revision, type, body)
+             SELECT * FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::text[])
+           ), heads AS (
+             INSERT INTO ${this.sql.streams} (stream, revision, deleted_at)
+             SELECT * FROM unnest($6::text[], $7::integer[], $8::timestamptz[])
+             ON CONFLICT (stream) DO UPDATE SET revision = EXCLUDED.revision, deleted_at = EXCLUDED.deleted_at
+           ), moved AS (
+             UPDATE ${this.sql.head} SET position = $9
+           )
+           SELECT pg_notify($10, $11)`,
+          [
+            positions,
+            task.events.map((e) => e.stream),
+            task.events.map((e) => e.revision),
+            task.events.map((e) => e.type),
+            values,
+            heads.map(([stream]) => stream),
+            heads.map(([, h]) => h.revision),
+            heads.map(([, h]) => (h.deleted ? (h.deletedAt ?? new Date().toISOString()) : null)),
+            locked + task.events.length,
+            this.channel,
+            String(locked + task.events.length),
+          ],
+        );
+        head = locked + task.events.length;
+        recorded = values.map((value, i) => decodeEvent(positions[i] as number, value));
+      });
+    } catch (error) {
+      task.reject(error);
+      return;
+    }
+    await this.advanceTo(head, recorded).catch(() => undefined);
+    task.resolve();
   }
 
   /**

@@ -96,6 +96,13 @@ export interface EventStore extends SnapshotStore {
   deleteStream(stream: string): Promise<void>;
   /** Position of the last committed event (0 for an empty log). */
   headPosition(): Promise<number>;
+  /**
+   * Copies events of another log in as they are (stream, revision, type, data, metadata with its
+   * time), at the next positions; a `StreamDeleted` of the system stream leaves the tombstone it
+   * describes. For `chronicle migrate` into an empty log: a revision that does not follow its stream's
+   * last one is refused (InvalidEventError), and nothing of that call is written.
+   */
+  importEvents(events: readonly RecordedEvent[]): Promise<void>;
   /** The stream's last revision, or undefined when it has no events; throws when deleted. */
   streamRevision(stream: string): Promise<number | undefined>;
   close(): Promise<void>;

@@ -4,6 +4,7 @@ import { concurrencyContract } from './concurrency.js';
 import { deleteContract } from './delete.js';
 import { expectedRevisionContract } from './expected-revision.js';
 import { harness, type StoreAdapter } from './harness.js';
+import { importContract } from './import.js';
 import { processContract } from './processes.js';
 import { lifecycleContract } from './reopen.js';
 import { snapshotContract } from './snapshots.js';
@@ -27,5 +28,6 @@ export function describeStoreContract(name: string, adapter: StoreAdapter): void
     lifecycleContract(h);
     snapshotContract(h);
     processContract(h);
+    importContract(h);
   });
 }
