@@ -24,6 +24,7 @@ import {
   snapshotKey,
   tombstoneKey,
 } from './keys.js';
+import { LocalLeases } from './local-leases.js';
 import { type LiveLog, subscribeToLog } from './subscription.js';
 import type {
   AppendOptions,
@@ -31,6 +32,7 @@ import type {
   EventData,
   EventStore,
   ExpectedRevision,
+  Lease,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
@@ -123,6 +125,7 @@ export class LevelEventStore implements EventStore {
   private readonly commitListeners = new Set<(events: readonly RecordedEvent[]) => void>();
   private readonly closeListeners = new Set<() => void>();
   private readonly live: LiveLog;
+  private readonly leases = new LocalLeases();
 
   private constructor(db: StringLevel, location: string, sync: boolean) {
     this.db = db;
@@ -191,6 +194,12 @@ export class LevelEventStore implements EventStore {
     });
   }
 
+  /** LevelDB is held by one process (its lock): a lease is free when no lease of this store has it. */
+  async tryLease(name: string): Promise<Lease | undefined> {
+    if (this.closed) throw new StoreClosedError();
+    return this.leases.take(name);
+  }
+
   async streamRevision(stream: string): Promise<number | undefined> {
     assertStreamName(stream);
     const head = await this.streamHead(stream);
@@ -241,6 +250,7 @@ export class LevelEventStore implements EventStore {
     // Let queued writes finish: they were accepted before close was asked for.
     while (this.writing || this.pending.length > 0) await new Promise((resolve) => setImmediate(resolve));
     for (const listener of [...this.closeListeners]) listener();
+    this.leases.endAll();
     await this.db.close();
   }
 

@@ -18,6 +18,7 @@ import type {
   EventData,
   EventStore,
   ExpectedRevision,
+  Lease,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
@@ -109,6 +110,8 @@ export class PostgresEventStore implements EventStore {
   private readonly commitListeners = new Set<(events: readonly RecordedEvent[]) => void>();
   private readonly closeListeners = new Set<() => void>();
   private readonly live: LiveLog;
+  /** Each lease's own connection: a session advisory lock lives as long as its session. */
+  private readonly leaseClients = new Set<pg.Client>();
 
   private constructor(options: PostgresStoreOptions) {
     this.location = options.location;
@@ -201,6 +204,52 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
+  /**
+   * A session-level advisory lock (keyed by schema and name) on a connection of the lease's own: the
+   * server lets it go when that session ends, so a crashed holder frees its leases by itself.
+   */
+  async tryLease(name: string): Promise<Lease | undefined> {
+    if (this.closed) throw new StoreClosedError();
+    const client = new pg.Client({ connectionString: this.connectionString });
+    let lose: () => void = () => undefined;
+    const lost = new Promise<void>((resolve) => {
+      lose = resolve;
+    });
+    let released = false;
+    client.on('error', () => undefined);
+    client.on('end', () => {
+      this.leaseClients.delete(client);
+      if (!released) lose();
+    });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ taken: boolean }>(
+        'SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS taken',
+        [this.schema, name],
+      );
+      if (rows[0]?.taken !== true) {
+        released = true;
+        await client.end();
+        return undefined;
+      }
+    } catch (error) {
+      released = true;
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    this.leaseClients.add(client);
+    return {
+      name,
+      lost,
+      release: async () => {
+        if (released) return;
+        released = true;
+        this.leaseClients.delete(client);
+        await client.end().catch(() => undefined);
+      },
+    };
+  }
+
   async streamRevision(stream: string): Promise<number | undefined> {
     assertStreamName(stream);
     const head = await this.streamHead(this.pool, stream);
@@ -288,6 +337,8 @@ export class PostgresEventStore implements EventStore {
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
     for (const listener of [...this.closeListeners]) listener();
+    // Ending a lease's session releases its lock; `lost` settles for whoever still held one.
+    await Promise.all([...this.leaseClients].map((client) => client.end().catch(() => undefined)));
     await this.pool.end();
   }
 

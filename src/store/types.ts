@@ -85,6 +85,14 @@ export interface SnapshotStore {
   deleteSnapshot(name: string): Promise<void>;
 }
 
+/** An exclusive named lease (see `EventStore.tryLease`). */
+export interface Lease {
+  readonly name: string;
+  /** Settles when the lease ends without release(): its store closed, or its connection broke. */
+  readonly lost: Promise<void>;
+  release(): Promise<void>;
+}
+
 export interface EventStore extends SnapshotStore {
   /** Human-readable place of the log, e.g. `level:/srv/chronicle/data/events`. */
   readonly location: string;
@@ -103,6 +111,13 @@ export interface EventStore extends SnapshotStore {
    * last one is refused (InvalidEventError), and nothing of that call is written.
    */
   importEvents(events: readonly RecordedEvent[]): Promise<void>;
+  /**
+   * Takes the named lease when no one holds it, among every process on this log: held until released,
+   * until this store closes, or until the process ends, a crash included. Undefined when it is held.
+   * What several instances on one log coordinate with (one reconcile scheduler; whether the instance
+   * that started a run is still alive).
+   */
+  tryLease(name: string): Promise<Lease | undefined>;
   /** The stream's last revision, or undefined when it has no events; throws when deleted. */
   streamRevision(stream: string): Promise<number | undefined>;
   close(): Promise<void>;

@@ -7,7 +7,7 @@ import {
   UnsupportedStoreError,
   WrongExpectedRevisionError,
 } from '../../src/store/index.js';
-import { caught, collect, positions, range, readAll, sleep, waitFor } from './helpers.js';
+import { caught, collect, fixture, positions, range, readAll, sleep, startNode, waitFor } from './helpers.js';
 import { POSTGRES_URL, postgresSchemas, postgresUnavailable } from './postgres-helpers.js';
 
 /**
@@ -173,6 +173,32 @@ describe.skipIf(unavailable !== undefined)('postgres adapter', () => {
       );
       expect(rows[0].n).toBe(0);
     });
+  });
+
+  it('a lease is held across instances, and freed when its holder releases it or is killed', async () => {
+    const url = schemas.url();
+    const a = await open(url);
+    const b = await open(url);
+    const held = await a.tryLease('reconcile-schedule');
+    expect(held).toBeDefined();
+    expect(await b.tryLease('reconcile-schedule')).toBeUndefined();
+    await held?.release();
+    const taken = await b.tryLease('reconcile-schedule');
+    expect(taken).toBeDefined();
+    await taken?.release();
+
+    // A holder that dies without a word (kill -9) frees its leases: the server ends its session.
+    const child = startNode(fixture('hold-lease.mjs'), [url, 'instance:doomed']);
+    await waitFor(() => child.lines.includes('held'), 'the child to hold its lease');
+    expect(await b.tryLease('instance:doomed')).toBeUndefined();
+    child.process.kill('SIGKILL');
+    await child.exited;
+    let after: Awaited<ReturnType<EventStore['tryLease']>>;
+    await waitFor(async () => {
+      after = await b.tryLease('instance:doomed');
+      return after !== undefined;
+    }, "the killed holder's lease to be free");
+    await after?.release();
   });
 
   it('creates its schema at start, once, also when two instances start together', async () => {

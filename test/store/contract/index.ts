@@ -5,6 +5,7 @@ import { deleteContract } from './delete.js';
 import { expectedRevisionContract } from './expected-revision.js';
 import { harness, type StoreAdapter } from './harness.js';
 import { importContract } from './import.js';
+import { leaseContract } from './leases.js';
 import { processContract } from './processes.js';
 import { lifecycleContract } from './reopen.js';
 import { snapshotContract } from './snapshots.js';
@@ -29,5 +30,6 @@ export function describeStoreContract(name: string, adapter: StoreAdapter): void
     snapshotContract(h);
     processContract(h);
     importContract(h);
+    leaseContract(h);
   });
 }
