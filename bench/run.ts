@@ -3,9 +3,11 @@ import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
 import { benchRedaction } from './redaction.js';
 import { benchStore } from './store.js';
+import { benchStorePg } from './store-pg.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   store: benchStore,
+  'store-pg': benchStorePg,
   editor: benchEditor,
   'editor-http': benchEditorHttp,
   redaction: benchRedaction,

@@ -35,6 +35,8 @@ export interface DeployRun {
   truncated: boolean;
   /** Set by the log reconcile (next issue) when the run's log file is gone. */
   logMissing?: boolean;
+  /** The stacks instance that ran it (`metadata.instanceId`); absent in records of older builds. */
+  instanceId?: string;
 }
 
 export interface DeployRunsState {
@@ -152,6 +154,7 @@ export function evolveRun(state: DeployRunsState, event: RunEvent): DeployRunsSt
         finishedAt: null,
         errorMessage: null,
         truncated: false,
+        ...(typeof event.metadata.instanceId === 'string' ? { instanceId: event.metadata.instanceId } : {}),
       });
       return state;
     }
@@ -189,7 +192,8 @@ const RUN_EVENT_TYPES = new Set(['RunStarted', 'RunTruncated', 'RunCompleted', '
 
 export const deployRuns: Projection<DeployRunsState> = {
   name: 'deploy-runs',
-  version: 1,
+  // 2: runs know their instance.
+  version: 2,
   initial: () => ({ runs: new Map(), deleted: new Set(), maxRunId: 0 }),
   evolve(state, event) {
     if (event.stream.startsWith(RUN_STREAM_PREFIX) && RUN_EVENT_TYPES.has(event.type))

@@ -25,6 +25,8 @@ export interface JobInfo {
   result: JobResult | null;
   startedAt: string;
   finishedAt: string | null;
+  /** The stacks instance that runs it (`metadata.instanceId`); absent in records of older builds. */
+  instanceId?: string;
 }
 
 /** Jobs by id. Plain JSON, so the snapshot is the state itself. */
@@ -80,7 +82,8 @@ export const runningJobs = (state: JobsState): JobInfo[] =>
 
 export const jobs: Projection<JobsState> = {
   name: 'jobs',
-  version: 1,
+  // 2: jobs know their instance.
+  version: 2,
   initial: () => ({ jobs: {} }),
   evolve(state, event) {
     if (event.stream === SYSTEM_STREAM && event.type === STREAM_DELETED) {
@@ -105,6 +108,7 @@ export const jobs: Projection<JobsState> = {
         result: null,
         startedAt: e.metadata.at,
         finishedAt: null,
+        ...(typeof e.metadata.instanceId === 'string' ? { instanceId: e.metadata.instanceId } : {}),
       };
       return state;
     }

@@ -7,6 +7,7 @@ import type { EventStore } from '../store/types.js';
 import { version } from '../version.js';
 import { runEditor } from './editor.js';
 import { printEvents } from './events.js';
+import { migrate } from './migrate.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import { rebuildAll } from './rebuild.js';
 
@@ -104,6 +105,15 @@ function buildProgram(): Command {
           ? names.map((name) => findProjection(name)).filter((p) => p !== undefined)
           : projections;
       await withStore(options, (store) => rebuildAll(store, selected, process.stdout, process.stderr));
+    });
+
+  program
+    .command('migrate')
+    .description('copy the whole log into an empty store of any adapter, then verify count and checksum')
+    .requiredOption('--from <url>', 'the store to copy: level:<dir>, postgres://..., kurrentdb://...')
+    .requiredOption('--to <url>', 'an empty store to copy into (created when it does not exist)')
+    .action(async (options: { from: string; to: string }) => {
+      await migrate(options.from, options.to, process.stdout, process.stderr);
     });
 
   program

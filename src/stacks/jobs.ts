@@ -19,6 +19,7 @@ import {
 import { StreamDeletedError } from '../store/errors.js';
 import type { EventStore, RecordedEvent } from '../store/types.js';
 import { StacksError } from './errors.js';
+import type { Instance } from './instances.js';
 
 /** A projection the stacks parts read and wait on; `ProjectionRunner` is one. */
 export interface ReadModel<State> {
@@ -86,6 +87,8 @@ export interface JobOutcome {
 export interface JobBookOptions {
   /** Finished job streams older than this are deleted by `sweep`. */
   retentionHours: number;
+  /** This process among the instances on the log: recorded with each job, asked before closing one. */
+  instance: Instance;
   /** Buffered messages are appended at the latest this long after the first of them arrived (ms). */
   flushIntervalMs?: number;
   /** A buffer holding this many lines is appended without waiting for the interval. */
@@ -279,7 +282,7 @@ export class Job {
   readonly environmentId: EnvironmentId;
   readonly runId: number | null;
   private readonly book: JobBook;
-  private readonly options: Required<Omit<JobBookOptions, 'retentionHours'>>;
+  private readonly options: Required<Omit<JobBookOptions, 'retentionHours' | 'instance'>>;
   /** Messages accepted so far; the next message's index. */
   private count = 0;
   /** Messages the store holds (all before the in-flight and buffered ones). */
@@ -596,10 +599,10 @@ export class JobBook {
           user_id: full.userId,
           run_id: full.runId,
         }),
-      ],
+      ].map((event) => ({ ...event, metadata: { instanceId: this.options.instance.id } })),
       { expectedRevision: 'no_stream' },
     );
-    const { retentionHours: _, ...jobOptions } = this.options;
+    const { retentionHours: _, instance: __, ...jobOptions } = this.options;
     const job = new Job(this, full, jobOptions, appended.nextRevision - 1);
     this.live.set(job.id, job);
     await this.model.waitFor(appended.position);
@@ -805,6 +808,7 @@ export class JobBook {
     const closed: string[] = [];
     for (const info of runningJobs(this.model.state)) {
       if (this.live.has(info.id)) continue;
+      if (await this.options.instance.isAlive(info.instanceId)) continue;
       let revision: number | undefined;
       try {
         revision = await this.store.streamRevision(jobStream(info.id));

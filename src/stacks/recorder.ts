@@ -22,6 +22,7 @@ import {
 import { StreamDeletedError, WrongExpectedRevisionError } from '../store/errors.js';
 import type { EventStore } from '../store/types.js';
 import { StacksError } from './errors.js';
+import type { Instance } from './instances.js';
 import type { ReadModel } from './jobs.js';
 import {
   deleteLog,
@@ -137,6 +138,8 @@ const isConflict = (error: unknown) =>
 export interface RunBookOptions {
   dataDir: string;
   budget: LogBudget;
+  /** This process among the instances on the log: recorded with each run, asked before closing one. */
+  instance: Instance;
 }
 
 /**
@@ -181,9 +184,11 @@ export class RunBook {
       };
       let appended: { position: number; nextRevision: number };
       try {
-        appended = await this.store.append(runStream(runId), [stacksEvent('RunStarted', data)], {
-          expectedRevision: 'no_stream',
-        });
+        appended = await this.store.append(
+          runStream(runId),
+          [{ ...stacksEvent('RunStarted', data), metadata: { instanceId: this.options.instance.id } }],
+          { expectedRevision: 'no_stream' },
+        );
       } catch (error) {
         if (isConflict(error)) continue;
         throw error;
@@ -249,14 +254,15 @@ export class RunBook {
   }
 
   /**
-   * Closes every run still `running` that no recorder of this process owns: a server stopped during
-   * the deploy. Each is completed `failed` with a clear message, exit code unknown (stored as 1).
-   * Returns their ids.
+   * Closes every run still `running` whose instance is gone (a server stopped or killed during the
+   * deploy; never a run another live instance runs). Each is completed `failed` with a clear message,
+   * exit code unknown (stored as 1). Returns their ids.
    */
   async closeInterruptedRuns(): Promise<number[]> {
     const closed: number[] = [];
     for (const stale of unfinishedRuns(this.model.state)) {
       if (this.live.has(stale.id)) continue;
+      if (await this.options.instance.isAlive(stale.instanceId)) continue;
       const { run, revision } = await readRun(this.store, stale.id);
       if (!run || isTerminalRunStatus(run.status)) continue;
       try {

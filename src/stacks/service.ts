@@ -4,11 +4,12 @@ import { type DeployRunsState, deployRuns } from '../../projections/deploy-runs.
 import { type JobResult, type JobsState, jobs as jobsProjection } from '../../projections/jobs.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
 import type { DeployOptions, EnvironmentId, JobKind, Trigger } from '../../streams/stacks.js';
-import type { EventStore } from '../store/types.js';
+import type { EventStore, Lease } from '../store/types.js';
 import { type ComposeOperation, composeArgv, composeEnv } from './compose-args.js';
 import { runCompose } from './compose-runner.js';
 import { findEnvironment } from './config.js';
 import { conflict, notFound, StacksError } from './errors.js';
+import { Instance } from './instances.js';
 import type { Job } from './jobs.js';
 import { JobBook } from './jobs.js';
 import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './recorder.js';
@@ -92,6 +93,11 @@ export interface PreparedDeploy {
 /** Stderr lines kept for a failed run's error message. */
 const ERROR_TAIL_LINES = 5;
 const DEFAULT_SWEEP_MS = 10 * 60_000;
+/**
+ * How often runs and jobs of instances that are gone are looked for: with several instances on one
+ * log, one that is killed leaves its runs `running` until a live one closes them.
+ */
+const INTERRUPTED_CHECK_MS = 15_000;
 /** How long close() waits for running jobs to record their end. */
 const CLOSE_GRACE_MS = 10_000;
 
@@ -106,18 +112,21 @@ export class StacksService {
   readonly config: StacksConfig;
   readonly jobs: JobBook;
   readonly runs: RunBook;
+  readonly instance: Instance;
   private readonly runsModel: ProjectionRunner<DeployRunsState>;
   private readonly jobsModel: ProjectionRunner<JobsState>;
   private readonly hashKey: Buffer;
   /** Stacks with a job running, and the work that runs it. */
   private readonly busy = new Map<string, { process?: ComposeProcess; done: Promise<unknown> }>();
   private sweepTimer: NodeJS.Timeout | undefined;
+  private interruptedTimer: NodeJS.Timeout | undefined;
   private closing = false;
 
   private constructor(
     options: StacksServiceOptions,
     models: { runs: ProjectionRunner<DeployRunsState>; jobs: ProjectionRunner<JobsState> },
     hashKey: Buffer,
+    instance: Instance,
   ) {
     this.store = options.store;
     this.dataDir = options.dataDir;
@@ -125,10 +134,15 @@ export class StacksService {
     this.runsModel = models.runs;
     this.jobsModel = models.jobs;
     this.hashKey = hashKey;
-    this.jobs = new JobBook(this.store, this.jobsModel, { retentionHours: this.config.jobs.retentionHours });
+    this.instance = instance;
+    this.jobs = new JobBook(this.store, this.jobsModel, {
+      retentionHours: this.config.jobs.retentionHours,
+      instance,
+    });
     this.runs = new RunBook(this.store, this.runsModel, {
       dataDir: this.dataDir,
       budget: this.config.deployLogs,
+      instance,
     });
   }
 
@@ -143,16 +157,22 @@ export class StacksService {
     const jobs = new ProjectionRunner(options.store, jobsProjection);
     await runs.start();
     await jobs.start();
-    const service = new StacksService(options, { runs, jobs }, hashKey);
+    const instance = await Instance.join(options.store);
+    const service = new StacksService(options, { runs, jobs }, hashKey, instance);
     try {
-      await service.runs.closeInterruptedRuns();
-      await service.jobs.closeInterruptedJobs();
+      await service.closeInterrupted();
       await service.jobs.sweep();
     } catch (error) {
       // Nothing may keep running after a failed start: the caller only has the error.
-      await Promise.allSettled([runs.stop(), jobs.stop()]);
+      await Promise.allSettled([runs.stop(), jobs.stop(), instance.leave()]);
       throw error;
     }
+    service.interruptedTimer = setInterval(() => {
+      service.closeInterrupted().catch((error: unknown) => {
+        process.stderr.write(`stacks: closing interrupted runs failed: ${(error as Error).message}\n`);
+      });
+    }, INTERRUPTED_CHECK_MS);
+    service.interruptedTimer.unref();
     const every = options.sweepIntervalMs ?? DEFAULT_SWEEP_MS;
     service.sweepTimer = setInterval(() => {
       service.jobs.sweep().catch((error: unknown) => {
@@ -161,6 +181,13 @@ export class StacksService {
     }, every);
     service.sweepTimer.unref();
     return service;
+  }
+
+  /** Closes the runs and jobs of instances that are gone (this one's own never). */
+  private async closeInterrupted(): Promise<void> {
+    if (this.closing) return;
+    await this.runs.closeInterruptedRuns();
+    await this.jobs.closeInterruptedJobs();
   }
 
   /** The environment of a ref: null for local, the configured one, or a 404. */
@@ -313,6 +340,18 @@ export class StacksService {
     const slot: { process?: ComposeProcess; done: Promise<unknown> } = { done: Promise.resolve() };
     this.busy.set(key, slot);
     let started: StartedJob;
+    // The same claim among every instance on the log: another one may run a job of this stack.
+    let claim: Lease | undefined;
+    try {
+      claim = await this.store.tryLease(`stack-job:${key}`);
+    } catch (error) {
+      this.busy.delete(key);
+      throw error;
+    }
+    if (!claim) {
+      this.busy.delete(key);
+      throw conflict(STACK_BUSY_MESSAGE);
+    }
     try {
       const plan = await prepare();
       const stack = await getStack(this.dataDir, ref);
@@ -379,10 +418,12 @@ export class StacksService {
       started = { jobId, runId: recorder?.runId ?? null, result };
     } catch (error) {
       this.busy.delete(key);
+      await claim.release();
       throw error;
     }
     void started.result.finally(() => {
       if (this.busy.get(key) === slot) this.busy.delete(key);
+      void claim.release();
     });
     return started;
   }
@@ -530,6 +571,7 @@ export class StacksService {
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.sweepTimer);
+    clearInterval(this.interruptedTimer);
     const running = [...this.busy.values()];
     for (const slot of running) slot.process?.cancel();
     // A job still resolving its provider has no process to cancel yet: it is given a grace, after
@@ -544,5 +586,6 @@ export class StacksService {
     clearTimeout(timer);
     await this.runsModel.stop();
     await this.jobsModel.stop();
+    await this.instance.leave();
   }
 }

@@ -7,6 +7,7 @@ import {
   StreamDeletedError,
   WrongExpectedRevisionError,
 } from './errors.js';
+import { importedValue, planImport } from './import.js';
 import {
   decodeEvent,
   eventKey,
@@ -23,6 +24,7 @@ import {
   snapshotKey,
   tombstoneKey,
 } from './keys.js';
+import { LocalLeases } from './local-leases.js';
 import { type LiveLog, subscribeToLog } from './subscription.js';
 import type {
   AppendOptions,
@@ -30,6 +32,7 @@ import type {
   EventData,
   EventStore,
   ExpectedRevision,
+  Lease,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
@@ -81,6 +84,15 @@ interface PendingDelete {
   reject: (error: unknown) => void;
 }
 
+interface PendingImport {
+  kind: 'import';
+  events: readonly RecordedEvent[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+type PendingTask = PendingAppend | PendingDelete | PendingImport;
+
 const READ_CHUNK = 1_000;
 
 function checkExpected(stream: string, expected: ExpectedRevision, current: number): void {
@@ -107,12 +119,13 @@ export class LevelEventStore implements EventStore {
   private readonly writeOptions: WriteOptions;
   private head = 0;
   private readonly streams = new Map<string, StreamHead>();
-  private pending: Array<PendingAppend | PendingDelete> = [];
+  private pending: PendingTask[] = [];
   private writing = false;
   private closed = false;
   private readonly commitListeners = new Set<(events: readonly RecordedEvent[]) => void>();
   private readonly closeListeners = new Set<() => void>();
   private readonly live: LiveLog;
+  private readonly leases = new LocalLeases();
 
   private constructor(db: StringLevel, location: string, sync: boolean) {
     this.db = db;
@@ -172,6 +185,21 @@ export class LevelEventStore implements EventStore {
     });
   }
 
+  importEvents(events: readonly RecordedEvent[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.closed) throw new StoreClosedError();
+      if (events.length === 0) return resolve();
+      this.pending.push({ kind: 'import', events, resolve, reject });
+      this.scheduleWrite();
+    });
+  }
+
+  /** LevelDB is held by one process (its lock): a lease is free when no lease of this store has it. */
+  async tryLease(name: string): Promise<Lease | undefined> {
+    if (this.closed) throw new StoreClosedError();
+    return this.leases.take(name);
+  }
+
   async streamRevision(stream: string): Promise<number | undefined> {
     assertStreamName(stream);
     const head = await this.streamHead(stream);
@@ -222,6 +250,7 @@ export class LevelEventStore implements EventStore {
     // Let queued writes finish: they were accepted before close was asked for.
     while (this.writing || this.pending.length > 0) await new Promise((resolve) => setImmediate(resolve));
     for (const listener of [...this.closeListeners]) listener();
+    this.leases.endAll();
     await this.db.close();
   }
 
@@ -267,12 +296,15 @@ export class LevelEventStore implements EventStore {
   private async writeLoop(): Promise<void> {
     try {
       while (this.pending.length > 0) {
-        const first = this.pending[0] as PendingAppend | PendingDelete;
+        const first = this.pending[0] as PendingTask;
         if (first.kind === 'delete') {
           this.pending.shift();
           await this.runDelete(first);
+        } else if (first.kind === 'import') {
+          this.pending.shift();
+          await this.runImport(first);
         } else {
-          const end = this.pending.findIndex((task) => task.kind === 'delete');
+          const end = this.pending.findIndex((task) => task.kind !== 'append');
           const appends = this.pending.splice(0, end === -1 ? this.pending.length : end) as PendingAppend[];
           await this.commitAppends(appends);
         }
@@ -430,6 +462,37 @@ export class LevelEventStore implements EventStore {
       this.streams.set(SYSTEM_STREAM, { revision, deleted: false });
       this.publish(position, ops);
       await this.compact(shred);
+      task.resolve();
+    } catch (error) {
+      task.reject(error);
+    }
+  }
+
+  /** See `EventStore.importEvents`: one batch, positions after the head, revisions checked. */
+  private async runImport(task: PendingImport): Promise<void> {
+    try {
+      const plan = await planImport(task.events, (stream) => this.streamHead(stream));
+      const ops: BatchOp[] = [];
+      let position = this.head;
+      for (const event of task.events) {
+        position += 1;
+        ops.push(
+          { type: 'put', key: eventKey(position), value: importedValue(event) },
+          { type: 'put', key: revisionKey(event.stream, event.revision), value: positionValue(position) },
+        );
+      }
+      for (const [stream, head] of plan)
+        if (head.deleted)
+          ops.push({
+            type: 'put',
+            key: tombstoneKey(stream),
+            value: JSON.stringify({ lastRevision: head.revision, deletedAt: head.deletedAt }),
+          });
+      ops.push({ type: 'put', key: HEAD_KEY, value: positionValue(position) });
+      await this.write(ops);
+      for (const [stream, head] of plan)
+        this.streams.set(stream, { revision: head.revision, deleted: head.deleted });
+      this.publish(position, ops);
       task.resolve();
     } catch (error) {
       task.reject(error);

@@ -3,6 +3,7 @@ import { Level } from 'level';
 import { MemoryLevel } from 'memory-level';
 import { StoreLockedError, UnsupportedStoreError } from './errors.js';
 import { LevelEventStore } from './level-store.js';
+import { PostgresEventStore, parsePostgresUrl } from './postgres-store.js';
 import type { EventStore } from './types.js';
 
 /** The store URL of CONTRACT.md when none is given: `level:<data>/events`. */
@@ -16,8 +17,9 @@ function isLockError(error: unknown): boolean {
 }
 
 /**
- * Opens the event store a `--store` URL names: `level:<dir>`, `memory:`; the external engines
- * (`postgres://`, `kurrentdb://`, `esdb://`) are answered with a clear error until their adapters land.
+ * Opens the event store a `--store` URL names: `level:<dir>`, `memory:`, `postgres://...` (optional
+ * `?schema=`, default `chronicle`); `kurrentdb://`/`esdb://` are answered with a clear error until that
+ * adapter lands.
  */
 export async function openStore(url: string): Promise<EventStore> {
   if (url === 'memory:' || url === 'memory://') {
@@ -38,7 +40,8 @@ export async function openStore(url: string): Promise<EventStore> {
     }
   }
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
-  if (scheme && ['postgres', 'postgresql', 'kurrentdb', 'esdb'].includes(scheme)) {
+  if (scheme === 'postgres' || scheme === 'postgresql') return openPostgres(url);
+  if (scheme && ['kurrentdb', 'esdb'].includes(scheme)) {
     throw new UnsupportedStoreError(
       `the ${scheme} event store adapter is not part of this build yet; use level:<dir> or memory:`,
     );
@@ -46,4 +49,23 @@ export async function openStore(url: string): Promise<EventStore> {
   throw new UnsupportedStoreError(
     `unknown store URL ${JSON.stringify(url)}: expected level:<dir>, memory:, postgres://..., kurrentdb://... or esdb://...`,
   );
+}
+
+async function openPostgres(url: string): Promise<EventStore> {
+  let parsed: ReturnType<typeof parsePostgresUrl>;
+  try {
+    parsed = parsePostgresUrl(url);
+  } catch (error) {
+    if (error instanceof UnsupportedStoreError) throw error;
+    throw new UnsupportedStoreError(
+      `the store URL is not a valid postgres:// URL: ${(error as Error).message}`,
+    );
+  }
+  try {
+    return await PostgresEventStore.open(parsed);
+  } catch (error) {
+    throw new UnsupportedStoreError(
+      `cannot open the PostgreSQL event store at ${parsed.location}: ${(error as Error).message}`,
+    );
+  }
 }

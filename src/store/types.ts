@@ -85,6 +85,14 @@ export interface SnapshotStore {
   deleteSnapshot(name: string): Promise<void>;
 }
 
+/** An exclusive named lease (see `EventStore.tryLease`). */
+export interface Lease {
+  readonly name: string;
+  /** Settles when the lease ends without release(): its store closed, or its connection broke. */
+  readonly lost: Promise<void>;
+  release(): Promise<void>;
+}
+
 export interface EventStore extends SnapshotStore {
   /** Human-readable place of the log, e.g. `level:/srv/chronicle/data/events`. */
   readonly location: string;
@@ -96,6 +104,20 @@ export interface EventStore extends SnapshotStore {
   deleteStream(stream: string): Promise<void>;
   /** Position of the last committed event (0 for an empty log). */
   headPosition(): Promise<number>;
+  /**
+   * Copies events of another log in as they are (stream, revision, type, data, metadata with its
+   * time), at the next positions; a `StreamDeleted` of the system stream leaves the tombstone it
+   * describes. For `chronicle migrate` into an empty log: a revision that does not follow its stream's
+   * last one is refused (InvalidEventError), and nothing of that call is written.
+   */
+  importEvents(events: readonly RecordedEvent[]): Promise<void>;
+  /**
+   * Takes the named lease when no one holds it, among every process on this log: held until released,
+   * until this store closes, or until the process ends, a crash included. Undefined when it is held.
+   * What several instances on one log coordinate with (one reconcile scheduler; whether the instance
+   * that started a run is still alive).
+   */
+  tryLease(name: string): Promise<Lease | undefined>;
   /** The stream's last revision, or undefined when it has no events; throws when deleted. */
   streamRevision(stream: string): Promise<number | undefined>;
   close(): Promise<void>;

@@ -87,16 +87,21 @@ describe('runCompose', () => {
   });
 
   it('a second subscriber during the run gets the lines after it subscribed (multicast, hot)', async () => {
+    // The program prints `two` only once the test has subscribed again (a file appears): no timing.
+    const go = join(dir, 'go-multicast');
     const p = script(
       'slow.mjs',
-      `console.log('one'); setTimeout(() => console.log('two'), 300); setTimeout(() => {}, 400);`,
+      `import { existsSync } from 'node:fs';
+       console.log('one');
+       const wait = setInterval(() => { if (existsSync(${JSON.stringify(go)})) { clearInterval(wait); console.log('two'); } }, 10);`,
     );
     const run = runCompose(node(p));
     const a: string[] = [];
     const b: string[] = [];
     run.lines.subscribe((l) => a.push(l.line));
-    await new Promise((r) => setTimeout(r, 150));
+    while (a.length === 0) await new Promise((r) => setTimeout(r, 10));
     run.lines.subscribe((l) => b.push(l.line));
+    writeFileSync(go, '');
     await run.exit;
     expect(a).toEqual(['one', 'two']);
     expect(b).toEqual(['two']);

@@ -173,9 +173,20 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
     const job = await start(records);
     job.line('half');
     await new Promise((r) => setTimeout(r, 30));
-    // A second book over the same store is "the next server": it does not run this job.
+    // A second book over the same store is "the next server": it does not run this job, and the
+    // instance that did is gone (its lease let go).
     const { JobBook } = await import('../../src/stacks/jobs.js');
-    const next = new JobBook(records.store, records.jobsModel, { retentionHours: 24 });
+    const { Instance } = await import('../../src/stacks/instances.js');
+    const alive = new JobBook(records.store, records.jobsModel, {
+      retentionHours: 24,
+      instance: await Instance.join(records.store),
+    });
+    expect(await alive.closeInterruptedJobs()).toEqual([]);
+    await records.instance.leave();
+    const next = new JobBook(records.store, records.jobsModel, {
+      retentionHours: 24,
+      instance: await Instance.join(records.store),
+    });
     expect(await next.closeInterruptedJobs()).toEqual([job.id]);
     const poll = await next.poll(job.id);
     expect(poll?.result).toEqual({

@@ -134,6 +134,7 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     const other = new RunBook(records.store, records.runsModel, {
       dataDir: records.dataDir,
       budget: { budgetBytes: 1e9, remeasureBytes: 1e6 },
+      instance: records.instance,
     });
     const started = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -201,15 +202,24 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     expect((await records.runs.start(runInput())).runId).toBe(2);
   });
 
-  it('closes runs a stopped server left running', async () => {
+  it('closes runs a stopped server left running, never those of an instance still alive', async () => {
     const left = await records.runs.start(runInput());
     left.line('half way');
     await left.flush();
     const { RunBook } = await import('../../src/stacks/recorder.js');
-    const next = new RunBook(records.store, records.runsModel, {
-      dataDir: records.dataDir,
-      budget: { budgetBytes: 1e9, remeasureBytes: 1e6 },
-    });
+    const { Instance } = await import('../../src/stacks/instances.js');
+    const book = async () =>
+      new RunBook(records.store, records.runsModel, {
+        dataDir: records.dataDir,
+        budget: { budgetBytes: 1e9, remeasureBytes: 1e6 },
+        instance: await Instance.join(records.store),
+      });
+    // Another instance, while the one running the deploy is alive: leaves it alone.
+    expect(await (await book()).closeInterruptedRuns()).toEqual([]);
+    expect(records.runs.get(left.runId)?.status).toBe('running');
+    // The server that ran it stopped (its instance lease let go): the next one closes it.
+    await records.instance.leave();
+    const next = await book();
     expect(await next.closeInterruptedRuns()).toEqual([left.runId]);
     expect(toRunJson(next.get(left.runId) as NonNullable<ReturnType<typeof next.get>>)).toMatchObject({
       status: 'failed',
@@ -218,8 +228,8 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     });
     expect(await next.closeInterruptedRuns()).toEqual([]);
     // The book that owns a running run does not close it.
-    const mine = await records.runs.start(runInput());
-    expect(await records.runs.closeInterruptedRuns()).toEqual([]);
+    const mine = await next.start(runInput());
+    expect(await next.closeInterruptedRuns()).toEqual([]);
     await mine.complete({ success: true, exit: noExit, redactor: createRedactor([]) });
   });
 

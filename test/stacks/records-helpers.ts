@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type DeployRunsState, deployRuns } from '../../projections/deploy-runs.js';
 import { type JobsState, jobs } from '../../projections/jobs.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
+import { Instance } from '../../src/stacks/instances.js';
 import { JobBook, type JobBookOptions } from '../../src/stacks/jobs.js';
 import type { LogBudget } from '../../src/stacks/log-files.js';
 import { RunBook } from '../../src/stacks/recorder.js';
@@ -23,6 +24,8 @@ export interface Records {
   jobsModel: ProjectionRunner<JobsState>;
   runs: RunBook;
   jobs: JobBook;
+  /** The instance the books record as theirs; `leave()` it to play a server that stopped. */
+  instance: Instance;
   /** Stops the projections and closes the store (the data dir stays, for a restart). */
   stop(): Promise<void>;
   /** stop() and remove the data dir. */
@@ -31,7 +34,7 @@ export interface Records {
 
 export interface RecordsOptions {
   budget?: LogBudget;
-  jobs?: Partial<JobBookOptions>;
+  jobs?: Partial<Omit<JobBookOptions, 'instance'>>;
   /** Reopen this data dir (and its store) instead of making new ones. */
   reopen?: { dataDir: string; storeUrl: string };
 }
@@ -45,11 +48,13 @@ export async function openRecords(kind: StoreKind, options: RecordsOptions = {})
   const runsModel = new ProjectionRunner(store, deployRuns, { snapshotIntervalMs: 60_000 });
   const jobsModel = new ProjectionRunner(store, jobs, { snapshotIntervalMs: 60_000 });
   await Promise.all([runsModel.start(), jobsModel.start()]);
+  const instance = await Instance.join(store);
   const runs = new RunBook(store, runsModel, {
     dataDir,
     budget: options.budget ?? { budgetBytes: 2 * 1024 ** 3, remeasureBytes: 1024 ** 2 },
+    instance,
   });
-  const jobBook = new JobBook(store, jobsModel, { retentionHours: 24, ...options.jobs });
+  const jobBook = new JobBook(store, jobsModel, { retentionHours: 24, ...options.jobs, instance });
   let stopped = false;
   const records: Records = {
     store,
@@ -59,6 +64,7 @@ export async function openRecords(kind: StoreKind, options: RecordsOptions = {})
     jobsModel,
     runs,
     jobs: jobBook,
+    instance,
     async stop() {
       if (stopped) return;
       stopped = true;

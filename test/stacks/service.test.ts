@@ -12,6 +12,7 @@ import { jobs } from '../../projections/jobs.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
 import { resolveStacksConfig } from '../../src/stacks/config.js';
 import { StacksError } from '../../src/stacks/errors.js';
+import { Instance } from '../../src/stacks/instances.js';
 import { JobBook } from '../../src/stacks/jobs.js';
 import { INTERRUPTED_RUN_MESSAGE, RunBook } from '../../src/stacks/recorder.js';
 import {
@@ -229,9 +230,11 @@ process.stdout.write(JSON.stringify(out));
     // A run started by "another server" that died: recorded RunStarted, nothing after.
     const model = new ProjectionRunner(store, deployRuns, { snapshotIntervalMs: 60_000 });
     await model.start();
+    const dead = await Instance.join(store);
     const book = new RunBook(store, model, {
       dataDir,
       budget: { budgetBytes: 1024 ** 3, remeasureBytes: 1024 ** 2 },
+      instance: dead,
     });
     const recorder = await book.start({
       jobId: '00000000-0000-4000-8000-000000000000',
@@ -246,7 +249,7 @@ process.stdout.write(JSON.stringify(out));
     await model.stop();
     const jobsModel = new ProjectionRunner(store, jobs, { snapshotIntervalMs: 60_000 });
     await jobsModel.start();
-    const job = await new JobBook(store, jobsModel, { retentionHours: 24 }).start({
+    const job = await new JobBook(store, jobsModel, { retentionHours: 24, instance: dead }).start({
       kind: 'stop',
       stack: 'dead',
       environmentId: null,
@@ -255,6 +258,8 @@ process.stdout.write(JSON.stringify(out));
     });
     job.line('half way');
     await jobsModel.stop();
+    // That server is gone: its instance lease is free.
+    await dead.leave();
     const s = await open();
     expect(await s.jobs.poll(job.id)).toMatchObject({
       status: 'done',

@@ -177,9 +177,11 @@ export interface StacksServer {
 
 export interface StartOptions {
   config?: ConfigJson;
-  /** Reuse a data directory (and its config file): a restart. */
+  /** Reuse a data directory (and its config file): a restart, or a second instance beside the first. */
   dataDir?: string;
   env?: NodeJS.ProcessEnv;
+  /** `--store URL` (default: the LevelDB store in the data directory). */
+  storeUrl?: string;
 }
 
 export async function startStacks(options: StartOptions = {}): Promise<StacksServer> {
@@ -190,7 +192,8 @@ export async function startStacks(options: StartOptions = {}): Promise<StacksSer
     await writeFile(configFile, JSON.stringify(options.config ?? stacksConfig(), null, 2));
   const argvLog = join(dataDir, 'fake-compose-argv.log');
   const { CHRONICLE_DATA: _ignored, ...inherited } = process.env;
-  const child = startCli(['stacks', '--port', '0', '--data', dataDir, '--config', configFile], {
+  const storeArgs = options.storeUrl === undefined ? [] : ['--store', options.storeUrl];
+  const child = startCli(['stacks', '--port', '0', '--data', dataDir, '--config', configFile, ...storeArgs], {
     env: { ...inherited, FAKE_COMPOSE_ARGV_LOG: argvLog, ...options.env },
   });
   const watched = watch(child, 600_000);

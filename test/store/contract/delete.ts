@@ -10,7 +10,7 @@ import {
   SYSTEM_STREAM,
 } from '../../../src/store/index.js';
 import { caught, readAll, readStream } from '../helpers.js';
-import { type Harness, requireDurable } from './harness.js';
+import { type Harness, requireCapability, requireDurable } from './harness.js';
 
 const secret = (n: number) => ({ type: 'Secret', data: { secret: `run-output-${n}` } });
 const kept = (n: number) => ({ type: 'Kept', data: { n } });
@@ -135,6 +135,7 @@ export function deleteContract(h: Harness) {
     // files finds every copy there is.
     it('leaves no byte of the deleted events in the data directory', async (ctx) => {
       requireDurable(h, ctx, 'close');
+      requireCapability(h, ctx, 'directory');
       const store = await h.open();
       const token = () => randomBytes(16).toString('hex');
       const secrets = Array.from({ length: 6 }, token);

@@ -4,6 +4,8 @@ import { concurrencyContract } from './concurrency.js';
 import { deleteContract } from './delete.js';
 import { expectedRevisionContract } from './expected-revision.js';
 import { harness, type StoreAdapter } from './harness.js';
+import { importContract } from './import.js';
+import { leaseContract } from './leases.js';
 import { processContract } from './processes.js';
 import { lifecycleContract } from './reopen.js';
 import { snapshotContract } from './snapshots.js';
@@ -27,5 +29,7 @@ export function describeStoreContract(name: string, adapter: StoreAdapter): void
     lifecycleContract(h);
     snapshotContract(h);
     processContract(h);
+    importContract(h);
+    leaseContract(h);
   });
 }

@@ -11,7 +11,7 @@ import {
   startNode,
   waitFor,
 } from '../helpers.js';
-import { type Harness, requireDurable } from './harness.js';
+import { type Harness, requireCapability, requireDurable } from './harness.js';
 
 /** What test/store/fixtures/open-store.mjs prints. */
 interface OpenReport {
@@ -97,6 +97,7 @@ export function processContract(h: Harness) {
 
     it('a second process opening the same store fails at once with StoreLockedError naming the directory', async (ctx) => {
       requireDurable(h, ctx, 'processes');
+      requireCapability(h, ctx, 'exclusive');
       const store = await h.open();
       await store.append('held', [{ type: 'Held', data: {} }]);
       const dir = h.directoryOf(store);

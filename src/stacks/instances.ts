@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import type { EventStore, Lease } from '../store/types.js';
+
+const INSTANCE_LEASE = 'stacks-instance:';
+
+/**
+ * This stacks service process among the others on one log (several instances on PostgreSQL). Each
+ * holds a lease named after its id for as long as it lives; the runs and jobs it starts carry that id
+ * (`metadata.instanceId`). A run left `running` is closed as interrupted only when its instance's
+ * lease is free, that is when that instance is gone, never while another live instance still runs it.
+ */
+export class Instance {
+  readonly id: string;
+  private readonly store: EventStore;
+  private lease: Lease;
+
+  private constructor(store: EventStore, id: string, lease: Lease) {
+    this.store = store;
+    this.id = id;
+    this.lease = lease;
+  }
+
+  static async join(store: EventStore): Promise<Instance> {
+    const id = randomUUID();
+    const lease = await store.tryLease(`${INSTANCE_LEASE}${id}`);
+    if (!lease) throw new Error(`instance lease ${id} is taken: ids are random, this should not happen`);
+    return new Instance(store, id, lease);
+  }
+
+  /**
+   * Whether the instance that started something is alive. Undefined (records of a build that did not
+   * say) counts as gone, as before instances were told apart: the store then has one process.
+   */
+  async isAlive(owner: string | undefined): Promise<boolean> {
+    if (owner === undefined) return false;
+    if (owner === this.id) return true;
+    const probe = await this.store.tryLease(`${INSTANCE_LEASE}${owner}`);
+    if (!probe) return true;
+    await probe.release();
+    return false;
+  }
+
+  async leave(): Promise<void> {
+    await this.lease.release();
+  }
+}
