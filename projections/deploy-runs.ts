@@ -33,7 +33,7 @@ export interface DeployRun {
   exitCodeKnown?: boolean;
   summary?: DeploySummary;
   truncated: boolean;
-  /** Set by the log reconcile (next issue) when the run's log file is gone. */
+  /** Set by the log reconcile (RunLogMissing) when the run's log file is gone. */
   logMissing?: boolean;
 }
 
@@ -122,9 +122,10 @@ export function runsOf(state: DeployRunsState, stack: string, environmentId: Env
 export const unfinishedRuns = (state: DeployRunsState): DeployRun[] =>
   [...state.runs.values()].filter((run) => !isTerminalRunStatus(run.status)).sort((a, b) => a.id - b.id);
 
+type RunEventType = 'RunStarted' | 'RunTruncated' | 'RunCompleted' | 'RunDeleted' | 'RunLogMissing';
 type RunEvent = {
-  [T in 'RunStarted' | 'RunTruncated' | 'RunCompleted' | 'RunDeleted']: RecordedEvent<T, StacksEventMap[T]>;
-}['RunStarted' | 'RunTruncated' | 'RunCompleted' | 'RunDeleted'];
+  [T in RunEventType]: RecordedEvent<T, StacksEventMap[T]>;
+}[RunEventType];
 
 /**
  * Applies one event of a `deploy-run-*` stream to the state; pure apart from updating `state` in
@@ -176,6 +177,11 @@ export function evolveRun(state: DeployRunsState, event: RunEvent): DeployRunsSt
     case 'RunDeleted':
       forget(state, event.data.run_id);
       return state;
+    case 'RunLogMissing': {
+      const run = state.runs.get(event.data.run_id);
+      if (run) run.logMissing = true;
+      return state;
+    }
   }
 }
 
@@ -185,7 +191,13 @@ function forget(state: DeployRunsState, runId: number): void {
   state.maxRunId = Math.max(state.maxRunId, runId);
 }
 
-const RUN_EVENT_TYPES = new Set(['RunStarted', 'RunTruncated', 'RunCompleted', 'RunDeleted']);
+const RUN_EVENT_TYPES = new Set([
+  'RunStarted',
+  'RunTruncated',
+  'RunCompleted',
+  'RunDeleted',
+  'RunLogMissing',
+]);
 
 export const deployRuns: Projection<DeployRunsState> = {
   name: 'deploy-runs',

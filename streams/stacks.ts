@@ -7,6 +7,8 @@ import type { RecordedEvent } from '../src/store/types.js';
  *   with the run it belongs to, so no copy of a deleted run's output stays.
  * - `deploy-run-<runId>`: one recorded deploy run (a `stack_deploy` schedule execution row). Created with
  *   expectedRevision `no_stream`, which is what makes run ids unique (also across instances).
+ * - `schedule-execution-<id>`: one run of the `deploy_log_reconcile` schedule (its own id sequence).
+ * - `stacks-settings`: the general settings.
  * Output lines reach events only after redaction.
  */
 export const JOB_STREAM_PREFIX = 'stack-job-';
@@ -14,9 +16,15 @@ export const RUN_STREAM_PREFIX = 'deploy-run-';
 export const jobStream = (jobId: string) => `${JOB_STREAM_PREFIX}${jobId}`;
 export const runStream = (runId: number) => `${RUN_STREAM_PREFIX}${runId}`;
 
+export const EXECUTION_STREAM_PREFIX = 'schedule-execution-';
+export const executionStream = (executionId: number) => `${EXECUTION_STREAM_PREFIX}${executionId}`;
+/** General settings of the stacks service (`GET`/`POST /api/settings/general`). */
+export const SETTINGS_STREAM = 'stacks-settings';
+
 /** An environment id; null is the local environment. */
 export type EnvironmentId = number | null;
 export type Trigger = 'manual' | 'webhook' | 'cron';
+export type ReconcileTrigger = 'manual' | 'cron';
 export type JobKind = 'deploy' | 'create' | 'compose_save' | 'start' | 'stop' | 'restart' | 'down';
 
 export interface DeployOptions {
@@ -128,6 +136,58 @@ export interface StacksEventMap {
     user_id: string | null;
   };
   StackDeleted: { stack: string; environment_id: EnvironmentId; user_id: string | null };
+  /**
+   * The deploy-log reconcile found no log file for this finished run (spec, Reconcile rules 3): the run
+   * is flagged `details.logMissing`, never deleted. In the run's own stream, so its history tells it.
+   */
+  RunLogMissing: { run_id: number; environment_id: EnvironmentId; log_file: string; execution_id: number };
+  /**
+   * One run of the `deploy_log_reconcile` schedule, in stream `schedule-execution-<id>` (created with
+   * `no_stream`, which makes execution ids unique). Started, then what it did element by element
+   * (batched: several events per append), then how it closed.
+   */
+  ReconcileStarted: { execution_id: number; trigger: ReconcileTrigger; user_id: string | null };
+  /** A run-log file without a record, older than the grace, was deleted (spec, Reconcile rules 2). */
+  OrphanLogDeleted: {
+    execution_id: number;
+    environment_id: EnvironmentId;
+    /** The file's name (`<runId>.log`) in `<data>/deploy-logs/<env id or "null">/`. */
+    file: string;
+    modified_at: string;
+  };
+  /** One element could not be handled (a file that may not be deleted, a record that could not be flagged). */
+  ReconcileElementFailed: {
+    execution_id: number;
+    environment_id: EnvironmentId;
+    /** The file, relative to the data folder (`deploy-logs/<env>/<name>`), when the element is a file. */
+    path?: string;
+    /** The run, when the element is a record. */
+    run_id?: number;
+    error: string;
+  };
+  ReconcileCompleted: {
+    execution_id: number;
+    /** `warning`: some element failed; `failed`: the run itself threw (or the server stopped during it). */
+    status: 'success' | 'warning' | 'failed';
+    error_message: string | null;
+    deleted_files: number;
+    marked_records: number;
+    failed: number;
+    /** Orphan files kept because they were modified within the grace. */
+    kept_fresh: number;
+    /** Entries of the log folders that are not named like run logs; never touched. */
+    ignored_files: number;
+    environments: EnvironmentId[];
+  };
+  /**
+   * General settings, in stream `stacks-settings`: only the keys a change set (a partial body); the read
+   * model lays them over the defaults.
+   */
+  SettingsChanged: {
+    deploy_log_reconcile_cron?: string;
+    deploy_log_reconcile_enabled?: boolean;
+    user_id: string | null;
+  };
 }
 
 /** A variable as stack events record it: its name and whether it is secret, never its value. */

@@ -4,6 +4,7 @@ import { isStacksError } from '../stacks/errors.js';
 import type { StacksService } from '../stacks/service.js';
 import { jobRoutes } from './stacks-routes-jobs.js';
 import { runRoutes } from './stacks-routes-runs.js';
+import { scheduleRoutes } from './stacks-routes-schedules.js';
 import { stackRoutes } from './stacks-routes-stacks.js';
 
 /** Compose files and variable sets are small; this leaves room and still bounds a request. */
@@ -38,5 +39,6 @@ export function stacksApp(service: StacksService): FastifyInstance {
   stackRoutes(app, service);
   runRoutes(app, service);
   jobRoutes(app, service);
+  scheduleRoutes(app, service);
   return app;
 }

@@ -13,6 +13,7 @@ import type { Job } from './jobs.js';
 import { JobBook } from './jobs.js';
 import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './recorder.js';
 import { createRedactor } from './redaction.js';
+import { StacksSchedules } from './schedules.js';
 import { resolveSecrets } from './secret-providers.js';
 import {
   COMPOSE_FILE,
@@ -82,6 +83,8 @@ export class StacksService {
   readonly config: StacksConfig;
   readonly jobs: JobBook;
   readonly runs: RunBook;
+  /** Settings, the deploy_log_reconcile job and its schedule, execution rows. */
+  readonly schedules: StacksSchedules;
   private readonly runsModel: ProjectionRunner<DeployRunsState>;
   private readonly jobsModel: ProjectionRunner<JobsState>;
   private readonly hashKey: Buffer;
@@ -92,9 +95,14 @@ export class StacksService {
 
   private constructor(
     options: StacksServiceOptions,
-    models: { runs: ProjectionRunner<DeployRunsState>; jobs: ProjectionRunner<JobsState> },
+    models: {
+      runs: ProjectionRunner<DeployRunsState>;
+      jobs: ProjectionRunner<JobsState>;
+      schedules: StacksSchedules;
+    },
     hashKey: Buffer,
   ) {
+    this.schedules = models.schedules;
     this.store = options.store;
     this.dataDir = options.dataDir;
     this.config = options.config;
@@ -119,14 +127,23 @@ export class StacksService {
     const jobs = new ProjectionRunner(options.store, jobsProjection);
     await runs.start();
     await jobs.start();
-    const service = new StacksService(options, { runs, jobs }, hashKey);
+    let schedules: StacksSchedules;
+    try {
+      schedules = await StacksSchedules.open({ store: options.store, dataDir: options.dataDir, runs });
+    } catch (error) {
+      await Promise.allSettled([runs.stop(), jobs.stop()]);
+      throw error;
+    }
+    const service = new StacksService(options, { runs, jobs, schedules }, hashKey);
     try {
       await service.runs.closeInterruptedRuns();
       await service.jobs.closeInterruptedJobs();
       await service.jobs.sweep();
+      // After the runs are closed: a scheduled reconcile must find them finished.
+      schedules.startSchedule();
     } catch (error) {
       // Nothing may keep running after a failed start: the caller only has the error.
-      await Promise.allSettled([runs.stop(), jobs.stop()]);
+      await Promise.allSettled([schedules.close(), runs.stop(), jobs.stop()]);
       throw error;
     }
     const every = options.sweepIntervalMs ?? DEFAULT_SWEEP_MS;
@@ -470,6 +487,8 @@ export class StacksService {
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.sweepTimer);
+    // The schedule first (no new reconcile), and a running reconcile ends before the runs model stops.
+    await this.schedules.close();
     const running = [...this.busy.values()];
     for (const slot of running) slot.process?.cancel();
     // A job still resolving its provider has no process to cancel yet: it is given a grace, after
