@@ -85,7 +85,10 @@ describe('the reconcile schedule', () => {
     const tasksBefore = cron.getTasks().size;
     const settings = new BehaviorSubject<GeneralSettings>({ ...DEFAULT_SETTINGS });
     let ticks = 0;
-    schedule = new ReconcileSchedule({ settings, tick: async () => void (ticks += 1), log: () => {} });
+    const tick = async () => {
+      ticks += 1;
+    };
+    schedule = new ReconcileSchedule({ settings, tick, log: () => {} });
     schedule.start();
     expect(schedule.current).toBe('0 3 * * *');
     expect(cron.getTasks().size).toBe(tasksBefore + 1);
