@@ -3,6 +3,7 @@ import {
   type DeployOptions,
   type DeploySummary,
   type EnvironmentId,
+  EXECUTION_STREAM_PREFIX,
   RUN_STREAM_PREFIX,
   type StacksEventMap,
   TERMINAL_RUN_STATUSES,
@@ -205,6 +206,9 @@ export const deployRuns: Projection<DeployRunsState> = {
   initial: () => ({ runs: new Map(), deleted: new Set(), maxRunId: 0 }),
   evolve(state, event) {
     if (event.stream.startsWith(RUN_STREAM_PREFIX) && RUN_EVENT_TYPES.has(event.type))
+      return evolveRun(state, event as RunEvent);
+    // The reconcile records its flags in its own execution stream (see RunLogMissing).
+    if (event.type === 'RunLogMissing' && event.stream.startsWith(EXECUTION_STREAM_PREFIX))
       return evolveRun(state, event as RunEvent);
     // Run streams are not deleted by the service (a RunDeleted keeps the id taken), but a stream an
     // operator deleted by hand must not leave a run behind that no longer has events.

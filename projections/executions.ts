@@ -102,6 +102,7 @@ export const unfinishedExecutions = (state: ExecutionsState): ReconcileExecution
 type ExecutionEventType =
   | 'ReconcileStarted'
   | 'OrphanLogDeleted'
+  | 'RunLogMissing'
   | 'ReconcileElementFailed'
   | 'ReconcileCompleted';
 type ExecutionEvent = {
@@ -110,6 +111,7 @@ type ExecutionEvent = {
 const EXECUTION_EVENT_TYPES = new Set<string>([
   'ReconcileStarted',
   'OrphanLogDeleted',
+  'RunLogMissing',
   'ReconcileElementFailed',
   'ReconcileCompleted',
 ]);
@@ -145,6 +147,9 @@ export function evolveExecution(state: ExecutionsState, event: ExecutionEvent): 
   switch (event.type) {
     case 'OrphanLogDeleted':
       execution.deletedFiles += 1;
+      break;
+    case 'RunLogMissing':
+      execution.markedRecords += 1;
       break;
     case 'ReconcileElementFailed': {
       const d = event.data;

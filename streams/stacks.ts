@@ -138,7 +138,9 @@ export interface StacksEventMap {
   StackDeleted: { stack: string; environment_id: EnvironmentId; user_id: string | null };
   /**
    * The deploy-log reconcile found no log file for this finished run (spec, Reconcile rules 3): the run
-   * is flagged `details.logMissing`, never deleted. In the run's own stream, so its history tells it.
+   * is flagged `details.logMissing`, never deleted. In the reconcile's execution stream, not the run's:
+   * flags are appended there many per append, where one append per run stream made flagging 50,000 runs
+   * take seconds (bench/reconcile.ts).
    */
   RunLogMissing: { run_id: number; environment_id: EnvironmentId; log_file: string; execution_id: number };
   /**

@@ -12,7 +12,6 @@ import {
   executionStream,
   type NewStacksEvent,
   type ReconcileTrigger,
-  runStream,
   stacksEvent,
 } from '../../streams/stacks.js';
 import { StreamDeletedError, WrongExpectedRevisionError } from '../store/errors.js';
@@ -34,13 +33,12 @@ import {
 
 /**
  * The `deploy_log_reconcile` job: lists the log folders, plans (reconcile-plan.ts), deletes orphan
- * files and flags records, and records all of it as events of its own execution stream (and a
- * RunLogMissing in each flagged run's stream).
+ * files and flags records, and records all of it as events of its own execution stream.
  *
  * Speed (bench/reconcile.ts): a folder is read once (`readdir`); only entries without a record are
- * stat'ed, as only their age matters; stats, unlinks and run-stream appends go with bounded concurrency;
- * the execution's own events are appended many per append, and the run-stream appends of one batch are
- * issued together so the store commits them with one fsync (group commit).
+ * stat'ed, as only their age matters; stats and unlinks go with bounded concurrency; every event (a
+ * deletion, a flag, a failure) goes to the execution's own stream, up to BATCH per append, so a run
+ * costs a few dozen fsyncs, not one per element.
  */
 
 export const INTERRUPTED_RECONCILE_MESSAGE =
@@ -61,6 +59,8 @@ export interface ReconcilerOptions {
   executions: ReadModel<ExecutionsState>;
   graceMs?: number;
   now?: () => number;
+  /** Hears how long each phase of a run took (ms): what the benchmark prints. */
+  onPhase?: (phase: 'list' | 'stat' | 'delete' | 'flag' | 'close', ms: number) => void;
 }
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -78,6 +78,26 @@ async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * The actions taken round-robin from each environment's folder: an unlink holds its folder's lock, so
+ * unlinks in flight together should be in different folders, or they wait for each other.
+ */
+export function interleaveByEnvironment<T extends { environmentId: EnvironmentId }>(
+  actions: readonly T[],
+): T[] {
+  const queues = new Map<EnvironmentId, T[]>();
+  for (const action of actions) {
+    const queue = queues.get(action.environmentId);
+    if (queue) queue.push(action);
+    else queues.set(action.environmentId, [action]);
+  }
+  const lists = [...queues.values()];
+  const out: T[] = [];
+  for (let i = 0; out.length < actions.length; i++)
+    for (const list of lists) if (i < list.length) out.push(list[i] as T);
+  return out;
 }
 
 function recordViews(state: DeployRunsState): RecordView[] {
@@ -286,8 +306,15 @@ export class Reconciler {
     const relative = (env: EnvironmentId, name?: string) =>
       [DEPLOY_LOGS_DIR, env === null ? 'null' : String(env), ...(name === undefined ? [] : [name])].join('/');
     // Records before the listing decide what may be flagged; after it, what counts as an orphan (plan).
+    let mark = performance.now();
+    const phase = (name: Parameters<NonNullable<ReconcilerOptions['onPhase']>>[0]) => {
+      const at = performance.now();
+      this.options.onPhase?.(name, at - mark);
+      mark = at;
+    };
     const before = new RecordIndex(recordViews(runs.state));
     const folders = await this.listFolders(before);
+    phase('list');
     for (const folder of folders)
       if (!folder.listed)
         this.fail(log, tally, folder.environmentId, { path: relative(folder.environmentId) }, folder.error);
@@ -312,6 +339,7 @@ export class Reconciler {
       });
       await log.flush();
     }
+    phase('stat');
     const plan = planReconcile({
       now: (this.options.now ?? Date.now)(),
       graceMs: this.options.graceMs ?? RECONCILE_GRACE_MS,
@@ -327,7 +355,7 @@ export class Reconciler {
     tally.environments = plan.environments;
     tally.keptFresh = plan.keptFresh;
     tally.ignoredFiles = plan.ignored;
-    const deletes = plan.actions.filter((a) => a.kind === 'delete_file');
+    const deletes = interleaveByEnvironment(plan.actions.filter((a) => a.kind === 'delete_file'));
     const marks = plan.actions.filter((a) => a.kind === 'mark_missing');
     for (let i = 0; i < deletes.length; i += BATCH) {
       this.checkAbort();
@@ -336,36 +364,30 @@ export class Reconciler {
       );
       await log.flush();
     }
-    let lastRunPosition = 0;
+    phase('delete');
+    // A flag is only an event: no run's stream is touched, so flags go out many per append.
     for (let i = 0; i < marks.length; i += BATCH) {
       this.checkAbort();
-      // One batch's appends are issued together: the store commits them with one fsync.
-      const batch = marks.slice(i, i + BATCH) as Array<Extract<ReconcileAction, { kind: 'mark_missing' }>>;
-      await Promise.all(
-        batch.map(async (action) => {
-          try {
-            const { position } = await this.options.store.append(
-              runStream(action.runId),
-              [
-                stacksEvent('RunLogMissing', {
-                  run_id: action.runId,
-                  environment_id: action.environmentId,
-                  log_file: action.logFile,
-                  execution_id: log.executionId,
-                }),
-              ],
-              { expectedRevision: 'stream_exists' },
-            );
-            tally.markedRecords += 1;
-            lastRunPosition = Math.max(lastRunPosition, position);
-          } catch (error) {
-            this.fail(log, tally, action.environmentId, { runId: action.runId }, error);
-          }
-        }),
-      );
+      for (const action of marks.slice(i, i + BATCH) as Array<
+        Extract<ReconcileAction, { kind: 'mark_missing' }>
+      >) {
+        // Deleted or flagged since the plan: nothing to flag.
+        const run = runs.state.runs.get(action.runId);
+        if (!run || run.logMissing) continue;
+        tally.markedRecords += 1;
+        log.add(
+          stacksEvent('RunLogMissing', {
+            run_id: action.runId,
+            environment_id: action.environmentId,
+            log_file: action.logFile,
+            execution_id: log.executionId,
+          }),
+        );
+      }
       await log.flush();
     }
-    if (lastRunPosition > 0) await runs.waitFor(lastRunPosition);
+    await runs.waitFor(log.lastPosition);
+    phase('flag');
   }
 
   private async deleteOrphan(

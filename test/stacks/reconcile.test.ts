@@ -14,6 +14,7 @@ import { StacksError } from '../../src/stacks/errors.js';
 import { environmentLogDir } from '../../src/stacks/log-files.js';
 import {
   INTERRUPTED_RECONCILE_MESSAGE,
+  interleaveByEnvironment,
   RECONCILE_BUSY_MESSAGE,
   Reconciler,
 } from '../../src/stacks/reconcile.js';
@@ -126,12 +127,14 @@ describe('deploy-log reconcile', () => {
     expect(state.runs.get(runningWith.runId)?.logMissing).toBeUndefined();
     expect(state.runs.get(runningWithout.runId)?.logMissing).toBeUndefined();
 
-    // The effects are events: the deletions in the execution's stream, the flags in the runs' streams.
+    // The effects are events, all in the execution's own stream: deletions, flags, then the close.
     const own = await readAllEvents(r.store, executionStream(row.id));
     expect(own.map((e) => e.type)).toEqual([
       'ReconcileStarted',
       'OrphanLogDeleted',
       'OrphanLogDeleted',
+      'RunLogMissing',
+      'RunLogMissing',
       'ReconcileCompleted',
     ]);
     const deleted = own
@@ -144,11 +147,18 @@ describe('deploy-log reconcile', () => {
       [3, '901.log'],
     ]);
     expect(deleted[0]?.modified_at).toBe(HOUR_AGO.toISOString());
-    const runEvents = await readAllEvents(r.store, runStream(gone.runId));
-    expect(runEvents.at(-1)).toMatchObject({
-      type: 'RunLogMissing',
-      data: { run_id: gone.runId, environment_id: 1, log_file: `${gone.runId}.log`, execution_id: row.id },
+    const flags = own.filter((e) => e.type === 'RunLogMissing').map((e) => e.data);
+    expect(flags).toContainEqual({
+      run_id: gone.runId,
+      environment_id: 1,
+      log_file: `${gone.runId}.log`,
+      execution_id: row.id,
     });
+    // The run's own stream is untouched: the flag is the read model's, from the execution stream.
+    expect((await readAllEvents(r.store, runStream(gone.runId))).map((e) => e.type)).toEqual([
+      'RunStarted',
+      'RunCompleted',
+    ]);
 
     // A second run finds nothing left to do: flags are not repeated.
     const again = await reconciler.run('cron', null);
@@ -280,5 +290,18 @@ describe('deploy-log reconcile', () => {
     expect(row.finishedAt).not.toBeNull();
     expect(() => reconciler.run('manual', null)).toThrow(/stopping/);
     expect((await readdir(logDir(r, null))).length).toBe(20 - row.deletedFiles);
+  });
+
+  it('deletions are taken round-robin over the environments (unlinks in one folder wait for each other)', () => {
+    const a = (environmentId: EnvironmentId, n: number) => ({ environmentId, n });
+    expect(interleaveByEnvironment([a(null, 1), a(null, 2), a(null, 3), a(1, 4), a(2, 5), a(2, 6)])).toEqual([
+      a(null, 1),
+      a(1, 4),
+      a(2, 5),
+      a(null, 2),
+      a(2, 6),
+      a(null, 3),
+    ]);
+    expect(interleaveByEnvironment([])).toEqual([]);
   });
 });
