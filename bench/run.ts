@@ -1,6 +1,7 @@
 import { benchDeploys } from './deploys.js';
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
+import { benchReconcile } from './reconcile.js';
 import { benchRedaction } from './redaction.js';
 import { benchStore } from './store.js';
 import { benchStorePg } from './store-pg.js';
@@ -12,6 +13,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   'editor-http': benchEditorHttp,
   redaction: benchRedaction,
   deploys: benchDeploys,
+  reconcile: benchReconcile,
 };
 
 const name = process.argv[2];

@@ -3,6 +3,7 @@ import {
   type DeployOptions,
   type DeploySummary,
   type EnvironmentId,
+  EXECUTION_STREAM_PREFIX,
   RUN_STREAM_PREFIX,
   type StacksEventMap,
   TERMINAL_RUN_STATUSES,
@@ -33,7 +34,7 @@ export interface DeployRun {
   exitCodeKnown?: boolean;
   summary?: DeploySummary;
   truncated: boolean;
-  /** Set by the log reconcile (next issue) when the run's log file is gone. */
+  /** Set by the log reconcile (RunLogMissing) when the run's log file is gone. */
   logMissing?: boolean;
   /** The stacks instance that ran it (`metadata.instanceId`); absent in records of older builds. */
   instanceId?: string;
@@ -124,9 +125,10 @@ export function runsOf(state: DeployRunsState, stack: string, environmentId: Env
 export const unfinishedRuns = (state: DeployRunsState): DeployRun[] =>
   [...state.runs.values()].filter((run) => !isTerminalRunStatus(run.status)).sort((a, b) => a.id - b.id);
 
+type RunEventType = 'RunStarted' | 'RunTruncated' | 'RunCompleted' | 'RunDeleted' | 'RunLogMissing';
 type RunEvent = {
-  [T in 'RunStarted' | 'RunTruncated' | 'RunCompleted' | 'RunDeleted']: RecordedEvent<T, StacksEventMap[T]>;
-}['RunStarted' | 'RunTruncated' | 'RunCompleted' | 'RunDeleted'];
+  [T in RunEventType]: RecordedEvent<T, StacksEventMap[T]>;
+}[RunEventType];
 
 /**
  * Applies one event of a `deploy-run-*` stream to the state; pure apart from updating `state` in
@@ -179,6 +181,11 @@ export function evolveRun(state: DeployRunsState, event: RunEvent): DeployRunsSt
     case 'RunDeleted':
       forget(state, event.data.run_id);
       return state;
+    case 'RunLogMissing': {
+      const run = state.runs.get(event.data.run_id);
+      if (run) run.logMissing = true;
+      return state;
+    }
   }
 }
 
@@ -188,7 +195,13 @@ function forget(state: DeployRunsState, runId: number): void {
   state.maxRunId = Math.max(state.maxRunId, runId);
 }
 
-const RUN_EVENT_TYPES = new Set(['RunStarted', 'RunTruncated', 'RunCompleted', 'RunDeleted']);
+const RUN_EVENT_TYPES = new Set([
+  'RunStarted',
+  'RunTruncated',
+  'RunCompleted',
+  'RunDeleted',
+  'RunLogMissing',
+]);
 
 export const deployRuns: Projection<DeployRunsState> = {
   name: 'deploy-runs',
@@ -197,6 +210,9 @@ export const deployRuns: Projection<DeployRunsState> = {
   initial: () => ({ runs: new Map(), deleted: new Set(), maxRunId: 0 }),
   evolve(state, event) {
     if (event.stream.startsWith(RUN_STREAM_PREFIX) && RUN_EVENT_TYPES.has(event.type))
+      return evolveRun(state, event as RunEvent);
+    // The reconcile records its flags in its own execution stream (see RunLogMissing).
+    if (event.type === 'RunLogMissing' && event.stream.startsWith(EXECUTION_STREAM_PREFIX))
       return evolveRun(state, event as RunEvent);
     // Run streams are not deleted by the service (a RunDeleted keeps the id taken), but a stream an
     // operator deleted by hand must not leave a run behind that no longer has events.

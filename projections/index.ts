@@ -1,7 +1,9 @@
 import { deployRuns } from './deploy-runs.js';
 import { gitStacks } from './git-stacks.js';
+import { reconcileExecutions } from './executions.js';
 import { jobs } from './jobs.js';
 import type { AnyProjection } from './projection.js';
+import { generalSettings } from './settings.js';
 import { streamCatalog } from './stream-catalog.js';
 
 /** Every read model chronicle keeps, by name: what `chronicle rebuild` and the servers run. */
@@ -10,6 +12,8 @@ export const projections: readonly AnyProjection[] = [
   deployRuns,
   jobs,
   gitStacks,
+  reconcileExecutions,
+  generalSettings,
 ] as AnyProjection[];
 
 export const projectionNames = () => projections.map((p) => p.name);

@@ -9,6 +9,8 @@ import type { RecordedEvent } from '../src/store/types.js';
  *   expectedRevision `no_stream`, which is what makes run ids unique (also across instances).
  * - `stack-<env id or "local">-<name>`: a stack's mutations (see `stackStream`), git settings included.
  * - `git-webhook-<env id or "local">-<name>`: the webhook deliveries a git stack acted on.
+ * - `schedule-execution-<id>`: one run of the `deploy_log_reconcile` schedule (its own id sequence).
+ * - `stacks-settings`: the general settings.
  * Output lines reach events only after redaction.
  */
 export const JOB_STREAM_PREFIX = 'stack-job-';
@@ -16,9 +18,15 @@ export const RUN_STREAM_PREFIX = 'deploy-run-';
 export const jobStream = (jobId: string) => `${JOB_STREAM_PREFIX}${jobId}`;
 export const runStream = (runId: number) => `${RUN_STREAM_PREFIX}${runId}`;
 
+export const EXECUTION_STREAM_PREFIX = 'schedule-execution-';
+export const executionStream = (executionId: number) => `${EXECUTION_STREAM_PREFIX}${executionId}`;
+/** General settings of the stacks service (`GET`/`POST /api/settings/general`). */
+export const SETTINGS_STREAM = 'stacks-settings';
+
 /** An environment id; null is the local environment. */
 export type EnvironmentId = number | null;
 export type Trigger = 'manual' | 'webhook' | 'cron';
+export type ReconcileTrigger = 'manual' | 'cron';
 export type JobKind = 'deploy' | 'create' | 'compose_save' | 'start' | 'stop' | 'restart' | 'down';
 
 export interface DeployOptions {
@@ -156,6 +164,60 @@ export interface StacksEventMap {
     outcome: GitWebhookOutcome;
     /** The run it started (`deployed`), else null. */
     run_id: number | null;
+  };
+  /**
+   * The deploy-log reconcile found no log file for this finished run (spec, Reconcile rules 3): the run
+   * is flagged `details.logMissing`, never deleted. In the reconcile's execution stream, not the run's:
+   * flags are appended there many per append, where one append per run stream made flagging 50,000 runs
+   * take seconds (bench/reconcile.ts).
+   */
+  RunLogMissing: { run_id: number; environment_id: EnvironmentId; log_file: string; execution_id: number };
+  /**
+   * One run of the `deploy_log_reconcile` schedule, in stream `schedule-execution-<id>` (created with
+   * `no_stream`, which makes execution ids unique). Started, then what it did element by element
+   * (batched: several events per append), then how it closed.
+   */
+  ReconcileStarted: { execution_id: number; trigger: ReconcileTrigger; user_id: string | null };
+  /** A run-log file without a record, older than the grace, was deleted (spec, Reconcile rules 2). */
+  OrphanLogDeleted: {
+    execution_id: number;
+    environment_id: EnvironmentId;
+    /** The file's name (`<runId>.log`) in `<data>/deploy-logs/<env id or "null">/`. */
+    file: string;
+    modified_at: string;
+  };
+  /** One element could not be handled (a file that may not be deleted, a record that could not be flagged). */
+  ReconcileElementFailed: {
+    execution_id: number;
+    environment_id: EnvironmentId;
+    /** The file, relative to the data folder (`deploy-logs/<env>/<name>`), when the element is a file. */
+    path?: string;
+    /** The run, when the element is a record. */
+    run_id?: number;
+    error: string;
+  };
+  ReconcileCompleted: {
+    execution_id: number;
+    /** `warning`: some element failed; `failed`: the run itself threw (or the server stopped during it). */
+    status: 'success' | 'warning' | 'failed';
+    error_message: string | null;
+    deleted_files: number;
+    marked_records: number;
+    failed: number;
+    /** Orphan files kept because they were modified within the grace. */
+    kept_fresh: number;
+    /** Entries of the log folders that are not named like run logs; never touched. */
+    ignored_files: number;
+    environments: EnvironmentId[];
+  };
+  /**
+   * General settings, in stream `stacks-settings`: only the keys a change set (a partial body); the read
+   * model lays them over the defaults.
+   */
+  SettingsChanged: {
+    deploy_log_reconcile_cron?: string;
+    deploy_log_reconcile_enabled?: boolean;
+    user_id: string | null;
   };
 }
 

@@ -6,6 +6,7 @@ import type { StacksService } from '../stacks/service.js';
 import { gitStackRoutes } from './stacks-routes-git.js';
 import { jobRoutes } from './stacks-routes-jobs.js';
 import { runRoutes } from './stacks-routes-runs.js';
+import { scheduleRoutes } from './stacks-routes-schedules.js';
 import { stackRoutes } from './stacks-routes-stacks.js';
 
 /** Compose files and variable sets are small; this leaves room and still bounds a request. */
@@ -44,5 +45,6 @@ export function stacksApp(service: StacksService, parts: { git?: GitStacks } = {
   runRoutes(app, service);
   jobRoutes(app, service);
   if (parts.git) gitStackRoutes(app, parts.git);
+  scheduleRoutes(app, service);
   return app;
 }

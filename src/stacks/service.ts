@@ -14,6 +14,7 @@ import type { Job } from './jobs.js';
 import { JobBook } from './jobs.js';
 import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './recorder.js';
 import { createRedactor } from './redaction.js';
+import { StacksSchedules } from './schedules.js';
 import { resolveSecrets } from './secret-providers.js';
 import {
   COMPOSE_FILE,
@@ -113,6 +114,8 @@ export class StacksService {
   readonly jobs: JobBook;
   readonly runs: RunBook;
   readonly instance: Instance;
+  /** Settings, the deploy_log_reconcile job and its schedule, execution rows. */
+  readonly schedules: StacksSchedules;
   private readonly runsModel: ProjectionRunner<DeployRunsState>;
   private readonly jobsModel: ProjectionRunner<JobsState>;
   private readonly hashKey: Buffer;
@@ -124,10 +127,15 @@ export class StacksService {
 
   private constructor(
     options: StacksServiceOptions,
-    models: { runs: ProjectionRunner<DeployRunsState>; jobs: ProjectionRunner<JobsState> },
+    models: {
+      runs: ProjectionRunner<DeployRunsState>;
+      jobs: ProjectionRunner<JobsState>;
+      schedules: StacksSchedules;
+    },
     hashKey: Buffer,
     instance: Instance,
   ) {
+    this.schedules = models.schedules;
     this.store = options.store;
     this.dataDir = options.dataDir;
     this.config = options.config;
@@ -157,14 +165,29 @@ export class StacksService {
     const jobs = new ProjectionRunner(options.store, jobsProjection);
     await runs.start();
     await jobs.start();
-    const instance = await Instance.join(options.store);
-    const service = new StacksService(options, { runs, jobs }, hashKey, instance);
+    let schedules: StacksSchedules;
+    try {
+      schedules = await StacksSchedules.open({ store: options.store, dataDir: options.dataDir, runs });
+    } catch (error) {
+      await Promise.allSettled([runs.stop(), jobs.stop()]);
+      throw error;
+    }
+    let instance: Instance;
+    try {
+      instance = await Instance.join(options.store);
+    } catch (error) {
+      await Promise.allSettled([schedules.close(), runs.stop(), jobs.stop()]);
+      throw error;
+    }
+    const service = new StacksService(options, { runs, jobs, schedules }, hashKey, instance);
     try {
       await service.closeInterrupted();
       await service.jobs.sweep();
+      // After the runs are closed: a scheduled reconcile must find them finished.
+      await schedules.startSchedule();
     } catch (error) {
       // Nothing may keep running after a failed start: the caller only has the error.
-      await Promise.allSettled([runs.stop(), jobs.stop(), instance.leave()]);
+      await Promise.allSettled([schedules.close(), runs.stop(), jobs.stop(), instance.leave()]);
       throw error;
     }
     service.interruptedTimer = setInterval(() => {
@@ -572,6 +595,8 @@ export class StacksService {
     this.closing = true;
     clearInterval(this.sweepTimer);
     clearInterval(this.interruptedTimer);
+    // The schedule first (no new reconcile), and a running reconcile ends before the runs model stops.
+    await this.schedules.close();
     const running = [...this.busy.values()];
     for (const slot of running) slot.process?.cancel();
     // A job still resolving its provider has no process to cancel yet: it is given a grace, after

@@ -142,4 +142,54 @@ describeStacks('several instances on one PostgreSQL log', () => {
       error: 'The server stopped before this job finished',
     });
   }, 120_000);
+
+  it('the reconcile schedule runs on one instance; when that one dies another takes it over', async () => {
+    const storeUrl = schemas.url();
+    const a = await startStacks({ storeUrl });
+    servers.push(a);
+    const b = await startStacks({ storeUrl, dataDir: a.dataDir });
+    servers.push(b);
+    const cronRows = async (server: StacksServer) => {
+      const reply = await server.as('admin').get('/api/schedules/executions?limit=500');
+      expectStatus(reply, 200, 'executions');
+      return ((objectOf(reply).executions as Json[]) ?? []).filter(
+        (row) => row.scheduleType === 'deploy_log_reconcile' && row.trigger === 'cron',
+      );
+    };
+    expectStatus(
+      await b.as('admin').post('/api/settings/general', { deployLogReconcileCron: '* * * * * *' }),
+      200,
+      'every second',
+    );
+    const before = await eventually(async () => {
+      const rows = await cronRows(b);
+      return rows.length >= 3 ? rows : undefined;
+    }, 'three scheduled reconciles');
+    // One reconcile per tick, never two at once: their times do not overlap.
+    const spans = before
+      .map((row) => [Date.parse(row.startedAt as string), Date.parse((row.finishedAt as string) ?? '')])
+      .sort((x, y) => (x[0] as number) - (y[0] as number));
+    for (let i = 1; i < spans.length; i++)
+      expect(spans[i]?.[0] as number).toBeGreaterThanOrEqual(spans[i - 1]?.[1] as number);
+
+    // A, started first, holds the schedule; it dies, and B goes on ticking.
+    await a.kill9();
+    const killedAt = Date.now();
+    const after = await eventually(
+      async () => {
+        const rows = (await cronRows(b)).filter(
+          (row) => Date.parse(row.startedAt as string) > killedAt && row.status !== 'running',
+        );
+        return rows.length >= 2 ? rows : undefined;
+      },
+      'scheduled reconciles after the holder died',
+      45_000,
+    );
+    expect(after.every((row) => row.status === 'success')).toBe(true);
+    expectStatus(
+      await b.as('admin').post('/api/settings/general', { deployLogReconcileEnabled: false }),
+      200,
+      'disable',
+    );
+  }, 120_000);
 });

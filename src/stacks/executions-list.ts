@@ -1,0 +1,80 @@
+import type { DeployRunsState, RunJson } from '../../projections/deploy-runs.js';
+import { toRunJson } from '../../projections/deploy-runs.js';
+import {
+  type ExecutionsState,
+  RECONCILE_SCHEDULE_TYPE,
+  type ReconcileExecutionJson,
+  toExecutionJson,
+} from '../../projections/executions.js';
+import { checkRunAccess } from './auth.js';
+import { badRequest } from './errors.js';
+import type { User } from './types.js';
+
+/**
+ * `GET /api/schedules/executions`: stack_deploy runs and reconcile executions in one list, newest first
+ * (startedAt, then id, then type), paged by `limit`/`offset`. stack_deploy rows only of environments the
+ * caller may view (beyond the spec, on purpose: issue 7); reconcile rows for every authenticated user.
+ */
+
+export const DEFAULT_EXECUTIONS_LIMIT = 50;
+export const MAX_EXECUTIONS_LIMIT = 500;
+
+export type ExecutionRow = RunJson | ReconcileExecutionJson;
+
+export interface ExecutionsPage {
+  executions: ExecutionRow[];
+  /** Rows the caller may see in all, over every page. */
+  total: number;
+}
+
+interface Entry {
+  startedAt: string;
+  id: number;
+  type: string;
+  row: () => ExecutionRow;
+}
+
+const NON_NEGATIVE = /^(0|[1-9][0-9]*)$/;
+
+/** A paging parameter: absent = the fallback; otherwise a decimal integer in [min, max] (400 if not). */
+export function pagingParam(raw: unknown, name: string, fallback: number, min: number, max: number): number {
+  if (raw === undefined) return fallback;
+  const text = Array.isArray(raw) ? raw[0] : raw;
+  if (typeof text === 'string' && NON_NEGATIVE.test(text)) {
+    const value = Number(text);
+    if (Number.isSafeInteger(value) && value >= min && value <= max) return value;
+  }
+  throw badRequest(`Invalid ${name} ${JSON.stringify(text)}: expected an integer from ${min} to ${max}`);
+}
+
+/** Newest first: later startedAt, then higher id, then reconcile before stack_deploy (a fixed order). */
+const newestFirst = (a: Entry, b: Entry) =>
+  a.startedAt < b.startedAt
+    ? 1
+    : a.startedAt > b.startedAt
+      ? -1
+      : b.id - a.id || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0);
+
+export function listExecutions(
+  runs: DeployRunsState,
+  executions: ExecutionsState,
+  user: User,
+  page: { limit: number; offset: number },
+): ExecutionsPage {
+  const entries: Entry[] = [];
+  for (const run of runs.runs.values())
+    if (checkRunAccess(user, 'view', run.environmentId).ok)
+      entries.push({ startedAt: run.startedAt, id: run.id, type: 'stack_deploy', row: () => toRunJson(run) });
+  for (const execution of executions.executions.values())
+    entries.push({
+      startedAt: execution.startedAt,
+      id: execution.id,
+      type: RECONCILE_SCHEDULE_TYPE,
+      row: () => toExecutionJson(execution),
+    });
+  entries.sort(newestFirst);
+  return {
+    executions: entries.slice(page.offset, page.offset + page.limit).map((e) => e.row()),
+    total: entries.length,
+  };
+}

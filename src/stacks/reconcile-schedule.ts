@@ -1,0 +1,86 @@
+import cron, { type ScheduledTask } from 'node-cron';
+import { distinctUntilChanged, map, type Observable, type Subscription } from 'rxjs';
+import type { GeneralSettings } from '../../projections/settings.js';
+
+/**
+ * The `deploy_log_reconcile` schedule: one node-cron task on `deployLogReconcileCron` while
+ * `deployLogReconcileEnabled`, none otherwise. It follows the settings read model, so a recorded
+ * change takes effect at once (no restart), and `stop()` leaves no timer behind.
+ */
+
+/** The cron expression to run on, or null for no task: what a settings value means for the schedule. */
+export const scheduleOf = (settings: GeneralSettings): string | null =>
+  settings.deployLogReconcileEnabled ? settings.deployLogReconcileCron : null;
+
+export interface ReconcileScheduleOptions {
+  settings: Observable<GeneralSettings>;
+  /** A scheduled tick: runs a reconcile (trigger `cron`). */
+  tick: () => Promise<unknown>;
+  log?: (message: string) => void;
+}
+
+export class ReconcileSchedule {
+  private task: ScheduledTask | undefined;
+  private subscription: Subscription | undefined;
+  private expression: string | null = null;
+  private readonly options: ReconcileScheduleOptions;
+
+  constructor(options: ReconcileScheduleOptions) {
+    this.options = options;
+  }
+
+  /** The expression the running task uses, or null when there is none. */
+  get current(): string | null {
+    return this.expression;
+  }
+
+  start(): void {
+    this.subscription = this.options.settings
+      .pipe(map(scheduleOf), distinctUntilChanged())
+      .subscribe((expression) => this.reschedule(expression));
+  }
+
+  stop(): void {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+    this.reschedule(null);
+  }
+
+  private reschedule(expression: string | null): void {
+    const log = this.options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+    void this.task?.destroy();
+    this.task = undefined;
+    this.expression = null;
+    if (expression === null) return;
+    try {
+      this.task = cron.schedule(
+        expression,
+        async () => {
+          try {
+            await this.options.tick();
+          } catch (error) {
+            // A tick while a manual run is going (409) or a store failure: the next tick tries again.
+            log(`stacks: scheduled deploy_log_reconcile did not run: ${(error as Error).message}`);
+          }
+        },
+        {
+          name: 'deploy_log_reconcile',
+          noOverlap: true,
+          logger: {
+            info: () => {},
+            debug: () => {},
+            warn: (message) => log(`stacks: reconcile schedule: ${message}`),
+            error: (message) => log(`stacks: reconcile schedule: ${String(message)}`),
+          },
+        },
+      );
+      this.expression = expression;
+    } catch (error) {
+      // Settings are checked before they are recorded; an expression node-cron still refuses (a log
+      // written by another version, say) leaves the schedule off rather than the service down.
+      log(
+        `stacks: cannot schedule deploy_log_reconcile on ${JSON.stringify(expression)}: ${(error as Error).message}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,135 @@
+import { map } from 'rxjs';
+import type { DeployRunsState } from '../../projections/deploy-runs.js';
+import { type ExecutionsState, reconcileExecutions } from '../../projections/executions.js';
+import { ProjectionRunner } from '../../projections/runtime.js';
+import { type GeneralSettings, generalSettings } from '../../projections/settings.js';
+import type { EventStore, Lease } from '../store/types.js';
+import { type ExecutionsPage, listExecutions } from './executions-list.js';
+import { Reconciler } from './reconcile.js';
+import { ReconcileSchedule } from './reconcile-schedule.js';
+import { SettingsBook } from './settings.js';
+import type { User } from './types.js';
+
+/** Held by the one instance on the log that runs the reconcile schedule. */
+const SCHEDULER_LEASE = 'deploy_log_reconcile:schedule';
+/** How often an instance without the schedule tries to take it (the holder may be gone). */
+const LEAD_RETRY_MS = 10_000;
+
+export interface StacksSchedulesOptions {
+  store: EventStore;
+  dataDir: string;
+  runs: ProjectionRunner<DeployRunsState>;
+}
+
+/**
+ * The stacks service's schedule side: general settings, the `deploy_log_reconcile` job and its cron
+ * task, and the execution rows. Opened and closed with the service.
+ */
+export class StacksSchedules {
+  readonly settings: SettingsBook;
+  readonly reconciler: Reconciler;
+  private readonly runs: ProjectionRunner<DeployRunsState>;
+  private readonly executionsModel: ProjectionRunner<ExecutionsState>;
+  private readonly settingsModel: ProjectionRunner<GeneralSettings>;
+  private readonly schedule: ReconcileSchedule;
+  private readonly store: EventStore;
+  private leader: Lease | undefined;
+  private leadTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  private constructor(
+    options: StacksSchedulesOptions,
+    executionsModel: ProjectionRunner<ExecutionsState>,
+    settingsModel: ProjectionRunner<GeneralSettings>,
+  ) {
+    this.runs = options.runs;
+    this.store = options.store;
+    this.executionsModel = executionsModel;
+    this.settingsModel = settingsModel;
+    this.settings = new SettingsBook(options.store, settingsModel);
+    this.reconciler = new Reconciler({
+      store: options.store,
+      dataDir: options.dataDir,
+      runs: options.runs,
+      executions: executionsModel,
+    });
+    this.schedule = new ReconcileSchedule({
+      settings: settingsModel.updates.pipe(map((update) => update.state)),
+      tick: () => this.reconciler.run('cron', null),
+    });
+  }
+
+  /**
+   * Catches the read models up and closes the executions a stopped server left `running`; the schedule
+   * starts with startSchedule(). Nothing keeps running when it rejects.
+   */
+  static async open(options: StacksSchedulesOptions): Promise<StacksSchedules> {
+    const executions = new ProjectionRunner(options.store, reconcileExecutions);
+    const settings = new ProjectionRunner(options.store, generalSettings);
+    try {
+      await executions.start();
+      await settings.start();
+      const schedules = new StacksSchedules(options, executions, settings);
+      await schedules.reconciler.closeInterrupted();
+      return schedules;
+    } catch (error) {
+      await Promise.allSettled([executions.stop(), settings.stop()]);
+      throw error;
+    }
+  }
+
+  /**
+   * Starts the cron task the settings ask for (it follows every later change of them) once this
+   * instance holds the scheduler lease: with several instances on one log, one runs the schedule and
+   * the others try again every few seconds, taking over when the holder is gone. Resolves when this
+   * first attempt is decided.
+   */
+  async startSchedule(): Promise<void> {
+    if (this.closed) return;
+    let lease: Lease | undefined;
+    try {
+      lease = await this.store.tryLease(SCHEDULER_LEASE);
+    } catch (error) {
+      process.stderr.write(`stacks: could not take the reconcile schedule: ${(error as Error).message}\n`);
+    }
+    if (this.closed) {
+      await lease?.release();
+      return;
+    }
+    if (!lease) {
+      this.leadTimer = setTimeout(() => void this.startSchedule(), LEAD_RETRY_MS);
+      this.leadTimer.unref();
+      return;
+    }
+    this.leader = lease;
+    this.schedule.start();
+    void lease.lost.then(() => {
+      if (this.closed || this.leader !== lease) return;
+      // The lease's connection broke: another instance may take the schedule now.
+      this.leader = undefined;
+      this.schedule.stop();
+      void this.startSchedule();
+    });
+  }
+
+  /** The reconcile schedule's cron expression now, or null when it is off. */
+  get scheduledCron(): string | null {
+    return this.schedule.current;
+  }
+
+  executions(user: User, page: { limit: number; offset: number }): ExecutionsPage {
+    return listExecutions(this.runs.state, this.executionsModel.state, user, page);
+  }
+
+  /** Stops the cron task (no timer stays), ends a running reconcile, persists the read models. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.leadTimer);
+    this.schedule.stop();
+    const leader = this.leader;
+    this.leader = undefined;
+    await leader?.release();
+    await this.reconciler.stop();
+    await Promise.allSettled([this.executionsModel.stop(), this.settingsModel.stop()]);
+  }
+}
