@@ -1,10 +1,16 @@
 import { deployRuns } from './deploy-runs.js';
+import { editorSessions } from './editor-sessions.js';
 import { jobs } from './jobs.js';
 import type { AnyProjection } from './projection.js';
 import { streamCatalog } from './stream-catalog.js';
 
 /** Every read model chronicle keeps, by name: what `chronicle rebuild` and the servers run. */
-export const projections: readonly AnyProjection[] = [streamCatalog, deployRuns, jobs] as AnyProjection[];
+export const projections: readonly AnyProjection[] = [
+  streamCatalog,
+  deployRuns,
+  jobs,
+  editorSessions,
+] as AnyProjection[];
 
 export const projectionNames = () => projections.map((p) => p.name);
 export const findProjection = (name: string) => projections.find((p) => p.name === name);

@@ -1,5 +1,8 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { editorSessions } from '../../projections/editor-sessions.js';
+import { ProjectionRunner } from '../../projections/runtime.js';
+import { SessionHistories } from '../editor/history/index.js';
 import { editorOps } from '../editor/ops/index.js';
 import { EditorSession } from '../editor/session.js';
 import { editorApp } from '../http/editor-app.js';
@@ -45,7 +48,16 @@ export async function startEditor(
       throw new EditorStartError(`chronicle editor: cannot open ${file}: ${String(answer.body.error)}`);
     }
   }
-  const app = editorApp(client, { version, sessionId: () => session.sessionId });
+  // The audit routes' read models: the sessions index (a whole-log projection with snapshots, caught
+  // up in the background: its routes wait for it) and the session histories (built on first use).
+  const sessions = new ProjectionRunner(store, editorSessions);
+  void sessions.start().catch(() => undefined);
+  const histories = new SessionHistories(store, () => session.sessionId);
+  const app = editorApp(
+    client,
+    { version, sessionId: () => session.sessionId },
+    { store, sessionId: () => session.sessionId, sessions, histories },
+  );
   await app.ready();
   const listener = new EditorListener(app);
   let bound: number;
@@ -54,6 +66,7 @@ export async function startEditor(
     process.stderr.write(`editor listening on http://127.0.0.1:${bound}\n`);
   } catch (error) {
     await session.close();
+    await sessions.stop();
     await app.close();
     throw new EditorStartError(`editor: cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`, {
       cause: error,
@@ -71,6 +84,7 @@ export async function startEditor(
     } catch (error) {
       await listener.close();
       await session.close();
+      await sessions.stop();
       await app.close();
       throw new EditorStartError(`gui: cannot listen on 127.0.0.1:0: ${(error as Error).message}`, {
         cause: error,
@@ -84,6 +98,7 @@ export async function startEditor(
       const closing = listener.close();
       await viewer?.close();
       await session.close();
+      await sessions.stop();
       await app.close();
       await Promise.race([closing, new Promise((r) => setTimeout(r, 1000))]);
     },
