@@ -2,6 +2,7 @@ import { benchDeploys } from './deploys.js';
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
 import { benchRedaction } from './redaction.js';
+import { runReplayTimeTravel } from './replay-time-travel.js';
 import { benchStore } from './store.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
@@ -10,6 +11,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   'editor-http': benchEditorHttp,
   redaction: benchRedaction,
   deploys: benchDeploys,
+  'replay-time-travel': runReplayTimeTravel,
 };
 
 const name = process.argv[2];

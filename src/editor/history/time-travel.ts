@@ -8,10 +8,9 @@ import {
   type DocumentState,
   type EditorSessionState,
   evolveSession,
-  forkDocument,
   initialSession,
 } from '../../../projections/editor-session.js';
-import type { Checkpoint, DocumentHistory, Revision } from './fold.js';
+import { type Checkpoint, type DocumentHistory, type Revision, thaw } from './fold.js';
 
 /** The last checkpoint whose copy includes no event after `end`. */
 function checkpointBefore(checkpoints: readonly Checkpoint[], end: number): Checkpoint {
@@ -49,7 +48,7 @@ export function documentAt(history: DocumentHistory, revision: number): Document
   const id = history.document_id;
   const session: EditorSessionState = {
     ...initialSession(history.live.session_id),
-    documents: { [String(id)]: forkDocument(from.state) },
+    documents: { [String(id)]: thaw(from) },
     tabs: [id],
     active: id,
   };
