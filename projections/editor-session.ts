@@ -353,8 +353,11 @@ function copyFields<T extends object>(value: T): T {
  */
 export const forkDocument = (doc: DocumentState): DocumentState => ({
   ...copyFields(doc),
-  model: copyFields(doc.model),
+  model: forkModel(doc.model),
 });
+
+/** A model evolve may change without touching `model` (see forkDocument). */
+export const forkModel = (model: DxfDocumentModel): DxfDocumentModel => copyFields(model);
 
 export const titleOf = (path: string) => path.split(/[\\/]/).at(-1) ?? path;
 

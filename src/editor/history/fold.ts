@@ -9,6 +9,7 @@ import {
   type EditorSessionState,
   evolveSession,
   forkDocument,
+  forkModel,
   initialSession,
 } from '../../../projections/editor-session.js';
 import { type Change, type EditorEvent, isStepEvent, type StepData } from '../../../streams/editor.js';
@@ -278,7 +279,10 @@ export function foldHistory(history: SessionHistory, event: EditorEvent): Sessio
   if (event.type === 'DocumentCreated' || event.type === 'DocumentOpened') {
     const doc = newDocumentHistory(history.session_id, event);
     history.documents[key] = doc;
-    apply(doc, event, event.data.revision);
+    // evolve makes the event's model the document's and changes it in place from then on: the fold
+    // gets a copy, so that a caller may feed the same event to another evolve (replay --verify does).
+    const own = { ...event, data: { ...event.data, model: forkModel(event.data.model) } } as EditorEvent;
+    apply(doc, own, event.data.revision);
     doc.revisions.push(
       stepRow(doc, event, event.data, event.type === 'DocumentCreated' ? 'created' : 'opened', {
         op: event.type === 'DocumentCreated' ? 'new' : 'open',
@@ -289,8 +293,8 @@ export function foldHistory(history: SessionHistory, event: EditorEvent): Sessio
       }),
     );
     doc.node = event.data.revision;
-    // The first event's model becomes the live document, which later events change in place: it is
-    // never replayed again, every replay starts from this copy or a later one.
+    // The first event's model is the live document, which later events change in place: it is never
+    // replayed again, every replay starts from this checkpoint or a later one.
     checkpoint(doc);
     return history;
   }
