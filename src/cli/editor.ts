@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { editorSessions } from '../../projections/editor-sessions.js';
-import { ProjectionRunner } from '../../projections/runtime.js';
+import { OnDemandProjection } from '../../projections/on-demand.js';
 import { SessionHistories } from '../editor/history/index.js';
 import { editorOps } from '../editor/ops/index.js';
 import { EditorSession } from '../editor/session.js';
@@ -48,10 +48,9 @@ export async function startEditor(
       throw new EditorStartError(`chronicle editor: cannot open ${file}: ${String(answer.body.error)}`);
     }
   }
-  // The audit routes' read models: the sessions index (a whole-log projection with snapshots, caught
-  // up in the background: its routes wait for it) and the session histories (built on first use).
-  const sessions = new ProjectionRunner(store, editorSessions);
-  void sessions.start().catch(() => undefined);
+  // The audit routes' read models, both caught up when a request reads them (never on the dispatcher's
+  // appends): the sessions index, snapshotted, and the session histories, built on first use.
+  const sessions = new OnDemandProjection(store, editorSessions);
   const histories = new SessionHistories(store, () => session.sessionId);
   const app = editorApp(
     client,
@@ -66,7 +65,6 @@ export async function startEditor(
     process.stderr.write(`editor listening on http://127.0.0.1:${bound}\n`);
   } catch (error) {
     await session.close();
-    await sessions.stop();
     await app.close();
     throw new EditorStartError(`editor: cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`, {
       cause: error,
@@ -84,8 +82,7 @@ export async function startEditor(
     } catch (error) {
       await listener.close();
       await session.close();
-      await sessions.stop();
-      await app.close();
+        await app.close();
       throw new EditorStartError(`gui: cannot listen on 127.0.0.1:0: ${(error as Error).message}`, {
         cause: error,
       });
@@ -98,8 +95,7 @@ export async function startEditor(
       const closing = listener.close();
       await viewer?.close();
       await session.close();
-      await sessions.stop();
-      await app.close();
+        await app.close();
       await Promise.race([closing, new Promise((r) => setTimeout(r, 1000))]);
     },
   };

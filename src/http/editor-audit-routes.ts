@@ -6,7 +6,7 @@
  */
 import type { EditorSessionsState, SessionSummary } from '../../projections/editor-sessions.js';
 import { sessionStatus } from '../../projections/editor-sessions.js';
-import type { ProjectionRunner } from '../../projections/runtime.js';
+import type { OnDemandProjection } from '../../projections/on-demand.js';
 import { type Answer, sessionStream } from '../../streams/editor.js';
 import { EditorError } from '../editor/errors.js';
 import { documentContext } from '../editor/geometry/index.js';
@@ -31,7 +31,7 @@ export interface AuditContext {
   store: EventStore;
   /** The running session's id: the default of `session`, and `running` in GET /sessions. */
   sessionId: () => string;
-  sessions: ProjectionRunner<EditorSessionsState>;
+  sessions: OnDemandProjection<EditorSessionsState>;
   histories: SessionHistories;
   /** Whether a process is alive (a session of another process with no end is running, else crashed). */
   alive?: (pid: number) => boolean;
@@ -187,8 +187,7 @@ function sessionRow(summary: SessionSummary, ctx: AuditContext) {
 }
 
 async function listSessions(ctx: AuditContext): Promise<HttpAnswer> {
-  await ctx.sessions.waitFor(await ctx.store.headPosition());
-  const rows = Object.values(ctx.sessions.state.sessions)
+  const rows = Object.values((await ctx.sessions.read()).sessions)
     .sort((a, b) => a.first_position - b.first_position)
     .map((summary) => sessionRow(summary, ctx));
   return ok({ sessions: rows, count: rows.length });
