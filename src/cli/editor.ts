@@ -82,7 +82,7 @@ export async function startEditor(
     } catch (error) {
       await listener.close();
       await session.close();
-        await app.close();
+      await app.close();
       throw new EditorStartError(`gui: cannot listen on 127.0.0.1:0: ${(error as Error).message}`, {
         cause: error,
       });
@@ -95,7 +95,7 @@ export async function startEditor(
       const closing = listener.close();
       await viewer?.close();
       await session.close();
-        await app.close();
+      await app.close();
       await Promise.race([closing, new Promise((r) => setTimeout(r, 1000))]);
     },
   };
