@@ -3,6 +3,7 @@ import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
 import { benchReconcile } from './reconcile.js';
 import { benchRedaction } from './redaction.js';
+import { runReplayTimeTravel } from './replay-time-travel.js';
 import { benchStore } from './store.js';
 import { benchStorePg } from './store-pg.js';
 
@@ -14,6 +15,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   redaction: benchRedaction,
   deploys: benchDeploys,
   reconcile: benchReconcile,
+  'replay-time-travel': runReplayTimeTravel,
 };
 
 const name = process.argv[2];

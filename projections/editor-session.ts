@@ -332,6 +332,33 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
   return state;
 }
 
+/** A copy of each top-level collection of `value` (one level: arrays and plain objects). */
+function copyFields<T extends object>(value: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    out[key] = Array.isArray(field)
+      ? [...field]
+      : field !== null && typeof field === 'object'
+        ? { ...(field as object) }
+        : field;
+  }
+  return out as T;
+}
+
+/**
+ * A document that evolve may change without touching `doc` (a batch's scratch state, a time-travel
+ * checkpoint). evolve replaces the values it changes (entities, layers, undo steps...) and never edits
+ * one in place, so copying the collections that hold them is enough; a full deep copy of a
+ * 100,000-entity drawing would cost seconds per batch.
+ */
+export const forkDocument = (doc: DocumentState): DocumentState => ({
+  ...copyFields(doc),
+  model: forkModel(doc.model),
+});
+
+/** A model evolve may change without touching `model` (see forkDocument). */
+export const forkModel = (model: DxfDocumentModel): DxfDocumentModel => copyFields(model);
+
 export const titleOf = (path: string) => path.split(/[\\/]/).at(-1) ?? path;
 
 /** The read model of one editor session, fed by its stream's events. */

@@ -1,6 +1,7 @@
 import { deployRuns } from './deploy-runs.js';
-import { gitStacks } from './git-stacks.js';
+import { editorSessions } from './editor-sessions.js';
 import { reconcileExecutions } from './executions.js';
+import { gitStacks } from './git-stacks.js';
 import { jobs } from './jobs.js';
 import type { AnyProjection } from './projection.js';
 import { generalSettings } from './settings.js';
@@ -14,6 +15,7 @@ export const projections: readonly AnyProjection[] = [
   gitStacks,
   reconcileExecutions,
   generalSettings,
+  editorSessions,
 ] as AnyProjection[];
 
 export const projectionNames = () => projections.map((p) => p.name);

@@ -1,5 +1,8 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { editorSessions } from '../../projections/editor-sessions.js';
+import { OnDemandProjection } from '../../projections/on-demand.js';
+import { SessionHistories } from '../editor/history/index.js';
 import { editorOps } from '../editor/ops/index.js';
 import { EditorSession } from '../editor/session.js';
 import { editorApp } from '../http/editor-app.js';
@@ -45,7 +48,15 @@ export async function startEditor(
       throw new EditorStartError(`chronicle editor: cannot open ${file}: ${String(answer.body.error)}`);
     }
   }
-  const app = editorApp(client, { version, sessionId: () => session.sessionId });
+  // The audit routes' read models, both caught up when a request reads them (never on the dispatcher's
+  // appends): the sessions index, snapshotted, and the session histories, built on first use.
+  const sessions = new OnDemandProjection(store, editorSessions);
+  const histories = new SessionHistories(store, () => session.sessionId);
+  const app = editorApp(
+    client,
+    { version, sessionId: () => session.sessionId },
+    { store, sessionId: () => session.sessionId, sessions, histories },
+  );
   await app.ready();
   const listener = new EditorListener(app);
   let bound: number;

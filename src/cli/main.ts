@@ -10,6 +10,7 @@ import { printEvents } from './events.js';
 import { migrate } from './migrate.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import { rebuildAll } from './rebuild.js';
+import { type ReplayOptions, runReplay } from './replay.js';
 
 import { DEFAULT_EDITOR_PORT, runServe } from './serve.js';
 import { DEFAULT_STACKS_HOST, DEFAULT_STACKS_PORT, runStacks, type StacksCommandOptions } from './stacks.js';
@@ -19,6 +20,11 @@ import { type StoreOptions, storeUrlOf } from './store-option.js';
 const position = (value: string) => {
   if (!/^\d+$/.test(value))
     throw new InvalidArgumentError('a position is a whole number (1 is the first event)');
+  return Number(value);
+};
+
+const wholeNumber = (what: string) => (value: string) => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${what} is a whole number (0 or more)`);
   return Number(value);
 };
 
@@ -114,6 +120,30 @@ function buildProgram(): Command {
     .requiredOption('--to <url>', 'an empty store to copy into (created when it does not exist)')
     .action(async (options: { from: string; to: string }) => {
       await migrate(options.from, options.to, process.stdout, process.stderr);
+    });
+
+  program
+    .command('replay')
+    .description(
+      "rebuild a past editor session from the log: a document at a revision (DXF with --out); --verify checks the replay against the live read model's snapshot",
+    )
+    .argument('<session-id>', 'the session (GET /api/v1/sessions lists them)')
+    .addOption(
+      new Option('--document <n>', 'document of the session (default: the active one at its end)').argParser(
+        wholeNumber('a document id'),
+      ),
+    )
+    .addOption(
+      new Option('--to <revision>', 'revision of the document (default: its last)').argParser(
+        wholeNumber('a revision'),
+      ),
+    )
+    .option('--out <file.dxf>', 'save the document at that revision as DXF')
+    .option('--verify', "replay the whole session and compare it with the live read model's snapshot", false)
+    .addOption(dataOption())
+    .addOption(storeOption())
+    .action(async (sessionId: string, options: ReplayOptions) => {
+      process.exitCode = await runReplay(sessionId, options, process.stdout, process.stderr);
     });
 
   program

@@ -22,6 +22,9 @@ import { type EditorRequest, isObject } from './request.js';
 import { resolveTarget } from './target.js';
 
 export const MAX_REQUEST_ID_BYTES = 128;
+
+/** The snapshot of a session's read model as the live session had it when it ended. */
+export const liveSnapshotName = (sessionId: string) => `editor-session-live:${sessionId}`;
 /** Longest stretch a large commit works before it lets the event loop answer others (ms). */
 const BREATH_MS = 8;
 
@@ -167,7 +170,28 @@ export class EditorSession {
       editorEvent('SessionEnded', { session_id: this.sessionId, reason: 'shutdown' }),
     ]);
     await ended.durable;
+    await this.saveLiveSnapshot();
     this.recorded$.complete();
+  }
+
+  /**
+   * The read model as this session has it at its end, for `chronicle replay --verify` to check a replay
+   * of the log against. Written once, at the end: a drawing's state is tens of MB of JSON (see the
+   * constructor). Its position is the session's last event's, so a replay knows where to stop.
+   */
+  private async saveLiveSnapshot(): Promise<void> {
+    let position = 0;
+    for await (const last of this.store.readStream(sessionStream(this.sessionId), {
+      direction: 'backwards',
+      maxCount: 1,
+    }))
+      position = last.position;
+    await this.store.saveSnapshot({
+      name: liveSnapshotName(this.sessionId),
+      version: this.projection.version,
+      position,
+      state: this.current,
+    });
   }
 
   /**

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import type { Answer } from '../../streams/editor.js';
+import { type AuditContext, auditRoutes } from './editor-audit-routes.js';
 import type { EditorClient, HttpAnswer } from './editor-client.js';
 import { editorOpenApi } from './editor-openapi.js';
 import { type EditorRoute, ENVELOPE_OPS, editorRoutes, type RouteInput } from './editor-routes.js';
@@ -84,6 +85,7 @@ const MAX_PARAM_LENGTH = 64 * 1024;
 export function editorApp(
   client: EditorClient,
   info: { version: string; sessionId: () => string },
+  audit?: AuditContext,
 ): FastifyInstance {
   const app = Fastify({
     logger: false,
@@ -147,6 +149,17 @@ export function editorApp(
       handler: async (request, reply) => send(reply, await handle(route, inputOf(request))),
     });
     direct.on(route.method, url, noop, (input: RouteInput) => handle(route, input));
+  }
+
+  // The audit routes read the log, not the dispatcher (editor-audit-routes.ts).
+  for (const route of audit ? auditRoutes(audit) : []) {
+    const url = `${API_PREFIX}${route.path}`;
+    app.route({
+      method: route.method,
+      url,
+      handler: async (request, reply) => send(reply, await route.handle(inputOf(request))),
+    });
+    direct.on(route.method, url, noop, (input: RouteInput) => route.handle(input));
   }
 
   // The generic passthrough: envelope ops through the wrapper, any other op run as is.

@@ -1,4 +1,5 @@
 import { EDITOR_OPS } from '../editor/capabilities.js';
+import { AUDIT_ROUTES } from './editor-audit-routes.js';
 import { ENVELOPE_OPS, editorRoutes } from './editor-routes.js';
 
 /** JSON Schema of every answer body (spec: answer body fields); `http_status` is added to each. */
@@ -95,6 +96,36 @@ export function editorOpenApi(version: string): Record<string, unknown> {
       responses: {
         [String(route.status)]: answer('completed'),
         ...Object.fromEntries(Object.entries(ERRORS).map(([status, text]) => [status, answer(text)])),
+      },
+    };
+  }
+  // The audit routes: extra GET routes of this project that read the log (README: Audit and replay).
+  for (const route of AUDIT_ROUTES) {
+    const path = toOpenApiPath(route.path);
+    const params = [
+      ...[...route.path.matchAll(/:([a-z_]+)/g)].map((m) => ({
+        name: m[1],
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+      })),
+      ...route.queryParams.map((name) => ({
+        name,
+        in: 'query',
+        required: false,
+        schema: { type: 'string' },
+      })),
+    ];
+    paths[path] ??= {};
+    (paths[path] as Record<string, unknown>)[route.method.toLowerCase()] = {
+      summary: route.summary,
+      description: 'Audit route: read from the event log, not through the dispatcher.',
+      operationId: `${route.method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      ...(params.length > 0 ? { parameters: params } : {}),
+      responses: {
+        '200': answer('completed'),
+        ...Object.fromEntries(Object.entries(ERRORS).map(([status, text]) => [status, answer(text)])),
+        '404': answer('unknown_route, session_absent, document_absent or revision_absent'),
       },
     };
   }

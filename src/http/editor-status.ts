@@ -3,6 +3,10 @@ export function statusOfCode(code: unknown): number {
   switch (code) {
     case 'entity_absent':
     case 'unknown_route':
+    // The audit routes' (an extra of this project): a session, document or revision the log does not have.
+    case 'session_absent':
+    case 'document_absent':
+    case 'revision_absent':
       return 404;
     case 'stale_state':
     case 'session_changed':

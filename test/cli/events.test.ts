@@ -243,7 +243,8 @@ describe('chronicle events', () => {
       { args: ['events', '--bogus'], message: "unknown option '--bogus'", usage: 'Usage: chronicle events' },
       {
         args: ['rebuild', 'no-such-projection'],
-        message: 'unknown projection no-such-projection; known: stream-catalog, deploy-runs, jobs',
+        message:
+          'unknown projection no-such-projection; known: stream-catalog, deploy-runs, jobs, editor-sessions',
         usage: 'Usage: chronicle rebuild',
       },
       {

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AUDIT_ROUTES } from '../../src/http/editor-audit-routes.js';
 import { editorOpenApi } from '../../src/http/editor-openapi.js';
 import { editorRoutes } from '../../src/http/editor-routes.js';
 import { version } from '../../src/version.js';
@@ -60,11 +61,26 @@ describe('the generated OpenAPI description', () => {
         String(route.status),
       );
     }
-    // Each route is one operation, and nothing but the table and POST /{op} is described.
+    // Each route is one operation, and nothing but the table, the audit routes and POST /{op} is described.
     const described = Object.values(paths).reduce((n, item) => n + Object.keys(item).length, 0);
-    expect(described).toBe(editorRoutes.length + 1);
+    expect(described).toBe(editorRoutes.length + AUDIT_ROUTES.length + 1);
     const ids = Object.values(paths).flatMap((item) => Object.values(item).map((o) => o.operationId));
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('describes the audit routes with their path and query parameters', () => {
+    for (const route of AUDIT_ROUTES) {
+      const operation = operationOf(route.method, route.path);
+      expect(operation.summary).toBe(route.summary);
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '404']));
+      expect(paramsIn(operation, 'path').map((p) => p.name)).toEqual(
+        [...route.path.matchAll(/:([a-z_]+)/g)].map((m) => m[1]),
+      );
+      expect(paramsIn(operation, 'query').map((p) => p.name)).toEqual([...route.queryParams]);
+    }
+    expect(paramsIn(operationOf('GET', '/documents/:document_id/diff'), 'query').map((p) => p.name)).toEqual(
+      expect.arrayContaining(['from', 'to']),
+    );
   });
 
   it('describes the generic POST /{op} passthrough', () => {

@@ -7,6 +7,7 @@ import {
   type DocumentState,
   type EditorSessionState,
   evolveSession,
+  forkDocument,
 } from '../../../projections/editor-session.js';
 import {
   type Change,
@@ -21,30 +22,6 @@ import { EditorError } from '../errors.js';
 import type { EditorRequest } from '../request.js';
 import { resolveTarget } from '../target.js';
 import type { OpContext, OpOutcome } from './types.js';
-
-/** A copy of each top-level collection of `value` (one level: arrays and plain objects). */
-function copyFields<T extends object>(value: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) {
-    out[key] = Array.isArray(field)
-      ? [...field]
-      : field !== null && typeof field === 'object'
-        ? { ...(field as object) }
-        : field;
-  }
-  return out as T;
-}
-
-/**
- * A document the scratch state may change without touching the live one. evolve replaces the values
- * it changes (entities, layers, undo steps...) and never edits one in place, so copying the
- * collections that hold them is enough; a full deep copy of a 100,000-entity drawing would cost
- * seconds per batch.
- */
-const forkDocument = (doc: DocumentState): DocumentState => ({
-  ...copyFields(doc),
-  model: copyFields(doc.model),
-});
 
 /** The outcome of one op run in the scratch state, and the document it targeted. */
 export interface Ran {
