@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { editorOps } from '../editor/ops/index.js';
+import { findResumeSource, ResumeError, type ResumeSource } from '../editor/resume/source.js';
 import { EditorSession } from '../editor/session.js';
 import { editorApp } from '../http/editor-app.js';
 import { EditorClient } from '../http/editor-client.js';
@@ -32,11 +33,29 @@ export class EditorStartError extends Error {
  */
 export async function startEditor(
   store: EventStore,
-  options: { port: number; file?: string | undefined },
+  options: { port: number; file?: string | undefined; resume?: string | true | undefined },
 ): Promise<EditorServer> {
   const { port, file } = options;
+  let resume: ResumeSource | undefined;
+  if (options.resume !== undefined) {
+    try {
+      resume = await findResumeSource(store, options.resume === true ? undefined : options.resume);
+    } catch (error) {
+      if (!(error instanceof ResumeError)) throw error;
+      throw new EditorStartError(`chronicle editor: cannot resume: ${error.message}`, { cause: error });
+    }
+  }
   // With FILE the editor is GUI-hosted: a person at the viewer answers picks.
-  const session = await EditorSession.start(store, editorOps, { version, gui: file !== undefined });
+  const session = await EditorSession.start(store, editorOps, {
+    version,
+    gui: file !== undefined,
+    ...(resume ? { resume } : {}),
+  });
+  if (resume) {
+    process.stderr.write(
+      `editor resumed session ${resume.state.session_id} at revision ${resume.revision} as session ${session.sessionId} (${resume.state.tabs.length} documents)\n`,
+    );
+  }
   const client = new EditorClient(session);
   if (file !== undefined) {
     const answer = await client.mutate('open', { path: resolve(file) }, 201);
@@ -98,18 +117,20 @@ export const untilSignal = () =>
   });
 
 /**
- * `chronicle editor --http <port> [FILE]`: one editor session over the store, served on 127.0.0.1.
- * With FILE, the session starts with it open.
+ * `chronicle editor --http <port> [FILE] [--resume [SESSION]]`: one editor session over the store,
+ * served on 127.0.0.1. With FILE, the session starts with it open; with --resume, with the documents of
+ * the last (or the named) session as they were at its last event (crash recovery). Nothing to resume:
+ * one line on standard error, exit status 1.
  */
 export async function runEditor(
   port: number,
   file: string | undefined,
-  options: StoreOptions,
+  options: StoreOptions & { resume?: string | true | undefined },
 ): Promise<number> {
   const store = await openStore(storeUrlOf(options));
   let editor: EditorServer;
   try {
-    editor = await startEditor(store, { port, file });
+    editor = await startEditor(store, { port, file, resume: options.resume });
   } catch (error) {
     if (!(error instanceof EditorStartError)) throw error;
     process.stderr.write(`${error.message}\n`);

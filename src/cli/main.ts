@@ -111,11 +111,17 @@ function buildProgram(): Command {
     .description('serve the editor automation REST API on 127.0.0.1 (one session)')
     .argument('[file]', 'a DXF file to open at start')
     .requiredOption('--http <port>', 'port to listen on (0 = any free port)', tcpPort)
+    .option(
+      '--resume [session]',
+      'reopen the documents of the last (or this) session at their last revision, unsaved changes included',
+    )
     .addOption(dataOption())
     .addOption(storeOption())
-    .action(async (file: string | undefined, options: StoreOptions & { http: number }) => {
-      process.exitCode = await runEditor(options.http, file, options);
-    });
+    .action(
+      async (file: string | undefined, options: StoreOptions & { http: number; resume?: string | true }) => {
+        process.exitCode = await runEditor(options.http, file, options);
+      },
+    );
 
   program
     .command('stacks')

@@ -19,6 +19,8 @@ import { EditorError } from './errors.js';
 import type { OpDefinition, OpOutcome, OpTable } from './ops/types.js';
 import { busyError, cancelPick } from './picks.js';
 import { type EditorRequest, isObject } from './request.js';
+import { resumeEvents } from './resume/events.js';
+import type { ResumeSource } from './resume/source.js';
 import { resolveTarget } from './target.js';
 
 export const MAX_REQUEST_ID_BYTES = 128;
@@ -124,11 +126,14 @@ export class EditorSession {
     this.current = this.projection.initial();
   }
 
-  /** Starts a new session (or resumes `sessionId`'s stream) and records its start. */
+  /**
+   * Starts a new session (or resumes `sessionId`'s stream) and records its start. With `resume`, the
+   * new session opens with the documents of another session's state (`chronicle editor --resume`).
+   */
   static async start(
     store: EventStore,
     ops: OpTable,
-    options: { version: string; sessionId?: string; gui?: boolean },
+    options: { version: string; sessionId?: string; gui?: boolean; resume?: ResumeSource },
   ): Promise<EditorSession> {
     const session = new EditorSession(
       store,
@@ -147,6 +152,9 @@ export class EditorSession {
         version: options.version,
         pid: process.pid,
       }),
+      ...(options.resume
+        ? resumeEvents(session.sessionId, options.resume.state, options.resume.revision)
+        : []),
     ]);
     await started.durable;
     return session;
