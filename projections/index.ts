@@ -1,10 +1,20 @@
 import { deployRuns } from './deploy-runs.js';
+import { editorSessions } from './editor-sessions.js';
 import { jobs } from './jobs.js';
 import type { AnyProjection } from './projection.js';
 import { streamCatalog } from './stream-catalog.js';
 
-/** Every read model chronicle keeps, by name: what `chronicle rebuild` and the servers run. */
-export const projections: readonly AnyProjection[] = [streamCatalog, deployRuns, jobs] as AnyProjection[];
+/**
+ * Every read model chronicle keeps, by name: what `chronicle rebuild` rebuilds (all of them, or those
+ * named) and what a running server's control endpoint rebuilds blue-green. Registering one here is all
+ * it takes.
+ */
+export const projections: readonly AnyProjection[] = [
+  streamCatalog,
+  editorSessions,
+  deployRuns,
+  jobs,
+] as AnyProjection[];
 
 export const projectionNames = () => projections.map((p) => p.name);
 export const findProjection = (name: string) => projections.find((p) => p.name === name);

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { editorSessions } from '../../projections/editor-sessions.js';
+import type { LiveModel } from '../../projections/live-model.js';
 import { editorOps } from '../editor/ops/index.js';
 import { findResumeSource, ResumeError, type ResumeSource } from '../editor/resume/source.js';
 import { EditorSession } from '../editor/session.js';
@@ -10,12 +12,15 @@ import { viewerApp } from '../http/viewer-app.js';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/types.js';
 import { version } from '../version.js';
+import { announceControl } from './control.js';
 import { type StoreOptions, storeUrlOf } from './store-option.js';
 
 /** A running editor surface: the effective REST port, and a close that leaves the store open. */
 export interface EditorServer {
   port: number;
   close(): Promise<void>;
+  /** The read model it answers from (its session's), for blue-green rebuilds. */
+  models: LiveModel[];
 }
 
 /** Why an editor surface did not start; the message is the one stderr line the CLI prints. */
@@ -98,6 +103,7 @@ export async function startEditor(
   }
   return {
     port: bound,
+    models: [{ name: editorSessions.name, rebuild: (o) => session.rebuild(o) }],
     async close() {
       // Stop accepting, let in-flight requests finish (the session waits for its queue).
       const closing = listener.close();
@@ -137,7 +143,9 @@ export async function runEditor(
     await store.close();
     return 1;
   }
+  const closeControl = await announceControl(options, store, editor.models);
   await untilSignal();
+  await closeControl();
   await editor.close();
   // Flush the store last, once no request can append any more.
   await store.close();

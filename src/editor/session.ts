@@ -5,6 +5,7 @@ import {
   type EditorSessionState,
   editorSessionProjection,
 } from '../../projections/editor-session.js';
+import type { LiveRebuildOptions, LiveRebuildResult } from '../../projections/live-model.js';
 import type { Projection } from '../../projections/projection.js';
 import {
   type Answer,
@@ -212,6 +213,49 @@ export class EditorSession {
     }
     this.current = state;
     this.streamRevision = revision;
+  }
+
+  /**
+   * Blue-green rebuild of this session's read model (`chronicle rebuild` reaching a running editor):
+   * replays the stream into a new state while the current one keeps answering, then, in the queue — no
+   * mutation being decided, every earlier append settled — applies what was appended since and swaps
+   * the new state in.
+   */
+  async rebuild(options: LiveRebuildOptions = {}): Promise<LiveRebuildResult> {
+    const started = performance.now();
+    const stream = sessionStream(this.sessionId);
+    const name = 'editor-sessions';
+    const total = this.streamRevision === 'no_stream' ? 0 : this.streamRevision + 1;
+    let state = this.projection.initial();
+    let revision = -1;
+    let events = 0;
+    const apply = (event: RecordedEvent) => {
+      state = this.projection.evolve(state, event);
+      revision = event.revision;
+      events += 1;
+    };
+    for await (const event of this.store.readStream(stream)) {
+      if (event.revision >= total) break;
+      apply(event);
+      if (events % 10_000 === 0)
+        options.onProgress?.({ projection: name, done: events, total, position: events });
+    }
+    return this.enqueue(async () => {
+      await this.settle();
+      for await (const event of this.store.readStream(stream, { from: revision + 1 })) apply(event);
+      if (revision !== (this.streamRevision === 'no_stream' ? -1 : this.streamRevision))
+        throw new Error(
+          `session ${this.sessionId}: rebuilt to revision ${revision}, the log has ${this.streamRevision}`,
+        );
+      this.current = state;
+      options.onProgress?.({ projection: name, done: events, total: events, position: events });
+      return {
+        events,
+        position: revision,
+        seconds: (performance.now() - started) / 1000,
+        detail: `session ${this.sessionId} at revision ${revision}`,
+      };
+    });
   }
 
   /** Waits for every append started so far; after a failed one, replays the state from the log. */
