@@ -2,6 +2,8 @@ import { benchDeploys } from './deploys.js';
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
 import { benchRedaction } from './redaction.js';
+import { benchReplayRebuild } from './replay-rebuild.js';
+import { printReport } from './report.js';
 import { benchStore } from './store.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
@@ -10,6 +12,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   'editor-http': benchEditorHttp,
   redaction: benchRedaction,
   deploys: benchDeploys,
+  'replay-rebuild': async () => printReport(await benchReplayRebuild()),
 };
 
 const name = process.argv[2];
