@@ -205,20 +205,22 @@ export async function writeEditorLog(
   });
   let live = sources;
   while (live.length > 0) {
-    const next: typeof live = [];
-    for (const source of live) {
-      const batch: EventData[] = [];
-      let bytes = 0;
-      for (let r = source.events.next(); !r.done; r = source.events.next()) {
-        batch.push(r.value);
-        // EntitiesLoaded batches are large: keep an append well under the memory of a few of them.
-        bytes += r.value.type === 'EntitiesLoaded' ? 500_000 : 500;
-        if (batch.length >= APPEND_BATCH || bytes >= 8_000_000) break;
-      }
-      if (batch.length === 0) continue;
-      await store.append(source.stream, batch);
-      next.push(source);
-    }
-    live = next;
+    // The sessions' appends of a round go together: they share the store's group commit.
+    const appended = await Promise.all(
+      live.map(async (source) => {
+        const batch: EventData[] = [];
+        let bytes = 0;
+        for (let r = source.events.next(); !r.done; r = source.events.next()) {
+          batch.push(r.value);
+          // EntitiesLoaded batches are large: keep an append to a few of them.
+          bytes += r.value.type === 'EntitiesLoaded' ? 500_000 : 500;
+          if (batch.length >= APPEND_BATCH || bytes >= 8_000_000) break;
+        }
+        if (batch.length === 0) return undefined;
+        await store.append(source.stream, batch);
+        return source;
+      }),
+    );
+    live = appended.filter((source) => source !== undefined);
   }
 }
