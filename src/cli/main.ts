@@ -23,6 +23,11 @@ const position = (value: string) => {
   return Number(value);
 };
 
+const eventCount = (value: string) => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('a number of events, 0 or more');
+  return Number(value);
+};
+
 const tcpPort = (value: string) => {
   if (!/^\d+$/.test(value) || Number(value) > 65535)
     throw new InvalidArgumentError('a port is a number from 0 to 65535');
@@ -95,7 +100,7 @@ function buildProgram(): Command {
         '--checkpoint-every <events>',
         'save a resumable checkpoint every this many events (0 = never)',
       )
-        .argParser(position)
+        .argParser(eventCount)
         .default(DEFAULT_CHECKPOINT_EVERY),
     )
     .addOption(dataOption())
