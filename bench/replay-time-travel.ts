@@ -16,7 +16,7 @@ import type { Entity } from '../src/editor/model.js';
 import { openStore } from '../src/store/open.js';
 import type { EventData, EventStore } from '../src/store/types.js';
 import { type Change, sessionStream } from '../streams/editor.js';
-import { type BenchReport, percentile, printReport } from './report.js';
+import { type BenchReport, percentile } from './report.js';
 
 const EVENTS = Number(process.env.BENCH_TIME_TRAVEL_EVENTS ?? 100_000);
 const TRAVELS = Number(process.env.BENCH_TIME_TRAVELS ?? 300);
@@ -266,8 +266,4 @@ export async function benchReplayTimeTravel(): Promise<BenchReport> {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-export async function runReplayTimeTravel(): Promise<void> {
-  printReport(await benchReplayTimeTravel());
 }

@@ -65,6 +65,8 @@ export interface EditorSessionState {
   operations: Record<string, OperationRecord>;
   /** The pick waiting for the person at the viewer; at most one at a time. */
   pick: PendingPick | null;
+  /** The session this one carries on (`--resume`), and the revision of its stream it was read at. */
+  resumed_from: { session_id: string; revision: number } | null;
 }
 
 export const initialSession = (sessionId: string): EditorSessionState => ({
@@ -78,6 +80,7 @@ export const initialSession = (sessionId: string): EditorSessionState => ({
   next_document_id: 1,
   operations: {},
   pick: null,
+  resumed_from: null,
 });
 
 type Keyed<T> = Record<string, T>;
@@ -266,6 +269,21 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
       openDocument(state, newDocument(d.document_id, d.title, d.path, d.revision, d.model));
       return state;
     }
+    case 'SessionResumed':
+      state.resumed_from = { session_id: event.data.from_session_id, revision: event.data.from_revision };
+      state.next_document_id = Math.max(state.next_document_id, event.data.next_document_id);
+      return state;
+    case 'DocumentRestored': {
+      const d = event.data;
+      const doc = newDocument(d.document_id, d.title, d.path, d.revision, d.model);
+      doc.saved_revision = d.saved_revision;
+      doc.selection = [...d.selection];
+      doc.selection_sets = d.selection_sets;
+      doc.sysvars = d.sysvars;
+      doc.view = d.view;
+      openDocument(state, doc);
+      return state;
+    }
     case 'EntitiesLoaded': {
       const doc = documentOf(state, event.data.document_id);
       const model = doc.model;
@@ -371,7 +389,8 @@ export function editorSessionProjection(sessionId: string): Projection<EditorSes
     // has given them one).
     // 4: documents keep their focused view (ViewFocused).
     // 5: the pending pick of the GUI-hosted editor (PickRequested, PickCompleted, PickCancelled).
-    version: 5,
+    // 6: the session it resumed (SessionResumed, DocumentRestored).
+    version: 6,
     stream,
     initial: () => initialSession(sessionId),
     evolve: (state, event) =>

@@ -1,4 +1,5 @@
 import { deployRuns } from './deploy-runs.js';
+import { editorModels } from './editor-models.js';
 import { editorSessions } from './editor-sessions.js';
 import { reconcileExecutions } from './executions.js';
 import { gitStacks } from './git-stacks.js';
@@ -7,15 +8,20 @@ import type { AnyProjection } from './projection.js';
 import { generalSettings } from './settings.js';
 import { streamCatalog } from './stream-catalog.js';
 
-/** Every read model chronicle keeps, by name: what `chronicle rebuild` and the servers run. */
+/**
+ * Every read model chronicle keeps, by name: what `chronicle rebuild` rebuilds (all of them, or those
+ * named) and what a running server's control endpoint rebuilds blue-green. Registering one here is all
+ * it takes.
+ */
 export const projections: readonly AnyProjection[] = [
   streamCatalog,
+  editorSessions,
+  editorModels,
   deployRuns,
   jobs,
   gitStacks,
   reconcileExecutions,
   generalSettings,
-  editorSessions,
 ] as AnyProjection[];
 
 export const projectionNames = () => projections.map((p) => p.name);

@@ -14,6 +14,14 @@ export interface Projection<State> {
   readonly version: number;
   /** Feed only this stream's events (the whole log when absent): a read model of one stream. */
   readonly stream?: string;
+  /**
+   * False for a read model that lives only in the memory of the process serving it and is replayed from
+   * the log when that process starts: an editor session's state holds whole drawings (59 MB of JSON at
+   * 100,000 entities, past V8's longest string for a few of them) and its stream replays quickly. It gets
+   * no snapshot and no rebuild checkpoint; `chronicle rebuild` replays it, and a running server swaps the
+   * replayed state in.
+   */
+  readonly persist?: boolean;
   initial(): State;
   evolve(state: State, event: RecordedEvent): State;
   /** For states that are not plain JSON (a Map, say): how to write and read them in a snapshot. */
@@ -31,3 +39,6 @@ export const saveState = <State>(projection: Projection<State>, state: State): u
 
 export const loadState = <State>(projection: Projection<State>, json: unknown): State =>
   projection.snapshot ? projection.snapshot.load(json as Json) : (json as State);
+
+/** Whether a projection's state is written out as snapshots (the default). */
+export const persists = (projection: AnyProjection | Projection<never>) => projection.persist !== false;

@@ -1,5 +1,5 @@
-import type { EventStore } from '../src/store/types.js';
-import { type Projection, saveState } from './projection.js';
+import type { EventStore, RecordedEvent } from '../src/store/types.js';
+import { loadState, type Projection, persists, saveState } from './projection.js';
 import { failureOf, ProjectionHaltedError } from './runtime.js';
 
 export interface RebuildProgress {
@@ -12,54 +12,154 @@ export interface RebuildProgress {
 export interface RebuildResult<State> {
   state: State;
   position: number;
+  /** Events applied by this run (after the checkpoint it resumed from, if any). */
   events: number;
   seconds: number;
+  /** The checkpoint this run resumed from (its position), when it did. */
+  resumedFrom?: number;
+}
+
+export interface RebuildOptions {
+  /** Save a checkpoint every this many events (persisted projections only); 0 = never. */
+  checkpointEvery?: number;
+  /** Called after each checkpoint is saved. */
+  onCheckpoint?: (position: number) => void;
+  /** Called once, before replaying, when a checkpoint of an earlier, interrupted run is picked up. */
+  onResume?: (position: number) => void;
+  /** Replace the projection's live snapshot at the end (default true; a running server saves its own). */
+  save?: boolean;
+}
+
+export const DEFAULT_CHECKPOINT_EVERY = 100_000;
+
+/** Where a rebuild keeps its intermediate state: beside the live snapshot, never in its place. */
+export const checkpointName = (projection: string) => `rebuild:${projection}`;
+
+/** A checkpoint's state: the projection's saved state and how many events it has seen. */
+interface Checkpoint {
+  events: number;
+  state: unknown;
 }
 
 /**
- * Replays the whole log from position 1 into a fresh state, then replaces the projection's snapshot.
- * The old snapshot stays until the new state is complete, so an interrupted rebuild loses nothing.
- * It reads up to the head of the moment it starts; later events are picked up by the runtime from the
- * new snapshot's checkpoint.
+ * The events a projection is fed from `from` on, in chunks: the whole log's (read a chunk at a time
+ * when the store can: one await per event was most of a rebuild's cost), or its stream's.
+ */
+async function* feed(
+  store: EventStore,
+  stream: string | undefined,
+  from: number,
+): AsyncIterable<readonly RecordedEvent[]> {
+  if (stream === undefined && store.readAllChunks) {
+    yield* store.readAllChunks({ from });
+    return;
+  }
+  const events = stream === undefined ? store.readAll({ from }) : store.readStream(stream);
+  let chunk: RecordedEvent[] = [];
+  for await (const event of events) {
+    // A stream is read by revision; a checkpoint knows a position, so skip up to it.
+    if (event.position < from) continue;
+    chunk.push(event);
+    if (chunk.length >= 1_000) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) yield chunk;
+}
+
+async function feedHead(store: EventStore, stream: string | undefined): Promise<number> {
+  if (stream === undefined) return store.headPosition();
+  for await (const last of store.readStream(stream, { direction: 'backwards', maxCount: 1 }))
+    return last.position;
+  return 0;
+}
+
+/**
+ * Replays the log into a fresh state, then replaces the projection's snapshot. The old snapshot stays
+ * until the new state is complete, so an interrupted rebuild loses nothing; and every
+ * `checkpointEvery` events the state so far is saved under `rebuild:<name>`, so the next rebuild goes
+ * on from there instead of from position 1 (the checkpoint is dropped once the live snapshot is
+ * replaced; one of another version is ignored). It reads up to the head of the moment it starts; later
+ * events are picked up by the runtime from the new snapshot's checkpoint. A projection that is not
+ * persisted is replayed the same way, with no checkpoint and no snapshot.
  */
 export async function rebuildProjection<State>(
   store: EventStore,
   projection: Projection<State>,
   onProgress?: (progress: RebuildProgress) => void,
   progressEvery = 10_000,
+  options: RebuildOptions = {},
 ): Promise<RebuildResult<State>> {
   const started = performance.now();
-  const head = await store.headPosition();
+  const persisted = persists(projection);
+  const checkpointEvery = persisted ? (options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY) : 0;
+  const checkpoint = checkpointName(projection.name);
+  const head = await feedHead(store, projection.stream);
   let state = projection.initial();
   let position = 0;
   let events = 0;
+  let seen = 0;
+  let resumedFrom: number | undefined;
+  if (persisted) {
+    const saved = await store.loadSnapshot<Checkpoint>(checkpoint);
+    if (saved && saved.version === projection.version && saved.position <= head) {
+      state = loadState(projection, saved.state.state);
+      position = resumedFrom = saved.position;
+      seen = saved.state.events;
+      options.onResume?.(saved.position);
+    }
+  }
   // readAll ends at the head of the moment it starts, also when the newest events were deleted
   // (a subscription would wait for them forever).
-  for await (const event of store.readAll({ from: 1 })) {
-    try {
-      state = projection.evolve(state, event);
-    } catch (error) {
-      throw new ProjectionHaltedError({
-        name: projection.name,
-        version: projection.version,
-        status: 'halted',
-        healthy: false,
-        position,
-        failure: failureOf(event, error, position),
-      });
+  replay: for await (const chunk of feed(store, projection.stream, position + 1)) {
+    for (const event of chunk) {
+      if (event.position > head) break replay;
+      try {
+        state = projection.evolve(state, event);
+      } catch (error) {
+        throw new ProjectionHaltedError({
+          name: projection.name,
+          version: projection.version,
+          status: 'halted',
+          healthy: false,
+          position,
+          failure: failureOf(event, error, position),
+        });
+      }
+      position = event.position;
+      events += 1;
+      seen += 1;
+      if (seen % progressEvery === 0)
+        onProgress?.({ projection: projection.name, done: seen, total: head, position });
+      if (checkpointEvery > 0 && events % checkpointEvery === 0) {
+        await store.saveSnapshot<Checkpoint>({
+          name: checkpoint,
+          version: projection.version,
+          position,
+          state: { events: seen, state: saveState(projection, state) },
+        });
+        options.onCheckpoint?.(position);
+      }
     }
-    position = event.position;
-    events += 1;
-    if (events % progressEvery === 0)
-      onProgress?.({ projection: projection.name, done: events, total: head, position });
   }
   // Deleted streams leave holes in the positions, so `done` can end below `total`: report the end as whole.
   onProgress?.({ projection: projection.name, done: head, total: head, position });
-  await store.saveSnapshot({
-    name: projection.name,
-    version: projection.version,
+  if (persisted && options.save !== false) {
+    await store.saveSnapshot({
+      name: projection.name,
+      version: projection.version,
+      position,
+      state: saveState(projection, state),
+    });
+  }
+  // A checkpoint left behind would make the next rebuild start part-way: it goes once the work is saved.
+  if (persisted) await store.deleteSnapshot(checkpoint);
+  return {
+    state,
     position,
-    state: saveState(projection, state),
-  });
-  return { state, position, events, seconds: (performance.now() - started) / 1000 };
+    events,
+    seconds: (performance.now() - started) / 1000,
+    ...(resumedFrom !== undefined ? { resumedFrom } : {}),
+  };
 }

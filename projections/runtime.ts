@@ -1,7 +1,9 @@
 import { BehaviorSubject, type Observable, type Subscription } from 'rxjs';
 import { SubscriberTooSlowError } from '../src/store/errors.js';
 import type { EventStore, RecordedEvent } from '../src/store/types.js';
-import { loadState, type Projection, saveState } from './projection.js';
+import type { LiveRebuildOptions, LiveRebuildResult } from './live-model.js';
+import { loadState, type Projection, persists, saveState } from './projection.js';
+import { rebuildProjection } from './rebuild.js';
 
 export type ProjectionStatus = 'stopped' | 'catching_up' | 'live' | 'halted';
 
@@ -94,12 +96,18 @@ export class ProjectionRunner<State> {
     this.store = store;
     this.projection = projection;
     this.options = { snapshotIntervalMs: 5_000, bufferSize: 65_536, snapshots: true, ...options };
+    // A read model that is never written out (Projection.persist) gets no snapshots, whatever was asked.
+    if (!persists(projection)) this.options.snapshots = false;
     this.current = projection.initial();
     this.changes = new BehaviorSubject({ state: this.current, position: 0 });
   }
 
   get state(): State {
     return this.current;
+  }
+
+  get name(): string {
+    return this.projection.name;
   }
 
   get position(): number {
@@ -222,6 +230,49 @@ export class ProjectionRunner<State> {
           if (this.status !== 'halted') this.status = 'stopped';
         },
       });
+  }
+
+  /**
+   * Blue-green rebuild: replays the log into a new state beside the one that keeps answering (from a
+   * rebuild checkpoint when an interrupted one left it), catches it up with the events this runner has
+   * applied since, and swaps it in within one turn of the event loop — no answer ever sees half of it,
+   * and no event is applied twice or skipped (the new state covers exactly the events up to `position`,
+   * the live subscription goes on after it). Then saves it as the snapshot.
+   */
+  async rebuild(options: LiveRebuildOptions = {}): Promise<LiveRebuildResult> {
+    const started = performance.now();
+    const built = await rebuildProjection(this.store, this.projection, options.onProgress, 10_000, {
+      save: false,
+      ...(options.checkpointEvery !== undefined ? { checkpointEvery: options.checkpointEvery } : {}),
+      ...(options.onCheckpoint ? { onCheckpoint: options.onCheckpoint } : {}),
+      ...(options.onResume ? { onResume: options.onResume } : {}),
+    });
+    let state = built.state;
+    let position = built.position;
+    let events = built.events;
+    for (;;) {
+      if (this.status === 'halted') throw new ProjectionHaltedError(this.health());
+      const target = this.at;
+      for await (const event of this.store.readAll({ from: position + 1 })) {
+        if (event.position > target) break;
+        if (this.projection.stream !== undefined && event.stream !== this.projection.stream) continue;
+        state = this.projection.evolve(state, event);
+        position = event.position;
+        events += 1;
+      }
+      // Nothing applied live while the catch-up read: the new state has every event the old one has.
+      if (this.at === target) break;
+    }
+    this.current = state;
+    this.savedAt = -1;
+    this.changes.next({ state: this.current, position: this.at });
+    await this.saveSnapshot();
+    return {
+      events,
+      position: this.at,
+      seconds: (performance.now() - started) / 1000,
+      ...(built.resumedFrom !== undefined ? { resumedFrom: built.resumedFrom } : {}),
+    };
   }
 
   private apply(event: RecordedEvent): void {

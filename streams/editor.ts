@@ -64,6 +64,39 @@ export interface StepData extends Stamped {
 export interface EditorEventMap {
   SessionStarted: { session_id: string; version: string; pid: number };
   SessionEnded: { session_id: string; reason: 'shutdown' };
+  /**
+   * This session carries on an earlier one (`chronicle editor --resume`), typically one that never
+   * recorded its end (a crash, `kill -9`). `from_revision` is the last revision of the old session's
+   * stream that was read: the restored documents are its state there. The documents follow as
+   * DocumentRestored events (with their EntitiesLoaded batches), so this stream rebuilds without the old one.
+   */
+  SessionResumed: {
+    session_id: string;
+    from_session_id: string;
+    from_revision: number;
+    /** The old session's documents in tab order. */
+    documents: number[];
+    /** Document ids stay unique across the two sessions: ids the old session used are not handed out again. */
+    next_document_id: number;
+  };
+  /**
+   * A document of a resumed session as it was at its last revision, unsaved changes included: the model
+   * without its entities (they follow in EntitiesLoaded events, as after DocumentOpened), and what the
+   * session kept beside the model. Its undo history is not carried over: it starts empty at `revision`.
+   */
+  DocumentRestored: Stamped & {
+    from_session_id: string;
+    title: string;
+    path: string | null;
+    /** Revision at the document's last save or open (dirty when it differs from `revision`). */
+    saved_revision: number;
+    model: DxfDocumentModel;
+    entity_batches: number;
+    selection: string[];
+    selection_sets: Record<string, string[]>;
+    sysvars: Record<string, SysvarValue>;
+    view: { center: [number, number]; width: number; height: number } | null;
+  };
   DocumentCreated: Stamped & {
     title: string;
     path: string | null;

@@ -1,9 +1,12 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { editorModels } from '../../projections/editor-models.js';
 import { editorSessions } from '../../projections/editor-sessions.js';
+import type { LiveModel } from '../../projections/live-model.js';
 import { OnDemandProjection } from '../../projections/on-demand.js';
 import { SessionHistories } from '../editor/history/index.js';
 import { editorOps } from '../editor/ops/index.js';
+import { findResumeSource, ResumeError, type ResumeSource } from '../editor/resume/source.js';
 import { EditorSession } from '../editor/session.js';
 import { editorApp } from '../http/editor-app.js';
 import { EditorClient } from '../http/editor-client.js';
@@ -12,12 +15,15 @@ import { viewerApp } from '../http/viewer-app.js';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/types.js';
 import { version } from '../version.js';
+import { announceControl } from './control.js';
 import { type StoreOptions, storeUrlOf } from './store-option.js';
 
 /** A running editor surface: the effective REST port, and a close that leaves the store open. */
 export interface EditorServer {
   port: number;
   close(): Promise<void>;
+  /** The read model it answers from (its session's), for blue-green rebuilds. */
+  models: LiveModel[];
 }
 
 /** Why an editor surface did not start; the message is the one stderr line the CLI prints. */
@@ -35,11 +41,29 @@ export class EditorStartError extends Error {
  */
 export async function startEditor(
   store: EventStore,
-  options: { port: number; file?: string | undefined },
+  options: { port: number; file?: string | undefined; resume?: string | true | undefined },
 ): Promise<EditorServer> {
   const { port, file } = options;
+  let resume: ResumeSource | undefined;
+  if (options.resume !== undefined) {
+    try {
+      resume = await findResumeSource(store, options.resume === true ? undefined : options.resume);
+    } catch (error) {
+      if (!(error instanceof ResumeError)) throw error;
+      throw new EditorStartError(`chronicle editor: cannot resume: ${error.message}`, { cause: error });
+    }
+  }
   // With FILE the editor is GUI-hosted: a person at the viewer answers picks.
-  const session = await EditorSession.start(store, editorOps, { version, gui: file !== undefined });
+  const session = await EditorSession.start(store, editorOps, {
+    version,
+    gui: file !== undefined,
+    ...(resume ? { resume } : {}),
+  });
+  if (resume) {
+    process.stderr.write(
+      `editor resumed session ${resume.state.session_id} at revision ${resume.revision} as session ${session.sessionId} (${resume.state.tabs.length} documents)\n`,
+    );
+  }
   const client = new EditorClient(session);
   if (file !== undefined) {
     const answer = await client.mutate('open', { path: resolve(file) }, 201);
@@ -90,6 +114,7 @@ export async function startEditor(
   }
   return {
     port: bound,
+    models: [{ name: editorModels.name, rebuild: (o) => session.rebuild(o) }],
     async close() {
       // Stop accepting, let in-flight requests finish (the session waits for its queue).
       const closing = listener.close();
@@ -109,25 +134,29 @@ export const untilSignal = () =>
   });
 
 /**
- * `chronicle editor --http <port> [FILE]`: one editor session over the store, served on 127.0.0.1.
- * With FILE, the session starts with it open.
+ * `chronicle editor --http <port> [FILE] [--resume [SESSION]]`: one editor session over the store,
+ * served on 127.0.0.1. With FILE, the session starts with it open; with --resume, with the documents of
+ * the last (or the named) session as they were at its last event (crash recovery). Nothing to resume:
+ * one line on standard error, exit status 1.
  */
 export async function runEditor(
   port: number,
   file: string | undefined,
-  options: StoreOptions,
+  options: StoreOptions & { resume?: string | true | undefined },
 ): Promise<number> {
   const store = await openStore(storeUrlOf(options));
   let editor: EditorServer;
   try {
-    editor = await startEditor(store, { port, file });
+    editor = await startEditor(store, { port, file, resume: options.resume });
   } catch (error) {
     if (!(error instanceof EditorStartError)) throw error;
     process.stderr.write(`${error.message}\n`);
     await store.close();
     return 1;
   }
+  const closeControl = await announceControl(options, store, editor.models);
   await untilSignal();
+  await closeControl();
   await editor.close();
   // Flush the store last, once no request can append any more.
   await store.close();

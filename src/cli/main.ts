@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { findProjection, projectionNames, projections } from '../../projections/index.js';
+import { DEFAULT_CHECKPOINT_EVERY } from '../../projections/rebuild.js';
+import { controlSocketPath } from '../control/protocol.js';
 import { StoreError } from '../store/errors.js';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/types.js';
@@ -9,13 +11,13 @@ import { runEditor } from './editor.js';
 import { printEvents } from './events.js';
 import { migrate } from './migrate.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
-import { rebuildAll } from './rebuild.js';
+import { rebuildAll, rebuildThroughServer } from './rebuild.js';
 import { type ReplayOptions, runReplay } from './replay.js';
 
 import { DEFAULT_EDITOR_PORT, runServe } from './serve.js';
 import { DEFAULT_STACKS_HOST, DEFAULT_STACKS_PORT, runStacks, type StacksCommandOptions } from './stacks.js';
 
-import { type StoreOptions, storeUrlOf } from './store-option.js';
+import { announcesControl, dataDirOf, type StoreOptions, storeUrlOf } from './store-option.js';
 
 const position = (value: string) => {
   if (!/^\d+$/.test(value))
@@ -91,27 +93,59 @@ function buildProgram(): Command {
 
   program
     .command('rebuild')
-    .description('replay the log from the start into read models and replace their snapshots')
+    .description(
+      'replay the log into read models and replace their snapshots; on the data dir of a running server, ask it (blue-green)',
+    )
     .argument('[projection...]', `read models to rebuild (default: all): ${projectionNames().join(', ')}`)
+    .addOption(
+      new Option(
+        '--checkpoint-every <events>',
+        'save a resumable checkpoint every this many events (0 = never)',
+      )
+        .argParser(wholeNumber('a number of events'))
+        .default(DEFAULT_CHECKPOINT_EVERY),
+    )
     .addOption(dataOption())
     .addOption(storeOption())
-    .action(async (names: string[], options: StoreOptions, command: Command) => {
-      const unknown = names.filter((name) => !findProjection(name));
-      if (unknown.length > 0) {
-        command.error(
-          `error: unknown projection ${unknown.join(', ')}; known: ${projectionNames().join(', ')}`,
-          {
-            exitCode: 2,
-            code: 'chronicle.unknownProjection',
-          },
+    .action(
+      async (names: string[], options: StoreOptions & { checkpointEvery: number }, command: Command) => {
+        const unknown = names.filter((name) => !findProjection(name));
+        if (unknown.length > 0) {
+          command.error(
+            `error: unknown projection ${unknown.join(', ')}; known: ${projectionNames().join(', ')}`,
+            {
+              exitCode: 2,
+              code: 'chronicle.unknownProjection',
+            },
+          );
+        }
+        const selected =
+          names.length > 0
+            ? names.map((name) => findProjection(name)).filter((p) => p !== undefined)
+            : projections;
+        if (announcesControl(options)) {
+          const remote = await rebuildThroughServer(
+            controlSocketPath(dataDirOf(options)),
+            {
+              op: 'rebuild',
+              projections: selected.map((p) => p.name),
+              checkpointEvery: options.checkpointEvery,
+            },
+            process.stdout,
+            process.stderr,
+          );
+          if (remote !== undefined) {
+            process.exitCode = remote;
+            return;
+          }
+        }
+        await withStore(options, (store) =>
+          rebuildAll(store, selected, process.stdout, process.stderr, {
+            checkpointEvery: options.checkpointEvery,
+          }),
         );
-      }
-      const selected =
-        names.length > 0
-          ? names.map((name) => findProjection(name)).filter((p) => p !== undefined)
-          : projections;
-      await withStore(options, (store) => rebuildAll(store, selected, process.stdout, process.stderr));
-    });
+      },
+    );
 
   program
     .command('migrate')
@@ -151,11 +185,17 @@ function buildProgram(): Command {
     .description('serve the editor automation REST API on 127.0.0.1 (one session)')
     .argument('[file]', 'a DXF file to open at start')
     .requiredOption('--http <port>', 'port to listen on (0 = any free port)', tcpPort)
+    .option(
+      '--resume [session]',
+      'reopen the documents of the last (or this) session at their last revision, unsaved changes included',
+    )
     .addOption(dataOption())
     .addOption(storeOption())
-    .action(async (file: string | undefined, options: StoreOptions & { http: number }) => {
-      process.exitCode = await runEditor(options.http, file, options);
-    });
+    .action(
+      async (file: string | undefined, options: StoreOptions & { http: number; resume?: string | true }) => {
+        process.exitCode = await runEditor(options.http, file, options);
+      },
+    );
 
   program
     .command('stacks')

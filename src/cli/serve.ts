@@ -1,5 +1,6 @@
 import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/config.js';
 import { openStore } from '../store/open.js';
+import { announceControl } from './control.js';
 import { EditorStartError, startEditor, untilSignal } from './editor.js';
 import { DEFAULT_STACKS_HOST, startStacksServer } from './stacks.js';
 import { dataDirOf, type StoreOptions, storeUrlOf } from './store-option.js';
@@ -74,7 +75,9 @@ export async function runServe(options: ServeOptions): Promise<number> {
   process.stderr.write(`stacks listening on http://${shown}:${stacks.port}\n`);
   if (loaded.generatedAdminToken !== undefined)
     process.stderr.write(`${adminTokenNotice(loaded.generatedAdminToken)}\n`);
+  const closeControl = await announceControl(options, store, [...editor.models, ...stacks.models]);
   await untilSignal();
+  await closeControl();
   // Both surfaces stop accepting and finish what they have in flight before the store is flushed.
   await Promise.all([editor.close(), stacks.close()]);
   await store.close();

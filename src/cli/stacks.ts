@@ -1,3 +1,4 @@
+import type { LiveModel } from '../../projections/live-model.js';
 import { stacksApp } from '../http/stacks-app.js';
 import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/config.js';
 import { GitStacks } from '../stacks/git-stacks.js';
@@ -5,6 +6,7 @@ import { StacksService } from '../stacks/service.js';
 import type { StacksConfig } from '../stacks/types.js';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/types.js';
+import { announceControl } from './control.js';
 import { dataDirOf, type StoreOptions, storeUrlOf } from './store-option.js';
 
 export const DEFAULT_STACKS_HOST = '127.0.0.1';
@@ -27,6 +29,8 @@ export interface StacksServer {
    * closes it.
    */
   close(): Promise<void>;
+  /** The read models it answers from (blue-green rebuilds). */
+  models: LiveModel[];
 }
 
 /**
@@ -62,6 +66,7 @@ export async function startStacksServer(options: StacksServerOptions): Promise<S
   let closing: Promise<void> | undefined;
   return {
     port,
+    models: service.liveModels,
     close: () => {
       closing ??= (async () => {
         // Streams (SSE) hold their sockets open; running jobs end as the service closes.
@@ -123,10 +128,12 @@ export async function runStacks(options: StacksCommandOptions): Promise<number> 
   }
   const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
   process.stderr.write(`stacks listening on http://${shown}:${server.port}\n`);
+  const closeControl = await announceControl(options, store, server.models);
   await new Promise<void>((done) => {
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
   });
+  await closeControl();
   await server.close();
   await store.close();
   return 0;

@@ -12,3 +12,9 @@ export const dataDirOf = (options: StoreOptions) =>
 
 /** `--store URL`, else the LevelDB store in the data dir. */
 export const storeUrlOf = (options: StoreOptions) => options.store ?? defaultStoreUrl(dataDirOf(options));
+
+/**
+ * Whether a server on these options announces its control socket in the data dir (and `chronicle
+ * rebuild` looks for one): only over a LevelDB store, the one another process cannot open.
+ */
+export const announcesControl = (options: StoreOptions) => storeUrlOf(options).startsWith('level:');

@@ -5,6 +5,7 @@ import {
   type EditorSessionState,
   editorSessionProjection,
 } from '../../projections/editor-session.js';
+import type { LiveRebuildOptions, LiveRebuildResult } from '../../projections/live-model.js';
 import type { Projection } from '../../projections/projection.js';
 import {
   type Answer,
@@ -19,6 +20,8 @@ import { EditorError } from './errors.js';
 import type { OpDefinition, OpOutcome, OpTable } from './ops/types.js';
 import { busyError, cancelPick } from './picks.js';
 import { type EditorRequest, isObject } from './request.js';
+import { resumeEvents } from './resume/events.js';
+import type { ResumeSource } from './resume/source.js';
 import { resolveTarget } from './target.js';
 
 export const MAX_REQUEST_ID_BYTES = 128;
@@ -127,11 +130,14 @@ export class EditorSession {
     this.current = this.projection.initial();
   }
 
-  /** Starts a new session (or resumes `sessionId`'s stream) and records its start. */
+  /**
+   * Starts a new session (or resumes `sessionId`'s stream) and records its start. With `resume`, the
+   * new session opens with the documents of another session's state (`chronicle editor --resume`).
+   */
   static async start(
     store: EventStore,
     ops: OpTable,
-    options: { version: string; sessionId?: string; gui?: boolean },
+    options: { version: string; sessionId?: string; gui?: boolean; resume?: ResumeSource },
   ): Promise<EditorSession> {
     const session = new EditorSession(
       store,
@@ -150,6 +156,9 @@ export class EditorSession {
         version: options.version,
         pid: process.pid,
       }),
+      ...(options.resume
+        ? resumeEvents(session.sessionId, options.resume.state, options.resume.revision)
+        : []),
     ]);
     await started.durable;
     return session;
@@ -228,6 +237,49 @@ export class EditorSession {
     }
     this.current = state;
     this.streamRevision = revision;
+  }
+
+  /**
+   * Blue-green rebuild of this session's read model (`chronicle rebuild` reaching a running editor):
+   * replays the stream into a new state while the current one keeps answering, then, in the queue — no
+   * mutation being decided, every earlier append settled — applies what was appended since and swaps
+   * the new state in.
+   */
+  async rebuild(options: LiveRebuildOptions = {}): Promise<LiveRebuildResult> {
+    const started = performance.now();
+    const stream = sessionStream(this.sessionId);
+    const name = 'editor-models';
+    const total = this.streamRevision === 'no_stream' ? 0 : this.streamRevision + 1;
+    let state = this.projection.initial();
+    let revision = -1;
+    let events = 0;
+    const apply = (event: RecordedEvent) => {
+      state = this.projection.evolve(state, event);
+      revision = event.revision;
+      events += 1;
+    };
+    for await (const event of this.store.readStream(stream)) {
+      if (event.revision >= total) break;
+      apply(event);
+      if (events % 10_000 === 0)
+        options.onProgress?.({ projection: name, done: events, total, position: events });
+    }
+    return this.enqueue(async () => {
+      await this.settle();
+      for await (const event of this.store.readStream(stream, { from: revision + 1 })) apply(event);
+      if (revision !== (this.streamRevision === 'no_stream' ? -1 : this.streamRevision))
+        throw new Error(
+          `session ${this.sessionId}: rebuilt to revision ${revision}, the log has ${this.streamRevision}`,
+        );
+      this.current = state;
+      options.onProgress?.({ projection: name, done: events, total: events, position: events });
+      return {
+        events,
+        position: revision,
+        seconds: (performance.now() - started) / 1000,
+        detail: `session ${this.sessionId} at revision ${revision}`,
+      };
+    });
   }
 
   /** Waits for every append started so far; after a failed one, replays the state from the log. */

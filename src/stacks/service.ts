@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { type DeployRunsState, deployRuns } from '../../projections/deploy-runs.js';
 import { type JobResult, type JobsState, jobs as jobsProjection } from '../../projections/jobs.js';
+import type { LiveModel } from '../../projections/live-model.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
 import type { DeployOptions, EnvironmentId, JobKind, Trigger } from '../../streams/stacks.js';
 import type { EventStore, Lease } from '../store/types.js';
@@ -152,6 +153,11 @@ export class StacksService {
       budget: this.config.deployLogs,
       instance,
     });
+  }
+
+  /** The read models the service answers from, for blue-green rebuilds (`chronicle rebuild`). */
+  get liveModels(): LiveModel[] {
+    return [this.runsModel, this.jobsModel];
   }
 
   /**

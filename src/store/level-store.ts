@@ -226,6 +226,31 @@ export class LevelEventStore implements EventStore {
     yield* this.decodeEntries(iterator);
   }
 
+  async *readAllChunks(options: ReadAllOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
+    const from = Math.max(1, options.from ?? 1);
+    const iterator = this.db.iterator({ ...eventRange(from, this.head), limit: options.maxCount ?? -1 });
+    // The next chunk is read (on LevelDB's thread) while this one is decoded and used.
+    let next: Promise<Array<[string, string]>> | undefined = iterator.nextv(READ_CHUNK);
+    try {
+      for (;;) {
+        const entries: Array<[string, string]> = await next;
+        next = undefined;
+        if (entries.length === 0) return;
+        next = iterator.nextv(READ_CHUNK);
+        const events: RecordedEvent[] = new Array(entries.length);
+        for (let i = 0; i < entries.length; i++) {
+          const [key, value] = entries[i] as [string, string];
+          events[i] = decodeEvent(positionOfEventKey(key), value);
+        }
+        yield events;
+      }
+    } finally {
+      // A read still in flight must end before the iterator closes.
+      await next?.catch(() => undefined);
+      await iterator.close();
+    }
+  }
+
   subscribe(options: SubscribeOptions = {}): Observable<RecordedEvent> {
     if (options.stream !== undefined) assertStreamName(options.stream);
     return subscribeToLog(this.live, options);

@@ -99,6 +99,12 @@ export interface EventStore extends SnapshotStore {
   append(stream: string, events: readonly EventData[], options?: AppendOptions): Promise<AppendResult>;
   readStream(stream: string, options?: ReadStreamOptions): AsyncIterable<RecordedEvent>;
   readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>;
+  /**
+   * readAll in chunks, for replays of the whole log (rebuilds): one await per chunk instead of one per
+   * event, and the next chunk read while the caller works on this one. Optional: a caller falls back to
+   * readAll.
+   */
+  readAllChunks?(options?: ReadAllOptions): AsyncIterable<readonly RecordedEvent[]>;
   subscribe(options?: SubscribeOptions): Observable<RecordedEvent>;
   /** Removes a stream's events for good and leaves a tombstone. */
   deleteStream(stream: string): Promise<void>;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { projectionNames } from '../../projections/index.js';
 import { openStore } from '../../src/store/open.js';
 import type { EventData, RecordedEvent } from '../../src/store/types.js';
 import { STREAM_DELETED } from '../../streams/system.js';
@@ -243,8 +244,7 @@ describe('chronicle events', () => {
       { args: ['events', '--bogus'], message: "unknown option '--bogus'", usage: 'Usage: chronicle events' },
       {
         args: ['rebuild', 'no-such-projection'],
-        message:
-          'unknown projection no-such-projection; known: stream-catalog, deploy-runs, jobs, editor-sessions',
+        message: `unknown projection no-such-projection; known: ${projectionNames().join(', ')}`,
         usage: 'Usage: chronicle rebuild',
       },
       {

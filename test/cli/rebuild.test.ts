@@ -1,10 +1,22 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { projectionNames } from '../../projections/index.js';
+import { projectionNames, projections } from '../../projections/index.js';
+import { persists } from '../../projections/projection.js';
 import { type StreamCatalog, streamCatalog } from '../../projections/stream-catalog.js';
 import { openStore } from '../../src/store/open.js';
 import type { EventStore, Snapshot } from '../../src/store/types.js';
-import { appendAll, assertBuilt, lines, runCli, storeUrlOfData, tempDir, withDataStore } from './helpers.js';
+import {
+  appendAll,
+  assertBuilt,
+  lines,
+  runCli,
+  startCli,
+  storeUrlOfData,
+  tempDir,
+  until,
+  watch,
+  withDataStore,
+} from './helpers.js';
 
 /** What the stream catalog makes of the log as it is now: the state a rebuild must save. */
 async function catalogOf(store: EventStore): Promise<StreamCatalog> {
@@ -75,8 +87,16 @@ describe('chronicle rebuild', () => {
     // 1-2, 5 (run-1's 3-4 deleted), StreamDeleted at 6, 7: five events read, checkpoint 7.
     const out = lines(result.stdout);
     expect(out).toHaveLength(projectionNames().length);
-    projectionNames().forEach((name, i) => {
-      expect(out[i]).toMatch(RESULT_LINE(name, 5, 7));
+    projections.forEach((projection, i) => {
+      // A read model of one stream reads that stream only: none of these events are in it.
+      if (projection.stream !== undefined) expect(out[i]).toMatch(RESULT_LINE(projection.name, 0, 0));
+      else if (persists(projection)) expect(out[i]).toMatch(RESULT_LINE(projection.name, 5, 7));
+      else
+        expect(out[i]).toMatch(
+          new RegExp(
+            `^${projection.name}: replayed from 5 events in \\d+\\.\\d\\d s \\(\\d+ events/s\\), checkpoint 7 \\(kept in memory by its server: no snapshot\\)$`,
+          ),
+        );
     });
 
     const progress = lines(result.stderr);
@@ -86,9 +106,10 @@ describe('chronicle rebuild', () => {
     // Not a terminal: no bar redrawn in place, no cursor control.
     expect(result.stderr).not.toContain('\r');
     expect(result.stderr).not.toContain('\u001b[');
-    for (const name of projectionNames()) {
-      expect(progress.filter((line) => line.startsWith(`rebuild ${name}: `)).at(-1)).toMatch(
-        new RegExp(`^rebuild ${name}: 7/7 events \\(100%\\)`),
+    for (const projection of projections) {
+      const whole = projection.stream === undefined ? '7/7' : '0/0';
+      expect(progress.filter((line) => line.startsWith(`rebuild ${projection.name}: `)).at(-1)).toMatch(
+        new RegExp(`^rebuild ${projection.name}: ${whole} events \\(100%\\)`),
       );
     }
 
@@ -102,8 +123,13 @@ describe('chronicle rebuild', () => {
       } satisfies Snapshot<StreamCatalog>);
       expect(Object.keys(snapshot?.state.streams ?? {}).sort()).toEqual(['$streams', 'doc-1', 'doc-2']);
       expect(snapshot?.state.events).toBe(5);
-      for (const name of projectionNames())
-        expect(await store.loadSnapshot(name)).toMatchObject({ position: 7 });
+      for (const projection of projections) {
+        if (persists(projection))
+          expect(await store.loadSnapshot(projection.name)).toMatchObject({
+            position: projection.stream === undefined ? 7 : 0,
+          });
+        else expect(await store.loadSnapshot(projection.name)).toBeUndefined();
+      }
     });
   });
 
@@ -148,5 +174,56 @@ describe('chronicle rebuild', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('resumes from its checkpoint after being killed mid-way, and ends with what a clean rebuild gives', async () => {
+    const total = 400_000;
+    await withDataStore(dataDir, async (store) => {
+      for (let done = 0; done < total; done += 2_000) {
+        const batch = Array.from({ length: 2_000 }, (_, i) => ({
+          type: 'LineAppended',
+          data: { line: `line ${done + i}` },
+        }));
+        await store.append(`run-${(done / 2_000) % 50}`, batch);
+      }
+    });
+    const child = startCli(['rebuild', 'stream-catalog', '--data', dataDir, '--checkpoint-every', '10000']);
+    const watched = watch(child, 60_000);
+    await until(
+      () => /checkpoint saved at position \d+/.test(watched.stderr()),
+      'a first checkpoint',
+      30_000,
+    );
+    child.kill('SIGKILL');
+    const killed = await watched.done;
+    expect(killed.signal).toBe('SIGKILL');
+    expect(killed.stdout).not.toContain('rebuilt from');
+
+    const checkpoint = await withDataStore(dataDir, async (store) => {
+      // Killed half-way: the live snapshot was never replaced, the checkpoint is there beside it.
+      expect(await store.loadSnapshot('stream-catalog')).toBeUndefined();
+      return store.loadSnapshot('rebuild:stream-catalog');
+    });
+    expect(checkpoint?.position).toBeGreaterThan(0);
+    expect(checkpoint?.position).toBeLessThan(total);
+
+    const again = await runCli(['rebuild', 'stream-catalog', '--data', dataDir], { timeoutMs: 60_000 });
+    expect(again.code, again.stderr).toBe(0);
+    const out = lines(again.stdout);
+    const resumed = /^stream-catalog: resuming from the checkpoint at position (\d+)$/.exec(out[0] ?? '');
+    expect(resumed, again.stdout).not.toBeNull();
+    const from = Number(resumed?.[1]);
+    expect(from).toBeGreaterThanOrEqual(checkpoint?.position ?? 0);
+    expect(out[1]).toMatch(RESULT_LINE('stream-catalog', total - from, total));
+
+    await withDataStore(dataDir, async (store) => {
+      expect(await store.loadSnapshot('stream-catalog')).toEqual({
+        name: 'stream-catalog',
+        version: streamCatalog.version,
+        position: total,
+        state: await catalogOf(store),
+      });
+      expect(await store.loadSnapshot('rebuild:stream-catalog')).toBeUndefined();
+    });
   });
 });

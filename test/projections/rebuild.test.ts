@@ -5,7 +5,7 @@ import { ProjectionHaltedError, ProjectionRunner } from '../../projections/runti
 import { type StreamCatalog, streamCatalog } from '../../projections/stream-catalog.js';
 import type { EventData, EventStore } from '../../src/store/types.js';
 import { SYSTEM_STREAM } from '../../streams/system.js';
-import { openHarness, type StoreHarness, storeKinds, type Tally, tallyProjection } from './helpers.js';
+import { openHarness, range, type StoreHarness, storeKinds, type Tally, tallyProjection } from './helpers.js';
 
 const QUIET = { snapshotIntervalMs: 60_000 };
 
@@ -174,5 +174,96 @@ describe.each(storeKinds)('rebuildProjection over the %s store', (kind) => {
     expect(evolved).toBe(2);
     expect(rebuilt.state.streams['doc-1']?.events).toBe(3);
     expect(runner.state.streams['doc-1']).toMatchObject({ events: 5, lastType: 'EntitiesMoved' });
+  });
+
+  it('an interrupted rebuild goes on from its last checkpoint and ends as a clean one; the live snapshot waits', async () => {
+    await store.append('doc-1', events('EntitiesCreated', 5));
+    await store.append('doc-9', [{ type: 'Poison', data: null }]);
+    await store.append('doc-1', events('EntitiesCreated', 4));
+    const old = { name: 'tally', version: 1, position: 1, state: { count: 1, positions: [1], types: ['x'] } };
+    await store.saveSnapshot(old);
+
+    // Interrupted at position 6, after checkpoints at 2 and 4.
+    const broken = tallyProjection({ throwOn: 'Poison' });
+    const checkpoints: number[] = [];
+    await expect(
+      rebuildProjection(store, broken.projection, undefined, 10_000, {
+        checkpointEvery: 2,
+        onCheckpoint: (p) => checkpoints.push(p),
+      }),
+    ).rejects.toBeInstanceOf(ProjectionHaltedError);
+    expect(checkpoints).toEqual([2, 4]);
+    expect(await store.loadSnapshot('tally')).toEqual(old);
+    expect(await store.loadSnapshot('rebuild:tally')).toMatchObject({ position: 4 });
+
+    const fixed = tallyProjection();
+    const resumed: number[] = [];
+    const result = await rebuildProjection(store, fixed.projection, undefined, 10_000, {
+      checkpointEvery: 100,
+      onResume: (p) => resumed.push(p),
+    });
+    expect(resumed).toEqual([4]);
+    expect(fixed.seen).toEqual(range(5, 10));
+    expect(result).toMatchObject({ resumedFrom: 4, events: 6, position: 10 });
+
+    const clean = tallyProjection({ name: 'clean' });
+    const reference = await rebuildProjection(store, clean.projection);
+    expect(result.state).toEqual(reference.state);
+    expect(await store.loadSnapshot('tally')).toEqual({
+      name: 'tally',
+      version: 1,
+      position: 10,
+      state: reference.state,
+    });
+    expect(await store.loadSnapshot('rebuild:tally')).toBeUndefined();
+  });
+
+  it('ignores a checkpoint of another version', async () => {
+    await store.append('doc-1', events('EntitiesCreated', 3));
+    await store.saveSnapshot({
+      name: 'rebuild:tally',
+      version: 7,
+      position: 2,
+      state: { events: 2, state: {} },
+    });
+    const { projection, seen } = tallyProjection();
+    const result = await rebuildProjection(store, projection);
+    expect(seen).toEqual([1, 2, 3]);
+    expect(result.resumedFrom).toBeUndefined();
+  });
+
+  it('replays a projection that is not persisted without a snapshot or a checkpoint', async () => {
+    await store.append('doc-1', events('EntitiesCreated', 3));
+    const { projection } = tallyProjection({ name: 'memory-only' });
+    const result = await rebuildProjection(store, { ...projection, persist: false }, undefined, 10_000, {
+      checkpointEvery: 1,
+    });
+    expect(result.state.count).toBe(3);
+    expect(await store.loadSnapshot('memory-only')).toBeUndefined();
+    expect(await store.loadSnapshot('rebuild:memory-only')).toBeUndefined();
+  });
+
+  it('blue-green: a runner swaps in the rebuilt state, caught up with what it applied meanwhile', async () => {
+    await store.append('doc-1', events('EntitiesCreated', 3));
+    // A stale snapshot the runner starts from: it claims position 3 but saw nothing.
+    await store.saveSnapshot({
+      name: 'tally',
+      version: 1,
+      position: 3,
+      state: { count: 0, positions: [], types: [] },
+    });
+    const runner = new ProjectionRunner(store, tallyProjection().projection, QUIET);
+    await runner.start();
+    expect(runner.state.count).toBe(0);
+    const rebuilding = runner.rebuild();
+    await store.append('doc-1', events('EntitiesMoved', 2));
+    const result = await rebuilding;
+    await runner.waitFor(5);
+    await store.append('doc-1', events('EntitiesMoved', 1));
+    await runner.waitFor(6);
+    await runner.stop();
+    expect(runner.state.positions).toEqual(range(1, 6));
+    expect(result.position).toBeGreaterThanOrEqual(3);
+    expect(await store.loadSnapshot('tally')).toMatchObject({ position: 6, state: { count: 6 } });
   });
 });
