@@ -147,6 +147,8 @@ export class KurrentEventStore implements EventStore {
   private deletedRead: Promise<void> = Promise.resolve();
   private readonly entries = new Map<number, PlacedEntry>();
   private readonly snapshotStreams = new Set<string>();
+  /** `$all` filter for this log's event streams; KurrentDB's `$` streams never match it. */
+  private readonly filter: ReturnType<typeof streamNameFilter>;
   private feed: AllStreamSubscription | undefined;
   private feedFrom: ReadPosition = END;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -161,6 +163,7 @@ export class KurrentEventStore implements EventStore {
     this.location = options.location;
     this.names = kurrentNames(options.namespace);
     this.systemStream = this.names.events(SYSTEM_STREAM);
+    this.filter = streamNameFilter({ prefixes: [this.names.eventPrefix] });
     this.client = KurrentDBClient.connectionString(options.connectionString);
     this.live = {
       head: () => this.published,
@@ -468,12 +471,32 @@ export class KurrentEventStore implements EventStore {
   }
 
   /** Events with from <= position <= to, in order, from `$all` read on from `start`; deleted streams skipped. */
+  /**
+   * This log's records in `$all` from `start` (inclusive) to its end as it is when reached. A read that
+   * ends is followed by another from its last record until one brings nothing new, so an early end of a
+   * filtered read (a server search window) cannot pass for the end of the log.
+   */
+  private async *tail(start: ReadPosition): AsyncIterable<AllStreamResolvedEvent> {
+    let from = start;
+    let last: Position | undefined;
+    for (;;) {
+      let fresh = 0;
+      for await (const resolved of this.client.readAll({ fromPosition: from, filter: this.filter })) {
+        const at = resolved.event?.position;
+        if (at === undefined || (last !== undefined && comparePositions(at, last) <= 0)) continue;
+        last = at;
+        fresh++;
+        yield resolved;
+      }
+      if (fresh === 0 || last === undefined) return;
+      from = last;
+    }
+  }
+
+  /** Events with from <= position <= to, in order, from `$all` read on from `start`; deleted streams skipped. */
   private async *scan(start: ReadPosition, from: number, to: number): AsyncIterable<RecordedEvent> {
     await this.refreshDeleted();
-    for await (const resolved of this.client.readAll({
-      fromPosition: start,
-      filter: streamNameFilter({ prefixes: [this.names.eventPrefix] }),
-    })) {
+    for await (const resolved of this.tail(start)) {
       const event = this.toRecorded(resolved);
       if (event === undefined) continue;
       // `$all` order is position order (see the class comment): past `to`, nothing more is wanted.
@@ -531,29 +554,23 @@ export class KurrentEventStore implements EventStore {
       this.publish(known, Math.max(target, (known.at(-1) as RecordedEvent).position));
       return;
     }
-    while (this.published < target) {
-      await this.refreshDeleted();
-      const events: RecordedEvent[] = [];
-      let read = 0;
-      let last = this.published;
-      for await (const resolved of this.client.readAll({
-        fromPosition: this.cursor,
-        filter: streamNameFilter({ prefixes: [this.names.eventPrefix] }),
-        maxCount: READ_PAGE,
-      })) {
-        read++;
-        if (resolved.event !== undefined) this.cursor = resolved.event.position;
-        const event = this.toRecorded(resolved);
-        if (event === undefined || event.position <= last) continue;
-        last = event.position;
-        if (!this.deleted.has(event.stream)) events.push(event);
+    await this.refreshDeleted();
+    let events: RecordedEvent[] = [];
+    let last = this.published;
+    for await (const resolved of this.tail(this.cursor)) {
+      this.cursor = (resolved.event as { position: Position }).position;
+      const event = this.toRecorded(resolved);
+      if (event === undefined || event.position <= last) continue;
+      last = event.position;
+      if (!this.deleted.has(event.stream)) events.push(event);
+      if (events.length >= READ_PAGE) {
+        this.publish(events, last);
+        events = [];
       }
-      // A short page is the end of `$all` as it was when read, and `target` was committed before: the
-      // positions up to it that were not there belong to deleted streams.
-      const end = read < READ_PAGE;
-      this.publish(events, end ? Math.max(target, last) : last);
-      if (end) return;
     }
+    // The tail reached the end of `$all` as it was after `target` was committed: positions up to it that
+    // were not there belong to deleted streams.
+    this.publish(events, Math.max(target, last));
   }
 
   private publish(events: readonly RecordedEvent[], head: number): void {

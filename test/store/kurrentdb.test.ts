@@ -44,7 +44,8 @@ if (KURRENTDB_URL === undefined || KURRENTDB_URL === '') {
   });
 }
 
-// Needs no server: the real client against a port nobody listens on.
+// Needs no server: the real client against a port nobody listens on. Its reads go through the client's
+// native bridge (@kurrent/bridge, a prebuilt .node), so this also proves that module loads here.
 describe('kurrentdb adapter without a server', () => {
   it('openStore fails soon with UnsupportedStoreError naming the place, without the password', async () => {
     const started = Date.now();
