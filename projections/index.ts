@@ -1,6 +1,6 @@
 import { deployRuns } from './deploy-runs.js';
-import { gitStacks } from './git-stacks.js';
 import { reconcileExecutions } from './executions.js';
+import { gitStacks } from './git-stacks.js';
 import { jobs } from './jobs.js';
 import type { AnyProjection } from './projection.js';
 import { generalSettings } from './settings.js';

@@ -218,7 +218,10 @@ export class Reconciler {
     return closed;
   }
 
-  private async closeAll(unfinished: ReturnType<typeof unfinishedExecutions>, closed: number[]): Promise<void> {
+  private async closeAll(
+    unfinished: ReturnType<typeof unfinishedExecutions>,
+    closed: number[],
+  ): Promise<void> {
     for (const execution of unfinished) {
       const revision = await this.options.store.streamRevision(executionStream(execution.id));
       if (revision === undefined) continue;
