@@ -88,7 +88,8 @@ export function parseKurrentUrl(url: string): KurrentUrl {
  * Where one log's streams live in KurrentDB. Every name starts with the namespace, so KurrentDB's own
  * `$` streams (reserved: system streams) never mix with ours, and our `$streams` system stream becomes
  * `<ns>:$streams`, an ordinary stream there. Our stream names never start with `$` (validate.ts), so
- * `<ns>:` + name is one-to-one, and the position log and the snapshots, behind `~`, cannot collide with it.
+ * `<ns>:` + name is one-to-one, and the position log, the snapshots and the leases, behind `~`, cannot
+ * collide with it (nor with each other: `~log`, `~snapshot:`, `~lease-`).
  */
 export interface KurrentNames {
   /** Prefix of every event stream of the log: the filter of `$all` reads and subscriptions. */
@@ -97,6 +98,8 @@ export interface KurrentNames {
   readonly log: string;
   events(stream: string): string;
   snapshot(name: string): string;
+  /** The stream of a named lease (`EventStore.tryLease`), see kurrentdb-leases.ts. */
+  lease(name: string): string;
   /** Our name of a KurrentDB stream, or undefined when the stream is not one of this log's event streams. */
   streamOf(physical: string): string | undefined;
 }
@@ -110,6 +113,7 @@ export function kurrentNames(namespace: string): KurrentNames {
     log: `${namespace}~log`,
     events: (stream) => eventPrefix + stream,
     snapshot: (name) => `${namespace}~snapshot:${name}`,
+    lease: (name) => `${namespace}~lease-${name}`,
     streamOf: (physical) =>
       physical.startsWith(eventPrefix) ? physical.slice(eventPrefix.length) : undefined,
   };
@@ -332,4 +336,133 @@ export function comparePositions(
   if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;
   if (a.prepare !== b.prepare) return a.prepare < b.prepare ? -1 : 1;
   return 0;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Imports (chronicle migrate)
+// ------------------------------------------------------------------------------------------------
+
+/** One stream's part of a multi-stream append of imported events: `events[start..end)`. */
+export interface ImportGroup {
+  stream: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Splits a batch of imported events, in position order, into the multi-stream appends that carry it.
+ * KurrentDB 25.1 takes each stream's records of one append together (a stream may not come back after
+ * another in the same append) and writes the streams in the order asked, so one append keeps the
+ * batch's order only while each of its streams' events are consecutive. A segment therefore ends where
+ * a stream it already has comes back after another one, or where its bodies would pass `maxBytes` (the
+ * server's append limit; one event alone is never split, and may still be refused as too large).
+ */
+export function importSegments(
+  events: readonly { stream: string; bytes: number }[],
+  maxBytes: number,
+): ImportGroup[][] {
+  const segments: ImportGroup[][] = [];
+  let groups: ImportGroup[] = [];
+  let seen = new Set<string>();
+  let bytes = 0;
+  events.forEach((event, i) => {
+    const current = groups.at(-1);
+    const sameStream = current?.stream === event.stream;
+    const full = groups.length > 0 && bytes + event.bytes > maxBytes;
+    if (full || (!sameStream && seen.has(event.stream))) {
+      segments.push(groups);
+      groups = [];
+      seen = new Set();
+      bytes = 0;
+    }
+    const last = groups.at(-1);
+    if (last?.stream === event.stream) last.end = i + 1;
+    else {
+      groups.push({ stream: event.stream, start: i, end: i + 1 });
+      seen.add(event.stream);
+    }
+    bytes += event.bytes;
+  });
+  if (groups.length > 0) segments.push(groups);
+  return segments;
+}
+
+/** The state an imported stream must be in for its event at `revision` to be the next one. */
+export const importedStreamState = (revision: number): AppendStreamState =>
+  revision <= 0 ? NO_STREAM : BigInt(revision - 1);
+
+// ------------------------------------------------------------------------------------------------
+// Leases (EventStore.tryLease)
+// ------------------------------------------------------------------------------------------------
+
+export const LEASE_HELD = 'LeaseHeld';
+export const LEASE_RELEASED = 'LeaseReleased';
+/** How long a lease lasts without a renewal: a holder that dies frees it this long after its last one. */
+export const LEASE_TTL_MS = 15_000;
+/**
+ * What a process that wants a lease allows for clocks that disagree: `until` is the holder's clock, so
+ * the lease counts as free only this long after it. The holder gives it up at `until` by its own clock.
+ */
+export const LEASE_CLOCK_SKEW_MS = 2_000;
+
+/** The last record of a lease's stream: taken or renewed by `holder` until `until` (ms), or released. */
+export type LeaseRecord = HeldLeaseRecord | { kind: 'released'; holder: string };
+export type HeldLeaseRecord = { kind: 'held'; holder: string; until: number };
+
+export function encodeLeaseRecord(record: LeaseRecord): { type: string; data: Buffer } {
+  if (record.kind === 'held')
+    return {
+      type: LEASE_HELD,
+      data: Buffer.from(JSON.stringify({ holder: record.holder, until: record.until })),
+    };
+  return { type: LEASE_RELEASED, data: Buffer.from(JSON.stringify({ holder: record.holder })) };
+}
+
+/** A lease record from its stream; throws on one that is not ours, rather than guess whether it is free. */
+export function decodeLeaseRecord(type: string, data: unknown): LeaseRecord {
+  const stored = parseStored(data) as { holder?: unknown; until?: unknown } | null;
+  const holder = stored?.holder;
+  if (typeof holder === 'string') {
+    if (type === LEASE_RELEASED) return { kind: 'released', holder };
+    if (type === LEASE_HELD && Number.isFinite(stored?.until))
+      return { kind: 'held', holder, until: stored?.until as number };
+  }
+  throw new Error(`a lease record is damaged: ${type} ${JSON.stringify(stored)}`);
+}
+
+/**
+ * Whether a lease whose stream ends with `last` may be taken at `now` (ms, this process's clock): never
+ * taken, released, or held by a holder that has not renewed it in time (plus `skew` for the clocks).
+ */
+export function leaseIsFree(last: LeaseRecord | undefined, now: number, skew = LEASE_CLOCK_SKEW_MS): boolean {
+  if (last === undefined || last.kind === 'released') return true;
+  return now >= last.until + skew;
+}
+
+/** The record that takes the lease for `holder` at `now`, or undefined when someone holds it. */
+export function takeLease(
+  last: LeaseRecord | undefined,
+  holder: string,
+  now: number,
+  ttl = LEASE_TTL_MS,
+): HeldLeaseRecord | undefined {
+  return leaseIsFree(last, now) ? { kind: 'held', holder, until: now + ttl } : undefined;
+}
+
+/** The record a holder renews its lease with at `now`. */
+export const renewLease = (holder: string, now: number, ttl = LEASE_TTL_MS): HeldLeaseRecord => ({
+  kind: 'held',
+  holder,
+  until: now + ttl,
+});
+
+/**
+ * What a holder makes of a renewal that did not commit. A conflict means another process took the
+ * lease (it found it expired); any other failure (the server unreachable) is tried again while the lease
+ * is still ours by our clock, and is a loss once `until` has passed: from then on another process may
+ * take it. A renewal that starts past `until` counts as failed too (the process was stalled).
+ */
+export function afterFailedRenewal(conflict: boolean, now: number, until: number): 'lost' | 'retry' {
+  if (conflict || now >= until) return 'lost';
+  return 'retry';
 }

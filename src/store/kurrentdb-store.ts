@@ -3,12 +3,14 @@ import {
   type AllStreamResolvedEvent,
   type AllStreamSubscription,
   ANY,
+  type AppendStreamRequest,
   BACKWARDS,
   binaryEvent,
   type EventData as ClientEventData,
   END,
   FORWARDS,
   KurrentDBClient,
+  type MultiAppendResult,
   NO_STREAM,
   type Position,
   type ReadPosition,
@@ -25,13 +27,20 @@ import {
   UnsupportedStoreError,
   WrongExpectedRevisionError,
 } from './errors.js';
+import { planImport } from './import.js';
+import { KurrentLeases, type LeaseStreams } from './kurrentdb-leases.js';
 import {
+  type AppendFailure,
   classifyAppendError,
   comparePositions,
   decodeEventBody,
+  decodeLeaseRecord,
   decodeLogEntry,
   encodeEventBody,
+  encodeLeaseRecord,
   encodeLogEntry,
+  importedStreamState,
+  importSegments,
   isStreamDeleted,
   isStreamNotFound,
   isWrongExpectedVersion,
@@ -53,6 +62,7 @@ import type {
   EventData,
   EventStore,
   ExpectedRevision,
+  Lease,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
@@ -78,6 +88,13 @@ interface PendingDelete {
   reject: (error: unknown) => void;
 }
 
+interface PendingImport {
+  kind: 'import';
+  events: readonly RecordedEvent[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 /** A position-log entry with where it sits in `$all` (known on KurrentDB 22.6 and later). */
 interface PlacedEntry extends LogEntry {
   revision: number;
@@ -91,6 +108,13 @@ const RECONNECT_MS = 500;
 /** Appends that lose the race for the position log try again; past this many turns something is wrong. */
 const MAX_LOG_RETRIES = 1_000;
 const ENTRY_CACHE = 10_000;
+/**
+ * Bodies per multi-stream append of an import: under KurrentDB's default `MaxAppendSize` (1 MiB), with
+ * room for the records' own bytes, so `chronicle migrate` works against a server as it comes.
+ */
+const IMPORT_APPEND_BYTES = 900 * 1024;
+/** Records a lease stream keeps: the last one is all that counts. */
+const LEASE_STREAM_MAX_COUNT = 16;
 
 /**
  * The event store on KurrentDB (EventStoreDB's successor), shared by any number of chronicle processes.
@@ -125,6 +149,23 @@ const ENTRY_CACHE = 10_000;
  * revision they expect, and a stale process loses the log race and re-reads), then the stream is
  * tombstoned, so KurrentDB refuses it for good and a scavenge removes its bytes. Reads skip the streams
  * `<ns>:$streams` names, also before the scavenge.
+ *
+ * Import (`chronicle migrate`): events go in as they are, through the same position log, at the next
+ * positions. KurrentDB 25.1 writes a multi-stream append stream by stream, so one append keeps the
+ * order of a batch only while each stream's events in it are consecutive: a batch takes as many appends
+ * as that and the server's default append limit need (importSegments), each atomic with its log entry
+ * and with every stream's expected revision. One `importEvents` call is atomic when it fits one append;
+ * otherwise a failure between its appends leaves the first ones written (migrate then reports a partial
+ * copy). What is refused (a revision that does not follow, a deleted stream) is refused by planImport
+ * before anything is written, as on the other adapters. (KurrentDB 26.1's `appendRecords` keeps any
+ * order in one append; using it would make every call atomic on servers that have it.)
+ *
+ * Leases (`tryLease`): KurrentDB has no session locks, so a lease is a stream (`<ns>~lease-<name>`) whose
+ * last record says who holds it until when, written with optimistic concurrency and renewed every
+ * third of its TTL (kurrentdb-leases.ts). Unlike PostgreSQL, where the server frees a dead holder's lock
+ * with its session at once, *a holder that dies frees its lease only when its TTL (15 s, plus 2 s for
+ * disagreeing clocks) has run out*; closing the store releases its leases at once. The clocks of the
+ * processes sharing a log must agree to within that allowance.
  */
 export class KurrentEventStore implements EventStore {
   readonly location: string;
@@ -152,12 +193,13 @@ export class KurrentEventStore implements EventStore {
   private feed: AllStreamSubscription | undefined;
   private feedFrom: ReadPosition = END;
   private pollTimer: NodeJS.Timeout | undefined;
-  private pending: Array<PendingAppend | PendingDelete> = [];
+  private pending: Array<PendingAppend | PendingDelete | PendingImport> = [];
   private writing = false;
   private closed = false;
   private readonly commitListeners = new Set<(events: readonly RecordedEvent[]) => void>();
   private readonly closeListeners = new Set<() => void>();
   private readonly live: LiveLog;
+  private readonly leases: KurrentLeases;
 
   private constructor(options: KurrentUrl) {
     this.location = options.location;
@@ -171,6 +213,7 @@ export class KurrentEventStore implements EventStore {
       listen: (listener) => this.addListener(this.commitListeners, listener),
       onClose: (listener) => this.addListener(this.closeListeners, listener),
     };
+    this.leases = new KurrentLeases(this.leaseStreams(), (name) => this.names.lease(name));
   }
 
   static async open(options: KurrentUrl): Promise<KurrentEventStore> {
@@ -229,6 +272,21 @@ export class KurrentEventStore implements EventStore {
       this.pending.push({ kind: 'delete', stream, resolve, reject });
       this.scheduleWrite();
     });
+  }
+
+  importEvents(events: readonly RecordedEvent[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.closed) throw new StoreClosedError();
+      if (events.length === 0) return resolve();
+      this.pending.push({ kind: 'import', events, resolve, reject });
+      this.scheduleWrite();
+    });
+  }
+
+  /** A lease stream per name, with optimistic concurrency: see kurrentdb-leases.ts. */
+  async tryLease(name: string): Promise<Lease | undefined> {
+    if (this.closed) throw new StoreClosedError();
+    return this.leases.take(name);
   }
 
   async streamRevision(stream: string): Promise<number | undefined> {
@@ -321,6 +379,8 @@ export class KurrentEventStore implements EventStore {
     // Queued writes were accepted before close was asked for: let them finish.
     while (this.writing || this.pending.length > 0) await new Promise((resolve) => setImmediate(resolve));
     clearInterval(this.pollTimer);
+    // Released, so that other processes need not wait for their expiry.
+    await this.leases.endAll();
     await this.advancing;
     const feed = this.feed;
     this.feed = undefined;
@@ -653,6 +713,7 @@ export class KurrentEventStore implements EventStore {
     try {
       for (let task = this.pending.shift(); task !== undefined; task = this.pending.shift()) {
         if (task.kind === 'append') await this.runAppend(task);
+        else if (task.kind === 'import') await this.runImport(task);
         else await this.runDelete(task);
       }
     } finally {
@@ -661,7 +722,86 @@ export class KurrentEventStore implements EventStore {
   }
 
   /**
-   * Appends `records` to `stream` and takes their positions on the position log, in one transaction.
+   * Commits the writes `build` makes for the positions from `first` on (`count` of them) together with
+   * their entry on the position log, in one multi-stream append. Retries, building again, when another
+   * process took the log first (undefined instead when `retry` is false); a failure the caller can name
+   * is thrown as `refuse` makes it, any other as it came.
+   */
+  private async commitWithPositions(
+    count: number,
+    build: (first: number) => AppendStreamRequest[],
+    refuse: (failure: Exclude<AppendFailure, { kind: 'log_conflict' | 'other' }>, error: unknown) => unknown,
+    retry = true,
+  ): Promise<{ first: number; result: MultiAppendResult } | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      if (!this.logKnown) await this.syncLog();
+      const first = this.head + 1;
+      const last = first + count - 1;
+      const writes = build(first);
+      try {
+        const result = await this.client.multiStreamAppend([
+          ...writes,
+          {
+            streamName: this.names.log,
+            expectedState: logState(this.logRevision),
+            events: [
+              binaryEvent({ type: LOG_ENTRY, data: encodeLogEntry({ first, last }) }) as ClientEventData,
+            ],
+          },
+        ]);
+        // The log was at logRevision (checked by the server) and got one entry.
+        this.logRevision += 1;
+        this.head = last;
+        return { first, result };
+      } catch (error) {
+        const failure = classifyAppendError(error, this.names.log);
+        if (failure.kind === 'log_conflict') {
+          this.logKnown = false;
+          if (!retry) return undefined;
+          if (attempt >= MAX_LOG_RETRIES)
+            throw new StoreError(
+              'log_contention',
+              `gave up taking positions on ${this.names.log} after ${attempt} tries`,
+            );
+          // Past a few lost races, step back a little so that competing processes spread out.
+          if (attempt >= 3)
+            await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 2)));
+          continue;
+        }
+        if (failure.kind === 'other') {
+          // The append may or may not have committed: learn the log's state again before the next one.
+          this.logKnown = false;
+          throw failure.error;
+        }
+        throw refuse(failure, error);
+      }
+    }
+  }
+
+  /** Our error for a refused append whose stream conflict `conflict` describes. */
+  private refusal(
+    failure: Exclude<AppendFailure, { kind: 'log_conflict' | 'other' }>,
+    conflict: (actual: number | undefined) => StoreError,
+    stream: string,
+  ): StoreError {
+    switch (failure.kind) {
+      case 'conflict':
+        return conflict(failure.actual);
+      case 'deleted':
+        return new StreamDeletedError(stream);
+      case 'too_large':
+        return new InvalidEventError(
+          `the append is larger than the KurrentDB server accepts (${failure.message}); raise the server's MaxAppendSize`,
+        );
+      case 'unsupported':
+        return new UnsupportedStoreError(
+          `the KurrentDB adapter needs multi-stream appends (KurrentDB 25.1 or later): ${failure.message}`,
+        );
+    }
+  }
+
+  /**
+   * Appends `bodies` to `stream` and takes their positions on the position log, in one transaction.
    * Retries when another process took the log first; any other failure is thrown as our error.
    */
   private async appendWithPositions(
@@ -686,77 +826,170 @@ export class KurrentEventStore implements EventStore {
     retry = true,
   ): Promise<{ events: RecordedEvent[]; nextRevision: number } | undefined> {
     const physical = this.names.events(stream);
-    for (let attempt = 0; ; attempt++) {
+    let stored: Buffer[] = [];
+    const committed = await this.commitWithPositions(
+      bodies.length,
+      (first) => {
+        if (this.deleted.has(stream)) throw new StreamDeletedError(stream);
+        stored = bodies.map((body, i) => encodeEventBody(first + i, body));
+        const records = stored.map(
+          (data, i) => binaryEvent({ id: randomUUID(), type: types[i] as string, data }) as ClientEventData,
+        );
+        return [{ streamName: physical, expectedState: toStreamState(expected), events: records }];
+      },
+      (failure) =>
+        this.refusal(failure, (actual) => new WrongExpectedRevisionError(stream, expected, actual), stream),
+      retry,
+    );
+    if (committed === undefined) return undefined;
+    // An exact expectation says where the append ended; otherwise the server's answer does (the
+    // revision of the stream's last record, as v1 appends answer it).
+    const n = stored.length;
+    const written = committed.result.responses.find((r) => r.streamName === physical)?.revision;
+    const end =
+      typeof expected === 'number'
+        ? expected + n
+        : expected === 'no_stream'
+          ? n - 1
+          : written !== undefined
+            ? Number(written)
+            : ((await this.lastRevision(stream)) ?? n - 1);
+    const events = stored.map((data, i) => decodeEventBody(stream, end - n + 1 + i, data));
+    return { events, nextRevision: end + 1 };
+  }
+
+  /**
+   * See `EventStore.importEvents`. planImport checks the whole call first (as on the other adapters),
+   * then the events go in as few multi-stream appends as keep their order (importSegments), each with
+   * its position-log entry and each stream's expected revision (the one before its first event), so a
+   * concurrent append to an imported stream fails the import instead of interleaving. A `StreamDeleted`
+   * tombstones the stream it names once its append has committed, as deleteStream does. A call that
+   * needs several appends is not atomic as a whole: a failure between them leaves the first ones
+   * written (migrate reports a partial copy); one that fits one append is.
+   */
+  private async runImport(task: PendingImport): Promise<void> {
+    const recorded: RecordedEvent[] = [];
+    try {
       if (!this.logKnown) await this.syncLog();
-      if (this.deleted.has(stream)) throw new StreamDeletedError(stream);
-      const first = this.head + 1;
-      const stored = bodies.map((body, i) => encodeEventBody(first + i, body));
-      const last = first + stored.length - 1;
-      const records = stored.map(
-        (data, i) => binaryEvent({ id: randomUUID(), type: types[i] as string, data }) as ClientEventData,
+      else await this.refreshDeleted();
+      await planImport(task.events, (stream) => this.importHead(stream));
+      const bodies = task.events.map((event) =>
+        JSON.stringify({ t: event.type, d: event.data ?? null, m: event.metadata }),
       );
-      try {
-        const result = await this.client.multiStreamAppend([
-          { streamName: physical, expectedState: toStreamState(expected), events: records },
-          {
-            streamName: this.names.log,
-            expectedState: logState(this.logRevision),
-            events: [
-              binaryEvent({ type: LOG_ENTRY, data: encodeLogEntry({ first, last }) }) as ClientEventData,
-            ],
+      const sized = task.events.map((event, i) => ({
+        stream: event.stream,
+        bytes: Buffer.byteLength(bodies[i] as string),
+      }));
+      for (const groups of importSegments(sized, IMPORT_APPEND_BYTES)) {
+        const start = (groups[0] as { start: number }).start;
+        const end = (groups.at(-1) as { end: number }).end;
+        let stored: Buffer[] = [];
+        await this.commitWithPositions(
+          end - start,
+          (first) => {
+            stored = bodies.slice(start, end).map((body, i) => encodeEventBody(first + i, body as string));
+            return groups.map((group) => ({
+              streamName: this.names.events(group.stream),
+              expectedState: importedStreamState((task.events[group.start] as RecordedEvent).revision),
+              events: stored.slice(group.start - start, group.end - start).map(
+                (data, i) =>
+                  binaryEvent({
+                    id: randomUUID(),
+                    type: (task.events[group.start + i] as RecordedEvent).type,
+                    data,
+                  }) as ClientEventData,
+              ),
+            }));
           },
-        ]);
-        // The log was at logRevision (checked by the server) and got one entry.
-        this.logRevision += 1;
-        this.head = last;
-        // An exact expectation says where the append ended; otherwise the server's answer does (the
-        // revision of the stream's last record, as v1 appends answer it).
-        const n = stored.length;
-        const written = result.responses.find((r) => r.streamName === physical)?.revision;
-        const end =
-          typeof expected === 'number'
-            ? expected + n
-            : expected === 'no_stream'
-              ? n - 1
-              : written !== undefined
-                ? Number(written)
-                : ((await this.lastRevision(stream)) ?? n - 1);
-        const events = stored.map((data, i) => decodeEventBody(stream, end - n + 1 + i, data));
-        return { events, nextRevision: end + 1 };
-      } catch (error) {
-        const failure = classifyAppendError(error, this.names.log);
-        switch (failure.kind) {
-          case 'log_conflict':
-            this.logKnown = false;
-            if (!retry) return undefined;
-            if (attempt >= MAX_LOG_RETRIES)
-              throw new StoreError(
-                'log_contention',
-                `gave up taking positions on ${this.names.log} after ${attempt} tries`,
-              );
-            // Past a few lost races, step back a little so that competing processes spread out.
-            if (attempt >= 3)
-              await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 2)));
-            continue;
-          case 'conflict':
-            throw new WrongExpectedRevisionError(stream, expected, failure.actual);
-          case 'deleted':
-            throw new StreamDeletedError(stream);
-          case 'too_large':
-            throw new InvalidEventError(
-              `the append is larger than the KurrentDB server accepts (${failure.message}); raise the server's MaxAppendSize`,
+          (failure, error) => {
+            const physical = (error as { streamName?: unknown } | undefined)?.streamName;
+            const stream =
+              (typeof physical === 'string' ? this.names.streamOf(physical) : undefined) ?? 'a stream';
+            return this.refusal(
+              failure,
+              (actual) =>
+                new InvalidEventError(
+                  `import: "${stream}" changed while it was imported (now at ${actual ?? 'no revision'}); another process appends to this log`,
+                ),
+              stream,
             );
-          case 'unsupported':
-            throw new UnsupportedStoreError(
-              `the KurrentDB adapter needs multi-stream appends (KurrentDB 25.1 or later): ${failure.message}`,
-            );
-          default:
-            // The append may or may not have committed: learn the log's state again before the next one.
-            this.logKnown = false;
-            throw failure.error;
+          },
+        );
+        const segment = task.events.slice(start, end);
+        const written = stored.map((data, i) => {
+          const event = segment[i] as RecordedEvent;
+          return decodeEventBody(event.stream, event.revision, data);
+        });
+        recorded.push(...written);
+        for (const event of written) {
+          if (event.stream !== SYSTEM_STREAM || event.type !== STREAM_DELETED) continue;
+          const gone = (event.data as StreamDeletedData).stream;
+          this.deleted.add(gone);
+          await this.tombstone(gone);
         }
       }
+    } catch (error) {
+      await this.publishImported(recorded);
+      task.reject(error);
+      return;
     }
+    await this.publishImported(recorded);
+    task.resolve();
+  }
+
+  private async publishImported(recorded: readonly RecordedEvent[]): Promise<void> {
+    const last = recorded.at(-1);
+    if (last !== undefined) await this.advanceTo(last.position, recorded).catch(() => undefined);
+  }
+
+  /** A stream's head as planImport wants it: its last revision (-1 for none), or deleted. */
+  private async importHead(stream: string): Promise<{ revision: number; deleted: boolean }> {
+    try {
+      return { revision: (await this.lastRevision(stream)) ?? -1, deleted: false };
+    } catch (error) {
+      if (error instanceof StreamDeletedError) return { revision: -1, deleted: true };
+      throw error;
+    }
+  }
+
+  // ----------------------------------------------------------------------------------------------
+  // Leases
+  // ----------------------------------------------------------------------------------------------
+
+  private leaseStreams(): LeaseStreams {
+    return {
+      last: async (stream) => {
+        try {
+          for await (const resolved of this.client.readStream(stream, {
+            direction: BACKWARDS,
+            fromRevision: END,
+            maxCount: 1,
+          })) {
+            const event = resolved.event;
+            if (event === undefined) continue;
+            return { revision: Number(event.revision), record: decodeLeaseRecord(event.type, event.data) };
+          }
+        } catch (error) {
+          if (!isStreamNotFound(error)) throw error;
+        }
+        return undefined;
+      },
+      append: async (stream, record, expected) => {
+        const { type, data } = encodeLeaseRecord(record);
+        try {
+          await this.client.appendToStream(stream, binaryEvent({ type, data }), {
+            streamState: logState(expected),
+          });
+          return true;
+        } catch (error) {
+          if (isWrongExpectedVersion(error)) return false;
+          throw error;
+        }
+      },
+      created: async (stream) => {
+        await this.client.setStreamMetadata(stream, { maxCount: LEASE_STREAM_MAX_COUNT });
+      },
+    };
   }
 
   private async runAppend(task: PendingAppend): Promise<void> {

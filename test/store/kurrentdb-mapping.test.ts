@@ -12,21 +12,33 @@ import {
 import { describe, expect, it } from 'vitest';
 import { SYSTEM_STREAM, UnsupportedStoreError } from '../../src/store/index.js';
 import {
+  afterFailedRenewal,
   classifyAppendError,
   comparePositions,
   decodeEventBody,
+  decodeLeaseRecord,
   decodeLogEntry,
   encodeEventBody,
+  encodeLeaseRecord,
   encodeLogEntry,
   fromCurrentState,
+  importedStreamState,
+  importSegments,
   isKurrentScheme,
   isStreamDeleted,
   isStreamNotFound,
   kurrentNames,
+  LEASE_CLOCK_SKEW_MS,
+  LEASE_HELD,
+  LEASE_RELEASED,
+  LEASE_TTL_MS,
   lastWhere,
+  leaseIsFree,
   logState,
   parseKurrentUrl,
   planStreamRead,
+  renewLease,
+  takeLease,
   toStreamState,
 } from '../../src/store/kurrentdb-mapping.js';
 import { serializeEventBody } from '../../src/store/validate.js';
@@ -148,10 +160,15 @@ describe('KurrentDB stream names', () => {
     expect(names.streamOf(other.events('x'))).toBeUndefined();
   });
 
-  it('the log and snapshot streams cannot be named by any stream of ours', () => {
+  it('the log, snapshot and lease streams cannot be named by any stream of ours', () => {
     // Event streams are `<ns>:` + name; the others are `<ns>~`: no name reaches them.
     expect(names.log.startsWith(names.eventPrefix)).toBe(false);
     expect(names.snapshot('a').startsWith(names.eventPrefix)).toBe(false);
+    expect(names.lease('stacks-instance:1')).toBe('chronicle~lease-stacks-instance:1');
+    expect(names.streamOf(names.lease('x'))).toBeUndefined();
+    // The position-log subscription filters on the log's name as a prefix: leases must not pass it.
+    expect(names.lease('og').startsWith(names.log)).toBe(false);
+    expect(names.snapshot('x').startsWith(names.log)).toBe(false);
     expect(() => kurrentNames('Bad-Name')).toThrow(UnsupportedStoreError);
   });
 });
@@ -358,6 +375,109 @@ describe('KurrentDB stream reads', () => {
     expect(comparePositions({ commit: 1n, prepare: 9n }, { commit: 2n, prepare: 0n })).toBe(-1);
     expect(comparePositions({ commit: 2n, prepare: 3n }, { commit: 2n, prepare: 1n })).toBe(1);
     expect(comparePositions({ commit: 2n, prepare: 3n }, { commit: 2n, prepare: 3n })).toBe(0);
+  });
+});
+
+describe('KurrentDB imports', () => {
+  const sized = (streams: string) => [...streams].map((stream) => ({ stream, bytes: 10 }));
+  const shape = (segments: ReturnType<typeof importSegments>) =>
+    segments.map((groups) => groups.map((g) => `${g.stream}${g.start}-${g.end}`).join(' '));
+
+  it('keeps the order: a segment ends where a stream comes back after another one', () => {
+    expect(shape(importSegments(sized('aabbbc'), 1_000))).toEqual(['a0-2 b2-5 c5-6']);
+    expect(shape(importSegments(sized('abab'), 1_000))).toEqual(['a0-1 b1-2', 'a2-3 b3-4']);
+    expect(shape(importSegments(sized('abca'), 1_000))).toEqual(['a0-1 b1-2 c2-3', 'a3-4']);
+    expect(shape(importSegments(sized('aaaa'), 1_000))).toEqual(['a0-4']);
+    expect(importSegments([], 1_000)).toEqual([]);
+  });
+
+  it('every event lands in exactly one group, in order, and no segment names a stream twice', () => {
+    const streams = 'abacabbbcddadcbba';
+    const segments = importSegments(sized(streams), 35);
+    const covered = segments
+      .flat()
+      .flatMap((g) => Array.from({ length: g.end - g.start }, (_, i) => g.start + i));
+    expect(covered).toEqual([...streams].map((_, i) => i));
+    for (const groups of segments) {
+      expect(new Set(groups.map((g) => g.stream)).size).toBe(groups.length);
+      for (const g of groups) for (let i = g.start; i < g.end; i++) expect(streams[i]).toBe(g.stream);
+      const bytes = groups.reduce((sum, g) => sum + (g.end - g.start) * 10, 0);
+      expect(bytes).toBeLessThanOrEqual(35);
+    }
+  });
+
+  it('splits at the byte limit, but never below one event', () => {
+    const events = [
+      { stream: 'a', bytes: 600 },
+      { stream: 'a', bytes: 600 },
+      { stream: 'b', bytes: 5_000 },
+      { stream: 'c', bytes: 100 },
+    ];
+    expect(shape(importSegments(events, 1_000))).toEqual(['a0-1', 'a1-2', 'b2-3', 'c3-4']);
+    expect(shape(importSegments(events, 10_000))).toEqual(['a0-2 b2-3 c3-4']);
+  });
+
+  it('an imported event expects its stream at the revision before it', () => {
+    expect(importedStreamState(0)).toBe(NO_STREAM);
+    expect(importedStreamState(1)).toBe(0n);
+    expect(importedStreamState(42)).toBe(41n);
+  });
+});
+
+describe('KurrentDB leases', () => {
+  it('stores who holds a lease until when, and reads it back; refuses records that are not ours', () => {
+    const held = { kind: 'held', holder: 'h-1', until: 1_700_000_000_000 } as const;
+    const released = { kind: 'released', holder: 'h-1' } as const;
+    const a = encodeLeaseRecord(held);
+    const b = encodeLeaseRecord(released);
+    expect(a.type).toBe(LEASE_HELD);
+    expect(b.type).toBe(LEASE_RELEASED);
+    expect(decodeLeaseRecord(a.type, new Uint8Array(a.data))).toEqual(held);
+    expect(decodeLeaseRecord(b.type, b.data)).toEqual(released);
+    // A server that labels the bytes JSON hands them over parsed.
+    expect(decodeLeaseRecord(LEASE_HELD, { holder: 'x', until: 5 })).toEqual({
+      kind: 'held',
+      holder: 'x',
+      until: 5,
+    });
+    expect(() => decodeLeaseRecord(LEASE_HELD, { holder: 'x' })).toThrow(/damaged/);
+    expect(() => decodeLeaseRecord('Other', { holder: 'x', until: 5 })).toThrow(/damaged/);
+    expect(() => decodeLeaseRecord(LEASE_RELEASED, {})).toThrow(/damaged/);
+  });
+
+  it('is free when never taken, released, or past its expiry plus the allowance for clocks', () => {
+    const held = { kind: 'held', holder: 'h', until: 10_000 } as const;
+    expect(leaseIsFree(undefined, 0)).toBe(true);
+    expect(leaseIsFree({ kind: 'released', holder: 'h' }, 0)).toBe(true);
+    expect(leaseIsFree(held, 9_999)).toBe(false);
+    // At its expiry the holder has given it up, but another clock may be behind: wait the allowance.
+    expect(leaseIsFree(held, 10_000)).toBe(false);
+    expect(leaseIsFree(held, 10_000 + LEASE_CLOCK_SKEW_MS - 1)).toBe(false);
+    expect(leaseIsFree(held, 10_000 + LEASE_CLOCK_SKEW_MS)).toBe(true);
+    expect(leaseIsFree(held, 10_500, 0)).toBe(true);
+  });
+
+  it('takes a free lease for the TTL, and nothing when it is held', () => {
+    expect(takeLease(undefined, 'me', 1_000)).toEqual({
+      kind: 'held',
+      holder: 'me',
+      until: 1_000 + LEASE_TTL_MS,
+    });
+    expect(takeLease({ kind: 'released', holder: 'other' }, 'me', 1_000, 500)).toEqual({
+      kind: 'held',
+      holder: 'me',
+      until: 1_500,
+    });
+    expect(takeLease({ kind: 'held', holder: 'other', until: 2_000 }, 'me', 1_000)).toBeUndefined();
+    // A lease counts by its record, not by who asks: the holder's own second take is refused too.
+    expect(takeLease({ kind: 'held', holder: 'me', until: 2_000 }, 'me', 1_000)).toBeUndefined();
+    expect(renewLease('me', 5_000, 300)).toEqual({ kind: 'held', holder: 'me', until: 5_300 });
+  });
+
+  it('a failed renewal is a loss on a conflict or past the expiry, and tried again before it', () => {
+    expect(afterFailedRenewal(true, 0, 10_000)).toBe('lost');
+    expect(afterFailedRenewal(false, 9_999, 10_000)).toBe('retry');
+    expect(afterFailedRenewal(false, 10_000, 10_000)).toBe('lost');
   });
 });
 

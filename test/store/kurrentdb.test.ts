@@ -1,8 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { type EventStore, openStore, UnsupportedStoreError } from '../../src/store/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type EventStore,
+  InvalidEventError,
+  openStore,
+  type RecordedEvent,
+  UnsupportedStoreError,
+} from '../../src/store/index.js';
 import { describeStoreContract } from './contract/index.js';
-import { caught } from './helpers.js';
+import { caught, positions, range, readAll } from './helpers.js';
 
 /**
  * The shared contract against a real KurrentDB (25.1 or later: the adapter needs multi-stream appends),
@@ -30,6 +36,71 @@ if (KURRENTDB_URL === undefined || KURRENTDB_URL === '') {
     urls.set(store, url);
     return store;
   };
+  const freshUrl = () => {
+    const separator = baseUrl.includes('?') ? '&' : '?';
+    return `${baseUrl}${separator}namespace=adapter_${randomBytes(6).toString('hex')}`;
+  };
+  const opened: EventStore[] = [];
+  const open = async (url: string) => {
+    const store = await openStore(url);
+    opened.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((store) => store.close()));
+  });
+
+  describe('kurrentdb adapter: several processes, imports', () => {
+    it('a lease is exclusive across stores on one log, and freed at once when its holder closes', async () => {
+      const url = freshUrl();
+      const a = await open(url);
+      const b = await open(url);
+      const held = await a.tryLease('reconcile-schedule');
+      expect(held).toBeDefined();
+      expect(await b.tryLease('reconcile-schedule')).toBeUndefined();
+      await held?.release();
+      const taken = await b.tryLease('reconcile-schedule');
+      expect(taken).toBeDefined();
+      expect(await a.tryLease('reconcile-schedule')).toBeUndefined();
+      await b.close();
+      const after = await a.tryLease('reconcile-schedule');
+      expect(after).toBeDefined();
+      await after?.release();
+    });
+
+    it('imports streams that interleave (several multi-stream appends) in their order, and another process sees them', async () => {
+      const source = await open(freshUrl());
+      for (let i = 0; i < 6; i++) {
+        await source.append('a', [{ type: 'A', data: { i } }]);
+        await source.append('b', [
+          { type: 'B', data: { i } },
+          { type: 'B', data: { i, second: true } },
+        ]);
+      }
+      const original = await readAll(source);
+      const url = freshUrl();
+      const target = await open(url);
+      const other = await open(url);
+      await target.importEvents(original);
+      const copied = (events: readonly RecordedEvent[]) =>
+        events.map(({ stream, revision, type, data, metadata }) => ({
+          stream,
+          revision,
+          type,
+          data,
+          metadata,
+        }));
+      for (const store of [target, other]) {
+        const imported = await readAll(store);
+        expect(copied(imported)).toEqual(copied(original));
+        expect(positions(imported)).toEqual(range(1, original.length));
+      }
+      // A second import that does not follow on is refused whole.
+      await caught(target.importEvents(original.slice(0, 1)), InvalidEventError);
+      expect(await other.headPosition()).toBe(original.length);
+    });
+  });
+
   describeStoreContract('kurrentdb', {
     durable: true,
     shared: 'several chronicle processes share one KurrentDB log',
