@@ -3,7 +3,10 @@ import { openStore } from '../store/open.js';
 import type { EventStore, RecordedEvent } from '../store/types.js';
 import { progressOn } from './progress.js';
 
-/** Events per importEvents call: one transaction (PostgreSQL) or batch (LevelDB) each. */
+/**
+ * Events per importEvents call: one transaction (PostgreSQL) or batch (LevelDB) each; on KurrentDB as
+ * few multi-stream appends as keep the order (see kurrentdb-store.ts).
+ */
 const BATCH = 1_000;
 
 export class MigrateError extends Error {}

@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import { Level } from 'level';
 import { MemoryLevel } from 'memory-level';
 import { StoreLockedError, UnsupportedStoreError } from './errors.js';
+import { isKurrentScheme, parseKurrentUrl } from './kurrentdb-mapping.js';
+import { KurrentEventStore } from './kurrentdb-store.js';
 import { LevelEventStore } from './level-store.js';
 import { PostgresEventStore, parsePostgresUrl } from './postgres-store.js';
 import type { EventStore } from './types.js';
@@ -18,8 +20,8 @@ function isLockError(error: unknown): boolean {
 
 /**
  * Opens the event store a `--store` URL names: `level:<dir>`, `memory:`, `postgres://...` (optional
- * `?schema=`, default `chronicle`); `kurrentdb://`/`esdb://` are answered with a clear error until that
- * adapter lands.
+ * `?schema=`, default `chronicle`), `kurrentdb://...` or `esdb://...` (optional `?namespace=`, default
+ * `chronicle`; KurrentDB 25.1 or later).
  */
 export async function openStore(url: string): Promise<EventStore> {
   if (url === 'memory:' || url === 'memory://') {
@@ -41,11 +43,7 @@ export async function openStore(url: string): Promise<EventStore> {
   }
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
   if (scheme === 'postgres' || scheme === 'postgresql') return openPostgres(url);
-  if (scheme && ['kurrentdb', 'esdb'].includes(scheme)) {
-    throw new UnsupportedStoreError(
-      `the ${scheme} event store adapter is not part of this build yet; use level:<dir> or memory:`,
-    );
-  }
+  if (scheme && isKurrentScheme(scheme)) return openKurrent(url);
   throw new UnsupportedStoreError(
     `unknown store URL ${JSON.stringify(url)}: expected level:<dir>, memory:, postgres://..., kurrentdb://... or esdb://...`,
   );
@@ -66,6 +64,17 @@ async function openPostgres(url: string): Promise<EventStore> {
   } catch (error) {
     throw new UnsupportedStoreError(
       `cannot open the PostgreSQL event store at ${parsed.location}: ${(error as Error).message}`,
+    );
+  }
+}
+
+async function openKurrent(url: string): Promise<EventStore> {
+  const parsed = parseKurrentUrl(url);
+  try {
+    return await KurrentEventStore.open(parsed);
+  } catch (error) {
+    throw new UnsupportedStoreError(
+      `cannot open the KurrentDB event store at ${parsed.location} (is it running, and is it 25.1 or later?): ${(error as Error).message || (error as Error).name}`,
     );
   }
 }
