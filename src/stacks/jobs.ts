@@ -16,7 +16,7 @@ import {
   type NewStacksEvent,
   stacksEvent,
 } from '../../streams/stacks.js';
-import { StreamDeletedError } from '../store/errors.js';
+import { StreamDeletedError, WrongExpectedRevisionError } from '../store/errors.js';
 import type { EventStore, RecordedEvent } from '../store/types.js';
 import { StacksError } from './errors.js';
 import type { Instance } from './instances.js';
@@ -819,11 +819,19 @@ export class JobBook {
       if (revision === undefined) continue;
       const tail = await this.tailOf(info.id);
       if (tail.finished) continue;
-      const appended = await this.store.append(
-        jobStream(info.id),
-        [stacksEvent('JobFinished', { job_id: info.id, success: false, error: message, output: tail.lines })],
-        { expectedRevision: revision },
-      );
+      let appended: { position: number };
+      try {
+        appended = await this.store.append(
+          jobStream(info.id),
+          [stacksEvent('JobFinished', { job_id: info.id, success: false, error: message, output: tail.lines })],
+          { expectedRevision: revision },
+        );
+      } catch (error) {
+        // Something was recorded for the job meanwhile (its end, or its stream deleted): the next look
+        // decides again.
+        if (error instanceof WrongExpectedRevisionError || error instanceof StreamDeletedError) continue;
+        throw error;
+      }
       await this.model.waitFor(appended.position);
       closed.push(info.id);
     }

@@ -106,6 +106,13 @@ const CLOSE_GRACE_MS = 10_000;
 export const STACK_BUSY_MESSAGE = 'Stack has a job running';
 export const SERVER_STOPPING_MESSAGE = 'The server was stopped during this job; compose was stopped';
 
+/** A stack's running job: its compose process, its end, and how its claim on the stack is let go. */
+interface JobSlot {
+  process?: ComposeProcess;
+  done: Promise<unknown>;
+  release?: () => void;
+}
+
 const keyOf = (ref: StackRef) => `${ref.environmentId ?? 'local'}/${ref.name}`;
 
 export class StacksService {
@@ -121,7 +128,9 @@ export class StacksService {
   private readonly jobsModel: ProjectionRunner<JobsState>;
   private readonly hashKey: Buffer;
   /** Stacks with a job running, and the work that runs it. */
-  private readonly busy = new Map<string, { process?: ComposeProcess; done: Promise<unknown> }>();
+  private readonly busy = new Map<string, JobSlot>();
+  /** Every job of this process until its end is recorded (a stack is let go a moment before). */
+  private readonly running = new Set<JobSlot>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private interruptedTimer: NodeJS.Timeout | undefined;
   private closing = false;
@@ -366,7 +375,7 @@ export class StacksService {
     if (this.closing) throw new StacksError(409, 'The server is stopping');
     const key = keyOf(ref);
     if (this.busy.has(key)) throw conflict(STACK_BUSY_MESSAGE);
-    const slot: { process?: ComposeProcess; done: Promise<unknown> } = { done: Promise.resolve() };
+    const slot: JobSlot = { done: Promise.resolve() };
     this.busy.set(key, slot);
     let started: StartedJob;
     // The same claim among every instance on the log: another one may run a job of this stack.
@@ -381,6 +390,11 @@ export class StacksService {
       this.busy.delete(key);
       throw conflict(STACK_BUSY_MESSAGE);
     }
+    const held = claim;
+    slot.release = () => {
+      if (this.busy.get(key) === slot) this.busy.delete(key);
+      void held.release();
+    };
     try {
       const plan = await prepare();
       const stack = await getStack(this.dataDir, ref);
@@ -450,9 +464,10 @@ export class StacksService {
       await claim.release();
       throw error;
     }
+    this.running.add(slot);
     void started.result.finally(() => {
-      if (this.busy.get(key) === slot) this.busy.delete(key);
-      void claim.release();
+      slot.release?.();
+      this.running.delete(slot);
     });
     return started;
   }
@@ -464,7 +479,7 @@ export class StacksService {
     options: DeployOptions,
     job: Job,
     recorder: RunRecorder | undefined,
-    slot: { process?: ComposeProcess },
+    slot: JobSlot,
     variant: DeployVariant,
   ): Promise<JobResult> {
     const values = [...stack.variables.map((v) => v.value), ...(variant.redact ?? [])];
@@ -546,6 +561,9 @@ export class StacksService {
       const redacted = finalRedactor.text(failure ?? '').trim();
       error = redacted.length > 0 ? redacted : WITHHELD_ERROR_MESSAGE;
     }
+    // Compose has ended: the stack is free before the end is recorded, so whoever sees the run or the
+    // job finished can start the next job of the stack at once (not a 409 for a moment).
+    slot.release?.();
     if (recorder) {
       try {
         await recorder.complete({
@@ -603,7 +621,7 @@ export class StacksService {
     clearInterval(this.interruptedTimer);
     // The schedule first (no new reconcile), and a running reconcile ends before the runs model stops.
     await this.schedules.close();
-    const running = [...this.busy.values()];
+    const running = [...this.running];
     for (const slot of running) slot.process?.cancel();
     // A job still resolving its provider has no process to cancel yet: it is given a grace, after
     // which the next start closes its run and job as interrupted.

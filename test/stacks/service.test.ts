@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { lastValueFrom } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deployRuns } from '../../projections/deploy-runs.js';
 import { jobs } from '../../projections/jobs.js';
@@ -91,6 +92,19 @@ describe('stacks service', () => {
       .digest('hex');
     expect(run?.envHash).not.toBe(plain);
     expect(await readFile(s.runs.logPathOf(run as NonNullable<typeof run>), 'utf8')).toBe('one\ntwo\n');
+  });
+
+  it('a stack is free as soon as its run or job is seen finished: no 409 for a moment after', async () => {
+    const s = await open();
+    const ref = local('again');
+    await created(s, ref, compose({ up: { lines: ['x'] } }));
+    for (let round = 0; round < 5; round++) {
+      const started = await s.deploy(ref, OPTIONS, 'admin');
+      // What a client sees first: the job's result message (SSE, poll), before the service's promise.
+      await lastValueFrom(s.jobs.messages(started.jobId));
+      const next = await s.deploy(ref, OPTIONS, 'admin');
+      await next.result;
+    }
   });
 
   it('one job at a time per stack: a second operation while one runs is 409, and allowed after', async () => {
@@ -257,6 +271,9 @@ process.stdout.write(JSON.stringify(out));
       runId: null,
     });
     job.line('half way');
+    // The line is on record (a job appends its output every few ms) before that server "stops".
+    while ((await store.streamRevision(`stack-job-${job.id}`)) !== 1)
+      await new Promise((r) => setTimeout(r, 5));
     await jobsModel.stop();
     // That server is gone: its instance lease is free.
     await dead.leave();

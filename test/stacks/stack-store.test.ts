@@ -307,13 +307,14 @@ describe('stack store', () => {
   });
 
   it('a missing stack is a 404 Stack not found for every operation', async () => {
+    // Each operation started only when awaited: one made up front could reject before it is awaited.
     for (const op of [
-      getStack(dataDir, local('ghost')),
-      saveCompose(dataDir, local('ghost'), COMPOSE, rec),
-      setVariables(dataDir, local('ghost'), [], rec),
-      deleteStack(dataDir, local('ghost'), rec),
+      () => getStack(dataDir, local('ghost')),
+      () => saveCompose(dataDir, local('ghost'), COMPOSE, rec),
+      () => setVariables(dataDir, local('ghost'), [], rec),
+      () => deleteStack(dataDir, local('ghost'), rec),
     ]) {
-      const error = await failure(op);
+      const error = await failure(op());
       expect([error.status, error.message]).toEqual([404, 'Stack not found']);
     }
     expect(await streamEvents('stack-local-ghost')).toEqual([]);
