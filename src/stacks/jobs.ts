@@ -823,7 +823,14 @@ export class JobBook {
       try {
         appended = await this.store.append(
           jobStream(info.id),
-          [stacksEvent('JobFinished', { job_id: info.id, success: false, error: message, output: tail.lines })],
+          [
+            stacksEvent('JobFinished', {
+              job_id: info.id,
+              success: false,
+              error: message,
+              output: tail.lines,
+            }),
+          ],
           { expectedRevision: revision },
         );
       } catch (error) {
