@@ -69,31 +69,8 @@ import type {
   Snapshot,
   SubscribeOptions,
 } from './types.js';
-import { assertExpectedRevision, assertStreamName, serializeEventBody } from './validate.js';
-
-interface PendingAppend {
-  kind: 'append';
-  stream: string;
-  types: string[];
-  bodies: string[];
-  expected: ExpectedRevision;
-  resolve: (result: AppendResult) => void;
-  reject: (error: unknown) => void;
-}
-
-interface PendingDelete {
-  kind: 'delete';
-  stream: string;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
-interface PendingImport {
-  kind: 'import';
-  events: readonly RecordedEvent[];
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
+import { assertStreamName, serializeEventBody } from './validate.js';
+import { type PendingAppend, type PendingDelete, type PendingImport, WriteQueue } from './write-queue.js';
 
 /** A position-log entry with where it sits in `$all` (known on KurrentDB 22.6 and later). */
 interface PlacedEntry extends LogEntry {
@@ -193,8 +170,7 @@ export class KurrentEventStore implements EventStore {
   private feed: AllStreamSubscription | undefined;
   private feedFrom: ReadPosition = END;
   private pollTimer: NodeJS.Timeout | undefined;
-  private pending: Array<PendingAppend | PendingDelete | PendingImport> = [];
-  private writing = false;
+  private readonly writes: WriteQueue;
   private closed = false;
   private readonly commitListeners = new Set<(events: readonly RecordedEvent[]) => void>();
   private readonly closeListeners = new Set<() => void>();
@@ -202,6 +178,17 @@ export class KurrentEventStore implements EventStore {
   private readonly leases: KurrentLeases;
 
   private constructor(options: KurrentUrl) {
+    // One write at a time, never grouped: each append is its own multi-stream append on the position log.
+    this.writes = new WriteQueue(
+      {
+        appends: async (batch) => {
+          for (const task of batch) await this.runAppend(task);
+        },
+        remove: (task) => this.runDelete(task),
+        import: (task) => this.runImport(task),
+      },
+      { group: false, closed: () => this.closed },
+    );
     this.location = options.location;
     this.names = kurrentNames(options.namespace);
     this.systemStream = this.names.events(SYSTEM_STREAM);
@@ -243,44 +230,15 @@ export class KurrentEventStore implements EventStore {
   }
 
   append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
-    return new Promise<AppendResult>((resolve, reject) => {
-      if (this.closed) throw new StoreClosedError();
-      assertStreamName(stream);
-      if (!Array.isArray(events) || events.length === 0)
-        throw new InvalidEventError('append needs a non-empty array of events');
-      const expected = options.expectedRevision ?? 'any';
-      assertExpectedRevision(expected);
-      const at = new Date().toISOString();
-      const bodies = events.map((event) => serializeEventBody(event, at));
-      this.pending.push({
-        kind: 'append',
-        stream,
-        types: events.map((event) => event.type),
-        bodies,
-        expected,
-        resolve,
-        reject,
-      });
-      this.scheduleWrite();
-    });
+    return this.writes.append(stream, events, options);
   }
 
   deleteStream(stream: string): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (this.closed) throw new StoreClosedError();
-      assertStreamName(stream);
-      this.pending.push({ kind: 'delete', stream, resolve, reject });
-      this.scheduleWrite();
-    });
+    return this.writes.deleteStream(stream);
   }
 
   importEvents(events: readonly RecordedEvent[]): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (this.closed) throw new StoreClosedError();
-      if (events.length === 0) return resolve();
-      this.pending.push({ kind: 'import', events, resolve, reject });
-      this.scheduleWrite();
-    });
+    return this.writes.importEvents(events);
   }
 
   /** A lease stream per name, with optimistic concurrency: see kurrentdb-leases.ts. */
@@ -377,7 +335,7 @@ export class KurrentEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     // Queued writes were accepted before close was asked for: let them finish.
-    while (this.writing || this.pending.length > 0) await new Promise((resolve) => setImmediate(resolve));
+    await this.writes.drained();
     clearInterval(this.pollTimer);
     // Released, so that other processes need not wait for their expiry.
     await this.leases.endAll();
@@ -700,26 +658,6 @@ export class KurrentEventStore implements EventStore {
   // ----------------------------------------------------------------------------------------------
   // Writes
   // ----------------------------------------------------------------------------------------------
-
-  private scheduleWrite(): void {
-    if (this.writing) return;
-    this.writing = true;
-    setImmediate(() => {
-      this.writeLoop().catch(() => undefined);
-    });
-  }
-
-  private async writeLoop(): Promise<void> {
-    try {
-      for (let task = this.pending.shift(); task !== undefined; task = this.pending.shift()) {
-        if (task.kind === 'append') await this.runAppend(task);
-        else if (task.kind === 'import') await this.runImport(task);
-        else await this.runDelete(task);
-      }
-    } finally {
-      this.writing = false;
-    }
-  }
 
   /**
    * Commits the writes `build` makes for the positions from `first` on (`count` of them) together with

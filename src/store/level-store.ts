@@ -1,12 +1,7 @@
 import type { AbstractBatchOptions, AbstractIterator, AbstractLevel } from 'abstract-level';
 import type { Observable } from 'rxjs';
 import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../../streams/system.js';
-import {
-  InvalidEventError,
-  StoreClosedError,
-  StreamDeletedError,
-  WrongExpectedRevisionError,
-} from './errors.js';
+import { StoreClosedError, StreamDeletedError } from './errors.js';
 import { importedValue, planImport } from './import.js';
 import {
   decodeEvent,
@@ -31,7 +26,6 @@ import type {
   AppendResult,
   EventData,
   EventStore,
-  ExpectedRevision,
   Lease,
   ReadAllOptions,
   ReadStreamOptions,
@@ -39,7 +33,14 @@ import type {
   Snapshot,
   SubscribeOptions,
 } from './types.js';
-import { assertExpectedRevision, assertStreamName, serializeEventBody, storedValue } from './validate.js';
+import { assertStreamName, serializeEventBody, storedValue } from './validate.js';
+import {
+  checkExpected,
+  type PendingAppend,
+  type PendingDelete,
+  type PendingImport,
+  WriteQueue,
+} from './write-queue.js';
 
 export type StringLevel = AbstractLevel<string | Uint8Array, string, string>;
 type StringIterator = AbstractIterator<StringLevel, string, string>;
@@ -68,41 +69,7 @@ interface StreamHead {
   deleted: boolean;
 }
 
-interface PendingAppend {
-  kind: 'append';
-  stream: string;
-  bodies: string[];
-  expected: ExpectedRevision;
-  resolve: (result: AppendResult) => void;
-  reject: (error: unknown) => void;
-}
-
-interface PendingDelete {
-  kind: 'delete';
-  stream: string;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
-interface PendingImport {
-  kind: 'import';
-  events: readonly RecordedEvent[];
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
-type PendingTask = PendingAppend | PendingDelete | PendingImport;
-
 const READ_CHUNK = 1_000;
-
-function checkExpected(stream: string, expected: ExpectedRevision, current: number): void {
-  const ok =
-    expected === 'any' ||
-    (expected === 'no_stream' && current === -1) ||
-    (expected === 'stream_exists' && current >= 0) ||
-    expected === current;
-  if (!ok) throw new WrongExpectedRevisionError(stream, expected, current === -1 ? undefined : current);
-}
 
 /**
  * The event store over any abstract-level database: classic-level on disk (the default) or
@@ -119,8 +86,7 @@ export class LevelEventStore implements EventStore {
   private readonly writeOptions: WriteOptions;
   private head = 0;
   private readonly streams = new Map<string, StreamHead>();
-  private pending: PendingTask[] = [];
-  private writing = false;
+  private readonly writes: WriteQueue;
   private closed = false;
   private readonly commitListeners = new Set<(events: readonly RecordedEvent[]) => void>();
   private readonly closeListeners = new Set<() => void>();
@@ -131,6 +97,14 @@ export class LevelEventStore implements EventStore {
     this.db = db;
     this.location = location;
     this.writeOptions = { sync } as WriteOptions;
+    this.writes = new WriteQueue(
+      {
+        appends: (batch) => this.commitAppends(batch),
+        remove: (task) => this.runDelete(task),
+        import: (task) => this.runImport(task),
+      },
+      { group: true, closed: () => this.closed },
+    );
     this.live = {
       head: () => this.head,
       readRange: (stream, from, to) => this.readRange(stream, from, to),
@@ -154,44 +128,15 @@ export class LevelEventStore implements EventStore {
   }
 
   append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
-    return new Promise<AppendResult>((resolve, reject) => {
-      if (this.closed) throw new StoreClosedError();
-      assertStreamName(stream);
-      if (!Array.isArray(events) || events.length === 0) {
-        throw new InvalidEventError('append needs a non-empty array of events');
-      }
-      const expected = options.expectedRevision ?? 'any';
-      assertExpectedRevision(expected);
-      const at = new Date().toISOString();
-      const bodies = events.map((event) => serializeEventBody(event, at));
-      this.pending.push({
-        kind: 'append',
-        stream,
-        bodies,
-        expected,
-        resolve,
-        reject,
-      });
-      this.scheduleWrite();
-    });
+    return this.writes.append(stream, events, options);
   }
 
   deleteStream(stream: string): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (this.closed) throw new StoreClosedError();
-      assertStreamName(stream);
-      this.pending.push({ kind: 'delete', stream, resolve, reject });
-      this.scheduleWrite();
-    });
+    return this.writes.deleteStream(stream);
   }
 
   importEvents(events: readonly RecordedEvent[]): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (this.closed) throw new StoreClosedError();
-      if (events.length === 0) return resolve();
-      this.pending.push({ kind: 'import', events, resolve, reject });
-      this.scheduleWrite();
-    });
+    return this.writes.importEvents(events);
   }
 
   /** LevelDB is held by one process (its lock): a lease is free when no lease of this store has it. */
@@ -273,7 +218,7 @@ export class LevelEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     // Let queued writes finish: they were accepted before close was asked for.
-    while (this.writing || this.pending.length > 0) await new Promise((resolve) => setImmediate(resolve));
+    await this.writes.drained();
     for (const listener of [...this.closeListeners]) listener();
     this.leases.endAll();
     await this.db.close();
@@ -306,38 +251,6 @@ export class LevelEventStore implements EventStore {
     if (raced) return raced;
     this.streams.set(stream, head);
     return head;
-  }
-
-  private scheduleWrite(): void {
-    if (this.writing) return;
-    this.writing = true;
-    // setImmediate, not a microtask: appenders woken by the previous batch get to enqueue first,
-    // so they share the next fsync instead of each paying for one.
-    setImmediate(() => {
-      this.writeLoop().catch(() => undefined);
-    });
-  }
-
-  private async writeLoop(): Promise<void> {
-    try {
-      while (this.pending.length > 0) {
-        const first = this.pending[0] as PendingTask;
-        if (first.kind === 'delete') {
-          this.pending.shift();
-          await this.runDelete(first);
-        } else if (first.kind === 'import') {
-          this.pending.shift();
-          await this.runImport(first);
-        } else {
-          const end = this.pending.findIndex((task) => task.kind !== 'append');
-          const appends = this.pending.splice(0, end === -1 ? this.pending.length : end) as PendingAppend[];
-          await this.commitAppends(appends);
-        }
-        if (this.pending.length > 0) await new Promise((resolve) => setImmediate(resolve));
-      }
-    } finally {
-      this.writing = false;
-    }
   }
 
   private async commitAppends(appends: PendingAppend[]): Promise<void> {

@@ -1,13 +1,7 @@
 import pg from 'pg';
 import type { Observable } from 'rxjs';
 import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../../streams/system.js';
-import {
-  InvalidEventError,
-  StoreClosedError,
-  StreamDeletedError,
-  UnsupportedStoreError,
-  WrongExpectedRevisionError,
-} from './errors.js';
+import { StoreClosedError, StreamDeletedError, UnsupportedStoreError } from './errors.js';
 import { importedValue, planImport } from './import.js';
 import { decodeEvent } from './keys.js';
 import { migrate, quoteIdentifier } from './postgres-schema.js';
@@ -17,7 +11,6 @@ import type {
   AppendResult,
   EventData,
   EventStore,
-  ExpectedRevision,
   Lease,
   ReadAllOptions,
   ReadStreamOptions,
@@ -25,7 +18,14 @@ import type {
   Snapshot,
   SubscribeOptions,
 } from './types.js';
-import { assertExpectedRevision, assertStreamName, serializeEventBody, storedValue } from './validate.js';
+import { assertStreamName, serializeEventBody, storedValue } from './validate.js';
+import {
+  checkExpected,
+  type PendingAppend,
+  type PendingDelete,
+  type PendingImport,
+  WriteQueue,
+} from './write-queue.js';
 
 export interface PostgresStoreOptions {
   /** A libpq-style URL without chronicle's own parameters. */
@@ -36,45 +36,10 @@ export interface PostgresStoreOptions {
   poolSize?: number;
 }
 
-interface PendingAppend {
-  kind: 'append';
-  stream: string;
-  types: string[];
-  bodies: string[];
-  expected: ExpectedRevision;
-  resolve: (result: AppendResult) => void;
-  reject: (error: unknown) => void;
-}
-
-interface PendingDelete {
-  kind: 'delete';
-  stream: string;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
-interface PendingImport {
-  kind: 'import';
-  events: readonly RecordedEvent[];
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
-type PendingTask = PendingAppend | PendingDelete | PendingImport;
-
 const READ_PAGE = 2_000;
 /** How often the head is read even without a notification: the net under a dropped LISTEN connection. */
 const POLL_MS = 1_000;
 const RECONNECT_MS = 500;
-
-function checkExpected(stream: string, expected: ExpectedRevision, current: number): void {
-  const ok =
-    expected === 'any' ||
-    (expected === 'no_stream' && current === -1) ||
-    (expected === 'stream_exists' && current >= 0) ||
-    expected === current;
-  if (!ok) throw new WrongExpectedRevisionError(stream, expected, current === -1 ? undefined : current);
-}
 
 /**
  * The event store on PostgreSQL, shared by any number of chronicle processes.
@@ -104,8 +69,7 @@ export class PostgresEventStore implements EventStore {
   private advancing: Promise<void> = Promise.resolve();
   private listener: pg.Client | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
-  private pending: PendingTask[] = [];
-  private writing = false;
+  private readonly writes: WriteQueue;
   private closed = false;
   private readonly commitListeners = new Set<(events: readonly RecordedEvent[]) => void>();
   private readonly closeListeners = new Set<() => void>();
@@ -114,6 +78,14 @@ export class PostgresEventStore implements EventStore {
   private readonly leaseClients = new Set<pg.Client>();
 
   private constructor(options: PostgresStoreOptions) {
+    this.writes = new WriteQueue(
+      {
+        appends: (batch) => this.commitAppends(batch),
+        remove: (task) => this.runDelete(task),
+        import: (task) => this.runImport(task),
+      },
+      { group: true, closed: () => this.closed },
+    );
     this.location = options.location;
     this.connectionString = options.connectionString;
     this.schema = options.schema;
@@ -164,44 +136,15 @@ export class PostgresEventStore implements EventStore {
   }
 
   append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
-    return new Promise<AppendResult>((resolve, reject) => {
-      if (this.closed) throw new StoreClosedError();
-      assertStreamName(stream);
-      if (!Array.isArray(events) || events.length === 0)
-        throw new InvalidEventError('append needs a non-empty array of events');
-      const expected = options.expectedRevision ?? 'any';
-      assertExpectedRevision(expected);
-      const at = new Date().toISOString();
-      const bodies = events.map((event) => serializeEventBody(event, at));
-      this.pending.push({
-        kind: 'append',
-        stream,
-        types: events.map((event) => event.type),
-        bodies,
-        expected,
-        resolve,
-        reject,
-      });
-      this.scheduleWrite();
-    });
+    return this.writes.append(stream, events, options);
   }
 
   deleteStream(stream: string): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (this.closed) throw new StoreClosedError();
-      assertStreamName(stream);
-      this.pending.push({ kind: 'delete', stream, resolve, reject });
-      this.scheduleWrite();
-    });
+    return this.writes.deleteStream(stream);
   }
 
   importEvents(events: readonly RecordedEvent[]): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (this.closed) throw new StoreClosedError();
-      if (events.length === 0) return resolve();
-      this.pending.push({ kind: 'import', events, resolve, reject });
-      this.scheduleWrite();
-    });
+    return this.writes.importEvents(events);
   }
 
   /**
@@ -330,7 +273,7 @@ export class PostgresEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     // Queued writes were accepted before close was asked for: let them finish.
-    while (this.writing || this.pending.length > 0) await new Promise((resolve) => setImmediate(resolve));
+    await this.writes.drained();
     clearInterval(this.pollTimer);
     await this.advancing;
     const listener = this.listener;
@@ -471,35 +414,6 @@ export class PostgresEventStore implements EventStore {
   // ----------------------------------------------------------------------------------------------
   // Writes
   // ----------------------------------------------------------------------------------------------
-
-  private scheduleWrite(): void {
-    if (this.writing) return;
-    this.writing = true;
-    setImmediate(() => {
-      this.writeLoop().catch(() => undefined);
-    });
-  }
-
-  private async writeLoop(): Promise<void> {
-    try {
-      while (this.pending.length > 0) {
-        const first = this.pending[0] as PendingTask;
-        if (first.kind === 'delete') {
-          this.pending.shift();
-          await this.runDelete(first);
-        } else if (first.kind === 'import') {
-          this.pending.shift();
-          await this.runImport(first);
-        } else {
-          const end = this.pending.findIndex((task) => task.kind !== 'append');
-          const appends = this.pending.splice(0, end === -1 ? this.pending.length : end) as PendingAppend[];
-          await this.commitAppends(appends);
-        }
-      }
-    } finally {
-      this.writing = false;
-    }
-  }
 
   /** Runs `work` in a transaction that holds the head row: see the class comment. */
   private async inHeadTransaction<T>(work: (client: pg.PoolClient, head: number) => Promise<T>): Promise<T> {
