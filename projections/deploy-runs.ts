@@ -125,7 +125,13 @@ export function runsOf(state: DeployRunsState, stack: string, environmentId: Env
 export const unfinishedRuns = (state: DeployRunsState): DeployRun[] =>
   [...state.runs.values()].filter((run) => !isTerminalRunStatus(run.status)).sort((a, b) => a.id - b.id);
 
-type RunEventType = 'RunStarted' | 'RunTruncated' | 'RunCompleted' | 'RunDeleted' | 'RunLogMissing';
+type RunEventType =
+  | 'RunStarted'
+  | 'RunSourceResolved'
+  | 'RunTruncated'
+  | 'RunCompleted'
+  | 'RunDeleted'
+  | 'RunLogMissing';
 type RunEvent = {
   [T in RunEventType]: RecordedEvent<T, StacksEventMap[T]>;
 }[RunEventType];
@@ -158,6 +164,15 @@ export function evolveRun(state: DeployRunsState, event: RunEvent): DeployRunsSt
         truncated: false,
         ...(typeof event.metadata.instanceId === 'string' ? { instanceId: event.metadata.instanceId } : {}),
       });
+      return state;
+    }
+    case 'RunSourceResolved': {
+      const run = state.runs.get(event.data.run_id);
+      if (!run) return state;
+      const d = event.data;
+      run.extra = { ...run.extra, ...(d.extra ?? {}) };
+      if (d.compose_hash !== undefined) run.composeHash = d.compose_hash;
+      if (d.env_hash !== undefined) run.envHash = d.env_hash;
       return state;
     }
     case 'RunTruncated': {
@@ -197,6 +212,7 @@ function forget(state: DeployRunsState, runId: number): void {
 
 const RUN_EVENT_TYPES = new Set([
   'RunStarted',
+  'RunSourceResolved',
   'RunTruncated',
   'RunCompleted',
   'RunDeleted',
@@ -205,8 +221,8 @@ const RUN_EVENT_TYPES = new Set([
 
 export const deployRuns: Projection<DeployRunsState> = {
   name: 'deploy-runs',
-  // 2: runs know their instance.
-  version: 2,
+  // 2: runs know their instance. 3: RunSourceResolved (a git deploy's commit, known after the start).
+  version: 3,
   initial: () => ({ runs: new Map(), deleted: new Set(), maxRunId: 0 }),
   evolve(state, event) {
     if (event.stream.startsWith(RUN_STREAM_PREFIX) && RUN_EVENT_TYPES.has(event.type))

@@ -16,8 +16,12 @@ export interface GitStack {
   composePath: string;
   autoDeployCron: string | null;
   webhookSecretSet: boolean;
-  /** Commit of the newest git run of this stack, whatever its status; null before the first. */
+  /**
+   * Commit of the newest git run of this stack that got as far as fetching one, whatever its status;
+   * null before the first. A run whose fetch failed leaves the commit before it.
+   */
   lastCommit: string | null;
+  /** The newest git run of this stack, from its start (before its commit is known). */
   lastRunId: number | null;
   deliveries: DeliveryIds;
 }
@@ -59,13 +63,21 @@ function evolve(state: GitStacksState, event: RecordedEvent): GitStacksState {
     }
     case 'RunStarted': {
       const d = event.data as unknown as Data<'RunStarted'>;
-      const commit = d.extra?.commit;
-      if (d.extra?.source !== 'git' || typeof commit !== 'string') return state;
+      if (d.extra?.source !== 'git') return state;
       const stack = state.stacks.get(gitStackKey(d.environment_id, d.stack));
       if (stack) {
-        stack.lastCommit = commit;
         stack.lastRunId = d.run_id;
+        // A create-and-deploy knows its commit at the start; a deploy learns it in RunSourceResolved.
+        if (typeof d.extra.commit === 'string') stack.lastCommit = d.extra.commit;
       }
+      return state;
+    }
+    case 'RunSourceResolved': {
+      const d = event.data as unknown as Data<'RunSourceResolved'>;
+      const commit = d.extra?.commit;
+      if (typeof commit !== 'string') return state;
+      // Runs of one stack never overlap (one job per stack), so the run is its stack's latest.
+      for (const stack of state.stacks.values()) if (stack.lastRunId === d.run_id) stack.lastCommit = commit;
       return state;
     }
     case 'GitWebhookDeliveryHandled': {
@@ -83,7 +95,8 @@ type SavedStack = Omit<GitStack, 'deliveries'> & { deliveries: string[] };
 
 export const gitStacks: Projection<GitStacksState> = {
   name: 'git-stacks',
-  version: 1,
+  // 2: the last run is taken from RunStarted, its commit from RunSourceResolved as well.
+  version: 2,
   initial: () => ({ stacks: new Map() }),
   evolve,
   snapshot: {

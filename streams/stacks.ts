@@ -98,6 +98,19 @@ export interface StacksEventMap {
     /** Extra details a kind of deploy adds (a git stack's commit, say). */
     extra?: Record<string, string | number | boolean | null>;
   };
+  /**
+   * What a deploy learned about its source after the run started (a git deploy fetches inside its job,
+   * so the answer does not wait for the remote): `extra` is merged into the run's details (later keys
+   * win); the hashes, when present, replace the ones RunStarted recorded, because the deploy rewrote the
+   * compose file (or the variables) it runs. A run may have several: a git deploy records its commit as
+   * soon as it is fetched, then the hashes once compose.yaml is written from it.
+   */
+  RunSourceResolved: {
+    run_id: number;
+    extra?: Record<string, string | number | boolean | null>;
+    compose_hash?: string;
+    env_hash?: string;
+  };
   /** The environment's log budget was reached: later lines were dropped and one notice line written. */
   RunTruncated: { run_id: number; budget_bytes: number; used_bytes: number };
   RunCompleted: {

@@ -8,13 +8,19 @@
  *
  * Every deploy fetches the branch into a bare cache repository (`<data>/git-cache/<env>/<name>/`),
  * writes the compose file when it changed, and runs a recorded deploy whose details carry the
- * repository (without credentials), branch, compose path and commit. The fetch happens while the stack
- * is claimed and before the run starts (the run records its commit from its first event), so a job
- * answer comes once the commit is known; the job then reports the stages as statuses and, as the spec
- * wants of a git-stack deploy, none of compose's lines (they go to the run log only).
+ * repository (without credentials), branch, compose path and commit. A deploy (manual, settings with
+ * redeploy, webhook, cron) starts its job and run first and fetches inside the job, with the stack
+ * claimed, so the streaming answer comes at once (spec, Endpoints rule 4); the commit reaches the run's
+ * details by RunSourceResolved as soon as it is fetched. The job reports the stages as statuses and, as
+ * the spec wants of a git-stack deploy, none of compose's lines (they go to the run log only). A fetch
+ * that fails there fails the job and the run, and compose.yaml stays as it was.
  *
- * Failures of the repository (unreachable, no such branch, no compose file there, not YAML) are 422;
- * bad input is 400. A create that fails leaves nothing behind: no stack folder, no event, no cache.
+ * Create-and-deploy is the exception: it fetches before it answers, because a create whose repository
+ * gives no compose file must leave nothing behind (no stack folder, no event, no cache, no run) and
+ * answer 422; its run records the commit from its start.
+ *
+ * Failures of the repository (unreachable, no such branch, no compose file there, not YAML) are 422
+ * where they come before the answer; bad input is 400.
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -52,7 +58,7 @@ import {
 } from './git-settings.js';
 import { envFolder } from './names.js';
 import { createRedactor } from './redaction.js';
-import type { DeployVariant, PreparedDeploy, StacksService, StartedJob } from './service.js';
+import type { DeploySource, DeployVariant, PreparedDeploy, StacksService, StartedJob } from './service.js';
 import {
   COMPOSE_FILE,
   createStack,
@@ -109,8 +115,13 @@ const viewOf = (stack: GitStack): GitStackView => ({
   lastRunId: stack.lastRunId,
 });
 
-/** Thrown by a scheduled deploy's preparation when the fetched commit is the one deployed last. */
-class UnchangedCommit extends Error {}
+/** What every git run records of its source (credentials stripped); the commit is added once known. */
+const sourceDetails = (settings: Pick<GitSettings, 'repository' | 'branch' | 'composePath'>) => ({
+  source: 'git',
+  repository: stripCredentials(settings.repository),
+  branch: settings.branch,
+  composePath: settings.composePath,
+});
 
 // ------------------------------------------------------------------------------------------------
 // The service
@@ -260,11 +271,13 @@ export class GitStacks {
 
   /**
    * Fetches the branch and reads the compose file of its head: the commit and the compose text, or a
-   * 422 naming what the repository lacks. Messages never hold the repository's credentials.
+   * 422 naming what the repository lacks. `fetched` hears of the commit before its file is read, so a
+   * commit without a usable compose file is known too. Messages never hold the repository's credentials.
    */
   private async fetchCompose(
     ref: StackRef,
     settings: Pick<GitSettings, 'repository' | 'branch' | 'composePath'>,
+    fetched?: (commit: string) => Promise<void>,
   ) {
     const redactor = createRedactor(credentialValues(settings.repository));
     const redact = (text: string) => redactor.text(text);
@@ -274,6 +287,7 @@ export class GitStacks {
       return await this.locked(`cache ${key}`, async () => {
         const dir = this.cacheDir(ref);
         const commit = await fetchBranch(dir, gitRemote(settings.repository), settings.branch, options);
+        await fetched?.(commit);
         const compose = await readFileAt(dir, commit, settings.composePath, {
           ...options,
           maxBytes: MAX_COMPOSE_BYTES,
@@ -294,20 +308,51 @@ export class GitStacks {
     }
   }
 
+  /** The variant of create-and-deploy, which fetched before its run started. */
   private variantOf(settings: GitSettings, commit: string, stages: readonly string[]): DeployVariant {
     const repository = stripCredentials(settings.repository);
     return {
-      extra: {
-        source: 'git',
-        repository,
-        branch: settings.branch,
-        composePath: settings.composePath,
-        commit,
-      },
+      extra: { ...sourceDetails(settings), commit },
       stages: [`Fetched ${settings.branch} from ${repository}`, `Checked out ${commit}`, ...stages],
       forwardLines: false,
       redact: credentialValues(settings.repository),
     };
+  }
+
+  /**
+   * A deploy that fetches inside its job: the run starts with the source it is about to fetch, and
+   * `resolve` (in the job) fetches, records the commit and writes compose.yaml.
+   */
+  private fetchingPlan(
+    trigger: Trigger,
+    userId: string | null,
+    settings: GitSettings,
+    resolve: (source: DeploySource) => Promise<void>,
+  ): PreparedDeploy {
+    return {
+      kind: 'deploy',
+      trigger,
+      userId,
+      options: { pull: false, build: false, forceRecreate: false },
+      variant: {
+        extra: sourceDetails(settings),
+        forwardLines: false,
+        redact: credentialValues(settings.repository),
+        resolve,
+      },
+    };
+  }
+
+  /**
+   * In a deploy's job: fetches the branch, reporting the stages, and adds the commit (with the source
+   * it came from) to the run's details as soon as it is known.
+   */
+  private fetchInJob(ref: StackRef, settings: GitSettings, source: DeploySource) {
+    source.status(`Fetching ${settings.branch} from ${stripCredentials(settings.repository)}`);
+    return this.fetchCompose(ref, settings, async (commit) => {
+      await source.details({ ...sourceDetails(settings), commit });
+      source.status(`Checked out ${commit}`);
+    });
   }
 
   private async recordSettings(ref: StackRef, settings: GitSettings, userId: string | null): Promise<void> {
@@ -397,30 +442,19 @@ export class GitStacks {
       await this.locked(`create ${gitStackKey(ref.environmentId, ref.name)}`, make);
       return { view: this.view(ref), commit };
     }
+    // Unlike the other deploys, this one fetches before it answers (and before its run starts): a create
+    // whose repository gives no compose file must answer 422 and leave nothing behind, no run either.
     const started = await this.service.preparedDeploy(ref, async () => {
       await make();
-      return this.plan('create', 'manual', userId, settings, commit, [
-        `Created the stack from ${settings.composePath}`,
-      ]);
+      return {
+        kind: 'create',
+        trigger: 'manual',
+        userId,
+        options: { pull: false, build: false, forceRecreate: false },
+        variant: this.variantOf(settings, commit, [`Created the stack from ${settings.composePath}`]),
+      };
     });
     return { view: this.view(ref), commit, started };
-  }
-
-  private plan(
-    kind: PreparedDeploy['kind'],
-    trigger: Trigger,
-    userId: string | null,
-    settings: GitSettings,
-    commit: string,
-    stages: readonly string[],
-  ): PreparedDeploy {
-    return {
-      kind,
-      trigger,
-      userId,
-      options: { pull: false, build: false, forceRecreate: false },
-      variant: this.variantOf(settings, commit, stages),
-    };
   }
 
   /** Writes compose.yaml from a fetched commit when it changed; the stage to report. */
@@ -437,32 +471,26 @@ export class GitStacks {
   }
 
   /**
-   * Fetches the branch, updates compose.yaml from the new commit and deploys it as a recorded run.
-   * `onlyWhenChanged` (the schedule): nothing happens when the commit is the one deployed last.
+   * Deploys as a recorded run whose job fetches the branch, updates compose.yaml from the new commit and
+   * runs compose. Resolves once the job and run have started; a fetch failure fails them.
    */
-  async deploy(
-    ref: StackRef,
-    trigger: Trigger,
-    userId: string | null,
-    onlyWhenChanged = false,
-  ): Promise<StartedJob> {
+  async deploy(ref: StackRef, trigger: Trigger, userId: string | null): Promise<StartedJob> {
     // Read before the claim for a plain 404, and again with the stack claimed: a settings change that
     // landed in between is what this deploy uses.
     await this.settingsOf(ref);
     return this.service.preparedDeploy(ref, async () => {
       const settings = await this.settingsOf(ref);
-      const fetched = await this.fetchCompose(ref, settings);
-      const last = this.model.state.stacks.get(gitStackKey(ref.environmentId, ref.name))?.lastCommit ?? null;
-      if (onlyWhenChanged && fetched.commit === last) throw new UnchangedCommit();
-      const stage = await this.writeCompose(ref, settings, fetched, userId);
-      return this.plan('deploy', trigger, userId, settings, fetched.commit, [stage]);
+      return this.fetchingPlan(trigger, userId, settings, async (source) => {
+        const fetched = await this.fetchInJob(ref, settings, source);
+        source.status(await this.writeCompose(ref, settings, fetched, userId));
+      });
     });
   }
 
   /**
-   * Changes the settings (and variables). With `redeploy`, the new settings are fetched first and
-   * saved only when that works, then deployed as a recorded run (trigger manual); without, they are
-   * saved as they are and used by the next deploy.
+   * Changes the settings (and variables). With `redeploy`, a recorded run (trigger manual) starts at
+   * once and its job fetches the new settings first, saves them only when that works, then deploys;
+   * without, they are saved as they are and used by the next deploy.
    */
   async configure(
     ref: StackRef,
@@ -497,16 +525,20 @@ export class GitStacks {
       return { view: this.view(ref) };
     }
     await this.settingsOf(ref);
-    const started = await this.service.preparedDeploy(ref, () =>
-      this.locked(`settings ${key}`, async () => {
-        const { previous, next } = await apply();
-        // Fetched before anything is saved: settings that do not give a compose file are refused whole.
-        const fetched = await this.fetchCompose(ref, next);
-        await persist(previous, next);
-        const stage = await this.writeCompose(ref, next, fetched, userId);
-        return this.plan('deploy', 'manual', userId, next, fetched.commit, [stage]);
-      }),
-    );
+    const started = await this.service.preparedDeploy(ref, async () => {
+      const planned = (await apply()).next;
+      return this.fetchingPlan('manual', userId, planned, (source) =>
+        this.locked(`settings ${key}`, async () => {
+          // Applied again under the lock, so a settings change saved since the answer is not undone.
+          const { previous, next } = await apply();
+          if (next.repository !== planned.repository) source.redact(credentialValues(next.repository));
+          // Fetched before anything is saved: settings that do not give a compose file are refused whole.
+          const fetched = await this.fetchInJob(ref, next, source);
+          await persist(previous, next);
+          source.status(await this.writeCompose(ref, next, fetched, userId));
+        }),
+      );
+    });
     return { view: this.view(ref), started };
   }
 
@@ -590,8 +622,9 @@ export class GitStacks {
 
   /**
    * One auto-deploy tick: asks the remote for the branch's commit (no fetch) and deploys (trigger cron)
-   * only when it differs from the last deployed one. A stack with a job running skips its turn.
-   * Never rejects: a failure is written to standard error, once until it changes.
+   * only when it differs from the last deployed one; that check comes before anything starts, so an
+   * unchanged commit records no run. A stack with a job running skips its turn. Never rejects: a
+   * failure (also a deploy that failed) is written to standard error, once until it changes.
    */
   private async tick(key: string): Promise<void> {
     const stack = this.model.state.stacks.get(key);
@@ -608,11 +641,11 @@ export class GitStacks {
         signal: this.stopping.signal,
       });
       if (commit === this.model.state.stacks.get(key)?.lastCommit) return;
-      const started = await this.deploy(ref, 'cron', null, true);
+      const started = await this.deploy(ref, 'cron', null);
       this.lastTickFailure.delete(key);
-      await started.result;
+      const result = await started.result;
+      if (!result.success) throw new Error(result.error ?? 'the deploy failed');
     } catch (error) {
-      if (error instanceof UnchangedCommit) return;
       // Another job took the stack between the check and the claim: the next tick tries again.
       if (isStacksError(error) && error.status === 409) return;
       const message = error instanceof Error ? error.message : String(error);

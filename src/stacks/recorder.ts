@@ -421,6 +421,29 @@ export class RunRecorder {
     this.writer.line(text);
   }
 
+  /**
+   * Records what the deploy learned about its source after the start (RunSourceResolved): details to
+   * merge, and the hashes of the compose file and variables when the deploy rewrote them. Resolves once
+   * it is in the read model; rejects when it could not be recorded (nor can the completion then).
+   */
+  async resolveSource(source: {
+    extra?: Record<string, string | number | boolean | null>;
+    composeHash?: string;
+    envHash?: string;
+  }): Promise<void> {
+    if (this.completed) throw new Error(`run ${this.runId} is complete: its source is settled`);
+    this.record(
+      stacksEvent('RunSourceResolved', {
+        run_id: this.runId,
+        ...(source.extra ? { extra: { ...source.extra } } : {}),
+        ...(source.composeHash !== undefined ? { compose_hash: source.composeHash } : {}),
+        ...(source.envHash !== undefined ? { env_hash: source.envHash } : {}),
+      }),
+    );
+    await this.appends;
+    if (this.appendError) throw this.appendError;
+  }
+
   /** Resolves when every line so far is in the log file. */
   flush(): Promise<void> {
     return this.writer.flush();

@@ -68,15 +68,32 @@ export interface StartedJob {
   result: Promise<JobResult>;
 }
 
+/** What a deploy's `resolve` step (DeployVariant) may do from inside its job. */
+export interface DeploySource {
+  /** Reports a stage as a job status, redacted like every status. */
+  status(text: string): void;
+  /** Adds details to the run at once (RunSourceResolved): a git deploy's commit as soon as it is fetched. */
+  details(extra: Record<string, string | number | boolean | null>): Promise<void>;
+  /** More values to redact from here on (credentials of settings that changed after the start). */
+  redact(values: readonly string[]): void;
+}
+
 /**
  * How a kind of deploy differs from the plain one (a git stack's: spec, Events — it reports its own
  * stages and its compose lines go to the run log only).
  */
 export interface DeployVariant {
-  /** Details the run records beside the common ones (a git stack's repository, branch and commit). */
+  /** Details the run records from its start beside the common ones (a git stack's repository, branch). */
   extra?: Record<string, string | number | boolean | null>;
-  /** Status messages the job reports first: the stages done while preparing (fetched, checked out). */
+  /** Status messages the job reports first: stages done while preparing, before the job started. */
   stages?: readonly string[];
+  /**
+   * Runs inside the job before compose, with the stack still claimed, so the streaming answer does not
+   * wait for it (spec, Endpoints rule 4): a git deploy fetches its commit and writes compose.yaml here.
+   * The stack is read again after it. When it throws, compose does not run: the job fails and the run
+   * closes `failed` with the redacted message.
+   */
+  resolve?: (source: DeploySource) => Promise<void>;
   /** false: compose lines go to the run log only, never to the job. Default true. */
   forwardLines?: boolean;
   /** More values to redact beside the stack's variables (a repository's credentials). */
@@ -317,9 +334,9 @@ export class StacksService {
 
   /**
    * A recorded deploy (`up`) whose preparation runs with the stack claimed, so no other job of the stack
-   * runs between it and compose: a git stack fetches its commit and writes the compose file there.
-   * `prepare` may create the stack (`kind: 'create'`); when it throws, nothing starts and the claim is
-   * let go.
+   * runs between it and compose. `prepare` runs before the job and its run start (a git create fetches
+   * and makes the stack there; when it throws, nothing starts and the claim is let go); what may take
+   * long belongs in the plan's `variant.resolve`, which runs inside the job.
    */
   async preparedDeploy(ref: StackRef, prepare: () => Promise<PreparedDeploy>): Promise<StartedJob> {
     this.environment(ref.environmentId);
@@ -400,6 +417,7 @@ export class StacksService {
       const stack = await getStack(this.dataDir, ref);
       const jobId = randomUUID();
       let recorder: RunRecorder | undefined;
+      const hashes = { compose: composeHash(stack.compose), env: envHash(this.hashKey, stack.variables) };
       if (plan.record) {
         recorder = await this.runs.start({
           jobId,
@@ -408,8 +426,8 @@ export class StacksService {
           trigger: plan.trigger,
           userId: plan.userId,
           options: plan.options,
-          composeHash: composeHash(stack.compose),
-          envHash: envHash(this.hashKey, stack.variables),
+          composeHash: hashes.compose,
+          envHash: hashes.env,
           ...(plan.variant?.extra ? { extra: plan.variant.extra } : {}),
         });
       }
@@ -441,7 +459,7 @@ export class StacksService {
       // execute settles every failure into a result; this is the net for a bug in it, so the stack is
       // let go and no rejection goes unhandled.
       const result = this.execute(
-        stack,
+        { stack, hashes },
         plan.operation,
         plan.options,
         job,
@@ -472,9 +490,12 @@ export class StacksService {
     return started;
   }
 
-  /** Runs compose for a started job to its end; resolves with the recorded result (never rejects). */
+  /**
+   * Runs a started job to its end (the variant's `resolve` step, then compose); resolves with the
+   * recorded result (never rejects). `start` is the stack as the run's start recorded it.
+   */
   private async execute(
-    stack: Stack,
+    start: { stack: Stack; hashes: { compose: string; env: string } },
     operation: ComposeOperation,
     options: DeployOptions,
     job: Job,
@@ -482,25 +503,48 @@ export class StacksService {
     slot: JobSlot,
     variant: DeployVariant,
   ): Promise<JobResult> {
-    const values = [...stack.variables.map((v) => v.value), ...(variant.redact ?? [])];
+    let stack = start.stack;
+    const moreValues = [...(variant.redact ?? [])];
+    let values = [...stack.variables.map((v) => v.value), ...moreValues];
     const forwardLines = variant.forwardLines !== false;
     let redactor = createRedactor(values);
-    for (const stage of variant.stages ?? []) {
-      const shown = redactor.line(stage);
+    const status = (text: string) => {
+      const shown = redactor.line(text);
       if (shown !== null) job.status(shown);
-    }
-    const environment =
-      stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
-    const cwd = stackDir(this.dataDir, stack);
+    };
+    for (const stage of variant.stages ?? []) status(stage);
     const timeoutMs = this.config.jobs.timeoutSeconds * 1000;
-    // The job's time-out covers the provider and compose together.
+    // The job's time-out covers the source, the provider and compose together.
     const deadline = Date.now() + timeoutMs;
     const summary = new SummaryCounter();
     const stderrTail: string[] = [];
     let printed = 0;
     let exit: ComposeExit = { exitCode: null, signal: null, timedOut: false, cancelled: false };
     let failure: string | undefined;
+    const cwd = stackDir(this.dataDir, stack);
     try {
+      if (variant.resolve) {
+        await variant.resolve({
+          status,
+          details: async (extra) => {
+            await recorder?.resolveSource({ extra });
+          },
+          redact: (more) => {
+            moreValues.push(...more);
+            values = [...values, ...more];
+            redactor = createRedactor(values);
+          },
+        });
+        // The step may have rewritten the compose file (and the variables): compose runs what is there now.
+        stack = await getStack(this.dataDir, stack);
+        values = [...stack.variables.map((v) => v.value), ...moreValues];
+        redactor = createRedactor(values);
+        const compose = composeHash(stack.compose);
+        const env = envHash(this.hashKey, stack.variables);
+        if (compose !== start.hashes.compose || env !== start.hashes.env)
+          await recorder?.resolveSource({ composeHash: compose, envHash: env });
+      }
+      if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
       let secrets: Record<string, string> = {};
       if (stack.secretProvider !== null) {
         job.status(`Resolving secrets from ${stack.secretProvider}`);
@@ -508,6 +552,8 @@ export class StacksService {
         redactor = createRedactor([...values, ...Object.values(secrets)]);
       }
       if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
+      const environment =
+        stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
       job.status(`Running compose ${operation}`);
       const process_ = runCompose({
         argv: composeArgv(

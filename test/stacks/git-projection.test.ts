@@ -83,6 +83,26 @@ describe('git-stacks projection', () => {
     expect(state.stacks.has(gitStackKey(null, 'other'))).toBe(false);
   });
 
+  it('takes the last run from its start and its commit once resolved; a failed fetch keeps the one before', () => {
+    const resolved = (runId: number, commit: string) =>
+      event(`deploy-run-${runId}`, 'RunSourceResolved', {
+        run_id: runId,
+        extra: { source: 'git', commit },
+      });
+    const app = (events: RecordedEvent[]) => fold(events).stacks.get(gitStackKey(null, 'app'));
+    const base = [configured('app'), runStarted('app', 1, { source: 'git', commit: 'aaa' })];
+    // Started, not fetched yet (or its fetch failed): the run is the last, the commit the one before.
+    expect(app([...base, runStarted('app', 2, { source: 'git', branch: 'main' })])).toMatchObject({
+      lastRunId: 2,
+      lastCommit: 'aaa',
+    });
+    expect(
+      app([...base, runStarted('app', 2, { source: 'git', branch: 'main' }), resolved(2, 'bbb')]),
+    ).toMatchObject({ lastRunId: 2, lastCommit: 'bbb' });
+    // A commit resolved for a run that is not the stack's last changes nothing.
+    expect(app([...base, resolved(9, 'zzz')])).toMatchObject({ lastRunId: 1, lastCommit: 'aaa' });
+  });
+
   it('forgets a deleted stack: made again, it has no last commit and no remembered deliveries', () => {
     const state = fold([
       configured('app'),

@@ -88,11 +88,24 @@ const readBody = (request: IncomingMessage) =>
     request.on('error', reject);
   });
 
+export interface GitHttpOptions {
+  /**
+   * Asked before each authorised request is served: the server waits until it settles (a remote that
+   * answers slowly), then serves, or answers with the status it resolves to (a remote that fails).
+   */
+  hold?: () => Promise<number | undefined>;
+}
+
 /**
  * Serves the bare repositories under `root` over git's smart HTTP protocol at
  * `http://127.0.0.1:<port>/<name>.git`, answering 401 unless the request carries Basic `user:password`.
  */
-export function serveGitHttp(root: string, user: string, password: string): Promise<GitHttpServer> {
+export function serveGitHttp(
+  root: string,
+  user: string,
+  password: string,
+  options: GitHttpOptions = {},
+): Promise<GitHttpServer> {
   const expected = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
   const requests: GitHttpServer['requests'] = [];
   const server = createServer((request, response) => {
@@ -103,7 +116,13 @@ export function serveGitHttp(root: string, user: string, password: string): Prom
       response.end();
       return;
     }
-    void readBody(request).then((body) => {
+    const held = options.hold?.() ?? Promise.resolve(undefined);
+    void Promise.all([held, readBody(request)]).then(([failWith, body]) => {
+      if (failWith !== undefined) {
+        response.writeHead(failWith);
+        response.end();
+        return;
+      }
       const cgi = spawn('git', ['http-backend'], {
         env: {
           ...GIT_ENV,

@@ -117,6 +117,40 @@ describe('the deploy-runs projection', () => {
     expect(isTerminalRunStatus(json.status)).toBe(true);
   });
 
+  it('merges a resolved source into the details and takes its hashes; a run it does not know is ignored', () => {
+    const state = foldRuns([
+      started(30, 'web', null, { source: 'git', branch: 'main' }),
+      event(runStream(30), 'RunSourceResolved', { run_id: 30, extra: { branch: 'main', commit: 'abc' } }),
+      event(runStream(30), 'RunSourceResolved', { run_id: 30, compose_hash: 'c2', env_hash: 'e2' }),
+      event(runStream(31), 'RunSourceResolved', { run_id: 31, extra: { commit: 'zzz' } }),
+      event(runStream(30), 'RunCompleted', {
+        run_id: 30,
+        status: 'failed',
+        exit_code: 1,
+        exit_code_known: false,
+        error_message: 'Could not fetch main',
+      }),
+    ]);
+    expect(state.runs.has(31)).toBe(false);
+    const json = toRunJson(state.runs.get(30) as NonNullable<ReturnType<typeof state.runs.get>>);
+    expect(json.status).toBe('failed');
+    expect(json.details).toMatchObject({
+      source: 'git',
+      branch: 'main',
+      commit: 'abc',
+      composeHash: 'c2',
+      envHash: 'e2',
+      logFile: '30.log',
+    });
+    // A resolved source never shadows a key every run has.
+    const shadow = foldRuns([
+      started(32),
+      event(runStream(32), 'RunSourceResolved', { run_id: 32, extra: { composeHash: 'x', logFile: 'y' } }),
+    ]);
+    const details = toRunJson(shadow.runs.get(32) as NonNullable<ReturnType<typeof shadow.runs.get>>).details;
+    expect(details).toMatchObject({ composeHash: 'c1', logFile: '32.log' });
+  });
+
   it('leaves no summary on a run that printed nothing (unknown, never zero)', () => {
     const state = foldRuns([
       started(3),

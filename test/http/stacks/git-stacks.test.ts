@@ -169,19 +169,29 @@ describeStacks('git stacks', () => {
 
   it('deploys a new commit: compose.yaml follows it and the run records it', async () => {
     const second = await repo.commit({ 'deploy/compose.yaml': composeOf(['deployed v2']) });
+    const previous = (await runsOf(admin, 'app'))[0] as Json;
     const reply = await admin.post(`/api/git-stacks/app/deploy${q(null)}`, {});
     expectStatus(reply, 202, 'deploy');
     const { jobId, runId } = objectOf(reply) as { jobId: string; runId: number };
     const job = await waitJob(admin, jobId);
     expect(linesOf(job)).toEqual([]);
+    // The fetch runs in the job: its stages are statuses.
     expect(statusesOf(job)).toEqual([
-      `Fetched main from ${repo.bare}`,
+      `Fetching main from ${repo.bare}`,
       `Checked out ${second}`,
       'Updated compose.yaml from deploy/compose.yaml',
       'Running compose up',
     ]);
     const run = await waitRun(admin, 'app', runId);
-    expect(detailsOf(run).commit).toBe(second);
+    expect(detailsOf(run)).toMatchObject({
+      source: 'git',
+      repository: repo.bare,
+      branch: 'main',
+      composePath: 'deploy/compose.yaml',
+      commit: second,
+    });
+    // The hash is of the compose file the run deployed (written in the job), not of the one before it.
+    expect(detailsOf(run).composeHash).not.toBe(detailsOf(previous).composeHash);
     expect(await logLines(server.dataDir, null, runId)).toEqual(['deployed v2']);
     expect(await readFile(join(stackDir(server.dataDir, null, 'app'), 'compose.yaml'), 'utf8')).toBe(
       composeOf(['deployed v2']),
@@ -193,6 +203,7 @@ describeStacks('git stacks', () => {
     expect(answer).toMatchObject({ success: true, output: [] });
     const again = await waitRun(admin, 'app', answer.runId as number);
     expect(detailsOf(again).commit).toBe(second);
+    expect(detailsOf(again).composeHash).toBe(detailsOf(run).composeHash);
     const statuses = statusesOf(await waitJob(admin, answer.jobId as string));
     expect(statuses).toContain('compose.yaml unchanged (deploy/compose.yaml)');
   });
@@ -213,15 +224,41 @@ describeStacks('git stacks', () => {
     expect(await logLines(server.dataDir, null, runId)).toEqual(['from the other file']);
     expect((await runsOf(admin, 'app')).length).toBe(before + 1);
 
+    // The fetch comes after the answer: settings that give no compose file fail the job and its run,
+    // and are not saved; compose.yaml stays as it was.
+    const composeFile = join(stackDir(server.dataDir, null, 'app'), 'compose.yaml');
+    const composeBefore = await readFile(composeFile, 'utf8');
     const refused = await admin.put(`/api/git-stacks/app${q(null)}`, {
       branch: 'no-such-branch',
       redeploy: true,
     });
-    expectStatus(refused, 422, 'redeploy to a missing branch');
-    expect(objectOf(refused).error).toContain('Branch no-such-branch not found');
+    expectStatus(refused, 202, 'redeploy to a missing branch');
+    const ids = objectOf(refused) as { jobId: string; runId: number };
+    const failedJob = await waitJob(admin, ids.jobId);
+    expect(failedJob.result).toMatchObject({ success: false });
+    expect(String(failedJob.result?.error)).toContain('Branch no-such-branch not found');
+    expect(statusesOf(failedJob)).toEqual([`Fetching no-such-branch from ${repo.bare}`]);
+    const failedRun = await waitRun(admin, 'app', ids.runId);
+    expect(failedRun.status).toBe('failed');
+    expect(String(failedRun.errorMessage)).toContain('Branch no-such-branch not found');
+    expect(detailsOf(failedRun)).toMatchObject({ source: 'git', branch: 'no-such-branch' });
+    expect(detailsOf(failedRun).commit).toBeUndefined();
     const view = objectOf(await admin.get(`/api/git-stacks/app${q(null)}`));
-    expect(view.branch).toBe('main');
-    expect((await runsOf(admin, 'app')).length).toBe(before + 1);
+    expect(view).toMatchObject({ branch: 'main', lastCommit: third, lastRunId: ids.runId });
+    expect(await readFile(composeFile, 'utf8')).toBe(composeBefore);
+    // The JSON path answers once the job has ended, with its failed result.
+    const refusedJson = await admin.put(
+      `/api/git-stacks/app${q(null)}`,
+      { branch: 'no-such-branch', redeploy: true },
+      { headers: { Accept: 'application/json' }, timeoutMs: 120_000 },
+    );
+    expectStatus(refusedJson, 500, 'redeploy to a missing branch (JSON path)');
+    expect(objectOf(refusedJson)).toMatchObject({ success: false, output: [] });
+    expect(String(objectOf(refusedJson).error)).toContain('Branch no-such-branch not found');
+    expect((await waitRun(admin, 'app', objectOf(refusedJson).runId as number)).status).toBe('failed');
+    expect(objectOf(await admin.get(`/api/git-stacks/app${q(null)}`)).branch).toBe('main');
+    // Exactly one run per deploy.
+    expect((await runsOf(admin, 'app')).length).toBe(before + 3);
 
     const back = await admin.put(`/api/git-stacks/app${q(null)}`, { composePath: 'deploy/compose.yaml' });
     expectStatus(back, 200, 'PUT settings back');
@@ -415,8 +452,8 @@ describeStacks('git stacks', () => {
       const runs = await runsOf(admin, 'ticker');
       return runs.find((r) => r.trigger === 'cron');
     }, 'a cron run');
-    expect(detailsOf(cronRun).commit).toBe(second);
     const finished = await waitRun(admin, 'ticker', cronRun.id as number);
+    expect(detailsOf(finished).commit).toBe(second);
     expect(await logLines(server.dataDir, null, finished.id as number)).toEqual(['tick v2']);
     await sleep(2500);
     expect((await runsOf(admin, 'ticker')).filter((r) => r.trigger === 'cron')).toHaveLength(1);
@@ -492,8 +529,7 @@ describeStacks('git stacks', () => {
       const runs = await runsOf(admin, 'survivor');
       return runs.find((r) => r.trigger === 'cron');
     }, 'a cron run after the restart');
-    expect(detailsOf(cronRun).commit).toBe(next);
-    await waitRun(admin, 'survivor', cronRun.id as number);
+    expect(detailsOf(await waitRun(admin, 'survivor', cronRun.id as number)).commit).toBe(next);
     // The earlier runs carry on in the run list: manual, webhook, cron.
     expect((await runsOf(admin, 'survivor')).map((r) => r.trigger).sort()).toEqual([
       'cron',
@@ -577,14 +613,23 @@ describeStacks('git stacks: credentials', () => {
       expect(gitJson.repository).toBe(url);
       expect(http.requests.some((r) => r.path.includes(PASSWORD))).toBe(false);
 
-      // Wrong credentials: the error names the repository without them.
+      // Wrong credentials: the job and run fail with an error naming the repository without them, and
+      // the settings stay as they were.
       const wrong = await admin.put(`/api/git-stacks/private${q(null)}`, {
         repository: `http://deployer:wrong-${PASSWORD}@127.0.0.1:${http.port}/repo.git`,
         redeploy: true,
       });
-      expectStatus(wrong, 422, 'wrong credentials');
-      expect(String(objectOf(wrong).error)).toContain(shown);
-      expect(wrong.text).not.toContain(PASSWORD);
+      expectStatus(wrong, 202, 'wrong credentials');
+      const wrongIds = objectOf(wrong) as { jobId: string; runId: number };
+      const wrongJob = await waitJob(admin, wrongIds.jobId);
+      expect(wrongJob.result).toMatchObject({ success: false });
+      expect(String(wrongJob.result?.error)).toContain(`Could not fetch main from ${shown}`);
+      const wrongRun = await waitRun(admin, 'private', wrongIds.runId);
+      expect(wrongRun.status).toBe('failed');
+      expect(String(wrongRun.errorMessage)).toContain(`Could not fetch main from ${shown}`);
+      expect(detailsOf(wrongRun)).toMatchObject({ repository: shown });
+      for (const answer of [wrong.text, JSON.stringify(wrongJob), JSON.stringify(wrongRun)])
+        expect(answer).not.toContain(PASSWORD);
       expect(objectOf(await admin.get(`/api/git-stacks/private${q(null)}`)).repository).toBe(shown);
     } finally {
       await server.stop();
@@ -595,5 +640,117 @@ describeStacks('git stacks: credentials', () => {
     expect(events).toContain('GitStackConfigured');
     expect(events).toContain(shown);
     expect(events).not.toContain(PASSWORD);
+  }, 120_000);
+
+  it('answers before the fetch ends; a fetch failing after the answer fails the job and run, compose.yaml kept', async () => {
+    const root = await tempDir();
+    const repo = await makeRepo(root, { 'compose.yaml': composeOf(['slow v1']) });
+    // The remote answers as the test says: `hold()` makes requests wait, `release()` serves them (and
+    // the later ones), `release(status)` answers them (and the later ones) with that error status.
+    let answer: Promise<number | undefined> = Promise.resolve(undefined);
+    let release: (status?: number) => void = () => {};
+    const hold = () => {
+      answer = new Promise((done) => {
+        release = (status) => done(status);
+      });
+    };
+    const http = await serveGitHttp(root, 'deployer', PASSWORD, { hold: () => answer });
+    const server = await startStacks();
+    const admin = server.as('admin');
+    const shown = `http://127.0.0.1:${http.port}/repo.git`;
+    const composeFile = join(stackDir(server.dataDir, null, 'slow'), 'compose.yaml');
+    try {
+      const made = await admin.post(`/api/git-stacks${q(null)}`, {
+        name: 'slow',
+        repository: `http://deployer:${PASSWORD}@127.0.0.1:${http.port}/repo.git`,
+        composePath: 'compose.yaml',
+        deploy: true,
+      });
+      expectStatus(made, 202, 'create and deploy');
+      const first = await waitRun(admin, 'slow', objectOf(made).runId as number);
+      expect(first.status).toBe('success');
+
+      // The remote hangs: the 202 still comes at once, the job says it is fetching, the run has no commit.
+      const second = await repo.commit({ 'compose.yaml': composeOf(['slow v2']) });
+      hold();
+      const requestsBefore = http.requests.length;
+      const reply = await admin.post(`/api/git-stacks/slow/deploy${q(null)}`, {}, { timeoutMs: 5_000 });
+      expectStatus(reply, 202, 'deploy while the remote hangs');
+      const { jobId, runId } = objectOf(reply) as { jobId: string; runId: number };
+      const fetching = await eventually(async () => {
+        const job = objectOf(await admin.get(`/api/jobs/${jobId}`)) as unknown as JobJson;
+        return statusesOf(job).includes(`Fetching main from ${shown}`) ? job : undefined;
+      }, 'the Fetching status');
+      expect(fetching.status).toBe('running');
+      // The fetch is under way and held by the remote.
+      await eventually(
+        async () => (http.requests.length > requestsBefore ? true : undefined),
+        'the fetch to reach the remote',
+      );
+      expect((objectOf(await admin.get(`/api/jobs/${jobId}`)) as unknown as JobJson).status).toBe('running');
+      const pending = objectOf(await admin.get(`/api/stacks/slow/deploys/${runId}${q(null)}`));
+      expect(pending.status).toBe('running');
+      expect(detailsOf(pending)).toMatchObject({ source: 'git', repository: shown, branch: 'main' });
+      expect(detailsOf(pending).commit).toBeUndefined();
+      // Another deploy of the stack meanwhile is refused: the fetch runs with the stack claimed.
+      expectStatus(await admin.post(`/api/git-stacks/slow/deploy${q(null)}`, {}), 409, 'second deploy');
+      release();
+      const job = await waitJob(admin, jobId);
+      expect(job.result).toMatchObject({ success: true });
+      expect(statusesOf(job)).toEqual([
+        `Fetching main from ${shown}`,
+        `Checked out ${second}`,
+        'Updated compose.yaml from compose.yaml',
+        'Running compose up',
+      ]);
+      const done = await waitRun(admin, 'slow', runId);
+      expect(done.status).toBe('success');
+      expect(detailsOf(done).commit).toBe(second);
+      expect(await logLines(server.dataDir, null, runId)).toEqual(['slow v2']);
+      expect(objectOf(await admin.get(`/api/git-stacks/slow${q(null)}`))).toMatchObject({
+        lastCommit: second,
+        lastRunId: runId,
+      });
+
+      // The remote fails after the answer: the job and run fail, with the repository shown without its
+      // credentials, and compose.yaml stays as it was.
+      await repo.commit({ 'compose.yaml': composeOf(['slow v3']) });
+      const composeBefore = await readFile(composeFile, 'utf8');
+      const runsBefore = (await runsOf(admin, 'slow')).length;
+      hold();
+      const failing = await admin.post(`/api/git-stacks/slow/deploy${q(null)}`, {}, { timeoutMs: 5_000 });
+      expectStatus(failing, 202, 'deploy of a remote that will fail');
+      const ids = objectOf(failing) as { jobId: string; runId: number };
+      const requestsHeld = http.requests.length;
+      await eventually(
+        async () => (http.requests.length > requestsHeld ? true : undefined),
+        'the fetch to reach the remote',
+      );
+      release(503);
+      const failedJob = await waitJob(admin, ids.jobId);
+      expect(failedJob.result).toMatchObject({ success: false });
+      const error = String(failedJob.result?.error);
+      expect(error).toContain(`Could not fetch main from ${shown}`);
+      expect(statusesOf(failedJob)).toEqual([`Fetching main from ${shown}`]);
+      expect(linesOf(failedJob)).toEqual([]);
+      const failedRun = await waitRun(admin, 'slow', ids.runId);
+      expect(failedRun).toMatchObject({ status: 'failed', errorMessage: error });
+      expect(detailsOf(failedRun).commit).toBeUndefined();
+      for (const text of [JSON.stringify(failedJob), JSON.stringify(failedRun)])
+        expect(text).not.toContain(PASSWORD);
+      expect(await readFile(composeFile, 'utf8')).toBe(composeBefore);
+      expect((await runsOf(admin, 'slow')).length).toBe(runsBefore + 1);
+      // The last commit is still the one deployed last: the next deploy (or tick) tries the new one.
+      expect(objectOf(await admin.get(`/api/git-stacks/slow${q(null)}`))).toMatchObject({
+        lastCommit: second,
+        lastRunId: ids.runId,
+      });
+    } finally {
+      release();
+      await server.stop();
+      await http.close();
+    }
+    expect(server.stderr()).not.toContain(PASSWORD);
+    expect(JSON.stringify(await allEvents(server.dataDir))).not.toContain(PASSWORD);
   }, 120_000);
 });
