@@ -23,7 +23,7 @@ import { runQuery } from '../editor/query/index.js';
 import type { QueryRequest } from '../editor/query/request.js';
 import type { EventStore, RecordedEvent } from '../store/types.js';
 import type { HttpAnswer } from './editor-client.js';
-import { entitiesQuery, type RouteInput } from './editor-routes.js';
+import { ENTITY_QUERY_PARAMS, entitiesQuery, type RouteInput } from './editor-routes.js';
 import { statusOfCode } from './editor-status.js';
 
 /** What the audit routes read: the store, the sessions read model and the session histories. */
@@ -44,21 +44,6 @@ export interface AuditRouteInfo {
   summary: string;
   queryParams: readonly string[];
 }
-
-const ENTITY_QUERY = [
-  'type',
-  'layer',
-  'detail',
-  'offset',
-  'limit',
-  'fields',
-  'handles',
-  'bounds',
-  'near',
-  'contains_point',
-  'intersections',
-  'where',
-] as const;
 
 export const AUDIT_ROUTES: readonly AuditRouteInfo[] = [
   {
@@ -83,7 +68,7 @@ export const AUDIT_ROUTES: readonly AuditRouteInfo[] = [
     method: 'GET',
     path: '/documents/:document_id/at/:revision/entities',
     summary: 'Query entities as of a revision (the parameters of GET /entities)',
-    queryParams: ['session', ...ENTITY_QUERY],
+    queryParams: ['session', ...ENTITY_QUERY_PARAMS],
   },
   {
     method: 'GET',

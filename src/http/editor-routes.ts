@@ -60,6 +60,22 @@ export function entitiesQuery(query: Record<string, string>, where: unknown): Re
   return fields;
 }
 
+/** The query parameters of `GET /entities` (and of the audit route answering it as of a revision). */
+export const ENTITY_QUERY_PARAMS = [
+  'type',
+  'layer',
+  'detail',
+  'offset',
+  'limit',
+  'fields',
+  'handles',
+  'bounds',
+  'near',
+  'contains_point',
+  'intersections',
+  'where',
+] as const;
+
 const op = (name: string, fields: Record<string, unknown> = {}) => ({ op: name, fields });
 
 /** The endpoint table of spec/editor-rest-api.md, in its order. Specific routes win over `/:op`. */
@@ -214,20 +230,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'run',
     status: 200,
     summary: 'Query entities',
-    queryParams: [
-      'type',
-      'layer',
-      'detail',
-      'offset',
-      'limit',
-      'fields',
-      'handles',
-      'bounds',
-      'near',
-      'contains_point',
-      'intersections',
-      'where',
-    ],
+    queryParams: ENTITY_QUERY_PARAMS,
     // `where` is parsed by the transport (invalid_where before the dispatcher); see editor-app.ts.
     build: (input) =>
       op(

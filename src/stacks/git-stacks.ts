@@ -88,32 +88,12 @@ const MAX_COMPOSE_BYTES = 8 * 1024 * 1024;
 const MAX_GIT_MS = 5 * 60_000;
 
 /** A git stack as the routes answer it: no credentials, no secret. */
-export interface GitStackView {
-  name: string;
-  environmentId: EnvironmentId;
-  repository: string;
-  branch: string;
-  composePath: string;
-  autoDeployCron: string | null;
-  webhookSecretSet: boolean;
-  lastCommit: string | null;
-  lastRunId: number | null;
-}
+export type GitStackView = Omit<GitStack, 'deliveries'>;
 
 /** What the webhook did: ignored the delivery (why), or started a deploy. */
 export type WebhookOutcome = { ignored: true; reason: string } | { ignored: false; started: StartedJob };
 
-const viewOf = (stack: GitStack): GitStackView => ({
-  name: stack.name,
-  environmentId: stack.environmentId,
-  repository: stack.repository,
-  branch: stack.branch,
-  composePath: stack.composePath,
-  autoDeployCron: stack.autoDeployCron,
-  webhookSecretSet: stack.webhookSecretSet,
-  lastCommit: stack.lastCommit,
-  lastRunId: stack.lastRunId,
-});
+const viewOf = ({ deliveries: _, ...view }: GitStack): GitStackView => view;
 
 /** What every git run records of its source (credentials stripped); the commit is added once known. */
 const sourceDetails = (settings: Pick<GitSettings, 'repository' | 'branch' | 'composePath'>) => ({

@@ -118,14 +118,10 @@ function recordViews(state: DeployRunsState): RecordView[] {
 }
 
 /** What one run has done so far; what its ReconcileCompleted reports. */
-interface Tally {
-  deletedFiles: number;
-  markedRecords: number;
-  failed: number;
-  keptFresh: number;
-  ignoredFiles: number;
-  environments: EnvironmentId[];
-}
+type Tally = Pick<
+  ReconcileExecution,
+  'deletedFiles' | 'markedRecords' | 'failed' | 'keptFresh' | 'ignoredFiles' | 'environments'
+>;
 
 /** The execution stream of one running reconcile: its events go out in batches, in order. */
 class ExecutionLog {
