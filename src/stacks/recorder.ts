@@ -28,6 +28,7 @@ import type { ReadModel } from './jobs.js';
 import {
   deleteLog,
   type LogBudget,
+  type LogSync,
   logFileName,
   logPath,
   RunLogError,
@@ -141,6 +142,8 @@ export interface RunBookOptions {
   budget: LogBudget;
   /** This process among the instances on the log: recorded with each run, asked before closing one. */
   instance: Instance;
+  /** How a finished run's log is made durable before its completion is recorded (default: fsync). */
+  logSync?: LogSync;
 }
 
 /**
@@ -343,6 +346,11 @@ export class RunBook {
   }
 
   /** @internal */
+  get logSync(): LogSync | undefined {
+    return this.options.logSync;
+  }
+
+  /** @internal */
   get dataDir(): string {
     return this.options.dataDir;
   }
@@ -378,14 +386,18 @@ export class RunRecorder {
     this.environmentId = environmentId;
     this.revision = revision;
     this.logPath = logPath(book.dataDir, environmentId, runId);
-    this.writer = new RunLogWriter(this.logPath, book.budget, (truncation) =>
-      this.record(
-        stacksEvent('RunTruncated', {
-          run_id: runId,
-          budget_bytes: truncation.budgetBytes,
-          used_bytes: truncation.usedBytes,
-        }),
-      ),
+    this.writer = new RunLogWriter(
+      this.logPath,
+      book.budget,
+      (truncation) =>
+        this.record(
+          stacksEvent('RunTruncated', {
+            run_id: runId,
+            budget_bytes: truncation.budgetBytes,
+            used_bytes: truncation.usedBytes,
+          }),
+        ),
+      book.logSync,
     );
   }
 
@@ -477,8 +489,10 @@ export class RunRecorder {
   }
 
   /**
-   * Closes the log and records RunCompleted (`success` or `failed`). A log that could not be written
-   * does not stop the record (see `logError`). Resolves with the run as the read model has it.
+   * Closes the log and records RunCompleted (`success` or `failed`). The log is durable (synced) before
+   * the completion is appended, so a crash never leaves a completed run whose log is lost. A log that
+   * could not be written does not stop the record (see `logError`). Resolves with the run as the read
+   * model has it.
    */
   complete(completion: RunCompletion): Promise<DeployRun> {
     if (!this.completed) {
