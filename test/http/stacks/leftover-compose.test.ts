@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, expect, it } from 'vitest';
+import { postgresSchemas, postgresUnavailable } from '../../store/postgres-helpers.js';
 import {
   ackOf,
   composeText,
@@ -34,6 +35,10 @@ const STOPPED_RUN =
   'The server stopped before this deploy finished; the compose process it left running was stopped';
 const STOPPED_JOB =
   'The server stopped before this job finished; the compose process it left running was stopped';
+
+const unavailable = await postgresUnavailable();
+const schemas = postgresSchemas('leftovers');
+afterAll(() => schemas.dropAll());
 
 const servers: StacksServer[] = [];
 /** Process groups a test started: killed at the end whatever happened, so none outlives the suite. */
@@ -204,6 +209,46 @@ describeStacks('compose left running by a server killed during a job', () => {
     const closed = await waitJob(admin, old.jobId);
     expect(closed.result).toMatchObject({ success: false, error: STOPPED_JOB });
     expect(closed.messages.filter((m: Json) => m.type === 'line').length).toBeGreaterThan(0);
+    await expectNoOverlap(marker, old.pgid);
+  }, 120_000);
+
+  it('several instances on one PostgreSQL log: B stops the compose that A, killed, left running on this host', async (ctx) => {
+    if (unavailable !== undefined) {
+      console.log(`skipped: ${unavailable}`);
+      ctx.skip();
+    }
+    const storeUrl = schemas.url();
+    const a = await startStacks({ storeUrl });
+    servers.push(a);
+    const b = await startStacks({ storeUrl, dataDir: a.dataDir });
+    servers.push(b);
+    const marker = join(a.dataDir, 'marker.log');
+    await createStackDone(a.as('admin'), 'web', null, { compose: composeText({}) });
+    await saveCompose(
+      a.as('admin'),
+      'web',
+      null,
+      composeText({
+        up: { marker, grandchild: { tickMs: 50, ignoreTerm: true }, lines: ['pulling'], sleepMs: 120_000 },
+      }),
+    );
+    const deployOn = (server: StacksServer) => () =>
+      server.as('admin').post('/api/stacks/web/deploy?env=null', {});
+    // While A lives, B refuses the stack (A's lease) and leaves A's compose alone.
+    const old = await killDuringJob(a, marker, async () => {
+      const reply = await deployOn(a)();
+      expectStatus(await deployOn(b)(), 409, 'B while A deploys');
+      return reply;
+    });
+    await saveCompose(b.as('admin'), 'web', null, composeText({ up: { marker, lines: ['deploy on B'] } }));
+    // A is gone; B looks every 15 s, and at once when a job of the stack is asked for: a deploy on B is
+    // refused until the group is stopped.
+    const next = await nextJob(deployOn(b), old.pgid);
+    expect((await waitJob(b.as('admin'), next.ack.jobId)).result).toMatchObject({ success: true });
+    expect(await getRun(b.as('admin'), 'web', old.runId as number)).toMatchObject({
+      status: 'failed',
+      errorMessage: STOPPED_RUN,
+    });
     await expectNoOverlap(marker, old.pgid);
   }, 120_000);
 });
