@@ -174,25 +174,25 @@ export class Leftovers {
 
   /** Stops the groups of one stack's work, lets the stack go, then records the ends. */
   private async stop(items: readonly Item[], release: () => Promise<void>): Promise<void> {
-    const outcomes = new Map<string, Promise<Awaited<ReturnType<typeof stopGroup>>>>();
-    for (const item of items)
-      if (item.group && !outcomes.has(groupKey(item.group)))
-        outcomes.set(
-          groupKey(item.group),
-          stopGroup(item.group, {
-            graceMs: this.options.graceMs ?? STOP_GRACE_MS,
-            abandon: () => this.closed,
-          }),
-        );
+    const groups = new Map<string, ComposeGroup>();
+    for (const item of items) if (item.group) groups.set(groupKey(item.group), item.group);
+    // All at once, each settled into an outcome (none may reject unobserved).
+    const outcomes = Promise.all(
+      [...groups].map(async ([key, group]) => {
+        const outcome = await stopGroup(group, {
+          graceMs: this.options.graceMs ?? STOP_GRACE_MS,
+          abandon: () => this.closed,
+        });
+        return [key, outcome] as const;
+      }),
+    );
     const stopped = new Set<string>();
     let over = false;
     try {
-      for (const [key, outcome] of outcomes) {
-        const result = await outcome;
-        // The server stops: the groups are left as they are, and the next start goes on.
-        if (result === 'abandoned') return;
-        if (result === 'stopped') stopped.add(key);
-      }
+      const results = await outcomes;
+      // The server stops: the groups are left as they are, and the next start goes on.
+      if (results.some(([, outcome]) => outcome === 'abandoned')) return;
+      for (const [key, outcome] of results) if (outcome === 'stopped') stopped.add(key);
       over = true;
     } catch (error) {
       process.stderr.write(`stacks: stopping a compose left running failed: ${(error as Error).message}\n`);

@@ -112,6 +112,8 @@ export function judgeGroup(
   here: HostIdentity | null,
   members: readonly ProcStat[],
 ): GroupVerdict {
+  // kill(-1) would signal every process: a group id is a pid above 1, whatever a record says.
+  if (!Number.isSafeInteger(group.pgid) || group.pgid <= 1) return 'gone';
   if (here === null || group.hostname !== here.hostname) return 'elsewhere';
   // Same host, another boot: no process of that boot survived the reboot.
   if (group.boot_id !== here.bootId) return 'gone';
@@ -126,8 +128,12 @@ export function judgeGroup(
 /** `judgeGroup` on the processes of this host now. */
 export async function checkGroup(group: ComposeGroup): Promise<GroupVerdict> {
   const here = thisHost();
-  const local = here !== null && group.hostname === here.hostname && group.boot_id === here.bootId;
-  return judgeGroup(group, here, local ? await groupMembers(group.pgid) : []);
+  const local =
+    here !== null && group.hostname === here.hostname && group.boot_id === here.bootId && group.pgid > 1;
+  const members = local ? await groupMembers(group.pgid) : [];
+  // Never this server's own group: compose always leads a group of its own.
+  if (members.some((member) => member.pid === process.pid)) return 'gone';
+  return judgeGroup(group, here, members);
 }
 
 export interface StopOptions {

@@ -56,6 +56,11 @@ describe('judgeGroup', () => {
     expect(judgeGroup({ ...group, hostname: 'host-b' }, here, [proc(100, 5000)])).toBe('elsewhere');
     expect(judgeGroup(group, null, [proc(100, 5000)])).toBe('elsewhere');
   });
+
+  it('never a group id of 1 or less (kill(-1) would signal every process)', () => {
+    for (const pgid of [1, 0, -5, 1.5])
+      expect(judgeGroup({ ...group, pgid }, here, [{ ...proc(pgid, 5000), pgrp: pgid }])).toBe('gone');
+  });
 });
 
 describe.skipIf(thisHost() === null)('process groups on this host (Linux /proc)', () => {
