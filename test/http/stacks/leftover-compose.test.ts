@@ -18,6 +18,7 @@ import {
   describeStacks,
   eventually,
   expectStatus,
+  type FakeBehaviour,
   getRun,
   type Json,
   objectOf,
@@ -136,21 +137,25 @@ async function expectNoOverlap(marker: string, oldGroup: number): Promise<void> 
   expect(after).toContainEqual(['exit', newPid]);
 }
 
+/**
+ * Stack `web` (local), its compose for `subcommand` running on: a marker file, a grandchild in its group
+ * that ignores SIGTERM, and `behaviour`. Returns the marker file.
+ */
+async function lingeringCompose(server: StacksServer, subcommand: string, behaviour: FakeBehaviour) {
+  const marker = join(server.dataDir, 'marker.log');
+  const admin = server.as('admin');
+  await createStackDone(admin, 'web', null, { compose: composeText({}) });
+  const fake = { marker, grandchild: { tickMs: 50, ignoreTerm: true }, ...behaviour };
+  await saveCompose(admin, 'web', null, composeText({ [subcommand]: fake }));
+  return marker;
+}
+
 describeStacks('compose left running by a server killed during a job', () => {
   it('a deploy: the restart stops the old compose group, closes the run failed saying so, then a new deploy runs alone', async () => {
     const first = await startStacks();
     servers.push(first);
-    const marker = join(first.dataDir, 'marker.log');
-    await createStackDone(first.as('admin'), 'web', null, { compose: composeText({}) });
     // The old compose prints, then sleeps: it and its grandchild (which ignores SIGTERM) run on.
-    await saveCompose(
-      first.as('admin'),
-      'web',
-      null,
-      composeText({
-        up: { marker, grandchild: { tickMs: 50, ignoreTerm: true }, lines: ['pulling'], sleepMs: 120_000 },
-      }),
-    );
+    const marker = await lingeringCompose(first, 'up', { lines: ['pulling'], sleepMs: 120_000 });
     const deployWeb = (client: StacksClient) => () => client.post('/api/stacks/web/deploy?env=null', {});
     const old = await killDuringJob(first, marker, deployWeb(first.as('admin')));
 
@@ -178,24 +183,13 @@ describeStacks('compose left running by a server killed during a job', () => {
   it('a stop job (no run): its compose group is stopped at the restart, the job closed failed saying so', async () => {
     const first = await startStacks();
     servers.push(first);
-    const marker = join(first.dataDir, 'marker.log');
-    await createStackDone(first.as('admin'), 'web', null, { compose: composeText({}) });
     // This compose keeps printing: with the server gone its next write fails and it exits, while its
     // grandchild keeps the group alive.
-    await saveCompose(
-      first.as('admin'),
-      'web',
-      null,
-      composeText({
-        stop: {
-          marker,
-          grandchild: { tickMs: 50, ignoreTerm: true },
-          lines: ['Stopping'],
-          repeat: 100_000,
-          perLineMs: 20,
-        },
-      }),
-    );
+    const marker = await lingeringCompose(first, 'stop', {
+      lines: ['Stopping'],
+      repeat: 100_000,
+      perLineMs: 20,
+    });
     const stopWeb = (client: StacksClient) => () => client.post('/api/stacks/web/stop?env=null', {});
     const old = await killDuringJob(first, marker, stopWeb(first.as('admin')));
     expect(old.runId).toBeNull();
@@ -222,16 +216,7 @@ describeStacks('compose left running by a server killed during a job', () => {
     servers.push(a);
     const b = await startStacks({ storeUrl, dataDir: a.dataDir });
     servers.push(b);
-    const marker = join(a.dataDir, 'marker.log');
-    await createStackDone(a.as('admin'), 'web', null, { compose: composeText({}) });
-    await saveCompose(
-      a.as('admin'),
-      'web',
-      null,
-      composeText({
-        up: { marker, grandchild: { tickMs: 50, ignoreTerm: true }, lines: ['pulling'], sleepMs: 120_000 },
-      }),
-    );
+    const marker = await lingeringCompose(a, 'up', { lines: ['pulling'], sleepMs: 120_000 });
     const deployOn = (server: StacksServer) => () =>
       server.as('admin').post('/api/stacks/web/deploy?env=null', {});
     // While A lives, B refuses the stack (A's lease) and leaves A's compose alone.
