@@ -1,5 +1,6 @@
 import type { Json, RecordedEvent } from '../src/store/types.js';
 import {
+  type ComposeGroup,
   type DeployOptions,
   type DeploySummary,
   type EnvironmentId,
@@ -38,6 +39,8 @@ export interface DeployRun {
   logMissing?: boolean;
   /** The stacks instance that ran it (`metadata.instanceId`); absent in records of older builds. */
   instanceId?: string;
+  /** The process group of its compose (RunComposeStarted), once compose started; not part of the run JSON. */
+  composeGroup?: ComposeGroup;
 }
 
 export interface DeployRunsState {
@@ -128,6 +131,7 @@ export const unfinishedRuns = (state: DeployRunsState): DeployRun[] =>
 type RunEventType =
   | 'RunStarted'
   | 'RunSourceResolved'
+  | 'RunComposeStarted'
   | 'RunTruncated'
   | 'RunCompleted'
   | 'RunDeleted'
@@ -175,6 +179,11 @@ export function evolveRun(state: DeployRunsState, event: RunEvent): DeployRunsSt
       if (d.env_hash !== undefined) run.envHash = d.env_hash;
       return state;
     }
+    case 'RunComposeStarted': {
+      const run = state.runs.get(event.data.run_id);
+      if (run) run.composeGroup = { ...event.data.group };
+      return state;
+    }
     case 'RunTruncated': {
       const run = state.runs.get(event.data.run_id);
       if (run) run.truncated = true;
@@ -213,6 +222,7 @@ function forget(state: DeployRunsState, runId: number): void {
 const RUN_EVENT_TYPES = new Set([
   'RunStarted',
   'RunSourceResolved',
+  'RunComposeStarted',
   'RunTruncated',
   'RunCompleted',
   'RunDeleted',
@@ -222,7 +232,8 @@ const RUN_EVENT_TYPES = new Set([
 export const deployRuns: Projection<DeployRunsState> = {
   name: 'deploy-runs',
   // 2: runs know their instance. 3: RunSourceResolved (a git deploy's commit, known after the start).
-  version: 3,
+  // 4: runs know their compose process group (RunComposeStarted).
+  version: 4,
   initial: () => ({ runs: new Map(), deleted: new Set(), maxRunId: 0 }),
   evolve(state, event) {
     if (event.stream.startsWith(RUN_STREAM_PREFIX) && RUN_EVENT_TYPES.has(event.type))

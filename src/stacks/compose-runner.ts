@@ -104,7 +104,7 @@ export function runCompose(inv: ComposeInvocation, options: RunnerOptions = {}):
     spawnError = (err as Error).message;
     openStreams = 0;
     finish();
-    return { lines, exit, cancel: () => {} };
+    return { lines, exit, cancel: () => {}, pid: undefined };
   }
 
   const killTree = () => {
@@ -167,6 +167,7 @@ export function runCompose(inv: ComposeInvocation, options: RunnerOptions = {}):
   return {
     lines,
     exit,
+    pid: child.pid,
     cancel: () => {
       if (finished || exited !== null || cancelled || timedOut) return;
       cancelled = true;
