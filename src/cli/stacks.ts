@@ -7,6 +7,7 @@ import type { StacksConfig } from '../stacks/types.js';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/types.js';
 import { announceControl } from './control.js';
+import { stopRequested, untilStopSignal } from './stop-signals.js';
 import { dataDirOf, type StoreOptions, storeUrlOf } from './store-option.js';
 
 export const DEFAULT_STACKS_HOST = '127.0.0.1';
@@ -105,6 +106,11 @@ export async function runStacks(options: StacksCommandOptions): Promise<number> 
     throw error;
   }
   const store = await openStore(storeUrlOf(options));
+  // Stopped while the store opened: nothing was served yet.
+  if (stopRequested()) {
+    await store.close();
+    return 0;
+  }
   let server: StacksServer;
   try {
     server = await startStacksServer({
@@ -129,10 +135,8 @@ export async function runStacks(options: StacksCommandOptions): Promise<number> 
   const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
   process.stderr.write(`stacks listening on http://${shown}:${server.port}\n`);
   const closeControl = await announceControl(options, store, server.models);
-  await new Promise<void>((done) => {
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
+  // At once when a signal came during start-up (the entry caught it: stop-signals.ts).
+  await untilStopSignal();
   await closeControl();
   await server.close();
   await store.close();
