@@ -77,7 +77,8 @@ const jsonBody = (status: number, body: Record<string, unknown>) =>
  * that the spec's rules hold where Node's own parser would answer first (unparsable or repeated
  * Content-Length, bodies past the limit), then routed through `app.inject` and written back with
  * exactly the spec's headers. At most 8 connections (Node closes a further one unanswered), 15 s idle
- * read and write time-out, loopback only, and the Host guard against DNS rebinding.
+ * read and write time-out, and 15 s in all for the request to arrive (head and declared body); neither
+ * runs while the request is served. Loopback only, and the Host guard against DNS rebinding.
  */
 export class EditorListener {
   private readonly server: Server;
@@ -116,7 +117,13 @@ export class EditorListener {
   }
 
   private serve(socket: Socket): void {
-    socket.setTimeout(IDLE_MS, () => socket.destroy());
+    // The idle limit alone let a client keep its slot for ever by sending a byte every few seconds (eight
+    // such clients locked every caller out): the request must also arrive whole within IDLE_MS.
+    const arrival = setTimeout(() => socket.destroy(), IDLE_MS);
+    const arrived = () => clearTimeout(arrival);
+    socket.once('close', arrived);
+    socket.setTimeout(IDLE_MS);
+    socket.on('timeout', () => socket.destroy());
     socket.on('error', () => socket.destroy());
     let buffered: Buffer = Buffer.alloc(0);
     let head: Head | undefined;
@@ -143,6 +150,9 @@ export class EditorListener {
       readWhole = head.length <= MAX_BODY_BYTES;
       socket.off('data', onData);
       socket.pause();
+      arrived();
+      // No idle limit while the dispatcher works: an operation longer than it still gets its answer.
+      socket.setTimeout(0);
       void this.answer(head, body).then(({ status, body: text }) => finish(status, text));
     };
     // Once the answer is with the kernel, a connection whose request was read whole is closed at once
@@ -153,7 +163,10 @@ export class EditorListener {
     let readWhole = false;
     const finish = (status: number, text: string) => {
       socket.off('data', onData);
+      arrived();
       if (socket.destroyed) return;
+      // The idle limit again while the answer is written (spec: read and write).
+      socket.setTimeout(IDLE_MS);
       socket.end(answerBytes(status, text), () => {
         if (readWhole) socket.destroy();
       });
