@@ -1,5 +1,6 @@
 import type { LiveModel } from '../../projections/live-model.js';
 import { stacksApp } from '../http/stacks-app.js';
+import { stacksHttpLimits } from '../http/stacks-limits.js';
 import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/config.js';
 import { GitStacks } from '../stacks/git-stacks.js';
 import { StacksService } from '../stacks/service.js';
@@ -40,6 +41,7 @@ export interface StacksServer {
  * Rejects when the service cannot start or the address cannot be bound (nothing is left running).
  */
 export async function startStacksServer(options: StacksServerOptions): Promise<StacksServer> {
+  const limits = stacksHttpLimits();
   const service = await StacksService.open({
     store: options.store,
     dataDir: options.dataDir,
@@ -52,7 +54,7 @@ export async function startStacksServer(options: StacksServerOptions): Promise<S
     await service.close();
     throw error;
   }
-  const app = stacksApp(service, { git });
+  const app = stacksApp(service, { git, limits });
   try {
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
