@@ -125,28 +125,33 @@ export class EditorListener {
     socket.setTimeout(IDLE_MS);
     socket.on('timeout', () => socket.destroy());
     socket.on('error', () => socket.destroy());
+    // Until the head is whole it is searched in one buffer (at most 64 KiB); body chunks are kept as
+    // they come and joined once, so a 16 MiB body is not copied over and over while it arrives.
     let buffered: Buffer = Buffer.alloc(0);
     let head: Head | undefined;
-    let bodyStart = 0;
+    const bodyChunks: Buffer[] = [];
+    let bodyBytes = 0;
     const onData = (chunk: Buffer) => {
-      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
       if (!head) {
+        buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
         const end = buffered.indexOf(HEAD_END);
         if (end === -1) {
           if (buffered.length > MAX_HEAD_BYTES) socket.destroy();
           return;
         }
         head = parseHead(buffered.subarray(0, end).toString('latin1'));
-        bodyStart = end + HEAD_END.length;
         if (!head) {
           finish(400, jsonBody(400, { ok: false, code: 'bad_request', error: 'malformed request line' }));
           return;
         }
+        chunk = buffered.subarray(end + HEAD_END.length);
       }
+      bodyChunks.push(chunk);
+      bodyBytes += chunk.length;
       // A declared length over the limit is passed on with an empty body, and the body is not read.
       const wanted = head.length > MAX_BODY_BYTES ? 0 : head.length;
-      if (buffered.length - bodyStart < wanted) return;
-      const body = buffered.subarray(bodyStart, bodyStart + wanted);
+      if (bodyBytes < wanted) return;
+      const body = Buffer.concat(bodyChunks, bodyBytes).subarray(0, wanted);
       readWhole = head.length <= MAX_BODY_BYTES;
       socket.off('data', onData);
       socket.pause();

@@ -51,6 +51,23 @@ const answerOf = (exchange: RawExchange): Answer | undefined =>
 
 const errorOf = (answer: Answer | undefined) => String((answer?.json as { error?: unknown })?.error);
 
+/** A ping delivery to `hooked`, signed over `body`, sent whole; the answer. */
+const signedPing = async (port: number, body: Buffer) =>
+  answerOf(
+    await rawExchange(
+      port,
+      [
+        webhookHead('hooked', [
+          `X-Hub-Signature-256: ${signatureOf(SECRET, body)}`,
+          'X-GitHub-Event: ping',
+          `Content-Length: ${body.length}`,
+        ]),
+        body,
+      ],
+      { timeoutMs: 60_000 },
+    ),
+  );
+
 /** Git stacks `hooked` (with a webhook secret) and `unhooked` (without) on a server. */
 async function gitStacks(admin: StacksClient): Promise<void> {
   const repo = await makeRepo(await tempDir(), { 'compose.yaml': composeText({ lines: ['up'] }) });
@@ -178,21 +195,7 @@ describeStacks('webhook: checked before its body is read, hashed while it is', (
       expect(third?.status, 'a third 25 MiB delivery').toBe(503);
       expect(third && header(third, 'retry-after')).toBe('10');
 
-      const body = Buffer.from(PING);
-      const small = answerOf(
-        await rawExchange(
-          server.port,
-          [
-            webhookHead('hooked', [
-              `X-Hub-Signature-256: ${signatureOf(SECRET, body)}`,
-              'X-GitHub-Event: ping',
-              `Content-Length: ${body.length}`,
-            ]),
-            body,
-          ],
-          { timeoutMs: 20_000 },
-        ),
-      );
+      const small = await signedPing(server.port, Buffer.from(PING));
       expect(small?.status, 'a small delivery fits beside them').toBe(200);
     } finally {
       for (const socket of held) socket.destroy();
@@ -201,20 +204,7 @@ describeStacks('webhook: checked before its body is read, hashed while it is', (
     await sleep(500);
     const full = Buffer.alloc(25 * MiB, ' ');
     Buffer.from(PING).copy(full);
-    const answer = answerOf(
-      await rawExchange(
-        server.port,
-        [
-          webhookHead('hooked', [
-            `X-Hub-Signature-256: ${signatureOf(SECRET, full)}`,
-            'X-GitHub-Event: ping',
-            `Content-Length: ${full.length}`,
-          ]),
-          full,
-        ],
-        { timeoutMs: 60_000 },
-      ),
-    );
+    const answer = await signedPing(server.port, full);
     expect(answer?.status, answer?.text).toBe(200);
   });
 });
