@@ -16,6 +16,7 @@ import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/types.js';
 import { version } from '../version.js';
 import { announceControl } from './control.js';
+import { stopRequested, untilStopSignal } from './stop-signals.js';
 import { type StoreOptions, storeUrlOf } from './store-option.js';
 
 /** A running editor surface: the effective REST port, and a close that leaves the store open. */
@@ -126,13 +127,6 @@ export async function startEditor(
   };
 }
 
-/** Resolves on the first SIGINT or SIGTERM. */
-export const untilSignal = () =>
-  new Promise<void>((done) => {
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
-
 /**
  * `chronicle editor --http <port> [FILE] [--resume [SESSION]]`: one editor session over the store,
  * served on 127.0.0.1. With FILE, the session starts with it open; with --resume, with the documents of
@@ -145,6 +139,11 @@ export async function runEditor(
   options: StoreOptions & { resume?: string | true | undefined },
 ): Promise<number> {
   const store = await openStore(storeUrlOf(options));
+  // Stopped while the store opened: nothing was served yet.
+  if (stopRequested()) {
+    await store.close();
+    return 0;
+  }
   let editor: EditorServer;
   try {
     editor = await startEditor(store, { port, file, resume: options.resume });
@@ -155,7 +154,8 @@ export async function runEditor(
     return 1;
   }
   const closeControl = await announceControl(options, store, editor.models);
-  await untilSignal();
+  // At once when a signal came during start-up (the entry caught it: stop-signals.ts).
+  await untilStopSignal();
   await closeControl();
   await editor.close();
   // Flush the store last, once no request can append any more.

@@ -1,8 +1,9 @@
 import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/config.js';
 import { openStore } from '../store/open.js';
 import { announceControl } from './control.js';
-import { EditorStartError, startEditor, untilSignal } from './editor.js';
+import { EditorStartError, startEditor } from './editor.js';
 import { DEFAULT_STACKS_HOST, startStacksServer } from './stacks.js';
+import { stopRequested, untilStopSignal } from './stop-signals.js';
 import { dataDirOf, type StoreOptions, storeUrlOf } from './store-option.js';
 
 export interface ServeOptions extends StoreOptions {
@@ -35,6 +36,11 @@ export async function runServe(options: ServeOptions): Promise<number> {
     return error.exitCode;
   }
   const store = await openStore(storeUrlOf(options));
+  // Stopped while the store opened: nothing was served yet.
+  if (stopRequested()) {
+    await store.close();
+    return 0;
+  }
   let editor: Awaited<ReturnType<typeof startEditor>>;
   try {
     editor = await startEditor(store, { port: options.editorPort });
@@ -76,7 +82,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
   if (loaded.generatedAdminToken !== undefined)
     process.stderr.write(`${adminTokenNotice(loaded.generatedAdminToken)}\n`);
   const closeControl = await announceControl(options, store, [...editor.models, ...stacks.models]);
-  await untilSignal();
+  // At once when a signal came during start-up (the entry caught it: stop-signals.ts).
+  await untilStopSignal();
   await closeControl();
   // Both surfaces stop accepting and finish what they have in flight before the store is flushed.
   await Promise.all([editor.close(), stacks.close()]);

@@ -1,5 +1,6 @@
 import type { LiveModel } from '../../projections/live-model.js';
 import { stacksApp } from '../http/stacks-app.js';
+import { stacksHttpLimits } from '../http/stacks-limits.js';
 import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/config.js';
 import { GitStacks } from '../stacks/git-stacks.js';
 import { StacksService } from '../stacks/service.js';
@@ -7,6 +8,7 @@ import type { StacksConfig } from '../stacks/types.js';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/types.js';
 import { announceControl } from './control.js';
+import { stopRequested, untilStopSignal } from './stop-signals.js';
 import { dataDirOf, type StoreOptions, storeUrlOf } from './store-option.js';
 
 export const DEFAULT_STACKS_HOST = '127.0.0.1';
@@ -39,6 +41,7 @@ export interface StacksServer {
  * Rejects when the service cannot start or the address cannot be bound (nothing is left running).
  */
 export async function startStacksServer(options: StacksServerOptions): Promise<StacksServer> {
+  const limits = stacksHttpLimits();
   const service = await StacksService.open({
     store: options.store,
     dataDir: options.dataDir,
@@ -51,7 +54,7 @@ export async function startStacksServer(options: StacksServerOptions): Promise<S
     await service.close();
     throw error;
   }
-  const app = stacksApp(service, { git });
+  const app = stacksApp(service, { git, limits });
   try {
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
@@ -105,6 +108,11 @@ export async function runStacks(options: StacksCommandOptions): Promise<number> 
     throw error;
   }
   const store = await openStore(storeUrlOf(options));
+  // Stopped while the store opened: nothing was served yet.
+  if (stopRequested()) {
+    await store.close();
+    return 0;
+  }
   let server: StacksServer;
   try {
     server = await startStacksServer({
@@ -129,10 +137,8 @@ export async function runStacks(options: StacksCommandOptions): Promise<number> 
   const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
   process.stderr.write(`stacks listening on http://${shown}:${server.port}\n`);
   const closeControl = await announceControl(options, store, server.models);
-  await new Promise<void>((done) => {
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
+  // At once when a signal came during start-up (the entry caught it: stop-signals.ts).
+  await untilStopSignal();
   await closeControl();
   await server.close();
   await store.close();

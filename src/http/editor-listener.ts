@@ -77,7 +77,8 @@ const jsonBody = (status: number, body: Record<string, unknown>) =>
  * that the spec's rules hold where Node's own parser would answer first (unparsable or repeated
  * Content-Length, bodies past the limit), then routed through `app.inject` and written back with
  * exactly the spec's headers. At most 8 connections (Node closes a further one unanswered), 15 s idle
- * read and write time-out, loopback only, and the Host guard against DNS rebinding.
+ * read and write time-out, and 15 s in all for the request to arrive (head and declared body); neither
+ * runs while the request is served. Loopback only, and the Host guard against DNS rebinding.
  */
 export class EditorListener {
   private readonly server: Server;
@@ -116,33 +117,47 @@ export class EditorListener {
   }
 
   private serve(socket: Socket): void {
-    socket.setTimeout(IDLE_MS, () => socket.destroy());
+    // The idle limit alone let a client keep its slot for ever by sending a byte every few seconds (eight
+    // such clients locked every caller out): the request must also arrive whole within IDLE_MS.
+    const arrival = setTimeout(() => socket.destroy(), IDLE_MS);
+    const arrived = () => clearTimeout(arrival);
+    socket.once('close', arrived);
+    socket.setTimeout(IDLE_MS);
+    socket.on('timeout', () => socket.destroy());
     socket.on('error', () => socket.destroy());
+    // Until the head is whole it is searched in one buffer (at most 64 KiB); body chunks are kept as
+    // they come and joined once, so a 16 MiB body is not copied over and over while it arrives.
     let buffered: Buffer = Buffer.alloc(0);
     let head: Head | undefined;
-    let bodyStart = 0;
+    const bodyChunks: Buffer[] = [];
+    let bodyBytes = 0;
     const onData = (chunk: Buffer) => {
-      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
       if (!head) {
+        buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
         const end = buffered.indexOf(HEAD_END);
         if (end === -1) {
           if (buffered.length > MAX_HEAD_BYTES) socket.destroy();
           return;
         }
         head = parseHead(buffered.subarray(0, end).toString('latin1'));
-        bodyStart = end + HEAD_END.length;
         if (!head) {
           finish(400, jsonBody(400, { ok: false, code: 'bad_request', error: 'malformed request line' }));
           return;
         }
+        chunk = buffered.subarray(end + HEAD_END.length);
       }
+      bodyChunks.push(chunk);
+      bodyBytes += chunk.length;
       // A declared length over the limit is passed on with an empty body, and the body is not read.
       const wanted = head.length > MAX_BODY_BYTES ? 0 : head.length;
-      if (buffered.length - bodyStart < wanted) return;
-      const body = buffered.subarray(bodyStart, bodyStart + wanted);
+      if (bodyBytes < wanted) return;
+      const body = Buffer.concat(bodyChunks, bodyBytes).subarray(0, wanted);
       readWhole = head.length <= MAX_BODY_BYTES;
       socket.off('data', onData);
       socket.pause();
+      arrived();
+      // No idle limit while the dispatcher works: an operation longer than it still gets its answer.
+      socket.setTimeout(0);
       void this.answer(head, body).then(({ status, body: text }) => finish(status, text));
     };
     // Once the answer is with the kernel, a connection whose request was read whole is closed at once
@@ -153,7 +168,10 @@ export class EditorListener {
     let readWhole = false;
     const finish = (status: number, text: string) => {
       socket.off('data', onData);
+      arrived();
       if (socket.destroyed) return;
+      // The idle limit again while the answer is written (spec: read and write).
+      socket.setTimeout(IDLE_MS);
       socket.end(answerBytes(status, text), () => {
         if (readWhole) socket.destroy();
       });

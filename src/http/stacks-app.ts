@@ -3,22 +3,53 @@ import { userByToken } from '../stacks/auth.js';
 import { isStacksError } from '../stacks/errors.js';
 import type { GitStacks } from '../stacks/git-stacks.js';
 import type { StacksService } from '../stacks/service.js';
+import {
+  bodyLimitOf,
+  DEFAULT_STACKS_HTTP_LIMITS,
+  SMALL_BODY_LIMIT,
+  type StacksHttpLimits,
+} from './stacks-limits.js';
 import { gitStackRoutes } from './stacks-routes-git.js';
 import { jobRoutes } from './stacks-routes-jobs.js';
 import { runRoutes } from './stacks-routes-runs.js';
 import { scheduleRoutes } from './stacks-routes-schedules.js';
 import { stackRoutes } from './stacks-routes-stacks.js';
 
-/** Compose files and variable sets are small; this leaves room and still bounds a request. */
-const BODY_LIMIT = 8 * 1024 * 1024;
-
 /**
  * The stacks HTTP surface (STACKS.md): every route behind a bearer token (401 `unauthorized`) but the
  * git webhook (signed instead), errors
  * as `{ "error": message }` with the StacksError's status.
  */
-export function stacksApp(service: StacksService, parts: { git?: GitStacks } = {}): FastifyInstance {
-  const app = Fastify({ bodyLimit: BODY_LIMIT, logger: false, return503OnClosing: true });
+export function stacksApp(
+  service: StacksService,
+  parts: { git?: GitStacks; limits?: StacksHttpLimits } = {},
+): FastifyInstance {
+  const limits = parts.limits ?? DEFAULT_STACKS_HTTP_LIMITS;
+  const app = Fastify({
+    bodyLimit: SMALL_BODY_LIMIT,
+    logger: false,
+    return503OnClosing: true,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // Node checks the two time-outs every connectionsCheckingInterval (30 s by default).
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
+  });
+  app.server.maxConnections = limits.maxConnections;
+
+  // Each route's own body limit (stacks-limits.ts), unless it sets one.
+  app.addHook('onRoute', (route) => {
+    const method = Array.isArray(route.method) ? route.method[0] : route.method;
+    route.bodyLimit ??= bodyLimitOf(String(method), route.url);
+  });
+
+  // An answer given before the body was read (401, 404, 413...) closes the connection: otherwise Node
+  // would read the rest of the body, and throw it away, to keep the connection for another request.
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) reply.header('connection', 'close');
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     // The git webhook is signed with the stack's secret instead (stacks-routes-git.ts).

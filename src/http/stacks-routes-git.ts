@@ -1,10 +1,13 @@
+import { pipeline, Transform } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { checkEnvAccess } from '../stacks/auth.js';
-import { badRequest } from '../stacks/errors.js';
+import { badRequest, StacksError } from '../stacks/errors.js';
 import { parseGitStackChanges, parseNewGitStack } from '../stacks/git-settings.js';
 import type { GitStacks } from '../stacks/git-stacks.js';
 import { parseStackName } from '../stacks/names.js';
 import type { StackRef } from '../stacks/types.js';
+import { SIGNATURE_HEADER, type SignatureCheck, signatureCheck, signatureDigest } from '../stacks/webhook.js';
+import { BufferBudget, WEBHOOK_BODY_LIMIT, WEBHOOK_BUFFER_BUDGET } from './stacks-limits.js';
 import { allow, answerJob, bodyOf, envOf, flag, userOf } from './stacks-request.js';
 
 declare module 'fastify' {
@@ -12,10 +15,13 @@ declare module 'fastify' {
     /** The route proves its caller by other means than the bearer token (the webhook's signature). */
     withoutToken?: boolean;
   }
+  interface FastifyRequest {
+    /** The webhook body's signature check, fed as the body is read. */
+    webhookCheck?: SignatureCheck;
+  }
 }
 
-/** GitHub sends payloads of up to 25 MB; ours are read whole to check their signature. */
-const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
+const INVALID_SIGNATURE = 'Invalid webhook signature';
 
 /**
  * The git-stack routes (CONTRACT.md, and README for the ones it leaves open): list, read, create (and
@@ -71,7 +77,23 @@ export function gitStackRoutes(app: FastifyInstance, git: GitStacks): void {
     return answerJob(request, reply, await git.deploy(ref as StackRef, 'manual', user.name));
   });
 
-  // Its own scope: the body is kept as the exact bytes the signature is over, whatever its type.
+  webhookRoute(app, git);
+}
+
+const webhookRefOf = (request: FastifyRequest): StackRef => ({
+  name: parseStackName((request.params as { name: string }).name),
+  environmentId: envOf(request),
+});
+
+/**
+ * `POST /api/git-stacks/{name}/webhook`, in its own scope: the body is kept as the exact bytes the
+ * signature is over, whatever its type. Everything the headers can tell (the signature header, the
+ * declared size, the stack and its secret, room among the bodies being received) is checked before a
+ * byte of the body is read, and answered at once; the body is then hashed as it arrives and the digest
+ * compared once it is whole.
+ */
+function webhookRoute(app: FastifyInstance, git: GitStacks): void {
+  const buffers = new BufferBudget(WEBHOOK_BUFFER_BUDGET);
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
@@ -81,12 +103,45 @@ export function gitStackRoutes(app: FastifyInstance, git: GitStacks): void {
     );
     scope.post(
       '/api/git-stacks/:name/webhook',
-      { config: { withoutToken: true }, bodyLimit: WEBHOOK_BODY_LIMIT },
+      {
+        config: { withoutToken: true },
+        bodyLimit: WEBHOOK_BODY_LIMIT,
+        preParsing: async (request, reply, payload) => {
+          const ref = webhookRefOf(request);
+          const given = signatureDigest(request.headers[SIGNATURE_HEADER]);
+          if (given === 'missing') throw new StacksError(401, 'Missing X-Hub-Signature-256 signature');
+          if (given === 'invalid') throw new StacksError(401, INVALID_SIGNATURE);
+          const declared = Number(request.headers['content-length']);
+          if (declared > WEBHOOK_BODY_LIMIT)
+            throw new StacksError(413, `A webhook body is at most ${WEBHOOK_BODY_LIMIT} bytes`);
+          const secret = await git.webhookSecret(ref);
+          if (secret === null) throw new StacksError(401, INVALID_SIGNATURE);
+          // A chunked body (no length) may grow to the limit.
+          const release = buffers.reserve(Number.isSafeInteger(declared) ? declared : WEBHOOK_BODY_LIMIT);
+          if (!release) {
+            reply.header('retry-after', '10');
+            throw new StacksError(503, 'Too many webhook deliveries are being received; retry later');
+          }
+          reply.raw.once('close', release);
+          const check = signatureCheck(secret, given);
+          request.webhookCheck = check;
+          const hashing = new Transform({
+            transform(chunk: Buffer, _encoding, done) {
+              check.update(chunk);
+              done(null, chunk);
+            },
+          });
+          // A client that goes away mid-body ends the read with an error, as without the hash.
+          pipeline(payload, hashing, () => undefined);
+          return hashing;
+        },
+      },
       async (request, reply) => {
-        const ref: StackRef = { name: parseStackName(nameOf(request)), environmentId: envOf(request) };
+        const ref = webhookRefOf(request);
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         if (request.body !== undefined && request.body !== null && !Buffer.isBuffer(request.body))
           throw badRequest('The webhook body could not be read');
+        if (request.webhookCheck?.matches() !== true) throw new StacksError(401, INVALID_SIGNATURE);
         const outcome = await git.webhook(ref, body, request.headers);
         if (outcome.ignored) return reply.code(200).send({ ignored: true, reason: outcome.reason });
         return answerJob(request, reply, outcome.started);

@@ -72,15 +72,7 @@ import {
   writeAtomic,
 } from './stack-store.js';
 import type { StackRef } from './types.js';
-import {
-  DELIVERY_HEADER,
-  EVENT_HEADER,
-  isBranchRef,
-  MAX_DELIVERY_ID_LENGTH,
-  pushedRef,
-  SIGNATURE_HEADER,
-  verifySignature,
-} from './webhook.js';
+import { DELIVERY_HEADER, EVENT_HEADER, isBranchRef, MAX_DELIVERY_ID_LENGTH, pushedRef } from './webhook.js';
 
 /** The largest compose file read from a repository (the API's own body limit). */
 const MAX_COMPOSE_BYTES = 8 * 1024 * 1024;
@@ -527,25 +519,29 @@ export class GitStacks {
   // ----------------------------------------------------------------------------------------------
 
   /**
-   * A webhook delivery: 401 unless signed with the stack's webhook secret (a stack without one, or no
-   * such stack, answers 401 the same way, so the route tells nothing about which stacks exist). A
-   * delivery id already handled, a ping, and a push to another branch are ignored; anything else
-   * deploys (trigger webhook). The ids of handled deliveries are recorded.
+   * The secret a stack's webhook deliveries are signed with; null when there is no such git stack (or
+   * environment) or it has no secret. The route asks before it reads a delivery's body.
+   */
+  async webhookSecret(ref: StackRef): Promise<string | null> {
+    try {
+      return (await this.settingsOf(ref)).webhookSecret;
+    } catch (error) {
+      if (isStacksError(error) && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * A webhook delivery whose signature the route has verified with `webhookSecret` while it read the
+   * body (stacks-routes-git.ts). A delivery id already handled, a ping, and a push to another branch are
+   * ignored; anything else deploys (trigger webhook). The ids of handled deliveries are recorded.
    */
   async webhook(
     ref: StackRef,
     body: Buffer,
     headers: Record<string, string | string[] | undefined>,
   ): Promise<WebhookOutcome> {
-    let settings: GitSettings | undefined;
-    try {
-      settings = await this.settingsOf(ref);
-    } catch (error) {
-      if (!isStacksError(error) || error.status !== 404) throw error;
-    }
-    const verdict = verifySignature(settings?.webhookSecret ?? null, body, headers[SIGNATURE_HEADER]);
-    if (verdict === 'missing') throw new StacksError(401, 'Missing X-Hub-Signature-256 signature');
-    if (verdict !== 'valid' || !settings) throw new StacksError(401, 'Invalid webhook signature');
+    const settings = await this.settingsOf(ref);
     const header = (name: string) => {
       const value = headers[name];
       return Array.isArray(value) ? value[0] : value;

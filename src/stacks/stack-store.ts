@@ -1,7 +1,6 @@
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
-import { parseDocument } from 'yaml';
 import {
   type EnvironmentId,
   type StacksEventMap,
@@ -10,6 +9,7 @@ import {
   stacksEvent,
 } from '../../streams/stacks.js';
 import type { EventStore } from '../store/types.js';
+import { composeYamlValue } from './compose-yaml.js';
 import { ENV_NAME_PATTERN, EnvFileError, formatEnvFile, parseEnvFile } from './env-file.js';
 import { badRequest, conflict, StacksError } from './errors.js';
 import { envFolder, isStackName, parseStackName } from './names.js';
@@ -129,14 +129,7 @@ export const envHash = (key: Buffer, variables: ReadonlyArray<{ name: string; va
 /** The compose text, if it is YAML whose top level is a mapping; else a 400 naming the problem and line. */
 export function validateCompose(compose: unknown): string {
   if (typeof compose !== 'string') throw badRequest('Compose content must be a string');
-  const doc = parseDocument(compose);
-  const error = doc.errors[0];
-  if (error) {
-    // The first line of the parser's message names the problem and its line and column.
-    const summary = (error.message.split('\n')[0] ?? error.code).replace(/:$/, '');
-    throw badRequest(`Compose file is not valid YAML: ${summary}`);
-  }
-  const value: unknown = doc.toJS();
+  const value = composeYamlValue(compose);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const got = value === null ? 'empty' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
     throw badRequest(`Compose file must be a YAML mapping (such as "services: ..."), but it is ${got}`);

@@ -2,7 +2,7 @@
  * A git stack's webhook (CONTRACT.md): the GitHub-style signature check, the delivery ids already
  * handled, and what a push payload says about its branch. Pure functions; the route does the I/O.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'x-hub-signature-256';
 export const DELIVERY_HEADER = 'x-github-delivery';
@@ -20,29 +20,48 @@ export const signatureOf = (secret: string, body: Buffer): string =>
 export type SignatureVerdict = 'valid' | 'missing' | 'invalid';
 
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
-// When there is no secret, the body is still hashed with some key, so the answer takes as long.
-const NO_SECRET_KEY = randomBytes(32);
 
 /**
- * Checks the signature header against the body. `secret` null (no such stack, no secret set) never
- * verifies. The comparison is of two 32-byte digests with `timingSafeEqual`, so its time tells nothing
- * about how much of a guess was right.
+ * The digest a signature header gives: 'missing' (absent or blank), 'invalid' (not `sha256=<64 hex>`),
+ * or its 32 bytes. Read from the headers alone, before any of the body.
  */
+export function signatureDigest(header: string | string[] | undefined): Buffer | 'missing' | 'invalid' {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return 'missing';
+  const hex = SIGNATURE.exec(value.trim())?.[1];
+  return hex === undefined ? 'invalid' : Buffer.from(hex, 'hex');
+}
+
+/**
+ * The body's HMAC, computed as its chunks arrive (the route hashes the body while it reads it), and the
+ * comparison with the given digest: two 32-byte digests with `timingSafeEqual`, so its time tells
+ * nothing about how much of a guess was right.
+ */
+export interface SignatureCheck {
+  update(chunk: Buffer): void;
+  matches(): boolean;
+}
+
+export function signatureCheck(secret: string, given: Buffer): SignatureCheck {
+  const hmac = createHmac('sha256', secret);
+  return {
+    update: (chunk: Buffer) => void hmac.update(chunk),
+    matches: (): boolean => timingSafeEqual(given, hmac.digest()),
+  };
+}
+
+/** Checks the signature header against a whole body. `secret` null (no such stack, no secret) never verifies. */
 export function verifySignature(
   secret: string | null,
   body: Buffer,
   header: string | string[] | undefined,
 ): SignatureVerdict {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined || value.trim() === '') return 'missing';
-  const expected = createHmac('sha256', secret ?? NO_SECRET_KEY)
-    .update(body)
-    .digest();
-  const hex = SIGNATURE.exec(value.trim())?.[1];
-  // A malformed header is compared with a value of the right length anyway: one path for all.
-  const given = hex === undefined ? Buffer.alloc(expected.length) : Buffer.from(hex, 'hex');
-  const same = timingSafeEqual(given, expected);
-  return same && hex !== undefined && secret !== null ? 'valid' : 'invalid';
+  const given = signatureDigest(header);
+  if (given === 'missing') return 'missing';
+  if (given === 'invalid' || secret === null) return 'invalid';
+  const check = signatureCheck(secret, given);
+  check.update(body);
+  return check.matches() ? 'valid' : 'invalid';
 }
 
 /**
