@@ -18,7 +18,7 @@ export type GrantEnvironments = ReadonlyArray<number | null> | '*';
 export interface Grant {
   resource: string;
   actions: readonly string[];
-  /** Absent = every environment. */
+  /** Absent = the global permission only: no environment-scoped one (CONTRACT.md). */
   environments?: GrantEnvironments;
 }
 
