@@ -564,14 +564,18 @@ export class StacksService {
         cwd,
         env: composeEnv(process.env, stack.variables, secrets, environment),
         timeoutMs: Math.max(1, deadline - Date.now()),
-      });
+      }, { overlapBytes: redactor.longestBytes });
       slot.process = process_;
       const lineRedactor = redactor;
       // Subscribed at once: the runner replays what came before the first subscriber.
       process_.lines.subscribe((output) => {
         printed += 1;
         summary.add(output.line);
-        const shown = lineRedactor.line(output.line);
+        // A cut line is redacted whole, then cut: a value crossing the cut never shows its start.
+        const shown =
+          output.cut === undefined
+            ? lineRedactor.line(output.line)
+            : lineRedactor.cut(output.line, output.cut.keep, output.cut.marker);
         if (shown === null) return;
         if (forwardLines) job.line(shown);
         recorder?.line(shown);
