@@ -4,6 +4,7 @@ import {
   type DeploySummary,
   type EnvironmentId,
   EXECUTION_STREAM_PREFIX,
+  OUTPUT_SHREDDED,
   RUN_STREAM_PREFIX,
   type StacksEventMap,
   TERMINAL_RUN_STATUSES,
@@ -29,7 +30,13 @@ export interface DeployRun {
   extra: Record<string, string | number | boolean | null>;
   startedAt: string;
   finishedAt: string | null;
+  /** The error message when it is in clear (older logs, the server's own messages); else null. */
   errorMessage: string | null;
+  /**
+   * The error message sealed with the run's key (RunCompletedSealed): the read model holds no output, so
+   * neither do its snapshots; `toRunJson` is given the opened text (`openError`).
+   */
+  errorSealed?: string;
   exitCode?: number;
   exitCodeKnown?: boolean;
   summary?: DeploySummary;
@@ -84,7 +91,13 @@ export const runIdOfStream = (stream: string): number | undefined => {
   return Number.isSafeInteger(id) && id > 0 ? id : undefined;
 };
 
-export function toRunJson(run: DeployRun): RunJson {
+/** The run's error message: in clear, or opened with `open` (undefined = its key is gone). */
+export function openError(run: DeployRun, open: (sealed: string) => string | undefined): string | null {
+  return run.errorSealed === undefined ? run.errorMessage : (open(run.errorSealed) ?? OUTPUT_SHREDDED);
+}
+
+/** The run JSON; `errorMessage` is the opened one when the run's is sealed (see `openError`). */
+export function toRunJson(run: DeployRun, errorMessage: string | null = run.errorMessage): RunJson {
   return {
     id: run.id,
     scheduleType: 'stack_deploy',
@@ -93,7 +106,7 @@ export function toRunJson(run: DeployRun): RunJson {
     environmentId: run.environmentId,
     status: run.status,
     trigger: run.trigger,
-    errorMessage: run.errorMessage,
+    errorMessage,
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,
     jobId: run.jobId,
@@ -130,6 +143,7 @@ type RunEventType =
   | 'RunSourceResolved'
   | 'RunTruncated'
   | 'RunCompleted'
+  | 'RunCompletedSealed'
   | 'RunDeleted'
   | 'RunLogMissing';
 type RunEvent = {
@@ -180,13 +194,21 @@ export function evolveRun(state: DeployRunsState, event: RunEvent): DeployRunsSt
       if (run) run.truncated = true;
       return state;
     }
-    case 'RunCompleted': {
+    case 'RunCompleted':
+    case 'RunCompletedSealed': {
       const run = state.runs.get(event.data.run_id);
       if (!run) return state;
       const d = event.data;
       run.status = d.status;
       run.finishedAt = event.metadata.at;
-      run.errorMessage = d.error_message;
+      if (event.type === 'RunCompleted') {
+        run.errorMessage = event.data.error_message;
+        delete run.errorSealed;
+      } else {
+        run.errorMessage = null;
+        if (event.data.error_sealed === null) delete run.errorSealed;
+        else run.errorSealed = event.data.error_sealed;
+      }
       run.exitCode = d.exit_code;
       run.exitCodeKnown = d.exit_code_known;
       if (d.summary) run.summary = { ...d.summary };
@@ -215,6 +237,7 @@ const RUN_EVENT_TYPES = new Set([
   'RunSourceResolved',
   'RunTruncated',
   'RunCompleted',
+  'RunCompletedSealed',
   'RunDeleted',
   'RunLogMissing',
 ]);
@@ -222,7 +245,8 @@ const RUN_EVENT_TYPES = new Set([
 export const deployRuns: Projection<DeployRunsState> = {
   name: 'deploy-runs',
   // 2: runs know their instance. 3: RunSourceResolved (a git deploy's commit, known after the start).
-  version: 3,
+  // 4: RunCompletedSealed (errorSealed).
+  version: 4,
   initial: () => ({ runs: new Map(), deleted: new Set(), maxRunId: 0 }),
   evolve(state, event) {
     if (event.stream.startsWith(RUN_STREAM_PREFIX) && RUN_EVENT_TYPES.has(event.type))

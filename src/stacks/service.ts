@@ -13,6 +13,7 @@ import { conflict, notFound, StacksError } from './errors.js';
 import { Instance } from './instances.js';
 import type { Job } from './jobs.js';
 import { JobBook } from './jobs.js';
+import { OutputKeys } from './output-keys.js';
 import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './recorder.js';
 import { createRedactor } from './redaction.js';
 import { StacksSchedules } from './schedules.js';
@@ -170,14 +171,18 @@ export class StacksService {
     this.jobsModel = models.jobs;
     this.hashKey = hashKey;
     this.instance = instance;
+    // One key cache for both: a run's key also seals its job's output.
+    const keys = new OutputKeys(this.store);
     this.jobs = new JobBook(this.store, this.jobsModel, {
       retentionHours: this.config.jobs.retentionHours,
       instance,
+      keys,
     });
     this.runs = new RunBook(this.store, this.runsModel, {
       dataDir: this.dataDir,
       budget: this.config.deployLogs,
       instance,
+      keys,
     });
   }
 
