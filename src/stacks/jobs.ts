@@ -546,7 +546,11 @@ export class Job {
  * event. With a sealer (every job since sealing) the `…Sealed` events, their texts sealed; without one
  * (a job of an older log being closed) the clear-text ones.
  */
-function toEvents(jobId: string, messages: readonly JobMessage[], sealer: Sealer | undefined): NewStacksEvent[] {
+function toEvents(
+  jobId: string,
+  messages: readonly JobMessage[],
+  sealer: Sealer | undefined,
+): NewStacksEvent[] {
   const events: NewStacksEvent[] = [];
   let lines: string[] = [];
   let chars = 0;

@@ -560,16 +560,23 @@ export class StacksService {
       const environment =
         stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
       job.status(`Running compose ${operation}`);
-      const process_ = runCompose({
-        argv: composeArgv(
-          { command: this.config.compose.command, project: stack.name, composeFile: join(cwd, COMPOSE_FILE) },
-          operation,
-          options,
-        ),
-        cwd,
-        env: composeEnv(process.env, stack.variables, secrets, environment),
-        timeoutMs: Math.max(1, deadline - Date.now()),
-      }, { overlapBytes: redactor.longestBytes });
+      const process_ = runCompose(
+        {
+          argv: composeArgv(
+            {
+              command: this.config.compose.command,
+              project: stack.name,
+              composeFile: join(cwd, COMPOSE_FILE),
+            },
+            operation,
+            options,
+          ),
+          cwd,
+          env: composeEnv(process.env, stack.variables, secrets, environment),
+          timeoutMs: Math.max(1, deadline - Date.now()),
+        },
+        { overlapBytes: redactor.longestBytes },
+      );
       slot.process = process_;
       const lineRedactor = redactor;
       // Subscribed at once: the runner replays what came before the first subscriber.

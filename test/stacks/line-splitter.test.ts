@@ -9,7 +9,12 @@ import {
 } from '../../src/stacks/line-splitter.js';
 
 /** Feeds `bytes` cut at `cuts` (sorted offsets) and returns every line as split, including the final flush. */
-function splitLines(bytes: Buffer, cuts: readonly number[] = [], max?: number, overlap?: number): SplitLine[] {
+function splitLines(
+  bytes: Buffer,
+  cuts: readonly number[] = [],
+  max?: number,
+  overlap?: number,
+): SplitLine[] {
   const s = new LineSplitter(max, overlap);
   const out: SplitLine[] = [];
   let at = 0;

@@ -140,7 +140,9 @@ describe('redaction property', () => {
   it('a line cut by the splitter is redacted as if whole, then cut: a value straddling the cut shows no prefix', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom('a', 'b', 'c', 'é', '😀'), { minLength: 6, maxLength: 20 }).map((a) => a.join('')),
+        fc
+          .array(fc.constantFrom('a', 'b', 'c', 'é', '😀'), { minLength: 6, maxLength: 20 })
+          .map((a) => a.join('')),
         fc.nat(100),
         fc.nat(40),
         (secret, offset, limitDelta) => {

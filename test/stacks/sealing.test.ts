@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { keyStream, runKeyScope } from '../../streams/stacks.js';
 import { OutputKeys } from '../../src/stacks/output-keys.js';
 import { KEY_BYTES, newKey, open, SealError, seal } from '../../src/stacks/sealing.js';
-import { openStore } from '../../src/store/open.js';
 import { StreamDeletedError } from '../../src/store/errors.js';
+import { openStore } from '../../src/store/open.js';
 import type { EventStore } from '../../src/store/types.js';
+import { keyStream, runKeyScope } from '../../streams/stacks.js';
 
 describe('seal / open (AES-256-GCM)', () => {
   it('round-trips any text (property)', () => {
@@ -70,7 +70,8 @@ describe('OutputKeys over a store', () => {
     const events = [];
     for await (const event of store.readStream(keyStream(scope))) events.push(event);
     expect(events.map((e) => e.type)).toEqual(['OutputKeyCreated']);
-    expect(Buffer.from((events[0]?.data as { key: string }).key, 'base64')).toHaveLength(32);
+    const made = events[0]?.data as { key: string } | undefined;
+    expect(Buffer.from(made?.key ?? '', 'base64')).toHaveLength(32);
     // Either book opens what the other sealed: they hold the same key.
     expect((await b.opener(scope)).open(sa.seal('from a'))).toBe('from a');
     expect((await a.opener(scope)).open(sb.seal('from b'))).toBe('from b');

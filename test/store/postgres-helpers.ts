@@ -78,7 +78,10 @@ export async function pagesContaining(
     const bytes = needles.map((n) => Buffer.from(n));
     for (const { name, blocks } of rows) {
       for (let block = 0; block < Number(blocks); block++) {
-        const page = await client.query<{ page: Buffer }>('SELECT get_raw_page($1, $2) AS page', [name, block]);
+        const page = await client.query<{ page: Buffer }>('SELECT get_raw_page($1, $2) AS page', [
+          name,
+          block,
+        ]);
         const raw = page.rows[0]?.page;
         if (!raw) continue;
         bytes.forEach((needle, i) => {
