@@ -262,6 +262,25 @@ describe.skipIf(unavailable !== undefined)('postgres adapter', () => {
     ]);
   });
 
+  it('imports key streams into their own table, the log reading as one', async () => {
+    const source = await open('memory:');
+    await source.append('keep', [{ type: 'Kept', data: { n: 1 } }]);
+    await source.append('key-run-1', [{ type: 'OutputKeyCreated', data: { scope: 'run-1', key: 'k' } }]);
+    await source.append('keep', [{ type: 'Kept', data: { n: 2 } }]);
+    const events = await readAll(source);
+    const url = schemas.url();
+    const target = await open(url);
+    await target.importEvents(events);
+    expect(await readAll(target)).toEqual(events);
+    const counts = await withClient(async (client) => {
+      const schema = `"${schemaOf(url)}"`;
+      const keyed = await client.query(`SELECT stream FROM ${schema}.key_events`);
+      const plain = await client.query(`SELECT stream FROM ${schema}.events ORDER BY position`);
+      return { keyed: keyed.rows.map((r) => r.stream), plain: plain.rows.map((r) => r.stream) };
+    });
+    expect(counts).toEqual({ keyed: ['key-run-1'], plain: ['keep', 'keep'] });
+  });
+
   it('creates its schema at start, once, also when two instances start together', async () => {
     const url = schemas.url();
     const [a, b] = await Promise.all([open(url), open(url)]);
