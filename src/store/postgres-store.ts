@@ -499,16 +499,7 @@ export class PostgresEventStore implements EventStore {
         }
         if (accepted.length === 0) return;
         await client.query(
-          `WITH rows AS (
-             SELECT * FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::text[])
-               AS r(position, stream, revision, type, body)
-           ), written AS (
-             INSERT INTO ${this.sql.events} (position, stream, revision, type, body)
-             SELECT * FROM rows WHERE NOT starts_with(rows.stream, $11)
-           ), keyed AS (
-             INSERT INTO ${this.sql.keys} (position, stream, revision, type, body)
-             SELECT * FROM rows WHERE starts_with(rows.stream, $11)
-           ), heads AS (
+          `WITH ${this.insertRows('$11')}, heads AS (
              INSERT INTO ${this.sql.streams} (stream, revision)
              SELECT * FROM unnest($6::text[], $7::integer[])
              ON CONFLICT (stream) DO UPDATE SET revision = EXCLUDED.revision
@@ -554,16 +545,7 @@ export class PostgresEventStore implements EventStore {
         const positions = task.events.map((_, i) => locked + 1 + i);
         const heads = [...plan];
         await client.query(
-          `WITH rows AS (
-             SELECT * FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::text[])
-               AS r(position, stream, revision, type, body)
-           ), written AS (
-             INSERT INTO ${this.sql.events} (position, stream, revision, type, body)
-             SELECT * FROM rows WHERE NOT starts_with(rows.stream, $12)
-           ), keyed AS (
-             INSERT INTO ${this.sql.keys} (position, stream, revision, type, body)
-             SELECT * FROM rows WHERE starts_with(rows.stream, $12)
-           ), heads AS (
+          `WITH ${this.insertRows('$12')}, heads AS (
              INSERT INTO ${this.sql.streams} (stream, revision, deleted_at)
              SELECT * FROM unnest($6::text[], $7::integer[], $8::timestamptz[])
              ON CONFLICT (stream) DO UPDATE SET revision = EXCLUDED.revision, deleted_at = EXCLUDED.deleted_at
@@ -664,6 +646,24 @@ export class PostgresEventStore implements EventStore {
       }
     }
     task.resolve();
+  }
+
+  /**
+   * The first parts of a WITH: inserts the rows given as arrays in $1-$5 (position, stream, revision,
+   * type, body), those of key streams into their own table; `prefix` names the parameter holding
+   * KEY_STREAM_PREFIX.
+   */
+  private insertRows(prefix: string): string {
+    return `rows AS (
+             SELECT * FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::text[])
+               AS r(position, stream, revision, type, body)
+           ), written AS (
+             INSERT INTO ${this.sql.events} (position, stream, revision, type, body)
+             SELECT * FROM rows WHERE NOT starts_with(rows.stream, ${prefix})
+           ), keyed AS (
+             INSERT INTO ${this.sql.keys} (position, stream, revision, type, body)
+             SELECT * FROM rows WHERE starts_with(rows.stream, ${prefix})
+           )`;
   }
 
   /** The table a stream's events live in. */

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   type EventStore,
@@ -20,7 +19,13 @@ import {
   startNode,
   waitFor,
 } from './helpers.js';
-import { POSTGRES_URL, pagesContaining, postgresSchemas, postgresUnavailable } from './postgres-helpers.js';
+import {
+  POSTGRES_URL,
+  pagesContaining,
+  postgresSchemas,
+  postgresUnavailable,
+  withPostgres,
+} from './postgres-helpers.js';
 
 /**
  * What only the PostgreSQL adapter has to prove beyond the shared contract (postgres.test.ts): several
@@ -42,16 +47,6 @@ afterEach(async () => {
 });
 
 const schemaOf = (url: string) => new URL(url).searchParams.get('schema') as string;
-
-async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 describe.skipIf(unavailable !== undefined)('postgres adapter', () => {
   if (unavailable !== undefined) console.log(`skipped: postgres adapter: ${unavailable}`);
@@ -108,7 +103,7 @@ describe.skipIf(unavailable !== undefined)('postgres adapter', () => {
     const seen = collect(store.subscribe(), { count: 3 });
     const s = `"${schemaOf(url)}"`;
     // Another instance's append, done by hand as the adapter does it, holding its commit back.
-    await withClient(async (slow) => {
+    await withPostgres(async (slow) => {
       await slow.query('BEGIN');
       const locked = await slow.query<{ position: string }>(`SELECT position FROM ${s}.head FOR UPDATE`);
       const position = Number(locked.rows[0]?.position) + 1;
@@ -157,7 +152,7 @@ describe.skipIf(unavailable !== undefined)('postgres adapter', () => {
     const seen = collect(reader.subscribe(), { count: 20 });
     for (let i = 0; i < 10; i++) await writer.append('x', [{ type: 'Before', data: { i } }]);
     await waitFor(() => seen.values.length === 10, '10 events before the drop');
-    const killed = await withClient(async (admin) => {
+    const killed = await withPostgres(async (admin) => {
       const { rowCount } = await admin.query(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN "chronicle_${schemaOf(url)}"%' AND pid <> pg_backend_pid()`,
       );
@@ -179,7 +174,7 @@ describe.skipIf(unavailable !== undefined)('postgres adapter', () => {
     await caught(b.streamRevision('run-1'), StreamDeletedError);
     const all = await readAll(b);
     expect(all.map((e) => e.type)).toEqual(['StreamDeleted']);
-    await withClient(async (client) => {
+    await withPostgres(async (client) => {
       const { rows } = await client.query(
         `SELECT count(*)::int AS n FROM "${schemaOf(url)}".events WHERE stream = 'run-1'`,
       );
@@ -272,7 +267,7 @@ describe.skipIf(unavailable !== undefined)('postgres adapter', () => {
     const target = await open(url);
     await target.importEvents(events);
     expect(await readAll(target)).toEqual(events);
-    const counts = await withClient(async (client) => {
+    const counts = await withPostgres(async (client) => {
       const schema = `"${schemaOf(url)}"`;
       const keyed = await client.query(`SELECT stream FROM ${schema}.key_events`);
       const plain = await client.query(`SELECT stream FROM ${schema}.events ORDER BY position`);
@@ -286,7 +281,7 @@ describe.skipIf(unavailable !== undefined)('postgres adapter', () => {
     const [a, b] = await Promise.all([open(url), open(url)]);
     await a.append('x', [{ type: 'One', data: {} }]);
     expect(await b.headPosition()).toBe(1);
-    await withClient(async (client) => {
+    await withPostgres(async (client) => {
       const { rows } = await client.query(`SELECT version FROM "${schemaOf(url)}".schema_version`);
       expect(rows).toEqual([{ version: 2 }]);
     });
@@ -296,7 +291,7 @@ describe.skipIf(unavailable !== undefined)('postgres adapter', () => {
     const url = schemas.url();
     const store = await open(url);
     await store.close();
-    await withClient((client) => client.query(`UPDATE "${schemaOf(url)}".schema_version SET version = 99`));
+    await withPostgres((client) => client.query(`UPDATE "${schemaOf(url)}".schema_version SET version = 99`));
     const newer = await caught(openStore(url), UnsupportedStoreError);
     expect(newer.message).toContain('version 99');
     expect(newer.message).toContain('upgrade chronicle');

@@ -22,6 +22,17 @@ export async function postgresUnavailable(): Promise<string | undefined> {
   }
 }
 
+/** Runs `work` on a connection of its own to the test PostgreSQL. */
+export async function withPostgres<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Store URLs on fresh schemas, and dropping them all. */
 export function postgresSchemas(prefix = 't') {
   const made: string[] = [];

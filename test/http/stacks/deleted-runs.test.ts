@@ -12,14 +12,13 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { lines, runCli, tempDir } from '../../cli/helpers.js';
 import {
-  POSTGRES_URL,
   pagesContaining,
   postgresSchemas,
   postgresUnavailable,
+  withPostgres,
 } from '../../store/postgres-helpers.js';
 import {
   composeText,
@@ -29,7 +28,7 @@ import {
   expectStatus,
   objectOf,
   type StacksClient,
-  type StacksServer,
+  type StartOptions,
   saveCompose,
   startStacks,
   waitRun,
@@ -118,46 +117,36 @@ async function migrateTo(from: string, dataDir: string): Promise<void> {
   expect(copied.code, copied.stderr).toBe(0);
 }
 
+/** Runs `work` as the admin of a server started with `options`; the server has stopped when it resolves. */
+async function withServer<T>(options: StartOptions, work: (admin: StacksClient) => Promise<T>): Promise<T> {
+  const server = await startStacks(options);
+  try {
+    return await work(server.as('admin'));
+  } finally {
+    await server.stop();
+  }
+}
+
 /** On the copy: the run deleted after the copy is still there and readable, then deleted for good. */
 async function deleteOnCopy(copyDir: string, kept: Secret): Promise<void> {
-  let server: StacksServer | undefined = await startStacks({ dataDir: copyDir });
-  try {
-    const admin = server.as('admin');
+  await withServer({ dataDir: copyDir }, async (admin) => {
     const run = objectOf(await admin.get(`/api/stacks/shred/deploys/${kept.runId}`));
     expect(String(run.errorMessage)).toContain(`err ${kept.marker}`);
     await deleteRun(admin, kept);
-    await server.stop();
-    server = undefined;
-  } finally {
-    await server?.stop();
-  }
+  });
   expect(filesHolding(copyDir, needlesOf(kept))).toEqual([]);
 }
 
 describeStacks('deleted runs leave no readable output in the store', () => {
   it('LevelDB: nothing of a deleted run in the data directory, nor in a copy made before or after', async () => {
     const dataDir = await tempDir();
-    let server: StacksServer | undefined = await startStacks({ dataDir });
-    let gone: Secret;
-    let kept: Secret;
-    try {
-      const admin = server.as('admin');
-      gone = await failingRun(admin, true);
-      kept = await failingRun(admin, false);
-    } finally {
-      await server.stop();
-    }
+    const [gone, kept] = await withServer({ dataDir }, async (admin) => [
+      await failingRun(admin, true),
+      await failingRun(admin, false),
+    ]);
     gone.key = await levelKeyOf(dataDir, gone.runId);
     kept.key = await levelKeyOf(dataDir, kept.runId);
-
-    server = await startStacks({ dataDir });
-    try {
-      await deleteRun(server.as('admin'), gone);
-      await server.stop();
-      server = undefined;
-    } finally {
-      await server?.stop();
-    }
+    await withServer({ dataDir }, (admin) => deleteRun(admin, gone));
     expect(filesHolding(dataDir, needlesOf(gone))).toEqual([]);
     expect(gone.key).toBeDefined();
     // What the search finds of the run that stays: its marker in its log file only (the log of events
@@ -179,20 +168,12 @@ describeStacks('deleted runs leave no readable output in the store', () => {
       const url = schemas.url();
       const schema = new URL(url).searchParams.get('schema') as string;
       const dataDir = await tempDir();
-      let server: StacksServer | undefined = await startStacks({ dataDir, storeUrl: url });
-      let gone: Secret;
-      let kept: Secret;
-      try {
-        const admin = server.as('admin');
-        gone = await failingRun(admin, true);
-        kept = await failingRun(admin, false);
-        for (const s of [gone, kept]) s.key = await pgKeyOf(schema, s.runId);
-        await deleteRun(admin, gone);
-        await server.stop();
-        server = undefined;
-      } finally {
-        await server?.stop();
-      }
+      const [gone, kept] = await withServer({ dataDir, storeUrl: url }, async (admin) => {
+        const runs = [await failingRun(admin, true), await failingRun(admin, false)] as const;
+        for (const s of runs) s.key = await pgKeyOf(schema, s.runId);
+        await deleteRun(admin, runs[0]);
+        return runs;
+      });
       const needles = [gone, kept].flatMap((s) => [s.marker, ...(s.key === undefined ? [] : [s.key])]);
       const pages = await pagesContaining(schema, needles);
       if ('unavailable' in pages) {
@@ -217,19 +198,9 @@ describeStacks('deleted runs leave no readable output in the store', () => {
   if (pgUnavailable !== undefined) console.log(`skipped: deleted runs on PostgreSQL: ${pgUnavailable}`);
 });
 
-async function withPg<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /** A run's key as the PostgreSQL adapter stores it (the table of key streams); undefined when none. */
 const pgKeyOf = (schema: string, runId: number) =>
-  withPg(async (client) => {
+  withPostgres(async (client) => {
     const { rows } = await client
       .query<{ body: string }>(`SELECT body FROM "${schema}".key_events WHERE stream = $1`, [
         `key-run-${runId}`,
@@ -241,7 +212,7 @@ const pgKeyOf = (schema: string, runId: number) =>
 
 /** Rows of any table of the schema whose text holds the key (a SELECT: live rows only). */
 const keyRowsIn = (schema: string, key: string) =>
-  withPg(async (client) => {
+  withPostgres(async (client) => {
     const { rows } = await client.query<{ n: string }>(
       `SELECT (SELECT count(*) FROM "${schema}".events WHERE strpos(body, $1) > 0)
             + (SELECT count(*) FROM "${schema}".key_events WHERE strpos(body, $1) > 0)
