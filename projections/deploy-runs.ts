@@ -1,5 +1,6 @@
 import type { Json, RecordedEvent } from '../src/store/types.js';
 import {
+  type ComposeGroup,
   type DeployOptions,
   type DeploySummary,
   type EnvironmentId,
@@ -45,6 +46,8 @@ export interface DeployRun {
   logMissing?: boolean;
   /** The stacks instance that ran it (`metadata.instanceId`); absent in records of older builds. */
   instanceId?: string;
+  /** The process group of its compose (RunComposeStarted), once compose started; not part of the run JSON. */
+  composeGroup?: ComposeGroup;
 }
 
 export interface DeployRunsState {
@@ -141,6 +144,7 @@ export const unfinishedRuns = (state: DeployRunsState): DeployRun[] =>
 type RunEventType =
   | 'RunStarted'
   | 'RunSourceResolved'
+  | 'RunComposeStarted'
   | 'RunTruncated'
   | 'RunCompleted'
   | 'RunCompletedSealed'
@@ -189,6 +193,11 @@ export function evolveRun(state: DeployRunsState, event: RunEvent): DeployRunsSt
       if (d.env_hash !== undefined) run.envHash = d.env_hash;
       return state;
     }
+    case 'RunComposeStarted': {
+      const run = state.runs.get(event.data.run_id);
+      if (run) run.composeGroup = { ...event.data.group };
+      return state;
+    }
     case 'RunTruncated': {
       const run = state.runs.get(event.data.run_id);
       if (run) run.truncated = true;
@@ -235,6 +244,7 @@ function forget(state: DeployRunsState, runId: number): void {
 const RUN_EVENT_TYPES = new Set([
   'RunStarted',
   'RunSourceResolved',
+  'RunComposeStarted',
   'RunTruncated',
   'RunCompleted',
   'RunCompletedSealed',
@@ -245,8 +255,8 @@ const RUN_EVENT_TYPES = new Set([
 export const deployRuns: Projection<DeployRunsState> = {
   name: 'deploy-runs',
   // 2: runs know their instance. 3: RunSourceResolved (a git deploy's commit, known after the start).
-  // 4: RunCompletedSealed (errorSealed).
-  version: 4,
+  // 4: runs know their compose process group (RunComposeStarted). 5: RunCompletedSealed (errorSealed).
+  version: 5,
   initial: () => ({ runs: new Map(), deleted: new Set(), maxRunId: 0 }),
   evolve(state, event) {
     if (event.stream.startsWith(RUN_STREAM_PREFIX) && RUN_EVENT_TYPES.has(event.type))

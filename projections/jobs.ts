@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../src/store/types.js';
 import {
+  type ComposeGroup,
   type EnvironmentId,
   JOB_STREAM_PREFIX,
   type JobKind,
@@ -32,6 +33,8 @@ export interface JobInfo {
   finishedAt: string | null;
   /** The stacks instance that runs it (`metadata.instanceId`); absent in records of older builds. */
   instanceId?: string;
+  /** The process group of its compose (JobComposeStarted; a recorded deploy's is its run's). */
+  composeGroup?: ComposeGroup;
 }
 
 /** Jobs by id. Plain JSON, so the snapshot is the state itself. */
@@ -142,15 +145,21 @@ export const runningJobs = (state: JobsState): JobInfo[] =>
 
 export const jobs: Projection<JobsState> = {
   name: 'jobs',
-  // 2: jobs know their instance. 3: `success` instead of the result (no output in the read model);
-  // the sealed events.
-  version: 3,
+  // 2: jobs know their instance. 3: jobs know their compose process group (JobComposeStarted).
+  // 4: `success` instead of the result (no output in the read model); the sealed events.
+  version: 4,
   initial: () => ({ jobs: {} }),
   evolve(state, event) {
     if (event.stream === SYSTEM_STREAM && event.type === STREAM_DELETED) {
       // Retention and run deletion remove a job's stream: the job leaves the read model with it.
       const jobId = jobIdOfStream((event.data as StreamDeletedData).stream);
       if (jobId !== undefined) delete state.jobs[jobId];
+      return state;
+    }
+    if (event.type === 'JobComposeStarted' && event.stream.startsWith(JOB_STREAM_PREFIX)) {
+      const d = event.data as StacksEventMap['JobComposeStarted'];
+      const job = state.jobs[d.job_id];
+      if (job) job.composeGroup = { ...d.group };
       return state;
     }
     if (!event.stream.startsWith(JOB_STREAM_PREFIX) || !JOB_EVENT_TYPES.has(event.type)) return state;

@@ -54,6 +54,21 @@ export interface DeployOptions {
   forceRecreate: boolean;
 }
 
+/**
+ * A compose process group (the runner starts compose detached, as the leader of a group of its own), and
+ * what tells it apart from a later process or group that reuses its id: the leader's start time, and the
+ * host and boot it ran in. Only an instance on that host can look at it; after a reboot it is gone.
+ */
+export interface ComposeGroup {
+  /** The group's id: the leader's pid. */
+  pgid: number;
+  /** The leader's start time, in clock ticks after boot (`/proc/<pid>/stat`, field 22). */
+  start_ticks: number;
+  /** `/proc/sys/kernel/random/boot_id` when it started. */
+  boot_id: string;
+  hostname: string;
+}
+
 /** Counts parsed from compose output; absent from a run that printed no line (unknown, not zero). */
 export interface DeploySummary {
   containersCreated: number;
@@ -94,6 +109,11 @@ export interface StacksEventMap {
   /** Redacted output lines in arrival order, batched (one event per flush, not per line). */
   JobOutput: { job_id: string; lines: string[] };
   JobStatusReported: { job_id: string; status: string };
+  /**
+   * Compose started for a job that records no run (start, stop, restart, down), leading its own process
+   * group: see RunComposeStarted, which a recorded deploy has instead. Stands for no message of the job.
+   */
+  JobComposeStarted: { job_id: string; group: ComposeGroup };
   /** The job's result; nothing follows it. `output` is the tail of the redacted output. */
   JobFinished: {
     job_id: string;
@@ -141,6 +161,12 @@ export interface StacksEventMap {
     compose_hash?: string;
     env_hash?: string;
   };
+  /**
+   * Compose started for this run, leading its own process group (RunStarted comes before, RunCompleted
+   * after): a server that dies during the deploy leaves the group running, and the next start on this
+   * host stops it before the stack is free again (src/stacks/leftovers.ts).
+   */
+  RunComposeStarted: { run_id: number; group: ComposeGroup };
   /** The environment's log budget was reached: later lines were dropped and one notice line written. */
   RunTruncated: { run_id: number; budget_bytes: number; used_bytes: number };
   RunCompleted: {

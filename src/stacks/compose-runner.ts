@@ -109,7 +109,7 @@ export function runCompose(inv: ComposeInvocation, options: RunnerOptions = {}):
     spawnError = (err as Error).message;
     openStreams = 0;
     finish();
-    return { lines, exit, cancel: () => {} };
+    return { lines, exit, cancel: () => {}, pid: undefined };
   }
 
   const killTree = () => {
@@ -172,6 +172,7 @@ export function runCompose(inv: ComposeInvocation, options: RunnerOptions = {}):
   return {
     lines,
     exit,
+    pid: child.pid,
     cancel: () => {
       if (finished || exited !== null || cancelled || timedOut) return;
       cancelled = true;

@@ -10,12 +10,14 @@ import {
   runningJobs,
 } from '../../projections/jobs.js';
 import {
+  type ComposeGroup,
   type EnvironmentId,
   type JobKind,
   type JobMessage,
   jobKeyScope,
   jobOutputScope,
   jobStream,
+  type KeyScope,
   type NewStacksEvent,
   type StacksEventMap,
   stacksEvent,
@@ -143,6 +145,9 @@ export class JobRecordingError extends Error {
     this.jobId = jobId;
   }
 }
+
+/** The result of a job whose server stopped before it finished. */
+export const INTERRUPTED_JOB_MESSAGE = 'The server stopped before this job finished';
 
 /** Stored events kept as shared chunks (each up to a flush batch of lines): a few hundred thousand lines. */
 const STORED_CHUNKS = 512;
@@ -298,6 +303,8 @@ export class Job {
   private committed = 0;
   private inFlight: JobMessage[] = [];
   private buffer: JobMessage[] = [];
+  /** Events that stand for no message (JobComposeStarted), appended with the next flush. */
+  private bufferedEvents: NewStacksEvent[] = [];
   private bufferedLines = 0;
   private appending: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -363,6 +370,17 @@ export class Job {
   /** A progress status (spec, Events: `{status}`). */
   status(status: string): void {
     this.accept({ type: 'status', status });
+  }
+
+  /**
+   * Records the process group compose runs in (JobComposeStarted), at once, in order with the messages:
+   * a restart after a crash stops a group left running before the stack is free again.
+   */
+  composeStarted(group: ComposeGroup): void {
+    if (this.ended || this.failure) return;
+    this.bufferedEvents.push(stacksEvent('JobComposeStarted', { job_id: this.id, group: { ...group } }));
+    if (this.appending) this.flushAfterAppend = true;
+    else this.flush();
   }
 
   /**
@@ -464,13 +482,15 @@ export class Job {
 
   /** Appends the buffer (at most one append in flight; the next one waits for it). */
   private flush(): void {
-    if (this.buffer.length === 0 || this.appending || this.failure) return;
+    if ((this.buffer.length === 0 && this.bufferedEvents.length === 0) || this.appending || this.failure)
+      return;
     clearTimeout(this.timer);
     this.timer = undefined;
     this.inFlight = this.buffer;
     this.buffer = [];
     this.bufferedLines = 0;
-    const events = toEvents(this.id, this.inFlight, this.sealer);
+    const events = [...toEvents(this.id, this.inFlight, this.sealer), ...this.bufferedEvents];
+    this.bufferedEvents = [];
     this.appending = this.book.store
       .append(jobStream(this.id), events, { expectedRevision: this.revision })
       .then(
@@ -529,7 +549,7 @@ export class Job {
         await this.appending;
         continue;
       }
-      if (this.buffer.length > 0 && !this.failure) {
+      if ((this.buffer.length > 0 || this.bufferedEvents.length > 0) && !this.failure) {
         this.flush();
         continue;
       }
@@ -617,12 +637,15 @@ function toEvents(
  */
 class JobReader {
   private open: OpenText | undefined;
+  /** The scope of the job's key, once JobStarted was read. */
+  scope: KeyScope | undefined;
   constructor(private readonly keys: OutputKeys) {}
 
   async messages(event: RecordedEvent): Promise<JobMessage[]> {
     if (event.type === 'JobStarted') {
       const started = event.data as StacksEventMap['JobStarted'];
-      this.open = (await this.keys.opener(jobOutputScope(started.job_id, started.run_id))).open;
+      this.scope = jobOutputScope(started.job_id, started.run_id);
+      this.open = (await this.keys.opener(this.scope)).open;
     }
     return messagesOf(event, this.open);
   }
@@ -895,46 +918,60 @@ export class JobBook {
   }
 
   /**
-   * Closes the jobs a stopped server left running (no process of ours runs them): each gets a failed
-   * result, so polls and event streams end. Returns their ids.
+   * Closes the jobs a stopped server left running (no process of ours runs them), except those in
+   * `hold` (their compose may still run: see leftovers.ts): each gets a failed result, so polls and
+   * event streams end. Returns their ids.
    */
-  async closeInterruptedJobs(message = 'The server stopped before this job finished'): Promise<string[]> {
+  async closeInterruptedJobs(
+    message = INTERRUPTED_JOB_MESSAGE,
+    hold: ReadonlySet<string> = new Set(),
+  ): Promise<string[]> {
     const closed: string[] = [];
     for (const info of runningJobs(this.model.state)) {
-      if (this.live.has(info.id)) continue;
+      if (this.live.has(info.id) || hold.has(info.id)) continue;
       if (await this.options.instance.isAlive(info.instanceId)) continue;
-      let revision: number | undefined;
-      try {
-        revision = await this.store.streamRevision(jobStream(info.id));
-      } catch (error) {
-        if (error instanceof StreamDeletedError) continue;
-        throw error;
-      }
-      if (revision === undefined) continue;
-      const tail = await this.tailOf(info.id);
-      if (tail.finished) continue;
-      // Sealed like the job's own events; a job of an older log (no key) is closed in clear like them.
-      const sealer = await this.keys.sealer(jobOutputScope(info.id, info.runId));
-      let appended: { position: number };
-      try {
-        appended = await this.store.append(
-          jobStream(info.id),
-          toEvents(info.id, [{ type: 'result', success: false, error: message, output: tail.lines }], sealer),
-          { expectedRevision: revision },
-        );
-      } catch (error) {
-        // Something was recorded for the job meanwhile (its end, or its stream deleted): the next look
-        // decides again.
-        if (error instanceof WrongExpectedRevisionError || error instanceof StreamDeletedError) continue;
-        throw error;
-      }
-      await this.model.waitFor(appended.position);
-      closed.push(info.id);
+      if (await this.closeInterruptedJob(info.id, message)) closed.push(info.id);
     }
     return closed;
   }
 
-  private async tailOf(jobId: string): Promise<{ finished: boolean; lines: string[] }> {
+  /**
+   * Gives one job of an instance that is gone a failed result with `message`; false when it had ended
+   * (or was deleted) meanwhile. The caller checked that its instance is gone.
+   */
+  async closeInterruptedJob(jobId: string, message = INTERRUPTED_JOB_MESSAGE): Promise<boolean> {
+    let revision: number | undefined;
+    try {
+      revision = await this.store.streamRevision(jobStream(jobId));
+    } catch (error) {
+      if (error instanceof StreamDeletedError) return false;
+      throw error;
+    }
+    if (revision === undefined) return false;
+    const tail = await this.tailOf(jobId);
+    if (tail.finished) return false;
+    // Sealed like the job's own events; a job of an older log (no key) is closed in clear like them.
+    const sealer = tail.scope === undefined ? undefined : await this.keys.sealer(tail.scope);
+    let appended: { position: number };
+    try {
+      appended = await this.store.append(
+        jobStream(jobId),
+        toEvents(jobId, [{ type: 'result', success: false, error: message, output: tail.lines }], sealer),
+        { expectedRevision: revision },
+      );
+    } catch (error) {
+      // Something was recorded for the job meanwhile (its end, or its stream deleted): the next look
+      // decides again.
+      if (error instanceof WrongExpectedRevisionError || error instanceof StreamDeletedError) return false;
+      throw error;
+    }
+    await this.model.waitFor(appended.position);
+    return true;
+  }
+
+  private async tailOf(
+    jobId: string,
+  ): Promise<{ finished: boolean; lines: string[]; scope: KeyScope | undefined }> {
     let lines: string[] = [];
     let finished = false;
     const reader = new JobReader(this.keys);
@@ -945,7 +982,7 @@ export class JobBook {
       }
       if (lines.length > this.options.outputLines * 2) lines = lines.slice(-this.options.outputLines);
     }
-    return { finished, lines: lines.slice(-this.options.outputLines) };
+    return { finished, lines: lines.slice(-this.options.outputLines), scope: reader.scope };
   }
 
   /**

@@ -1,5 +1,5 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import type { WriteStream } from 'node:fs';
+import { type FileHandle, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { EnvironmentId } from '../../streams/stacks.js';
 
@@ -83,6 +83,29 @@ export interface Truncation {
 export const budgetNotice = (budgetBytes: number): string =>
   `[chronicle] log budget of ${budgetBytes} bytes for this environment reached; further lines were dropped`;
 
+/**
+ * Makes a run log durable (the seam lets a test watch it). A run's completion is recorded only after its
+ * log is: its data synced, and the folder entries that name it.
+ */
+export interface LogSync {
+  /** fsync of the open log file. */
+  file(handle: FileHandle): Promise<void>;
+  /** fsync of a folder, so an entry created in it survives a crash. */
+  directory(path: string): Promise<void>;
+}
+
+export const fsLogSync: LogSync = {
+  file: (handle) => handle.sync(),
+  directory: async (path) => {
+    const handle = await open(path, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  },
+};
+
 /** A run log could not be written (disk full, permissions): what was accepted after it is not in the file. */
 export class RunLogError extends Error {
   readonly path: string;
@@ -99,6 +122,8 @@ export class RunLogError extends Error {
  * written. The budget is checked against the environment folder as last measured (at the start, and
  * again whenever this run's output has grown by `remeasureBytes`) plus this run's own bytes; the first
  * line that does not fit ends the log with one notice line, and every later line is dropped.
+ * `close()` makes the file durable: one fsync at the end (not per line), and one of each folder whose
+ * entries it added (the file's, and the parents of folders it created).
  */
 export class RunLogWriter {
   readonly path: string;
@@ -106,11 +131,16 @@ export class RunLogWriter {
   private readonly name: string;
   private readonly budget: LogBudget;
   private readonly onTruncated: (truncation: Truncation) => void;
+  private readonly sync: LogSync;
+  /** Folders whose entries this writer added (the file's, then parents of folders it created), deepest first. */
+  private newEntriesIn: string[] = [];
   private pending: string[] = [];
   private pumping: Promise<void> = Promise.resolve();
   /** Set while the pump runs; cleared in the same step in which it finds the queue empty. */
   private active = false;
   private stream: WriteStream | undefined;
+  /** The open log file, written through `stream` (which closes it). */
+  private file: FileHandle | undefined;
   private lastWrite: Promise<void> = Promise.resolve();
   private othersBytes = 0;
   private ownBytes = 0;
@@ -125,12 +155,18 @@ export class RunLogWriter {
   /** Bytes of the chunks handed to the write stream (and to watchers) so far. */
   private announcedBytes = 0;
 
-  constructor(path: string, budget: LogBudget, onTruncated: (truncation: Truncation) => void = () => {}) {
+  constructor(
+    path: string,
+    budget: LogBudget,
+    onTruncated: (truncation: Truncation) => void = () => {},
+    sync: LogSync = fsLogSync,
+  ) {
     this.path = path;
     this.dir = dirname(path);
     this.name = basename(path);
     this.budget = budget;
     this.onTruncated = onTruncated;
+    this.sync = sync;
   }
 
   get truncated(): boolean {
@@ -192,11 +228,15 @@ export class RunLogWriter {
     if (this.failure) throw this.failure;
   }
 
-  /** Writes what is queued, then closes the file; rejects with a RunLogError when the log could not be written. */
+  /**
+   * Writes what is queued, makes the file durable, then closes it; rejects with a RunLogError when the
+   * log could not be written (or synced).
+   */
   async close(): Promise<void> {
     this.closed = true;
     try {
       await this.flush();
+      await this.makeDurable();
     } finally {
       const stream = this.stream;
       if (stream && !stream.destroyed)
@@ -206,6 +246,17 @@ export class RunLogWriter {
         });
     }
     if (this.failure) throw this.failure;
+  }
+
+  /** fsync of the file, then of the folders that got new entries; nothing when no file was made. */
+  private async makeDurable(): Promise<void> {
+    if (!this.file || this.failure) return;
+    try {
+      await this.sync.file(this.file);
+      for (const dir of this.newEntriesIn) await this.sync.directory(dir);
+    } catch (error) {
+      this.fail(error);
+    }
   }
 
   private async pump(): Promise<void> {
@@ -263,8 +314,16 @@ export class RunLogWriter {
 
   private async write(chunk: string): Promise<void> {
     if (!this.stream) {
-      await mkdir(this.dir, { recursive: true });
-      this.stream = createWriteStream(this.path, { flags: 'w' });
+      const firstMade = await mkdir(this.dir, { recursive: true });
+      this.newEntriesIn = [this.dir];
+      // Every folder from the file's up to the first one mkdir made is new: its parent holds its entry.
+      if (firstMade !== undefined)
+        for (let made = this.dir; ; made = dirname(made)) {
+          this.newEntriesIn.push(dirname(made));
+          if (made === firstMade || dirname(made) === made) break;
+        }
+      this.file = await open(this.path, 'w');
+      this.stream = this.file.createWriteStream();
       this.stream.on('error', (error) => this.fail(error));
     }
     const stream = this.stream;

@@ -13,6 +13,7 @@ import {
   unfinishedRuns,
 } from '../../projections/deploy-runs.js';
 import {
+  type ComposeGroup,
   type DeployOptions,
   type DeploySummary,
   type EnvironmentId,
@@ -32,6 +33,7 @@ import type { ReadModel } from './jobs.js';
 import {
   deleteLog,
   type LogBudget,
+  type LogSync,
   logFileName,
   logPath,
   RunLogError,
@@ -164,6 +166,8 @@ export interface RunBookOptions {
   instance: Instance;
   /** The output keys (shared with the job book); a book of its own by default. */
   keys?: OutputKeys;
+  /** How a finished run's log is made durable before its completion is recorded (default: fsync). */
+  logSync?: LogSync;
 }
 
 /**
@@ -321,37 +325,52 @@ export class RunBook {
 
   /**
    * Closes every run still `running` whose instance is gone (a server stopped or killed during the
-   * deploy; never a run another live instance runs). Each is completed `failed` with a clear message,
-   * exit code unknown (stored as 1). Returns their ids.
+   * deploy; never a run another live instance runs), except those in `hold` (their compose may still
+   * run: see leftovers.ts). Each is completed `failed` with a clear message, exit code unknown (stored
+   * as 1). Returns their ids.
    */
-  async closeInterruptedRuns(): Promise<number[]> {
+  async closeInterruptedRuns(hold: ReadonlySet<number> = new Set()): Promise<number[]> {
     const closed: number[] = [];
     for (const stale of unfinishedRuns(this.model.state)) {
-      if (this.live.has(stale.id)) continue;
+      if (this.live.has(stale.id) || hold.has(stale.id)) continue;
       if (await this.options.instance.isAlive(stale.instanceId)) continue;
-      const { run, revision } = await readRun(this.store, stale.id);
-      if (!run || isTerminalRunStatus(run.status)) continue;
-      try {
-        const { position } = await this.store.append(
-          runStream(run.id),
-          [
-            stacksEvent('RunCompleted', {
-              run_id: run.id,
-              status: 'failed',
-              exit_code: 1,
-              exit_code_known: false,
-              error_message: INTERRUPTED_RUN_MESSAGE,
-            }),
-          ],
-          { expectedRevision: revision },
-        );
-        await this.model.waitFor(position);
-        closed.push(run.id);
-      } catch (error) {
-        if (!isConflict(error)) throw error;
-      }
+      if (await this.closeInterruptedRun(stale.id)) closed.push(stale.id);
     }
     return closed;
+  }
+
+  /**
+   * Completes one run of an instance that is gone as `failed` with `message`; false when it had ended
+   * (or was deleted) meanwhile. The caller checked that its instance is gone.
+   */
+  async closeInterruptedRun(runId: number, message = INTERRUPTED_RUN_MESSAGE): Promise<boolean> {
+    const { run, revision } = await readRun(this.store, runId);
+    if (!run || isTerminalRunStatus(run.status)) return false;
+    try {
+      const { position } = await this.store.append(
+        runStream(run.id),
+        [
+          stacksEvent('RunCompleted', {
+            run_id: run.id,
+            status: 'failed',
+            exit_code: 1,
+            exit_code_known: false,
+            error_message: message,
+          }),
+        ],
+        { expectedRevision: revision },
+      );
+      await this.model.waitFor(position);
+      return true;
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      return false;
+    }
+  }
+
+  /** Whether this process runs the run now. */
+  isLive(runId: number): boolean {
+    return this.live.has(runId);
   }
 
   /**
@@ -393,6 +412,11 @@ export class RunBook {
   }
 
   /** @internal */
+  get logSync(): LogSync | undefined {
+    return this.options.logSync;
+  }
+
+  /** @internal */
   get dataDir(): string {
     return this.options.dataDir;
   }
@@ -431,14 +455,18 @@ export class RunRecorder {
     this.environmentId = environmentId;
     this.revision = revision;
     this.logPath = logPath(book.dataDir, environmentId, runId);
-    this.writer = new RunLogWriter(this.logPath, book.budget, (truncation) =>
-      this.record(
-        stacksEvent('RunTruncated', {
-          run_id: runId,
-          budget_bytes: truncation.budgetBytes,
-          used_bytes: truncation.usedBytes,
-        }),
-      ),
+    this.writer = new RunLogWriter(
+      this.logPath,
+      book.budget,
+      (truncation) =>
+        this.record(
+          stacksEvent('RunTruncated', {
+            run_id: runId,
+            budget_bytes: truncation.budgetBytes,
+            used_bytes: truncation.usedBytes,
+          }),
+        ),
+      book.logSync,
     );
   }
 
@@ -513,14 +541,27 @@ export class RunRecorder {
     if (this.appendError) throw this.appendError;
   }
 
+  /**
+   * Records the process group compose runs in (RunComposeStarted): a restart after a crash stops a group
+   * left running before the stack is free again. The append goes in order before the end; the promise
+   * resolves once it is done and never rejects (a failed append fails the completion instead).
+   */
+  composeStarted(group: ComposeGroup): Promise<void> {
+    if (this.completed) return Promise.resolve();
+    this.record(stacksEvent('RunComposeStarted', { run_id: this.runId, group: { ...group } }));
+    return this.appends;
+  }
+
   /** Resolves when every line so far is in the log file. */
   flush(): Promise<void> {
     return this.writer.flush();
   }
 
   /**
-   * Closes the log and records RunCompleted (`success` or `failed`). A log that could not be written
-   * does not stop the record (see `logError`). Resolves with the run as the read model has it.
+   * Closes the log and records RunCompleted (`success` or `failed`). The log is durable (synced) before
+   * the completion is appended, so a crash never leaves a completed run whose log is lost. A log that
+   * could not be written does not stop the record (see `logError`). Resolves with the run as the read
+   * model has it.
    */
   complete(completion: RunCompletion): Promise<DeployRun> {
     if (!this.completed) {

@@ -5,7 +5,7 @@ import { type JobResult, type JobsState, jobs as jobsProjection } from '../../pr
 import type { LiveModel } from '../../projections/live-model.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
 import type { DeployOptions, EnvironmentId, JobKind, Trigger } from '../../streams/stacks.js';
-import type { EventStore, Lease } from '../store/types.js';
+import type { EventStore } from '../store/types.js';
 import { type ComposeOperation, composeArgv, composeEnv } from './compose-args.js';
 import { runCompose } from './compose-runner.js';
 import { findEnvironment } from './config.js';
@@ -13,7 +13,9 @@ import { conflict, notFound, StacksError } from './errors.js';
 import { Instance } from './instances.js';
 import type { Job } from './jobs.js';
 import { JobBook } from './jobs.js';
+import { Leftovers } from './leftovers.js';
 import { OutputKeys } from './output-keys.js';
+import { groupOf } from './process-groups.js';
 import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './recorder.js';
 import { createRedactor } from './redaction.js';
 import { StacksSchedules } from './schedules.js';
@@ -128,7 +130,7 @@ export const SERVER_STOPPING_MESSAGE = 'The server was stopped during this job; 
 interface JobSlot {
   process?: ComposeProcess;
   done: Promise<unknown>;
-  release?: () => void;
+  release?: () => Promise<void>;
 }
 
 const keyOf = (ref: StackRef) => `${ref.environmentId ?? 'local'}/${ref.name}`;
@@ -151,6 +153,10 @@ export class StacksService {
   private readonly running = new Set<JobSlot>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private interruptedTimer: NodeJS.Timeout | undefined;
+  /** Compose that gone instances left running, and their unfinished runs and jobs. */
+  private readonly leftovers: Leftovers;
+  /** The look for interrupted work under way (one at a time). */
+  private interrupted: Promise<void> | undefined;
   private closing = false;
 
   private constructor(
@@ -183,6 +189,14 @@ export class StacksService {
       budget: this.config.deployLogs,
       instance,
       keys,
+    });
+    this.leftovers = new Leftovers({
+      runs: this.runs,
+      jobs: this.jobs,
+      runsModel: this.runsModel,
+      jobsModel: this.jobsModel,
+      instance,
+      claim: async (ref) => (this.closing ? undefined : (await this.claim(ref))?.release),
     });
   }
 
@@ -243,11 +257,20 @@ export class StacksService {
     return service;
   }
 
-  /** Closes the runs and jobs of instances that are gone (this one's own never). */
-  private async closeInterrupted(): Promise<void> {
-    if (this.closing) return;
-    await this.runs.closeInterruptedRuns();
-    await this.jobs.closeInterruptedJobs();
+  /**
+   * Closes the runs and jobs of instances that are gone (this one's own never). Those whose compose
+   * still runs on this host are closed once it is stopped, their stack claimed meanwhile (leftovers.ts).
+   */
+  private closeInterrupted(): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    this.interrupted ??= (async () => {
+      const held = await this.leftovers.sweep();
+      await this.runs.closeInterruptedRuns(held.runs);
+      await this.jobs.closeInterruptedJobs(undefined, held.jobs);
+    })().finally(() => {
+      this.interrupted = undefined;
+    });
+    return this.interrupted;
   }
 
   /** The environment of a ref: null for local, the configured one, or a 404. */
@@ -279,7 +302,7 @@ export class StacksService {
 
   async deleteStack(ref: StackRef, userId: string | null): Promise<void> {
     this.environment(ref.environmentId);
-    if (this.busy.has(keyOf(ref))) throw conflict(STACK_BUSY_MESSAGE);
+    if (this.busy.has(keyOf(ref)) || (await this.leftovers.blocks(ref))) throw conflict(STACK_BUSY_MESSAGE);
     await deleteStack(this.dataDir, ref, { events: this.store, userId });
   }
 
@@ -395,29 +418,17 @@ export class StacksService {
     }>,
   ): Promise<StartedJob> {
     if (this.closing) throw new StacksError(409, 'The server is stopping');
-    const key = keyOf(ref);
-    if (this.busy.has(key)) throw conflict(STACK_BUSY_MESSAGE);
-    const slot: JobSlot = { done: Promise.resolve() };
-    this.busy.set(key, slot);
+    const slot = await this.claim(ref);
+    if (!slot) throw conflict(STACK_BUSY_MESSAGE);
     let started: StartedJob;
-    // The same claim among every instance on the log: another one may run a job of this stack.
-    let claim: Lease | undefined;
     try {
-      claim = await this.store.tryLease(`stack-job:${key}`);
-    } catch (error) {
-      this.busy.delete(key);
-      throw error;
-    }
-    if (!claim) {
-      this.busy.delete(key);
-      throw conflict(STACK_BUSY_MESSAGE);
-    }
-    const held = claim;
-    slot.release = () => {
-      if (this.busy.get(key) === slot) this.busy.delete(key);
-      void held.release();
-    };
-    try {
+      // A gone instance may have left compose of this stack running: the stack is free once it is stopped.
+      if (await this.leftovers.blocks(ref)) {
+        this.closeInterrupted().catch((error: unknown) => {
+          process.stderr.write(`stacks: closing interrupted runs failed: ${(error as Error).message}\n`);
+        });
+        throw conflict(STACK_BUSY_MESSAGE);
+      }
       const plan = await prepare();
       const stack = await getStack(this.dataDir, ref);
       const jobId = randomUUID();
@@ -483,8 +494,7 @@ export class StacksService {
       slot.done = result;
       started = { jobId, runId: recorder?.runId ?? null, result };
     } catch (error) {
-      this.busy.delete(key);
-      await claim.release();
+      await slot.release?.();
       throw error;
     }
     this.running.add(slot);
@@ -493,6 +503,34 @@ export class StacksService {
       this.running.delete(slot);
     });
     return started;
+  }
+
+  /**
+   * Claims the stack for one job: in this process (`busy`) and among the instances on the log (the
+   * store's lease). Undefined when a job of it runs, here or elsewhere.
+   */
+  private async claim(ref: StackRef): Promise<JobSlot | undefined> {
+    const key = keyOf(ref);
+    if (this.busy.has(key)) return undefined;
+    const slot: JobSlot = { done: Promise.resolve() };
+    this.busy.set(key, slot);
+    let lease: Awaited<ReturnType<EventStore['tryLease']>>;
+    try {
+      lease = await this.store.tryLease(`stack-job:${key}`);
+    } catch (error) {
+      this.busy.delete(key);
+      throw error;
+    }
+    if (!lease) {
+      this.busy.delete(key);
+      return undefined;
+    }
+    const held = lease;
+    slot.release = () => {
+      if (this.busy.get(key) === slot) this.busy.delete(key);
+      return held.release();
+    };
+    return slot;
   }
 
   /**
@@ -578,6 +616,12 @@ export class StacksService {
         { overlapBytes: redactor.longestBytes },
       );
       slot.process = process_;
+      // Read in the same turn as the spawn (see groupOf), recorded so a restart after a crash can stop it.
+      const group = process_.pid === undefined ? undefined : groupOf(process_.pid);
+      if (group) {
+        if (recorder) void recorder.composeStarted(group);
+        else job.composeStarted(group);
+      }
       const lineRedactor = redactor;
       // Subscribed at once: the runner replays what came before the first subscriber.
       process_.lines.subscribe((output) => {
@@ -689,7 +733,7 @@ export class StacksService {
     // which the next start closes its run and job as interrupted.
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.allSettled(running.map((slot) => slot.done)),
+      Promise.allSettled([...running.map((slot) => slot.done), this.leftovers.close(), this.interrupted]),
       new Promise((resolve) => {
         timer = setTimeout(resolve, CLOSE_GRACE_MS);
       }),

@@ -76,6 +76,8 @@ export interface ComposeProcess {
   readonly exit: Promise<ComposeExit>;
   /** Kills the process tree; `exit` then resolves with `cancelled: true`. */
   cancel(): void;
+  /** The child's pid, which is also its process group's id; undefined when it could not be started. */
+  readonly pid: number | undefined;
 }
 
 export interface ComposeInvocation {

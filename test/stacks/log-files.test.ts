@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   budgetNotice,
   deleteLog,
   environmentLogDir,
   folderBytes,
+  type LogSync,
   logPath,
   RunLogWriter,
   readLog,
@@ -112,6 +113,88 @@ describe('RunLogWriter', () => {
     writer.line('x');
     await expect(writer.close()).rejects.toThrow(/cannot write the run log/);
     expect(writer.error).toBeDefined();
+  });
+});
+
+describe('RunLogWriter durability', () => {
+  /** A sync seam that records what it is asked, holding the file's sync until `release`. */
+  function observedSync() {
+    const calls: string[] = [];
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let firstCall: () => void = () => {};
+    const called = new Promise<void>((resolve) => {
+      firstCall = resolve;
+    });
+    const sync: LogSync = {
+      file: async (handle) => {
+        // What the file holds when it is synced: its size through the synced handle.
+        calls.push(`file ${(await handle.stat()).size} bytes`);
+        firstCall();
+        await held;
+      },
+      directory: async (dir) => {
+        calls.push(`dir ${relative(dataDir, dir) || '.'}`);
+      },
+    };
+    return { calls, sync, release, called };
+  }
+
+  it('close() resolves only after one sync of the whole file, then of its folder and the folders it created', async () => {
+    const path = logPath(dataDir, 7, 1);
+    const lines = Array.from({ length: 1_000 }, (_, i) => `line ${i}`);
+    const bytes = Buffer.byteLength(`${lines.join('\n')}\n`);
+    const { calls, sync, release, called } = observedSync();
+    const writer = new RunLogWriter(path, big, undefined, sync);
+    for (const line of lines) writer.line(line);
+    let closed = false;
+    const closing = writer.close().then(() => {
+      closed = true;
+    });
+    await Promise.race([called, closing]);
+    expect(calls).toEqual([`file ${bytes} bytes`]);
+    expect(closed).toBe(false);
+    release();
+    await closing;
+    // deploy-logs/7 and deploy-logs were created by this writer: their parents hold new entries too.
+    expect(calls).toEqual([`file ${bytes} bytes`, 'dir deploy-logs/7', 'dir deploy-logs', 'dir .']);
+  });
+
+  it('syncs only the file and its folder when the folder was there; nothing for a run without lines', async () => {
+    await mkdir(environmentLogDir(dataDir, null), { recursive: true });
+    const second = observedSync();
+    second.release();
+    const writer = new RunLogWriter(logPath(dataDir, null, 2), big, undefined, second.sync);
+    writer.line('only line');
+    await writer.close();
+    expect(second.calls).toEqual(['file 10 bytes', 'dir deploy-logs/null']);
+
+    const empty = observedSync();
+    await new RunLogWriter(logPath(dataDir, null, 3), big, undefined, empty.sync).close();
+    expect(empty.calls).toEqual([]);
+  });
+
+  it('a sync that fails is a RunLogError, like a write that fails', async () => {
+    const failing: LogSync = {
+      file: async () => {
+        throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+      },
+      directory: async () => {},
+    };
+    const writer = new RunLogWriter(logPath(dataDir, null, 4), big, undefined, failing);
+    writer.line('x');
+    await expect(writer.close()).rejects.toThrow(/cannot write the run log .*EIO/);
+    expect(writer.error).toBeDefined();
+  });
+
+  it('the default sync (fsync) works on a real file and folder', async () => {
+    const path = logPath(dataDir, 9, 1);
+    const writer = new RunLogWriter(path, big);
+    writer.line('durable');
+    await writer.close();
+    expect(await readLog(path)).toBe('durable\n');
   });
 });
 

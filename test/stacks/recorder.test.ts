@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { lastValueFrom, toArray } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deployRuns, toRunJson } from '../../projections/deploy-runs.js';
@@ -10,6 +10,7 @@ import { budgetNotice, readLog } from '../../src/stacks/log-files.js';
 import {
   completionEvent,
   INTERRUPTED_RUN_MESSAGE,
+  RunBook,
   type RunStart,
   WITHHELD_ERROR_MESSAGE,
 } from '../../src/stacks/recorder.js';
@@ -144,6 +145,50 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     const ids = started.map((r) => r.runId).sort((a, b) => a - b);
     expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     for (const r of started) expect(records.runs.get(r.runId)?.jobId).toBe(`j${started.indexOf(r)}`);
+  });
+
+  it('appends RunCompleted only after the log file and its folders are synced', async () => {
+    const order: string[] = [];
+    const target = records.store;
+    // The store as the book sees it, telling which events are appended when.
+    const store = new Proxy(target, {
+      get(object, property) {
+        if (property === 'append')
+          return (...args: Parameters<typeof target.append>) => {
+            for (const event of args[1]) order.push(event.type);
+            return target.append(...args);
+          };
+        const value = Reflect.get(object, property, object);
+        return typeof value === 'function' ? value.bind(object) : value;
+      },
+    });
+    const book = new RunBook(store, records.runsModel, {
+      dataDir: records.dataDir,
+      budget: { budgetBytes: 1024 ** 3, remeasureBytes: 1024 ** 2 },
+      instance: records.instance,
+      logSync: {
+        file: async () => {
+          order.push('sync file');
+        },
+        directory: async (dir) => {
+          order.push(`sync ${relative(records.dataDir, dir) || '.'}`);
+        },
+      },
+    });
+    const recorder = await book.start(runInput());
+    recorder.line('one');
+    recorder.line('two');
+    await recorder.complete({ success: true, exit: noExit, redactor: createRedactor([]) });
+    expect(order).toEqual([
+      'RunStarted',
+      // The run's output key (its own stream), then its completion, sealed with it.
+      'OutputKeyCreated',
+      'sync file',
+      'sync deploy-logs/null',
+      'sync deploy-logs',
+      'sync .',
+      'RunCompletedSealed',
+    ]);
   });
 
   it('cuts the log at a tiny budget: one notice, RunTruncated, details.truncated', async () => {

@@ -316,6 +316,10 @@ export interface FakeBehaviour {
   crlf?: boolean;
   sleepMs?: number;
   exit?: number;
+  /** A file the program appends `start <pid>` and `exit <pid>` to. */
+  marker?: string;
+  /** A grandchild in the program's process group that appends `tick <pid>` to `marker`. */
+  grandchild?: { tickMs?: number; ignoreTerm?: boolean; lifeMs?: number };
 }
 
 /** A compose file with these services and (when given) an `x-fake` line, see fake-compose.mjs. */

@@ -132,14 +132,15 @@ describeStacks('several instances on one PostgreSQL log', () => {
       "B to close A's run",
       45_000,
     );
+    // A's compose dies at its next write into the closed pipe; should B look before, it stops it and says so.
     expect(closed).toMatchObject({
       status: 'failed',
-      errorMessage: 'The server stopped before this deploy finished',
+      errorMessage: expect.stringMatching(/^The server stopped before this deploy finished/),
     });
     const job = await waitJob(b.as('admin'), ack.jobId, 45_000);
     expect(job.result).toMatchObject({
       success: false,
-      error: 'The server stopped before this job finished',
+      error: expect.stringMatching(/^The server stopped before this job finished/),
     });
   }, 120_000);
 
