@@ -5,6 +5,7 @@ import {
   type DeploySummary,
   type EnvironmentId,
   EXECUTION_STREAM_PREFIX,
+  OUTPUT_SHREDDED,
   RUN_STREAM_PREFIX,
   type StacksEventMap,
   TERMINAL_RUN_STATUSES,
@@ -30,7 +31,13 @@ export interface DeployRun {
   extra: Record<string, string | number | boolean | null>;
   startedAt: string;
   finishedAt: string | null;
+  /** The error message when it is in clear (older logs, the server's own messages); else null. */
   errorMessage: string | null;
+  /**
+   * The error message sealed with the run's key (RunCompletedSealed): the read model holds no output, so
+   * neither do its snapshots; `toRunJson` is given the opened text (`openError`).
+   */
+  errorSealed?: string;
   exitCode?: number;
   exitCodeKnown?: boolean;
   summary?: DeploySummary;
@@ -87,7 +94,13 @@ export const runIdOfStream = (stream: string): number | undefined => {
   return Number.isSafeInteger(id) && id > 0 ? id : undefined;
 };
 
-export function toRunJson(run: DeployRun): RunJson {
+/** The run's error message: in clear, or opened with `open` (undefined = its key is gone). */
+export function openError(run: DeployRun, open: (sealed: string) => string | undefined): string | null {
+  return run.errorSealed === undefined ? run.errorMessage : (open(run.errorSealed) ?? OUTPUT_SHREDDED);
+}
+
+/** The run JSON; `errorMessage` is the opened one when the run's is sealed (see `openError`). */
+export function toRunJson(run: DeployRun, errorMessage: string | null = run.errorMessage): RunJson {
   return {
     id: run.id,
     scheduleType: 'stack_deploy',
@@ -96,7 +109,7 @@ export function toRunJson(run: DeployRun): RunJson {
     environmentId: run.environmentId,
     status: run.status,
     trigger: run.trigger,
-    errorMessage: run.errorMessage,
+    errorMessage,
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,
     jobId: run.jobId,
@@ -134,6 +147,7 @@ type RunEventType =
   | 'RunComposeStarted'
   | 'RunTruncated'
   | 'RunCompleted'
+  | 'RunCompletedSealed'
   | 'RunDeleted'
   | 'RunLogMissing';
 type RunEvent = {
@@ -189,13 +203,21 @@ export function evolveRun(state: DeployRunsState, event: RunEvent): DeployRunsSt
       if (run) run.truncated = true;
       return state;
     }
-    case 'RunCompleted': {
+    case 'RunCompleted':
+    case 'RunCompletedSealed': {
       const run = state.runs.get(event.data.run_id);
       if (!run) return state;
       const d = event.data;
       run.status = d.status;
       run.finishedAt = event.metadata.at;
-      run.errorMessage = d.error_message;
+      if (event.type === 'RunCompleted') {
+        run.errorMessage = event.data.error_message;
+        delete run.errorSealed;
+      } else {
+        run.errorMessage = null;
+        if (event.data.error_sealed === null) delete run.errorSealed;
+        else run.errorSealed = event.data.error_sealed;
+      }
       run.exitCode = d.exit_code;
       run.exitCodeKnown = d.exit_code_known;
       if (d.summary) run.summary = { ...d.summary };
@@ -225,6 +247,7 @@ const RUN_EVENT_TYPES = new Set([
   'RunComposeStarted',
   'RunTruncated',
   'RunCompleted',
+  'RunCompletedSealed',
   'RunDeleted',
   'RunLogMissing',
 ]);
@@ -232,8 +255,8 @@ const RUN_EVENT_TYPES = new Set([
 export const deployRuns: Projection<DeployRunsState> = {
   name: 'deploy-runs',
   // 2: runs know their instance. 3: RunSourceResolved (a git deploy's commit, known after the start).
-  // 4: runs know their compose process group (RunComposeStarted).
-  version: 4,
+  // 4: runs know their compose process group (RunComposeStarted). 5: RunCompletedSealed (errorSealed).
+  version: 5,
   initial: () => ({ runs: new Map(), deleted: new Set(), maxRunId: 0 }),
   evolve(state, event) {
     if (event.stream.startsWith(RUN_STREAM_PREFIX) && RUN_EVENT_TYPES.has(event.type))

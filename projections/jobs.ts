@@ -5,6 +5,7 @@ import {
   JOB_STREAM_PREFIX,
   type JobKind,
   type JobMessage,
+  OUTPUT_SHREDDED,
   type StacksEventMap,
 } from '../streams/stacks.js';
 import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../streams/system.js';
@@ -12,7 +13,10 @@ import type { Projection } from './projection.js';
 
 export type JobResult = Extract<JobMessage, { type: 'result' }>;
 
-/** One job as `GET /api/jobs/{id}` and the retention sweep need it (its messages stay in its stream). */
+/**
+ * One job as `GET /api/jobs/{id}` and the retention sweep need it (its messages stay in its stream,
+ * sealed: the read model holds no output, so neither do its snapshots).
+ */
 export interface JobInfo {
   id: string;
   kind: JobKind;
@@ -23,7 +27,8 @@ export interface JobInfo {
   /** Messages so far: one per output line, per status and the result. */
   messages: number;
   status: 'running' | 'done';
-  result: JobResult | null;
+  /** Whether the result says success; null while running. The result itself is in the stream. */
+  success: boolean | null;
   startedAt: string;
   finishedAt: string | null;
   /** The stacks instance that runs it (`metadata.instanceId`); absent in records of older builds. */
@@ -51,19 +56,50 @@ export function resultMessage(data: StacksEventMap['JobFinished']): JobResult {
   };
 }
 
-type JobEvent = {
-  [T in 'JobStarted' | 'JobOutput' | 'JobStatusReported' | 'JobFinished']: RecordedEvent<
-    T,
-    StacksEventMap[T]
-  >;
-}['JobStarted' | 'JobOutput' | 'JobStatusReported' | 'JobFinished'];
+type JobEventType =
+  | 'JobStarted'
+  | 'JobOutput'
+  | 'JobStatusReported'
+  | 'JobFinished'
+  | 'JobOutputSealed'
+  | 'JobStatusSealed'
+  | 'JobFinishedSealed';
+type JobEvent = { [T in JobEventType]: RecordedEvent<T, StacksEventMap[T]> }[JobEventType];
 
-const JOB_EVENT_TYPES = new Set(['JobStarted', 'JobOutput', 'JobStatusReported', 'JobFinished']);
+const JOB_EVENT_TYPES = new Set<string>([
+  'JobStarted',
+  'JobOutput',
+  'JobStatusReported',
+  'JobFinished',
+  'JobOutputSealed',
+  'JobStatusSealed',
+  'JobFinishedSealed',
+]);
 
-/** The messages one job event stands for, in order (JobStarted stands for none). */
-export function messagesOf(event: RecordedEvent): JobMessage[] {
+/**
+ * Opens the sealed texts of one job (its key's scope, see streams/stacks.ts): undefined when the key is
+ * gone, and the messages then read OUTPUT_SHREDDED, keeping their count and indexes.
+ */
+export type OpenText = (sealed: string) => string | undefined;
+
+/** The sealed part of JobFinishedSealed. */
+export interface SealedResult {
+  error?: string;
+  output: string[];
+}
+
+/**
+ * The messages one job event stands for, in order (JobStarted stands for none). The clear-text events
+ * of older logs and the sealed ones give the same messages; `open` opens the sealed texts (an event of
+ * a sealed kind without it is a bug, not output to show).
+ */
+export function messagesOf(event: RecordedEvent, open?: OpenText): JobMessage[] {
   if (!JOB_EVENT_TYPES.has(event.type)) return [];
   const e = event as JobEvent;
+  const opened = (sealed: string) => {
+    if (open === undefined) throw new Error(`${e.type} of ${e.stream} needs its key to be read`);
+    return open(sealed);
+  };
   switch (e.type) {
     case 'JobStarted':
       return [];
@@ -73,6 +109,30 @@ export function messagesOf(event: RecordedEvent): JobMessage[] {
       return [{ type: 'status', status: e.data.status }];
     case 'JobFinished':
       return [resultMessage(e.data)];
+    case 'JobOutputSealed': {
+      const text = opened(e.data.sealed);
+      const lines = text === undefined ? undefined : (JSON.parse(text) as string[]);
+      return Array.from({ length: e.data.count }, (_, i) => ({
+        type: 'line' as const,
+        line: lines === undefined ? OUTPUT_SHREDDED : (lines[i] ?? ''),
+      }));
+    }
+    case 'JobStatusSealed':
+      return [{ type: 'status', status: opened(e.data.sealed) ?? OUTPUT_SHREDDED }];
+    case 'JobFinishedSealed': {
+      const text = opened(e.data.sealed);
+      const sealed: SealedResult =
+        text === undefined ? { error: OUTPUT_SHREDDED, output: [] } : (JSON.parse(text) as SealedResult);
+      return [
+        resultMessage({
+          job_id: e.data.job_id,
+          success: e.data.success,
+          ...(e.data.exitCode !== undefined ? { exitCode: e.data.exitCode } : {}),
+          ...(sealed.error !== undefined ? { error: sealed.error } : {}),
+          output: sealed.output,
+        }),
+      ];
+    }
   }
 }
 
@@ -86,7 +146,8 @@ export const runningJobs = (state: JobsState): JobInfo[] =>
 export const jobs: Projection<JobsState> = {
   name: 'jobs',
   // 2: jobs know their instance. 3: jobs know their compose process group (JobComposeStarted).
-  version: 3,
+  // 4: `success` instead of the result (no output in the read model); the sealed events.
+  version: 4,
   initial: () => ({ jobs: {} }),
   evolve(state, event) {
     if (event.stream === SYSTEM_STREAM && event.type === STREAM_DELETED) {
@@ -114,7 +175,7 @@ export const jobs: Projection<JobsState> = {
         runId: d.run_id,
         messages: 0,
         status: 'running',
-        result: null,
+        success: null,
         startedAt: e.metadata.at,
         finishedAt: null,
         ...(typeof e.metadata.instanceId === 'string' ? { instanceId: e.metadata.instanceId } : {}),
@@ -130,10 +191,17 @@ export const jobs: Projection<JobsState> = {
       case 'JobStatusReported':
         job.messages += 1;
         break;
+      case 'JobOutputSealed':
+        job.messages += e.data.count;
+        break;
+      case 'JobStatusSealed':
+        job.messages += 1;
+        break;
       case 'JobFinished':
+      case 'JobFinishedSealed':
         job.messages += 1;
         job.status = 'done';
-        job.result = resultMessage(e.data);
+        job.success = e.data.success;
         job.finishedAt = e.metadata.at;
         break;
     }

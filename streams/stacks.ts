@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../src/store/types.js';
+import { KEY_STREAM_PREFIX } from './system.js';
 
 /**
  * The stacks service's event catalog. Stream categories:
@@ -11,12 +12,30 @@ import type { RecordedEvent } from '../src/store/types.js';
  * - `git-webhook-<env id or "local">-<name>`: the webhook deliveries a git stack acted on.
  * - `schedule-execution-<id>`: one run of the `deploy_log_reconcile` schedule (its own id sequence).
  * - `stacks-settings`: the general settings.
- * Output lines reach events only after redaction.
+ * - `key-run-<runId>`, `key-job-<jobId>`: the key a run's output (its job's included), or a job's
+ *   without a run, is sealed with (OutputKeyCreated). Deleting the run (or sweeping the job) deletes it:
+ *   what was sealed with it can no longer be read, in this log or in any copy of it (crypto-shredding).
+ * Output lines reach events only after redaction, and (since the `…Sealed` events) only sealed with
+ * their key: AES-256-GCM, the key's scope as additional data. Texts that are not output (statuses of a
+ * run, exit codes, counts, hashes, options, the server's own messages) stay in clear, so lists, reads,
+ * the reconcile and rebuilds need no key. Logs written before hold the clear-text events
+ * (JobOutput, JobStatusReported, JobFinished, RunCompleted), which every reader still takes.
  */
 export const JOB_STREAM_PREFIX = 'stack-job-';
 export const RUN_STREAM_PREFIX = 'deploy-run-';
 export const jobStream = (jobId: string) => `${JOB_STREAM_PREFIX}${jobId}`;
 export const runStream = (runId: number) => `${RUN_STREAM_PREFIX}${runId}`;
+
+/** The scope a key seals: one run (its job included) or one job without a run. */
+export type KeyScope = `run-${number}` | `job-${string}`;
+export const runKeyScope = (runId: number): KeyScope => `run-${runId}`;
+export const jobKeyScope = (jobId: string): KeyScope => `job-${jobId}`;
+/** The scope of a job's output: its run's when it records one. */
+export const jobOutputScope = (jobId: string, runId: number | null): KeyScope =>
+  runId === null ? jobKeyScope(jobId) : runKeyScope(runId);
+export const keyStream = (scope: KeyScope) => `${KEY_STREAM_PREFIX}${scope}`;
+/** What a sealed text reads as once its key is deleted (a run whose delete stopped half way, say). */
+export const OUTPUT_SHREDDED = '[output deleted]';
 
 export const EXECUTION_STREAM_PREFIX = 'schedule-execution-';
 export const executionStream = (executionId: number) => `${EXECUTION_STREAM_PREFIX}${executionId}`;
@@ -103,6 +122,17 @@ export interface StacksEventMap {
     exitCode?: number;
     output: string[];
   };
+  /**
+   * The key a scope's output is sealed with (stream `key-<scope>`, created with `no_stream`): 32 random
+   * bytes, base64. Deleting the stream shreds everything sealed with it.
+   */
+  OutputKeyCreated: { scope: KeyScope; key: string };
+  /** JobOutput, sealed: `sealed` holds the JSON array of the lines; `count` (in clear) is how many. */
+  JobOutputSealed: { job_id: string; count: number; sealed: string };
+  /** JobStatusReported, sealed: `sealed` holds the status text. */
+  JobStatusSealed: { job_id: string; sealed: string };
+  /** JobFinished, sealed: `sealed` holds the JSON of `{error?, output}`; success and exit code in clear. */
+  JobFinishedSealed: { job_id: string; success: boolean; exitCode?: number; sealed: string };
   RunStarted: {
     run_id: number;
     job_id: string;
@@ -147,6 +177,19 @@ export interface StacksEventMap {
     exit_code_known: boolean;
     /** Redacted; a generic placeholder when redaction withholds all of it; null on success. */
     error_message: string | null;
+    summary?: DeploySummary;
+  };
+  /**
+   * RunCompleted with its error message sealed with the run's key (`error_sealed`, null on success);
+   * everything else in clear. RunCompleted itself is still written for a message that is the server's
+   * own (a run closed after its server stopped), not output.
+   */
+  RunCompletedSealed: {
+    run_id: number;
+    status: 'success' | 'failed';
+    exit_code: number;
+    exit_code_known: boolean;
+    error_sealed: string | null;
     summary?: DeploySummary;
   };
   RunDeleted: { run_id: number; user_id: string | null };

@@ -9,3 +9,12 @@ export interface StreamDeletedData {
   /** Revision of the deleted stream's last event (-1 when it had none). */
   lastRevision: number;
 }
+
+/**
+ * Streams whose name starts with this hold encryption keys (crypto-shredding: output is sealed with a
+ * key kept in a stream of its own, and deleting that stream makes the output unreadable everywhere).
+ * An adapter keeps no readable byte of such a stream once `deleteStream` has resolved: LevelDB compacts
+ * the key's range, PostgreSQL keeps these streams in a table of their own that a delete rewrites;
+ * KurrentDB tombstones the stream and its bytes go at the operator's next scavenge (README).
+ */
+export const KEY_STREAM_PREFIX = 'key-';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type DeployRun, toRunJson } from '../../projections/deploy-runs.js';
+import type { DeployRun } from '../../projections/deploy-runs.js';
 import { checkEnvAccess, checkRunAccess } from '../stacks/auth.js';
 import { notFound, StacksError } from '../stacks/errors.js';
 import { readLog } from '../stacks/log-files.js';
@@ -39,10 +39,10 @@ export function runRoutes(app: FastifyInstance, service: StacksService): void {
     allow(checkEnvAccess(user, 'view', env));
     service.environment(env);
     const stack = parseStackName((request.params as { name: string }).name);
-    return service.runs.list(stack, env).map(toRunJson);
+    return Promise.all(service.runs.list(stack, env).map((run) => service.runs.json(run)));
   });
 
-  app.get('/api/stacks/:name/deploys/:runId', async (request) => toRunJson(runOf(request, 'view')));
+  app.get('/api/stacks/:name/deploys/:runId', async (request) => service.runs.json(runOf(request, 'view')));
 
   app.delete('/api/stacks/:name/deploys/:runId', async (request) => {
     const run = runOf(request, 'edit');

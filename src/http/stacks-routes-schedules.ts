@@ -55,6 +55,6 @@ export function scheduleRoutes(app: FastifyInstance, service: StacksService): vo
     const query = request.query as Record<string, unknown>;
     const limit = pagingParam(query.limit, 'limit', DEFAULT_EXECUTIONS_LIMIT, 1, MAX_EXECUTIONS_LIMIT);
     const offset = pagingParam(query.offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-    return schedules.executions(userOf(request), { limit, offset });
+    return schedules.executions(userOf(request), { limit, offset }, (run) => service.runs.errorOf(run));
   });
 }

@@ -54,7 +54,8 @@ export function hasGlobal(user: User, action: StackAction): boolean {
 
 /**
  * The permission scoped to an environment: a grant gives the action with that environment listed, or
- * `"*"`, or no environment list at all. The local environment (null) uses the global check.
+ * `"*"`. A grant without an environment list gives the global permission only (CONTRACT.md), never a
+ * scoped one. The local environment (null) uses the global check.
  */
 export function hasScoped(user: User, action: StackAction, env: EnvironmentId): boolean {
   if (env === null) return hasGlobal(user, action);
@@ -62,7 +63,8 @@ export function hasScoped(user: User, action: StackAction, env: EnvironmentId): 
   return stacksGrants(user).some(
     (g) =>
       g.actions.includes(action) &&
-      (g.environments === undefined || g.environments === '*' || g.environments.includes(env)),
+      g.environments !== undefined &&
+      (g.environments === '*' || g.environments.includes(env)),
   );
 }
 

@@ -17,7 +17,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Observable, Subject } from 'rxjs';
-import { LineSplitter } from './line-splitter.js';
+import { LineSplitter, MAX_LINE_BYTES, type SplitLine } from './line-splitter.js';
 import type { ComposeExit, ComposeInvocation, ComposeProcess, OutputLine } from './types.js';
 
 export interface RunnerOptions {
@@ -28,6 +28,11 @@ export interface RunnerOptions {
    * them) before they are closed and the run ends anyway.
    */
   drainMs?: number;
+  /**
+   * How far past the cut a cut line runs (LineSplitter's `overlapBytes`): the redactor's `longestBytes`,
+   * so that a value crossing the cut is redacted whole.
+   */
+  overlapBytes?: number;
 }
 
 const KILL_GRACE_MS = 2000;
@@ -40,9 +45,9 @@ export function runCompose(inv: ComposeInvocation, options: RunnerOptions = {}):
   const live = new Subject<OutputLine>();
   let buffer: OutputLine[] | null = [];
   let completed = false;
-  const emit = (stream: OutputLine['stream'], lines: readonly string[]) => {
-    for (const line of lines) {
-      const item = { stream, line };
+  const emit = (stream: OutputLine['stream'], lines: readonly SplitLine[]) => {
+    for (const { text, cut } of lines) {
+      const item: OutputLine = cut === undefined ? { stream, line: text } : { stream, line: text, cut };
       if (buffer) buffer.push(item);
       else live.next(item);
     }
@@ -125,7 +130,7 @@ export function runCompose(inv: ComposeInvocation, options: RunnerOptions = {}):
       openStreams--;
       continue;
     }
-    const splitter = new LineSplitter();
+    const splitter = new LineSplitter(MAX_LINE_BYTES, options.overlapBytes ?? 0);
     stream.on('data', (chunk: Buffer) => emit(name, splitter.push(chunk)));
     stream.on('error', () => {}); // a destroyed pipe; its close follows
     stream.once('close', () => {

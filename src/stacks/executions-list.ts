@@ -1,4 +1,4 @@
-import type { DeployRunsState, RunJson } from '../../projections/deploy-runs.js';
+import type { DeployRun, DeployRunsState, RunJson } from '../../projections/deploy-runs.js';
 import { toRunJson } from '../../projections/deploy-runs.js';
 import {
   type ExecutionsState,
@@ -31,8 +31,13 @@ interface Entry {
   startedAt: string;
   id: number;
   type: string;
-  row: () => ExecutionRow;
+  row: (errors: ReadonlyMap<number, string | null>) => ExecutionRow;
+  /** The run of a stack_deploy row. */
+  run?: DeployRun;
 }
+
+/** A run's error message as shown (opened when it is sealed: see OutputKeys); read for the page only. */
+export type RunErrorOf = (run: DeployRun) => Promise<string | null>;
 
 const NON_NEGATIVE = /^(0|[1-9][0-9]*)$/;
 
@@ -55,16 +60,23 @@ const newestFirst = (a: Entry, b: Entry) =>
       ? -1
       : b.id - a.id || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0);
 
-export function listExecutions(
+export async function listExecutions(
   runs: DeployRunsState,
   executions: ExecutionsState,
   user: User,
   page: { limit: number; offset: number },
-): ExecutionsPage {
+  errorOf: RunErrorOf = async (run) => run.errorMessage,
+): Promise<ExecutionsPage> {
   const entries: Entry[] = [];
   for (const run of runs.runs.values())
     if (checkRunAccess(user, 'view', run.environmentId).ok)
-      entries.push({ startedAt: run.startedAt, id: run.id, type: 'stack_deploy', row: () => toRunJson(run) });
+      entries.push({
+        startedAt: run.startedAt,
+        id: run.id,
+        type: 'stack_deploy',
+        run,
+        row: (errors) => toRunJson(run, errors.get(run.id) ?? null),
+      });
   for (const execution of executions.executions.values())
     entries.push({
       startedAt: execution.startedAt,
@@ -73,8 +85,12 @@ export function listExecutions(
       row: () => toExecutionJson(execution),
     });
   entries.sort(newestFirst);
-  return {
-    executions: entries.slice(page.offset, page.offset + page.limit).map((e) => e.row()),
-    total: entries.length,
-  };
+  const shown = entries.slice(page.offset, page.offset + page.limit);
+  const errors = new Map<number, string | null>();
+  await Promise.all(
+    shown.map(async ({ run }) => {
+      if (run) errors.set(run.id, await errorOf(run));
+    }),
+  );
+  return { executions: shown.map((e) => e.row(errors)), total: entries.length };
 }

@@ -6,6 +6,7 @@ import {
   type JobsState,
   jobsFinishedBefore,
   messagesOf,
+  type OpenText,
   runningJobs,
 } from '../../projections/jobs.js';
 import {
@@ -13,14 +14,19 @@ import {
   type EnvironmentId,
   type JobKind,
   type JobMessage,
+  jobKeyScope,
+  jobOutputScope,
   jobStream,
+  type KeyScope,
   type NewStacksEvent,
+  type StacksEventMap,
   stacksEvent,
 } from '../../streams/stacks.js';
 import { StreamDeletedError, WrongExpectedRevisionError } from '../store/errors.js';
 import type { EventStore, RecordedEvent } from '../store/types.js';
 import { StacksError } from './errors.js';
 import type { Instance } from './instances.js';
+import { OutputKeys, type Sealer } from './output-keys.js';
 
 /** A projection the stacks parts read and wait on; `ProjectionRunner` is one. */
 export interface ReadModel<State> {
@@ -101,6 +107,8 @@ export interface JobBookOptions {
   subscriberBufferSize?: number;
   /** Lines of the result's `output` block (the tail of the job's output). */
   outputLines?: number;
+  /** The output keys (shared with the run book); a book of its own by default. */
+  keys?: OutputKeys;
 }
 
 export interface MessagesOptions {
@@ -286,7 +294,9 @@ export class Job {
   readonly environmentId: EnvironmentId;
   readonly runId: number | null;
   private readonly book: JobBook;
-  private readonly options: Required<Omit<JobBookOptions, 'retentionHours' | 'instance'>>;
+  private readonly options: Required<Omit<JobBookOptions, 'retentionHours' | 'instance' | 'keys'>>;
+  /** Seals every text the job records with its key (its run's, or its own). */
+  private readonly sealer: Sealer;
   /** Messages accepted so far; the next message's index. */
   private count = 0;
   /** Messages the store holds (all before the in-flight and buffered ones). */
@@ -317,8 +327,15 @@ export class Job {
   private revision: number;
   private done: Promise<JobResult> | undefined;
 
-  constructor(book: JobBook, input: Required<JobStart>, options: Job['options'], revision: number) {
+  constructor(
+    book: JobBook,
+    input: Required<JobStart>,
+    options: Job['options'],
+    revision: number,
+    sealer: Sealer,
+  ) {
     this.book = book;
+    this.sealer = sealer;
     this.id = input.id;
     this.kind = input.kind;
     this.stack = input.stack;
@@ -472,7 +489,7 @@ export class Job {
     this.inFlight = this.buffer;
     this.buffer = [];
     this.bufferedLines = 0;
-    const events = [...toEvents(this.id, this.inFlight), ...this.bufferedEvents];
+    const events = [...toEvents(this.id, this.inFlight, this.sealer), ...this.bufferedEvents];
     this.bufferedEvents = [];
     this.appending = this.book.store
       .append(jobStream(this.id), events, { expectedRevision: this.revision })
@@ -512,10 +529,14 @@ export class Job {
    */
   private async recordFailure(): Promise<void> {
     const output = this.tail.slice(-this.options.outputLines);
+    const result: JobResult = {
+      type: 'result',
+      success: false,
+      ...(this.failure ? { error: this.failure.message } : {}),
+      output,
+    };
     try {
-      await this.book.store.append(jobStream(this.id), [
-        stacksEvent('JobFinished', { job_id: this.id, success: false, error: this.failure?.message, output }),
-      ]);
+      await this.book.store.append(jobStream(this.id), toEvents(this.id, [result], this.sealer));
     } catch {
       // See above: the failure already on record is the one `finish` reports.
     }
@@ -540,13 +561,30 @@ export class Job {
   }
 }
 
-/** Consecutive lines become one JobOutput (bounded in lines and size); each status and the result its own event. */
-function toEvents(jobId: string, messages: readonly JobMessage[]): NewStacksEvent[] {
+/**
+ * Consecutive lines become one JobOutput (bounded in lines and size); each status and the result its own
+ * event. With a sealer (every job since sealing) the `…Sealed` events, their texts sealed; without one
+ * (a job of an older log being closed) the clear-text ones.
+ */
+function toEvents(
+  jobId: string,
+  messages: readonly JobMessage[],
+  sealer: Sealer | undefined,
+): NewStacksEvent[] {
   const events: NewStacksEvent[] = [];
   let lines: string[] = [];
   let chars = 0;
   const flushLines = () => {
-    if (lines.length > 0) events.push(stacksEvent('JobOutput', { job_id: jobId, lines }));
+    if (lines.length > 0)
+      events.push(
+        sealer
+          ? stacksEvent('JobOutputSealed', {
+              job_id: jobId,
+              count: lines.length,
+              sealed: sealer.seal(JSON.stringify(lines)),
+            })
+          : stacksEvent('JobOutput', { job_id: jobId, lines }),
+      );
     lines = [];
     chars = 0;
   };
@@ -559,7 +597,25 @@ function toEvents(jobId: string, messages: readonly JobMessage[]): NewStacksEven
     }
     flushLines();
     if (message.type === 'status')
-      events.push(stacksEvent('JobStatusReported', { job_id: jobId, status: message.status }));
+      events.push(
+        sealer
+          ? stacksEvent('JobStatusSealed', { job_id: jobId, sealed: sealer.seal(message.status) })
+          : stacksEvent('JobStatusReported', { job_id: jobId, status: message.status }),
+      );
+    else if (sealer)
+      events.push(
+        stacksEvent('JobFinishedSealed', {
+          job_id: jobId,
+          success: message.success,
+          ...(message.exitCode !== undefined ? { exitCode: message.exitCode } : {}),
+          sealed: sealer.seal(
+            JSON.stringify({
+              ...(message.error !== undefined ? { error: message.error } : {}),
+              output: message.output,
+            }),
+          ),
+        }),
+      );
     else
       events.push(
         stacksEvent('JobFinished', {
@@ -576,13 +632,40 @@ function toEvents(jobId: string, messages: readonly JobMessage[]): NewStacksEven
 }
 
 /**
+ * Reads a job's stored events as messages, opening the sealed ones: its first event, JobStarted, names
+ * the key's scope (the job's run, or the job), whose key is then read once.
+ */
+class JobReader {
+  private open: OpenText | undefined;
+  /** The scope of the job's key, once JobStarted was read. */
+  scope: KeyScope | undefined;
+  constructor(private readonly keys: OutputKeys) {}
+
+  async messages(event: RecordedEvent): Promise<JobMessage[]> {
+    if (event.type === 'JobStarted') {
+      const started = event.data as StacksEventMap['JobStarted'];
+      this.scope = jobOutputScope(started.job_id, started.run_id);
+      this.open = (await this.keys.opener(this.scope)).open;
+    }
+    return messagesOf(event, this.open);
+  }
+
+  /** An event after JobStarted was read (the store's live feed of a job). */
+  later(event: RecordedEvent): JobMessage[] {
+    return messagesOf(event, this.open);
+  }
+}
+
+/**
  * Jobs of the stacks service over the event store: starts them, replays and streams their messages,
  * answers polls, closes the ones a stopped server left running, and deletes old ones.
  */
 export class JobBook {
   readonly store: EventStore;
+  /** The keys job output is sealed with. */
+  readonly keys: OutputKeys;
   private readonly model: ReadModel<JobsState>;
-  private readonly options: Required<JobBookOptions>;
+  private readonly options: Required<Omit<JobBookOptions, 'keys'>>;
   private readonly live = new Map<string, Job>();
   /**
    * Whole stored events as chunks, by stream and revision, most recent last: subscribers catching up
@@ -595,18 +678,24 @@ export class JobBook {
   constructor(store: EventStore, model: ReadModel<JobsState>, options: JobBookOptions) {
     this.store = store;
     this.model = model;
+    const { keys, ...rest } = options;
+    this.keys = keys ?? new OutputKeys(store);
     this.options = {
       flushIntervalMs: 10,
       batchLines: 1_000,
       subscriberBufferSize: 262_144,
       outputLines: 200,
-      ...options,
+      ...rest,
     };
   }
 
-  /** Records JobStarted; the job is in the read model when this resolves. */
+  /**
+   * Records JobStarted (after its key: its run's, made when the run started, or its own); the job is in
+   * the read model when this resolves.
+   */
   async start(input: JobStart): Promise<Job> {
     const full: Required<JobStart> = { ...input, id: input.id ?? randomUUID() };
+    const sealer = await this.keys.ensure(jobOutputScope(full.id, full.runId));
     const appended = await this.store.append(
       jobStream(full.id),
       [
@@ -622,7 +711,7 @@ export class JobBook {
       { expectedRevision: 'no_stream' },
     );
     const { retentionHours: _, instance: __, ...jobOptions } = this.options;
-    const job = new Job(this, full, jobOptions, appended.nextRevision - 1);
+    const job = new Job(this, full, jobOptions, appended.nextRevision - 1, sealer);
     this.live.set(job.id, job);
     await this.model.waitFor(appended.position);
     return job;
@@ -649,11 +738,12 @@ export class JobBook {
     // Taken before reading, so the store read and the in-memory part meet without gap or overlap.
     const pending = local?.uncommitted();
     const messages: JobMessage[] = [];
+    const reader = new JobReader(this.keys);
     let found = false;
     try {
       for await (const event of this.store.readStream(jobStream(jobId))) {
         found = true;
-        for (const message of messagesOf(event)) {
+        for (const message of await reader.messages(event)) {
           if (pending && messages.length >= pending.from) break;
           messages.push(message);
         }
@@ -719,7 +809,7 @@ export class JobBook {
         const stored =
           fromIndex >= feed.historyFrom
             ? Promise.resolve({ found: true, sawResult: false })
-            : this.catchUp(jobId, delivery, fromIndex, feed.historyFrom);
+            : this.catchUp(jobId, delivery, fromIndex, feed.historyFrom, new JobReader(this.keys));
         stored
           .then((end) => {
             if (end.sawResult) return;
@@ -728,7 +818,8 @@ export class JobBook {
           })
           .catch((error: unknown) => delivery.fail(error));
       } else {
-        this.catchUp(jobId, delivery, fromIndex, Number.POSITIVE_INFINITY)
+        const reader = new JobReader(this.keys);
+        this.catchUp(jobId, delivery, fromIndex, Number.POSITIVE_INFINITY, reader)
           .then((end) => {
             if (end.sawResult || delivery.closed) return;
             if (!end.found) {
@@ -742,7 +833,13 @@ export class JobBook {
               .subscribe({ stream: jobStream(jobId), from: end.lastPosition + 1 })
               .subscribe({
                 next: (event: RecordedEvent) => {
-                  const messages = messagesOf(event);
+                  let messages: JobMessage[];
+                  try {
+                    messages = reader.later(event);
+                  } catch (error) {
+                    delivery.fail(error);
+                    return;
+                  }
                   delivery.push(new JobChunk(index, messages).tail(fromIndex));
                   index += messages.length;
                   if (messages.at(-1)?.type === 'result') delivery.completeAfterQueue();
@@ -781,6 +878,7 @@ export class JobBook {
     delivery: Delivery,
     fromIndex: number,
     before: number,
+    reader: JobReader,
   ): Promise<{ found: boolean; sawResult: boolean; nextIndex: number; lastPosition: number }> {
     let index = 0;
     let found = false;
@@ -789,7 +887,7 @@ export class JobBook {
       for await (const event of this.store.readStream(jobStream(jobId))) {
         found = true;
         lastPosition = event.position;
-        const messages = messagesOf(event);
+        const messages = await reader.messages(event);
         // One stored event (up to a flush batch of lines) is one chunk, cut to [fromIndex, before).
         const end = Math.min(index + messages.length, before);
         const sawResult = end === index + messages.length && messages.at(-1)?.type === 'result';
@@ -852,11 +950,13 @@ export class JobBook {
     if (revision === undefined) return false;
     const tail = await this.tailOf(jobId);
     if (tail.finished) return false;
+    // Sealed like the job's own events; a job of an older log (no key) is closed in clear like them.
+    const sealer = tail.scope === undefined ? undefined : await this.keys.sealer(tail.scope);
     let appended: { position: number };
     try {
       appended = await this.store.append(
         jobStream(jobId),
-        [stacksEvent('JobFinished', { job_id: jobId, success: false, error: message, output: tail.lines })],
+        toEvents(jobId, [{ type: 'result', success: false, error: message, output: tail.lines }], sealer),
         { expectedRevision: revision },
       );
     } catch (error) {
@@ -869,26 +969,33 @@ export class JobBook {
     return true;
   }
 
-  private async tailOf(jobId: string): Promise<{ finished: boolean; lines: string[] }> {
+  private async tailOf(
+    jobId: string,
+  ): Promise<{ finished: boolean; lines: string[]; scope: KeyScope | undefined }> {
     let lines: string[] = [];
     let finished = false;
+    const reader = new JobReader(this.keys);
     for await (const event of this.store.readStream(jobStream(jobId))) {
-      for (const message of messagesOf(event)) {
+      for (const message of await reader.messages(event)) {
         if (message.type === 'line') lines.push(message.line);
         if (message.type === 'result') finished = true;
       }
       if (lines.length > this.options.outputLines * 2) lines = lines.slice(-this.options.outputLines);
     }
-    return { finished, lines: lines.slice(-this.options.outputLines) };
+    return { finished, lines: lines.slice(-this.options.outputLines), scope: reader.scope };
   }
 
-  /** Deletes the job's stream (its output goes with it); a job already gone is fine. */
-  async delete(jobId: string): Promise<void> {
+  /**
+   * Deletes the job's stream (its output goes with it) and, for a job without a run, its key (a run's
+   * key goes with the run); a job already gone is fine.
+   */
+  async delete(jobId: string, runId: number | null): Promise<void> {
     try {
       await this.store.deleteStream(jobStream(jobId));
     } catch (error) {
       if (!(error instanceof StreamDeletedError)) throw error;
     }
+    if (runId === null) await this.keys.shred(jobKeyScope(jobId));
   }
 
   /** Deletes finished jobs whose result is older than the retention; returns their ids. */
@@ -897,7 +1004,7 @@ export class JobBook {
     const swept: string[] = [];
     for (const info of jobsFinishedBefore(this.model.state, cutoff)) {
       if (this.live.has(info.id)) continue;
-      await this.delete(info.id);
+      await this.delete(info.id, info.runId);
       swept.push(info.id);
     }
     return swept;

@@ -6,7 +6,10 @@ import {
   deployRuns,
   evolveRun,
   isTerminalRunStatus,
+  openError,
+  type RunJson,
   runsOf,
+  toRunJson,
   unfinishedRuns,
 } from '../../projections/deploy-runs.js';
 import {
@@ -15,6 +18,8 @@ import {
   type DeploySummary,
   type EnvironmentId,
   jobStream,
+  type NewStacksEvent,
+  runKeyScope,
   runStream,
   type StacksEventMap,
   stacksEvent,
@@ -35,6 +40,7 @@ import {
   RunLogWriter,
   readLog as readLogText,
 } from './log-files.js';
+import { OutputKeys, type Sealer } from './output-keys.js';
 import type { ComposeExit, Redactor } from './types.js';
 
 /** What following a run's log gives: its lines, then its final status. */
@@ -115,6 +121,22 @@ export function completionEvent(
   };
 }
 
+/**
+ * The completion as it is recorded: RunCompletedSealed, its error message sealed with the run's key;
+ * RunCompleted (in clear) only for a run without a key (one whose key could not be made).
+ */
+export function recordedCompletion(
+  data: StacksEventMap['RunCompleted'],
+  sealer: Sealer | undefined,
+): NewStacksEvent {
+  if (sealer === undefined) return stacksEvent('RunCompleted', data);
+  const { error_message: error, ...clear } = data;
+  return stacksEvent('RunCompletedSealed', {
+    ...clear,
+    error_sealed: error === null ? null : sealer.seal(error),
+  });
+}
+
 /** Folds one run's stream; undefined when it has no run (never started, deleted, stream removed). */
 async function readRun(
   store: EventStore,
@@ -142,6 +164,8 @@ export interface RunBookOptions {
   budget: LogBudget;
   /** This process among the instances on the log: recorded with each run, asked before closing one. */
   instance: Instance;
+  /** The output keys (shared with the job book); a book of its own by default. */
+  keys?: OutputKeys;
   /** How a finished run's log is made durable before its completion is recorded (default: fsync). */
   logSync?: LogSync;
 }
@@ -152,6 +176,8 @@ export interface RunBookOptions {
  */
 export class RunBook {
   readonly store: EventStore;
+  /** The keys run output is sealed with (each run's also seals its job's output). */
+  readonly keys: OutputKeys;
   private readonly model: ReadModel<DeployRunsState>;
   private readonly options: RunBookOptions;
   /** The highest id this process tried, so concurrent starts do not all race for the same one. */
@@ -162,6 +188,7 @@ export class RunBook {
     this.store = store;
     this.model = model;
     this.options = options;
+    this.keys = options.keys ?? new OutputKeys(store);
   }
 
   /**
@@ -198,15 +225,52 @@ export class RunBook {
         throw error;
       }
       await this.model.waitFor(appended.position);
-      const recorder = new RunRecorder(this, runId, input.environmentId, appended.nextRevision - 1);
+      let sealer: Sealer;
+      try {
+        sealer = await this.keys.ensure(runKeyScope(runId));
+      } catch (error) {
+        // No key, no output may be recorded: the run closes at once rather than stay `running`.
+        await this.closeWithoutKey(runId, appended.nextRevision - 1, error).catch(() => undefined);
+        throw error;
+      }
+      const recorder = new RunRecorder(this, runId, input.environmentId, appended.nextRevision - 1, sealer);
       this.live.set(runId, recorder);
       return recorder;
     }
     throw new StacksError(500, `could not allocate a run id after ${MAX_ID_ATTEMPTS} attempts`);
   }
 
+  private async closeWithoutKey(runId: number, revision: number, cause: unknown): Promise<void> {
+    const { position } = await this.store.append(
+      runStream(runId),
+      [
+        stacksEvent('RunCompleted', {
+          run_id: runId,
+          status: 'failed',
+          exit_code: 1,
+          exit_code_known: false,
+          error_message: `The run's output key could not be recorded: ${(cause as Error).message}`,
+        }),
+      ],
+      { expectedRevision: revision },
+    );
+    await this.model.waitFor(position);
+  }
+
   get(runId: number): DeployRun | undefined {
     return this.model.state.runs.get(runId);
+  }
+
+  /** The run's error message, opened with its key when it is sealed (read time: see OutputKeys). */
+  async errorOf(run: DeployRun): Promise<string | null> {
+    if (run.errorSealed === undefined) return run.errorMessage;
+    const opener = await this.keys.opener(runKeyScope(run.id));
+    return openError(run, opener.open);
+  }
+
+  /** The run JSON of the spec, its error message opened. */
+  async json(run: DeployRun): Promise<RunJson> {
+    return toRunJson(run, await this.errorOf(run));
   }
 
   /** Runs of a stack in one environment, newest first. */
@@ -219,10 +283,11 @@ export class RunBook {
   }
 
   /**
-   * Deletes a finished run: its log file, its job's stream (so no copy of its output stays), then
-   * RunDeleted. Each step tolerates having been done already, so a delete that failed half way can be
-   * repeated. 404 when there is no such run (or it is of another stack, when `stack` is given), 409 when
-   * it has not finished.
+   * Deletes a finished run: its log file, its job's stream, its key (so what stays of its output in the
+   * log — its sealed error message, sealed job events an engine keeps until a scavenge, any copy of the
+   * log — can no longer be read), then RunDeleted. Each step tolerates having been done already, so a
+   * delete that failed half way can be repeated. 404 when there is no such run (or it is of another
+   * stack, when `stack` is given), 409 when it has not finished.
    */
   async deleteRun(
     runId: number,
@@ -239,6 +304,7 @@ export class RunBook {
       } catch (error) {
         if (!(error instanceof StreamDeletedError)) throw error;
       }
+      await this.keys.shred(runKeyScope(runId));
       let position: number;
       try {
         ({ position } = await this.store.append(
@@ -367,6 +433,8 @@ export class RunRecorder {
   readonly logPath: string;
   private readonly book: RunBook;
   private readonly writer: RunLogWriter;
+  /** Seals the error message with the run's key. */
+  private readonly sealer: Sealer;
   private revision: number;
   /** The run stream's appends, in order. */
   private appends: Promise<void> = Promise.resolve();
@@ -380,8 +448,9 @@ export class RunRecorder {
   });
   private logFailure: RunLogError | undefined;
 
-  constructor(book: RunBook, runId: number, environmentId: EnvironmentId, revision: number) {
+  constructor(book: RunBook, runId: number, environmentId: EnvironmentId, revision: number, sealer: Sealer) {
     this.book = book;
+    this.sealer = sealer;
     this.runId = runId;
     this.environmentId = environmentId;
     this.revision = revision;
@@ -514,7 +583,7 @@ export class RunRecorder {
     const data = completionEvent(this.runId, completion, completion.outputLines ?? this.lines);
     const { position } = await this.book.store.append(
       runStream(this.runId),
-      [stacksEvent('RunCompleted', data)],
+      [recordedCompletion(data, this.sealer)],
       { expectedRevision: this.revision },
     );
     this.revision += 1;

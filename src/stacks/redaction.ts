@@ -127,57 +127,79 @@ function compile(values: readonly string[]): Automaton {
 
 class CompiledRedactor implements Redactor {
   private readonly automaton: Automaton | null;
+  readonly longestBytes: number;
 
   constructor(private readonly values: readonly string[]) {
     // Output arrives line by line, so a multi-line value (a PEM key, a JSON blob) can only ever be
     // seen one line at a time: each of its lines is a value of its own.
     const distinct = [...new Set(values.flatMap((v) => v.split(/\r?\n/)).filter((v) => v.length > 0))];
     this.automaton = distinct.length === 0 ? null : compile(distinct);
+    // +2: a value may begin or end with a lone surrogate, which matches half of a 4-byte character
+    // that byteLength counts as 3 bytes.
+    this.longestBytes = distinct.reduce((n, v) => Math.max(n, Buffer.byteLength(v) + 2), 0);
   }
 
   line(text: string): string | null {
+    return this.shown(text, text.length, '');
+  }
+
+  cut(text: string, keep: number, marker: string): string | null {
+    return this.shown(text, Math.min(keep, text.length), marker);
+  }
+
+  /**
+   * `text` redacted as a whole, shown up to `keep` code units, then `suffix`: a long value reaching
+   * over `keep` is masked whole, a short one overlapping `[0, keep)` withholds the line, and what is
+   * shown (suffix included) is scanned once more when it is not the text itself.
+   */
+  private shown(text: string, keep: number, suffix: string): string | null {
     const a = this.automaton;
-    if (a === null) return text;
+    const whole = keep === text.length && suffix === '';
+    if (a === null) return whole ? text : text.slice(0, keep) + suffix;
     const { longLen, shortLen, accepts, dense } = a;
     // Merged long spans as [start, end) pairs, and short occurrences; both in order of their ends.
-    if (dense !== null && !anyMatch(dense, accepts, text)) return text;
     let spans: number[] | null = null;
     let shorts: number[] | null = null;
-    let s = 0;
-    for (let i = 0; i < text.length; i++) {
-      s = a.step(s, text.charCodeAt(i));
-      if (accepts[s] === 0) continue;
-      const ll = longLen[s] as number;
-      const sl = shortLen[s] as number;
-      if (ll > 0) {
-        spans ??= [];
-        let start = i + 1 - ll;
-        // A span reaching back over earlier spans swallows them (spans stay disjoint and ordered).
-        while (spans.length > 0 && start <= (spans[spans.length - 1] as number)) {
-          spans.pop();
-          start = Math.min(start, spans.pop() as number);
+    if (dense === null || anyMatch(dense, accepts, text)) {
+      let s = 0;
+      for (let i = 0; i < text.length; i++) {
+        s = a.step(s, text.charCodeAt(i));
+        if (accepts[s] === 0) continue;
+        const ll = longLen[s] as number;
+        const sl = shortLen[s] as number;
+        if (ll > 0) {
+          spans ??= [];
+          let start = i + 1 - ll;
+          // A span reaching back over earlier spans swallows them (spans stay disjoint and ordered).
+          while (spans.length > 0 && start <= (spans[spans.length - 1] as number)) {
+            spans.pop();
+            start = Math.min(start, spans.pop() as number);
+          }
+          spans.push(start, i + 1);
         }
-        spans.push(start, i + 1);
-      }
-      if (sl > 0) {
-        shorts ??= [];
-        shorts.push(i + 1 - sl, i + 1);
+        if (sl > 0) {
+          shorts ??= [];
+          shorts.push(i + 1 - sl, i + 1);
+        }
       }
     }
     if (shorts !== null) {
       for (let k = 0; k < shorts.length; k += 2) {
-        if (!covered(spans, shorts[k] as number, shorts[k + 1] as number)) return null;
+        const start = shorts[k] as number;
+        // Past the cut it is never shown; overlapping the kept part it is, unless masked.
+        if (start < keep && !covered(spans, start, shorts[k + 1] as number)) return null;
       }
     }
-    if (spans === null) return text;
+    if (spans === null && whole) return text;
     let out = '';
     let at = 0;
-    for (let k = 0; k < spans.length; k += 2) {
+    for (let k = 0; spans !== null && k < spans.length && (spans[k] as number) < keep; k += 2) {
       out += text.slice(at, spans[k]) + MASK;
       at = spans[k + 1] as number;
     }
-    out += text.slice(at);
-    // Replacing may have joined a new occurrence; a second scan only for the rare redacted line.
+    if (at < keep) out += text.slice(at, keep);
+    out += suffix;
+    // Replacing (or cutting and marking) may have joined a new occurrence; scanned only for those lines.
     let r = 0;
     for (let i = 0; i < out.length; i++) {
       r = a.step(r, out.charCodeAt(i));

@@ -4,7 +4,7 @@ import { type ExecutionsState, reconcileExecutions } from '../../projections/exe
 import { ProjectionRunner } from '../../projections/runtime.js';
 import { type GeneralSettings, generalSettings } from '../../projections/settings.js';
 import type { EventStore, Lease } from '../store/types.js';
-import { type ExecutionsPage, listExecutions } from './executions-list.js';
+import { type ExecutionsPage, listExecutions, type RunErrorOf } from './executions-list.js';
 import { Reconciler } from './reconcile.js';
 import { ReconcileSchedule } from './reconcile-schedule.js';
 import { SettingsBook } from './settings.js';
@@ -117,8 +117,12 @@ export class StacksSchedules {
     return this.schedule.current;
   }
 
-  executions(user: User, page: { limit: number; offset: number }): ExecutionsPage {
-    return listExecutions(this.runs.state, this.executionsModel.state, user, page);
+  executions(
+    user: User,
+    page: { limit: number; offset: number },
+    errorOf?: RunErrorOf,
+  ): Promise<ExecutionsPage> {
+    return listExecutions(this.runs.state, this.executionsModel.state, user, page, errorOf);
   }
 
   /** Stops the cron task (no timer stays), ends a running reconcile, persists the read models. */

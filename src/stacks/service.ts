@@ -14,6 +14,7 @@ import { Instance } from './instances.js';
 import type { Job } from './jobs.js';
 import { JobBook } from './jobs.js';
 import { Leftovers } from './leftovers.js';
+import { OutputKeys } from './output-keys.js';
 import { groupOf } from './process-groups.js';
 import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './recorder.js';
 import { createRedactor } from './redaction.js';
@@ -176,14 +177,18 @@ export class StacksService {
     this.jobsModel = models.jobs;
     this.hashKey = hashKey;
     this.instance = instance;
+    // One key cache for both: a run's key also seals its job's output.
+    const keys = new OutputKeys(this.store);
     this.jobs = new JobBook(this.store, this.jobsModel, {
       retentionHours: this.config.jobs.retentionHours,
       instance,
+      keys,
     });
     this.runs = new RunBook(this.store, this.runsModel, {
       dataDir: this.dataDir,
       budget: this.config.deployLogs,
       instance,
+      keys,
     });
     this.leftovers = new Leftovers({
       runs: this.runs,
@@ -593,16 +598,23 @@ export class StacksService {
       const environment =
         stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
       job.status(`Running compose ${operation}`);
-      const process_ = runCompose({
-        argv: composeArgv(
-          { command: this.config.compose.command, project: stack.name, composeFile: join(cwd, COMPOSE_FILE) },
-          operation,
-          options,
-        ),
-        cwd,
-        env: composeEnv(process.env, stack.variables, secrets, environment),
-        timeoutMs: Math.max(1, deadline - Date.now()),
-      });
+      const process_ = runCompose(
+        {
+          argv: composeArgv(
+            {
+              command: this.config.compose.command,
+              project: stack.name,
+              composeFile: join(cwd, COMPOSE_FILE),
+            },
+            operation,
+            options,
+          ),
+          cwd,
+          env: composeEnv(process.env, stack.variables, secrets, environment),
+          timeoutMs: Math.max(1, deadline - Date.now()),
+        },
+        { overlapBytes: redactor.longestBytes },
+      );
       slot.process = process_;
       // Read in the same turn as the spawn (see groupOf), recorded so a restart after a crash can stop it.
       const group = process_.pid === undefined ? undefined : groupOf(process_.pid);
@@ -615,7 +627,11 @@ export class StacksService {
       process_.lines.subscribe((output) => {
         printed += 1;
         summary.add(output.line);
-        const shown = lineRedactor.line(output.line);
+        // A cut line is redacted whole, then cut: a value crossing the cut never shows its start.
+        const shown =
+          output.cut === undefined
+            ? lineRedactor.line(output.line)
+            : lineRedactor.cut(output.line, output.cut.keep, output.cut.marker);
         if (shown === null) return;
         if (forwardLines) job.line(shown);
         recorder?.line(shown);

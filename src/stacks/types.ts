@@ -18,7 +18,7 @@ export type GrantEnvironments = ReadonlyArray<number | null> | '*';
 export interface Grant {
   resource: string;
   actions: readonly string[];
-  /** Absent = every environment. */
+  /** Absent = the global permission only: no environment-scoped one (CONTRACT.md). */
   environments?: GrantEnvironments;
 }
 
@@ -53,6 +53,11 @@ export interface StackVariable {
 export interface OutputLine {
   stream: 'stdout' | 'stderr';
   line: string;
+  /**
+   * Set when the line was longer than the limit: `line` is its start, running past the cut (see
+   * LineSplitter); it is shown up to `keep` code units, then `marker` (`Redactor.cut`).
+   */
+  cut?: { keep: number; marker: string };
 }
 
 export interface ComposeExit {
@@ -90,6 +95,15 @@ export interface ComposeInvocation {
 export interface Redactor {
   /** The redacted line, or null when the line must be withheld. */
   line(text: string): string | null;
+  /**
+   * A line cut at `keep` code units: `text` redacted as a whole, then shown up to the cut and followed by
+   * `marker`. A long value crossing the cut is masked whole; a short one overlapping the shown part
+   * withholds the line. `text` must run past the cut by `longestBytes` (LineSplitter's overlap), so
+   * that every value crossing the cut is in it.
+   */
+  cut(text: string, keep: number, marker: string): string | null;
+  /** UTF-8 length of the longest value (with slack for a value ending inside a character); 0 without values. */
+  readonly longestBytes: number;
   /** A multi-line text (an error message): each line redacted, withheld lines left out. */
   text(text: string): string;
   /** A redactor over these values plus `more` (secrets a provider resolved later). */

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { KEY_STREAM_PREFIX } from '../../streams/system.js';
 
 /**
  * The PostgreSQL adapter's tables, created or migrated at start. Each store lives in its own schema
@@ -11,6 +12,9 @@ import type pg from 'pg';
  * - `head`: one row, the last position given out. Appends lock it for their transaction, which is what
  *   makes positions dense and commit order equal to position order (see postgres-store.ts).
  * - `snapshots`: projection snapshots by name.
+ * - `key_events`: the events of key streams (`key-…`, streams/system.ts), in the shape of `events` and
+ *   on the same positions: kept apart so that deleting one can rewrite this small table (VACUUM FULL),
+ *   which leaves no byte of the deleted key in it, where a deleted row of `events` stays in its page.
  * Migrations are numbered; each runs once, in a transaction, under an advisory lock so that instances
  * starting together do not race.
  */
@@ -38,6 +42,10 @@ const MIGRATIONS: ReadonlyArray<(schema: string) => string> = [
       name text PRIMARY KEY,
       body text NOT NULL
     );`,
+  (s) => `
+    CREATE TABLE ${s}.key_events (LIKE ${s}.events INCLUDING ALL);
+    INSERT INTO ${s}.key_events SELECT * FROM ${s}.events WHERE starts_with(stream, '${KEY_STREAM_PREFIX}');
+    DELETE FROM ${s}.events WHERE starts_with(stream, '${KEY_STREAM_PREFIX}');`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

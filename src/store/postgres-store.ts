@@ -1,6 +1,11 @@
 import pg from 'pg';
 import type { Observable } from 'rxjs';
-import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../../streams/system.js';
+import {
+  KEY_STREAM_PREFIX,
+  STREAM_DELETED,
+  type StreamDeletedData,
+  SYSTEM_STREAM,
+} from '../../streams/system.js';
 import { StoreClosedError, StreamDeletedError, UnsupportedStoreError } from './errors.js';
 import { importedValue, planImport } from './import.js';
 import { decodeEvent } from './keys.js';
@@ -62,7 +67,7 @@ export class PostgresEventStore implements EventStore {
   private readonly pool: pg.Pool;
   private readonly connectionString: string;
   private readonly schema: string;
-  private readonly sql: { events: string; streams: string; head: string; snapshots: string };
+  private readonly sql: { events: string; keys: string; streams: string; head: string; snapshots: string };
   private readonly channel: string;
   /** The last position handed to subscribers; everything up to it is published, in order. */
   private published = 0;
@@ -92,6 +97,7 @@ export class PostgresEventStore implements EventStore {
     const s = quoteIdentifier(options.schema);
     this.sql = {
       events: `${s}.events`,
+      keys: `${s}.key_events`,
       streams: `${s}.streams`,
       head: `${s}.head`,
       snapshots: `${s}.snapshots`,
@@ -117,6 +123,8 @@ export class PostgresEventStore implements EventStore {
       } finally {
         client.release();
       }
+      // A key deleted just before a crash may not have been rewritten away yet (see runDelete).
+      await store.rewriteKeys();
       // Subscribers start from the head of the moment of opening, like the LevelDB adapter's.
       store.published = await store.readHead();
       await store.startListening();
@@ -219,8 +227,8 @@ export class PostgresEventStore implements EventStore {
       const limit = Math.min(READ_PAGE, left);
       const { rows } = await this.pool.query<{ position: string; revision: number; body: string }>(
         backwards
-          ? `SELECT position, revision, body FROM ${this.sql.events} WHERE stream = $1 AND revision <= $2 ORDER BY revision DESC LIMIT $3`
-          : `SELECT position, revision, body FROM ${this.sql.events} WHERE stream = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
+          ? `SELECT position, revision, body FROM ${this.tableOf(stream)} WHERE stream = $1 AND revision <= $2 ORDER BY revision DESC LIMIT $3`
+          : `SELECT position, revision, body FROM ${this.tableOf(stream)} WHERE stream = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
         [stream, next, limit],
       );
       for (const row of rows) yield decodeEvent(Number(row.position), row.body);
@@ -386,10 +394,14 @@ export class PostgresEventStore implements EventStore {
     to: number,
     limit: number,
   ): Promise<RecordedEvent[]> {
+    // The log is both tables merged by position (key streams have their own: see postgres-schema.ts).
     const { rows } = await this.pool.query<{ position: string; body: string }>(
       stream === undefined
-        ? `SELECT position, body FROM ${this.sql.events} WHERE position >= $1 AND position <= $2 ORDER BY position LIMIT $3`
-        : `SELECT position, body FROM ${this.sql.events} WHERE stream = $4 AND position >= $1 AND position <= $2 ORDER BY revision LIMIT $3`,
+        ? `(SELECT position, body FROM ${this.sql.events} WHERE position >= $1 AND position <= $2 ORDER BY position LIMIT $3)
+           UNION ALL
+           (SELECT position, body FROM ${this.sql.keys} WHERE position >= $1 AND position <= $2 ORDER BY position LIMIT $3)
+           ORDER BY position LIMIT $3`
+        : `SELECT position, body FROM ${this.tableOf(stream)} WHERE stream = $4 AND position >= $1 AND position <= $2 ORDER BY revision LIMIT $3`,
       stream === undefined ? [from, to, limit] : [from, to, limit, stream],
     );
     return rows.map((row) => decodeEvent(Number(row.position), row.body));
@@ -487,10 +499,7 @@ export class PostgresEventStore implements EventStore {
         }
         if (accepted.length === 0) return;
         await client.query(
-          `WITH written AS (
-             INSERT INTO ${this.sql.events} (position, stream, revision, type, body)
-             SELECT * FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::text[])
-           ), heads AS (
+          `WITH ${this.insertRows('$11')}, heads AS (
              INSERT INTO ${this.sql.streams} (stream, revision)
              SELECT * FROM unnest($6::text[], $7::integer[])
              ON CONFLICT (stream) DO UPDATE SET revision = EXCLUDED.revision
@@ -509,6 +518,7 @@ export class PostgresEventStore implements EventStore {
             position,
             this.channel,
             String(position),
+            KEY_STREAM_PREFIX,
           ],
         );
         head = position;
@@ -535,10 +545,7 @@ export class PostgresEventStore implements EventStore {
         const positions = task.events.map((_, i) => locked + 1 + i);
         const heads = [...plan];
         await client.query(
-          `WITH written AS (
-             INSERT INTO ${this.sql.events} (position, stream, revision, type, body)
-             SELECT * FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::text[])
-           ), heads AS (
+          `WITH ${this.insertRows('$12')}, heads AS (
              INSERT INTO ${this.sql.streams} (stream, revision, deleted_at)
              SELECT * FROM unnest($6::text[], $7::integer[], $8::timestamptz[])
              ON CONFLICT (stream) DO UPDATE SET revision = EXCLUDED.revision, deleted_at = EXCLUDED.deleted_at
@@ -558,6 +565,7 @@ export class PostgresEventStore implements EventStore {
             locked + task.events.length,
             this.channel,
             String(locked + task.events.length),
+            KEY_STREAM_PREFIX,
           ],
         );
         head = locked + task.events.length;
@@ -573,7 +581,9 @@ export class PostgresEventStore implements EventStore {
 
   /**
    * Deletes the stream's events, leaves a tombstone, and records `StreamDeleted` in `$streams` in the
-   * same transaction, as the LevelDB adapter does. PostgreSQL keeps deleted rows' bytes until VACUUM.
+   * same transaction, as the LevelDB adapter does. PostgreSQL keeps deleted rows' bytes in their pages
+   * (until VACUUM, and even after it in a page's free space): a deleted key stream's table is therefore
+   * rewritten (`rewriteKeys`) before the delete resolves, which leaves none of its bytes in it.
    */
   private async runDelete(task: PendingDelete): Promise<void> {
     let event: RecordedEvent | undefined;
@@ -593,7 +603,7 @@ export class PostgresEventStore implements EventStore {
         );
         await client.query(
           `WITH gone AS (
-             DELETE FROM ${this.sql.events} WHERE stream = $1
+             DELETE FROM ${this.tableOf(task.stream)} WHERE stream = $1
            ), tombstone AS (
              INSERT INTO ${this.sql.streams} (stream, revision, deleted_at) VALUES ($1, $2, $3)
              ON CONFLICT (stream) DO UPDATE SET deleted_at = EXCLUDED.deleted_at
@@ -627,9 +637,51 @@ export class PostgresEventStore implements EventStore {
     }
     const done = event as RecordedEvent;
     await this.advanceTo(done.position, [done]).catch(() => undefined);
+    if (isKeyStream(task.stream)) {
+      try {
+        await this.rewriteKeys();
+      } catch (error) {
+        task.reject(error);
+        return;
+      }
+    }
     task.resolve();
   }
+
+  /**
+   * The first parts of a WITH: inserts the rows given as arrays in $1-$5 (position, stream, revision,
+   * type, body), those of key streams into their own table; `prefix` names the parameter holding
+   * KEY_STREAM_PREFIX.
+   */
+  private insertRows(prefix: string): string {
+    return `rows AS (
+             SELECT * FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::text[])
+               AS r(position, stream, revision, type, body)
+           ), written AS (
+             INSERT INTO ${this.sql.events} (position, stream, revision, type, body)
+             SELECT * FROM rows WHERE NOT starts_with(rows.stream, ${prefix})
+           ), keyed AS (
+             INSERT INTO ${this.sql.keys} (position, stream, revision, type, body)
+             SELECT * FROM rows WHERE starts_with(rows.stream, ${prefix})
+           )`;
+  }
+
+  /** The table a stream's events live in. */
+  private tableOf(stream: string): string {
+    return isKeyStream(stream) ? this.sql.keys : this.sql.events;
+  }
+
+  /**
+   * Rewrites the key streams' table into new files holding only its live rows (VACUUM FULL; the old
+   * files are truncated at commit): no byte of a deleted key stays in the table. The table is small
+   * (one row per key), so this is quick; it holds the table's lock meanwhile.
+   */
+  private async rewriteKeys(): Promise<void> {
+    await this.pool.query(`VACUUM FULL ${this.sql.keys}`);
+  }
 }
+
+const isKeyStream = (stream: string) => stream.startsWith(KEY_STREAM_PREFIX);
 
 /** The schema a URL names (`?schema=`, default `chronicle`), and the URL without it and without a password. */
 export function parsePostgresUrl(url: string): {

@@ -21,8 +21,18 @@ const user = (grants: Grant[], environmentAccess: User['environmentAccess'] = []
 const USERS = {
   admin: user([], [], true),
   none: user([]),
-  /** view everywhere through an absent environment list, no access. */
+  /** view from a grant without an environment list: the global permission only (CONTRACT.md), no access. */
   viewAny: user([{ resource: 'stacks', actions: ['view'] }]),
+  /** the same with access to every environment: access gives no scoped permission. */
+  viewAnyAccess: user([{ resource: 'stacks', actions: ['view'] }], '*'),
+  /** a global-only grant beside one scoped to env 1. */
+  viewAnyAnd1: user(
+    [
+      { resource: 'stacks', actions: ['view'] },
+      { resource: 'stacks', actions: ['view'], environments: [1] },
+    ],
+    '*',
+  ),
   /** view on local and env 1, access to 1. */
   viewLocal1: user([{ resource: 'stacks', actions: ['view'], environments: [null, 1] }], [1]),
   /** view on env 2 only, with access to 1 and 2. */
@@ -109,8 +119,13 @@ describe('hasGlobal / hasScoped / mayAccess', () => {
     ['admin', 'view', null, true],
     ['none', 'view', null, false],
     ['none', 'view', 1, false],
-    ['viewAny', 'view', 5, true],
+    // A grant without an environment list is global only: no environment-scoped permission.
+    ['viewAny', 'view', 5, false],
+    ['viewAny', 'view', 1, false],
     ['viewAny', 'view', null, true],
+    ['viewAnyAccess', 'view', 1, false],
+    ['viewAnyAnd1', 'view', 1, true],
+    ['viewAnyAnd1', 'view', 2, false],
     ['viewLocal1', 'view', 1, true],
     ['viewLocal1', 'view', 2, false],
     ['viewLocal1', 'view', null, true],
@@ -158,8 +173,13 @@ describe('checkRunAccess (global, then the run environment)', () => {
     ['viewLocal1', 'view', 1, OK],
     ['viewLocal1', 'view', 2, deny('needs the stacks view permission for environment 2')],
     ['viewLocal1', 'edit', 1, deny('needs the stacks edit permission')],
+    // A grant without an environment list reads local runs only.
+    ['viewAny', 'view', null, OK],
+    ['viewAny', 'view', 3, deny('needs the stacks view permission for environment 3')],
+    ['viewAnyAccess', 'view', 1, deny('needs the stacks view permission for environment 1')],
+    ['viewAnyAnd1', 'view', 1, OK],
     // The run check scopes the permission only: no environment-access check (spec).
-    ['viewAny', 'view', 3, OK],
+    ['viewStar', 'view', 3, OK],
     ['view2', 'view', null, OK],
     ['view2', 'view', 1, deny('needs the stacks view permission for environment 1')],
     ['editOnly', 'view', 1, deny('needs the stacks view permission')],
@@ -185,7 +205,13 @@ describe('checkEnvAccess (list and stack routes)', () => {
     // numeric: scoped permission, then access.
     ['viewLocal1', 'view', 1, OK],
     ['viewLocal1', 'view', 2, deny('needs the stacks view permission for environment 2')],
-    ['viewAny', 'view', 1, deny('no access to environment 1')],
+    ['viewAny', 'view', 1, deny('needs the stacks view permission for environment 1')],
+    ['viewAny', 'view', null, OK],
+    ['viewAnyAccess', 'view', 1, deny('needs the stacks view permission for environment 1')],
+    ['viewAnyAnd1', 'view', 1, OK],
+    ['viewAnyAnd1', 'view', 2, deny('needs the stacks view permission for environment 2')],
+    ['viewLocal1', 'view', 1, OK],
+    ['view2', 'view', 2, OK],
     ['view2', 'view', 2, OK],
     ['view2', 'view', 1, deny('needs the stacks view permission for environment 1')],
     ['viewStar', 'view', 42, OK],

@@ -29,7 +29,15 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
     expect(() => job.line('late')).toThrow(/nothing may follow/);
     const events = await readAllEvents(records.store, jobStream(job.id));
     expect(events[0]?.type).toBe('JobStarted');
-    expect(events.at(-1)?.type).toBe('JobFinished');
+    // Sealed with the job's run's key (issue 15, point 9): no text of it is readable in the store.
+    expect(events.map((e) => e.type).filter((t) => t !== 'JobOutputSealed')).toEqual([
+      'JobStarted',
+      'JobStatusSealed',
+      'JobStatusSealed',
+      'JobFinishedSealed',
+    ]);
+    expect(JSON.stringify(events)).not.toContain('l2499');
+    expect(JSON.stringify(events)).not.toContain('boom');
     // Batched: far fewer events than lines.
     expect(events.length).toBeLessThan(20);
     const poll = await records.jobs.poll(job.id);

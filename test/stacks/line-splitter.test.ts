@@ -1,11 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cutMarker, LineSplitter, MAX_LINE_BYTES } from '../../src/stacks/line-splitter.js';
+import {
+  cutMarker,
+  LineSplitter,
+  MAX_LINE_BYTES,
+  type SplitLine,
+  shownUncut,
+} from '../../src/stacks/line-splitter.js';
 
-/** Feeds `bytes` cut at `cuts` (sorted offsets) and returns every line, including the final flush. */
-function split(bytes: Buffer, cuts: readonly number[] = [], max?: number): string[] {
-  const s = new LineSplitter(max);
-  const out: string[] = [];
+/** Feeds `bytes` cut at `cuts` (sorted offsets) and returns every line as split, including the final flush. */
+function splitLines(
+  bytes: Buffer,
+  cuts: readonly number[] = [],
+  max?: number,
+  overlap?: number,
+): SplitLine[] {
+  const s = new LineSplitter(max, overlap);
+  const out: SplitLine[] = [];
   let at = 0;
   for (const c of [...cuts, bytes.length]) {
     out.push(...s.push(bytes.subarray(at, c)));
@@ -14,6 +25,10 @@ function split(bytes: Buffer, cuts: readonly number[] = [], max?: number): strin
   out.push(...s.end());
   return out;
 }
+
+/** The lines as shown without redaction. */
+const split = (bytes: Buffer, cuts: readonly number[] = [], max?: number): string[] =>
+  splitLines(bytes, cuts, max).map(shownUncut);
 
 describe('LineSplitter', () => {
   it('splits on LF and CRLF and flushes a last line without newline', () => {
@@ -60,6 +75,33 @@ describe('LineSplitter', () => {
 
   it('a cut line without newline at the end does not emit its rest', () => {
     expect(split(Buffer.from('abcdefghijkl'), [3], 4)).toEqual([`abcd${cutMarker(4)}`]);
+  });
+
+  it('a cut line runs past the cut by the overlap, and says where the cut is', () => {
+    const lines = splitLines(Buffer.from('abcdefghijkl\nnext\n'), [3], 4, 5);
+    expect(lines).toEqual([{ text: 'abcdefghi', cut: { keep: 4, marker: cutMarker(4) } }, { text: 'next' }]);
+    // A line ending within the overlap is whole in its text.
+    expect(splitLines(Buffer.from('abcdef\n'), [], 4, 5)).toEqual([
+      { text: 'abcdef', cut: { keep: 4, marker: cutMarker(4) } },
+    ]);
+    // The cut and the end of the overlap fall on UTF-8 boundaries; `keep` counts UTF-16 code units.
+    // 8 bytes keep € (3) and 😀 (4 bytes, 2 code units); 12 bytes reach one more €.
+    expect(splitLines(Buffer.from('€😀€€€€€€\n'), [1, 5], 8, 4)).toEqual([
+      { text: '€😀€', cut: { keep: 3, marker: cutMarker(8) } },
+    ]);
+    // 3 bytes keep only `a` (😀 would end at byte 5); 6 bytes reach 😀 and `b`.
+    expect(splitLines(Buffer.from('a😀bcdefghijk\n'), [], 3, 3)).toEqual([
+      { text: 'a😀b', cut: { keep: 1, marker: cutMarker(3) } },
+    ]);
+  });
+
+  it('holds at most the limit plus the overlap of an endless line (memory stays bounded)', () => {
+    const s = new LineSplitter(1024, 100);
+    const chunk = Buffer.alloc(4096, 'x');
+    const first = s.push(chunk);
+    expect(first.map((l) => [l.text.length, l.cut?.keep])).toEqual([[1124, 1024]]);
+    for (let i = 0; i < 1000; i++) expect(s.push(chunk)).toEqual([]);
+    expect(s.push(Buffer.from('end\nnext\n')).map((l) => l.text)).toEqual(['next']);
   });
 
   it('any chunking gives the same lines as splitting the whole text (property)', () => {

@@ -157,7 +157,7 @@ describe('deploy-log reconcile', () => {
     // The run's own stream is untouched: the flag is the read model's, from the execution stream.
     expect((await readAllEvents(r.store, runStream(gone.runId))).map((e) => e.type)).toEqual([
       'RunStarted',
-      'RunCompleted',
+      'RunCompletedSealed',
     ]);
 
     // A second run finds nothing left to do: flags are not repeated.

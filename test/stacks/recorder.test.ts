@@ -181,11 +181,13 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     await recorder.complete({ success: true, exit: noExit, redactor: createRedactor([]) });
     expect(order).toEqual([
       'RunStarted',
+      // The run's output key (its own stream), then its completion, sealed with it.
+      'OutputKeyCreated',
       'sync file',
       'sync deploy-logs/null',
       'sync deploy-logs',
       'sync .',
-      'RunCompleted',
+      'RunCompletedSealed',
     ]);
   });
 
@@ -205,7 +207,7 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     expect(run.truncated).toBe(true);
     expect(toRunJson(run).details.truncated).toBe(true);
     const types = (await readAllEvents(records.store, runStream(run.id))).map((e) => e.type);
-    expect(types).toEqual(['RunStarted', 'RunTruncated', 'RunCompleted']);
+    expect(types).toEqual(['RunStarted', 'RunTruncated', 'RunCompletedSealed']);
   });
 
   it('deletes a finished run: 409 while running; then log, job stream and record go', async () => {

@@ -7,6 +7,7 @@ import { ProjectionRunner } from '../../projections/runtime.js';
 import { Instance } from '../../src/stacks/instances.js';
 import { JobBook, type JobBookOptions } from '../../src/stacks/jobs.js';
 import type { LogBudget } from '../../src/stacks/log-files.js';
+import { OutputKeys } from '../../src/stacks/output-keys.js';
 import { RunBook } from '../../src/stacks/recorder.js';
 import { openStore } from '../../src/store/open.js';
 import type { EventStore, RecordedEvent } from '../../src/store/types.js';
@@ -49,12 +50,15 @@ export async function openRecords(kind: StoreKind, options: RecordsOptions = {})
   const jobsModel = new ProjectionRunner(store, jobs, { snapshotIntervalMs: 60_000 });
   await Promise.all([runsModel.start(), jobsModel.start()]);
   const instance = await Instance.join(store);
+  // One key cache for both books, as the service has.
+  const keys = new OutputKeys(store);
   const runs = new RunBook(store, runsModel, {
     dataDir,
     budget: options.budget ?? { budgetBytes: 2 * 1024 ** 3, remeasureBytes: 1024 ** 2 },
     instance,
+    keys,
   });
-  const jobBook = new JobBook(store, jobsModel, { retentionHours: 24, ...options.jobs, instance });
+  const jobBook = new JobBook(store, jobsModel, { retentionHours: 24, ...options.jobs, instance, keys });
   let stopped = false;
   const records: Records = {
     store,

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type DeployRun,
   type DeployRunsState,
   deployRuns,
   isTerminalRunStatus,
+  openError,
   runsOf,
   toRunJson,
   unfinishedRuns,
@@ -10,7 +12,7 @@ import {
 import { findProjection } from '../../projections/index.js';
 import { type JobsState, jobs, jobsFinishedBefore, messagesOf, runningJobs } from '../../projections/jobs.js';
 import type { RecordedEvent } from '../../src/store/types.js';
-import { jobStream, runStream, type StacksEventMap } from '../../streams/stacks.js';
+import { jobStream, OUTPUT_SHREDDED, runStream, type StacksEventMap } from '../../streams/stacks.js';
 import { STREAM_DELETED, SYSTEM_STREAM } from '../../streams/system.js';
 
 const at = (position: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, position)).toISOString();
@@ -151,6 +153,43 @@ describe('the deploy-runs projection', () => {
     expect(details).toMatchObject({ composeHash: 'c1', logFile: '32.log' });
   });
 
+  it('takes a sealed completion like a clear one; the error stays sealed until a reader opens it', () => {
+    const state = foldRuns([
+      started(40),
+      event(runStream(40), 'RunCompletedSealed', {
+        run_id: 40,
+        status: 'failed',
+        exit_code: 3,
+        exit_code_known: true,
+        error_sealed: 'c2VhbGVk',
+      }),
+      started(41),
+      event(runStream(41), 'RunCompleted', {
+        run_id: 41,
+        status: 'failed',
+        exit_code: 1,
+        exit_code_known: false,
+        error_message: 'in clear, from an older log',
+      }),
+    ]);
+    const sealed = state.runs.get(40) as DeployRun;
+    expect(sealed).toMatchObject({
+      status: 'failed',
+      exitCode: 3,
+      errorMessage: null,
+      errorSealed: 'c2VhbGVk',
+    });
+    // The snapshot (stored in the log) holds the sealed text, never the opened one.
+    expect(JSON.stringify(deployRuns.snapshot?.save(state))).toContain('c2VhbGVk');
+    expect(openError(sealed, (text) => (text === 'c2VhbGVk' ? 'opened' : undefined))).toBe('opened');
+    expect(openError(sealed, () => undefined)).toBe(OUTPUT_SHREDDED);
+    expect(toRunJson(sealed, 'opened').errorMessage).toBe('opened');
+    expect(toRunJson(sealed).errorMessage).toBeNull();
+    const clear = state.runs.get(41) as DeployRun;
+    expect(openError(clear, () => 'never asked')).toBe('in clear, from an older log');
+    expect(toRunJson(clear).errorMessage).toBe('in clear, from an older log');
+  });
+
   it('leaves no summary on a run that printed nothing (unknown, never zero)', () => {
     const state = foldRuns([
       started(3),
@@ -245,7 +284,7 @@ describe('the jobs projection', () => {
     expect(state.jobs.a).toMatchObject({
       status: 'running',
       messages: 3,
-      result: null,
+      success: null,
       runId: 9,
       environmentId: 2,
     });
@@ -255,7 +294,7 @@ describe('the jobs projection', () => {
       status: 'done',
       messages: 4,
       finishedAt: finished.metadata.at,
-      result: { type: 'result', success: false, error: 'bad', exitCode: 2, output: ['l2'] },
+      success: false,
     });
     expect(jobsFinishedBefore(state, '9999').map((j) => j.id)).toEqual(['a']);
     expect(jobsFinishedBefore(state, finished.metadata.at)).toEqual([]);
@@ -264,6 +303,52 @@ describe('the jobs projection', () => {
   it('forgets a job whose stream was deleted', () => {
     const state = foldJobs([jobStarted('b'), jobStarted('c'), deleted(jobStream('b'))]);
     expect(Object.keys(state.jobs)).toEqual(['c']);
+  });
+
+  it('counts sealed messages without their key, and opens them with it', () => {
+    const state = foldJobs([
+      jobStarted('s'),
+      event(jobStream('s'), 'JobStatusSealed', { job_id: 's', sealed: 'st' }),
+      event(jobStream('s'), 'JobOutputSealed', { job_id: 's', count: 2, sealed: 'li' }),
+      event(jobStream('s'), 'JobFinishedSealed', { job_id: 's', success: true, exitCode: 0, sealed: 're' }),
+    ]);
+    expect(state.jobs.s).toMatchObject({ status: 'done', messages: 4, success: true });
+    const opened: Record<string, string> = {
+      st: 'pulling',
+      li: JSON.stringify(['x', 'y']),
+      re: JSON.stringify({ output: ['y'] }),
+    };
+    const open = (sealed: string) => opened[sealed];
+    expect(
+      messagesOf(event(jobStream('s'), 'JobOutputSealed', { job_id: 's', count: 2, sealed: 'li' }), open),
+    ).toEqual([
+      { type: 'line', line: 'x' },
+      { type: 'line', line: 'y' },
+    ]);
+    expect(
+      messagesOf(
+        event(jobStream('s'), 'JobFinishedSealed', { job_id: 's', success: true, exitCode: 0, sealed: 're' }),
+        open,
+      ),
+    ).toEqual([{ type: 'result', success: true, exitCode: 0, output: ['y'] }]);
+    // Its key gone: as many messages as recorded, each saying so.
+    const gone = () => undefined;
+    expect(
+      messagesOf(event(jobStream('s'), 'JobOutputSealed', { job_id: 's', count: 2, sealed: 'li' }), gone),
+    ).toEqual([
+      { type: 'line', line: OUTPUT_SHREDDED },
+      { type: 'line', line: OUTPUT_SHREDDED },
+    ]);
+    expect(
+      messagesOf(
+        event(jobStream('s'), 'JobFinishedSealed', { job_id: 's', success: false, sealed: 're' }),
+        gone,
+      ),
+    ).toEqual([{ type: 'result', success: false, error: OUTPUT_SHREDDED, output: [] }]);
+    // A sealed event read without any opener is a bug, never shown as output.
+    expect(() => messagesOf(event(jobStream('s'), 'JobStatusSealed', { job_id: 's', sealed: 'st' }))).toThrow(
+      /needs its key/,
+    );
   });
 
   it('turns events into messages in order', () => {

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { cutMarker, LineSplitter } from '../../src/stacks/line-splitter.js';
 import { createRedactor, naiveRedact } from '../../src/stacks/redaction.js';
+import type { Redactor } from '../../src/stacks/types.js';
 
 describe('createRedactor', () => {
   it('replaces values over 5 characters with ***', () => {
@@ -80,6 +82,27 @@ describe('createRedactor', () => {
     for (const v of values) expect(r.line(`v=${v};`)).not.toContain(v);
   });
 
+  it('cut(): redacts the whole line, then shows it up to the cut; a value crossing the cut is masked whole', () => {
+    const r = createRedactor(['supersecret', 'pin1']);
+    const line = `${'x'.repeat(10)}supersecret tail`;
+    // The cut falls inside the secret (after "supe"): nothing of it shows.
+    expect(r.cut(line, 14, ' [cut]')).toBe(`${'x'.repeat(10)}*** [cut]`);
+    expect(r.cut(line, 10, ' [cut]')).toBe(`${'x'.repeat(10)} [cut]`);
+    expect(r.cut(line, 21, ' [cut]')).toBe(`${'x'.repeat(10)}*** [cut]`);
+    expect(r.cut(line, 23, ' [cut]')).toBe(`${'x'.repeat(10)}*** t [cut]`);
+    // A short value withholds when it overlaps the shown part, also across the cut; past it, it is not shown.
+    expect(r.cut('abc pin1 def', 6, '|')).toBeNull();
+    expect(r.cut('abc pin1 def', 4, '|')).toBe('abc |');
+    expect(r.cut('abc pin1 def', 5, '|')).toBeNull();
+    // The marker is scanned too: a value it would complete (or hold) withholds the line.
+    expect(createRedactor(['ab|', 'cdefgh']).cut('xxab yy', 4, '|')).toBeNull();
+    expect(createRedactor(['cut', 'cdefgh']).cut('xxab yy', 4, ' [cut]')).toBeNull();
+    expect(createRedactor([]).cut('abcdef', 3, '|')).toBe('abc|');
+    expect(createRedactor(['abc']).longestBytes).toBe(5);
+    expect(createRedactor(['€€', 'x']).longestBytes).toBe(8);
+    expect(createRedactor([]).longestBytes).toBe(0);
+  });
+
   it('uses the sparse automaton for huge alphabets and stays correct', () => {
     // 3000 values of distinct CJK characters: states x classes exceeds the dense limit.
     const values = Array.from({ length: 3000 }, (_, i) =>
@@ -114,6 +137,51 @@ describe('redaction property', () => {
     );
   });
 
+  it('a line cut by the splitter is redacted as if whole, then cut: a value straddling the cut shows no prefix', () => {
+    fc.assert(
+      fc.property(
+        fc
+          .array(fc.constantFrom('a', 'b', 'c', 'é', '😀'), { minLength: 6, maxLength: 20 })
+          .map((a) => a.join('')),
+        fc.nat(100),
+        fc.nat(40),
+        (secret, offset, limitDelta) => {
+          // The cut at `limit` bytes falls inside the secret, which starts `before` bytes into the line.
+          const bytes = Buffer.byteLength(secret);
+          const before = offset % 30;
+          const limit = before + 1 + (limitDelta % (bytes - 1));
+          const line = `${'x'.repeat(before)}${secret}${'y'.repeat(offset)}`;
+          const shown = pipeline([secret], line, limit);
+          // The cut steps back to a character boundary: when that is the secret's start, none of it shows.
+          const masked = keepOf(line, limit) > before ? '***' : '';
+          expect(shown).toBe(`${'x'.repeat(before)}${masked}${cutMarker(limit)}`);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('splitter and redactor together agree with a brute-force oracle on the whole line (cut or not)', () => {
+    const cutAlphabet = fc.constantFrom('a', 'b', 'c', '*', '=', ' ', 'é', '😀');
+    const cutValue = fc.array(cutAlphabet, { minLength: 0, maxLength: 12 }).map((a) => a.join(''));
+    const cutText = fc.array(cutAlphabet, { maxLength: 60 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(
+        fc.array(cutValue, { maxLength: 6 }),
+        fc.array(fc.oneof(cutText, cutValue), { maxLength: 6 }),
+        fc.integer({ min: 1, max: 80 }),
+        (values, parts, limit) => {
+          const line = parts.join('');
+          const marker = '⟂';
+          const shown = pipeline(values, line, limit, marker);
+          const keep = keepOf(line, limit);
+          expect(shown).toBe(oracle(values, line, keep, keep < line.length ? marker : ''));
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+
   it('agrees with the naive replaceAll loop when values do not overlap each other', () => {
     const word = fc
       .array(fc.constantFrom('q', 'r', 's', 't'), { minLength: 1, maxLength: 10 })
@@ -131,3 +199,63 @@ describe('redaction property', () => {
     );
   });
 });
+
+/**
+ * One line through the LineSplitter (limit `limit` bytes, overlap the redactor's longest value) and the
+ * redactor, as the service does: a cut line with `Redactor.cut`, another with `Redactor.line`.
+ */
+function pipeline(values: readonly string[], line: string, limit: number, marker?: string): string | null {
+  const redactor: Redactor = createRedactor(values);
+  const splitter = new LineSplitter(limit, redactor.longestBytes);
+  const lines = [...splitter.push(Buffer.from(`${line}\n`)), ...splitter.end()];
+  expect(lines).toHaveLength(1);
+  const [split] = lines;
+  if (split === undefined) throw new Error('no line');
+  if (split.cut === undefined) return redactor.line(split.text);
+  return redactor.cut(split.text, split.cut.keep, marker ?? split.cut.marker);
+}
+
+/** Code units of the longest prefix of `line` of at most `limit` UTF-8 bytes, ending on a character. */
+function keepOf(line: string, limit: number): number {
+  if (Buffer.byteLength(line) <= limit) return line.length;
+  let bytes = 0;
+  let units = 0;
+  for (const ch of line) {
+    bytes += Buffer.byteLength(ch);
+    if (bytes > limit) break;
+    units += ch.length;
+  }
+  return units;
+}
+
+/**
+ * The rules by brute force on the whole line: every occurrence of every value; long ones joined into
+ * spans (overlapping or touching), each shown as `***`; the line shown up to `keep`, a span reaching
+ * over it masked whole; a short occurrence starting before `keep` outside every span withholds; what is
+ * shown is withheld when it holds a value.
+ */
+function oracle(values: readonly string[], line: string, keep: number, suffix: string): string | null {
+  const distinct = [...new Set(values.filter((v) => v.length > 0))];
+  const occurrences: Array<{ start: number; end: number; long: boolean }> = [];
+  for (const v of distinct)
+    for (let i = line.indexOf(v); i !== -1; i = line.indexOf(v, i + 1))
+      occurrences.push({ start: i, end: i + v.length, long: v.length > 5 });
+  const spans: Array<{ start: number; end: number }> = [];
+  for (const o of occurrences.filter((o) => o.long).sort((a, b) => a.start - b.start)) {
+    const last = spans.at(-1);
+    if (last && o.start <= last.end) last.end = Math.max(last.end, o.end);
+    else spans.push({ start: o.start, end: o.end });
+  }
+  for (const o of occurrences)
+    if (!o.long && o.start < keep && !spans.some((s) => s.start <= o.start && o.end <= s.end)) return null;
+  let out = '';
+  let at = 0;
+  for (const span of spans) {
+    if (span.start >= keep) break;
+    out += `${line.slice(at, span.start)}***`;
+    at = span.end;
+  }
+  if (at < keep) out += line.slice(at, keep);
+  out += suffix;
+  return distinct.some((v) => out.includes(v)) ? null : out;
+}

@@ -85,6 +85,8 @@ export const TOKENS = {
   nogrant: 't-nogrant',
   /** view and edit everywhere, but access to no environment */
   noaccess: 't-noaccess',
+  /** view from a grant without an environment list (global only), access to no environment */
+  globalviewer: 't-globalviewer',
 } as const;
 export type UserKind = keyof typeof TOKENS;
 export const USER_KINDS = Object.keys(TOKENS) as UserKind[];
@@ -127,6 +129,12 @@ export const USERS: Record<UserKind, UserJson> = {
     name: 'noaccess',
     token: TOKENS.noaccess,
     grants: [{ resource: 'stacks', actions: ['view', 'edit'], environments: '*' }],
+    environmentAccess: [],
+  },
+  globalviewer: {
+    name: 'globalviewer',
+    token: TOKENS.globalviewer,
+    grants: [{ resource: 'stacks', actions: ['view'] }],
     environmentAccess: [],
   },
 };

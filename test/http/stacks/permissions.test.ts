@@ -43,14 +43,15 @@ type Action = 'view' | 'edit';
 const hasGlobal = (u: UserJson, a: Action) =>
   u.admin === true || (u.grants ?? []).some((g) => g.resource === 'stacks' && g.actions.includes(a));
 
-/** Scoped to environment E: a grant gives the action with E listed, or `"*"`, or no list at all. */
+/** Scoped to environment E: a grant gives the action with E listed or `"*"`; a grant without a list is global only. */
 const hasScoped = (u: UserJson, a: Action, env: number) =>
   u.admin === true ||
   (u.grants ?? []).some(
     (g) =>
       g.resource === 'stacks' &&
       g.actions.includes(a) &&
-      (g.environments === undefined || g.environments === '*' || g.environments.includes(env)),
+      g.environments !== undefined &&
+      (g.environments === '*' || g.environments.includes(env)),
   );
 
 const hasAccess = (u: UserJson, env: number) =>
@@ -295,6 +296,7 @@ describeStacks('permissions', () => {
     expect(ENVS.map((env) => listRule(USERS.editor1, 'edit', env))).toEqual([true, true, false]);
     expect(ENVS.map((env) => runRule(USERS.viewer, 'edit', env))).toEqual([false, false, false]);
     expect(ENVS.map((env) => listRule(USERS.nogrant, 'view', env))).toEqual([false, false, false]);
+    expect(ENVS.map((env) => runRule(USERS.globalviewer, 'view', env))).toEqual([true, false, false]);
   });
 
   describe('the matrix', () => {
@@ -338,6 +340,35 @@ describeStacks('permissions', () => {
         });
         expect([reply.status, reply.value], value).toEqual([401, { error: 'unauthorized' }]);
       }
+    });
+  });
+
+  describe('a grant without an environment list (CONTRACT.md: global only)', () => {
+    it('reads nothing of environment 1: single run, log, log follow, job poll and job events are 403', async () => {
+      const { runId, jobId } = fixtures[key(1)] as { runId: number; jobId: string };
+      const client = server.as('globalviewer');
+      const base = `/api/stacks/perm/deploys/${runId}`;
+      const answers: Array<[string, number, boolean]> = [];
+      const note = async (what: string, reply: Reply) => {
+        answers.push([what, reply.status, isForbiddenBody(reply)]);
+      };
+      await note('list', await client.get(`/api/stacks/perm/deploys${q(1)}`));
+      await note('run', await client.get(base));
+      await note('log', await client.get(`${base}/log`));
+      const follow = await openSse(client.port, `${base}/log?follow=true`, client.token);
+      await sseEnded(follow);
+      await note('log follow', sseReply(follow.status, follow.text()));
+      await note('job poll', await client.get(`/api/jobs/${jobId}`));
+      const events = await openSse(client.port, `/api/jobs/${jobId}/events`, client.token);
+      await sseEnded(events);
+      await note('job events', sseReply(events.status, events.text()));
+      expect(answers).toEqual(
+        ['list', 'run', 'log', 'log follow', 'job poll', 'job events'].map((what) => [what, 403, true]),
+      );
+      // The global permission it does give: the local environment's runs.
+      const local = fixtures[key(null)] as { runId: number };
+      expect((await client.get(`/api/stacks/perm/deploys/${local.runId}`)).status).toBe(200);
+      expect((await client.get(`/api/stacks/perm/deploys${q(null)}`)).status).toBe(200);
     });
   });
 

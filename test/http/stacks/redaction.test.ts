@@ -139,6 +139,45 @@ describeStacks('output redaction', () => {
     expectClean(log.text, 'the log endpoint');
   });
 
+  it('a secret straddling the 64 KiB line cut is redacted whole: no prefix of it before the marker', async () => {
+    const LIMIT = 64 * 1024;
+    const marker = ` [line cut at ${LIMIT} bytes]`;
+    // The cut falls 8 characters into the secret (`s3cr3t-t`), on stdout and on stderr alike.
+    const before = 'x'.repeat(LIMIT - 8);
+    const long = `${before}${SECRET}${'z'.repeat(5000)}`;
+    const ack = await createStack(admin, 'straddle', 1, {
+      compose: composeText({ lines: [long, 'after'], stderr: [long], exit: 3 }),
+      variables: [{ name: 'SECRET_TOKEN', value: SECRET, secret: true }],
+    });
+    const live = await openSse(server.port, `/api/jobs/${ack.jobId}/events`, TOKENS.admin);
+    const job = await waitJob(admin, ack.jobId);
+    await ended(live);
+    const cut = `${before}***${marker}`;
+    const prefix = SECRET.slice(0, 8);
+    const lines = job.messages.filter((m) => m.type === 'line').map((m) => m.line);
+    expect(lines).toEqual([cut, 'after', cut]);
+    const run = await waitRun(admin, 'straddle', ack.runId as number);
+    expect(run.status).toBe('failed');
+    expect(await logLines(server.dataDir, 1, ack.runId as number)).toEqual([cut, 'after', cut]);
+    const follow = await openSse(
+      server.port,
+      `/api/stacks/straddle/deploys/${ack.runId}/log?follow=true`,
+      TOKENS.admin,
+    );
+    await ended(follow);
+    const log = await admin.get(`/api/stacks/straddle/deploys/${ack.runId}/log`);
+    for (const [where, text] of [
+      ['the job poll', JSON.stringify(job)],
+      ['the job event stream', live.text()],
+      ['the run', JSON.stringify(run)],
+      ['the followed log', follow.text()],
+      ['the log endpoint', log.text],
+    ] as const) {
+      expect(text.includes(prefix), `${prefix} in ${where}`).toBe(false);
+      expectClean(text, where);
+    }
+  }, 60_000);
+
   it('the JSON path’s answer and error are redacted too', async () => {
     const reply = await admin.post(
       '/api/stacks?env=2',
