@@ -392,7 +392,7 @@ export class StacksService {
   }
 
   private checkProvider(name: string | null): void {
-    if (name !== null && !Object.hasOwn(this.config.secretProviders, name))
+    if (name !== null && !this.config.secretProviders.has(name))
       throw new StacksError(400, `Unknown secret provider ${JSON.stringify(name)}`);
   }
 
@@ -694,9 +694,10 @@ export class StacksService {
     timeoutMs: number,
   ): Promise<Record<string, string>> {
     const name = stack.secretProvider as string;
-    const provider = this.config.secretProviders[name];
+    const provider = this.config.secretProviders.get(name);
     if (!provider) throw new StacksError(400, `Unknown secret provider ${JSON.stringify(name)}`);
-    const env: Record<string, string> = {};
+    // Without a prototype: a variable named `__proto__` is a key like any other (issue 15).
+    const env: Record<string, string> = Object.create(null);
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     return resolveSecrets(provider, { cwd, timeoutMs, env, name });
   }
