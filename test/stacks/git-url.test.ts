@@ -90,7 +90,12 @@ describe('gitRemote and gitEnv', () => {
   it('keeps variables named after Object.prototype properties', () => {
     const base = JSON.parse('{"__proto__": "p", "constructor": "c", "PATH": "/bin"}') as NodeJS.ProcessEnv;
     const env = gitEnv(base);
-    expect(Object.entries(env)).toEqual(expect.arrayContaining([['__proto__', 'p'], ['constructor', 'c']]));
+    expect(Object.entries(env)).toEqual(
+      expect.arrayContaining([
+        ['__proto__', 'p'],
+        ['constructor', 'c'],
+      ]),
+    );
   });
 
   it('adds no header without credentials', () => {
