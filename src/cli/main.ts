@@ -13,6 +13,7 @@ import { migrate } from './migrate.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import { rebuildAll, rebuildThroughServer } from './rebuild.js';
 import { type ReplayOptions, runReplay } from './replay.js';
+import { reportStrayErrors } from './stray-errors.js';
 
 import { DEFAULT_EDITOR_PORT, runServe } from './serve.js';
 import { DEFAULT_STACKS_HOST, DEFAULT_STACKS_PORT, runStacks, type StacksCommandOptions } from './stacks.js';
@@ -265,4 +266,6 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// Before anything runs: no error thrown in a stream consumer may end a server (issue 15).
+reportStrayErrors();
 process.exitCode = await main(process.argv);
