@@ -11,6 +11,7 @@ import { runCompose } from './compose-runner.js';
 import { findEnvironment } from './config.js';
 import { conflict, notFound, StacksError } from './errors.js';
 import { Instance } from './instances.js';
+import { consumeLines } from './line-consumer.js';
 import type { Job } from './jobs.js';
 import { JobBook } from './jobs.js';
 import { Leftovers } from './leftovers.js';
@@ -124,6 +125,7 @@ const CLOSE_GRACE_MS = 10_000;
 
 export const STACK_BUSY_MESSAGE = 'Stack has a job running';
 export const SERVER_STOPPING_MESSAGE = 'The server was stopped during this job; compose was stopped';
+export const LINE_FAULT_MESSAGE = 'Internal error while handling the compose output; compose was stopped';
 
 /** A stack's running job: its compose process, its end, and how its claim on the stack is let go. */
 interface JobSlot {
@@ -611,8 +613,9 @@ export class StacksService {
         else job.composeStarted(group);
       }
       const lineRedactor = redactor;
-      // Subscribed at once: the runner replays what came before the first subscriber.
-      process_.lines.subscribe((output) => {
+      // Subscribed at once: the runner replays what came before the first subscriber. A throw in here
+      // stops compose and fails this job (below), never the process.
+      const feed = consumeLines(process_, (output) => {
         printed += 1;
         summary.add(output.line);
         const shown = lineRedactor.line(output.line);
@@ -625,7 +628,13 @@ export class StacksService {
         }
       });
       exit = await process_.exit;
-      if (exit.exitCode !== 0) {
+      if (feed.faulted) {
+        const reason = feed.fault instanceof Error ? feed.fault : new Error(String(feed.fault));
+        process.stderr.write(
+          `stacks: job ${job.id}: an output line could not be handled; compose was stopped: ${lineRedactor.text(reason.stack ?? reason.message)}\n`,
+        );
+        failure = `${LINE_FAULT_MESSAGE}: ${reason.message}`;
+      } else if (exit.exitCode !== 0) {
         failure = describeFailure(exit);
         if (exit.timedOut)
           failure = `Timed out after ${this.config.jobs.timeoutSeconds} s; compose was stopped`;
