@@ -13,12 +13,12 @@ import { migrate } from './migrate.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import { rebuildAll, rebuildThroughServer } from './rebuild.js';
 import { type ReplayOptions, runReplay } from './replay.js';
-import { reportStrayErrors } from './stray-errors.js';
 
 import { DEFAULT_EDITOR_PORT, runServe } from './serve.js';
 import { DEFAULT_STACKS_HOST, DEFAULT_STACKS_PORT, runStacks, type StacksCommandOptions } from './stacks.js';
 
 import { announcesControl, dataDirOf, type StoreOptions, storeUrlOf } from './store-option.js';
+import { reportStrayErrors } from './stray-errors.js';
 
 const position = (value: string) => {
   if (!/^\d+$/.test(value))
