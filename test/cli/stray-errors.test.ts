@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { assertBuilt, repoRoot } from './helpers.js';
+import { assertBuilt, repoRoot, watch } from './helpers.js';
 
 const strayErrorsJs = pathToFileURL(join(repoRoot, 'dist', 'src', 'cli', 'stray-errors.js')).href;
 
@@ -35,25 +35,15 @@ setTimeout(() => {
 }, 10);
 `;
 
-function run(source: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // `-e` with the repository as working folder: 'rxjs' resolves to the instance the build uses.
-    const child = spawn(process.execPath, ['--input-type=module', '-e', source], {
+/** Runs `source` as an ES module with the repository as working folder ('rxjs' resolves as the build's). */
+const run = (source: string) =>
+  watch(
+    spawn(process.execPath, ['--input-type=module', '-e', source], {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+    }),
+    30_000,
+  ).done;
 
 describe('stray errors in the chronicle command', () => {
   it('a throw in a subscriber and an unhandled rejection are logged, and the process goes on', async () => {

@@ -4,9 +4,10 @@
  */
 import { request } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { config, Subject } from 'rxjs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Subject } from 'rxjs';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EventStream, streamObserver } from '../../src/http/event-stream.js';
+import { collectUnhandledRxjsErrors } from '../rxjs-unhandled.js';
 
 let app: FastifyInstance;
 let port: number;
@@ -38,14 +39,8 @@ afterAll(async () => {
   await app.close();
 });
 
-let unhandled: unknown[] = [];
-const before = config.onUnhandledError;
-beforeEach(() => {
-  unhandled = [];
-  config.onUnhandledError = (error) => unhandled.push(error);
-});
+const unhandled = collectUnhandledRxjsErrors();
 afterEach(() => {
-  config.onUnhandledError = before;
   vi.restoreAllMocks();
 });
 
@@ -87,7 +82,7 @@ describe('streamObserver', () => {
     expect(logged.join('')).toContain(
       'test feed: the event stream was ended: Error: cannot frame constructor',
     );
-    expect(unhandled).toEqual([]);
+    expect(unhandled.errors).toEqual([]);
     const ping = await get('/ping');
     expect(ping.status).toBe(200);
     expect(await ping.text).toBe('{"pong":true}');
@@ -102,6 +97,6 @@ describe('streamObserver', () => {
     (feeds[2] as Subject<string>).error(new Error('gone'));
     expect(await first.text).toBe('data: x\n\n');
     expect(await second.text).toBe('');
-    expect(unhandled).toEqual([]);
+    expect(unhandled.errors).toEqual([]);
   });
 });

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { config } from 'rxjs';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCompose } from '../../src/stacks/compose-runner.js';
 import { consumeLines } from '../../src/stacks/line-consumer.js';
 import type { OutputLine } from '../../src/stacks/types.js';
+import { collectUnhandledRxjsErrors } from '../rxjs-unhandled.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chronicle-line-consumer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,15 +27,7 @@ const run = () =>
   });
 
 // Anything RxJS would rethrow from a timer (and so end the process) is collected here instead.
-let unhandled: unknown[] = [];
-const before = config.onUnhandledError;
-beforeEach(() => {
-  unhandled = [];
-  config.onUnhandledError = (error) => unhandled.push(error);
-});
-afterEach(() => {
-  config.onUnhandledError = before;
-});
+const unhandled = collectUnhandledRxjsErrors();
 
 describe('consumeLines', () => {
   it('hands every line over while the handler works', async () => {
@@ -50,7 +42,7 @@ describe('consumeLines', () => {
     expect(feed.faulted).toBe(false);
     expect(seen.slice(0, 3).map((l) => l.line)).toEqual(['line 0', 'line 1', 'line 2']);
     expect(feed.fed).toBe(seen.length);
-    expect(unhandled).toEqual([]);
+    expect(unhandled.errors).toEqual([]);
   }, 30_000);
 
   it('a throw in the handler stops compose, keeps what was thrown, and hands over no later line', async () => {
@@ -67,6 +59,6 @@ describe('consumeLines', () => {
     expect(feed).toMatchObject({ faulted: true, fault: boom, fed: 3 });
     expect(seen).toEqual(['line 0', 'line 1', 'line 2']);
     // Nothing reached RxJS's unhandled-error path, where the process would have ended.
-    expect(unhandled).toEqual([]);
+    expect(unhandled.errors).toEqual([]);
   }, 30_000);
 });
