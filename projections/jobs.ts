@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../src/store/types.js';
+import type { Json, RecordedEvent } from '../src/store/types.js';
 import {
   type ComposeGroup,
   type EnvironmentId,
@@ -37,9 +37,13 @@ export interface JobInfo {
   composeGroup?: ComposeGroup;
 }
 
-/** Jobs by id. Plain JSON, so the snapshot is the state itself. */
+/**
+ * Jobs by id. A Map: ids come from requests (`GET /api/jobs/{id}`), and on a plain object `constructor`
+ * or `__proto__` would find Object.prototype's properties (issue 15). Its snapshot keeps the JSON
+ * shape of older builds (an object of jobs by id), so their snapshots still load.
+ */
 export interface JobsState {
-  jobs: Record<string, JobInfo>;
+  jobs: Map<string, JobInfo>;
 }
 
 export const jobIdOfStream = (stream: string): string | undefined =>
@@ -138,27 +142,27 @@ export function messagesOf(event: RecordedEvent, open?: OpenText): JobMessage[] 
 
 /** Finished jobs whose result is older than `cutoff` (ISO time): what retention deletes. */
 export const jobsFinishedBefore = (state: JobsState, cutoff: string): JobInfo[] =>
-  Object.values(state.jobs).filter((job) => job.finishedAt !== null && job.finishedAt < cutoff);
+  [...state.jobs.values()].filter((job) => job.finishedAt !== null && job.finishedAt < cutoff);
 
 export const runningJobs = (state: JobsState): JobInfo[] =>
-  Object.values(state.jobs).filter((job) => job.status === 'running');
+  [...state.jobs.values()].filter((job) => job.status === 'running');
 
 export const jobs: Projection<JobsState> = {
   name: 'jobs',
   // 2: jobs know their instance. 3: jobs know their compose process group (JobComposeStarted).
   // 4: `success` instead of the result (no output in the read model); the sealed events.
   version: 4,
-  initial: () => ({ jobs: {} }),
+  initial: () => ({ jobs: new Map() }),
   evolve(state, event) {
     if (event.stream === SYSTEM_STREAM && event.type === STREAM_DELETED) {
       // Retention and run deletion remove a job's stream: the job leaves the read model with it.
       const jobId = jobIdOfStream((event.data as StreamDeletedData).stream);
-      if (jobId !== undefined) delete state.jobs[jobId];
+      if (jobId !== undefined) state.jobs.delete(jobId);
       return state;
     }
     if (event.type === 'JobComposeStarted' && event.stream.startsWith(JOB_STREAM_PREFIX)) {
       const d = event.data as StacksEventMap['JobComposeStarted'];
-      const job = state.jobs[d.job_id];
+      const job = state.jobs.get(d.job_id);
       if (job) job.composeGroup = { ...d.group };
       return state;
     }
@@ -166,7 +170,7 @@ export const jobs: Projection<JobsState> = {
     const e = event as JobEvent;
     if (e.type === 'JobStarted') {
       const d = e.data;
-      state.jobs[d.job_id] = {
+      state.jobs.set(d.job_id, {
         id: d.job_id,
         kind: d.kind,
         stack: d.stack,
@@ -179,10 +183,10 @@ export const jobs: Projection<JobsState> = {
         startedAt: e.metadata.at,
         finishedAt: null,
         ...(typeof e.metadata.instanceId === 'string' ? { instanceId: e.metadata.instanceId } : {}),
-      };
+      });
       return state;
     }
-    const job = state.jobs[e.data.job_id];
+    const job = state.jobs.get(e.data.job_id);
     if (!job) return state;
     switch (e.type) {
       case 'JobOutput':
@@ -206,5 +210,12 @@ export const jobs: Projection<JobsState> = {
         break;
     }
     return state;
+  },
+  snapshot: {
+    // `Object.entries` and `Object.fromEntries` keep every id as an own key, `__proto__` included.
+    save: (state) => ({ jobs: Object.fromEntries(state.jobs) }) as unknown as Json,
+    load: (json) => ({
+      jobs: new Map(Object.entries((json as unknown as { jobs: Record<string, JobInfo> }).jobs)),
+    }),
   },
 };

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { Observer } from 'rxjs';
 
 /**
  * A server-sent events answer over a Fastify reply. The writer never buffers without bound: `ready()`
@@ -102,4 +103,33 @@ export function eventFrame(data: string, id?: number): string {
   let frame = id !== undefined ? `id: ${id}\n` : '';
   for (const line of data.split('\n')) frame += `data: ${line}\n`;
   return `${frame}\n`;
+}
+
+/**
+ * The observer an event-stream answer subscribes with. A throw in one of its handlers (a bug, a message
+ * that cannot be framed) ends this one answer and is written on standard error under `what`; left to
+ * RxJS it would be rethrown from a timer, where Node exits (issue 15), and the answer would hang. An
+ * error or completion without a handler of its own ends the answer.
+ */
+export function streamObserver<T>(
+  stream: EventStream,
+  what: string,
+  handlers: { next: (value: T) => void; error?: (error: unknown) => void; complete?: () => void },
+): Observer<T> {
+  const guarded =
+    <A extends unknown[]>(handler: (...args: A) => void) =>
+    (...args: A): void => {
+      try {
+        handler(...args);
+      } catch (error) {
+        const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        process.stderr.write(`${what}: the event stream was ended: ${text}\n`);
+        stream.end();
+      }
+    };
+  return {
+    next: guarded(handlers.next),
+    error: guarded(handlers.error ?? (() => stream.end())),
+    complete: guarded(handlers.complete ?? (() => stream.end())),
+  };
 }

@@ -20,14 +20,17 @@ export function decodeComponent(raw: string): string {
   return Buffer.from(bytes).toString('utf8');
 }
 
-/** `a=1&b=x+y` -> { a: '1', b: 'x y' }; the first of a repeated name wins. */
+/**
+ * `a=1&b=x+y` -> { a: '1', b: 'x y' }; the first of a repeated name wins. The result has no prototype:
+ * a parameter named `constructor` or `__proto__` is a parameter like any other (issue 15).
+ */
 export function parseQuery(search: string): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = Object.create(null);
   for (const part of search.split('&')) {
     if (part === '') continue;
     const eq = part.indexOf('=');
     const name = decodeComponent(eq === -1 ? part : part.slice(0, eq));
-    if (!(name in out)) out[name] = decodeComponent(eq === -1 ? '' : part.slice(eq + 1));
+    if (!Object.hasOwn(out, name)) out[name] = decodeComponent(eq === -1 ? '' : part.slice(eq + 1));
   }
   return out;
 }

@@ -4,7 +4,7 @@ import { checkEnvAccess } from '../stacks/auth.js';
 import { notFound } from '../stacks/errors.js';
 import type { JobChunk } from '../stacks/jobs.js';
 import type { StacksService } from '../stacks/service.js';
-import { EventStream } from './event-stream.js';
+import { EventStream, streamObserver } from './event-stream.js';
 import { allow, userOf } from './stacks-request.js';
 
 const JOB_NOT_FOUND = 'Job not found';
@@ -52,12 +52,13 @@ export function jobRoutes(app: FastifyInstance, service: StacksService): void {
     const info = jobOf(request);
     const from = resumeIndex(request.headers['last-event-id']);
     const stream = new EventStream(reply);
-    const subscription = service.jobs.chunks(info.id, from, { ready: () => stream.ready() }).subscribe({
-      next: (chunk) => stream.write(framesOf(chunk)),
-      complete: () => stream.end(),
-      // Too slow, or the job's stream was deleted: the client may resume with Last-Event-ID.
-      error: () => stream.end(),
-    });
+    const subscription = service.jobs.chunks(info.id, from, { ready: () => stream.ready() }).subscribe(
+      // Too slow, or the job's stream was deleted: the stream ends and the client may resume with
+      // Last-Event-ID.
+      streamObserver(stream, `stacks: events of job ${info.id}`, {
+        next: (chunk) => stream.write(framesOf(chunk)),
+      }),
+    );
     stream.onClose(() => subscription.unsubscribe());
     return reply;
   });

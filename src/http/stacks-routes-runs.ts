@@ -6,7 +6,7 @@ import { readLog } from '../stacks/log-files.js';
 import { parseRunId, parseStackName } from '../stacks/names.js';
 import type { StacksService } from '../stacks/service.js';
 import type { StackAction } from '../stacks/types.js';
-import { EventStream } from './event-stream.js';
+import { EventStream, streamObserver } from './event-stream.js';
 import { allow, envOf, userOf } from './stacks-request.js';
 
 /** Bytes a followed log may have waiting on a slow client before its stream is ended. */
@@ -65,17 +65,18 @@ export function runRoutes(app: FastifyInstance, service: StacksService): void {
 /** `log?follow=true`: every line from the first, live while the run runs, then its final status. */
 function followLog(service: StacksService, run: DeployRun, reply: FastifyReply): void {
   const stream = new EventStream(reply);
-  const subscription = service.runs.followLog(run.id).subscribe({
-    next: (event) => {
-      stream.send(JSON.stringify(event));
-      // The recorder's feed has no pause: a client this far behind is let go rather than buffered for.
-      if (reply.raw.writableLength > MAX_FOLLOW_BACKLOG) stream.end();
-    },
-    complete: () => stream.end(),
-    error: (error: unknown) => {
-      stream.send(JSON.stringify({ type: 'error', error: (error as Error).message }));
-      stream.end();
-    },
-  });
+  const subscription = service.runs.followLog(run.id).subscribe(
+    streamObserver(stream, `stacks: log of run ${run.id}`, {
+      next: (event) => {
+        stream.send(JSON.stringify(event));
+        // The recorder's feed has no pause: a client this far behind is let go rather than buffered for.
+        if (reply.raw.writableLength > MAX_FOLLOW_BACKLOG) stream.end();
+      },
+      error: (error: unknown) => {
+        stream.send(JSON.stringify({ type: 'error', error: (error as Error).message }));
+        stream.end();
+      },
+    }),
+  );
   stream.onClose(() => subscription.unsubscribe());
 }

@@ -7,12 +7,17 @@ import type { StacksService } from '../stacks/service.js';
 import { parseSettingsPatch } from '../stacks/settings.js';
 import { userOf } from './stacks-request.js';
 
-/** Schedule types the toggle knows; both are refused, as neither has a per-item schedule to pause. */
-const TOGGLE_REFUSALS: Record<string, string> = {
-  [RECONCILE_SCHEDULE_TYPE]:
+/**
+ * Schedule types the toggle knows; both are refused, as neither has a per-item schedule to pause. A Map:
+ * the type comes from the path, and `constructor` must be as unknown as any other word (issue 15).
+ */
+const TOGGLE_REFUSALS: ReadonlyMap<string, string> = new Map([
+  [
+    RECONCILE_SCHEDULE_TYPE,
     'deploy_log_reconcile cannot be paused or resumed per item; set deployLogReconcileEnabled in /api/settings/general',
-  stack_deploy: 'stack_deploy has no schedule of its own to pause or resume',
-};
+  ],
+  ['stack_deploy', 'stack_deploy has no schedule of its own to pause or resume'],
+]);
 
 /**
  * Settings, the reconcile's manual run, the per-item toggle and the execution history (CONTRACT.md's
@@ -45,7 +50,7 @@ export function scheduleRoutes(app: FastifyInstance, service: StacksService): vo
 
   app.post('/api/schedules/:type/:id/toggle', async (request) => {
     const { type, id } = request.params as { type: string; id: string };
-    const refusal = TOGGLE_REFUSALS[type];
+    const refusal = TOGGLE_REFUSALS.get(type);
     if (refusal === undefined) throw notFound(`No schedule type ${JSON.stringify(type)}`);
     if (!/^(0|[1-9][0-9]*)$/.test(id)) throw badRequest(`Invalid schedule id ${JSON.stringify(id)}`);
     throw badRequest(refusal);

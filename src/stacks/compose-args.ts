@@ -45,7 +45,8 @@ export function composeEnv(
   providerSecrets: Readonly<Record<string, string>>,
   environment: Environment | null,
 ): Record<string, string> {
-  const env: Record<string, string> = {};
+  // Without a prototype: `env.__proto__ = value` on a plain object would drop a variable of that name.
+  const env: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(processEnv)) if (v !== undefined) env[k] = v;
   for (const v of variables) env[v.name] = v.value;
   for (const [k, v] of Object.entries(providerSecrets)) env[k] = v;

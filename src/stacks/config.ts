@@ -153,6 +153,20 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return `${subject} ${issue.message}`;
 }
 
+/**
+ * Names zod's record leaves out without a word: it never assigns `__proto__` (on a plain object that
+ * would replace the prototype), so a provider of that name would silently vanish. It is refused instead.
+ */
+function unusableNames(raw: unknown): string[] {
+  const providers =
+    raw !== null && typeof raw === 'object'
+      ? (raw as { secretProviders?: unknown }).secretProviders
+      : undefined;
+  if (providers === null || typeof providers !== 'object' || !Object.hasOwn(providers, '__proto__'))
+    return [];
+  return ['config secretProviders["__proto__"] cannot name a provider: choose another name'];
+}
+
 /** Checks across entries: unique ids, names and tokens, and grants naming environments that exist. */
 function crossChecks(input: ConfigInput): string[] {
   const problems: string[] = [];
@@ -226,7 +240,10 @@ export const adminTokenNotice = (token: string) => `stacks admin token: ${token}
  */
 export function resolveStacksConfig(raw: unknown, file?: string): LoadedStacksConfig {
   const parsed = configSchema.safeParse(raw);
-  const problems = parsed.success ? crossChecks(parsed.data) : parsed.error.issues.map(describeIssue);
+  const problems = [
+    ...unusableNames(raw),
+    ...(parsed.success ? crossChecks(parsed.data) : parsed.error.issues.map(describeIssue)),
+  ];
   if (!parsed.success || problems.length > 0) {
     const where = file ? ` (${file})` : '';
     throw new ConfigError(`invalid stacks config${where}:\n${problems.join('\n')}`, file);
@@ -266,7 +283,7 @@ export function resolveStacksConfig(raw: unknown, file?: string): LoadedStacksCo
     environments,
     users,
     compose: { command: input.compose?.command ?? [...DEFAULT_COMPOSE_COMMAND] },
-    secretProviders: Object.fromEntries(
+    secretProviders: new Map(
       Object.entries(input.secretProviders ?? {}).map(([name, p]) => [name, { command: p.command }]),
     ),
     deployLogs: {

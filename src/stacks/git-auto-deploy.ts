@@ -34,6 +34,8 @@ const quietLogger = {
 
 export class AutoDeploySchedules {
   private readonly tasks = new Map<string, { expression: string; task: ScheduledTask }>();
+  /** Expressions node-cron refused, by stack key: said once, tried again only when they change. */
+  private readonly refused = new Map<string, string>();
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
 
@@ -47,20 +49,31 @@ export class AutoDeploySchedules {
   /** Brings the tasks in line with `wanted` (stack key → cron expression). */
   sync(wanted: ReadonlyMap<string, string>): void {
     if (this.stopped) return;
-    const plan = planSchedules(this.scheduled, wanted);
+    const plan = planSchedules(new Map([...this.scheduled, ...this.refused]), wanted);
     for (const key of plan.stop) {
       const entry = this.tasks.get(key);
       this.tasks.delete(key);
+      this.refused.delete(key);
       void entry?.task.destroy();
     }
     for (const [key, expression] of plan.start) {
-      const task = cron.schedule(expression, () => this.run(key), {
-        name: `git-auto-deploy ${key}`,
-        // A tick that is still fetching or deploying makes the next ones skip their turn.
-        noOverlap: true,
-        logger: quietLogger,
-      });
-      this.tasks.set(key, { expression, task });
+      // Expressions are checked before they are recorded, but a log written by another version may
+      // hold one node-cron refuses: that stack goes without its schedule, the others keep theirs, and
+      // the caller (a subscriber of the read model) never throws (issue 15).
+      try {
+        const task = cron.schedule(expression, () => this.run(key), {
+          name: `git-auto-deploy ${key}`,
+          // A tick that is still fetching or deploying makes the next ones skip their turn.
+          noOverlap: true,
+          logger: quietLogger,
+        });
+        this.tasks.set(key, { expression, task });
+      } catch (error) {
+        this.refused.set(key, expression);
+        process.stderr.write(
+          `stacks: cannot schedule the auto-deploy of ${key} on ${JSON.stringify(expression)}: ${(error as Error).message}\n`,
+        );
+      }
     }
   }
 

@@ -177,7 +177,8 @@ const DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024;
 
 /** The environment git runs in: never prompting, C messages (they are matched), credentials as config. */
 export function gitEnv(base: NodeJS.ProcessEnv, remote?: GitRemote): Record<string, string> {
-  const env: Record<string, string> = {};
+  // Without a prototype, so a variable named `__proto__` is kept like any other.
+  const env: Record<string, string> = Object.create(null);
   for (const [key, value] of Object.entries(base)) {
     if (value === undefined) continue;
     // A caller's own config-by-environment would shift our GIT_CONFIG_* indices; askpass would prompt.

@@ -724,7 +724,7 @@ export class JobBook {
 
   /** What the read model knows of a job (kind, stack, environment...), or undefined. */
   info(jobId: string): JobInfo | undefined {
-    return this.model.state.jobs[jobId];
+    return this.model.state.jobs.get(jobId);
   }
 
   /** @internal Called by a job when its last append is done. */

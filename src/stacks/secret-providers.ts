@@ -61,7 +61,9 @@ function parseSecrets(stdout: string, label: string): Record<string, string> {
       'output',
       `${label} printed JSON that is not an object (${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value})`,
     );
-  const out: Record<string, string> = {};
+  // Without a prototype: a key `__proto__` (a valid variable name) must be kept, and so redacted, not
+  // dropped by the prototype setter of a plain object.
+  const out: Record<string, string> = Object.create(null);
   for (const [key, v] of Object.entries(value)) {
     // Keys become environment variables; neither a key nor a value is quoted in these messages.
     if (!ENV_NAME_PATTERN.test(key))

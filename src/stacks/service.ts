@@ -14,6 +14,7 @@ import { Instance } from './instances.js';
 import type { Job } from './jobs.js';
 import { JobBook } from './jobs.js';
 import { Leftovers } from './leftovers.js';
+import { consumeLines } from './line-consumer.js';
 import { OutputKeys } from './output-keys.js';
 import { groupOf } from './process-groups.js';
 import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './recorder.js';
@@ -125,6 +126,7 @@ const CLOSE_GRACE_MS = 10_000;
 
 export const STACK_BUSY_MESSAGE = 'Stack has a job running';
 export const SERVER_STOPPING_MESSAGE = 'The server was stopped during this job; compose was stopped';
+export const LINE_FAULT_MESSAGE = 'Internal error while handling the compose output; compose was stopped';
 
 /** A stack's running job: its compose process, its end, and how its claim on the stack is let go. */
 interface JobSlot {
@@ -397,7 +399,7 @@ export class StacksService {
   }
 
   private checkProvider(name: string | null): void {
-    if (name !== null && !Object.hasOwn(this.config.secretProviders, name))
+    if (name !== null && !this.config.secretProviders.has(name))
       throw new StacksError(400, `Unknown secret provider ${JSON.stringify(name)}`);
   }
 
@@ -623,8 +625,9 @@ export class StacksService {
         else job.composeStarted(group);
       }
       const lineRedactor = redactor;
-      // Subscribed at once: the runner replays what came before the first subscriber.
-      process_.lines.subscribe((output) => {
+      // Subscribed at once: the runner replays what came before the first subscriber. A throw in here
+      // stops compose and fails this job (below), never the process.
+      const feed = consumeLines(process_, (output) => {
         printed += 1;
         summary.add(output.line);
         // A cut line is redacted whole, then cut: a value crossing the cut never shows its start.
@@ -641,7 +644,13 @@ export class StacksService {
         }
       });
       exit = await process_.exit;
-      if (exit.exitCode !== 0) {
+      if (feed.faulted) {
+        const reason = feed.fault instanceof Error ? feed.fault : new Error(String(feed.fault));
+        process.stderr.write(
+          `stacks: job ${job.id}: an output line could not be handled; compose was stopped: ${lineRedactor.text(reason.stack ?? reason.message)}\n`,
+        );
+        failure = `${LINE_FAULT_MESSAGE}: ${reason.message}`;
+      } else if (exit.exitCode !== 0) {
         failure = describeFailure(exit);
         if (exit.timedOut)
           failure = `Timed out after ${this.config.jobs.timeoutSeconds} s; compose was stopped`;
@@ -710,9 +719,10 @@ export class StacksService {
     timeoutMs: number,
   ): Promise<Record<string, string>> {
     const name = stack.secretProvider as string;
-    const provider = this.config.secretProviders[name];
+    const provider = this.config.secretProviders.get(name);
     if (!provider) throw new StacksError(400, `Unknown secret provider ${JSON.stringify(name)}`);
-    const env: Record<string, string> = {};
+    // Without a prototype: a variable named `__proto__` is a key like any other (issue 15).
+    const env: Record<string, string> = Object.create(null);
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     return resolveSecrets(provider, { cwd, timeoutMs, env, name });
   }

@@ -21,13 +21,17 @@ const DURATION = /^\d+(?:\.\d+)?m?s$/;
 const DECORATIONS = new Set(['✔', '✘', '⠿', '!', '-']);
 const NAMING_TO = /naming to (\S+)/;
 
-const CONTAINER_STATES = {
-  Created: 'created',
-  Started: 'started',
-  Recreated: 'recreated',
-  Removed: 'removed',
-} as const;
-type ContainerState = (typeof CONTAINER_STATES)[keyof typeof CONTAINER_STATES];
+type ContainerState = 'created' | 'started' | 'recreated' | 'removed';
+/**
+ * Compose's word for each state. A Map, because the word comes from an output line: looked up on a plain
+ * object, `Container a constructor` would find Object.prototype's `constructor` (issue 15).
+ */
+const CONTAINER_STATES: ReadonlyMap<string, ContainerState> = new Map([
+  ['Created', 'created'],
+  ['Started', 'started'],
+  ['Recreated', 'recreated'],
+  ['Removed', 'removed'],
+]);
 
 export class SummaryCounter {
   private lines = 0;
@@ -57,7 +61,7 @@ export class SummaryCounter {
     const [first, second] = tokens as [string, string];
     const status = tokens[tokens.length - 1] as string;
     if (tokens.length === 3 && first === 'Container') {
-      const state = CONTAINER_STATES[status as keyof typeof CONTAINER_STATES];
+      const state = CONTAINER_STATES.get(status);
       if (state) this.containers[state].add(second);
       return;
     }

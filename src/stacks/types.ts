@@ -35,7 +35,8 @@ export interface StacksConfig {
   environments: readonly Environment[];
   users: readonly User[];
   compose: { command: readonly string[] };
-  secretProviders: Readonly<Record<string, { command: readonly string[] }>>;
+  /** By name: a Map, so a stack's provider named `constructor` is found only when configured. */
+  secretProviders: ReadonlyMap<string, { command: readonly string[] }>;
   deployLogs: { budgetBytes: number; remeasureBytes: number };
   jobs: { timeoutSeconds: number; retentionHours: number };
 }

@@ -53,7 +53,8 @@ export interface KurrentUrl {
  */
 export function parseKurrentUrl(url: string): KurrentUrl {
   const match = /^([a-z][a-z+]*):\/\/([^?#]*)(?:\?([^#]*))?$/i.exec(url.trim());
-  const scheme = SCHEMES[match?.[1]?.toLowerCase() ?? ''];
+  const given = match?.[1]?.toLowerCase() ?? '';
+  const scheme = isKurrentScheme(given) ? SCHEMES[given] : undefined;
   if (match === null || scheme === undefined)
     throw new UnsupportedStoreError(
       `${JSON.stringify(url)} is not a KurrentDB store URL: expected kurrentdb://host:2113[,host2:2113...][?tls=false&namespace=NAME] (esdb:// also works)`,

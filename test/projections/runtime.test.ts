@@ -334,6 +334,36 @@ describe('ProjectionRunner snapshots across restarts (level store)', () => {
     }
   });
 
+  it('the stream catalog counts streams named after Object.prototype properties, across a snapshot', async () => {
+    const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+    const runner = new ProjectionRunner(harness.store, streamCatalog, QUIET);
+    await runner.start();
+    for (const [i, name] of names.entries()) await harness.store.append(name, events('Named', i + 1));
+    await runner.waitFor(await harness.store.headPosition());
+    await runner.stop();
+
+    const store = await reopen();
+    await store.deleteStream('constructor');
+    await store.append('__proto__', events('Named', 1));
+    const resumed = new ProjectionRunner(store, streamCatalog, QUIET);
+    await resumed.start();
+    try {
+      const counts = (catalog: StreamCatalog) =>
+        Object.fromEntries(Object.entries(catalog.streams).map(([name, s]) => [name, s.events]));
+      const rebuilt = await rebuildProjection<StreamCatalog>(store, streamCatalog);
+      // `__proto__` as a key of the expected value: JSON text, where it is an own key.
+      const expected = JSON.parse(
+        '{"__proto__": 2, "toString": 3, "hasOwnProperty": 4, "$streams": 1}',
+      ) as unknown;
+      expect(counts(resumed.state)).toEqual(expected);
+      expect(counts(rebuilt.state)).toEqual(expected);
+      expect(Object.hasOwn(resumed.state.streams, 'valueOf')).toBe(false);
+      expect(resumed.state.streams.valueOf).toBeUndefined();
+    } finally {
+      await resumed.stop();
+    }
+  });
+
   it('rebuilds from position 1 when the snapshot is of another version', async () => {
     const v1 = tallyProjection({ version: 1 });
     const runner = new ProjectionRunner(harness.store, v1.projection, QUIET);

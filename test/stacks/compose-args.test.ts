@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { composeArgv, composeEnv } from '../../src/stacks/compose-args.js';
+import { PROTOTYPE_NAMES, withPrototypeNames } from '../fuzz-names.js';
 
 const target = {
   command: ['docker', 'compose'],
@@ -77,6 +79,29 @@ describe('composeEnv', () => {
       P: 'p',
     });
     expect('GONE' in env).toBe(false);
+  });
+
+  it('keeps variables and provider keys named after Object.prototype properties (property)', () => {
+    const name = withPrototypeNames(fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,8}$/));
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(name, { maxLength: 6 }),
+        fc.uniqueArray(name, { maxLength: 4 }),
+        (variableNames, providerKeys) => {
+          const variables = variableNames.map((n) => ({ name: n, value: `var-${n}`, secret: false }));
+          // Parsed JSON, as a provider's output is: `__proto__` is an own key there.
+          const secrets = JSON.parse(
+            `{${providerKeys.map((k) => `${JSON.stringify(k)}: ${JSON.stringify(`secret-${k}`)}`).join(',')}}`,
+          ) as Record<string, string>;
+          const env = composeEnv({ PATH: '/bin' }, variables, secrets, null);
+          const expected = new Map<string, string>([['PATH', '/bin']]);
+          for (const v of variables) expected.set(v.name, v.value);
+          for (const k of providerKeys) expected.set(k, `secret-${k}`);
+          expect(new Map(Object.entries(env))).toEqual(expected);
+          for (const n of PROTOTYPE_NAMES) if (!expected.has(n)) expect(Object.hasOwn(env, n), n).toBe(false);
+        },
+      ),
+    );
   });
 
   it('without a dockerHost the variables and process DOCKER_HOST stay', () => {

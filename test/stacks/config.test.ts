@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminTokenNotice,
@@ -9,6 +10,7 @@ import {
   loadStacksConfig,
   resolveStacksConfig,
 } from '../../src/stacks/config.js';
+import { PROTOTYPE_NAMES, withPrototypeNames } from '../fuzz-names.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -69,7 +71,7 @@ describe('loadStacksConfig', () => {
         environmentAccess: [1],
       },
     ]);
-    expect(config.secretProviders).toEqual({ vault: { command: ['./print-secrets.sh'] } });
+    expect(config.secretProviders).toEqual(new Map([['vault', { command: ['./print-secrets.sh'] }]]));
     expect(config.compose.command).toEqual(['docker', 'compose']);
     expect(config.deployLogs).toEqual({ budgetBytes: 2147483648, remeasureBytes: 1048576 });
     expect(config.jobs).toEqual({ timeoutSeconds: 3600, retentionHours: 24 });
@@ -82,7 +84,7 @@ describe('loadStacksConfig', () => {
     const b = await loadStacksConfig(undefined);
     expect(a.config.environments).toEqual([]);
     expect(a.config.compose.command).toEqual(['docker', 'compose']);
-    expect(a.config.secretProviders).toEqual({});
+    expect(a.config.secretProviders).toEqual(new Map());
     expect(a.config.deployLogs).toEqual({ budgetBytes: 2 * 1024 ** 3, remeasureBytes: 1024 ** 2 });
     expect(a.config.jobs).toEqual({ timeoutSeconds: 3600, retentionHours: 24 });
     expect(a.generatedAdminToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -355,5 +357,46 @@ describe('resolveStacksConfig validation', () => {
       { resource: 'schedules', actions: ['run'] },
     ]);
     expect(config.users[0]?.environmentAccess).toBe('*');
+  });
+
+  it('provider names are keys like any other; only __proto__, which JSON cannot carry safely, is refused', () => {
+    // From JSON text, as a config file is read: `__proto__` is then an own key of the parsed object.
+    const config = (providers: Record<string, string[]>) =>
+      JSON.parse(
+        `{"secretProviders": {${Object.entries(providers)
+          .map(([name, command]) => `${JSON.stringify(name)}: {"command": ${JSON.stringify(command)}}`)
+          .join(', ')}}}`,
+      ) as unknown;
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(withPrototypeNames(fc.string({ minLength: 1, maxLength: 12 })), { maxLength: 6 }),
+        (names) => {
+          const providers = Object.fromEntries(names.map((name, i) => [name, [`./provider-${i}`]]));
+          const raw = config(providers);
+          if (names.includes('__proto__')) {
+            expect(problem(raw)).toContain('config secretProviders["__proto__"] cannot name a provider');
+            return;
+          }
+          const resolved = resolveStacksConfig(raw).config.secretProviders;
+          // As sorted sets: an object puts integer-like keys first, whatever their order in the text.
+          expect([...resolved.keys()].sort()).toEqual([...names].sort());
+          for (const [name, command] of Object.entries(providers))
+            expect(resolved.get(name)).toEqual({ command });
+          for (const name of PROTOTYPE_NAMES)
+            if (!names.includes(name)) expect(resolved.get(name), name).toBeUndefined();
+        },
+      ),
+    );
+  });
+
+  it('top-level and nested keys named after prototype properties are unknown keys', () => {
+    for (const name of PROTOTYPE_NAMES) {
+      expect(problem(JSON.parse(`{${JSON.stringify(name)}: {}}`))).toContain(
+        `config has unknown key ${JSON.stringify(name)}`,
+      );
+      expect(problem(JSON.parse(`{"jobs": {${JSON.stringify(name)}: 1}}`))).toContain(
+        `config jobs has unknown key ${JSON.stringify(name)}`,
+      );
+    }
   });
 });

@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EnvFileError, formatEnvFile, parseEnvFile } from '../../src/stacks/env-file.js';
+import { withPrototypeNames } from '../fuzz-names.js';
 
-const name = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,20}$/);
+// Variable names are chosen by callers: `constructor` and `__proto__` are names like any other.
+const name = withPrototypeNames(fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,20}$/));
 
 describe('.env files', () => {
   it('round-trips any value: newlines, CR, #, both quotes, backslashes, $ and unicode', () => {

@@ -2,10 +2,10 @@
  * The git-stacks read model (projections/git-stacks.ts) and the schedule plan (git-auto-deploy.ts):
  * pure functions over events and maps.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { gitStackKey, gitStacks } from '../../projections/git-stacks.js';
 import { loadState, saveState } from '../../projections/projection.js';
-import { planSchedules } from '../../src/stacks/git-auto-deploy.js';
+import { AutoDeploySchedules, planSchedules } from '../../src/stacks/git-auto-deploy.js';
 import type { RecordedEvent } from '../../src/store/types.js';
 import type { StacksEventMap } from '../../streams/stacks.js';
 
@@ -147,5 +147,33 @@ describe('planSchedules', () => {
   it('does nothing when they agree', () => {
     const same = new Map([['local/a', '* * * * *']]);
     expect(planSchedules(same, new Map(same))).toEqual({ stop: [], start: [] });
+  });
+});
+
+describe('AutoDeploySchedules', () => {
+  it('an expression node-cron refuses leaves that stack unscheduled, said once; the others keep theirs', () => {
+    const logged: string[] = [];
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      logged.push(String(chunk));
+      return true;
+    });
+    const schedules = new AutoDeploySchedules(async () => {});
+    try {
+      const wanted = new Map([
+        ['local/constructor', 'not a cron'],
+        ['local/web', '0 3 * * *'],
+      ]);
+      expect(() => schedules.sync(wanted)).not.toThrow();
+      schedules.sync(new Map(wanted));
+      expect(schedules.scheduled).toEqual(new Map([['local/web', '0 3 * * *']]));
+      expect(logged.filter((line) => line.includes('local/constructor'))).toHaveLength(1);
+      expect(logged[0]).toContain('cannot schedule the auto-deploy of local/constructor on "not a cron"');
+      // A valid expression for it later is scheduled.
+      schedules.sync(new Map([...wanted, ['local/constructor', '0 4 * * *']]));
+      expect(schedules.scheduled.get('local/constructor')).toBe('0 4 * * *');
+    } finally {
+      schedules.stop();
+      write.mockRestore();
+    }
   });
 });

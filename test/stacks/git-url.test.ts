@@ -87,6 +87,17 @@ describe('gitRemote and gitEnv', () => {
     expect(env.GIT_ALLOW_PROTOCOL).toBe('http:https:ssh:git:file');
   });
 
+  it('keeps variables named after Object.prototype properties', () => {
+    const base = JSON.parse('{"__proto__": "p", "constructor": "c", "PATH": "/bin"}') as NodeJS.ProcessEnv;
+    const env = gitEnv(base);
+    expect(Object.entries(env)).toEqual(
+      expect.arrayContaining([
+        ['__proto__', 'p'],
+        ['constructor', 'c'],
+      ]),
+    );
+  });
+
   it('adds no header without credentials', () => {
     const remote = gitRemote('/srv/git/r.git');
     expect(remote).toEqual({ url: '/srv/git/r.git' });

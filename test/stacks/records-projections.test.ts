@@ -11,9 +11,11 @@ import {
 } from '../../projections/deploy-runs.js';
 import { findProjection } from '../../projections/index.js';
 import { type JobsState, jobs, jobsFinishedBefore, messagesOf, runningJobs } from '../../projections/jobs.js';
+import { loadState, saveState } from '../../projections/projection.js';
 import type { RecordedEvent } from '../../src/store/types.js';
 import { jobStream, OUTPUT_SHREDDED, runStream, type StacksEventMap } from '../../streams/stacks.js';
 import { STREAM_DELETED, SYSTEM_STREAM } from '../../streams/system.js';
+import { PROTOTYPE_NAMES } from '../fuzz-names.js';
 
 const at = (position: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, position)).toISOString();
 let position = 0;
@@ -281,7 +283,7 @@ describe('the jobs projection', () => {
       event(jobStream('a'), 'JobOutput', { job_id: 'a', lines: ['l1', 'l2'] }),
       event(jobStream('a'), 'JobStatusReported', { job_id: 'a', status: 'pulling' }),
     ]);
-    expect(state.jobs.a).toMatchObject({
+    expect(state.jobs.get('a')).toMatchObject({
       status: 'running',
       messages: 3,
       success: null,
@@ -290,7 +292,7 @@ describe('the jobs projection', () => {
     });
     expect(runningJobs(state).map((j) => j.id)).toEqual(['a']);
     foldJobs([finished], state);
-    expect(state.jobs.a).toMatchObject({
+    expect(state.jobs.get('a')).toMatchObject({
       status: 'done',
       messages: 4,
       finishedAt: finished.metadata.at,
@@ -302,7 +304,7 @@ describe('the jobs projection', () => {
 
   it('forgets a job whose stream was deleted', () => {
     const state = foldJobs([jobStarted('b'), jobStarted('c'), deleted(jobStream('b'))]);
-    expect(Object.keys(state.jobs)).toEqual(['c']);
+    expect([...state.jobs.keys()]).toEqual(['c']);
   });
 
   it('counts sealed messages without their key, and opens them with it', () => {
@@ -312,7 +314,7 @@ describe('the jobs projection', () => {
       event(jobStream('s'), 'JobOutputSealed', { job_id: 's', count: 2, sealed: 'li' }),
       event(jobStream('s'), 'JobFinishedSealed', { job_id: 's', success: true, exitCode: 0, sealed: 're' }),
     ]);
-    expect(state.jobs.s).toMatchObject({ status: 'done', messages: 4, success: true });
+    expect(state.jobs.get('s')).toMatchObject({ status: 'done', messages: 4, success: true });
     const opened: Record<string, string> = {
       st: 'pulling',
       li: JSON.stringify(['x', 'y']),
@@ -360,5 +362,20 @@ describe('the jobs projection', () => {
     expect(
       messagesOf(event(jobStream('d'), 'JobFinished', { job_id: 'd', success: true, output: [] })),
     ).toEqual([{ type: 'result', success: true, output: [] }]);
+  });
+
+  it('knows no job by a prototype name, keeps jobs with such ids, and snapshots them', () => {
+    const empty = jobs.initial();
+    for (const name of PROTOTYPE_NAMES) expect(empty.jobs.get(name), name).toBeUndefined();
+    const ids = ['__proto__', 'constructor', 'toString'];
+    const state = foldJobs([...ids.map(jobStarted), deleted(jobStream('toString'))]);
+    expect([...state.jobs.keys()]).toEqual(['__proto__', 'constructor']);
+    expect(state.jobs.get('__proto__')).toMatchObject({ id: '__proto__', status: 'running' });
+    // Through JSON, as a snapshot is stored; the shape is the one older builds wrote (jobs by id).
+    const json = JSON.parse(JSON.stringify(saveState(jobs, state))) as { jobs: Record<string, unknown> };
+    expect(Object.keys(json.jobs)).toEqual(['__proto__', 'constructor']);
+    const loaded = loadState(jobs, json);
+    expect([...loaded.jobs.entries()]).toEqual([...state.jobs.entries()]);
+    expect(loaded.jobs.get('hasOwnProperty')).toBeUndefined();
   });
 });

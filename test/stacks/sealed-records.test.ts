@@ -228,7 +228,7 @@ for (const kind of storeKinds) {
       const rebuiltRuns = await rebuildProjection(store, deployRuns);
       expect(rebuiltRuns.state.runs.get(1)).toEqual(records.runs.get(1));
       const rebuiltJobs = await rebuildProjection(store, jobsProjection);
-      expect(rebuiltJobs.state.jobs.old).toEqual(records.jobs.info('old'));
+      expect(rebuiltJobs.state.jobs.get('old')).toEqual(records.jobs.info('old'));
 
       const next = new JobBook(store, records.jobsModel, {
         retentionHours: 24,

@@ -49,6 +49,19 @@ describe('resolveSecrets', () => {
     });
   });
 
+  it('keeps keys named after Object.prototype properties, __proto__ included', async () => {
+    const p = await provider(
+      `process.stdout.write('{"__proto__": "proto-secret-1", "constructor": "ctor-secret-2", "toString": "ts-3"}');`,
+    );
+    const secrets = await resolveSecrets(p, opts());
+    expect(Object.entries(secrets)).toEqual([
+      ['__proto__', 'proto-secret-1'],
+      ['constructor', 'ctor-secret-2'],
+      ['toString', 'ts-3'],
+    ]);
+    expect(Object.values(secrets)).toContain('proto-secret-1');
+  });
+
   it('passes arguments verbatim (no shell), the working folder and the environment', async () => {
     const p = await provider(
       `process.stdout.write(JSON.stringify({ ARGS: JSON.stringify(process.argv.slice(2)), CWD: process.cwd(), MINE: process.env.MINE ?? 'unset' }));`,

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SummaryCounter } from '../../src/stacks/summary.js';
+import { PROTOTYPE_NAMES } from '../fuzz-names.js';
 
 const count = (text: string) => {
   const c = new SummaryCounter();
@@ -110,5 +112,43 @@ describe('SummaryCounter', () => {
       ` Container ${'x'.repeat(400)}  Started`,
     ].join('\n');
     expect(count(transcript)).toMatchObject({ containersStarted: 0, imagesPulled: 0 });
+  });
+
+  it('names and words are opaque: prototype property names count like any other (property)', () => {
+    // One transcript, rendered twice: with ordinary container, image and status words, and with
+    // Object.prototype's property names in their places. The counts must not tell the two apart.
+    const STATUSES = ['Created', 'Started', 'Recreated', 'Removed', 'Pulled', 'Built'];
+    const ordinary = {
+      names: ['web', 'db', 'api', 'cache', 'proxy'],
+      words: ['Running', 'Waiting', 'Healthy'],
+    };
+    const protoNames = [...PROTOTYPE_NAMES];
+    const event = fc.record({
+      prefix: fc.constantFrom('Container', 'Image', 'Service', 'Network', ''),
+      name: fc.nat(4),
+      // An index into STATUSES, or (negative) into the other words.
+      status: fc.integer({ min: -3, max: STATUSES.length - 1 }),
+      decorated: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(event, { maxLength: 40 }),
+        fc.shuffledSubarray(protoNames, { minLength: 8, maxLength: 8 }),
+        (events, picked) => {
+          const trap = { names: picked.slice(0, 5), words: picked.slice(5) };
+          const render = (words: typeof ordinary) =>
+            events.map((e) => {
+              const status = e.status >= 0 ? STATUSES[e.status] : words.words[-e.status - 1];
+              const head = e.prefix === '' ? '' : `${e.prefix} `;
+              return `${e.decorated ? ' ✔' : ''} ${head}${words.names[e.name]}  ${status}${e.decorated ? ' 0.4s' : ''}`;
+            });
+          const plain = new SummaryCounter();
+          for (const line of render(ordinary)) plain.add(line);
+          const tricky = new SummaryCounter();
+          for (const line of render(trap)) tricky.add(line);
+          expect(tricky.summary()).toEqual(plain.summary());
+        },
+      ),
+    );
   });
 });

@@ -108,6 +108,9 @@ describe('KurrentDB store URLs', () => {
       'kurrentdb://',
       'kurrentdb://?tls=false',
       'kurrentdb://user:pw@',
+      // Object.prototype property names: an unknown scheme like any other.
+      'constructor://h:2113',
+      'CONSTRUCTOR://h:2113',
     ])
       expect(() => parseKurrentUrl(url), url).toThrow(UnsupportedStoreError);
     for (const namespace of ['', 'Upper', 'with-dash', 'a:b', 'a~b', '9lives', 'x'.repeat(41), '$sys'])
