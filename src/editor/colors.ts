@@ -1,3 +1,4 @@
+import { dictGet } from './dict.js';
 import type { DxfDocumentModel, Entity } from './model.js';
 
 /**
