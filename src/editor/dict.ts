@@ -50,7 +50,11 @@ export function dictPut<T>(dict: Dict<T>, key: string, value: NoInfer<T> | null)
 }
 
 /** A copy of `dict` with the entry `key` set (or removed when `value` is null). */
-export function dictWith<T>(dict: Readonly<Dict<T>> | undefined, key: string, value: T | null): Dict<T> {
+export function dictWith<T>(
+  dict: Readonly<Dict<T>> | undefined,
+  key: string,
+  value: NoInfer<T> | null,
+): Dict<T> {
   const copy: Dict<T> = { ...dict };
   dictPut(copy, key, value);
   return copy;

@@ -57,8 +57,10 @@ function layers(ctx: OpContext): OpOutcome {
 
 function header(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
-  const values: Record<string, unknown> = {};
-  for (const [name, tags] of Object.entries(doc.model.header)) values[name] = headerValue(tags);
+  // fromEntries makes own entries: a header variable a file named __proto__ is an entry like any other.
+  const values = Object.fromEntries(
+    Object.entries(doc.model.header).map(([name, tags]) => [name, headerValue(tags)]),
+  );
   return { events: [], result: { version: doc.model.version, values, count: Object.keys(values).length } };
 }
 
