@@ -515,6 +515,19 @@ print(json.dumps(True))
   });
 });
 
+describe('header variables', () => {
+  it('a header variable a file names __proto__ or constructor reads like any other (GET /header)', async () => {
+    const source = join(dir, 'header-names.dxf');
+    const pairs = '0 SECTION 2 HEADER 9 $ACADVER 1 AC1009 9 __proto__ 70 7 9 constructor 1 c 0 ENDSEC 0 EOF';
+    await writeFile(source, `${pairs.split(' ').join('\n')}\n`, 'latin1');
+    await open(source);
+    const header = at(ok(await client.get('/api/v1/header')), 'result.values');
+    expect(own(header, '__proto__')).toBe(7);
+    expect(own(header, 'constructor')).toBe('c');
+    expect(own(header, 'toString')).toBeUndefined();
+  });
+});
+
 describe('the log as the truth', () => {
   it('history, diff and replay --verify of a session that used these names; --resume brings them back', async () => {
     // An editor of its own on a LevelDB data directory, which replay and resume read after it stopped.
