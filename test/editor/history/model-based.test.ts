@@ -497,5 +497,5 @@ describe('the log as the truth, over random editor sessions', () => {
       'page_setup_set',
     ])
       expect(covered, op).toContain(op);
-  }, 120_000);
+  }, 300_000);
 });
