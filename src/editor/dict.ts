@@ -12,8 +12,9 @@
  * Every lookup or write with such a key goes through these functions, which see own properties only.
  * They work on any object however it was made (a literal, `JSON.parse`, `structuredClone`, a spread:
  * all of them keep an own `__proto__` key as an ordinary entry). `Object.assign` does not (it calls the
- * `__proto__` setter): copy with a spread. The Biome plugin `biome/own-keys.grit` flags a bracket
- * lookup or `in` test on the model's dictionaries that bypasses this module.
+ * `__proto__` setter): copy with a spread. The Biome plugin `lint/own-keys.grit` (run by `npm run lint`)
+ * flags a bracket lookup, key assignment or `in` test on the model's dictionaries, by their field names,
+ * that bypasses this module; Biome's GritQL takes no comments, so its reasons are written here.
  */
 
 export type Dict<T> = Record<string, T>;
