@@ -1,3 +1,4 @@
+import { dictDelete, dictGet, dictSet } from '../src/editor/dict.js';
 import type { RecordedEvent } from '../src/store/types.js';
 import { isEditorEvent, SESSION_STREAM_PREFIX } from '../streams/editor.js';
 import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../streams/system.js';
@@ -25,16 +26,16 @@ export const editorModels: Projection<EditorModels> = {
   evolve(sessions, event: RecordedEvent) {
     if (isEditorEvent(event)) {
       const id = event.stream.slice(SESSION_STREAM_PREFIX.length);
-      let session = sessions[id];
+      let session = dictGet(sessions, id);
       if (!session) {
         session = initialSession(id);
-        sessions[id] = session;
+        dictSet(sessions, id, session);
       }
       evolveSession(session, event);
     } else if (event.stream === SYSTEM_STREAM && event.type === STREAM_DELETED) {
       const stream = (event.data as StreamDeletedData).stream;
       if (stream.startsWith(SESSION_STREAM_PREFIX))
-        delete sessions[stream.slice(SESSION_STREAM_PREFIX.length)];
+        dictDelete(sessions, stream.slice(SESSION_STREAM_PREFIX.length));
     }
     return sessions;
   },

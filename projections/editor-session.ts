@@ -1,3 +1,4 @@
+import { dictHas, dictPut, dictSet } from '../src/editor/dict.js';
 import type { DxfDocumentModel, Entity } from '../src/editor/model.js';
 import { dropIndex, indexChange } from '../src/editor/query/document-index.js';
 import type { SysvarValue } from '../src/editor/sysvars.js';
@@ -83,13 +84,6 @@ export const initialSession = (sessionId: string): EditorSessionState => ({
   resumed_from: null,
 });
 
-type Keyed<T> = Record<string, T>;
-
-function put<T>(table: Keyed<T>, key: string, value: T | null): void {
-  if (value === null) delete table[key];
-  else table[key] = value;
-}
-
 /**
  * Applies one change forwards (`after` wins) or backwards (`before` wins, for undo). Model and paper
  * space entities keep their drawing order in `model.order`; `index` says where an entity stood.
@@ -100,7 +94,7 @@ export function applyChange(doc: DocumentState, change: Change, backwards: boole
     case 'entity': {
       const from = backwards ? change.after : change.before;
       const to = backwards ? change.before : change.after;
-      put(model.entities, change.key, to);
+      dictPut(model.entities, change.key, to);
       const ordered = (e: Entity | null) => e !== null && inDrawingOrder(model, e);
       if (ordered(from) && !ordered(to)) removeFromOrder(model.order, change.key);
       else if (!ordered(from) && ordered(to)) {
@@ -112,26 +106,26 @@ export function applyChange(doc: DocumentState, change: Change, backwards: boole
       return;
     }
     case 'layer':
-      put(model.layers, change.key, backwards ? change.before : change.after);
+      dictPut(model.layers, change.key, backwards ? change.before : change.after);
       break;
     case 'block':
-      put(model.blocks, change.key, backwards ? change.before : change.after);
+      dictPut(model.blocks, change.key, backwards ? change.before : change.after);
       indexChange(doc, change);
       break;
     case 'layout':
-      put(model.layouts, change.key, backwards ? change.before : change.after);
+      dictPut(model.layouts, change.key, backwards ? change.before : change.after);
       break;
     case 'group':
-      put(model.groups, change.key, backwards ? change.before : change.after);
+      dictPut(model.groups, change.key, backwards ? change.before : change.after);
       break;
     case 'header':
-      put(model.header, change.key, backwards ? change.before : change.after);
+      dictPut(model.header, change.key, backwards ? change.before : change.after);
       break;
     case 'selection_set':
-      put(doc.selection_sets, change.key, backwards ? change.before : change.after);
+      dictPut(doc.selection_sets, change.key, backwards ? change.before : change.after);
       break;
     case 'sysvar':
-      put(doc.sysvars, change.key, backwards ? change.before : change.after);
+      dictPut(doc.sysvars, change.key, backwards ? change.before : change.after);
       break;
     case 'appid': {
       const present = backwards ? change.before : change.after;
@@ -160,7 +154,7 @@ export function applyChange(doc: DocumentState, change: Change, backwards: boole
 
 /** Model and paper space entities have a drawing order; block contents are ordered by their block. */
 export const inDrawingOrder = (model: DxfDocumentModel, entity: Entity) =>
-  isLayoutSpace(entity.space) || !(entity.space in model.blocks);
+  isLayoutSpace(entity.space) || !dictHas(model.blocks, entity.space);
 
 /** Block records that are layouts' spaces (`*Model_Space`, `*Paper_Space...`) rather than blocks. */
 export const isLayoutSpace = (name: string) => /^\*(model|paper)_space/i.test(name);
@@ -288,7 +282,7 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
       const doc = documentOf(state, event.data.document_id);
       const model = doc.model;
       dropIndex(doc);
-      for (const entity of event.data.entities) model.entities[entity.handle] = entity;
+      for (const entity of event.data.entities) dictSet(model.entities, entity.handle, entity);
       for (const handle of event.data.order) model.order.push(handle);
       return state;
     }
@@ -322,7 +316,7 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
     }
     case 'SelectionChanged': {
       const doc = documentOf(state, event.data.document_id);
-      doc.selection = event.data.handles.filter((h) => h in doc.model.entities);
+      doc.selection = event.data.handles.filter((h) => dictHas(doc.model.entities, h));
       return state;
     }
     case 'PickRequested': {
@@ -336,14 +330,14 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
       return state;
     case 'OperationAnswered': {
       const d = event.data;
-      state.operations[d.request_id] = {
+      dictSet(state.operations, d.request_id, {
         request_id: d.request_id,
         op: d.op,
         body_hash: d.body_hash,
         document_id: d.document_id,
         revision: d.revision,
         answer: d.answer,
-      };
+      });
       return state;
     }
   }

@@ -1,3 +1,4 @@
+import { dictDelete, dictGet, dictSet } from '../src/editor/dict.js';
 import type { RecordedEvent } from '../src/store/types.js';
 import { type EditorEvent, SESSION_STREAM_PREFIX } from '../streams/editor.js';
 import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../streams/system.js';
@@ -40,7 +41,7 @@ export interface EditorSessionsState {
 
 function summaryOf(state: EditorSessionsState, event: RecordedEvent): SessionSummary {
   const id = event.stream.slice(SESSION_STREAM_PREFIX.length);
-  let summary = state.sessions[id];
+  let summary = dictGet(state.sessions, id);
   if (!summary) {
     summary = {
       session_id: id,
@@ -51,7 +52,7 @@ function summaryOf(state: EditorSessionsState, event: RecordedEvent): SessionSum
       runs: [],
       documents: {},
     };
-    state.sessions[id] = summary;
+    dictSet(state.sessions, id, summary);
   }
   return summary;
 }
@@ -112,7 +113,7 @@ export const editorSessions: Projection<EditorSessionsState> = {
     if (event.stream === SYSTEM_STREAM && event.type === STREAM_DELETED) {
       const stream = (event.data as StreamDeletedData).stream;
       if (stream.startsWith(SESSION_STREAM_PREFIX))
-        delete state.sessions[stream.slice(SESSION_STREAM_PREFIX.length)];
+        dictDelete(state.sessions, stream.slice(SESSION_STREAM_PREFIX.length));
       return state;
     }
     if (!event.stream.startsWith(SESSION_STREAM_PREFIX)) return state;

@@ -1,3 +1,4 @@
+import { dictGet } from './dict.js';
 import type { DxfDocumentModel, Entity } from './model.js';
 
 /**
@@ -51,7 +52,7 @@ export function aciHex(index: number): string {
  */
 export function entityAci(entity: Entity, model: DxfDocumentModel, blockColor = ACI_FOREGROUND): number {
   if (entity.color === BYLAYER)
-    return Math.abs(model.layers[entity.layer]?.color ?? ACI_FOREGROUND) || ACI_FOREGROUND;
+    return Math.abs(dictGet(model.layers, entity.layer)?.color ?? ACI_FOREGROUND) || ACI_FOREGROUND;
   if (entity.color === BYBLOCK) return blockColor;
   return entity.color;
 }

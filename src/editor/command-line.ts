@@ -39,6 +39,7 @@
  * every point entered becomes the last point, in the order written; so `MOVE 2A 5,5 @10,0` moves by
  * 10,0. Text in double quotes is one argument (it may hold `;` and blanks).
  */
+import { dictGet } from './dict.js';
 import { EditorError } from './errors.js';
 import { cosSinDeg } from './geometry/math.js';
 import type { Point3 } from './model.js';
@@ -398,7 +399,7 @@ export function parseCommandLine(line: string): Command[] {
   const state = { last: [0, 0, 0] as Point3 };
   const commands = scan(line).map(({ text, tokens }) => {
     const [head, ...args] = tokens as [Token, ...Token[]];
-    const name = head.quoted ? undefined : NAMES[head.text.toUpperCase()];
+    const name = head.quoted ? undefined : dictGet(NAMES, head.text.toUpperCase());
     if (!name) {
       throw new EditorError(
         'unknown_command',

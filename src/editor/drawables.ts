@@ -3,7 +3,9 @@
  * (arcs and circles flattened), dots, text runs, and a box for picking — all in model coordinates,
  * with the entity's drawn colour. Built from `shapeOf`, the one geometric reading of every entity.
  */
+
 import { aciHex, entityAci } from './colors.js';
+import { dictGet } from './dict.js';
 import { type Shape, shapeBounds, shapeOf } from './geometry/shape.js';
 import { boxCorners, textBox } from './geometry/text-box.js';
 import { documentContext, type GeometryContext } from './geometry/types.js';
@@ -143,7 +145,7 @@ export function modelSpaceDrawables(model: DxfDocumentModel): Drawable[] {
   const ctx = documentContext(model);
   const out: Drawable[] = [];
   for (const handle of model.order) {
-    const entity = model.entities[handle];
+    const entity = dictGet(model.entities, handle);
     if (entity && inModelSpace(entity)) out.push(drawableOf(entity, model, ctx));
   }
   return out;

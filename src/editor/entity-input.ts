@@ -1,3 +1,4 @@
+import { dictHas } from './dict.js';
 import { fail } from './errors.js';
 import type { DxfDocumentModel, Entity, EntityCommon, LwPolylineVertex, ModeledType } from './model.js';
 import { MODELED_TYPES } from './model.js';
@@ -162,7 +163,7 @@ export function entityFromInput(
       };
     case 'Insert': {
       const name = string(input.name ?? input.block, 'name');
-      if (!model.blocks[name]) fail('block_missing', `block ${JSON.stringify(name)} is not defined`);
+      if (!dictHas(model.blocks, name)) fail('block_missing', `block ${JSON.stringify(name)} is not defined`);
       const scale = input.scale === undefined ? 1 : input.scale;
       return {
         ...common,
@@ -209,5 +210,5 @@ function attachment(value: unknown): number {
 /** CLAYER from the header, else layer 0. */
 export function currentLayer(model: DxfDocumentModel): string {
   const name = model.header.$CLAYER?.[0]?.value;
-  return name && model.layers[name] ? name : '0';
+  return name && dictHas(model.layers, name) ? name : '0';
 }

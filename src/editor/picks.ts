@@ -6,6 +6,7 @@
  */
 import type { EditorSessionState, PendingPick } from '../../projections/editor-session.js';
 import { type Answer, editorEvent, type NewEditorEvent } from '../../streams/editor.js';
+import { dictGet, dictHas } from './dict.js';
 import { EditorError, fail } from './errors.js';
 import { handleList, point } from './request.js';
 
@@ -49,7 +50,7 @@ export function pickFields(
 
 /** The pick's final answer as its OperationAnswered (same request id and body hash as its pending one). */
 function finalAnswer(session: EditorSessionState, pick: PendingPick, answer: Answer): NewEditorEvent {
-  const record = session.operations[pick.request_id];
+  const record = dictGet(session.operations, pick.request_id);
   return editorEvent('OperationAnswered', {
     request_id: pick.request_id,
     op: pick.op,
@@ -76,7 +77,7 @@ export function completePick(
     data = { point: p, handles: null };
   } else {
     const handles = [...new Set(handleList(input.handles))];
-    const missing = handles.filter((h) => !doc?.model.entities[h]);
+    const missing = handles.filter((h) => !dictHas(doc?.model.entities, h));
     if (missing.length > 0)
       fail('entity_absent', `no entity with handle ${missing.join(', ')} in the document`);
     if (pick.count !== null && handles.length > pick.count)
@@ -155,7 +156,7 @@ export function viewerSelection(
   if (doc.id !== session.active)
     fail('document_not_active', `document ${doc.id} is open but not the active document`);
   const handles = [...new Set(handleList(rawHandles))];
-  const missing = handles.filter((h) => !doc.model.entities[h]);
+  const missing = handles.filter((h) => !dictHas(doc.model.entities, h));
   if (missing.length > 0)
     fail('entity_absent', `no entity with handle ${missing.join(', ')} in the document`);
   return {

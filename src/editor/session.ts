@@ -16,6 +16,7 @@ import {
 } from '../../streams/editor.js';
 import type { EventStore, RecordedEvent } from '../store/types.js';
 import { serializeEventBody } from '../store/validate.js';
+import { dictGet } from './dict.js';
 import { EditorError } from './errors.js';
 import type { OpDefinition, OpOutcome, OpTable } from './ops/types.js';
 import { busyError, cancelPick } from './picks.js';
@@ -314,7 +315,7 @@ export class EditorSession {
       );
     }
     const opName = typeof request.op === 'string' ? request.op : '';
-    const op = this.ops[opName];
+    const op = dictGet(this.ops, opName);
     if (op?.atOnce) {
       const ctx = this.context(request);
       const outcome = op.atOnce(ctx);
@@ -342,7 +343,7 @@ export class EditorSession {
       );
     }
     const hash = bodyHash(request);
-    const earlier = this.inflight.get(requestId) ?? this.state.operations[requestId];
+    const earlier = this.inflight.get(requestId) ?? dictGet(this.state.operations, requestId);
     if (earlier) {
       const earlierHash = 'hash' in earlier ? earlier.hash : earlier.body_hash;
       if (earlierHash !== hash) {

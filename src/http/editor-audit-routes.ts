@@ -4,10 +4,12 @@
  * a revision, and the difference between two revisions. Same envelope and error style as the spec's
  * routes: `{ ok, code, error }`, the status derived from the code.
  */
+
 import type { EditorSessionsState, SessionSummary } from '../../projections/editor-sessions.js';
 import { sessionStatus } from '../../projections/editor-sessions.js';
 import type { OnDemandProjection } from '../../projections/on-demand.js';
 import { type Answer, sessionStream } from '../../streams/editor.js';
+import { dictGet } from '../editor/dict.js';
 import { EditorError } from '../editor/errors.js';
 import { documentContext } from '../editor/geometry/index.js';
 import {
@@ -232,7 +234,7 @@ async function sessionEvents(ctx: AuditContext, input: RouteInput): Promise<Http
     const requestId = event.metadata.requestId ?? null;
     const op =
       (requestId !== null ? ops.get(requestId) : undefined) ??
-      (typeof data.op === 'string' ? data.op : OP_OF_TYPE[event.type]) ??
+      (typeof data.op === 'string' ? data.op : dictGet(OP_OF_TYPE, event.type)) ??
       null;
     return {
       stream_revision: event.revision,

@@ -3,8 +3,10 @@
  * events left out of date, read afresh from the read model (an event only says what changed; the
  * message carries the state as it is now, so a burst of events becomes one message of each kind).
  */
+
 import type { DocumentState, EditorSessionState } from '../../projections/editor-session.js';
 import { type EditorEvent, isEditorEvent, isStepEvent, type StepData } from '../../streams/editor.js';
+import { dictGet } from '../editor/dict.js';
 import { drawableOf, inModelSpace } from '../editor/drawables.js';
 import { documentContext, type GeometryContext } from '../editor/geometry/types.js';
 import type { DxfDocumentModel, Entity } from '../editor/model.js';
@@ -48,7 +50,7 @@ export class DrawableCache {
     const ctx = documentContext(model);
     const parts: string[] = [];
     for (const handle of model.order) {
-      const entity = model.entities[handle];
+      const entity = dictGet(model.entities, handle);
       if (entity && inModelSpace(entity)) parts.push(this.json(entity, model, ctx));
     }
     return `[${parts.join(',')}]`;
@@ -172,7 +174,7 @@ export function messagesOf(dirt: Dirt, state: EditorSessionState, cache: Drawabl
     const upsert: string[] = [];
     const erase: string[] = [];
     for (const handle of dirt.handles) {
-      const entity = doc.model.entities[handle];
+      const entity = dictGet(doc.model.entities, handle);
       if (entity && inModelSpace(entity)) upsert.push(cache.json(entity, doc.model, ctx));
       else erase.push(handle);
     }

@@ -1,3 +1,4 @@
+import { dictGet } from '../dict.js';
 import type {
   DxfTag,
   Entity,
@@ -51,7 +52,7 @@ function slice(t: TagList, start: number, end: number): DxfTag[] {
 /** Reads the entity whose `0 TYPE` tag is at `start` and whose tags (sub-entities included) end at `end`. */
 export function readEntity(t: TagList, start: number, end: number, space: string, ctx: ReadContext): Entity {
   const dxfType = t.value(start).trim().toUpperCase();
-  const modeled = MODELED_DXF_TYPES[dxfType];
+  const modeled = dictGet(MODELED_DXF_TYPES, dxfType);
   return modeled
     ? readModeled(t, start, end, modeled, space, ctx)
     : readRaw(t, start, end, dxfType, space, ctx);

@@ -1,3 +1,4 @@
+import { dictSet } from '../dict.js';
 import type { DxfDocumentModel, DxfTag, Entity, RawRecord } from '../model.js';
 import { ownerOf } from './records.js';
 import { formatReal, normalizeHandle } from './values.js';
@@ -160,7 +161,7 @@ export function ensureImageReactors(doc: DxfDocumentModel, alloc: () => string):
       index.set(handle, objects.length);
       objects.push(imageDefReactorRecord(handle, e.handle));
     }
-    entities[e.handle] = { ...e, extra: [...extra.slice(0, from), ...own, ...extra.slice(to)] };
+    dictSet(entities, e.handle, { ...e, extra: [...extra.slice(0, from), ...own, ...extra.slice(to)] });
   }
   if (objects) doc.objects = objects;
   if (entities) doc.entities = entities;

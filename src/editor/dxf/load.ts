@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { dictGet } from '../dict.js';
 import type { DxfDocumentModel, Entity } from '../model.js';
 import { DxfError, type DxfErrorCode } from './errors.js';
 import { readDxf } from './read.js';
@@ -39,7 +40,7 @@ export function entityBatches(model: DxfDocumentModel): EntityBatch[] {
   const { entities, order } = model;
   const inOrder = new Set(order);
   const all: Entity[] = [
-    ...order.map((h) => entities[h] as Entity),
+    ...order.map((h) => dictGet(entities, h) as Entity),
     ...Object.values(entities).filter((e) => !inOrder.has(e.handle)),
   ];
   const batches: EntityBatch[] = [];

@@ -1,3 +1,4 @@
+import { dictGet } from '../dict.js';
 import type { DxfTag } from '../model.js';
 import { ENTITY_CODES } from './entity-types.js';
 import { toInt } from './values.js';
@@ -162,7 +163,7 @@ export function upgradeRecordTags(table: string, tags: readonly DxfTag[]): DxfTa
     handle,
     { code: 330, value: '0' },
     { code: 100, value: 'AcDbSymbolTableRecord' },
-    { code: 100, value: RECORD_SUBCLASS[table] ?? 'AcDbSymbolTableRecord' },
+    { code: 100, value: dictGet(RECORD_SUBCLASS, table) ?? 'AcDbSymbolTableRecord' },
     ...body,
   ];
 }

@@ -1,3 +1,4 @@
+import { dictGet, dictHas, dictSet } from '../dict.js';
 import type { Block, DxfDocumentModel, DxfTag, Entity, Group, Layer, Layout, RawRecord } from '../model.js';
 import { claimTagHandle, entityEnd, nextEntityStart, readEntity } from './entity-read.js';
 import { isLayoutBlockName, MODEL_SPACE, PAPER_SPACE } from './entity-types.js';
@@ -78,7 +79,7 @@ function readHeader(t: TagList, s: Section): Record<string, DxfTag[]> {
     const code = t.codes[i] as number;
     if (code === 9) {
       current = [];
-      header[t.value(i).trim()] = current;
+      dictSet(header, t.value(i).trim(), current);
     } else if (current) {
       current.push({ code, value: t.value(i) });
     }
@@ -124,12 +125,12 @@ function readTables(r: Reader, s: Section): void {
       else if ((x.code === 5 || x.code === 105) && headHandle === undefined) headHandle = x.value;
     }
     const handle = ctx.claim(headHandle, (h) => {
-      doc.table_handles[name] = h;
+      dictSet(doc.table_handles, name, h);
     });
-    if (handle) doc.table_handles[name] = handle;
+    if (handle) dictSet(doc.table_handles, name, handle);
     if (headExtra.length > 0) {
       doc.table_extra ??= {};
-      doc.table_extra[name] = headExtra;
+      dictSet(doc.table_extra, name, headExtra);
     }
     let j = headEnd;
     while (j < s.end && !isZero(t, j, 'ENDTAB')) {
@@ -148,7 +149,7 @@ function readRecord(r: Reader, table: string, type: string, tags: DxfTag[]): voi
   const { ctx, doc } = r;
   if (type === 'LAYER') {
     const layer = readLayer(tags, ctx);
-    if (!Object.hasOwn(doc.layers, layer.name)) doc.layers[layer.name] = layer;
+    if (!dictHas(doc.layers, layer.name)) dictSet(doc.layers, layer.name, layer);
     return;
   }
   if (type === 'BLOCK_RECORD') {
@@ -180,8 +181,8 @@ function readRecord(r: Reader, table: string, type: string, tags: DxfTag[]): voi
   record.handle = claimTagHandle(tags, recordHandleCode(table), ctx, (h) => {
     record.handle = h;
   });
-  const list = doc.tables[table] ?? [];
-  doc.tables[table] = list;
+  const list = dictGet(doc.tables, table) ?? [];
+  dictSet(doc.tables, table, list);
   list.push(record);
   if (table === 'APPID') {
     const name = recordName(record);
@@ -275,7 +276,7 @@ function readBlocks(r: Reader, s: Section): void {
     block.end_handle = ctx.claim(endHandle, (h) => {
       block.end_handle = h;
     });
-    if (!Object.hasOwn(doc.blocks, block.name)) doc.blocks[block.name] = block;
+    if (!dictHas(doc.blocks, block.name)) dictSet(doc.blocks, block.name, block);
     i = j;
   }
 }
@@ -336,7 +337,7 @@ function readBlockHead(r: Reader, tags: DxfTag[]): Block {
 
 function addEntity(r: Reader, entity: Entity, list: string[]): void {
   if (entity.handle) {
-    r.doc.entities[entity.handle] = entity;
+    dictSet(r.doc.entities, entity.handle, entity);
     list.push(entity.handle);
     return;
   }
@@ -513,13 +514,13 @@ export function readDxf(text: string, options: ReadDxfOptions = {}): DxfDocument
     ctx.claim(undefined, (h) => (block.block_handle = h));
     ctx.claim(undefined, (h) => (block.end_handle = h));
     if (!info.handle) ctx.claim(undefined, (h) => (block.record_handle = h));
-    doc.blocks[name] = block;
+    dictSet(doc.blocks, name, block);
   }
 
   const seed = handleValue(normalizeHandle(header.$HANDSEED?.[0]?.value ?? '1'));
   doc.handseed = ctx.finish(seed > 0 ? seed : 1);
   for (const p of r.pending) {
-    doc.entities[p.entity.handle] = p.entity;
+    dictSet(doc.entities, p.entity.handle, p.entity);
     p.list[p.at] = p.entity.handle;
   }
 
@@ -539,9 +540,9 @@ function placeLayouts(doc: DxfDocumentModel, layouts: PendingLayout[]): void {
   for (const { layout, blockRecord } of layouts) {
     let block = byRecord.get(blockRecord);
     if (!block && layout.name.toUpperCase() === 'MODEL') block = MODEL_SPACE;
-    if (!block || !layout.name || Object.hasOwn(doc.layouts, layout.name)) continue;
+    if (!block || !layout.name || dictHas(doc.layouts, layout.name)) continue;
     layout.block = block;
-    doc.layouts[layout.name] = layout;
+    dictSet(doc.layouts, layout.name, layout);
   }
 }
 
@@ -552,8 +553,8 @@ function placeGroups(doc: DxfDocumentModel, groups: Group[]): void {
   let anonymous = 0;
   for (const group of groups) {
     let name = names.get(group.handle) ?? `*A${++anonymous}`;
-    while (Object.hasOwn(doc.groups, name)) name = `*A${++anonymous}`;
+    while (dictHas(doc.groups, name)) name = `*A${++anonymous}`;
     group.name = name;
-    doc.groups[name] = group;
+    dictSet(doc.groups, name, group);
   }
 }

@@ -1,3 +1,4 @@
+import { dictGet, dictSet } from '../dict.js';
 import type { Block, DxfDocumentModel, Layout, RawRecord } from '../model.js';
 import { isPaperSpaceBlockName, MODEL_SPACE, PAPER_SPACE } from './entity-types.js';
 import { DEFAULT_PAGE_SETUP } from './layout-object.js';
@@ -30,7 +31,7 @@ export const STANDARD_TABLES = [
 
 /** Finds a block by name, as DXF does: case-insensitively. */
 export function findBlock(doc: DxfDocumentModel, name: string): Block | undefined {
-  const exact = doc.blocks[name];
+  const exact = dictGet(doc.blocks, name);
   if (exact) return exact;
   const key = name.toUpperCase();
   for (const block of Object.values(doc.blocks)) if (block.name.toUpperCase() === key) return block;
@@ -75,16 +76,16 @@ export function rootEntry(doc: DxfDocumentModel, name: string): RawRecord | unde
 export function ensureStructure(doc: DxfDocumentModel): void {
   const alloc = () => formatHandle(doc.handseed++);
 
-  const missingHeads = STANDARD_TABLES.filter((name) => !doc.table_handles[name]);
+  const missingHeads = STANDARD_TABLES.filter((name) => !dictGet(doc.table_handles, name));
   if (missingHeads.length > 0) {
     doc.table_handles = { ...doc.table_handles };
-    for (const name of missingHeads) doc.table_handles[name] = alloc();
+    for (const name of missingHeads) dictSet(doc.table_handles, name, alloc());
   }
 
   const addRecords = (table: string, wanted: string[], make: (handle: string, name: string) => RawRecord) => {
-    const records = doc.tables[table] ?? [];
+    const records = dictGet(doc.tables, table) ?? [];
     const missing = wanted.filter((name) => !findRecord(records, name));
-    if (missing.length === 0 && doc.tables[table]) return;
+    if (missing.length === 0 && dictGet(doc.tables, table)) return;
     doc.tables = { ...doc.tables, [table]: [...missing.map((name) => make(alloc(), name)), ...records] };
   };
   addRecords('VPORT', ['*Active'], (h) => viewportRecord(h));

@@ -1,3 +1,4 @@
+import { dictGet } from '../dict.js';
 import type { Block, DxfDocumentModel, DxfTag, Entity, Group, Layer, Layout, RawRecord } from '../model.js';
 import { isLayoutBlockName, isPaperSpaceBlockName, MODEL_SPACE, PAPER_SPACE } from './entity-types.js';
 import { type EntityRefs, writeEntity } from './entity-write.js';
@@ -131,7 +132,7 @@ function placeEntities(doc: DxfDocumentModel): Map<string, string[]> {
   const placed = new Set<string>();
   const place = (handle: string) => {
     if (placed.has(handle)) return;
-    const e = doc.entities[handle];
+    const e = dictGet(doc.entities, handle);
     if (!e) return;
     const list = lists.get(e.space.toUpperCase());
     if (!list) return;
@@ -150,7 +151,7 @@ function groupMembers(doc: DxfDocumentModel, group: Group, written: Set<string>)
   let space: string | undefined;
   const out: string[] = [];
   for (const h of group.handles) {
-    const e = doc.entities[h];
+    const e = dictGet(doc.entities, h);
     if (!e || !written.has(h) || !isLayoutBlockName(e.space)) continue;
     const key = e.space.toUpperCase();
     space ??= key;
@@ -252,7 +253,7 @@ function writeClasses(w: TagWriter, doc: DxfDocumentModel, version: string, obje
   const used = new Set<string>(['LAYOUT', ...objects.map((o) => o.type)]);
   for (const e of Object.values(doc.entities)) if (e.type === 'Image') used.add('IMAGE');
   for (const type of used) {
-    const known = KNOWN_CLASSES[type];
+    const known = dictGet(KNOWN_CLASSES, type);
     if (!known || declared.has(type)) continue;
     const [cpp, app, flags, entity] = known;
     w.tag(0, 'CLASS');
@@ -273,15 +274,15 @@ function writeTables(w: TagWriter, doc: DxfDocumentModel): void {
   const names: string[] = [...STANDARD_TABLES];
   for (const name of Object.keys(doc.tables)) if (!names.includes(name)) names.push(name);
   for (const name of names) {
-    const handle = doc.table_handles[name] as string;
-    const records = name === 'LAYER' ? [] : name === 'BLOCK_RECORD' ? [] : (doc.tables[name] ?? []);
+    const handle = dictGet(doc.table_handles, name) as string;
+    const records = name === 'LAYER' ? [] : name === 'BLOCK_RECORD' ? [] : (dictGet(doc.tables, name) ?? []);
     const count =
       name === 'LAYER'
         ? Object.keys(doc.layers).length
         : name === 'BLOCK_RECORD'
           ? writableBlocks(doc).length
           : records.length;
-    const extra = doc.table_extra?.[name] ?? [];
+    const extra = dictGet(doc.table_extra, name) ?? [];
     w.tag(0, 'TABLE');
     w.tag(2, name);
     w.tag(5, handle);
@@ -452,7 +453,8 @@ function writeEntities(
   refs: EntityRefs,
 ): void {
   const paper = isPaperSpaceBlockName(block.name);
-  for (const h of handles) writeEntity(w, doc.entities[h] as Entity, block.record_handle, paper, refs);
+  for (const h of handles)
+    writeEntity(w, dictGet(doc.entities, h) as Entity, block.record_handle, paper, refs);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { dictGet, dictSet } from '../dict.js';
 import type { Point3, XdataItem } from '../model.js';
 import type { TagWriter } from './tag-writer.js';
 import type { TagList } from './tags.js';
@@ -21,8 +22,8 @@ export function readXdata(t: TagList, start: number, end: number, decode: (s: st
     const code = codes[i] as number;
     if (code === 1001) {
       const app = t.value(i).trim();
-      items = xdata[app] ?? [];
-      xdata[app] = items;
+      items = dictGet(xdata, app) ?? [];
+      dictSet(xdata, app, items);
       continue;
     }
     if (!items) continue;
@@ -44,9 +45,8 @@ export function readXdata(t: TagList, start: number, end: number, decode: (s: st
 
 export function writeXdata(w: TagWriter, xdata: Xdata | undefined): void {
   if (!xdata) return;
-  for (const app of Object.keys(xdata)) {
-    const items = xdata[app];
-    if (!items || items.length === 0) continue;
+  for (const [app, items] of Object.entries(xdata)) {
+    if (items.length === 0) continue;
     w.tag(1001, app);
     for (const item of items) {
       const { code, value } = item;
@@ -65,5 +65,5 @@ export function writeXdata(w: TagWriter, xdata: Xdata | undefined): void {
 
 /** APPID names an xdata record uses. */
 export function xdataApps(xdata: Xdata | undefined): string[] {
-  return xdata ? Object.keys(xdata).filter((app) => (xdata[app]?.length ?? 0) > 0) : [];
+  return xdata ? Object.entries(xdata).flatMap(([app, items]) => (items.length > 0 ? [app] : [])) : [];
 }

@@ -3,6 +3,7 @@
  * 20-28, z at 30-38. Types whose codes in that range hold vectors or placeholders are handled by name;
  * infinite ones (XLINE, RAY) and ones without points (3DSOLID, REGION...) have no bounds.
  */
+import { dictGet } from '../dict.js';
 import type { DxfTag, Point3, RawEntity } from '../model.js';
 import type { Bounds } from './types.js';
 
@@ -104,7 +105,7 @@ export function rawBounds(e: RawEntity): Bounds | undefined {
   if (UNBOUNDED.has(type)) return undefined;
   if (type === 'ELLIPSE') return ellipseBounds(e.tags);
   if (type === 'VIEWPORT') return viewportBounds(e.tags);
-  let points = pointTags(e.tags, VECTOR_CODES[type] ?? []);
+  let points = pointTags(e.tags, dictGet(VECTOR_CODES, type) ?? []);
   if (PLACEHOLDER_FIRST.has(type)) points = points.slice(1);
   if (OCS_TYPES.has(type) && (first(e.tags, 230) ?? 1) < 0) {
     points = points.map((p): Point3 => [-p[0], p[1], -p[2]]);

@@ -1,3 +1,4 @@
+import { dictGet } from '../dict.js';
 import { EditorError } from '../errors.js';
 import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
 
@@ -32,11 +33,11 @@ export const NO_BLOCKS: GeometryContext = { block: () => undefined };
 export function documentContext(model: DxfDocumentModel): GeometryContext {
   return {
     block(name) {
-      const block = model.blocks[name];
+      const block = dictGet(model.blocks, name);
       if (!block) return undefined;
       const entities: Entity[] = [];
       for (const handle of block.entities) {
-        const entity = model.entities[handle];
+        const entity = dictGet(model.entities, handle);
         if (entity) entities.push(entity);
       }
       return { base: block.base, entities };

@@ -4,6 +4,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { DocumentState } from '../../../projections/editor-session.js';
+import { dictGet, dictHas } from '../dict.js';
 import { compareHandles } from '../query/run.js';
 
 export interface FieldChange {
@@ -42,8 +43,8 @@ export function fieldChanges(before: unknown, after: unknown): FieldChange[] {
   }
   const out: FieldChange[] = [];
   for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    const a = before[field];
-    const b = after[field];
+    const a = dictGet(before, field);
+    const b = dictGet(after, field);
     if (a === b || isDeepStrictEqual(a, b)) continue;
     out.push({ field, before: a ?? null, after: b ?? null });
   }
@@ -62,14 +63,14 @@ export function diffRecords<T>(
   const added: string[] = [];
   const removed: string[] = [];
   const changed: Changed[] = [];
-  for (const key of Object.keys(after)) if (!(key in before)) added.push(key);
+  for (const key of Object.keys(after)) if (!dictHas(before, key)) added.push(key);
   for (const key of Object.keys(before)) {
-    if (!(key in after)) {
+    if (!dictHas(after, key)) {
       removed.push(key);
       continue;
     }
-    const a = before[key];
-    const b = after[key];
+    const a = dictGet(before, key);
+    const b = dictGet(after, key);
     if (a === b) continue;
     const fields = fieldChanges(a, b);
     if (fields.length > 0) changed.push({ key, fields });
@@ -78,8 +79,8 @@ export function diffRecords<T>(
   removed.sort(order);
   changed.sort((x, y) => order(x.key, y.key));
   return {
-    added: added.map((k) => after[k] as T),
-    removed: removed.map((k) => before[k] as T),
+    added: added.map((k) => dictGet(after, k) as T),
+    removed: removed.map((k) => dictGet(before, k) as T),
     changed,
   };
 }

@@ -4,6 +4,7 @@
  * projection's own `evolveSession` — the read model's evolve — so the document at revision r is what
  * the live read model held right after r, by construction rather than by a second implementation.
  */
+
 import {
   type DocumentState,
   type EditorSessionState,
@@ -13,6 +14,7 @@ import {
   initialSession,
 } from '../../../projections/editor-session.js';
 import { type Change, type EditorEvent, isStepEvent, type StepData } from '../../../streams/editor.js';
+import { dictGet, dictSet } from '../dict.js';
 import type { Entity } from '../model.js';
 
 export type RevisionKind = 'created' | 'opened' | 'step' | 'undo' | 'redo';
@@ -186,7 +188,7 @@ function checkpoint(history: DocumentHistory): void {
     eventIndex: history.events.length - 1,
     state: forkDocument({ ...doc, model: { ...doc.model, entities: {} } }),
     handles,
-    entities: handles.map((handle) => doc.model.entities[handle] as Entity),
+    entities: handles.map((handle) => dictGet(doc.model.entities, handle) as Entity),
   });
   history.work = 0;
 }
@@ -196,7 +198,7 @@ export function thaw(checkpoint: Checkpoint): DocumentState {
   const doc = forkDocument(checkpoint.state);
   const entities: Record<string, Entity> = {};
   const { handles, entities: values } = checkpoint;
-  for (let i = 0; i < handles.length; i++) entities[handles[i] as string] = values[i] as Entity;
+  for (let i = 0; i < handles.length; i++) dictSet(entities, handles[i] as string, values[i] as Entity);
   doc.model.entities = entities;
   return doc;
 }

@@ -3,6 +3,8 @@
  * at most `limit` of them: the summary `chronicle replay --verify` prints when a replay and the live
  * read model disagree.
  */
+import { dictGet } from '../dict.js';
+
 const show = (value: unknown): string => {
   if (value === undefined) return '(absent)';
   const text = JSON.stringify(value);
@@ -31,7 +33,7 @@ export function jsonDifferences(
     }
     if (isObject(a) && isObject(b)) {
       for (const key of new Set([...Object.keys(a), ...Object.keys(b)]))
-        walk(a[key], b[key], path === '' ? key : `${path}.${key}`);
+        walk(dictGet(a, key), dictGet(b, key), path === '' ? key : `${path}.${key}`);
       return;
     }
     if (JSON.stringify(a) === JSON.stringify(b)) return;

@@ -1,5 +1,6 @@
 import { type Change, editorEvent, type NewEditorEvent } from '../../../streams/editor.js';
 import { BATCH_MAX_STEPS } from '../capabilities.js';
+import { dictGet } from '../dict.js';
 import { EditorError, fail } from '../errors.js';
 import { isObject } from '../request.js';
 import { answerChanges } from '../session.js';
@@ -97,7 +98,7 @@ async function batch(ctx: OpContext): Promise<OpOutcome> {
   for (const [index, raw] of (steps as unknown[]).entries()) {
     try {
       const step = checkStep(raw, index, atomic);
-      const op = ops[step.op as string];
+      const op = dictGet(ops, step.op as string);
       const needsDoc = op && (op.document === 'required' || op.document === 'active');
       const request =
         step.document_id === undefined && needsDoc && activeNow() !== null

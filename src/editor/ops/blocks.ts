@@ -1,4 +1,5 @@
 import type { Change } from '../../../streams/editor.js';
+import { dictGet, dictHas } from '../dict.js';
 import { fail } from '../errors.js';
 import type { Block, Entity, Group } from '../model.js';
 import { handleList, point, string, tableName } from '../request.js';
@@ -27,7 +28,7 @@ function blockDefine(ctx: OpContext): OpOutcome {
   const name = tableName(ctx.request.name, 'name');
   if (name.startsWith('*'))
     return fail('invalid_name', `block names starting with "*" are reserved, got ${JSON.stringify(name)}`);
-  const existing = doc.model.blocks[name];
+  const existing = dictGet(doc.model.blocks, name);
   if (existing && ctx.request.replace !== true)
     return fail('block_exists', `block ${name} exists; pass replace: true to redefine it`);
   const base =
@@ -75,7 +76,7 @@ function blockDefine(ctx: OpContext): OpOutcome {
 function blockDelete(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const name = string(ctx.request.name, 'name', 'invalid_name');
-  const block = doc.model.blocks[name];
+  const block = dictGet(doc.model.blocks, name);
   if (!block || name.startsWith('*'))
     return fail('block_missing', `block ${JSON.stringify(name)} is not defined`);
   const { contents, inserts } = blockMembers(doc.model.entities, name);
@@ -91,7 +92,7 @@ function blockDelete(ctx: OpContext): OpOutcome {
 function groupCreate(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const name = tableName(ctx.request.name, 'name');
-  if (doc.model.groups[name]) return fail('group_exists', `group ${name} exists`);
+  if (dictHas(doc.model.groups, name)) return fail('group_exists', `group ${name} exists`);
   const handles = entitiesOf(doc, [...new Set(handleList(ctx.request.handles))]).map((e) => e.handle);
   const step = new StepBuilder(doc.model);
   const [handle] = step.handles(1) as [string];

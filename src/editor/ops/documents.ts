@@ -5,6 +5,7 @@ import type { DocumentState } from '../../../projections/editor-session.js';
 import { titleOf } from '../../../projections/editor-session.js';
 import { type Change, editorEvent, type NewEditorEvent } from '../../../streams/editor.js';
 import { MAX_DXF_BYTES } from '../capabilities.js';
+import { dictSet } from '../dict.js';
 import { DxfError, readDxf, templateDxf, writeDxf } from '../dxf/index.js';
 import { type LoadedDxf, loadDxfFile } from '../dxf/load.js';
 import { EditorError, fail } from '../errors.js';
@@ -52,7 +53,7 @@ function wholeModel(loaded: LoadedDxf): DxfDocumentModel {
   const entities: Record<string, Entity> = {};
   const order: string[] = [];
   for (const batch of loaded.batches) {
-    for (const entity of batch.entities) entities[entity.handle] = entity;
+    for (const entity of batch.entities) dictSet(entities, entity.handle, entity);
     order.push(...batch.order);
   }
   return { ...loaded.model, entities, order };

@@ -1,5 +1,6 @@
 import type { DocumentState } from '../../../projections/editor-session.js';
 import { type Change, editorEvent } from '../../../streams/editor.js';
+import { dictGet, dictHas } from '../dict.js';
 import { color, entityFromInput, linetype, lineweight } from '../entity-input.js';
 import { EditorError, fail } from '../errors.js';
 import type { DxfTag, Entity } from '../model.js';
@@ -12,7 +13,7 @@ export const MODEL_SPACE = '*Model_Space';
 /** The entities behind `handles`, or `entity_absent` naming the first unknown one. */
 export function entitiesOf(doc: DocumentState, handles: readonly string[]): Entity[] {
   return handles.map((handle) => {
-    const entity = doc.model.entities[handle];
+    const entity = dictGet(doc.model.entities, handle);
     if (!entity)
       throw new EditorError('entity_absent', `entity ${handle} does not exist in document ${doc.id}`);
     return entity;
@@ -174,8 +175,13 @@ function property(ctx: OpContext): OpOutcome {
   if (typeof name !== 'string') return fail('invalid_property', 'name must name a property');
   const [entity] = entitiesOf(doc, [handle]) as [Entity];
   if (!('value' in ctx.request)) {
-    if (!(name in entity)) fail('invalid_property', `${entity.type} has no property ${JSON.stringify(name)}`);
-    const result = { handle, name, value: (entity as unknown as Record<string, unknown>)[name] ?? null };
+    if (!dictHas(entity, name))
+      fail('invalid_property', `${entity.type} has no property ${JSON.stringify(name)}`);
+    const result = {
+      handle,
+      name,
+      value: dictGet(entity as unknown as Record<string, unknown>, name) ?? null,
+    };
     return { events: [], result };
   }
   const step = new StepBuilder(doc.model);
@@ -184,7 +190,7 @@ function property(ctx: OpContext): OpOutcome {
   const result = {
     handle,
     name,
-    value: (after as unknown as Record<string, unknown>)[name] ?? null,
+    value: dictGet(after as unknown as Record<string, unknown>, name) ?? null,
     affected: 1,
   };
   return { events: [stepEvent('PropertiesSet', doc, 'property', step.build(), result)], result };
@@ -207,7 +213,7 @@ function entitiesCopyTo(ctx: OpContext): OpOutcome {
   const handles = step.handles(entities.length);
   const base = target.model.order.length;
   entities.forEach((entity, i) => {
-    if (entity.type === 'Insert' && !target.model.blocks[entity.name]) {
+    if (entity.type === 'Insert' && !dictHas(target.model.blocks, entity.name)) {
       fail(
         'block_missing',
         `entity ${entity.handle} inserts block ${entity.name}, which document ${target.id} does not define`,

@@ -1,3 +1,4 @@
+import { dictGet } from '../dict.js';
 import { headerValue } from '../dxf-values.js';
 import { EditorError, fail } from '../errors.js';
 import type { RawRecord } from '../model.js';
@@ -18,7 +19,7 @@ export function operationStatus(answer: { ok: boolean; status?: unknown }): stri
 /** `operation`: a mutation by request_id: running, or its recorded answer. */
 function operation(ctx: OpContext): OpOutcome {
   const id = ctx.request.request_id ?? ctx.request.id;
-  const recorded = typeof id === 'string' ? ctx.session.operations[id] : undefined;
+  const recorded = typeof id === 'string' ? dictGet(ctx.session.operations, id) : undefined;
   // A mutation still running or queued is known too: only an id never sent is unknown_operation.
   const pending = typeof id === 'string' && !recorded ? ctx.pending?.(id) : undefined;
   if (pending) {
@@ -56,8 +57,10 @@ function layers(ctx: OpContext): OpOutcome {
 
 function header(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
-  const values: Record<string, unknown> = {};
-  for (const [name, tags] of Object.entries(doc.model.header)) values[name] = headerValue(tags);
+  // fromEntries makes own entries: a header variable a file named __proto__ is an entry like any other.
+  const values = Object.fromEntries(
+    Object.entries(doc.model.header).map(([name, tags]) => [name, headerValue(tags)]),
+  );
   return { events: [], result: { version: doc.model.version, values, count: Object.keys(values).length } };
 }
 

@@ -1,4 +1,5 @@
 import { editorEvent } from '../../../streams/editor.js';
+import { dictGet, dictHas } from '../dict.js';
 import { EditorError, fail } from '../errors.js';
 import { bounds } from '../geometry/index.js';
 import { documentContext } from '../geometry/types.js';
@@ -107,7 +108,7 @@ const requestPick =
 function cancelTarget(ctx: OpContext): string | undefined {
   const id = ctx.request.target_request_id ?? ctx.request.id;
   if (id === undefined) return undefined;
-  if (typeof id !== 'string' || !(ctx.session.operations[id] || ctx.pending?.(id)))
+  if (typeof id !== 'string' || !(dictHas(ctx.session.operations, id) || ctx.pending?.(id)))
     throw new EditorError('unknown_operation', `no operation with request_id ${JSON.stringify(id)}`);
   return id;
 }
@@ -125,7 +126,7 @@ function nothingToCancel(ctx: OpContext, id: string | undefined): OpOutcome {
 function operationStatusOf(ctx: OpContext, id: string): string {
   const running = ctx.pending?.(id);
   if (running) return running.status;
-  const recorded = ctx.session.operations[id];
+  const recorded = dictGet(ctx.session.operations, id);
   return recorded ? operationStatus(recorded.answer) : 'unknown';
 }
 

@@ -13,6 +13,7 @@ import type { DocumentState } from '../../../projections/editor-session.js';
 import { type Change, editorEvent, type NewEditorEvent } from '../../../streams/editor.js';
 import { QUERY_LIMIT_MAX } from '../capabilities.js';
 import { type Command, parseCommandLine, type Selection } from '../command-line.js';
+import { dictGet, dictHas } from '../dict.js';
 import { entityFromInput } from '../entity-input.js';
 import { EditorError, fail } from '../errors.js';
 import { bounds, intersections } from '../geometry/index.js';
@@ -76,7 +77,8 @@ function touching(doc: DocumentState, corners: [Point3, Point3]): string[] {
  * window and crossing pick model space entities. An empty selection is `nothing_selected`.
  */
 function selected(doc: DocumentState, selection: Selection, what: string): string[] {
-  const modelSpace = () => doc.model.order.filter((h) => isModelSpace(doc.model.entities[h]?.space ?? ''));
+  const modelSpace = () =>
+    doc.model.order.filter((h) => isModelSpace(dictGet(doc.model.entities, h)?.space ?? ''));
   let handles: string[];
   switch (selection.kind) {
     case 'handles':
@@ -117,7 +119,7 @@ function selected(doc: DocumentState, selection: Selection, what: string): strin
         doc.model,
       );
       handles = touching(doc, selection.corners).filter((h) => {
-        const entity = doc.model.entities[h];
+        const entity = dictGet(doc.model.entities, h);
         if (!entity || !isModelSpace(entity.space)) return false;
         const b = bounds(entity, ctx);
         const inside =
@@ -226,7 +228,9 @@ async function execute(scratch: Scratch, id: number, command: Command): Promise<
         const [p, q] = command.window;
         fields = { window: [p[0], p[1], q[0], q[1]] };
       } else {
-        const handles = doc().model.order.filter((h) => isModelSpace(doc().model.entities[h]?.space ?? ''));
+        const handles = doc().model.order.filter((h) =>
+          isModelSpace(dictGet(doc().model.entities, h)?.space ?? ''),
+        );
         if (handles.length === 0) fail('no_extent', 'ZOOM E: model space holds no entity to frame');
         fields = { handles };
       }
@@ -312,7 +316,7 @@ async function run(ctx: OpContext): Promise<OpOutcome> {
   // state would make the scratch copy the drawing).
   const present = new Map<string, boolean>();
   for (const c of changes) if (c.kind === 'entity') present.set(c.key, c.after !== null);
-  const added = [...present].filter(([h, there]) => there && !(h in doc.model.entities)).map(([h]) => h);
+  const added = [...present].filter(([h, there]) => there && !dictHas(doc.model.entities, h)).map(([h]) => h);
   const entities = [...new Set(touched)];
   return {
     events,

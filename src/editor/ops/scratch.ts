@@ -18,6 +18,7 @@ import {
   type StepData,
   sessionStream,
 } from '../../../streams/editor.js';
+import { dictGet } from '../dict.js';
 import { EditorError } from '../errors.js';
 import type { EditorRequest } from '../request.js';
 import { resolveTarget } from '../target.js';
@@ -115,7 +116,7 @@ export class Scratch {
    */
   async run(request: EditorRequest): Promise<Ran> {
     const opName = typeof request.op === 'string' ? request.op : '';
-    const target = resolveTarget(this.state, request, opName, this.ctx.ops?.[opName]);
+    const target = resolveTarget(this.state, request, opName, dictGet(this.ctx.ops, opName));
     const outcome = await target.op.run(this.context(request, target.doc));
     this.apply(outcome.events);
     return { opName, outcome, doc: target.doc };

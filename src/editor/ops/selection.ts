@@ -1,4 +1,5 @@
 import { editorEvent } from '../../../streams/editor.js';
+import { dictGet, dictHas } from '../dict.js';
 import { fail } from '../errors.js';
 import { handleList, tableName } from '../request.js';
 import { entitiesOf } from './entities.js';
@@ -13,7 +14,7 @@ function selectionSetSave(ctx: OpContext): OpOutcome {
   const change = {
     kind: 'selection_set',
     key: name,
-    before: doc.selection_sets[name] ?? null,
+    before: dictGet(doc.selection_sets, name) ?? null,
     after: handles,
   } as const;
   return { events: [stepEvent('SelectionSetSaved', doc, 'selection_set_save', [change], result)], result };
@@ -23,9 +24,9 @@ function selectionSetSave(ctx: OpContext): OpOutcome {
 function selectionSetLoad(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const name = typeof ctx.request.name === 'string' ? ctx.request.name : '';
-  const saved = doc.selection_sets[name];
+  const saved = dictGet(doc.selection_sets, name);
   if (!saved) return fail('selection_set_missing', `selection set ${JSON.stringify(name)} does not exist`);
-  const handles = saved.filter((h) => h in doc.model.entities);
+  const handles = saved.filter((h) => dictHas(doc.model.entities, h));
   const select = ctx.request.select === true;
   const events = select
     ? [editorEvent('SelectionChanged', { document_id: doc.id, handles, source: 'selection_set' })]

@@ -1,5 +1,6 @@
 import type { DocumentState } from '../../../projections/editor-session.js';
 import type { Change } from '../../../streams/editor.js';
+import { dictGet, dictHas } from '../dict.js';
 import { MIN_WRITE_VERSION } from '../dxf/index.js';
 import { fail } from '../errors.js';
 import { formatHandle } from '../handles.js';
@@ -26,7 +27,7 @@ const measurement = (model: DxfDocumentModel) =>
 /** Looks names up in the document's tables, as DXF compares them: case-insensitively. */
 function recordsOf(model: DxfDocumentModel): SysvarContext {
   const named = (table: string, name: string) =>
-    (model.tables[table] ?? [])
+    (dictGet(model.tables, table) ?? [])
       .map((r) => r.tags.find((t) => t.code === 2)?.value)
       .find((n) => n?.toUpperCase() === name.toUpperCase());
   return {
@@ -51,10 +52,10 @@ function sysvarValue(doc: DocumentState, def: SysvarDef): SysvarValue {
   if (def.name === 'HANDSEED') return formatHandle(doc.model.handseed);
   if (def.name === 'ACADVER') return doc.model.version;
   if (def.header && inHeaderOf(def, savedVersion(doc.model))) {
-    const fromHeader = sysvarFromHeader(def, doc.model.header[def.header.variable]);
+    const fromHeader = sysvarFromHeader(def, dictGet(doc.model.header, def.header.variable));
     if (fromHeader !== undefined) return fromHeader;
   }
-  return doc.sysvars[def.name] ?? sysvarDefault(def, measurement(doc.model));
+  return dictGet(doc.sysvars, def.name) ?? sysvarDefault(def, measurement(doc.model));
 }
 
 /**
@@ -85,11 +86,16 @@ function sysvar(ctx: OpContext): OpOutcome {
       changes.push({
         kind: 'header',
         key,
-        before: doc.model.header[key] ?? null,
+        before: dictGet(doc.model.header, key) ?? null,
         after: sysvarToHeader(def, value as never),
       });
     } else {
-      changes.push({ kind: 'sysvar', key: def.name, before: doc.sysvars[def.name] ?? null, after: value });
+      changes.push({
+        kind: 'sysvar',
+        key: def.name,
+        before: dictGet(doc.sysvars, def.name) ?? null,
+        after: value,
+      });
     }
   }
   const result = { values };
@@ -116,7 +122,7 @@ function layoutCreate(ctx: OpContext): OpOutcome {
     string,
   ];
   let n = 0;
-  while (doc.model.blocks[`*Paper_Space${n}`]) n += 1;
+  while (dictHas(doc.model.blocks, `*Paper_Space${n}`)) n += 1;
   const blockName = `*Paper_Space${n}`;
   const block: Block = {
     name: blockName,

@@ -1,4 +1,5 @@
 import type { Change } from '../../../streams/editor.js';
+import { dictGet } from '../dict.js';
 import { fail } from '../errors.js';
 import {
   documentContext,
@@ -101,7 +102,7 @@ function getSelection(ctx: OpContext): OpOutcome {
   if (!doc) return fail('document_required', 'get_selection needs an open document');
   const context = documentContext(doc.model);
   const entities = doc.selection
-    .map((h) => doc.model.entities[h])
+    .map((h) => dictGet(doc.model.entities, h))
     .filter((e) => e !== undefined)
     .map((e) => selectionAnswer(e, context));
   return { events: [], result: { count: entities.length, entities } };

@@ -5,6 +5,7 @@ import {
   type NewEditorEvent,
   type StepEventType,
 } from '../../../streams/editor.js';
+import { dictHas } from '../dict.js';
 import { formatHandle } from '../handles.js';
 import type { DxfDocumentModel, Layer } from '../model.js';
 
@@ -50,7 +51,7 @@ export class StepBuilder {
 
   /** Creates `name` as a new layer (colour 7, Continuous) unless the document or this step has it. */
   ensureLayer(name: string): void {
-    if (this.model.layers[name] || this.layersCreated.includes(name)) return;
+    if (dictHas(this.model.layers, name) || this.layersCreated.includes(name)) return;
     const [handle] = this.handles(1) as [string];
     const layer: Layer = {
       name,

@@ -1,4 +1,5 @@
 import { editorEvent } from '../../../streams/editor.js';
+import { dictGet, dictHas, dictSet } from '../dict.js';
 import { EditorError, fail } from '../errors.js';
 import { GeometryError, transformEntity, translation } from '../geometry/index.js';
 import { formatHandle } from '../handles.js';
@@ -18,14 +19,17 @@ function drawingOf(model: DxfDocumentModel, entities: readonly Entity[]): DxfDoc
   const kept: Record<string, Entity> = {};
   for (const block of Object.values(model.blocks)) {
     for (const handle of block.entities) {
-      const entity = model.entities[handle];
-      if (entity) kept[handle] = entity;
+      const entity = dictGet(model.entities, handle);
+      if (entity) dictSet(kept, handle, entity);
     }
   }
-  for (const entity of entities) kept[entity.handle] = entity;
+  for (const entity of entities) dictSet(kept, entity.handle, entity);
   const groups = Object.fromEntries(
     Object.entries(model.groups)
-      .map(([name, group]) => [name, { ...group, handles: group.handles.filter((h) => h in kept) }] as const)
+      .map(
+        ([name, group]) =>
+          [name, { ...group, handles: group.handles.filter((h) => dictHas(kept, h)) }] as const,
+      )
       .filter(([, group]) => group.handles.length > 0),
   );
   return { ...withNewIdentity(model), entities: kept, order: entities.map((e) => e.handle), groups };
@@ -37,14 +41,14 @@ function drawingOf(model: DxfDocumentModel, entities: readonly Entity[]): DxfDoc
  * copies in the written drawing.
  */
 function blockContents(model: DxfDocumentModel, name: string): Entity[] {
-  const block = model.blocks[name];
+  const block = dictGet(model.blocks, name);
   if (!block || /^\*(model|paper)_space/i.test(name)) {
     return fail('block_missing', `no block named ${JSON.stringify(name)} in this document`);
   }
   const move = translation([-block.base[0], -block.base[1], -block.base[2]]);
   const contents: Entity[] = [];
   for (const handle of block.entities) {
-    const entity = model.entities[handle];
+    const entity = dictGet(model.entities, handle);
     if (!entity) continue;
     let moved: Entity;
     try {

@@ -1,3 +1,4 @@
+import { dictGet, dictWith } from '../dict.js';
 import { fail } from '../errors.js';
 import type { Entity, XdataItem } from '../model.js';
 import { handleList, isObject, point, tableName } from '../request.js';
@@ -59,9 +60,7 @@ function xdataSet(ctx: OpContext): OpOutcome {
     step.push({ kind: 'appid', key: app, before: false, after: true });
   const handles = [...new Set(handleList(ctx.request.handles))];
   for (const entity of entitiesOf(doc, handles)) {
-    const xdata = { ...entity.xdata };
-    if (items.length === 0) delete xdata[app];
-    else xdata[app] = items;
+    const xdata = dictWith(entity.xdata, app, items.length === 0 ? null : items);
     const after: Entity = { ...entity, xdata };
     if (Object.keys(xdata).length === 0) delete after.xdata;
     step.push({ kind: 'entity', key: entity.handle, before: entity, after });
@@ -76,7 +75,8 @@ function xdataGet(ctx: OpContext): OpOutcome {
     typeof ctx.request.app === 'string' && ctx.request.app !== '' ? ctx.request.app.toUpperCase() : undefined;
   const items = entitiesOf(doc, handleList(ctx.request.handles)).map((entity) => {
     const all = entity.xdata ?? {};
-    const xdata = app ? (all[app] ? { [app]: all[app] } : {}) : all;
+    const found = app === undefined ? undefined : dictGet(all, app);
+    const xdata = app === undefined ? all : found ? { [app]: found } : {};
     return { handle: entity.handle, xdata };
   });
   return { events: [], fields: { items, count: items.length } };

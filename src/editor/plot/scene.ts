@@ -3,7 +3,9 @@
  * block references followed into their blocks, with the colour and lineweight each part prints with and
  * the layers that hide it left out. Pure: the page placement and the file formats come after.
  */
+
 import { entityAci } from '../colors.js';
+import { dictGet, dictSet } from '../dict.js';
 import { transformAttribs } from '../geometry/attribs.js';
 import { type Curve, curveBounds } from '../geometry/curves.js';
 import { extraNumber } from '../geometry/extra.js';
@@ -122,7 +124,8 @@ const NEVER_PLOTTED = new Set(['DEFPOINTS']);
 
 function layerOf(model: DxfDocumentModel, name: string): Layer | undefined {
   return (
-    model.layers[name] ?? Object.values(model.layers).find((l) => l.name.toUpperCase() === name.toUpperCase())
+    dictGet(model.layers, name) ??
+    Object.values(model.layers).find((l) => l.name.toUpperCase() === name.toUpperCase())
   );
 }
 
@@ -389,7 +392,7 @@ function collect(
     // A frozen reference hides all of it; one that is only off still shows its parts on other layers.
     if (layerFrozen(model, layer, hidden) || (inherited?.depth ?? 0) >= MAX_DEPTH) return;
     const flat = planar(entity);
-    const block = model.blocks[entity.name];
+    const block = dictGet(model.blocks, entity.name);
     if (!block || flat.type !== 'Insert') return;
     const inner: Inherited = {
       layer,
@@ -400,7 +403,7 @@ function collect(
       depth: (inherited?.depth ?? 0) + 1,
     };
     for (const handle of block.entities) {
-      const child = model.entities[handle];
+      const child = dictGet(model.entities, handle);
       if (child) collect(ctx, child, inner, items);
     }
     // Attributes stand where the reference put them (in its space's coordinates, not the block's); like
@@ -521,7 +524,7 @@ export function plotScene(
     ltscale: globalLinetypeScale(model),
   };
   for (const handle of model.order) {
-    const entity = model.entities[handle];
+    const entity = dictGet(model.entities, handle);
     if (!entity || entity.space.toUpperCase() !== wanted) continue;
     let items: PlotItem[];
     if (entity.type === 'Raw') {
@@ -529,7 +532,7 @@ export function plotScene(
         wanted === MODEL_SPACE.toUpperCase() ? undefined : viewportItems(model, entity, hidden);
       if (!viewport) {
         if (entity.dxf_type.toUpperCase() !== 'VIEWPORT' && layerPlots(model, entity.layer, hidden))
-          skipped[entity.dxf_type] = (skipped[entity.dxf_type] ?? 0) + 1;
+          dictSet(skipped, entity.dxf_type, (dictGet(skipped, entity.dxf_type) ?? 0) + 1);
         continue;
       }
       items = viewport;

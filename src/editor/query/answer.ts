@@ -3,6 +3,7 @@
  * and `text`/`value`), `full` (every property, `text`/`value`, and `bounds`). Points are always 3 numbers.
  */
 import type { DetailLevel } from '../capabilities.js';
+import { dictSet } from '../dict.js';
 import { bounds } from '../geometry/index.js';
 import { type Bounds, type GeometryContext, NO_BLOCKS } from '../geometry/types.js';
 import type { Entity } from '../model.js';
@@ -29,7 +30,7 @@ export function cloneJson<T>(value: T): T {
   if (Array.isArray(value)) return value.map(cloneJson) as T;
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = cloneJson(v);
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) dictSet(out, k, cloneJson(v));
     return out as T;
   }
   return value;

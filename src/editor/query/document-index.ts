@@ -1,5 +1,6 @@
 import { type DocumentState, inDrawingOrder } from '../../../projections/editor-session.js';
 import type { Change } from '../../../streams/editor.js';
+import { dictGet } from '../dict.js';
 import { documentContext } from '../geometry/index.js';
 import { SpatialIndex } from './spatial-index.js';
 
@@ -28,7 +29,7 @@ export function indexChange(doc: DocumentState, change: Change): void {
     return;
   }
   if (change.kind !== 'entity') return;
-  const entity = doc.model.entities[change.key];
+  const entity = dictGet(doc.model.entities, change.key);
   if (entity && inDrawingOrder(doc.model, entity)) index.setEntity(entity, documentContext(doc.model));
   else index.remove(change.key);
 }

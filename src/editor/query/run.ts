@@ -5,6 +5,7 @@
  * narrow the candidates. Answers come in handle order (creation order), in the order given for
  * `handles`, or by distance for `near`; then `offset`/`limit` page them.
  */
+import { dictGet, dictHas, dictSet } from '../dict.js';
 import {
   bounds,
   type Closest,
@@ -85,7 +86,7 @@ class QueryRun {
   }
 
   entity(handle: string): Entity {
-    const entity = this.model.entities[handle];
+    const entity = dictGet(this.model.entities, handle);
     if (!entity) throw new QueryError('entity_absent', `no entity with handle ${handle}`);
     return entity;
   }
@@ -151,13 +152,13 @@ class QueryRun {
         .search(w)
         .sort(compareHandles)
         .flatMap((h) => {
-          const entity = model.entities[h];
+          const entity = dictGet(model.entities, h);
           return entity ? [{ entity, fromIndex: true }] : [];
         });
     }
     const all: Array<{ entity: Entity; fromIndex: boolean }> = [];
     for (const h of model.order) {
-      const entity = model.entities[h];
+      const entity = dictGet(model.entities, h);
       if (entity) all.push({ entity, fromIndex: false });
     }
     return all.sort((a, b) => compareHandles(a.entity.handle, b.entity.handle));
@@ -186,7 +187,7 @@ function crossingsOfOne(run: QueryRun, handle: string): Match[] {
       .search(w)
       .sort(compareHandles)
       .flatMap((h) => {
-        const entity = run.model.entities[h];
+        const entity = dictGet(run.model.entities, h);
         return entity ? [{ entity, fromIndex: run.window !== undefined }] : [];
       });
   }
@@ -213,7 +214,7 @@ function crossingsAmong(run: QueryRun, handles: string[]): Match[] {
     if (!box) continue;
     for (const h of local.search(box)) {
       if (compareHandles(h, a.handle) <= 0) continue;
-      const b = run.model.entities[h] as Entity;
+      const b = dictGet(run.model.entities, h) as Entity;
       const points = crossings(a, b, run.ctx);
       if (points.length === 0) continue;
       found.set(a.handle, [...(found.get(a.handle) ?? []), { handle: b.handle, points }]);
@@ -236,13 +237,13 @@ function nearestMatches(run: QueryRun, x: number, y: number): { matches: Match[]
   let last = -1;
   for (const n of run.index.nearest(x, y, {
     distance: (h) => {
-      const entity = run.model.entities[h];
+      const entity = dictGet(run.model.entities, h);
       return entity && run.keeps(entity) ? run.closest(entity)?.distance : undefined;
     },
   })) {
     // Past the page, but keep entities as far as the last one so ties page by handle.
     if (picked.length >= need && n.distance > last) break;
-    const entity = run.model.entities[n.handle] as Entity;
+    const entity = dictGet(run.model.entities, n.handle) as Entity;
     picked.push({ entity, closest: run.closest(entity) });
     last = n.distance;
   }
@@ -250,7 +251,7 @@ function nearestMatches(run: QueryRun, x: number, y: number): { matches: Match[]
   if (run.hasPlainFilters()) {
     count = 0;
     for (const h of run.index.handles()) {
-      const entity = run.model.entities[h];
+      const entity = dictGet(run.model.entities, h);
       if (entity && run.keeps(entity)) count++;
     }
   }
@@ -263,7 +264,7 @@ const byDistance = (a: Match, b: Match) =>
 
 function pick(answer: EntityAnswer, fields: readonly string[]): EntityAnswer {
   const out: EntityAnswer = { handle: answer.handle };
-  for (const f of fields) if (f in answer) out[f] = answer[f];
+  for (const f of fields) if (dictHas(answer, f)) dictSet(out, f, answer[f]);
   return out;
 }
 

@@ -3,7 +3,9 @@
  * The document projection keeps it in step with the model (set on create/change, remove on delete);
  * queries search it instead of scanning.
  */
+
 import RBush from 'rbush';
+import { dictGet } from '../dict.js';
 import { bounds as entityBounds } from '../geometry/index.js';
 import type { Bounds, GeometryContext } from '../geometry/types.js';
 import { NO_BLOCKS } from '../geometry/types.js';
@@ -78,7 +80,7 @@ export class SpatialIndex {
   static ofModel(model: DxfDocumentModel, ctx: GeometryContext = NO_BLOCKS): SpatialIndex {
     const entries: Array<[string, Bounds | undefined]> = [];
     for (const handle of model.order) {
-      const entity = model.entities[handle];
+      const entity = dictGet(model.entities, handle);
       if (entity) entries.push([handle, entityBounds(entity, ctx)]);
     }
     return SpatialIndex.of(entries);
