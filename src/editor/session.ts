@@ -18,7 +18,7 @@ import type { EventStore, RecordedEvent } from '../store/types.js';
 import { serializeEventBody } from '../store/validate.js';
 import { EditorError } from './errors.js';
 import type { OpDefinition, OpOutcome, OpTable } from './ops/types.js';
-import { busyError, cancelPick } from './picks.js';
+import { cancelPick, pickRefusal } from './picks.js';
 import { type EditorRequest, isObject } from './request.js';
 import { resumeEvents } from './resume/events.js';
 import type { ResumeSource } from './resume/source.js';
@@ -356,7 +356,7 @@ export class EditorSession {
         : this.withState(earlier.answer as Answer);
     }
     // Refused before it is queued, and not recorded: busy passes, and a retry must then run.
-    if (this.current.pick && op && !op.whilePicking) throw busyError(this.current.pick);
+    if (this.current.pick && op && !op.whilePicking) throw pickRefusal(this.current.pick, opName);
     const running: Running = {
       request_id: requestId,
       op: opName,
@@ -440,7 +440,7 @@ export class EditorSession {
       // A pick requested while this one was queued: refused as at the door, not recorded.
       if (this.current.pick && op && !op.whilePicking) {
         return {
-          answer: this.withState(this.failureBody(request, busyError(this.current.pick))),
+          answer: this.withState(this.failureBody(request, pickRefusal(this.current.pick, opName))),
           durable: Promise.resolve(),
         };
       }
@@ -533,6 +533,7 @@ export class EditorSession {
       log: this.store,
       ops: this.ops,
       gui: this.gui,
+      stateView: () => this.stateView(),
     };
   }
 

@@ -48,20 +48,37 @@ export class StepBuilder {
     return handles;
   }
 
-  /** Creates `name` as a new layer (colour 7, Continuous) unless the document or this step has it. */
-  ensureLayer(name: string): void {
+  /**
+   * Creates `name` as a new layer unless the document or this step has it: like `like` (a layer of
+   * another document, whose definition travels along), else colour 7, Continuous.
+   */
+  ensureLayer(name: string, like?: Layer): void {
     if (this.model.layers[name] || this.layersCreated.includes(name)) return;
     const [handle] = this.handles(1) as [string];
-    const layer: Layer = {
-      name,
-      handle,
-      color: 7,
-      linetype: 'Continuous',
-      lineweight: -3,
-      off: false,
-      frozen: false,
-      locked: false,
-    };
+    const linetypeKnown = (linetype: string) =>
+      ['BYLAYER', 'BYBLOCK', 'CONTINUOUS'].includes(linetype.toUpperCase()) ||
+      (this.model.tables.LTYPE ?? []).some((r) =>
+        r.tags.some((t) => t.code === 2 && t.value.toUpperCase() === linetype.toUpperCase()),
+      );
+    // Unmodeled tags stay behind: they may name objects (plot style, material) of the other document.
+    const { extra: _extra, ...definition } = like ?? ({} as Layer);
+    const layer: Layer = like
+      ? {
+          ...definition,
+          name,
+          handle,
+          linetype: linetypeKnown(definition.linetype) ? definition.linetype : 'Continuous',
+        }
+      : {
+          name,
+          handle,
+          color: 7,
+          linetype: 'Continuous',
+          lineweight: -3,
+          off: false,
+          frozen: false,
+          locked: false,
+        };
     this.changes.push({ kind: 'layer', key: name, before: null, after: layer });
     this.layersCreated.push(name);
   }

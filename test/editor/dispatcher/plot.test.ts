@@ -364,7 +364,8 @@ describe('plot to SVG', () => {
         { type: 'circle', center: [0, 0], radius: 1, color: 'byblock' },
         { type: 'line', start: [-1, 0], end: [1, 0], color: 1 },
       ]);
-      await h.ok('block_define', { document_id: doc, name: 'DOT', handles: parts, base: [0, 0, 0] });
+      // The parts go into the block; the insert block_define puts in their place is erased below.
+      const defined = await h.ok('block_define', { document_id: doc, name: 'DOT', handles: parts, base: [0, 0, 0] });
       const [red, white, green, text, insert, point] = await h.create([
         { type: 'line', start: [0, 0], end: [10, 0], color: 1 },
         { type: 'line', start: [0, 5], end: [10, 5], color: 7 },
@@ -373,7 +374,7 @@ describe('plot to SVG', () => {
         { type: 'insert', name: 'DOT', position: [20, 20], scale: [1, 1, 1], rotation: 0, color: 6 },
         { type: 'point', location: [30, 0], color: 4 },
       ]);
-      await h.ok('entities_delete', { document_id: doc, handles: parts });
+      await h.ok('entities_delete', { document_id: doc, handles: [resultOf<{ insert: string }>(defined).insert] });
       const path = dir.path('colours.svg');
       const result = resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path }));
       expect(result).toMatchObject({ format: 'svg', entities: 6 });
