@@ -84,6 +84,25 @@ describe('query: listing, detail, fields', () => {
     expect(answer.entities[6]).toMatchObject({ type: 'Raw', dxf_type: 'HATCH' });
   });
 
+  it('lists the contents of blocks the layouts insert, nested ones too; not those of blocks nobody inserts', () => {
+    const inner = point([1, 1, 0]);
+    const nested = insert('INNER', [0, 0, 0]);
+    const lonely = circle([0, 0, 0], 3);
+    const ref = insert('OUTER', [10, 10, 0]);
+    const model = documentOf([ref], {
+      OUTER: { entities: [nested] },
+      INNER: { entities: [inner] },
+      ARROW: { entities: [lonely] },
+    });
+    const answer = runQuery(model, SpatialIndex.ofModel(model, documentContext(model)), {});
+    expect(handlesOf(answer).sort()).toEqual([ref.handle, nested.handle, inner.handle].sort());
+    // Handles still reach any entity; spatial parameters look at the layouts only.
+    expect(runQuery(model, SpatialIndex.ofModel(model, documentContext(model)), { handles: [lonely.handle] }).count).toBe(1);
+    expect(
+      handlesOf(runQuery(model, SpatialIndex.ofModel(model, documentContext(model)), { bounds: [-100, -100, 100, 100] })),
+    ).toEqual([ref.handle]);
+  });
+
   it('summary: handle, type and layer only', () => {
     const s = scene();
     expect(s.q({ detail: 'summary', handles: [s.ring.handle] }).entities).toEqual([
