@@ -133,13 +133,14 @@ export function pathArgument(value: unknown): string {
   return resolve(value);
 }
 
+/** `open`: a DXF file as a new active document; `total` counts the entities a plain query lists in it. */
 async function openOp(ctx: OpContext): Promise<OpOutcome> {
   const path = pathArgument(ctx.request.path);
   const read = await readDxfFile(path);
   const id = ctx.session.next_document_id;
   return {
     events: openedEvents(id, titleOf(path), path, read),
-    result: { document_id: id, path, title: titleOf(path) },
+    result: { document_id: id, path, title: titleOf(path), total: listedCount(wholeModel(read)) },
     document_id: id,
   };
 }

@@ -80,15 +80,22 @@ export function entityAnswer(
   return out;
 }
 
-/** What `get_selection` answers for each selected entity: handle, type, text, value, bounds. */
+/**
+ * What `get_selection` answers for each selected entity: handle, type, text, value, bounds, and as the
+ * reference editor does, layer and an Insert's `block` and `position` (null for other entities).
+ */
 export function selectionAnswer(entity: Entity, ctx: GeometryContext = NO_BLOCKS): EntityAnswer {
   const text = entityText(entity);
+  const insert = entity.type === 'Insert';
   return {
     handle: entity.handle,
     type: entity.type,
+    layer: entity.layer,
     text,
     value: text,
     bounds: answerBounds(bounds(entity, ctx)),
+    block: insert ? entity.name : null,
+    position: insert ? [...entity.position] : null,
   };
 }
 

@@ -41,22 +41,36 @@ describe('entityAnswer', () => {
 });
 
 describe('selectionAnswer', () => {
-  it("get_selection's fields: handle, type, text (null without text), value, bounds", () => {
+  it("get_selection's fields: handle, type, layer, text (null without text), value, bounds; an Insert's block and position", () => {
     const t = text('Hi', [0, 0, 0], 1);
     expect(selectionAnswer(t)).toEqual({
       handle: t.handle,
       type: 'Text',
+      layer: '0',
       text: 'Hi',
       value: 'Hi',
       bounds: { min: [0, 0, 0], max: [1.2, 1, 0] },
+      block: null,
+      position: null,
     });
     const l = line([0, 0, 0], [1, 1, 0]);
     expect(selectionAnswer(l)).toEqual({
       handle: l.handle,
       type: 'Line',
+      layer: '0',
       text: null,
       value: null,
       bounds: { min: [0, 0, 0], max: [1, 1, 0] },
+      block: null,
+      position: null,
+    });
+    const model = documentOf([], { B: { entities: [line([0, 0, 0], [1, 0, 0])] } });
+    const ref = insert('B', [5, 5, 0]);
+    expect(selectionAnswer(ref, documentContext(model))).toMatchObject({
+      type: 'Insert',
+      block: 'B',
+      position: [5, 5, 0],
+      bounds: { min: [5, 5, 0], max: [6, 5, 0] },
     });
   });
 });

@@ -507,7 +507,17 @@ describe('entities', () => {
     expect(entities.map((e) => at(e, 'handle'))).toEqual([text, line]);
     expect(entities[0]).toMatchObject({ type: 'Text', text: 'hello', value: 'hello' });
     expect(entities[1]).toMatchObject({ type: 'Line', text: null, value: null });
-    expect(Object.keys(entities[1] as object).sort()).toEqual(['bounds', 'handle', 'text', 'type', 'value']);
+    // The spec's fields, and the reference editor's layer, block and position (null but for an Insert).
+    expect(Object.keys(entities[1] as object).sort()).toEqual([
+      'block',
+      'bounds',
+      'handle',
+      'layer',
+      'position',
+      'text',
+      'type',
+      'value',
+    ]);
     const second = await client.post('/api/v1/get_selection', {});
     expect(body(second).result).toEqual(body(first).result);
   });
