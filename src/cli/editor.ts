@@ -77,7 +77,9 @@ export async function startEditor(
     const answer = await client.mutate('new', {}, 201);
     if (!answer.body.ok) {
       await session.close();
-      throw new EditorStartError(`chronicle editor: cannot open a blank drawing: ${String(answer.body.error)}`);
+      throw new EditorStartError(
+        `chronicle editor: cannot open a blank drawing: ${String(answer.body.error)}`,
+      );
     }
   }
   // The audit routes' read models, both caught up when a request reads them (never on the dispatcher's

@@ -61,7 +61,8 @@ export function pickOptions(request: Record<string, unknown>): {
     fail('invalid_detail', `detail must be summary, geometry or full, got ${JSON.stringify(detail)}`);
   const filter = (value: unknown, name: string) => {
     if (value === undefined || value === null) return null;
-    if (typeof value !== 'string') return fail('invalid_request', `${name} must be a string, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'string')
+      return fail('invalid_request', `${name} must be a string, got ${JSON.stringify(value)}`);
     return value.trim() === '' ? null : value.trim();
   };
   return {
@@ -118,7 +119,9 @@ function passes(entity: Entity, options: ReturnType<typeof pickOptions>): boolea
 function askedOptions(session: EditorSessionState, pick: PendingPick): ReturnType<typeof pickOptions> {
   const result = session.operations[pick.request_id]?.answer.result;
   try {
-    return pickOptions(typeof result === 'object' && result !== null ? (result as Record<string, unknown>) : {});
+    return pickOptions(
+      typeof result === 'object' && result !== null ? (result as Record<string, unknown>) : {},
+    );
   } catch {
     return { detail: 'full', type: null, layer: null };
   }

@@ -79,7 +79,10 @@ function hatchTags(input: Record<string, unknown>, common: EntityCommon): DxfTag
   const name = solid ? 'SOLID' : typeof input.pattern === 'string' ? input.pattern.toUpperCase() : 'ANSI31';
   const lines = PATTERNS[name];
   if (!solid && !lines)
-    fail('invalid_pattern', `pattern must be one of ${HATCH_PATTERNS.join(', ')} (or solid: true), got ${JSON.stringify(input.pattern)}`);
+    fail(
+      'invalid_pattern',
+      `pattern must be one of ${HATCH_PATTERNS.join(', ')} (or solid: true), got ${JSON.stringify(input.pattern)}`,
+    );
   const scale = input.pattern_scale === undefined ? 1 : number(input.pattern_scale, 'pattern_scale');
   if (!(scale > 0)) fail('invalid_property', `pattern_scale must be greater than 0, got ${scale}`);
   const angle =

@@ -26,7 +26,11 @@ const ANSWER = {
     session_id: { type: 'string', description: 'state: the session' },
     version: { type: 'string', description: 'state: the editor version' },
     revision: { type: 'integer', nullable: true, description: "state: the active document's revision" },
-    hand_seed: { type: 'string', nullable: true, description: "state: the active drawing's next handle (hex)" },
+    hand_seed: {
+      type: 'string',
+      nullable: true,
+      description: "state: the active drawing's next handle (hex)",
+    },
     documents: {
       type: 'array',
       description: 'state: the open documents',

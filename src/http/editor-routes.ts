@@ -104,7 +104,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'run',
     status: 200,
     summary: 'Ops, entity types, query operators, limits',
-    answer: '`operations` (op name -> true, at the top level), and in `result` the ops, entity types, query operators, transform actions, limits, papers and system variables.',
+    answer:
+      '`operations` (op name -> true, at the top level), and in `result` the ops, entity types, query operators, transform actions, limits, papers and system variables.',
     build: () => op('capabilities'),
   },
   {
@@ -113,7 +114,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'run',
     status: 200,
     summary: 'Session state',
-    answer: 'The session state at the top level — `document_id`, `session_id`, `version`, `protocol`, `mode`, `revision`, `hand_seed`, `documents[]` (`id`, `title`, `path`, `dirty`, `revision`), `selection` (handles in pick order), `operation` (request id or null) — and the same under `state`.',
+    answer:
+      'The session state at the top level — `document_id`, `session_id`, `version`, `protocol`, `mode`, `revision`, `hand_seed`, `documents[]` (`id`, `title`, `path`, `dirty`, `revision`), `selection` (handles in pick order), `operation` (request id or null) — and the same under `state`.',
     build: () => op('state'),
   },
   {
@@ -131,7 +133,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 201,
     summary: 'New document (template), open a DXF (path), or a blank new document',
-    answer: '`document_id` of the new or opened document; from a template `result.total` counts the entities it brought in. A DWG file (AC10xx) is refused with `unsupported_format`.',
+    answer:
+      '`document_id` of the new or opened document; from a template `result.total` counts the entities it brought in. A DWG file (AC10xx) is refused with `unsupported_format`.',
     body: 'object',
     build: (input) => {
       const body = bodyObject(input);
@@ -147,7 +150,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: 'Close a document',
-    answer: '`result.closed: true`, `closed_document_id`, `documents_before`, `documents_after`; closing the last document opens a blank one (`opened_document_id`). Unsaved changes without `discard`: `document_dirty`.',
+    answer:
+      '`result.closed: true`, `closed_document_id`, `documents_before`, `documents_after`; closing the last document opens a blank one (`opened_document_id`). Unsaved changes without `discard`: `document_dirty`.',
     queryParams: ['discard'],
     build: (input) => {
       const id = input.params.document_id ?? '';
@@ -174,7 +178,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: 'Get and set system variables',
-    answer: '`result.values` and `result.set` (lower-case names); `unknown_sysvar`, `invalid_sysvar_value` (`clayer` only takes an existing layer).',
+    answer:
+      '`result.values` and `result.set` (lower-case names); `unknown_sysvar`, `invalid_sysvar_value` (`clayer` only takes an existing layer).',
     body: 'object',
     build: (input) => op('sysvar', bodyObject(input)),
   },
@@ -194,7 +199,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: "Set a layout's page setup",
-    answer: '`result.layout`, `result.paper` (the canonical media name), `result.scale` (`fit`, `numerator`, `denominator`); `layout_missing`, `invalid_paper`, `invalid_scale`.',
+    answer:
+      '`result.layout`, `result.paper` (the canonical media name), `result.scale` (`fit`, `numerator`, `denominator`); `layout_missing`, `invalid_paper`, `invalid_scale`.',
     body: 'object',
     build: (input) => op('page_setup_set', { ...bodyObject(input), layout: input.params.layout }),
   },
@@ -245,7 +251,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'run',
     status: 200,
     summary: 'Query entities',
-    answer: '`entities[]`, `count`, `returned`, `next_offset` (every entity of the layouts and of the blocks they insert; spatial parameters look at the layouts only); an Insert answers its `block`, a HATCH its `boundary`, `solid` and `pattern`, a SOLID its `corners`.',
+    answer:
+      '`entities[]`, `count`, `returned`, `next_offset` (every entity of the layouts and of the blocks they insert; spatial parameters look at the layouts only); an Insert answers its `block`, a HATCH its `boundary`, `solid` and `pattern`, a SOLID its `corners`.',
     queryParams: ENTITY_QUERY_PARAMS,
     // `where` is parsed by the transport (invalid_where before the dispatcher); see editor-app.ts.
     build: (input) =>
@@ -271,7 +278,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 201,
     summary: 'Create entities',
-    answer: '`result.handles`, `result.created` (count), `result.layers_created` (layers it made). Types: Line, Circle, Arc, Text, MText, Point, LwPolyline, Insert, Image, Hatch, Solid.',
+    answer:
+      '`result.handles`, `result.created` (count), `result.layers_created` (layers it made). Types: Line, Circle, Arc, Text, MText, Point, LwPolyline, Insert, Image, Hatch, Solid.',
     body: 'object',
     build: (input) => op('entities_create', bodyObject(input)),
   },
@@ -296,7 +304,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: 'Move, copy, rotate, scale or mirror entities',
-    answer: '`result.affected` (entities given), `result.created` (new handles of copy, mirror with copy: true, array).',
+    answer:
+      '`result.affected` (entities given), `result.created` (new handles of copy, mirror with copy: true, array).',
     body: 'object',
     build: (input) => op('entities_transform', bodyObject(input)),
   },
@@ -306,7 +315,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'run',
     status: 200,
     summary: "An entity's xdata",
-    answer: "`items[].xdata.<app>`: the application's values in order; `items[].data.<app>` the same with their group codes.",
+    answer:
+      "`items[].xdata.<app>`: the application's values in order; `items[].data.<app>` the same with their group codes.",
     queryParams: ['app'],
     build: (input) =>
       op('xdata_get', {
@@ -343,7 +353,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 201,
     summary: 'Define a block',
-    answer: 'The sources move into the block and one Insert of it takes their place: `result.block`, `result.insert`; `replace: true` first drops the old definition and its inserts.',
+    answer:
+      'The sources move into the block and one Insert of it takes their place: `result.block`, `result.insert`; `replace: true` first drops the old definition and its inserts.',
     body: 'object',
     build: (input) => op('block_define', bodyObject(input)),
   },
@@ -372,7 +383,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: 'Plot to PDF or SVG',
-    answer: '`result.path`, `pages`, `page_sizes`; with `layout: "all"` and `per_page: true`, `result.files[]` (one file per layout: `path`, `layout`...).',
+    answer:
+      '`result.path`, `pages`, `page_sizes`; with `layout: "all"` and `per_page: true`, `result.files[]` (one file per layout: `path`, `layout`...).',
     body: 'object',
     build: (input) => op('plot', bodyObject(input)),
   },
@@ -382,7 +394,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: 'Write entities or a block to a DXF file',
-    answer: "`result.path`, `result.entities`, `result.normalized`; `template` (a DXF) gives the file that drawing's tables.",
+    answer:
+      "`result.path`, `result.entities`, `result.normalized`; `template` (a DXF) gives the file that drawing's tables.",
     body: 'object',
     build: (input) => op('wblock', bodyObject(input)),
   },
@@ -412,7 +425,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'run',
     status: 200,
     summary: 'Save the active document',
-    answer: '`result.saved` (the path). A `.dwg` or `.dwt` path is refused with `unsupported_format` and nothing is written.',
+    answer:
+      '`result.saved` (the path). A `.dwg` or `.dwt` path is refused with `unsupported_format` and nothing is written.',
     body: 'object',
     build: (input) => {
       const path = bodyObject(input).path;
@@ -434,7 +448,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'run',
     status: 200,
     summary: 'Header variables',
-    answer: '`result.values` (every header variable); `current_layer`, `current_text_style`, `insertion_units`, `pdmode`, `pdsize`, `ltscale` at the top level.',
+    answer:
+      '`result.values` (every header variable); `current_layer`, `current_text_style`, `insertion_units`, `pdmode`, `pdsize`, `ltscale` at the top level.',
     build: () => op('header'),
   },
   {

@@ -1,7 +1,7 @@
 import type { Change } from '../../../streams/editor.js';
-import { fail } from '../errors.js';
 import { isLayoutBlockName } from '../dxf/entity-types.js';
 import { currentLayer } from '../entity-input.js';
+import { fail } from '../errors.js';
 import type { Block, Entity, Group, InsertEntity, Point3 } from '../model.js';
 import { handleList, point, string, tableName } from '../request.js';
 import { entitiesOf, eraseChanges, MODEL_SPACE } from './entities.js';
@@ -68,7 +68,10 @@ function blockDefine(ctx: OpContext): OpOutcome {
   // Everything that leaves the drawing order, highest index first: undo puts the lowest back first,
   // so each returns to where it stood.
   const leaving = [...oldInserts, ...sources];
-  const at = orderIndexes(model.order, leaving.map((e) => e.handle));
+  const at = orderIndexes(
+    model.order,
+    leaving.map((e) => e.handle),
+  );
   const sourceHandles = new Set(sources.map((s) => s.handle));
   const departures: Change[] = leaving
     .map(

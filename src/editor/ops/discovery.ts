@@ -3,8 +3,9 @@
  * command line's commands, and how to run one), `entities` (how many entities of each type) and
  * `history` (what was done in this session, newest last).
  */
-import { fail } from '../errors.js';
+
 import { COMMAND_NAMES } from '../command-line.js';
+import { fail } from '../errors.js';
 import { insertedContents } from '../query/run.js';
 import { operationStatus, paging } from './info.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
@@ -41,7 +42,9 @@ function commands(ctx: OpContext): OpOutcome {
         'unknown_command',
         `unknown command ${JSON.stringify(r.name)}; call commands without name to list them`,
       );
-    const aliases = Object.keys(COMMAND_NAMES).filter((alias) => COMMAND_NAMES[alias] === name && alias !== name);
+    const aliases = Object.keys(COMMAND_NAMES).filter(
+      (alias) => COMMAND_NAMES[alias] === name && alias !== name,
+    );
     const command = {
       name,
       aliases,

@@ -207,7 +207,9 @@ function closeOp(ctx: OpContext): OpOutcome {
     fail('document_dirty', `document ${doc.id} has unsaved changes; save it or close with discard: true`);
   }
   const remaining = ctx.session.tabs.filter((id) => id !== doc.id);
-  const events: NewEditorEvent[] = [editorEvent('DocumentClosed', { document_id: doc.id, discarded: discard })];
+  const events: NewEditorEvent[] = [
+    editorEvent('DocumentClosed', { document_id: doc.id, discarded: discard }),
+  ];
   let nextActive = ctx.session.active === doc.id ? (remaining.at(-1) ?? null) : ctx.session.active;
   let opened: number | null = null;
   if (remaining.length === 0) {
@@ -266,7 +268,8 @@ function fileIdentity(ctx: OpContext): OpOutcome {
   // DXF writes the GUID in braces; the answer is the 36-character identifier inside them.
   const before = doc.model.header.$FINGERPRINTGUID ?? null;
   const current = before?.[0]?.value.replace(/[{}]/g, '');
-  if (current && ctx.request.renew !== true) return { events: [], result: { identity: current, created: false } };
+  if (current && ctx.request.renew !== true)
+    return { events: [], result: { identity: current, created: false } };
   const identity = randomUUID().toUpperCase();
   const change: Change = {
     kind: 'header',

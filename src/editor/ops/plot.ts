@@ -6,7 +6,7 @@ import { fail } from '../errors.js';
 import type { Bounds } from '../geometry/index.js';
 import { unionBounds } from '../geometry/shape.js';
 import type { Layout, PageSetup } from '../model.js';
-import { type WrittenFile, refuseExisting, writeOutputFile } from '../output-file.js';
+import { refuseExisting, type WrittenFile, writeOutputFile } from '../output-file.js';
 import { findPaper, parseOrientation, parsePaper, parseScale } from '../paper.js';
 import { readPlotImages } from '../plot/images.js';
 import { type PageMark, pageMarks } from '../plot/marks.js';
@@ -142,8 +142,13 @@ function plotPage(
 }
 
 /** The bytes of `pages` in `format`: a PDF of one page per sheet, or the SVG of one sheet. */
-async function plotBytes(doc: DocumentState, pages: readonly PlotPage[], format: PlotFormat): Promise<Buffer> {
-  const title = pages.length === 1 ? `${doc.title} - ${pages[0]?.window ? 'window' : pages[0]?.layoutName}` : doc.title;
+async function plotBytes(
+  doc: DocumentState,
+  pages: readonly PlotPage[],
+  format: PlotFormat,
+): Promise<Buffer> {
+  const title =
+    pages.length === 1 ? `${doc.title} - ${pages[0]?.window ? 'window' : pages[0]?.layoutName}` : doc.title;
   const images = await readPlotImages(
     pages.flatMap((p) => p.marks),
     doc.path,
@@ -162,7 +167,10 @@ async function plotBytes(doc: DocumentState, pages: readonly PlotPage[], format:
       'utf8',
     );
   } catch (error) {
-    return fail('plot_failed', `cannot draw the ${format.toUpperCase()} of ${what}: ${(error as Error).message}`);
+    return fail(
+      'plot_failed',
+      `cannot draw the ${format.toUpperCase()} of ${what}: ${(error as Error).message}`,
+    );
   }
 }
 
@@ -183,7 +191,15 @@ function pageResult(page: PlotPage) {
   };
 }
 
-const plotWritten = (doc: DocumentState, path: string, format: PlotFormat, file: WrittenFile, entities: number, layout: string | null, window: PlotWindow | null) =>
+const plotWritten = (
+  doc: DocumentState,
+  path: string,
+  format: PlotFormat,
+  file: WrittenFile,
+  entities: number,
+  layout: string | null,
+  window: PlotWindow | null,
+) =>
   editorEvent('PlotWritten', {
     document_id: doc.id,
     path,
@@ -275,7 +291,9 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
       bytes: written.bytes,
     };
     return {
-      events: [plotWritten(doc, path, format, written, entities, all ? 'all' : result.layout, windowOfResult)],
+      events: [
+        plotWritten(doc, path, format, written, entities, all ? 'all' : result.layout, windowOfResult),
+      ],
       result,
     };
   }
@@ -292,7 +310,17 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
       const written = await writeOutputFile(file, await plotBytes(doc, [page], format), 'plot_failed');
       done.push(file);
       files.push({ path: file, ...pageResult(page), bytes: written.bytes });
-      events.push(plotWritten(doc, file, format, written, page.marks.length, page.window ? null : page.layoutName, windowOfResult));
+      events.push(
+        plotWritten(
+          doc,
+          file,
+          format,
+          written,
+          page.marks.length,
+          page.window ? null : page.layoutName,
+          windowOfResult,
+        ),
+      );
     }
   } catch (error) {
     await Promise.all(done.map((file) => unlink(file).catch(() => undefined)));

@@ -47,7 +47,8 @@ function select(ctx: OpContext): OpOutcome {
   if (r.clear !== true) {
     handles = r.handles === undefined ? [] : entitiesOf(doc, handleList(r.handles)).map((e) => e.handle);
     const type = typeof r.type === 'string' && r.type.trim() !== '' ? r.type.trim().toUpperCase() : undefined;
-    const layer = typeof r.layer === 'string' && r.layer.trim() !== '' ? r.layer.trim().toUpperCase() : undefined;
+    const layer =
+      typeof r.layer === 'string' && r.layer.trim() !== '' ? r.layer.trim().toUpperCase() : undefined;
     if (type !== undefined || layer !== undefined) {
       for (const h of doc.model.order) {
         const e = doc.model.entities[h];

@@ -163,7 +163,10 @@ function pageSetupSet(ctx: OpContext): OpOutcome {
   const r = ctx.request;
   const paper = r.paper === undefined ? undefined : parsePaper(r.paper);
   // A media name given (`ISO_A4_(210.00_x_297.00_MM)`) is kept as given; a short one (`A4`) becomes its media name.
-  const media = paper && typeof r.paper === 'string' && r.paper.trim() !== paper.name && /_\(/.test(r.paper) ? r.paper.trim() : paper?.media;
+  const media =
+    paper && typeof r.paper === 'string' && r.paper.trim() !== paper.name && /_\(/.test(r.paper)
+      ? r.paper.trim()
+      : paper?.media;
   const setup: PageSetup = {
     ...current,
     ...(paper ? { paper: media as string, size: [paper.mm.width, paper.mm.height] as [number, number] } : {}),

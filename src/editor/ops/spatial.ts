@@ -3,15 +3,15 @@ import { fail } from '../errors.js';
 import {
   bounds,
   documentContext,
-  measure,
   type Matrix,
+  measure,
   mirroring,
   rotation,
   scaling,
   transformEntity,
   translation,
 } from '../geometry/index.js';
-import type { Entity, Point3 } from '../model.js';
+import type { Point3 } from '../model.js';
 import { documentIndex } from '../query/document-index.js';
 import { runQuery, selectionAnswer } from '../query/index.js';
 import type { QueryRequest } from '../query/request.js';
@@ -54,7 +54,10 @@ function matrixOf(action: Exclude<Action, 'array'>, r: Record<string, unknown>):
 function arrayCount(value: unknown, field: string): number {
   if (value === undefined) return 1;
   if (Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 100) return value as number;
-  return fail('invalid_transform', `${field} must be a whole number from 1 to 100, got ${JSON.stringify(value)}`);
+  return fail(
+    'invalid_transform',
+    `${field} must be a whole number from 1 to 100, got ${JSON.stringify(value)}`,
+  );
 }
 
 /** The translations of a rectangular `array`: one per cell but the first (the originals). */
@@ -62,7 +65,8 @@ function arrayMatrices(r: Record<string, unknown>): Matrix[] {
   const rows = arrayCount(r.rows, 'rows');
   const columns = arrayCount(r.columns, 'columns');
   const dy = r.row_spacing === undefined ? 0 : number(r.row_spacing, 'row_spacing', 'invalid_transform');
-  const dx = r.column_spacing === undefined ? 0 : number(r.column_spacing, 'column_spacing', 'invalid_transform');
+  const dx =
+    r.column_spacing === undefined ? 0 : number(r.column_spacing, 'column_spacing', 'invalid_transform');
   const out: Matrix[] = [];
   for (let row = 0; row < rows; row++)
     for (let column = 0; column < columns; column++)
@@ -80,7 +84,8 @@ function entitiesTransform(ctx: OpContext): OpOutcome {
   const action = string(ctx.request.action, 'action', 'invalid_transform') as Action;
   if (!ACTIONS.includes(action))
     fail('invalid_transform', `action must be one of ${ACTIONS.join(', ')}, got ${JSON.stringify(action)}`);
-  const copies = action === 'copy' || action === 'array' || (action === 'mirror' && ctx.request.copy === true);
+  const copies =
+    action === 'copy' || action === 'array' || (action === 'mirror' && ctx.request.copy === true);
   const matrices = action === 'array' ? arrayMatrices(ctx.request) : [matrixOf(action, ctx.request)];
   const mirrtext = (doc.model.header.$MIRRTEXT?.[0]?.value.trim() ?? '0') === '1';
   const sources = entitiesOf(doc, [...new Set(handleList(ctx.request.handles))]);

@@ -1,12 +1,6 @@
 import { editorEvent } from '../../../streams/editor.js';
 import { EditorError, fail } from '../errors.js';
-import {
-  bounds,
-  documentContext,
-  GeometryError,
-  transformEntity,
-  translation,
-} from '../geometry/index.js';
+import { bounds, documentContext, GeometryError, transformEntity, translation } from '../geometry/index.js';
 import { formatHandle } from '../handles.js';
 import type { Block, DxfDocumentModel, Entity, Point3 } from '../model.js';
 import { refuseExisting } from '../output-file.js';
@@ -110,7 +104,16 @@ function intoTemplate(template: DxfDocumentModel, source: DxfDocumentModel, enti
     const layer = source.layers[name];
     layers[name] = layer
       ? { ...layer, handle: next(), linetype: hasLinetype(layer.linetype) ? layer.linetype : 'Continuous' }
-      : { name, handle: next(), color: 7, linetype: 'Continuous', lineweight: -3, off: false, frozen: false, locked: false };
+      : {
+          name,
+          handle: next(),
+          color: 7,
+          linetype: 'Continuous',
+          lineweight: -3,
+          off: false,
+          frozen: false,
+          locked: false,
+        };
   };
   const copy = (e: Entity, space: string): string => {
     if (e.type === 'Image')
@@ -119,7 +122,8 @@ function intoTemplate(template: DxfDocumentModel, source: DxfDocumentModel, enti
     if (e.type === 'Insert') addBlock(e.name);
     const out = { ...structuredClone(e), handle: next(), space } as Entity;
     if (!hasLinetype(out.linetype)) out.linetype = 'BYLAYER';
-    if ((out.type === 'Text' || out.type === 'MText') && !styles.has(out.style.toUpperCase())) out.style = 'Standard';
+    if ((out.type === 'Text' || out.type === 'MText') && !styles.has(out.style.toUpperCase()))
+      out.style = 'Standard';
     kept[out.handle] = out;
     return out.handle;
   };
@@ -127,7 +131,13 @@ function intoTemplate(template: DxfDocumentModel, source: DxfDocumentModel, enti
     const block = source.blocks[name];
     if (blocks[name] || !block) return;
     // Registered before its contents are copied, so a block that nests itself cannot loop.
-    blocks[name] = { ...block, record_handle: next(), block_handle: next(), end_handle: next(), entities: [] };
+    blocks[name] = {
+      ...block,
+      record_handle: next(),
+      block_handle: next(),
+      end_handle: next(),
+      entities: [],
+    };
     const contents = block.entities.flatMap((h) => {
       const e = source.entities[h];
       return e ? [copy(e, name)] : [];

@@ -90,7 +90,9 @@ function xdataGet(ctx: OpContext): OpOutcome {
   const items = entitiesOf(doc, handleList(ctx.request.handles)).map((entity) => {
     const all = entity.xdata ?? {};
     const data = app ? (all[app] ? { [app]: all[app] } : {}) : all;
-    const xdata = Object.fromEntries(Object.entries(data).map(([name, list]) => [name, list.map(plainValue)]));
+    const xdata = Object.fromEntries(
+      Object.entries(data).map(([name, list]) => [name, list.map(plainValue)]),
+    );
     return { handle: entity.handle, xdata, data };
   });
   return { events: [], fields: { items, count: items.length } };

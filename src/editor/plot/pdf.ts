@@ -92,7 +92,10 @@ export function plotPdfPages(
   options: Pick<PlotFileOptions, 'title' | 'images'>,
 ): Promise<Buffer> {
   const { title, images } = options;
-  const sizeOf = (page: PdfPage) => [page.placement.page.width * POINTS_PER_MM, page.placement.page.height * POINTS_PER_MM];
+  const sizeOf = (page: PdfPage) => [
+    page.placement.page.width * POINTS_PER_MM,
+    page.placement.page.height * POINTS_PER_MM,
+  ];
   const first = pages[0];
   if (!first) return Promise.reject(new Error('a PDF needs at least one page'));
   const doc = new PDFDocument({

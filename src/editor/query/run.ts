@@ -5,6 +5,8 @@
  * narrow the candidates. Answers come in handle order (creation order), in the order given for
  * `handles`, or by distance for `near`; then `offset`/`limit` page them.
  */
+
+import { isLayoutBlockName } from '../dxf/entity-types.js';
 import {
   bounds,
   type Closest,
@@ -14,7 +16,6 @@ import {
   documentContext,
   type GeometryContext,
 } from '../geometry/index.js';
-import { isLayoutBlockName } from '../dxf/entity-types.js';
 import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
 import { type EntityAnswer, entityAnswer, fieldReader } from './answer.js';
 import { QueryError } from './errors.js';

@@ -40,7 +40,9 @@ describe('state and hello', () => {
         selection: [b, a],
         operation: null,
       });
-      expect(answer.hand_seed).toBe(h.session.state.documents[String(doc)]?.model.handseed.toString(16).toUpperCase());
+      expect(answer.hand_seed).toBe(
+        h.session.state.documents[String(doc)]?.model.handseed.toString(16).toUpperCase(),
+      );
       // The `state` object keeps chronicle's fuller forms.
       expect(answer.state.selection).toEqual({ document_id: doc, handles: [b, a], count: 2 });
     }
@@ -58,7 +60,10 @@ describe('select', () => {
     expect(byHandles.result).toEqual({ selected: 2, handles: [circle, line] });
     expect((await h.ok('select', { type: 'LINE' })).result).toEqual({ selected: 2, handles: [line, wall] });
     expect((await h.ok('select', { layer: 'walls' })).result).toEqual({ selected: 1, handles: [wall] });
-    expect((await h.ok('select', { type: 'line', layer: '0' })).result).toEqual({ selected: 1, handles: [line] });
+    expect((await h.ok('select', { type: 'line', layer: '0' })).result).toEqual({
+      selected: 1,
+      handles: [line],
+    });
     const cleared = await h.ok('select', { clear: true, handles: [line] });
     expect(cleared.result).toEqual({ selected: 0, handles: [] });
     expect((await h.call('select', { handles: ['FFFF'] })).code).toBe('entity_absent');

@@ -242,7 +242,9 @@ describe('close', () => {
     expect(last.result).toMatchObject({ closed: true, documents_after: 1, opened_document_id: 4 });
     expect(last.document_id).toBe(4);
     expect(last.state.document_id).toBe(4);
-    expect(last.state.documents).toEqual([{ id: 4, title: 'Drawing4.dxf', path: null, dirty: false, revision: 0 }]);
+    expect(last.state.documents).toEqual([
+      { id: 4, title: 'Drawing4.dxf', path: null, dirty: false, revision: 0 },
+    ]);
     expect((await h.raw({ protocol: 1, op: 'query', document_id: 4, limit: 0 })).count).toBe(0);
   });
 
@@ -385,7 +387,8 @@ describe('file_identity', () => {
 
 describe('DWG: refused, never read nor written (no DWG library has a compatible licence)', () => {
   /** The first bytes of a real R2018 DWG file: the AC1032 magic, then binary. */
-  const dwgBytes = () => Buffer.concat([Buffer.from('AC1032', 'latin1'), Buffer.from([0, 0, 0, 0, 0, 0x1f, 0x8b])]);
+  const dwgBytes = () =>
+    Buffer.concat([Buffer.from('AC1032', 'latin1'), Buffer.from([0, 0, 0, 0, 0, 0x1f, 0x8b])]);
   const absent = (path: string) =>
     readFile(path).then(
       () => false,

@@ -275,7 +275,12 @@ describe('entities_transform', () => {
   it('copy, array and mirror with copy: true answer the new handles in created (the reference editor names)', async () => {
     const [line] = (await h.create([LINE])) as [string];
     const copied = resultOf<{ affected: number; created: string[] }>(
-      await h.ok('entities_transform', { document_id: doc, handles: [line], action: 'copy', vector: [0, -10] }),
+      await h.ok('entities_transform', {
+        document_id: doc,
+        handles: [line],
+        action: 'copy',
+        vector: [0, -10],
+      }),
     );
     expect(copied.affected).toBe(1);
     expect(copied.created).toHaveLength(1);
@@ -328,7 +333,12 @@ describe('entities_transform', () => {
       angle_deg: 90,
     });
     close((await one(line)).end, [0, 10, 0]);
-    const bad = await h.call('entities_transform', { document_id: doc, handles: [line], action: 'array', rows: 0 });
+    const bad = await h.call('entities_transform', {
+      document_id: doc,
+      handles: [line],
+      action: 'array',
+      rows: 0,
+    });
     expect(bad.code).toBe('invalid_transform');
   });
 

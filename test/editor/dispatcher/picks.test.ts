@@ -92,8 +92,10 @@ describe('picks in a GUI-hosted editor', () => {
         answer: { result: { cancelled: false, handles: [c, a], count: 2, ignored: 0 } },
       });
       // The entities come along, at detail full by default (as the reference editor's user_select).
-      const picked = (op.result?.answer as { result: { entities: Array<Record<string, unknown>> } }).result
-        .entities;
+      const answer = op.result?.answer as
+        | { result: { entities: Array<Record<string, unknown>> } }
+        | undefined;
+      const picked = answer?.result.entities ?? [];
       expect(picked.map((e) => e.handle)).toEqual([c, a]);
       expect(picked[0]).toMatchObject({ type: 'Line', start: [0, 2, 0], bounds: expect.any(Object) });
       // No second answer: nothing is pending any more.
@@ -135,7 +137,8 @@ describe('picks in a GUI-hosted editor', () => {
         ignored: 2,
         entities: [{ handle: b, type: 'Line', layer: 'EDGES' }],
       });
-      expect((settled?.entities as Array<Record<string, unknown>>)[0]).not.toHaveProperty('start');
+      const entities = (settled?.entities ?? []) as Array<Record<string, unknown>>;
+      expect(entities[0]).not.toHaveProperty('start');
     } finally {
       await h.close();
     }

@@ -365,7 +365,12 @@ describe('plot to SVG', () => {
         { type: 'line', start: [-1, 0], end: [1, 0], color: 1 },
       ]);
       // The parts go into the block; the insert block_define puts in their place is erased below.
-      const defined = await h.ok('block_define', { document_id: doc, name: 'DOT', handles: parts, base: [0, 0, 0] });
+      const defined = await h.ok('block_define', {
+        document_id: doc,
+        name: 'DOT',
+        handles: parts,
+        base: [0, 0, 0],
+      });
       const [red, white, green, text, insert, point] = await h.create([
         { type: 'line', start: [0, 0], end: [10, 0], color: 1 },
         { type: 'line', start: [0, 5], end: [10, 5], color: 7 },
@@ -374,7 +379,10 @@ describe('plot to SVG', () => {
         { type: 'insert', name: 'DOT', position: [20, 20], scale: [1, 1, 1], rotation: 0, color: 6 },
         { type: 'point', location: [30, 0], color: 4 },
       ]);
-      await h.ok('entities_delete', { document_id: doc, handles: [resultOf<{ insert: string }>(defined).insert] });
+      await h.ok('entities_delete', {
+        document_id: doc,
+        handles: [resultOf<{ insert: string }>(defined).insert],
+      });
       const path = dir.path('colours.svg');
       const result = resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path }));
       expect(result).toMatchObject({ format: 'svg', entities: 6 });
@@ -752,7 +760,9 @@ describe('every layout: layout "all", per page or in one PDF (the reference edit
       });
       const path = dir.path('sheets.pdf');
       const answer = await h.ok('plot', { document_id: doc, path, layout: 'all', per_page: true });
-      const { files, pages } = resultOf<{ files: Array<PlotResult & { path: string }>; pages: number }>(answer);
+      const { files, pages } = resultOf<{ files: Array<PlotResult & { path: string }>; pages: number }>(
+        answer,
+      );
       // Model, the template's Layout1 (empty: a blank sheet) and PLAN 2 (its name made safe for a file).
       expect(files.map((f) => [f.layout, f.path, f.entities])).toEqual([
         ['Model', dir.path('sheets-Model.pdf'), 1],
@@ -783,17 +793,22 @@ describe('every layout: layout "all", per page or in one PDF (the reference edit
       expect((await h.call('plot', { document_id: doc, path, layout: 'all' })).code).toBe('nothing_to_plot');
       await h.create([{ type: 'line', start: [0, 0], end: [100, 80] }]);
       await h.ok('layout_create', { document_id: doc, name: 'PLAN' });
-      await h.ok('page_setup_set', { document_id: doc, layout: 'PLAN', paper: 'ISO A3', orientation: 'portrait' });
+      await h.ok('page_setup_set', {
+        document_id: doc,
+        layout: 'PLAN',
+        paper: 'ISO A3',
+        orientation: 'portrait',
+      });
       const answer = await h.ok('plot', { document_id: doc, path, layout: 'all' });
-      const result = resultOf<{ pages: number; page_sizes: number[][]; layout: string; entities: number }>(answer);
+      const result = resultOf<{ pages: number; page_sizes: number[][]; layout: string; entities: number }>(
+        answer,
+      );
       expect(result).toMatchObject({ layout: 'all', pages: 3, entities: 1 });
       // Each page the size of its own sheet: the template's layouts', and PLAN's A3 portrait.
       expect(result.page_sizes).toHaveLength(3);
       expect(result.page_sizes[2]).toEqual([297, 420]);
       const model = await h.ok('plot', { document_id: doc, path: dir.path('model.pdf') });
-      expect(result.page_sizes[0]).toEqual(
-        resultOf<{ page_sizes: number[][] }>(model).page_sizes[0],
-      );
+      expect(result.page_sizes[0]).toEqual(resultOf<{ page_sizes: number[][] }>(model).page_sizes[0]);
       expect(pdfPages(await readFile(path))).toBe(3);
       const svg = await h.call('plot', { document_id: doc, path: dir.path('all.svg'), layout: 'all' });
       expect(svg.code).toBe('invalid_format');

@@ -3,8 +3,26 @@
  * editor's clients create), their query read-out, the file ezdxf reads back, and the reference editor's
  * field names the other types accept (`rotation_deg`, `start_angle_deg`, `thickness`, `constant_width`).
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type TestContext, vi } from 'vitest';
-import { ezdxfAudit, type Harness, needEzdxf, python, resultOf, scratchDir, startHarness } from './helpers.js';
+import {
+  afterAll,
+  afterEach,
+  beforeAll,
+  beforeEach,
+  describe,
+  expect,
+  it,
+  type TestContext,
+  vi,
+} from 'vitest';
+import {
+  ezdxfAudit,
+  type Harness,
+  needEzdxf,
+  python,
+  resultOf,
+  scratchDir,
+  startHarness,
+} from './helpers.js';
 
 // ezdxf runs as a child process: leave room for a loaded machine.
 vi.setConfig({ testTimeout: 60_000 });
@@ -63,8 +81,23 @@ describe('Hatch and Solid through entities_create', () => {
       entities: [
         { type: 'Hatch', boundary: SQUARE, solid: true, layer: 'FILL', color: 3 },
         { type: 'hatch', boundary: SQUARE, pattern: 'ansi37', pattern_scale: 2, pattern_angle_deg: 30 },
-        { type: 'Solid', corners: [[0, 0], [4, 0], [0, 4], [4, 4]] },
-        { type: 'SOLID', corners: [[10, 0], [14, 0], [12, 3]] },
+        {
+          type: 'Solid',
+          corners: [
+            [0, 0],
+            [4, 0],
+            [0, 4],
+            [4, 4],
+          ],
+        },
+        {
+          type: 'SOLID',
+          corners: [
+            [10, 0],
+            [14, 0],
+            [12, 3],
+          ],
+        },
       ],
     });
     const [solidFill, pattern, quad, triangle] = resultOf<{ handles: string[] }>(made).handles as [
@@ -145,12 +178,44 @@ describe('Hatch and Solid through entities_create', () => {
   it('refuses a bad boundary, pattern or corners, and creates none of the batch', async () => {
     for (const [entity, code] of [
       [{ type: 'Hatch', boundary: SQUARE.slice(0, 2), solid: true }, 'invalid_boundary'],
-      [{ type: 'Hatch', boundary: [[0, 0], [1, 'x'], [2, 2]], solid: true }, 'invalid_boundary'],
+      [
+        {
+          type: 'Hatch',
+          boundary: [
+            [0, 0],
+            [1, 'x'],
+            [2, 2],
+          ],
+          solid: true,
+        },
+        'invalid_boundary',
+      ],
       [{ type: 'Hatch' }, 'invalid_boundary'],
       [{ type: 'Hatch', boundary: SQUARE, pattern: 'NO_SUCH_PATTERN' }, 'invalid_pattern'],
       [{ type: 'Hatch', boundary: SQUARE, pattern_scale: 0 }, 'invalid_property'],
-      [{ type: 'Solid', corners: [[0, 0], [1, 1]] }, 'invalid_corners'],
-      [{ type: 'Solid', corners: [[0, 0], [1, 1], [2, 2], [3, 3], [4, 4]] }, 'invalid_corners'],
+      [
+        {
+          type: 'Solid',
+          corners: [
+            [0, 0],
+            [1, 1],
+          ],
+        },
+        'invalid_corners',
+      ],
+      [
+        {
+          type: 'Solid',
+          corners: [
+            [0, 0],
+            [1, 1],
+            [2, 2],
+            [3, 3],
+            [4, 4],
+          ],
+        },
+        'invalid_corners',
+      ],
       [{ type: 'Solid', corners: [[0, 0], [1, 1], 'up'] }, 'invalid_corners'],
     ] as const) {
       const answer = await h.call('entities_create', {
@@ -166,7 +231,11 @@ describe('Hatch and Solid through entities_create', () => {
 
 describe("the reference editor's field names", () => {
   it('rotation_deg, start_angle_deg / end_angle_deg, block, thickness and constant_width', async (ctx: TestContext) => {
-    await h.ok('block_define', { document_id: doc, name: 'DOT', handles: await h.create([{ type: 'Point', location: [0, 0] }]) });
+    await h.ok('block_define', {
+      document_id: doc,
+      name: 'DOT',
+      handles: await h.create([{ type: 'Point', location: [0, 0] }]),
+    });
     const handles = await h.create([
       { type: 'Text', value: 'R', position: [0, 0], rotation_deg: 30 },
       { type: 'MText', value: 'M', position: [0, 5], rotation_deg: 45 },

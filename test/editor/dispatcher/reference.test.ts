@@ -100,7 +100,9 @@ describe('the reference editor p1 facts', () => {
     expect(
       (await h.call('page_setup_set', { document_id: doc, layout: 'PLAN', scale: 'nonsense' })).code,
     ).toBe('invalid_scale');
-    expect((await h.call('page_setup_set', { document_id: doc, layout: 'GHOST' })).code).toBe('layout_missing');
+    expect((await h.call('page_setup_set', { document_id: doc, layout: 'GHOST' })).code).toBe(
+      'layout_missing',
+    );
   });
 
   it('a drawing saved as a template gives a new untitled drawing its entities: total, no path', async () => {
@@ -177,7 +179,8 @@ describe('the reference editor p1 facts', () => {
     const layouts = Object.keys(h.session.state.documents[String(doc)]?.model.layouts ?? {});
     expect(files).toHaveLength(layouts.length);
     expect(files.map((f) => f.layout).sort()).toEqual([...layouts].sort());
-    for (const file of files) expect((await readFile(file.path)).subarray(0, 4).toString('latin1')).toBe('%PDF');
+    for (const file of files)
+      expect((await readFile(file.path)).subarray(0, 4).toString('latin1')).toBe('%PDF');
   });
 
   it('a hatch boundary reads back flattened in query', async () => {
@@ -223,9 +226,9 @@ describe('the reference editor p1 facts', () => {
       { type: 'Line', start: [0, 0], end: [1, 0] },
       { type: 'Circle', center: [5, 5], radius: 2 },
     ]);
-    expect((await h.call('block_define', { document_id: doc, name: 'MARK', base: [0, 0, 0], handles })).ok).toBe(
-      true,
-    );
+    expect(
+      (await h.call('block_define', { document_id: doc, name: 'MARK', base: [0, 0, 0], handles })).ok,
+    ).toBe(true);
     expect(await countType('Insert')).toBe(1);
     const [point] = await h.create([{ type: 'Point', location: [9, 9] }]);
     const replaced = await h.call('block_define', {
@@ -280,9 +283,10 @@ describe('the reference editor p1 facts', () => {
     const path = scratch.path('identity.dxf');
     await h.ok('save', { document_id: doc, path });
     const opened = await h.ok('open', { path });
-    expect(resultOf<{ identity: string }>(await h.call('file_identity', { document_id: opened.document_id })).identity).toBe(
-      fresh,
-    );
+    expect(
+      resultOf<{ identity: string }>(await h.call('file_identity', { document_id: opened.document_id }))
+        .identity,
+    ).toBe(fresh);
   });
 
   it('state reports the handle seed; issuing a handle advances it', async () => {

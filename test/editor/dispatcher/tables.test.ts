@@ -229,7 +229,9 @@ describe('blocks', () => {
     }>(answer);
     expect(result).toMatchObject({ block: 'BOX', name: 'BOX', handles: [line], count: 1, replaced: false });
     // The line keeps its handle and coordinates, now in the block; the insert draws it where it was.
-    const [moved] = (await read('query', { handles: [line], detail: 'full' })).entities as Array<Record<string, unknown>>;
+    const [moved] = (await read('query', { handles: [line], detail: 'full' })).entities as Array<
+      Record<string, unknown>
+    >;
     expect(moved).toMatchObject({ space: 'BOX', start: [0, 0, 0], end: [10, 0, 0] });
     expect(await insertBounds(result.insert)).toEqual({ min: [0, 0, 0], max: [10, 0, 0] });
     expect((await read('query', { type: 'Insert' })).count).toBe(1);
@@ -265,7 +267,12 @@ describe('blocks', () => {
   });
 
   it('block_define at insert_at, undone in one step: the sources go back to their places in the drawing order', async () => {
-    const handles = await h.create([LINE, { type: 'Point', location: [1, 1] }, LINE, { type: 'Point', location: [2, 2] }]);
+    const handles = await h.create([
+      LINE,
+      { type: 'Point', location: [1, 1] },
+      LINE,
+      { type: 'Point', location: [2, 2] },
+    ]);
     const before = (await read('query', {})).entities as Array<{ handle: string }>;
     const answer = await h.ok('block_define', {
       document_id: doc,
@@ -494,13 +501,13 @@ describe('layouts and page setups', () => {
       paper: 'ANSI D',
       fit: true,
     });
-    expect(
-      resultOf<{ paper_name: string; scale: { fit: boolean }; orientation: string }>(fit),
-    ).toMatchObject({
-      paper_name: 'ANSI D',
-      orientation: 'portrait',
-      scale: { fit: true },
-    });
+    expect(resultOf<{ paper_name: string; scale: { fit: boolean }; orientation: string }>(fit)).toMatchObject(
+      {
+        paper_name: 'ANSI D',
+        orientation: 'portrait',
+        scale: { fit: true },
+      },
+    );
     for (const paper of ['ISO A0', 'ISO A1', 'ISO A2', 'ISO A4', 'ANSI A', 'ANSI B', 'ANSI C', 'ANSI E']) {
       const set = await h.ok('page_setup_set', { document_id: doc, layout: 'Plot', paper });
       expect(resultOf<{ paper_name: string }>(set).paper_name).toBe(paper);

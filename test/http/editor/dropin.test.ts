@@ -64,7 +64,16 @@ describe("the reference editor's REST client flow", () => {
     const created = await client.post('/api/v1/entities', {
       entities: [
         { type: 'Line', start: [0, 0], end: [100, 0], layer: 'FRAME' },
-        { type: 'LwPolyline', vertices: [[0, 0], [100, 0], [100, 60], [0, 60]], closed: true },
+        {
+          type: 'LwPolyline',
+          vertices: [
+            [0, 0],
+            [100, 0],
+            [100, 60],
+            [0, 60],
+          ],
+          closed: true,
+        },
         { type: 'Text', value: 'PAGE-01', position: [10, 50], height: 3.0 },
         { type: 'Circle', center: [80, 30], radius: 5 },
       ],
@@ -232,7 +241,10 @@ describe("the reference editor's REST client flow", () => {
     // The frame lines: in the FRAME-MARK block the drawing inserts, which a plain query lists.
     const lines = entities(await client.get('/api/v1/entities?type=Line')).map((e) => str(e, 'handle'));
     expect(lines).toHaveLength(2);
-    const copied = await client.post('/api/v1/entities/copy-to', { handles: lines, document_id: flow.targetDoc });
+    const copied = await client.post('/api/v1/entities/copy-to', {
+      handles: lines,
+      document_id: flow.targetDoc,
+    });
     expect(copied.status, copied.text).toBe(201);
     expect(at(body(copied), 'result.count')).toBe(2);
     expect(body(await client.post('/api/v1/activate', { document_id: flow.targetDoc })).ok).toBe(true);
@@ -246,16 +258,20 @@ describe("the reference editor's REST client flow", () => {
     expect(group.status).toBe(201);
     const saved = await client.post('/api/v1/selection-sets', { name: 'smoke-set', handles: flow.lines });
     expect(saved.status).toBe(201);
-    expect(strings(body(await client.get('/api/v1/selection-sets/smoke-set')), 'result.handles')).toHaveLength(2);
-    expect(at(body(await client.get('/api/v1/selection-sets/smoke-set?select=true')), 'result.selected')).toBe(2);
+    expect(
+      strings(body(await client.get('/api/v1/selection-sets/smoke-set')), 'result.handles'),
+    ).toHaveLength(2);
+    expect(
+      at(body(await client.get('/api/v1/selection-sets/smoke-set?select=true')), 'result.selected'),
+    ).toBe(2);
     const identity = await client.post('/api/v1/file-identity', {});
     expect(identity.status).toBe(200);
     expect(str(body(identity), 'result.identity')).toHaveLength(36);
     const again = await client.post('/api/v1/file-identity', {});
     expect(at(body(again), 'result.identity')).toBe(at(body(identity), 'result.identity'));
-    expect((await client.post('/api/v1/blocks', { name: 'MARK', base: [0, 0, 0], handles: flow.lines })).status).toBe(
-      201,
-    );
+    expect(
+      (await client.post('/api/v1/blocks', { name: 'MARK', base: [0, 0, 0], handles: flow.lines })).status,
+    ).toBe(201);
     const point = await client.post('/api/v1/entities', { entities: [{ type: 'Point', location: [9, 9] }] });
     expect(point.status).toBe(201);
     const replaced = await client.post('/api/v1/blocks', {

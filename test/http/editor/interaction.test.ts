@@ -39,7 +39,7 @@ describe('interaction ops over REST (headless)', () => {
     expect(body(neither)).toMatchObject({ ok: false, code: 'invalid_request' });
   });
 
-  it('getpoint, user_select and capture (the reference editor\'s window screenshot) are 409 gui_required', async () => {
+  it("getpoint, user_select and capture (the reference editor's window screenshot) are 409 gui_required", async () => {
     for (const op of ['getpoint', 'user_select', 'capture']) {
       const answer = await client.post(`/api/v1/${op}`, { prompt: 'pick something' });
       expect(answer.status, op).toBe(409);
