@@ -15,13 +15,19 @@ function state(ctx: OpContext): OpOutcome {
   const view = ctx.stateView?.() ?? {};
   const active = ctx.session.active === null ? undefined : ctx.session.documents[String(ctx.session.active)];
   const operation = view.operation as { request_id?: unknown } | null | undefined;
+  // Written out rather than spread: this is the hottest read of the REST surface (GET /state). The
+  // answer's `document_id` is the dispatcher's (the active document); repeating it here would redefine a
+  // key of the answer object, which costs V8 its fast properties.
   return {
     events: [],
     fields: {
       protocol: 1,
       mode: ctx.gui ? 'gui' : 'headless',
-      ...view,
+      session_id: view.session_id,
+      version: view.version,
+      revision: view.revision,
       hand_seed: active ? formatHandle(active.model.handseed) : null,
+      documents: view.documents,
       selection: active ? [...active.selection] : [],
       operation: operation?.request_id ?? null,
     },
