@@ -25,6 +25,18 @@ export function stepEvent(
   });
 }
 
+/** A layer as one is made when a name is new: colour 7, Continuous, on, thawed, unlocked. */
+export const defaultLayer = (name: string, handle: string): Layer => ({
+  name,
+  handle,
+  color: 7,
+  linetype: 'Continuous',
+  lineweight: -3,
+  off: false,
+  frozen: false,
+  locked: false,
+});
+
 /**
  * Builds a step's changes while keeping track of the handle seed, so several allocations in one step
  * get distinct handles and one seed change.
@@ -69,16 +81,7 @@ export class StepBuilder {
           handle,
           linetype: linetypeKnown(definition.linetype) ? definition.linetype : 'Continuous',
         }
-      : {
-          name,
-          handle,
-          color: 7,
-          linetype: 'Continuous',
-          lineweight: -3,
-          off: false,
-          frozen: false,
-          locked: false,
-        };
+      : defaultLayer(name, handle);
     this.changes.push({ kind: 'layer', key: name, before: null, after: layer });
     this.layersCreated.push(name);
   }

@@ -7,6 +7,7 @@ import { refuseExisting } from '../output-file.js';
 import { handleList } from '../request.js';
 import { pathArgument, readDrawing, withNewIdentity, writeDxfFile } from './documents.js';
 import { entitiesOf, MODEL_SPACE } from './entities.js';
+import { defaultLayer } from './steps.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
 /**
@@ -102,18 +103,14 @@ function intoTemplate(template: DxfDocumentModel, source: DxfDocumentModel, enti
   const addLayer = (name: string) => {
     if (Object.keys(layers).some((n) => n.toUpperCase() === name.toUpperCase())) return;
     const layer = source.layers[name];
-    layers[name] = layer
-      ? { ...layer, handle: next(), linetype: hasLinetype(layer.linetype) ? layer.linetype : 'Continuous' }
-      : {
-          name,
-          handle: next(),
-          color: 7,
-          linetype: 'Continuous',
-          lineweight: -3,
-          off: false,
-          frozen: false,
-          locked: false,
-        };
+    if (!layer) {
+      layers[name] = defaultLayer(name, next());
+      return;
+    }
+    // Unmodeled tags stay behind: they may name objects (plot style, material) of the source drawing.
+    const { extra: _extra, ...definition } = layer;
+    const linetype = hasLinetype(layer.linetype) ? layer.linetype : 'Continuous';
+    layers[name] = { ...definition, handle: next(), linetype };
   };
   const copy = (e: Entity, space: string): string => {
     if (e.type === 'Image')
