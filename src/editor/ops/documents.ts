@@ -133,14 +133,14 @@ export function pathArgument(value: unknown): string {
   return resolve(value);
 }
 
-/** `open`: a DXF file as a new active document; `total` counts the entities a plain query lists in it. */
+/** `open`: a DXF file as a new active document. */
 async function openOp(ctx: OpContext): Promise<OpOutcome> {
   const path = pathArgument(ctx.request.path);
   const read = await readDxfFile(path);
   const id = ctx.session.next_document_id;
   return {
     events: openedEvents(id, titleOf(path), path, read),
-    result: { document_id: id, path, title: titleOf(path), total: listedCount(wholeModel(read)) },
+    result: { document_id: id, path, title: titleOf(path) },
     document_id: id,
   };
 }

@@ -120,7 +120,7 @@ describe('open', () => {
     const path = await writeText(scratch.path('opened.dxf'), handMadeDxf());
     const answer = await h.ok('open', { path });
     expect(answer.document_id).toBe(2);
-    expect(answer.result).toEqual({ document_id: 2, path, title: 'opened.dxf', total: 3 });
+    expect(answer.result).toEqual({ document_id: 2, path, title: 'opened.dxf' });
     expect(answer.state.document_id).toBe(2);
     expect(answer.state.documents.at(-1)).toEqual({
       id: 2,
