@@ -72,6 +72,16 @@ export async function startEditor(
       await session.close();
       throw new EditorStartError(`chronicle editor: cannot open ${file}: ${String(answer.body.error)}`);
     }
+  } else if (session.state.tabs.length === 0) {
+    // Like any CAD editor (and the reference editor's clients expect it), the editor starts with one
+    // blank untitled drawing, so `POST /entities` works on a fresh server.
+    const answer = await client.mutate('new', {}, 201);
+    if (!answer.body.ok) {
+      await session.close();
+      throw new EditorStartError(
+        `chronicle editor: cannot open a blank drawing: ${String(answer.body.error)}`,
+      );
+    }
   }
   // The audit routes' read models, both caught up when a request reads them (never on the dispatcher's
   // appends): the sessions index, snapshotted, and the session histories, built on first use.

@@ -53,6 +53,13 @@ export const EDITOR_OPS = [
   'view_focus',
   'getpoint',
   'user_select',
+  'hello',
+  'select',
+  'measure',
+  'entities',
+  'commands',
+  'history',
+  'capture',
 ] as const;
 export type EditorOp = (typeof EDITOR_OPS)[number];
 
@@ -84,7 +91,7 @@ export type DetailLevel = (typeof DETAIL_LEVELS)[number];
 export const DEFAULT_DETAIL: DetailLevel = 'geometry';
 
 /** `entities_transform.action` values. */
-export const TRANSFORM_ACTIONS = ['move', 'copy', 'rotate', 'scale', 'mirror'] as const;
+export const TRANSFORM_ACTIONS = ['move', 'copy', 'rotate', 'scale', 'mirror', 'array'] as const;
 export type TransformAction = (typeof TRANSFORM_ACTIONS)[number];
 
 /**

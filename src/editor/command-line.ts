@@ -72,7 +72,8 @@ export type Command = Source &
     | { name: 'UNDO' | 'REDO'; count: number }
   );
 
-const NAMES: Record<string, string> = {
+/** Command names and aliases, to the command they run. */
+export const COMMAND_NAMES: Readonly<Record<string, string>> = {
   LINE: 'LINE',
   L: 'LINE',
   CIRCLE: 'CIRCLE',
@@ -399,7 +400,7 @@ export function parseCommandLine(line: string): Command[] {
   const state = { last: [0, 0, 0] as Point3 };
   const commands = scan(line).map(({ text, tokens }) => {
     const [head, ...args] = tokens as [Token, ...Token[]];
-    const name = head.quoted ? undefined : dictGet(NAMES, head.text.toUpperCase());
+    const name = head.quoted ? undefined : dictGet(COMMAND_NAMES, head.text.toUpperCase());
     if (!name) {
       throw new EditorError(
         'unknown_command',

@@ -1,7 +1,15 @@
 import { dictHas } from './dict.js';
 import { fail } from './errors.js';
-import type { DxfDocumentModel, Entity, EntityCommon, LwPolylineVertex, ModeledType } from './model.js';
+import type {
+  DxfDocumentModel,
+  DxfTag,
+  Entity,
+  EntityCommon,
+  LwPolylineVertex,
+  ModeledType,
+} from './model.js';
 import { MODELED_TYPES } from './model.js';
+import { RAW_CREATABLE, rawEntityFromInput } from './raw-entities.js';
 import { isObject, number, point, positive, string, tableName } from './request.js';
 
 /** Entity types a request may name, case-insensitively (`line`, `LINE`, `Line`). */
@@ -15,8 +23,25 @@ export function entityType(value: unknown): ModeledType {
   if (type) return type;
   return fail(
     'invalid_entity_type',
-    `type must be one of ${MODELED_TYPES.join(', ')}, got ${JSON.stringify(value ?? null)}`,
+    `type must be one of ${[...MODELED_TYPES, 'Hatch', 'Solid'].join(', ')}, got ${JSON.stringify(value ?? null)}`,
   );
+}
+
+/** A field by its name, or by the reference editor's name for it (`rotation_deg` for `rotation`...). */
+const either = (input: Record<string, unknown>, name: string, alias: string) => input[name] ?? input[alias];
+
+/** Unmodeled group codes a request may give (Line `thickness`, LwPolyline `constant_width`), as extra tags. */
+function extraOf(
+  input: Record<string, unknown>,
+  subclass: string,
+  fields: ReadonlyArray<readonly [string, number]>,
+): DxfTag[] | undefined {
+  const tags: DxfTag[] = [];
+  for (const [field, code] of fields) {
+    if (input[field] === undefined) continue;
+    tags.push({ code, value: String(number(input[field], field)) });
+  }
+  return tags.length > 0 ? [{ code: 100, value: subclass }, ...tags] : undefined;
 }
 
 /** ACI colour 0-256 (0 BYBLOCK, 256 BYLAYER), or the names `bylayer`/`byblock`. */
@@ -100,7 +125,8 @@ export function entityFromInput(
 ): Entity {
   if (!isObject(input))
     return fail('invalid_entity', `each entity must be an object, got ${JSON.stringify(input)}`);
-  const type = entityType(input.type);
+  const raw = typeof input.type === 'string' ? RAW_CREATABLE[input.type.toLowerCase()] : undefined;
+  const type = raw ? undefined : entityType(input.type);
   const common: EntityCommon = {
     handle,
     space,
@@ -110,9 +136,22 @@ export function entityFromInput(
     linetype: input.linetype === undefined ? 'BYLAYER' : linetype(input.linetype, model),
     lineweight: input.lineweight === undefined ? -1 : lineweight(input.lineweight),
   };
+  if (raw) return rawEntityFromInput(raw, input, common);
+  const extra = (subclass: string, fields: ReadonlyArray<readonly [string, number]>) => {
+    const tags = extraOf(input, subclass, fields);
+    return tags ? { extra: tags } : {};
+  };
   switch (type) {
+    case undefined:
+      return fail('invalid_entity_type', 'type is missing');
     case 'Line':
-      return { ...common, type, start: point(input.start, 'start'), end: point(input.end, 'end') };
+      return {
+        ...common,
+        type,
+        start: point(input.start, 'start'),
+        end: point(input.end, 'end'),
+        ...extra('AcDbLine', [['thickness', 39]]),
+      };
     case 'Circle':
       return {
         ...common,
@@ -126,8 +165,8 @@ export function entityFromInput(
         type,
         center: point(input.center, 'center'),
         radius: positive(input.radius, 'radius'),
-        start_angle: number(input.start_angle, 'start_angle'),
-        end_angle: number(input.end_angle, 'end_angle'),
+        start_angle: number(either(input, 'start_angle', 'start_angle_deg'), 'start_angle'),
+        end_angle: number(either(input, 'end_angle', 'end_angle_deg'), 'end_angle'),
       };
     case 'Text':
       return {
@@ -136,7 +175,7 @@ export function entityFromInput(
         value: string(input.value ?? input.text, 'value'),
         position: point(input.position, 'position'),
         height: input.height === undefined ? 2.5 : positive(input.height, 'height'),
-        rotation: input.rotation === undefined ? 0 : number(input.rotation, 'rotation'),
+        rotation: rotationOf(input),
         style: input.style === undefined ? 'Standard' : textStyle(input.style, model),
       };
     case 'MText':
@@ -147,7 +186,7 @@ export function entityFromInput(
         position: point(input.position, 'position'),
         height: input.height === undefined ? 2.5 : positive(input.height, 'height'),
         width: input.width === undefined ? 0 : number(input.width, 'width'),
-        rotation: input.rotation === undefined ? 0 : number(input.rotation, 'rotation'),
+        rotation: rotationOf(input),
         style: input.style === undefined ? 'Standard' : textStyle(input.style, model),
         attachment: input.attachment === undefined ? 1 : attachment(input.attachment),
       };
@@ -160,6 +199,7 @@ export function entityFromInput(
         vertices: vertices(input.points ?? input.vertices),
         closed: input.closed === true,
         elevation: input.elevation === undefined ? 0 : number(input.elevation, 'elevation'),
+        ...extra('AcDbPolyline', [['constant_width', 43]]),
       };
     case 'Insert': {
       const name = string(input.name ?? input.block, 'name');
@@ -171,7 +211,7 @@ export function entityFromInput(
         name,
         position: point(input.position, 'position'),
         scale: typeof scale === 'number' ? [scale, scale, scale] : point(scale, 'scale'),
-        rotation: input.rotation === undefined ? 0 : number(input.rotation, 'rotation'),
+        rotation: rotationOf(input),
       };
     }
     case 'Image': {
@@ -197,6 +237,12 @@ export function entityFromInput(
       };
     }
   }
+}
+
+/** `rotation` (or the reference editor's `rotation_deg`), degrees; 0 when absent. */
+function rotationOf(input: Record<string, unknown>): number {
+  const value = either(input, 'rotation', 'rotation_deg');
+  return value === undefined ? 0 : number(value, 'rotation');
 }
 
 function attachment(value: unknown): number {

@@ -4,10 +4,14 @@
  * `pending` at once (a REST connection must not wait for a person); its final answer is recorded as
  * the op's OperationAnswered, so `operation` and `events` report it from the log.
  */
-import type { EditorSessionState, PendingPick } from '../../projections/editor-session.js';
+import type { DocumentState, EditorSessionState, PendingPick } from '../../projections/editor-session.js';
 import { type Answer, editorEvent, type NewEditorEvent } from '../../streams/editor.js';
 import { dictGet, dictHas } from './dict.js';
+import { DXF_TYPE_OF } from './dxf/entity-types.js';
 import { EditorError, fail } from './errors.js';
+import { documentContext } from './geometry/index.js';
+import type { Entity } from './model.js';
+import { entityAnswer } from './query/answer.js';
 import { handleList, point } from './request.js';
 
 export type PickOp = PendingPick['op'];
@@ -17,6 +21,19 @@ export const DEFAULT_PROMPTS: Record<PickOp, string> = {
   user_select: 'Select objects',
 };
 
+/**
+ * The refusal of `op` while `pick` waits: `interactive_pending` for another pick (one person answers one
+ * at a time), `busy` for anything else that would change the session.
+ */
+export function pickRefusal(pick: PendingPick, op: string): EditorError {
+  if (op !== 'getpoint' && op !== 'user_select') return busyError(pick);
+  return new EditorError(
+    'interactive_pending',
+    `${pick.op} ${pick.request_id} (${JSON.stringify(pick.prompt)}) is already waiting for the person at the viewer; wait for it, or cancel it (op cancel)`,
+    { pending: { request_id: pick.request_id, op: pick.op } },
+  );
+}
+
 /** The `busy` refusal of anything that would change the session while `pick` waits. */
 export function busyError(pick: PendingPick): EditorError {
   return new EditorError(
@@ -25,6 +42,35 @@ export function busyError(pick: PendingPick): EditorError {
       `(${JSON.stringify(pick.prompt)}); answer it in the viewer or cancel it (op cancel)`,
     { pending: { request_id: pick.request_id, op: pick.op } },
   );
+}
+
+/** `user_select` answers entities at one of these details (`full` by default, as the reference editor). */
+const PICK_DETAILS = ['summary', 'geometry', 'full'] as const;
+
+/**
+ * What a user_select answer keeps of the request besides the recorded pick: `detail` of the entities
+ * answered, and the `type` / `layer` filters picks must pass (others are counted in `ignored`). They ride
+ * in the pending answer's result, so the pick's events keep their shape.
+ */
+export function pickOptions(request: Record<string, unknown>): {
+  detail: (typeof PICK_DETAILS)[number];
+  type: string | null;
+  layer: string | null;
+} {
+  const { detail = 'full', type, layer } = request;
+  if (!(PICK_DETAILS as readonly unknown[]).includes(detail))
+    fail('invalid_detail', `detail must be summary, geometry or full, got ${JSON.stringify(detail)}`);
+  const filter = (value: unknown, name: string) => {
+    if (value === undefined || value === null) return null;
+    if (typeof value !== 'string')
+      return fail('invalid_request', `${name} must be a string, got ${JSON.stringify(value)}`);
+    return value.trim() === '' ? null : value.trim();
+  };
+  return {
+    detail: detail as (typeof PICK_DETAILS)[number],
+    type: filter(type, 'type'),
+    layer: filter(layer, 'layer'),
+  };
 }
 
 /** The fields of a pick request: `prompt` (string), and for user_select `count` (whole number > 0) and `single`. */
@@ -61,7 +107,31 @@ function finalAnswer(session: EditorSessionState, pick: PendingPick, answer: Ans
   });
 }
 
-/** The events of the person's answer to `pick`: a point for getpoint, handles (pick order) for user_select. */
+/** Whether `entity` passes a user_select's `type` (its type or DXF name) and `layer` filters, case-insensitively. */
+function passes(entity: Entity, options: ReturnType<typeof pickOptions>): boolean {
+  if (options.layer !== null && entity.layer.toUpperCase() !== options.layer.toUpperCase()) return false;
+  if (options.type === null) return true;
+  const wanted = options.type.toUpperCase();
+  const dxf = entity.type === 'Raw' ? entity.dxf_type : DXF_TYPE_OF[entity.type];
+  return entity.type.toUpperCase() === wanted || dxf.toUpperCase() === wanted;
+}
+
+/** The options a user_select was asked with, from its pending answer (defaults for one recorded before them). */
+function askedOptions(session: EditorSessionState, pick: PendingPick): ReturnType<typeof pickOptions> {
+  const result = dictGet(session.operations, pick.request_id)?.answer.result;
+  try {
+    return pickOptions(
+      typeof result === 'object' && result !== null ? (result as Record<string, unknown>) : {},
+    );
+  } catch {
+    return { detail: 'full', type: null, layer: null };
+  }
+}
+
+/**
+ * The events of the person's answer to `pick`: a point for getpoint; for user_select the handles in pick
+ * order that pass its filters (the others counted in `ignored`) and those entities at its `detail`.
+ */
 export function completePick(
   session: EditorSessionState,
   requestId: unknown,
@@ -78,12 +148,22 @@ export function completePick(
   } else {
     const handles = [...new Set(handleList(input.handles))];
     const missing = handles.filter((h) => !dictHas(doc?.model.entities, h));
-    if (missing.length > 0)
+    if (missing.length > 0 || !doc)
       fail('entity_absent', `no entity with handle ${missing.join(', ')} in the document`);
     if (pick.count !== null && handles.length > pick.count)
       fail('invalid_handles', `this pick takes at most ${pick.count} entities, got ${handles.length}`);
-    result = { handles, count: handles.length };
-    data = { handles, point: null };
+    const options = askedOptions(session, pick);
+    const model = (doc as DocumentState).model;
+    const kept = handles.filter((h) => passes(dictGet(model.entities, h) as Entity, options));
+    const context = documentContext(model);
+    result = {
+      cancelled: false,
+      handles: kept,
+      count: kept.length,
+      ignored: handles.length - kept.length,
+      entities: kept.map((h) => entityAnswer(dictGet(model.entities, h) as Entity, options.detail, context)),
+    };
+    data = { handles: kept, point: null };
   }
   const answer: Answer = {
     ok: true,
@@ -107,15 +187,22 @@ export function completePick(
   };
 }
 
-/** The events that end `pick` without an answer; `by` says who ended it. */
+/** What a cancelled pick settles with, as the reference editor answers it. */
+export const cancelledResult = (op: PickOp): Record<string, unknown> =>
+  op === 'getpoint' ? { cancelled: true } : { cancelled: true, count: 0, handles: [], entities: [] };
+
+/**
+ * The events that end `pick` without an answer; `by` says who ended it. The pick settles `ok` with
+ * status `cancelled` and `result.cancelled: true`.
+ */
 export function cancelPick(session: EditorSessionState, pick: PendingPick, by: string): NewEditorEvent[] {
   const answer: Answer = {
-    ok: false,
-    code: 'cancelled',
+    ok: true,
     status: 'cancelled',
-    error: `${pick.op} ${pick.request_id} was cancelled (${by}) before the person answered it`,
     request_id: pick.request_id,
     document_id: pick.document_id,
+    result: { ...cancelledResult(pick.op), by },
+    changes: [],
   };
   return [
     editorEvent('PickCancelled', {

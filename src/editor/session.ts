@@ -19,7 +19,7 @@ import { serializeEventBody } from '../store/validate.js';
 import { dictGet } from './dict.js';
 import { EditorError } from './errors.js';
 import type { OpDefinition, OpOutcome, OpTable } from './ops/types.js';
-import { busyError, cancelPick } from './picks.js';
+import { cancelPick, pickRefusal } from './picks.js';
 import { type EditorRequest, isObject } from './request.js';
 import { resumeEvents } from './resume/events.js';
 import type { ResumeSource } from './resume/source.js';
@@ -357,7 +357,7 @@ export class EditorSession {
         : this.withState(earlier.answer as Answer);
     }
     // Refused before it is queued, and not recorded: busy passes, and a retry must then run.
-    if (this.current.pick && op && !op.whilePicking) throw busyError(this.current.pick);
+    if (this.current.pick && op && !op.whilePicking) throw pickRefusal(this.current.pick, opName);
     const running: Running = {
       request_id: requestId,
       op: opName,
@@ -441,7 +441,7 @@ export class EditorSession {
       // A pick requested while this one was queued: refused as at the door, not recorded.
       if (this.current.pick && op && !op.whilePicking) {
         return {
-          answer: this.withState(this.failureBody(request, busyError(this.current.pick))),
+          answer: this.withState(this.failureBody(request, pickRefusal(this.current.pick, opName))),
           durable: Promise.resolve(),
         };
       }
@@ -534,22 +534,24 @@ export class EditorSession {
       log: this.store,
       ops: this.ops,
       gui: this.gui,
+      stateView: () => this.stateView(),
     };
   }
 
   private answerBody(requestId: string | undefined, outcome: OpOutcome, documentId: number | null): Answer {
     // A batch that stopped part-way fails, although the steps before the failure are recorded.
-    const head = outcome.failed
+    const body: Answer = outcome.failed
       ? { ok: false, code: outcome.failed.code, error: outcome.failed.error }
       : { ok: true, status: 'completed' };
-    return {
-      ...head,
-      ...(requestId !== undefined ? { request_id: requestId } : {}),
-      ...(documentId !== null ? { document_id: documentId } : {}),
-      result: outcome.result ?? {},
-      changes: answerChanges(outcome.changes ?? changesOf(outcome.events)),
-      ...outcome.fields,
-    };
+    // Assigned one by one rather than spread: answers with many fields (state, query) are the hot path,
+    // and object spread after other properties takes V8's slow path.
+    if (requestId !== undefined) body.request_id = requestId;
+    if (documentId !== null) body.document_id = documentId;
+    body.result = outcome.result ?? {};
+    body.changes = answerChanges(outcome.changes ?? changesOf(outcome.events));
+    const fields = outcome.fields;
+    if (fields) for (const key of Object.keys(fields)) body[key] = fields[key];
+    return body;
   }
 
   private answer(request: EditorRequest, outcome: OpOutcome, doc: DocumentState | undefined): Answer {

@@ -23,6 +23,34 @@ const ANSWER = {
     entities: { type: 'array', items: { type: 'object', additionalProperties: true } },
     count: { type: 'integer' },
     items: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    session_id: { type: 'string', description: 'state: the session' },
+    version: { type: 'string', description: 'state: the editor version' },
+    revision: { type: 'integer', nullable: true, description: "state: the active document's revision" },
+    hand_seed: {
+      type: 'string',
+      nullable: true,
+      description: "state: the active drawing's next handle (hex)",
+    },
+    documents: {
+      type: 'array',
+      description: 'state: the open documents',
+      items: { type: 'object', additionalProperties: true },
+    },
+    selection: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'state: the handles selected, in pick order',
+    },
+    operations: {
+      type: 'object',
+      additionalProperties: { type: 'boolean' },
+      description: 'capabilities: every operation the editor answers, true',
+    },
+    layers: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: true },
+      description: 'layers: every layer',
+    },
   },
   additionalProperties: true,
 } as const;
@@ -89,7 +117,7 @@ export function editorOpenApi(version: string): Record<string, unknown> {
     paths[path] ??= {};
     (paths[path] as Record<string, unknown>)[route.method.toLowerCase()] = {
       summary: route.summary,
-      description: `${route.kind === 'mutate' ? 'Mutate' : 'Run'} op \`${op}\`.`,
+      description: `${route.kind === 'mutate' ? 'Mutate' : 'Run'} op \`${op}\`.${route.answer ? ` ${route.answer}` : ''}`,
       operationId: `${route.method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
       ...(params.length > 0 ? { parameters: params } : {}),
       ...(body ? { requestBody: body } : {}),

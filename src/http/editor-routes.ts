@@ -29,6 +29,8 @@ export interface EditorRoute {
   queryParams?: readonly string[];
   /** The request body the route reads, for the OpenAPI description. */
   body?: 'object' | 'xdata-items' | 'none';
+  /** The fields of a successful answer worth naming, for the OpenAPI description. */
+  answer?: string;
   /** `run: true` runs this request as is although the route is `mutate` (POST /documents with a path). */
   build: (input: RouteInput) => { op: string; fields: Record<string, unknown>; run?: boolean };
 }
@@ -102,6 +104,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'run',
     status: 200,
     summary: 'Ops, entity types, query operators, limits',
+    answer:
+      '`operations` (op name -> true, at the top level), and in `result` the ops, entity types, query operators, transform actions, limits, papers and system variables.',
     build: () => op('capabilities'),
   },
   {
@@ -110,6 +114,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'run',
     status: 200,
     summary: 'Session state',
+    answer:
+      'The session state at the top level — `document_id`, `session_id`, `version`, `protocol`, `mode`, `revision`, `hand_seed`, `documents[]` (`id`, `title`, `path`, `dirty`, `revision`), `selection` (handles in pick order), `operation` (request id or null) — and the same under `state`.',
     build: () => op('state'),
   },
   {
@@ -118,6 +124,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'run',
     status: 200,
     summary: 'Session state (open documents)',
+    answer: 'As GET /state: the open documents in `documents[]`, the active one in `document_id`.',
     build: () => op('state'),
   },
   {
@@ -126,6 +133,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 201,
     summary: 'New document (template), open a DXF (path), or a blank new document',
+    answer:
+      '`document_id` of the new or opened document; from a template `result.total` counts the entities it brought in. A DWG file (AC10xx) is refused with `unsupported_format`.',
     body: 'object',
     build: (input) => {
       const body = bodyObject(input);
@@ -141,6 +150,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: 'Close a document',
+    answer:
+      '`result.closed: true`, `closed_document_id`, `documents_before`, `documents_after`; closing the last document opens a blank one (`opened_document_id`). Unsaved changes without `discard`: `document_dirty`.',
     queryParams: ['discard'],
     build: (input) => {
       const id = input.params.document_id ?? '';
@@ -156,6 +167,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: 'Read system variables',
+    answer: '`result.values`, keyed by the names as asked.',
     queryParams: ['names'],
     build: (input) =>
       op('sysvar', { get: input.query.names === undefined ? [] : splitList(input.query.names) }),
@@ -166,6 +178,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: 'Get and set system variables',
+    answer:
+      '`result.values` and `result.set` (lower-case names); `unknown_sysvar`, `invalid_sysvar_value` (`clayer` only takes an existing layer).',
     body: 'object',
     build: (input) => op('sysvar', bodyObject(input)),
   },
@@ -175,6 +189,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 201,
     summary: 'Create a layout',
+    answer: '`result.layout`, `result.layouts` (every layout name in tab order); `layout_exists`.',
     body: 'object',
     build: (input) => op('layout_create', bodyObject(input)),
   },
@@ -184,6 +199,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: "Set a layout's page setup",
+    answer:
+      '`result.layout`, `result.paper` (the canonical media name), `result.scale` (`fit`, `numerator`, `denominator`); `layout_missing`, `invalid_paper`, `invalid_scale`.',
     body: 'object',
     build: (input) => op('page_setup_set', { ...bodyObject(input), layout: input.params.layout }),
   },
@@ -193,6 +210,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 201,
     summary: 'Copy entities to another document',
+    answer: '`result.count`, `result.created` (new handles in the target document).',
     body: 'object',
     build: (input) => op('entities_copy_to', bodyObject(input)),
   },
@@ -202,6 +220,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 201,
     summary: 'Create a group',
+    answer: '`result.group`, `result.handle` (the GROUP object).',
     body: 'object',
     build: (input) => op('group_create', bodyObject(input)),
   },
@@ -211,6 +230,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 201,
     summary: 'Save a selection set',
+    answer: '`result.name`, `result.handles`, `result.count`.',
     body: 'object',
     build: (input) => op('selection_set_save', bodyObject(input)),
   },
@@ -220,6 +240,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: 'Load a selection set (and select it)',
+    answer: '`result.handles`, `result.selected`.',
     queryParams: ['select'],
     build: (input) =>
       op('selection_set_load', { name: input.params.name, select: truthy(input.query.select) }),
@@ -230,6 +251,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'run',
     status: 200,
     summary: 'Query entities',
+    answer:
+      '`entities[]`, `count`, `returned`, `next_offset` (every entity of the layouts and of the blocks they insert; spatial parameters look at the layouts only); an Insert answers its `block`, a HATCH its `boundary`, `solid` and `pattern`, a SOLID its `corners`.',
     queryParams: ENTITY_QUERY_PARAMS,
     // `where` is parsed by the transport (invalid_where before the dispatcher); see editor-app.ts.
     build: (input) =>
@@ -255,6 +278,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 201,
     summary: 'Create entities',
+    answer:
+      '`result.handles`, `result.created` (count), `result.layers_created` (layers it made). Types: Line, Circle, Arc, Text, MText, Point, LwPolyline, Insert, Image, Hatch, Solid.',
     body: 'object',
     build: (input) => op('entities_create', bodyObject(input)),
   },
@@ -264,6 +289,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: 'Delete entities',
+    answer: '`result.erased`.',
     queryParams: ['handles'],
     body: 'object',
     build: (input) =>
@@ -278,6 +304,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: 'Move, copy, rotate, scale or mirror entities',
+    answer:
+      '`result.affected` (entities given), `result.created` (new handles of copy, mirror with copy: true, array).',
     body: 'object',
     build: (input) => op('entities_transform', bodyObject(input)),
   },
@@ -287,6 +315,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'run',
     status: 200,
     summary: "An entity's xdata",
+    answer:
+      "`items[].xdata.<app>`: the application's values in order; `items[].data.<app>` the same with their group codes.",
     queryParams: ['app'],
     build: (input) =>
       op('xdata_get', {
@@ -300,6 +330,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: "Set an entity's xdata of one application",
+    answer: '`result.updated` (entities written).',
     body: 'xdata-items',
     build: (input) =>
       op('xdata_set', {
@@ -322,6 +353,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 201,
     summary: 'Define a block',
+    answer:
+      'The sources move into the block and one Insert of it takes their place: `result.block`, `result.insert`; `replace: true` first drops the old definition and its inserts.',
     body: 'object',
     build: (input) => op('block_define', bodyObject(input)),
   },
@@ -331,6 +364,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: 'Delete a block and its inserts',
+    answer: '`result.erased` (inserts erased); `block_missing`, `block_protected`.',
     build: (input) => op('block_delete', { name: input.params.name }),
   },
   {
@@ -339,6 +373,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: "The drawing's fingerprint GUID",
+    answer: '`result.identity` (36 characters), `result.created`; `renew: true` mints a new one.',
     body: 'object',
     build: () => op('file_identity'),
   },
@@ -348,6 +383,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: 'Plot to PDF or SVG',
+    answer:
+      '`result.path`, `pages`, `page_sizes`; with `layout: "all"` and `per_page: true`, `result.files[]` (one file per layout: `path`, `layout`...).',
     body: 'object',
     build: (input) => op('plot', bodyObject(input)),
   },
@@ -357,6 +394,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: 'Write entities or a block to a DXF file',
+    answer:
+      "`result.path`, `result.entities`, `result.normalized`; `template` (a DXF) gives the file that drawing's tables.",
     body: 'object',
     build: (input) => op('wblock', bodyObject(input)),
   },
@@ -386,19 +425,31 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'run',
     status: 200,
     summary: 'Save the active document',
+    answer:
+      '`result.saved` (the path). A `.dwg` or `.dwt` path is refused with `unsupported_format` and nothing is written.',
     body: 'object',
     build: (input) => {
       const path = bodyObject(input).path;
       return op('save', typeof path === 'string' ? { path } : {});
     },
   },
-  { method: 'GET', path: '/layers', kind: 'run', status: 200, summary: 'Layers', build: () => op('layers') },
+  {
+    method: 'GET',
+    path: '/layers',
+    kind: 'run',
+    status: 200,
+    summary: 'Layers',
+    answer: '`layers[]` and `current` at the top level.',
+    build: () => op('layers'),
+  },
   {
     method: 'GET',
     path: '/header',
     kind: 'run',
     status: 200,
     summary: 'Header variables',
+    answer:
+      '`result.values` (every header variable); `current_layer`, `current_text_style`, `insertion_units`, `pdmode`, `pdsize`, `ltscale` at the top level.',
     build: () => op('header'),
   },
   {

@@ -26,7 +26,7 @@ beforeAll(async () => {
   const editor = await startEditor(['--data', data]);
   const client = new Client(editor.port);
   ended = body(await client.get('/api/v1/ready')).session_id as string;
-  await client.post('/api/v1/documents', {});
+  // Document 1 is the blank drawing the editor starts with.
   await client.post('/api/v1/entities', { entities: [LINE(0)] });
   await client.post('/api/v1/entities', { entities: [LINE(20), LINE(40)] });
   await client.post('/api/v1/undo');
@@ -37,7 +37,6 @@ beforeAll(async () => {
   const second = await startEditor(['--data', data]);
   const secondClient = new Client(second.port);
   crashed = body(await secondClient.get('/api/v1/ready')).session_id as string;
-  await secondClient.post('/api/v1/documents', {});
   second.child.kill('SIGKILL');
   await second.done;
 });

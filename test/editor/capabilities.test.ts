@@ -23,7 +23,7 @@ import { MODELED_TYPES } from '../../src/editor/model.js';
 import { PAPER_SIZES } from '../../src/editor/paper.js';
 import { SYSVARS } from '../../src/editor/sysvars.js';
 
-/** Every operation named by the REST spec (routes and envelope ops) and by issue 3. */
+/** Every operation named by the REST spec (routes and envelope ops), by issue 3 and by issue 16. */
 const SPEC_OPS = [
   // documents
   'new',
@@ -72,6 +72,14 @@ const SPEC_OPS = [
   'view_focus',
   'getpoint',
   'user_select',
+  // the reference editor's dispatcher (issue 16)
+  'hello',
+  'select',
+  'measure',
+  'entities',
+  'commands',
+  'history',
+  'capture',
 ];
 
 describe('capabilities', () => {
@@ -136,7 +144,7 @@ describe('capabilities', () => {
   });
 
   it('lists transform actions', () => {
-    expect(caps.transform_actions).toEqual(['move', 'copy', 'rotate', 'scale', 'mirror']);
+    expect(caps.transform_actions).toEqual(['move', 'copy', 'rotate', 'scale', 'mirror', 'array']);
     expect(caps.transform_actions).toEqual([...TRANSFORM_ACTIONS]);
   });
 

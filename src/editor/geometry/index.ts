@@ -4,7 +4,7 @@
  * GeometryContext to look blocks up (without it, Inserts have no geometry).
  */
 import type { Entity, Point3 } from '../model.js';
-import { curveIntersections, shapeClosest, shapeContains } from './measure.js';
+import { curveIntersections, curveMetrics, shapeClosest, shapeContains } from './measure.js';
 import { shapeBounds, shapeCurves, shapeOf } from './shape.js';
 import { type Bounds, type Closest, type GeometryContext, NO_BLOCKS } from './types.js';
 
@@ -109,4 +109,16 @@ export function intersections(a: Entity, b: Entity, ctx: GeometryContext = NO_BL
   const sb = shapeOf(b, ctx);
   if (!sa || !sb) return [];
   return curveIntersections(shapeCurves(sa), shapeCurves(sb)).sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+}
+
+/**
+ * Length of an entity's outline, and the area it encloses when it is closed (a circle, a closed
+ * polyline); undefined for entities that are not curves (points, text, images, inserts, raw entities).
+ */
+export function measure(
+  entity: Entity,
+  ctx: GeometryContext = NO_BLOCKS,
+): { length: number; closed: boolean; area: number | null } | undefined {
+  const shape = shapeOf(entity, ctx);
+  return shape && curveMetrics(shape);
 }

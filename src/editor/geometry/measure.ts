@@ -244,3 +244,38 @@ export function curveIntersections(first: readonly Curve[], second: readonly Cur
   }
   return out;
 }
+
+/** Length of a curve: a segment's, or radius times sweep. */
+function curveLength(c: Curve): number {
+  return c.kind === 'segment' ? hypot2(c.b[0] - c.a[0], c.b[1] - c.a[1]) : c.radius * c.sweep;
+}
+
+/** Where a curve starts and ends as its path runs (a clockwise arc of a polyline runs end to start). */
+function traversal(c: Curve): [Point3, Point3] {
+  if (c.kind === 'segment') return [c.a, c.b];
+  const [start, end] = arcEnds(c);
+  return c.ccw ? [start, end] : [end, start];
+}
+
+/**
+ * Length of a shape's curves, and for one that encloses a region (a circle, a closed polyline) its area:
+ * the polygon of the curves' ends (shoelace) plus the circular segment each arc adds or takes away.
+ * Undefined for shapes that are not curves (points, text, images, raw entities, inserts).
+ */
+export function curveMetrics(
+  shape: Shape,
+): { length: number; closed: boolean; area: number | null } | undefined {
+  if (shape.kind !== 'curves') return undefined;
+  const length = shape.curves.reduce((sum, c) => sum + curveLength(c), 0);
+  if (!shape.region) return { length, closed: false, area: null };
+  let twice = 0;
+  for (const c of shape.curves) {
+    const [p, q] = traversal(c);
+    twice += p[0] * q[1] - q[0] * p[1];
+    if (c.kind === 'arc') {
+      const segment = c.radius * c.radius * (c.sweep - Math.sin(c.sweep));
+      twice += c.ccw ? segment : -segment;
+    }
+  }
+  return { length, closed: true, area: Math.abs(twice) / 2 };
+}

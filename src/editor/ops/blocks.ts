@@ -1,9 +1,11 @@
 import type { Change } from '../../../streams/editor.js';
 import { dictGet, dictHas } from '../dict.js';
+import { isLayoutBlockName } from '../dxf/entity-types.js';
+import { currentLayer } from '../entity-input.js';
 import { fail } from '../errors.js';
-import type { Block, Entity, Group } from '../model.js';
+import type { Block, Entity, Group, InsertEntity, Point3 } from '../model.js';
 import { handleList, point, string, tableName } from '../request.js';
-import { entitiesOf, eraseChanges } from './entities.js';
+import { entitiesOf, eraseChanges, MODEL_SPACE } from './entities.js';
 import { StepBuilder, stepEvent } from './steps.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
@@ -18,42 +20,72 @@ function blockMembers(entities: Record<string, Entity>, name: string) {
   return { contents, inserts };
 }
 
+/** Where each of `handles` stands in the drawing order (-1 for one that is not in it). */
+function orderIndexes(order: readonly string[], handles: readonly string[]): Map<string, number> {
+  const wanted = new Set(handles);
+  const at = new Map<string, number>();
+  order.forEach((handle, i) => {
+    if (wanted.has(handle)) at.set(handle, i);
+  });
+  return at;
+}
+
 /**
- * Defines a block from copies of entities (the originals stay, as with AutoCAD's "retain"): the copies
- * get fresh handles and belong to the block. `replace` redefines an existing block, keeping its
- * record and handles so that inserts of it show the new contents.
+ * Defines a block as AutoCAD's BLOCK does (and the reference editor): the source entities move into the
+ * definition, keeping their handles and coordinates, with `base` as its base point, and one Insert of it
+ * is placed at `insert_at` (default `base`), so the drawing looks the same — one undo step. `replace`
+ * first drops a same-named definition: its contents and every Insert of it (a re-import). Without
+ * handles the block is defined empty and no Insert is placed.
  */
 function blockDefine(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
+  const model = doc.model;
   const name = tableName(ctx.request.name, 'name');
   if (name.startsWith('*'))
     return fail('invalid_name', `block names starting with "*" are reserved, got ${JSON.stringify(name)}`);
-  const existing = dictGet(doc.model.blocks, name);
+  const existing = dictGet(model.blocks, name);
   if (existing && ctx.request.replace !== true)
     return fail('block_exists', `block ${name} exists; pass replace: true to redefine it`);
-  const base =
-    ctx.request.base === undefined
-      ? ([0, 0, 0] as [number, number, number])
-      : point(ctx.request.base, 'base');
+  const base: Point3 = ctx.request.base === undefined ? [0, 0, 0] : point(ctx.request.base, 'base');
+  const insertAt = ctx.request.insert_at === undefined ? base : point(ctx.request.insert_at, 'insert_at');
   const sources = entitiesOf(doc, [...new Set(handleList(ctx.request.handles ?? []))]);
   for (const source of sources) {
     if (source.type === 'Insert' && source.name === name)
       fail('invalid_block', `block ${name} cannot contain an insert of itself`);
+    if (!isLayoutBlockName(source.space))
+      fail('invalid_handles', `entity ${source.handle} is part of block ${source.space}, not of a layout`);
   }
-  const step = new StepBuilder(doc.model);
-  const changes: Change[] = [];
-  if (existing) {
-    for (const old of blockMembers(doc.model.entities, name).contents) {
-      changes.push({ kind: 'entity', key: old.handle, before: old, after: null });
-    }
-  }
+  const space = sources[0]?.space ?? MODEL_SPACE;
+  const elsewhere = sources.find((s) => s.space.toUpperCase() !== space.toUpperCase());
+  if (elsewhere)
+    fail('invalid_handles', `entity ${elsewhere.handle} is in ${elsewhere.space}, the others in ${space}`);
+  const { contents: oldContents, inserts: oldInserts } = existing
+    ? blockMembers(model.entities, name)
+    : { contents: [], inserts: [] };
+  const step = new StepBuilder(model);
   const [record, begin, end] = existing
     ? [existing.record_handle, existing.block_handle, existing.end_handle]
     : (step.handles(3) as [string, string, string]);
-  const handles = step.handles(sources.length);
-  const copies = sources.map(
-    (source, i) => ({ ...structuredClone(source), handle: handles[i] as string, space: name }) as Entity,
+  // Everything that leaves the drawing order, highest index first: undo puts the lowest back first,
+  // so each returns to where it stood.
+  const leaving = [...oldInserts, ...sources];
+  const at = orderIndexes(
+    model.order,
+    leaving.map((e) => e.handle),
   );
+  const sourceHandles = new Set(sources.map((s) => s.handle));
+  const departures: Change[] = leaving
+    .map(
+      (e): Change => ({
+        kind: 'entity',
+        key: e.handle,
+        before: e,
+        after: sourceHandles.has(e.handle) ? ({ ...e, space: name } as Entity) : null,
+        index: at.get(e.handle) ?? -1,
+      }),
+    )
+    .sort((a, b) => ((b as { index: number }).index ?? 0) - ((a as { index: number }).index ?? 0));
+  const contents = [...sources].sort((a, b) => (at.get(a.handle) ?? 0) - (at.get(b.handle) ?? 0));
   const block: Block = {
     ...existing,
     name,
@@ -63,29 +95,68 @@ function blockDefine(ctx: OpContext): OpOutcome {
     base,
     layer: existing?.layer ?? '0',
     flags: existing?.flags ?? 0,
-    entities: handles,
+    entities: contents.map((e) => e.handle),
   };
-  // The block first, so its contents are known to be block contents (not drawn in model space).
-  step.push({ kind: 'block', key: name, before: existing ?? null, after: block }, ...changes);
-  for (const copy of copies) step.push({ kind: 'entity', key: copy.handle, before: null, after: copy });
-  const result = { name, handles, count: copies.length, replaced: existing !== undefined };
+  const insert: InsertEntity | undefined =
+    sources.length === 0
+      ? undefined
+      : {
+          handle: step.handles(1)[0] as string,
+          space,
+          layer: currentLayer(model),
+          color: 256,
+          linetype: 'BYLAYER',
+          lineweight: -1,
+          type: 'Insert',
+          name,
+          position: insertAt,
+          scale: [1, 1, 1],
+          rotation: 0,
+        };
+  // The old contents go before the block changes; the block before the entities that move into it.
+  step.push(
+    ...oldContents.map((e): Change => ({ kind: 'entity', key: e.handle, before: e, after: null })),
+    { kind: 'block', key: name, before: existing ?? null, after: block },
+    ...departures,
+  );
+  if (insert)
+    step.push({
+      kind: 'entity',
+      key: insert.handle,
+      before: null,
+      after: insert,
+      index: model.order.length - leaving.length,
+    });
+  const result = {
+    block: name,
+    insert: insert?.handle ?? null,
+    name,
+    handles: block.entities,
+    count: block.entities.length,
+    replaced: existing !== undefined,
+    erased: oldInserts.length,
+  };
   return { events: [stepEvent('BlockDefined', doc, 'block_define', step.build(), result)], result };
 }
 
-/** Deletes a block definition, its contents, and every insert of it. */
+/**
+ * Deletes a block definition, its contents, and every insert of it; `erased` counts the inserts. Layout
+ * blocks (`*Model_Space`, `*Paper_Space...`) and other `*` records are `block_protected`.
+ */
 function blockDelete(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const name = string(ctx.request.name, 'name', 'invalid_name');
+  if (name.startsWith('*'))
+    return fail('block_protected', `block ${JSON.stringify(name)} is a layout or anonymous block record`);
   const block = dictGet(doc.model.blocks, name);
-  if (!block || name.startsWith('*'))
-    return fail('block_missing', `block ${JSON.stringify(name)} is not defined`);
+  if (!block) return fail('block_missing', `block ${JSON.stringify(name)} is not defined`);
   const { contents, inserts } = blockMembers(doc.model.entities, name);
   const changes: Change[] = [
     ...eraseChanges(doc, inserts),
     ...contents.map((e) => ({ kind: 'entity', key: e.handle, before: e, after: null }) as Change),
     { kind: 'block', key: name, before: block, after: null },
   ];
-  const result = { name, erased: inserts.length, contents: contents.length };
+  const result = { block: name, name, erased: inserts.length, contents: contents.length };
   return { events: [stepEvent('BlockDeleted', doc, 'block_delete', changes, result)], result };
 }
 
@@ -99,7 +170,7 @@ function groupCreate(ctx: OpContext): OpOutcome {
   const description = typeof ctx.request.description === 'string' ? ctx.request.description : '';
   const group: Group = { name, handle, description, handles };
   step.push({ kind: 'group', key: name, before: null, after: group });
-  const result = { name, handle, count: handles.length };
+  const result = { group: name, name, handle, count: handles.length };
   return { events: [stepEvent('GroupCreated', doc, 'group_create', step.build(), result)], result };
 }
 

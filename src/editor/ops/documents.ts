@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { open as openFile, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { extname, resolve } from 'node:path';
 import type { DocumentState } from '../../../projections/editor-session.js';
 import { titleOf } from '../../../projections/editor-session.js';
 import { type Change, editorEvent, type NewEditorEvent } from '../../../streams/editor.js';
@@ -11,6 +11,7 @@ import { type LoadedDxf, loadDxfFile } from '../dxf/load.js';
 import { EditorError, fail } from '../errors.js';
 import type { DxfDocumentModel, Entity } from '../model.js';
 import { type WrittenFile, writeOutputFile } from '../output-file.js';
+import { listedCount } from '../query/run.js';
 import { stepEvent } from './steps.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
@@ -40,12 +41,38 @@ async function readDxfFile(path: string): Promise<LoadedDxf> {
   } catch (error) {
     return fail('file_unreadable', `cannot read ${path}: ${(error as Error).message}`);
   }
+  const dwg = dwgVersion(buffer);
+  if (dwg)
+    fail(
+      'unsupported_format',
+      `${path} is a DWG file (${dwg}); chronicle reads and writes DXF only: save it as DXF and open that`,
+    );
   try {
     return await loadDxfFile(buffer);
   } catch (error) {
     if (!(error instanceof DxfError)) throw error;
     return fail(error.code, `${path}: ${error.message}`);
   }
+}
+
+/**
+ * The version of a DWG file (its first bytes: `AC10xx`, e.g. `AC1032`), whatever its name says; undefined
+ * for anything else. No DWG library has a licence compatible with chronicle's (LibreDWG and libdxfrw are
+ * GPL, ODA's is proprietary), so DWG is refused rather than read.
+ */
+export function dwgVersion(bytes: Uint8Array): string | undefined {
+  const head = Buffer.from(bytes.subarray(0, 6)).toString('latin1');
+  return /^AC10\d\d$/.test(head) ? head : undefined;
+}
+
+/** `unsupported_format` for a path that names a DWG drawing or template: chronicle writes DXF only. */
+export function refuseDwgPath(path: string): void {
+  const extension = extname(path).toLowerCase();
+  if (extension === '.dwg' || extension === '.dwt')
+    fail(
+      'unsupported_format',
+      `cannot write ${path}: chronicle writes DXF only (no DWG library has a compatible licence); give a .dxf path`,
+    );
 }
 
 /** The whole model of a loaded file, its entities back in place. */
@@ -59,11 +86,17 @@ function wholeModel(loaded: LoadedDxf): DxfDocumentModel {
   return { ...loaded.model, entities, order };
 }
 
+/** The whole drawing of a DXF file (`new` and `wblock` templates); the codes of readDxfFile when it cannot. */
+export async function readDrawing(path: string): Promise<DxfDocumentModel> {
+  return wholeModel(await readDxfFile(resolve(path)));
+}
+
 /**
  * Writes `model` as DXF to `path` (whole or not at all, see writeOutputFile), in the drawing's encoding;
  * `save_failed` when it cannot. Its size and hash.
  */
 export function writeDxfFile(path: string, model: DxfDocumentModel): Promise<WrittenFile> {
+  refuseDwgPath(path);
   const bytes = Buffer.from(writeDxf(model), model.version >= 'AC1021' ? 'utf8' : 'latin1');
   return writeOutputFile(path, bytes, 'save_failed');
 }
@@ -101,6 +134,7 @@ export function pathArgument(value: unknown): string {
   return resolve(value);
 }
 
+/** `open`: a DXF file as a new active document. */
 async function openOp(ctx: OpContext): Promise<OpOutcome> {
   const path = pathArgument(ctx.request.path);
   const read = await readDxfFile(path);
@@ -112,34 +146,61 @@ async function openOp(ctx: OpContext): Promise<OpOutcome> {
   };
 }
 
+/** A new untitled drawing from the built-in metric (default) or imperial template, with its own identity. */
+function blankModel(template: unknown): DxfDocumentModel {
+  return withNewIdentity(readDxf(templateDxf(template === 'imperial' ? 'imperial' : 'metric')));
+}
+
+/** The event of a new untitled document `id` holding `model`. */
+function createdEvent(id: number, model: DxfDocumentModel, template: string | null): NewEditorEvent {
+  return editorEvent('DocumentCreated', {
+    document_id: id,
+    revision: 0,
+    title: `Drawing${id}.dxf`,
+    path: null,
+    template,
+    model,
+  });
+}
+
+/**
+ * `new`: an untitled drawing in a tab of its own, blank (`template` absent, "metric" or "imperial") or
+ * with the tables, blocks, layouts and entities of a DXF `template` (the document keeps no path to it);
+ * `total` counts the entities it brought in.
+ */
 async function newOp(ctx: OpContext): Promise<OpOutcome> {
   const template = ctx.request.template;
   const id = ctx.session.next_document_id;
   const title = `Drawing${id}.dxf`;
   let model: DxfDocumentModel;
   if (template === undefined || template === null || template === 'metric' || template === 'imperial') {
-    model = readDxf(templateDxf(template === 'imperial' ? 'imperial' : 'metric'));
+    model = blankModel(template);
   } else if (typeof template === 'string' && template.trim() !== '') {
-    model = wholeModel(await readDxfFile(resolve(template)));
+    // A new drawing is a new file identity, also when made from a template.
+    model = withNewIdentity(await readDrawing(template));
   } else {
     return fail(
       'invalid_template',
       `template must be "metric", "imperial" or a DXF path, got ${JSON.stringify(template)}`,
     );
   }
-  // A new drawing is a new file identity, also when made from a template.
-  model = withNewIdentity(model);
-  const event = editorEvent('DocumentCreated', {
+  const event = createdEvent(id, model, typeof template === 'string' ? template : null);
+  return {
+    events: [event],
+    result: {
+      document_id: id,
+      title,
+      total: listedCount(model),
+      ...(typeof template === 'string' ? { template } : {}),
+    },
     document_id: id,
-    revision: 0,
-    title,
-    path: null,
-    template: typeof template === 'string' ? template : null,
-    model,
-  });
-  return { events: [event], result: { document_id: id, title }, document_id: id };
+  };
 }
 
+/**
+ * `close`: refused with `document_dirty` while the document has unsaved changes, unless `discard`.
+ * Closing the last document leaves a fresh blank drawing open, as the reference editor does.
+ */
 function closeOp(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const discard = ctx.request.discard === true;
@@ -147,10 +208,26 @@ function closeOp(ctx: OpContext): OpOutcome {
     fail('document_dirty', `document ${doc.id} has unsaved changes; save it or close with discard: true`);
   }
   const remaining = ctx.session.tabs.filter((id) => id !== doc.id);
-  const nextActive = ctx.session.active === doc.id ? (remaining.at(-1) ?? null) : ctx.session.active;
+  const events: NewEditorEvent[] = [
+    editorEvent('DocumentClosed', { document_id: doc.id, discarded: discard }),
+  ];
+  let nextActive = ctx.session.active === doc.id ? (remaining.at(-1) ?? null) : ctx.session.active;
+  let opened: number | null = null;
+  if (remaining.length === 0) {
+    opened = ctx.session.next_document_id;
+    events.push(createdEvent(opened, blankModel(undefined), null));
+    nextActive = opened;
+  }
   return {
-    events: [editorEvent('DocumentClosed', { document_id: doc.id, discarded: discard })],
-    result: { closed: doc.id, discarded: discard && doc.revision !== doc.saved_revision },
+    events,
+    result: {
+      closed: true,
+      closed_document_id: doc.id,
+      discarded: discard && doc.revision !== doc.saved_revision,
+      documents_before: ctx.session.tabs.length,
+      documents_after: remaining.length + (opened === null ? 0 : 1),
+      opened_document_id: opened,
+    },
     document_id: nextActive,
   };
 }
@@ -179,27 +256,30 @@ async function saveOp(ctx: OpContext): Promise<OpOutcome> {
         sha256,
       }),
     ],
-    result: { path, bytes },
+    result: { saved: path, path, bytes },
   };
 }
 
-/** The drawing's $FINGERPRINTGUID; a drawing read without one gets one, recorded as a step. */
+/**
+ * The drawing's $FINGERPRINTGUID; a drawing read without one gets one, and `renew: true` mints a new one,
+ * either recorded as a step. `created` says whether this call made it.
+ */
 function fileIdentity(ctx: OpContext): OpOutcome {
   const doc: DocumentState = docOf(ctx);
   // DXF writes the GUID in braces; the answer is the 36-character identifier inside them.
-  const current = doc.model.header.$FINGERPRINTGUID?.[0]?.value.replace(/[{}]/g, '');
-  if (current) return { events: [], result: { identity: current } };
+  const before = doc.model.header.$FINGERPRINTGUID ?? null;
+  const current = before?.[0]?.value.replace(/[{}]/g, '');
+  if (current && ctx.request.renew !== true)
+    return { events: [], result: { identity: current, created: false } };
   const identity = randomUUID().toUpperCase();
   const change: Change = {
     kind: 'header',
     key: '$FINGERPRINTGUID',
-    before: null,
+    before,
     after: [{ code: 2, value: `{${identity}}` }],
   };
-  return {
-    events: [stepEvent('FileIdentityAssigned', doc, 'file_identity', [change], { identity })],
-    result: { identity },
-  };
+  const result = { identity, created: true };
+  return { events: [stepEvent('FileIdentityAssigned', doc, 'file_identity', [change], result)], result };
 }
 
 export const documentOps: OpTable = {

@@ -219,12 +219,14 @@ function entitiesCopyTo(ctx: OpContext): OpOutcome {
         `entity ${entity.handle} inserts block ${entity.name}, which document ${target.id} does not define`,
       );
     }
-    step.ensureLayer(entity.layer);
+    // The layer's definition travels along (colour, linetype, state), as the reference editor copies it.
+    step.ensureLayer(entity.layer, dictGet(from.model.layers, entity.layer));
     const copy: Entity = { ...structuredClone(entity), handle: handles[i] as string, space: MODEL_SPACE };
     step.push({ kind: 'entity', key: copy.handle, before: null, after: copy, index: base + i });
   });
   const result = {
     count: entities.length,
+    created: handles,
     handles,
     document_id: target.id,
     layers_created: step.layersCreated,

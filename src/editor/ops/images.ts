@@ -25,7 +25,7 @@ import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js'
 /**
  * Body of `embed_image` (the spec leaves it open):
  * - `path` (required): the PNG or JPEG file; relative paths resolve against the server's directory.
- * - `insert`: lower-left corner, 2 or 3 numbers; default [0, 0, 0].
+ * - `insert` (or `at`, the reference editor's name): lower-left corner, 2 or 3 numbers; default [0, 0, 0].
  * - `width`: the image's width in drawing units, or `scale`: drawing units per pixel (not both);
  *   default 1 unit per pixel. Pixels are square, so the height follows.
  * - `rotation`: degrees counter-clockwise; default 0.
@@ -56,7 +56,7 @@ function embedRequest(ctx: OpContext): EmbedRequest {
     .slice(0, 255);
   return {
     path,
-    insert: r.insert === undefined ? [0, 0, 0] : point(r.insert, 'insert'),
+    insert: (r.insert ?? r.at) === undefined ? [0, 0, 0] : point(r.insert ?? r.at, 'insert'),
     // A width needs the pixel count: it becomes a pixel size once the file is read.
     size:
       r.width !== undefined
@@ -219,6 +219,11 @@ async function embedImage(ctx: OpContext): Promise<OpOutcome> {
     path: request.path,
     format: info.format,
     layer: image.layer,
+    // As the reference editor names them: chronicle's IMAGE is path-linked (its RasterImage mode).
+    kind: 'RasterImage',
+    linked: true,
+    width: info.width * pixelSize,
+    height: info.height * pixelSize,
   };
   return { events: [stepEvent('ImageEmbedded', doc, 'embed_image', changes, result)], result };
 }

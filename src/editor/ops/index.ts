@@ -1,6 +1,7 @@
 import { capabilities } from '../capabilities.js';
 import { batchOps } from './batch.js';
 import { blockOps } from './blocks.js';
+import { discoveryOps } from './discovery.js';
 import { documentOps } from './documents.js';
 import { entityOps } from './entities.js';
 import { eventOps } from './events.js';
@@ -25,7 +26,10 @@ export const editorOps: OpTable = {
     document: 'none',
     run: (ctx) => {
       const all = capabilities(ctx.version);
-      return { events: [], result: { ...all, ops: all.ops.filter((op) => op in editorOps) } };
+      const ops = all.ops.filter((op) => op in editorOps);
+      // The reference editor's clients feature-detect with `operations.<op> === true` at the top level.
+      const operations = Object.fromEntries(ops.map((op) => [op, true]));
+      return { events: [], result: { ...all, ops, operations }, fields: { operations } };
     },
   },
   ...documentOps,
@@ -44,4 +48,5 @@ export const editorOps: OpTable = {
   ...runOps,
   ...batchOps,
   ...plotOps,
+  ...discoveryOps,
 };

@@ -1,11 +1,39 @@
-import { dictGet } from '../dict.js';
+import { dictGet, dictHas } from '../dict.js';
 import { headerValue } from '../dxf-values.js';
+import { currentLayer } from '../entity-input.js';
 import { EditorError, fail } from '../errors.js';
+import { formatHandle } from '../handles.js';
 import type { RawRecord } from '../model.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
-/** `state`: the session's state; the dispatcher adds it to every answer, so the op itself adds nothing. */
-const state = (): OpOutcome => ({ events: [] });
+/**
+ * `state` (and its alias `hello`): the dispatcher adds the session's state to every answer under `state`;
+ * this op also answers it at the top level, as the reference editor does (`document_id`, `session_id`,
+ * `version`, `revision`, `documents`...), with `selection` as the handles in pick order and `operation`
+ * as the request id of the operation running or pending (the `state` object keeps the fuller forms).
+ */
+function state(ctx: OpContext): OpOutcome {
+  const view = ctx.stateView?.() ?? {};
+  const active = ctx.session.active === null ? undefined : ctx.session.documents[String(ctx.session.active)];
+  const operation = view.operation as { request_id?: unknown } | null | undefined;
+  // Written out rather than spread: this is the hottest read of the REST surface (GET /state). The
+  // answer's `document_id` is the dispatcher's (the active document); repeating it here would redefine a
+  // key of the answer object, which costs V8 its fast properties.
+  return {
+    events: [],
+    fields: {
+      protocol: 1,
+      mode: ctx.gui ? 'gui' : 'headless',
+      session_id: view.session_id,
+      version: view.version,
+      revision: view.revision,
+      hand_seed: active ? formatHandle(active.model.handseed) : null,
+      documents: view.documents,
+      selection: active ? [...active.selection] : [],
+      operation: operation?.request_id ?? null,
+    },
+  };
+}
 
 /**
  * The status an answer reports: its own `status` when it has one (`pending` picks, `cancelled`
@@ -16,26 +44,39 @@ export function operationStatus(answer: { ok: boolean; status?: unknown }): stri
   return answer.ok ? 'completed' : 'failed';
 }
 
-/** `operation`: a mutation by request_id: running, or its recorded answer. */
+/**
+ * `operation`: a mutation by request_id: running (or queued), or its recorded answer. The answer's
+ * `status` is the operation's own (`running`, `pending`, `completed`, `cancelled`, `failed`), as the
+ * reference editor answers it, and `result` holds the operation's result fields with `request_id`, `op`,
+ * `status` and its whole `answer`.
+ */
 function operation(ctx: OpContext): OpOutcome {
   const id = ctx.request.request_id ?? ctx.request.id;
   const recorded = typeof id === 'string' ? dictGet(ctx.session.operations, id) : undefined;
   // A mutation still running or queued is known too: only an id never sent is unknown_operation.
   const pending = typeof id === 'string' && !recorded ? ctx.pending?.(id) : undefined;
   if (pending) {
-    return { events: [], result: { request_id: id, op: pending.op, status: pending.status } };
+    return {
+      events: [],
+      result: { request_id: id, op: pending.op, status: pending.status },
+      fields: { status: pending.status === 'queued' ? 'queued' : 'running' },
+    };
   }
   if (!recorded) {
     throw new EditorError('unknown_operation', `no operation with request_id ${JSON.stringify(id ?? null)}`);
   }
+  const status = operationStatus(recorded.answer);
+  const own = recorded.answer.result;
   return {
     events: [],
     result: {
+      ...(typeof own === 'object' && own !== null && !Array.isArray(own) ? own : {}),
       request_id: recorded.request_id,
       op: recorded.op,
-      status: operationStatus(recorded.answer),
+      status,
       answer: recorded.answer,
     },
+    fields: { status },
     document_id: recorded.document_id,
   };
 }
@@ -48,20 +89,38 @@ function layers(ctx: OpContext): OpOutcome {
   const list = Object.values(doc.model.layers)
     .sort((a, b) => a.name.localeCompare(b.name))
     .map(({ extra: _extra, ...layer }) => ({ ...layer, entities: counts.get(layer.name) ?? 0 }));
+  const current = currentLayer(doc.model);
   return {
     events: [],
-    result: { layers: list, count: list.length },
-    fields: { items: list, count: list.length },
+    result: { layers: list, count: list.length, current },
+    // The reference editor answers `layers` (and `current`) at the top level.
+    fields: { layers: list, current, items: list, count: list.length },
   };
 }
 
+/**
+ * `header`: every header variable of the drawing in `result.values`; at the top level, the few the
+ * reference editor answers there (current layer and text style, insertion units, point display, linetype scale).
+ */
 function header(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   // fromEntries makes own entries: a header variable a file named __proto__ is an entry like any other.
-  const values = Object.fromEntries(
+  const values: Record<string, unknown> = Object.fromEntries(
     Object.entries(doc.model.header).map(([name, tags]) => [name, headerValue(tags)]),
   );
-  return { events: [], result: { version: doc.model.version, values, count: Object.keys(values).length } };
+  const value = (name: string) => (dictHas(values, name) ? values[name] : null);
+  return {
+    events: [],
+    result: { version: doc.model.version, values, count: Object.keys(values).length },
+    fields: {
+      current_layer: currentLayer(doc.model),
+      current_text_style: value('$TEXTSTYLE'),
+      insertion_units: value('$INSUNITS'),
+      pdmode: value('$PDMODE'),
+      pdsize: value('$PDSIZE'),
+      ltscale: value('$LTSCALE'),
+    },
+  };
 }
 
 /** A whole number from a JSON number or a digit string (the REST layer forwards strings); `invalid_query` otherwise. */
@@ -103,14 +162,13 @@ function records(ctx: OpContext): OpOutcome {
   const { offset, limit } = paging(ctx.request, 1000, 10000);
   const page = matching.slice(offset, offset + limit);
   const next = offset + page.length < matching.length ? offset + page.length : null;
-  return {
-    events: [],
-    result: { records: page, count: matching.length, returned: page.length, next_offset: next },
-  };
+  const found = { records: page, count: matching.length, returned: page.length, next_offset: next };
+  return { events: [], result: found, fields: { ...found, collection: collection ?? 'all' } };
 }
 
 export const infoOps: OpTable = {
   state: { kind: 'immediate', document: 'none', run: state },
+  hello: { kind: 'immediate', document: 'none', run: state },
   operation: { kind: 'immediate', document: 'none', run: operation },
   layers: { kind: 'read', document: 'required', run: layers },
   header: { kind: 'read', document: 'required', run: header },

@@ -3,7 +3,7 @@ import { dictGet, dictHas } from '../dict.js';
 import { EditorError, fail } from '../errors.js';
 import { bounds } from '../geometry/index.js';
 import { documentContext } from '../geometry/types.js';
-import { cancelPick, type PickOp, pickFields } from '../picks.js';
+import { cancelledResult, cancelPick, type PickOp, pickFields, pickOptions } from '../picks.js';
 import { handleList } from '../request.js';
 import { entitiesOf } from './entities.js';
 import { operationStatus } from './info.js';
@@ -97,9 +97,11 @@ const requestPick =
     const doc = docOf(ctx);
     const requestId = ctx.request.request_id as string;
     const fields = pickFields(op, ctx.request);
+    // detail and filters of a user_select stay in this pending answer, read back when the person answers.
+    const options = op === 'user_select' ? pickOptions(ctx.request) : {};
     return {
       events: [editorEvent('PickRequested', { request_id: requestId, op, document_id: doc.id, ...fields })],
-      result: { op, ...fields },
+      result: { op, ...fields, ...options },
       fields: { status: 'pending' },
     };
   };
@@ -120,7 +122,7 @@ function nothingToCancel(ctx: OpContext, id: string | undefined): OpOutcome {
     id === undefined
       ? 'no getpoint or user_select is pending'
       : `${id} is not a pending getpoint or user_select (it is ${status})`;
-  return { events: [], result: { cancelled: [], count: 0, reason } };
+  return { events: [], result: { cancelled: false, count: 0, reason } };
 }
 
 function operationStatusOf(ctx: OpContext, id: string): string {
@@ -143,7 +145,11 @@ function cancelAtOnce(ctx: OpContext): OpOutcome | undefined {
   return nothingToCancel(ctx, id);
 }
 
-/** `cancel`: ends the pending `getpoint` / `user_select` (the one named, else whichever is pending). */
+/**
+ * `cancel`: ends the pending `getpoint` / `user_select` (the one named, else whichever is pending). It
+ * answers as the pick settles, as the reference editor does: status `cancelled`, `result.cancelled: true`,
+ * and `cancelled_request_id` naming the pick.
+ */
 function cancel(ctx: OpContext): OpOutcome {
   const id = cancelTarget(ctx);
   const pick = ctx.session.pick;
@@ -151,11 +157,26 @@ function cancel(ctx: OpContext): OpOutcome {
   const by = typeof ctx.request.request_id === 'string' ? `cancel ${ctx.request.request_id}` : 'cancel';
   return {
     events: cancelPick(ctx.session, pick, by),
-    result: { cancelled: [pick.request_id], count: 1 },
+    result: { ...cancelledResult(pick.op), cancelled_request_id: pick.request_id, op: pick.op },
+    fields: { status: 'cancelled' },
   };
 }
 
+/**
+ * `capture` (the reference editor's screenshot of its window): a headless editor has no window
+ * (`gui_required`, as the reference answers); the GUI-hosted one shows its drawing in a browser page,
+ * which captures itself — the editor process has no window to capture either.
+ */
+function capture(ctx: OpContext): OpOutcome {
+  if (!ctx.gui) return fail('gui_required', 'capture needs the editor window; this editor runs headless');
+  return fail(
+    'capture_unsupported',
+    "capture needs an editor window; chronicle's viewer is a browser page: capture it there, or plot the drawing",
+  );
+}
+
 export const interactionOps: OpTable = {
+  capture: { kind: 'immediate', document: 'none', run: capture },
   view_focus: { kind: 'mutation', document: 'required', run: viewFocus },
   getpoint: {
     kind: 'mutation',

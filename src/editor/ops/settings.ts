@@ -61,6 +61,8 @@ function sysvarValue(doc: DocumentState, def: SysvarDef): SysvarValue {
 /**
  * `sysvar`: `get` names and `set` name -> value. Header variables are written to the drawing's
  * header; viewport and session variables are kept with the document (they are not saved to DXF).
+ * `values` is keyed by the names as the request gives them (`ltscale` stays `ltscale`), and `set`
+ * echoes what was set under the lower-case names, as the reference editor answers.
  */
 function sysvar(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
@@ -73,14 +75,16 @@ function sysvar(ctx: OpContext): OpOutcome {
   const values: Record<string, SysvarValue> = {};
   for (const name of get) {
     const def = getSysvar(name);
-    values[def.name] = sysvarValue(doc, def);
+    values[name] = sysvarValue(doc, def);
   }
   const changes: Change[] = [];
+  const applied: Record<string, SysvarValue> = {};
   const context = recordsOf(doc.model);
   for (const [name, raw] of Object.entries(set)) {
     const def = getSysvar(name);
     const value = parseSysvarValue(def, raw, context) as SysvarValue;
-    values[def.name] = value;
+    values[name] = value;
+    applied[name.toLowerCase()] = value;
     if (def.header && inHeaderOf(def, savedVersion(doc.model))) {
       const key = def.header.variable;
       changes.push({
@@ -98,7 +102,7 @@ function sysvar(ctx: OpContext): OpOutcome {
       });
     }
   }
-  const result = { values };
+  const result = Object.keys(applied).length > 0 ? { values, set: applied } : { values };
   if (changes.length === 0) return { events: [], result };
   return { events: [stepEvent('SysvarsSet', doc, 'sysvar', changes, result)], result };
 }
@@ -164,9 +168,14 @@ function pageSetupSet(ctx: OpContext): OpOutcome {
   const current = layout.page_setup;
   const r = ctx.request;
   const paper = r.paper === undefined ? undefined : parsePaper(r.paper);
+  // A media name given (`ISO_A4_(210.00_x_297.00_MM)`) is kept as given; a short one (`A4`) becomes its media name.
+  const media =
+    paper && typeof r.paper === 'string' && r.paper.trim() !== paper.name && /_\(/.test(r.paper)
+      ? r.paper.trim()
+      : paper?.media;
   const setup: PageSetup = {
     ...current,
-    ...(paper ? { paper: paper.media, size: [paper.mm.width, paper.mm.height] as [number, number] } : {}),
+    ...(paper ? { paper: media as string, size: [paper.mm.width, paper.mm.height] as [number, number] } : {}),
     orientation: r.orientation === undefined ? current.orientation : parseOrientation(r.orientation),
     fit: r.fit === undefined ? current.fit : r.fit === true,
     center: r.center === undefined ? current.center : r.center === true,
@@ -176,10 +185,17 @@ function pageSetupSet(ctx: OpContext): OpOutcome {
   const after: Layout = { ...layout, page_setup: setup };
   const result = {
     layout: layout.name,
-    paper: findPaper(setup.paper)?.name ?? setup.paper,
+    paper: setup.paper,
+    paper_name: findPaper(setup.paper)?.name ?? setup.paper,
     orientation: setup.orientation,
     center: setup.center,
-    scale: { fit: setup.fit, ratio: setup.scale, text: formatScale(setup.scale) },
+    scale: {
+      fit: setup.fit,
+      numerator: setup.scale[0],
+      denominator: setup.scale[1],
+      ratio: setup.scale,
+      text: formatScale(setup.scale),
+    },
   };
   const change: Change = { kind: 'layout', key: layout.name, before: layout, after };
   return { events: [stepEvent('PageSetupSet', doc, 'page_setup_set', [change], result)], result };

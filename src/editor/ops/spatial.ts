@@ -2,15 +2,17 @@ import type { Change } from '../../../streams/editor.js';
 import { dictGet } from '../dict.js';
 import { fail } from '../errors.js';
 import {
+  bounds,
   documentContext,
   type Matrix,
+  measure,
   mirroring,
   rotation,
   scaling,
   transformEntity,
   translation,
 } from '../geometry/index.js';
-import type { Entity, Point3 } from '../model.js';
+import type { Point3 } from '../model.js';
 import { documentIndex } from '../query/document-index.js';
 import { runQuery, selectionAnswer } from '../query/index.js';
 import type { QueryRequest } from '../query/request.js';
@@ -19,11 +21,14 @@ import { entitiesOf } from './entities.js';
 import { StepBuilder, stepEvent } from './steps.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
-const ACTIONS = ['move', 'copy', 'rotate', 'scale', 'mirror'] as const;
+const ACTIONS = ['move', 'copy', 'rotate', 'scale', 'mirror', 'array'] as const;
 type Action = (typeof ACTIONS)[number];
 
-/** The matrix of a transform request: `vector` (move, copy), `center` + `angle` / `factor`, mirror `points`. */
-function matrixOf(action: Action, r: Record<string, unknown>): Matrix {
+/**
+ * The matrix of a transform request: `vector` (move, copy), `center` + `angle` / `factor`, mirror
+ * `points`. The reference editor's names are accepted too: `angle_deg` for `angle`, `axis` for `points`.
+ */
+function matrixOf(action: Exclude<Action, 'array'>, r: Record<string, unknown>): Matrix {
   const center = (): Point3 => {
     const given = r.center ?? r.base;
     return given === undefined ? [0, 0, 0] : point(given, 'center');
@@ -33,11 +38,11 @@ function matrixOf(action: Action, r: Record<string, unknown>): Matrix {
     case 'copy':
       return translation(point(r.vector, 'vector'));
     case 'rotate':
-      return rotation(center(), number(r.angle, 'angle', 'invalid_transform'));
+      return rotation(center(), number(r.angle ?? r.angle_deg, 'angle', 'invalid_transform'));
     case 'scale':
       return scaling(center(), number(r.factor ?? r.scale, 'factor', 'invalid_transform'));
     case 'mirror': {
-      const line = r.points ?? r.line;
+      const line = r.points ?? r.line ?? r.axis;
       if (!Array.isArray(line) || line.length !== 2) {
         return fail('invalid_point', 'mirror needs points: [p1, p2], two points on the mirror line');
       }
@@ -46,38 +51,83 @@ function matrixOf(action: Action, r: Record<string, unknown>): Matrix {
   }
 }
 
-/** `entities_transform`: move, copy (fresh handles, originals kept), rotate, scale or mirror entities. */
+/** A whole number of rows or columns of an array, 1 to 100 (1 when absent). */
+function arrayCount(value: unknown, field: string): number {
+  if (value === undefined) return 1;
+  if (Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 100) return value as number;
+  return fail(
+    'invalid_transform',
+    `${field} must be a whole number from 1 to 100, got ${JSON.stringify(value)}`,
+  );
+}
+
+/** The translations of a rectangular `array`: one per cell but the first (the originals). */
+function arrayMatrices(r: Record<string, unknown>): Matrix[] {
+  const rows = arrayCount(r.rows, 'rows');
+  const columns = arrayCount(r.columns, 'columns');
+  const dy = r.row_spacing === undefined ? 0 : number(r.row_spacing, 'row_spacing', 'invalid_transform');
+  const dx =
+    r.column_spacing === undefined ? 0 : number(r.column_spacing, 'column_spacing', 'invalid_transform');
+  const out: Matrix[] = [];
+  for (let row = 0; row < rows; row++)
+    for (let column = 0; column < columns; column++)
+      if (row !== 0 || column !== 0) out.push(translation([column * dx, row * dy, 0]));
+  return out;
+}
+
+/**
+ * `entities_transform`: move, copy (fresh handles, originals kept), rotate, scale, mirror (`copy: true`
+ * keeps the originals) or array (`rows` x `columns` copies at `row_spacing` / `column_spacing`).
+ * `affected` counts the entities given; `created` lists the new handles (empty when none were made).
+ */
 function entitiesTransform(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const action = string(ctx.request.action, 'action', 'invalid_transform') as Action;
   if (!ACTIONS.includes(action))
     fail('invalid_transform', `action must be one of ${ACTIONS.join(', ')}, got ${JSON.stringify(action)}`);
-  const m = matrixOf(action, ctx.request);
+  const copies =
+    action === 'copy' || action === 'array' || (action === 'mirror' && ctx.request.copy === true);
+  const matrices = action === 'array' ? arrayMatrices(ctx.request) : [matrixOf(action, ctx.request)];
   const mirrtext = (doc.model.header.$MIRRTEXT?.[0]?.value.trim() ?? '0') === '1';
   const sources = entitiesOf(doc, [...new Set(handleList(ctx.request.handles))]);
-  const moved: Entity[] = sources.map((e) => transformEntity(e, m, { mirrtext }));
   const step = new StepBuilder(doc.model);
   const changes: Change[] = [];
-  let handles = sources.map((e) => e.handle);
-  if (action === 'copy') {
-    handles = step.handles(moved.length);
+  let created: string[] = [];
+  if (copies) {
     const base = doc.model.order.length;
-    moved.forEach((e, i) => {
+    for (const m of matrices) {
+      const moved = sources.map((e) => transformEntity(e, m, { mirrtext }));
+      const handles = step.handles(moved.length);
+      moved.forEach((e, i) => {
+        const handle = handles[i] as string;
+        changes.push({
+          kind: 'entity',
+          key: handle,
+          before: null,
+          after: { ...e, handle },
+          index: base + created.length + i,
+        });
+      });
+      created = [...created, ...handles];
+    }
+  } else {
+    const m = matrices[0] as Matrix;
+    sources.forEach((source) => {
       changes.push({
         kind: 'entity',
-        key: handles[i] as string,
-        before: null,
-        after: { ...e, handle: handles[i] as string },
-        index: base + i,
+        key: source.handle,
+        before: source,
+        after: transformEntity(source, m, { mirrtext }),
       });
-    });
-  } else {
-    moved.forEach((e, i) => {
-      changes.push({ kind: 'entity', key: e.handle, before: sources[i] as Entity, after: e });
     });
   }
   step.push(...changes);
-  const result = { action, affected: handles.length, handles };
+  const result = {
+    action,
+    affected: sources.length,
+    handles: copies ? created : sources.map((e) => e.handle),
+    created,
+  };
   return {
     events: [stepEvent('EntitiesTransformed', doc, 'entities_transform', step.build(), result)],
     result,
@@ -108,7 +158,29 @@ function getSelection(ctx: OpContext): OpOutcome {
   return { events: [], result: { count: entities.length, entities } };
 }
 
+/**
+ * `measure`: per entity (`handles`, else the selection) its type, world `bounds`, and for curves
+ * `curve: { bounded, closed, length, area }` (area only when closed; null for entities that are not curves).
+ */
+function measureOp(ctx: OpContext): OpOutcome {
+  const doc = docOf(ctx);
+  const handles = ctx.request.handles === undefined ? doc.selection : handleList(ctx.request.handles);
+  const context = documentContext(doc.model);
+  const measurements = entitiesOf(doc, handles).map((entity) => {
+    const b = bounds(entity, context);
+    const curve = measure(entity, context);
+    return {
+      handle: entity.handle,
+      type: entity.type === 'Raw' ? entity.dxf_type : entity.type,
+      bounds: b ? { min: [...b.min], max: [...b.max] } : null,
+      curve: curve ? { bounded: true, ...curve } : null,
+    };
+  });
+  return { events: [], fields: { measurements, count: measurements.length } };
+}
+
 export const spatialOps: OpTable = {
+  measure: { kind: 'read', document: 'required', run: measureOp },
   entities_transform: { kind: 'mutation', document: 'required', run: entitiesTransform },
   query: { kind: 'read', document: 'required', run: query },
   // Immediate: a person picking in the viewer must see their selection while a slow operation runs.

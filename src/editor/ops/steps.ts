@@ -26,6 +26,18 @@ export function stepEvent(
   });
 }
 
+/** A layer as one is made when a name is new: colour 7, Continuous, on, thawed, unlocked. */
+export const defaultLayer = (name: string, handle: string): Layer => ({
+  name,
+  handle,
+  color: 7,
+  linetype: 'Continuous',
+  lineweight: -3,
+  off: false,
+  frozen: false,
+  locked: false,
+});
+
 /**
  * Builds a step's changes while keeping track of the handle seed, so several allocations in one step
  * get distinct handles and one seed change.
@@ -49,20 +61,28 @@ export class StepBuilder {
     return handles;
   }
 
-  /** Creates `name` as a new layer (colour 7, Continuous) unless the document or this step has it. */
-  ensureLayer(name: string): void {
+  /**
+   * Creates `name` as a new layer unless the document or this step has it: like `like` (a layer of
+   * another document, whose definition travels along), else colour 7, Continuous.
+   */
+  ensureLayer(name: string, like?: Layer): void {
     if (dictHas(this.model.layers, name) || this.layersCreated.includes(name)) return;
     const [handle] = this.handles(1) as [string];
-    const layer: Layer = {
-      name,
-      handle,
-      color: 7,
-      linetype: 'Continuous',
-      lineweight: -3,
-      off: false,
-      frozen: false,
-      locked: false,
-    };
+    const linetypeKnown = (linetype: string) =>
+      ['BYLAYER', 'BYBLOCK', 'CONTINUOUS'].includes(linetype.toUpperCase()) ||
+      (this.model.tables.LTYPE ?? []).some((r) =>
+        r.tags.some((t) => t.code === 2 && t.value.toUpperCase() === linetype.toUpperCase()),
+      );
+    // Unmodeled tags stay behind: they may name objects (plot style, material) of the other document.
+    const { extra: _extra, ...definition } = like ?? ({} as Layer);
+    const layer: Layer = like
+      ? {
+          ...definition,
+          name,
+          handle,
+          linetype: linetypeKnown(definition.linetype) ? definition.linetype : 'Continuous',
+        }
+      : defaultLayer(name, handle);
     this.changes.push({ kind: 'layer', key: name, before: null, after: layer });
     this.layersCreated.push(name);
   }

@@ -22,6 +22,8 @@ export interface OpContext {
   ops?: OpTable;
   /** True when a person at the viewer can answer picks (GUI-hosted editor); false or absent = headless. */
   gui?: boolean;
+  /** The session's `state` view, as every answer carries it (`state` also answers it at the top level). */
+  stateView?: () => Record<string, unknown>;
 }
 
 /** What an operation decided: events to append (none for reads) and the answer's fields. */

@@ -1,4 +1,4 @@
-import { dictGet, dictWith } from '../dict.js';
+import { dictGet, dictHas, dictWith } from '../dict.js';
 import { fail } from '../errors.js';
 import type { Entity, XdataItem } from '../model.js';
 import { handleList, isObject, point, tableName } from '../request.js';
@@ -65,19 +65,34 @@ function xdataSet(ctx: OpContext): OpOutcome {
     if (Object.keys(xdata).length === 0) delete after.xdata;
     step.push({ kind: 'entity', key: entity.handle, before: entity, after });
   }
-  const result = { affected: handles.length, app, items: items.length, cleared: items.length === 0 };
+  const result = {
+    updated: handles.length,
+    affected: handles.length,
+    app,
+    items: items.length,
+    cleared: items.length === 0,
+  };
   return { events: [stepEvent('XdataSet', doc, 'xdata_set', step.build(), result)], result };
 }
 
+/** An item's value as the reference editor answers it: binary chunks as `{ binary: "<hex>" }`, others as stored. */
+const plainValue = (item: XdataItem): unknown => (item.code === 1004 ? { binary: item.value } : item.value);
+
+/**
+ * `xdata_get`: per entity, `xdata.<app>` is the list of the application's values in order (as the
+ * reference editor answers it), and `data.<app>` the same items with their group codes.
+ */
 function xdataGet(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const app =
     typeof ctx.request.app === 'string' && ctx.request.app !== '' ? ctx.request.app.toUpperCase() : undefined;
   const items = entitiesOf(doc, handleList(ctx.request.handles)).map((entity) => {
     const all = entity.xdata ?? {};
-    const found = app === undefined ? undefined : dictGet(all, app);
-    const xdata = app === undefined ? all : found ? { [app]: found } : {};
-    return { handle: entity.handle, xdata };
+    const data = app === undefined ? all : dictHas(all, app) ? { [app]: dictGet(all, app) ?? [] } : {};
+    const xdata = Object.fromEntries(
+      Object.entries(data).map(([name, list]) => [name, list.map(plainValue)]),
+    );
+    return { handle: entity.handle, xdata, data };
   });
   return { events: [], fields: { items, count: items.length } };
 }

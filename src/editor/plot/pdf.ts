@@ -70,17 +70,38 @@ function drawPart(doc: PDFKit.PDFDocument, part: PagePart, images: PlotImages): 
   }
 }
 
+/** One page of a plot: what is drawn on it and how it is laid out. */
+export interface PdfPage {
+  marks: readonly PageMark[];
+  placement: Placement;
+  clip?: PlotFileOptions['clip'];
+}
+
 /** The PDF file of `marks` on the page `placement` lays out. */
 export function plotPdf(
   marks: readonly PageMark[],
   placement: Placement,
   options: PlotFileOptions,
 ): Promise<Buffer> {
-  const { title, clip, images } = options;
-  const { width, height } = placement.page;
+  return plotPdfPages([{ marks, placement, ...(options.clip ? { clip: options.clip } : {}) }], options);
+}
+
+/** A PDF of several pages (every layout of a drawing), each the size of its own sheet. */
+export function plotPdfPages(
+  pages: readonly PdfPage[],
+  options: Pick<PlotFileOptions, 'title' | 'images'>,
+): Promise<Buffer> {
+  const { title, images } = options;
+  const sizeOf = (page: PdfPage) => [
+    page.placement.page.width * POINTS_PER_MM,
+    page.placement.page.height * POINTS_PER_MM,
+  ];
+  const first = pages[0];
+  if (!first) return Promise.reject(new Error('a PDF needs at least one page'));
   const doc = new PDFDocument({
-    size: [width * POINTS_PER_MM, height * POINTS_PER_MM],
+    size: sizeOf(first),
     margin: 0,
+    autoFirstPage: true,
     info: { Title: title, Creator: 'chronicle plot' },
   });
   const chunks: Buffer[] = [];
@@ -89,14 +110,20 @@ export function plotPdf(
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
-  doc.scale(POINTS_PER_MM);
-  if (clip) doc.rect(clip.min[0], clip.min[1], clip.max[0] - clip.min[0], clip.max[1] - clip.min[1]).clip();
-  doc
-    .lineCap('round')
-    .lineJoin('round')
-    .font(PDF_FONT)
-    .fontSize(1 / CAP_HEIGHT);
-  for (const mark of marks) for (const part of mark.parts) drawPart(doc, part, images);
+  pages.forEach((page, i) => {
+    if (i > 0) doc.addPage({ size: sizeOf(page), margin: 0 });
+    doc.save();
+    doc.scale(POINTS_PER_MM);
+    const { clip } = page;
+    if (clip) doc.rect(clip.min[0], clip.min[1], clip.max[0] - clip.min[0], clip.max[1] - clip.min[1]).clip();
+    doc
+      .lineCap('round')
+      .lineJoin('round')
+      .font(PDF_FONT)
+      .fontSize(1 / CAP_HEIGHT);
+    for (const mark of page.marks) for (const part of mark.parts) drawPart(doc, part, images);
+    doc.restore();
+  });
   doc.end();
   return done;
 }

@@ -7,6 +7,7 @@ import { dictSet } from '../dict.js';
 import { bounds } from '../geometry/index.js';
 import { type Bounds, type GeometryContext, NO_BLOCKS } from '../geometry/types.js';
 import type { Entity } from '../model.js';
+import { rawReadout } from '../raw-entities.js';
 import { follow } from './where.js';
 
 export type EntityAnswer = Record<string, unknown>;
@@ -43,6 +44,16 @@ export function entityText(entity: Entity): string | null {
 
 const answerBounds = (b: Bounds | undefined) => (b ? { min: [...b.min], max: [...b.max] } : null);
 
+/**
+ * Fields an answer adds to the entity's own (the reference editor's read-out): an Insert's `block`, a
+ * HATCH's `boundary`/`solid`/`pattern`, a SOLID's `corners`. Empty for other entities.
+ */
+export function derivedFields(entity: Entity): Record<string, unknown> {
+  if (entity.type === 'Insert') return { block: entity.name };
+  if (entity.type === 'Raw') return rawReadout(entity);
+  return {};
+}
+
 export function entityAnswer(
   entity: Entity,
   detail: DetailLevel,
@@ -51,27 +62,41 @@ export function entityAnswer(
   if (detail === 'summary') return { handle: entity.handle, type: entity.type, layer: entity.layer };
   const text = entityText(entity);
   if (detail === 'full') {
-    return { ...cloneJson(entity), text, value: text, bounds: answerBounds(bounds(entity, ctx)) };
+    return {
+      ...cloneJson(entity),
+      ...derivedFields(entity),
+      text,
+      value: text,
+      bounds: answerBounds(bounds(entity, ctx)),
+    };
   }
   const out: EntityAnswer = { handle: entity.handle, type: entity.type, layer: entity.layer };
   const record = entity as unknown as Record<string, unknown>;
   for (const field of GEOMETRY_FIELDS[entity.type]) {
     if (record[field] !== undefined) out[field] = cloneJson(record[field]);
   }
+  Object.assign(out, derivedFields(entity));
   out.text = text;
   out.value = text;
   return out;
 }
 
-/** What `get_selection` answers for each selected entity: handle, type, text, value, bounds. */
+/**
+ * What `get_selection` answers for each selected entity: handle, type, text, value, bounds, and as the
+ * reference editor does, layer and an Insert's `block` and `position` (null for other entities).
+ */
 export function selectionAnswer(entity: Entity, ctx: GeometryContext = NO_BLOCKS): EntityAnswer {
   const text = entityText(entity);
+  const insert = entity.type === 'Insert';
   return {
     handle: entity.handle,
     type: entity.type,
+    layer: entity.layer,
     text,
     value: text,
     bounds: answerBounds(bounds(entity, ctx)),
+    block: insert ? entity.name : null,
+    position: insert ? [...entity.position] : null,
   };
 }
 
@@ -81,12 +106,17 @@ export function selectionAnswer(entity: Entity, ctx: GeometryContext = NO_BLOCKS
  */
 export function fieldReader(entity: Entity, ctx: GeometryContext): (tokens: readonly string[]) => unknown {
   let cachedBounds: ReturnType<typeof answerBounds> | undefined;
+  let derived: Record<string, unknown> | undefined;
   return (tokens) => {
     const [head, ...rest] = tokens;
     if (head === undefined) return entityAnswer(entity, 'full', ctx);
     if (head === 'bounds') {
       cachedBounds ??= answerBounds(bounds(entity, ctx));
       return follow(cachedBounds, rest);
+    }
+    if (entity.type === 'Insert' || entity.type === 'Raw') {
+      derived ??= derivedFields(entity);
+      if (head in derived && !(head in entity)) return follow(derived[head], rest);
     }
     if (head === 'text' || (head === 'value' && entity.type !== 'Text' && entity.type !== 'MText')) {
       return follow(entityText(entity), rest);

@@ -6,6 +6,7 @@
  * `handles`, or by distance for `near`; then `offset`/`limit` page them.
  */
 import { dictGet, dictHas, dictSet } from '../dict.js';
+import { isLayoutBlockName } from '../dxf/entity-types.js';
 import {
   bounds,
   type Closest,
@@ -32,6 +33,35 @@ export interface QueryAnswer {
   /** With `intersections`: every crossing point found, sorted by x then y. */
   points?: Point3[];
 }
+
+/**
+ * The entities of the blocks the layouts insert (and the blocks those insert), by handle. Blocks nothing
+ * inserts — a template's dimension arrowheads, a definition whose inserts were erased — are left out.
+ */
+export function insertedContents(model: DxfDocumentModel): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  const visit = (name: string) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    const block = dictGet(model.blocks, name);
+    if (!block || isLayoutBlockName(block.name)) return;
+    for (const h of block.entities) {
+      const entity = dictGet(model.entities, h);
+      if (!entity || entity.space !== block.name) continue;
+      out.push(h);
+      if (entity.type === 'Insert') visit(entity.name);
+    }
+  };
+  for (const h of model.order) {
+    const entity = dictGet(model.entities, h);
+    if (entity?.type === 'Insert') visit(entity.name);
+  }
+  return out;
+}
+
+/** How many entities a plain `query` lists: those of the layouts and of the blocks they insert. */
+export const listedCount = (model: DxfDocumentModel) => model.order.length + insertedContents(model).length;
 
 /** Handles are uppercase hex without leading zeros: shorter is smaller, then text order. */
 export function compareHandles(a: string, b: string): number {
@@ -158,6 +188,12 @@ class QueryRun {
     }
     const all: Array<{ entity: Entity; fromIndex: boolean }> = [];
     for (const h of model.order) {
+      const entity = dictGet(model.entities, h);
+      if (entity) all.push({ entity, fromIndex: false });
+    }
+    // The contents of the blocks the drawing inserts too, as the reference editor lists every entity (a
+    // block's entities are in its own coordinates, so the spatial parameters above leave them out).
+    for (const h of insertedContents(model)) {
       const entity = dictGet(model.entities, h);
       if (entity) all.push({ entity, fromIndex: false });
     }

@@ -70,7 +70,8 @@ describe('new', () => {
   it('makes a blank metric drawing, active, clean, with no path and its own identity', async () => {
     const answer = await h.ok('new');
     expect(answer.document_id).toBe(1);
-    expect(answer.result).toEqual({ document_id: 1, title: 'Drawing1.dxf' });
+    // `total`: the entities it brought in (a blank drawing none).
+    expect(answer.result).toEqual({ document_id: 1, title: 'Drawing1.dxf', total: 0 });
     expect(answer.state.document_id).toBe(1);
     expect(answer.state.documents).toEqual([
       { id: 1, title: 'Drawing1.dxf', path: null, dirty: false, revision: 0 },
@@ -92,6 +93,7 @@ describe('new', () => {
     const templateIdentity = await identity(opened.document_id as number);
     const made = await h.ok('new', { template: path });
     const id = made.document_id as number;
+    expect(made.result).toMatchObject({ total: 3, template: path });
     expect(made.state.documents.at(-1)).toMatchObject({ id, path: null, dirty: false });
     expect((await full(id)).map((e) => e.handle)).toEqual(['2A', '2B', '2C']);
     expect(await identity(id)).not.toBe(templateIdentity);
@@ -216,22 +218,34 @@ describe('open', () => {
 });
 
 describe('close', () => {
-  it('closes a clean document; the last tab becomes active; closing the last leaves none', async () => {
+  it('closes a clean document; the last tab becomes active; closing the last leaves a blank drawing', async () => {
     const first = await h.newDoc();
     const second = await h.newDoc();
     const third = await h.newDoc();
     await h.ok('activate', { document_id: first });
     const closed = await h.ok('close', { document_id: first });
-    expect(closed.result).toEqual({ closed: first, discarded: false });
+    expect(closed.result).toEqual({
+      closed: true,
+      closed_document_id: first,
+      discarded: false,
+      documents_before: 3,
+      documents_after: 2,
+      opened_document_id: null,
+    });
     expect(closed.document_id).toBe(third);
     expect(closed.state.documents.map((d) => d.id)).toEqual([second, third]);
     // Closing a document that is not active keeps the active one.
     const other = await h.ok('close', { document_id: second });
     expect(other.state.document_id).toBe(third);
+    // Closing the last one leaves a fresh blank drawing open, as the reference editor does.
     const last = await h.ok('close', { document_id: third });
-    expect(last.document_id).toBeUndefined();
-    expect(last.state.document_id).toBeNull();
-    expect(last.state.documents).toEqual([]);
+    expect(last.result).toMatchObject({ closed: true, documents_after: 1, opened_document_id: 4 });
+    expect(last.document_id).toBe(4);
+    expect(last.state.document_id).toBe(4);
+    expect(last.state.documents).toEqual([
+      { id: 4, title: 'Drawing4.dxf', path: null, dirty: false, revision: 0 },
+    ]);
+    expect((await h.raw({ protocol: 1, op: 'query', document_id: 4, limit: 0 })).count).toBe(0);
   });
 
   it('a dirty document is document_dirty without discard, and stays open; discard closes it', async () => {
@@ -248,8 +262,11 @@ describe('close', () => {
       { id, title: 'Drawing1.dxf', path: null, dirty: true, revision: 1 },
     ]);
     const closed = await h.ok('close', { document_id: id, discard: true });
-    expect(closed.result).toEqual({ closed: id, discarded: true });
-    expect(closed.state.documents).toEqual([]);
+    expect(closed.result).toMatchObject({ closed: true, closed_document_id: id, discarded: true });
+    // The last document closed: a blank one takes its place, its unsaved entity gone with the old one.
+    expect(closed.state.documents).toEqual([
+      { id: id + 1, title: `Drawing${id + 1}.dxf`, path: null, dirty: false, revision: 0 },
+    ]);
   });
 
   it('a saved document closes without discard', async () => {
@@ -283,7 +300,7 @@ describe('save', () => {
     const path = scratch.path('saved.dxf');
     const saved = await h.ok('save', { document_id: id, path });
     const bytes = (await readFile(path)).length;
-    expect(saved.result).toEqual({ path, bytes });
+    expect(saved.result).toEqual({ saved: path, path, bytes });
     expect(saved.state.documents).toEqual([{ id, title: 'saved.dxf', path, dirty: false, revision: 1 }]);
     expect((await readFile(path, 'utf8')).startsWith('  0\nSECTION')).toBe(true);
 
@@ -365,5 +382,61 @@ describe('file_identity', () => {
     await h.ok('save', { document_id: id, path: copy });
     const again = (await h.ok('open', { path: copy })).document_id as number;
     expect(await identity(again)).toBe(value);
+  });
+});
+
+describe('DWG: refused, never read nor written (no DWG library has a compatible licence)', () => {
+  /** The first bytes of a real R2018 DWG file: the AC1032 magic, then binary. */
+  const dwgBytes = () =>
+    Buffer.concat([Buffer.from('AC1032', 'latin1'), Buffer.from([0, 0, 0, 0, 0, 0x1f, 0x8b])]);
+  const absent = (path: string) =>
+    readFile(path).then(
+      () => false,
+      () => true,
+    );
+
+  it('save to .dwg or .dwt (any case) is unsupported_format naming DXF, and writes nothing', async () => {
+    const id = await h.newDoc();
+    await h.create([{ type: 'Point', location: [1, 1] }]);
+    const revision = (await state()).revision;
+    for (const name of ['plan.dwg', 'plan.DWG', 'sheet.dwt', 'sheet.Dwt']) {
+      const path = scratch.path(name);
+      const refused = await h.call('save', { document_id: id, path });
+      expect(refused).toMatchObject({ ok: false, code: 'unsupported_format' });
+      expect(refused.error).toMatch(/DXF/);
+      expect(await absent(path)).toBe(true);
+    }
+    // The document stays as it was: unsaved, no path; a .dxf save works.
+    expect((await state()).documents).toEqual([
+      { id, title: 'Drawing1.dxf', path: null, dirty: true, revision },
+    ]);
+    await h.ok('save', { document_id: id, path: scratch.path('plan.dxf') });
+    // A document whose path names a DWG (a DXF file named .dwg, opened) is not saved under it either.
+    const renamed = scratch.path('really-dxf.dwg');
+    await writeFile(renamed, await readFile(scratch.path('plan.dxf')));
+    const opened = await h.ok('open', { path: renamed });
+    expect((await h.call('save', { document_id: opened.document_id })).code).toBe('unsupported_format');
+    // wblock, which writes a drawing too.
+    const [point] = await h.create([{ type: 'Point', location: [2, 2] }], opened.document_id as number);
+    const wblock = await h.call('wblock', {
+      document_id: opened.document_id,
+      handles: [point],
+      path: scratch.path('part.dwg'),
+    });
+    expect(wblock.code).toBe('unsupported_format');
+    expect(await absent(scratch.path('part.dwg'))).toBe(true);
+  });
+
+  it('open and new from a template refuse a DWG file by its AC10xx magic, whatever its name', async () => {
+    const before = (await state()).documents.length;
+    for (const name of ['drawing.dwg', 'looks-like.dxf', 'template.dwt']) {
+      const path = scratch.path(name);
+      await writeFile(path, dwgBytes());
+      const opened = await h.call('open', { path });
+      expect(opened).toMatchObject({ ok: false, code: 'unsupported_format' });
+      expect(opened.error).toMatch(/DWG .*AC1032.*DXF/);
+      expect((await h.call('new', { template: path })).code).toBe('unsupported_format');
+    }
+    expect((await state()).documents).toHaveLength(before);
   });
 });

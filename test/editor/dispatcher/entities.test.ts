@@ -237,10 +237,12 @@ describe('entities_transform', () => {
       action: 'move',
       vector: [5, -1],
     });
+    // `created` lists new handles (none for a move), as the reference editor answers.
     expect(resultOf<{ action: string; affected: number; handles: string[] }>(answer)).toEqual({
       action: 'move',
       affected: 2,
       handles: [line, circle],
+      created: [],
     });
     expect(answer.changes).toEqual([
       { handle: line, kind: 'modified' },
@@ -268,6 +270,76 @@ describe('entities_transform', () => {
     close(copied.start, [0, 3, 1]);
     close(copied.end, [10, 3, 1]);
     expect(await entities()).toHaveLength(2);
+  });
+
+  it('copy, array and mirror with copy: true answer the new handles in created (the reference editor names)', async () => {
+    const [line] = (await h.create([LINE])) as [string];
+    const copied = resultOf<{ affected: number; created: string[] }>(
+      await h.ok('entities_transform', {
+        document_id: doc,
+        handles: [line],
+        action: 'copy',
+        vector: [0, -10],
+      }),
+    );
+    expect(copied.affected).toBe(1);
+    expect(copied.created).toHaveLength(1);
+    close((await one(copied.created[0] as string)).start, [0, -10, 0]);
+
+    // array: rows x columns cells, the originals in the first; one undo step.
+    const array = await h.ok('entities_transform', {
+      document_id: doc,
+      handles: [line],
+      action: 'array',
+      rows: 2,
+      columns: 3,
+      row_spacing: 5,
+      column_spacing: 20,
+    });
+    const made = resultOf<{ affected: number; created: string[] }>(array);
+    expect(made.affected).toBe(1);
+    expect(made.created).toHaveLength(5);
+    const starts = await Promise.all(made.created.map(async (h2) => (await one(h2)).start as number[]));
+    expect(starts.map((p) => [p[0], p[1]])).toEqual([
+      [20, 0],
+      [40, 0],
+      [0, 5],
+      [20, 5],
+      [40, 5],
+    ]);
+    await h.ok('undo', { document_id: doc });
+    expect(await entities()).toHaveLength(2);
+
+    // mirror with copy keeps the original; the reference names axis and angle_deg are understood.
+    const mirrored = resultOf<{ created: string[] }>(
+      await h.ok('entities_transform', {
+        document_id: doc,
+        handles: [line],
+        action: 'mirror',
+        axis: [
+          [0, 0],
+          [0, 10],
+        ],
+        copy: true,
+      }),
+    );
+    close((await one(line)).end, [10, 0, 0]);
+    close((await one(mirrored.created[0] as string)).end, [-10, 0, 0]);
+    await h.ok('entities_transform', {
+      document_id: doc,
+      handles: [line],
+      action: 'rotate',
+      center: [0, 0],
+      angle_deg: 90,
+    });
+    close((await one(line)).end, [0, 10, 0]);
+    const bad = await h.call('entities_transform', {
+      document_id: doc,
+      handles: [line],
+      action: 'array',
+      rows: 0,
+    });
+    expect(bad.code).toBe('invalid_transform');
   });
 
   it('rotate about a center by degrees', async () => {
@@ -516,7 +588,9 @@ describe('set_properties', () => {
     expect(await one(line)).toMatchObject({ start: [0, 0, 0], end: [4, 4, 4] });
     expect(await one(circle)).toMatchObject({ center: [1, 1, 0], radius: 7 });
     const items = (await h.raw({ protocol: 1, op: 'xdata_get', handles: [line] })).items;
-    expect(items).toEqual([{ handle: line, xdata: { KEEP: [{ code: 1000, value: 'x' }] } }]);
+    expect(items).toEqual([
+      { handle: line, xdata: { KEEP: ['x'] }, data: { KEEP: [{ code: 1000, value: 'x' }] } },
+    ]);
   });
 
   it.each([

@@ -153,10 +153,11 @@ describe('embed_image', () => {
 
   it('embeds a JPEG with a width in drawing units, rotated, on a new layer', async () => {
     const doc = await h.newDoc();
+    // `at`, the reference editor's name for `insert`; its answer fields kind, linked, width, height.
     const result = await embed({
       document_id: doc,
       path: jpeg,
-      insert: [5, 6],
+      at: [5, 6],
       width: 12,
       rotation: 90,
       layer: 'PHOTOS',
@@ -167,6 +168,10 @@ describe('embed_image', () => {
       format: 'jpeg',
       name: 'site photo',
       layer: 'PHOTOS',
+      kind: 'RasterImage',
+      linked: true,
+      width: 12,
+      height: 8,
     });
     const [image] = await entity(result.handle);
     expect(image?.position).toEqual([5, 6, 0]);

@@ -241,6 +241,30 @@ const allEntities = async () => {
   expect(answer.ok, answer.error).toBe(true);
   return answer.entities as Entity[];
 };
+/**
+ * The entities a plain query lists, as ezdxf sees the file: those of the layouts, and the contents of
+ * the blocks they insert (and of the blocks those insert).
+ */
+function listedBy(view: EzView): string[] {
+  const out = Object.entries(view.entities)
+    .filter(([, e]) => view.layouts.includes(e.space))
+    .map(([key]) => key);
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    for (const h of view.blocks[name] ?? []) {
+      out.push(h);
+      const e = view.entities[h];
+      if (e?.type === 'INSERT') visit(String(e.attribs.name));
+    }
+  };
+  for (const key of [...out]) {
+    const e = view.entities[key];
+    if (e?.type === 'INSERT') visit(String(e.attribs.name));
+  }
+  return out;
+}
 const handle = (name: string) => {
   const value = handles[name];
   if (!value) throw new Error(`the fixture has no ${name}`);
@@ -254,19 +278,33 @@ describe('a drawing written by ezdxf', () => {
     const doc = opened.document_id as number;
     const theirs = await python<EzView>(DESCRIBE, [fixture]);
     const ours = await allEntities();
-    // Model and paper space: what ezdxf finds in the layouts, by handle and in order.
-    const inLayouts = Object.entries(theirs.entities)
-      .filter(([, e]) => theirs.layouts.includes(e.space))
-      .map(([key]) => key);
+    // Model and paper space, and the blocks they insert: what ezdxf finds there, by handle.
+    const inLayouts = listedBy(theirs);
     expect(ours.map((e) => e.handle).sort()).toEqual(inLayouts.sort());
     for (const entity of ours) sameEntity(entity, theirs.entities[entity.handle]);
 
     // The filters see the file's entities.
     const count = async (fields: Record<string, unknown>) =>
       (await read('query', { ...fields, limit: 0 })).count;
-    expect(await count({ type: 'line' })).toBe(3);
+    // Three in model space, one in the DOOR block the inserts show.
+    expect(await count({ type: 'line' })).toBe(4);
     expect(await count({ type: 'insert' })).toBe(2);
     expect(await count({ type: 'hatch' })).toBe(1);
+    // The HATCH ezdxf wrote reads out like one the editor makes: its fill and its boundary loop.
+    const [fileHatch] = (await read('query', { handles: [handle('hatch')] })).entities as [Entity];
+    expect(fileHatch).toMatchObject({
+      dxf_type: 'HATCH',
+      solid: true,
+      pattern: 'SOLID',
+      boundary: [
+        [
+          [0, 0],
+          [4, 0],
+          [4, 4],
+          [0, 4],
+        ],
+      ],
+    });
     expect(await count({ type: 'image' })).toBe(1);
     expect(await count({ layer: 'walls' })).toBe(3);
     expect((await read('query', { bounds: [4, 4, 6, 6], type: 'circle' })).count).toBe(1);
@@ -282,9 +320,9 @@ describe('a drawing written by ezdxf', () => {
     expect(layers.find((l) => l.name === 'WALLS')).toMatchObject({ color: 1, off: false });
     expect(layers.find((l) => l.name === 'HIDDEN')).toMatchObject({ color: 3, off: true });
     const [tagged] = (await read('xdata_get', { handles: [handle('tagged')], app: 'chronicle' })).items as [
-      { xdata: { CHRONICLE: Array<{ code: number; value: unknown }> } },
+      { data: { CHRONICLE: Array<{ code: number; value: unknown }> } },
     ];
-    expect(tagged.xdata.CHRONICLE).toEqual([
+    expect(tagged.data.CHRONICLE).toEqual([
       { code: 1000, value: 'tag-a' },
       { code: 1040, value: 2.5 },
       { code: 1070, value: 7 },
@@ -404,9 +442,7 @@ describe('a drawing written by ezdxf', () => {
     const theirs = await python<EzView>(DESCRIBE, [path]);
     expect(theirs.audit_errors).toEqual([]);
     const ours = await allEntities();
-    const inLayouts = Object.entries(theirs.entities)
-      .filter(([, e]) => theirs.layouts.includes(e.space))
-      .map(([key]) => key);
+    const inLayouts = listedBy(theirs);
     expect(ours.map((e) => e.handle).sort()).toEqual(inLayouts.sort());
     expect(inLayouts).not.toContain(handle('insert2'));
     for (const entity of ours) sameEntity(entity, theirs.entities[entity.handle]);

@@ -31,13 +31,16 @@ describe('picks in a GUI-hosted editor', () => {
       });
       expect(await h.call('operation', { request_id: id })).toMatchObject({
         ok: true,
+        status: 'pending',
         result: { request_id: id, op: 'getpoint', status: 'pending' },
       });
 
       const answered = await answerPick(h, id, { point: [3, 4] });
       expect(answered).toMatchObject({ ok: true, result: { request_id: id, point: [3, 4, 0] } });
       const op = await h.call('operation', { request_id: id });
+      expect(op.status).toBe('completed');
       expect(op.result).toMatchObject({
+        point: [3, 4, 0],
         status: 'completed',
         answer: { ok: true, status: 'completed', request_id: id, result: { point: [3, 4, 0] } },
       });
@@ -86,8 +89,15 @@ describe('picks in a GUI-hosted editor', () => {
       const op = await h.call('operation', { request_id: id });
       expect(op.result).toMatchObject({
         status: 'completed',
-        answer: { result: { handles: [c, a], count: 2 } },
+        answer: { result: { cancelled: false, handles: [c, a], count: 2, ignored: 0 } },
       });
+      // The entities come along, at detail full by default (as the reference editor's user_select).
+      const answer = op.result?.answer as
+        | { result: { entities: Array<Record<string, unknown>> } }
+        | undefined;
+      const picked = answer?.result.entities ?? [];
+      expect(picked.map((e) => e.handle)).toEqual([c, a]);
+      expect(picked[0]).toMatchObject({ type: 'Line', start: [0, 2, 0], bounds: expect.any(Object) });
       // No second answer: nothing is pending any more.
       expect(await answerPick(h, id, { handles: [b] })).toMatchObject({ ok: false, code: 'no_pick_pending' });
       const listed = (await h.call('events', { after: cursor })).result?.events as Array<
@@ -102,6 +112,38 @@ describe('picks in a GUI-hosted editor', () => {
     }
   });
 
+  it('user_select filters by type and layer (the others counted in ignored) and answers at its detail', async () => {
+    const h = await startHarness({ gui: true });
+    try {
+      await h.newDoc();
+      const [a, circle, b] = await h.create([
+        line([0, 0], [1, 0]),
+        { type: 'circle', layer: '0', center: [5, 5], radius: 1 },
+        { ...line([0, 1], [1, 1]), layer: 'EDGES' },
+      ]);
+      expect(await h.call('user_select', { detail: 'everything' })).toMatchObject({
+        ok: false,
+        code: 'invalid_detail',
+      });
+      const id = (await h.call('user_select', { type: 'LINE', layer: 'edges', detail: 'summary' }))
+        .request_id as string;
+      expect(await answerPick(h, id, { handles: [a, circle, b] })).toMatchObject({ ok: true });
+      const settled = (await h.call('operation', { request_id: id })).result;
+      expect(settled).toMatchObject({
+        status: 'completed',
+        cancelled: false,
+        handles: [b],
+        count: 1,
+        ignored: 2,
+        entities: [{ handle: b, type: 'Line', layer: 'EDGES' }],
+      });
+      const entities = (settled?.entities ?? []) as Array<Record<string, unknown>>;
+      expect(entities[0]).not.toHaveProperty('start');
+    } finally {
+      await h.close();
+    }
+  });
+
   it('while a pick is pending other mutations are busy, naming it; reads, state, get_selection, operation and events answer', async () => {
     const h = await startHarness({ gui: true });
     try {
@@ -110,18 +152,19 @@ describe('picks in a GUI-hosted editor', () => {
       const asked = await h.call('user_select', { prompt: 'Pick the edge' });
       const id = asked.request_id as string;
       const before = (await h.events()).length;
-      for (const [op, fields] of [
-        ['entities_create', { document_id: doc, entities: [line([0, 0], [1, 1])] }],
-        ['new', {}],
-        ['undo', {}],
-        ['getpoint', {}],
-        ['user_select', {}],
-        ['view_focus', { document_id: doc, handles: [a] }],
+      for (const [op, fields, code] of [
+        ['entities_create', { document_id: doc, entities: [line([0, 0], [1, 1])] }, 'busy'],
+        ['new', {}, 'busy'],
+        ['undo', {}, 'busy'],
+        // Another pick is the reference editor's interactive_pending: one person answers one at a time.
+        ['getpoint', {}, 'interactive_pending'],
+        ['user_select', {}, 'interactive_pending'],
+        ['view_focus', { document_id: doc, handles: [a] }, 'busy'],
       ] as const) {
         const answer = await h.call(op, fields);
         expect(answer, op).toMatchObject({
           ok: false,
-          code: 'busy',
+          code,
           pending: { request_id: id, op: 'user_select' },
         });
         expect(answer.error).toContain(id);
@@ -164,21 +207,41 @@ describe('picks in a GUI-hosted editor', () => {
     try {
       await h.newDoc();
       const first = (await h.call('getpoint')).request_id as string;
+      // The cancel answers as the pick settles (the reference editor's answer): status cancelled.
       const cancelled = await h.call('cancel', { target_request_id: first });
-      expect(cancelled).toMatchObject({ ok: true, result: { cancelled: [first], count: 1 } });
-      expect((await h.call('operation', { request_id: first })).result).toMatchObject({
+      expect(cancelled).toMatchObject({
+        ok: true,
         status: 'cancelled',
-        answer: { ok: false, code: 'cancelled', status: 'cancelled' },
+        result: { cancelled: true, cancelled_request_id: first, op: 'getpoint' },
+      });
+      // The pick settles ok, status cancelled, result.cancelled: true; operation answers that status.
+      const settled = await h.call('operation', { request_id: first });
+      expect(settled).toMatchObject({
+        ok: true,
+        status: 'cancelled',
+        result: {
+          cancelled: true,
+          status: 'cancelled',
+          answer: { ok: true, status: 'cancelled', result: { cancelled: true } },
+        },
       });
       const again = await h.call('cancel', { id: first });
-      expect(again).toMatchObject({ ok: true, result: { cancelled: [], count: 0 } });
+      expect(again).toMatchObject({ ok: true, status: 'completed', result: { cancelled: false, count: 0 } });
       expect(again.result?.reason).toContain('cancelled');
 
       const second = (await h.call('user_select')).request_id as string;
-      expect(await h.call('cancel', {})).toMatchObject({ ok: true, result: { cancelled: [second] } });
       expect(await h.call('cancel', {})).toMatchObject({
         ok: true,
-        result: { cancelled: [], count: 0, reason: 'no getpoint or user_select is pending' },
+        result: { cancelled: true, count: 0, handles: [], entities: [], cancelled_request_id: second },
+      });
+      expect((await h.call('operation', { request_id: second })).result).toMatchObject({
+        status: 'cancelled',
+        cancelled: true,
+        count: 0,
+      });
+      expect(await h.call('cancel', {})).toMatchObject({
+        ok: true,
+        result: { cancelled: false, count: 0, reason: 'no getpoint or user_select is pending' },
       });
       expect(await h.call('cancel', { id: 'never-sent' })).toMatchObject({
         ok: false,
@@ -261,7 +324,7 @@ describe('picks in a GUI-hosted editor', () => {
       const op = (await resumed.call('operation', { request_id: id })) as Reply;
       expect(op.result).toMatchObject({
         status: 'cancelled',
-        answer: { error: expect.stringContaining('shutdown') },
+        answer: { ok: true, status: 'cancelled', result: { cancelled: true, by: 'shutdown' } },
       });
 
       // A crash: the session is dropped without close, and a new one over the same stream finds the pick.
@@ -270,7 +333,7 @@ describe('picks in a GUI-hosted editor', () => {
       expect(again.session.state.pick).toBeNull();
       expect((await again.call('operation', { request_id: crashed })).result).toMatchObject({
         status: 'cancelled',
-        answer: { error: expect.stringContaining('restart') },
+        answer: { result: { cancelled: true, by: 'restart' } },
       });
       expect(
         await again.call('entities_create', { entities: [line([0, 0], [1, 1])], document_id: 1 }),

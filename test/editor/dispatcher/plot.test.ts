@@ -364,7 +364,13 @@ describe('plot to SVG', () => {
         { type: 'circle', center: [0, 0], radius: 1, color: 'byblock' },
         { type: 'line', start: [-1, 0], end: [1, 0], color: 1 },
       ]);
-      await h.ok('block_define', { document_id: doc, name: 'DOT', handles: parts, base: [0, 0, 0] });
+      // The parts go into the block; the insert block_define puts in their place is erased below.
+      const defined = await h.ok('block_define', {
+        document_id: doc,
+        name: 'DOT',
+        handles: parts,
+        base: [0, 0, 0],
+      });
       const [red, white, green, text, insert, point] = await h.create([
         { type: 'line', start: [0, 0], end: [10, 0], color: 1 },
         { type: 'line', start: [0, 5], end: [10, 5], color: 7 },
@@ -373,7 +379,10 @@ describe('plot to SVG', () => {
         { type: 'insert', name: 'DOT', position: [20, 20], scale: [1, 1, 1], rotation: 0, color: 6 },
         { type: 'point', location: [30, 0], color: 4 },
       ]);
-      await h.ok('entities_delete', { document_id: doc, handles: parts });
+      await h.ok('entities_delete', {
+        document_id: doc,
+        handles: [resultOf<{ insert: string }>(defined).insert],
+      });
       const path = dir.path('colours.svg');
       const result = resultOf<PlotResult>(await h.ok('plot', { document_id: doc, path }));
       expect(result).toMatchObject({ format: 'svg', entities: 6 });
@@ -735,5 +744,102 @@ describe('plot refusals', () => {
     } finally {
       await h.close();
     }
+  });
+});
+
+describe('every layout: layout "all", per page or in one PDF (the reference editor publishes so)', () => {
+  it('per_page writes one file per layout, a blank sheet for a layout without anything that prints', async () => {
+    await withHarnessAndDir(async (h, dir) => {
+      const doc = await h.newDoc();
+      await h.create([{ type: 'line', start: [0, 0], end: [100, 80] }]);
+      await h.ok('layout_create', { document_id: doc, name: 'PLAN 2' });
+      await h.ok('entities_create', {
+        document_id: doc,
+        space: '*Paper_Space0',
+        entities: [{ type: 'circle', center: [50, 50], radius: 20 }],
+      });
+      const path = dir.path('sheets.pdf');
+      const answer = await h.ok('plot', { document_id: doc, path, layout: 'all', per_page: true });
+      const { files, pages } = resultOf<{ files: Array<PlotResult & { path: string }>; pages: number }>(
+        answer,
+      );
+      // Model, the template's Layout1 (empty: a blank sheet) and PLAN 2 (its name made safe for a file).
+      expect(files.map((f) => [f.layout, f.path, f.entities])).toEqual([
+        ['Model', dir.path('sheets-Model.pdf'), 1],
+        ['Layout1', dir.path('sheets-Layout1.pdf'), 0],
+        ['PLAN 2', dir.path('sheets-PLAN_2.pdf'), 1],
+      ]);
+      expect(pages).toBe(3);
+      for (const file of files) {
+        const bytes = await readFile(file.path);
+        expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+        expect(pdfPages(bytes)).toBe(1);
+        expect(file.bytes).toBe(bytes.length);
+      }
+      const written = (await h.events()).filter((e) => e.type === 'PlotWritten').map((e) => e.data);
+      expect(written.map((d) => (d as { path: string }).path)).toEqual(files.map((f) => f.path));
+
+      // They exist now: file_exists for the whole plot before anything is written, overwrite replaces.
+      const again = await h.call('plot', { document_id: doc, path, layout: 'ALL', per_page: true });
+      expect(again.code).toBe('file_exists');
+      await h.ok('plot', { document_id: doc, path, layout: 'all', per_page: true, overwrite: true });
+    });
+  });
+
+  it('without per_page, one PDF of a page per layout; SVG holds one sheet only; nothing anywhere is refused', async () => {
+    await withHarnessAndDir(async (h, dir) => {
+      const doc = await h.newDoc();
+      const path = dir.path('all.pdf');
+      expect((await h.call('plot', { document_id: doc, path, layout: 'all' })).code).toBe('nothing_to_plot');
+      await h.create([{ type: 'line', start: [0, 0], end: [100, 80] }]);
+      await h.ok('layout_create', { document_id: doc, name: 'PLAN' });
+      await h.ok('page_setup_set', {
+        document_id: doc,
+        layout: 'PLAN',
+        paper: 'ISO A3',
+        orientation: 'portrait',
+      });
+      const answer = await h.ok('plot', { document_id: doc, path, layout: 'all' });
+      const result = resultOf<{ pages: number; page_sizes: number[][]; layout: string; entities: number }>(
+        answer,
+      );
+      expect(result).toMatchObject({ layout: 'all', pages: 3, entities: 1 });
+      // Each page the size of its own sheet: the template's layouts', and PLAN's A3 portrait.
+      expect(result.page_sizes).toHaveLength(3);
+      expect(result.page_sizes[2]).toEqual([297, 420]);
+      const model = await h.ok('plot', { document_id: doc, path: dir.path('model.pdf') });
+      expect(result.page_sizes[0]).toEqual(resultOf<{ page_sizes: number[][] }>(model).page_sizes[0]);
+      expect(pdfPages(await readFile(path))).toBe(3);
+      const svg = await h.call('plot', { document_id: doc, path: dir.path('all.svg'), layout: 'all' });
+      expect(svg.code).toBe('invalid_format');
+      // A single layout answers pages and page_sizes too, as the reference editor's plot does.
+      expect(model.result).toMatchObject({ pages: 1 });
+    });
+  });
+
+  it('takes paper, orientation, fit or scale and center from the request over the page setup', async () => {
+    await withHarnessAndDir(async (h, dir) => {
+      const doc = await h.newDoc();
+      await h.create([{ type: 'line', start: [0, 0], end: [100, 80] }]);
+      const answer = await h.ok('plot', {
+        document_id: doc,
+        path: dir.path('a3.pdf'),
+        paper: 'A3',
+        orientation: 'portrait',
+        scale: '1:2',
+        center: false,
+      });
+      expect(answer.result).toMatchObject({
+        paper: 'ISO A3',
+        orientation: 'portrait',
+        scale: '1:2',
+        fit: false,
+        center: false,
+        page: { width: 297, height: 420 },
+      });
+      expect((await h.call('plot', { document_id: doc, path: dir.path('x.pdf'), paper: 'Z9' })).code).toBe(
+        'invalid_paper',
+      );
+    });
   });
 });

@@ -243,9 +243,14 @@ describe('errors: nothing of the line is recorded', () => {
   });
 
   it('without an open document: document_required', async () => {
-    await h.ok('close', { document_id: doc, discard: true });
-    const answer = await run('CIRCLE 0,0 1');
-    expect(answer).toMatchObject({ ok: false, code: 'document_required' });
+    // Closing the last document leaves a blank one, so a session that never opened one is needed.
+    const empty = await startHarness();
+    try {
+      const answer = await empty.call('run', { cmd: 'CIRCLE 0,0 1' });
+      expect(answer).toMatchObject({ ok: false, code: 'document_required' });
+    } finally {
+      await empty.close();
+    }
   });
 });
 

@@ -26,13 +26,15 @@ afterEach(async () => {
 
 const LINE = { type: 'Line', start: [0, 0], end: [10, 0] };
 const read = (op: string, fields: Record<string, unknown> = {}) => h.raw({ protocol: 1, op, ...fields });
+/** Each entity's xdata items with their group codes (`data`; `xdata` answers the values alone). */
 const xdataOf = async (handles: string[], app?: string) => {
   const answer = await read('xdata_get', { handles, ...(app ? { app } : {}) });
   expect(answer.ok, answer.error).toBe(true);
-  return answer.items as Array<{
+  const items = answer.items as Array<{
     handle: string;
-    xdata: Record<string, Array<{ code: number; value: unknown }>>;
+    data: Record<string, Array<{ code: number; value: unknown }>>;
   }>;
+  return items.map(({ handle, data }) => ({ handle, xdata: data }));
 };
 /** The answer failed with `code` and the document's revision did not move. */
 async function refused(answer: Reply, code: string, revision: number) {
@@ -89,6 +91,7 @@ describe('xdata_set and xdata_get', () => {
       data: EVERY_CODE,
     });
     expect(answer.result).toEqual({
+      updated: 2,
       affected: 2,
       app: 'CHRONICLE',
       items: EVERY_CODE.length,
@@ -108,6 +111,13 @@ describe('xdata_set and xdata_get', () => {
       { handle: a, xdata: { CHRONICLE: expected } },
       { handle: b, xdata: { CHRONICLE: expected } },
     ]);
+    // `xdata.<app>` is the values in order, as the reference editor answers them (binary as { binary }).
+    const values = (await read('xdata_get', { handles: [a], app: 'CHRONICLE' })).items as Array<{
+      xdata: Record<string, unknown[]>;
+    }>;
+    expect(values[0]?.xdata.CHRONICLE).toEqual(
+      expected.map((item) => (item.code === 1004 ? { binary: item.value } : item.value)),
+    );
 
     // The APPID is in the saved file's APPID table, and the xdata survives save and open.
     doc = await saveAndReopen('xdata.dxf');
@@ -198,7 +208,7 @@ describe('blocks', () => {
     return (answer.entities as Array<{ bounds: { min: number[]; max: number[] } }>)[0]?.bounds;
   };
 
-  it('block_define makes a block of copies (originals stay); inserts of it draw its contents', async () => {
+  it('block_define moves the sources into the block and puts one insert in their place, as BLOCK does', async () => {
     const [line, circle] = (await h.create([LINE, { type: 'Circle', center: [0, 0], radius: 1 }])) as [
       string,
       string,
@@ -209,15 +219,28 @@ describe('blocks', () => {
       base: [0, 0, 0],
       handles: [line],
     });
-    const result = resultOf<{ name: string; handles: string[]; count: number; replaced: boolean }>(answer);
-    expect(result).toMatchObject({ name: 'BOX', count: 1, replaced: false });
-    expect(result.handles[0]).not.toBe(line);
-    // The block's contents are not model space entities.
-    expect((await read('query', { limit: 0 })).count).toBe(2);
+    const result = resultOf<{
+      block: string;
+      insert: string;
+      name: string;
+      handles: string[];
+      count: number;
+      replaced: boolean;
+    }>(answer);
+    expect(result).toMatchObject({ block: 'BOX', name: 'BOX', handles: [line], count: 1, replaced: false });
+    // The line keeps its handle and coordinates, now in the block; the insert draws it where it was.
+    const [moved] = (await read('query', { handles: [line], detail: 'full' })).entities as Array<
+      Record<string, unknown>
+    >;
+    expect(moved).toMatchObject({ space: 'BOX', start: [0, 0, 0], end: [10, 0, 0] });
+    expect(await insertBounds(result.insert)).toEqual({ min: [0, 0, 0], max: [10, 0, 0] });
+    expect((await read('query', { type: 'Insert' })).count).toBe(1);
+    // A plain query lists block contents too (the reference editor's every entity): line, circle, insert.
+    expect((await read('query', { limit: 0 })).count).toBe(3);
     const [insert] = (await h.create([{ type: 'Insert', name: 'BOX', position: [100, 0] }])) as [string];
     expect(await insertBounds(insert)).toEqual({ min: [100, 0, 0], max: [110, 0, 0] });
 
-    // block_exists without replace; replace redefines it, and the insert shows the new contents.
+    // block_exists without replace; replace drops the old contents and every insert, and blocks the circle.
     const again = await h.call('block_define', { document_id: doc, name: 'BOX', handles: [circle] });
     await refused(again, 'block_exists', 3);
     const replaced = await h.ok('block_define', {
@@ -226,11 +249,45 @@ describe('blocks', () => {
       handles: [circle],
       replace: true,
     });
-    expect(resultOf<{ replaced: boolean }>(replaced).replaced).toBe(true);
-    expect(await insertBounds(insert)).toEqual({ min: [99, -1, 0], max: [101, 1, 0] });
+    const second = resultOf<{ replaced: boolean; erased: number; insert: string }>(replaced);
+    expect(second).toMatchObject({ replaced: true, erased: 2 });
+    expect((await read('query', { handles: [line] })).code).toBe('entity_absent');
+    expect((await read('query', { handles: [insert] })).code).toBe('entity_absent');
+    expect((await read('query', { type: 'Insert' })).count).toBe(1);
+    expect(await insertBounds(second.insert)).toEqual({ min: [-1, -1, 0], max: [1, 1, 0] });
+
+    // One undo step each: undo brings the line's block and both inserts back, then the line itself.
+    await h.ok('undo', { document_id: doc });
+    expect((await read('query', { type: 'Insert' })).count).toBe(2);
+    expect(await insertBounds(insert)).toEqual({ min: [100, 0, 0], max: [110, 0, 0] });
+    await h.ok('redo', { document_id: doc });
     doc = await saveAndReopen('blocks.dxf');
     expect(await defined('BOX')).toBe(true);
-    expect(await insertBounds(insert)).toEqual({ min: [99, -1, 0], max: [101, 1, 0] });
+    expect(await insertBounds(second.insert)).toEqual({ min: [-1, -1, 0], max: [1, 1, 0] });
+  });
+
+  it('block_define at insert_at, undone in one step: the sources go back to their places in the drawing order', async () => {
+    const handles = await h.create([
+      LINE,
+      { type: 'Point', location: [1, 1] },
+      LINE,
+      { type: 'Point', location: [2, 2] },
+    ]);
+    const before = (await read('query', {})).entities as Array<{ handle: string }>;
+    const answer = await h.ok('block_define', {
+      document_id: doc,
+      name: 'TWO',
+      base: [0, 0],
+      insert_at: [50, 0],
+      handles: [handles[3], handles[1]],
+    });
+    const { insert } = resultOf<{ insert: string }>(answer);
+    // Moved by insert_at - base: the points show at x + 50.
+    expect(await insertBounds(insert)).toEqual({ min: [51, 1, 0], max: [52, 2, 0] });
+    await h.ok('undo', { document_id: doc });
+    expect((await read('query', {})).entities).toEqual(before);
+    const order = h.session.state.documents[String(doc)]?.model.order;
+    expect(order).toEqual(handles);
   });
 
   it('refuses bad names, bad base points, unknown handles and a block containing itself', async () => {
@@ -259,9 +316,10 @@ describe('blocks', () => {
       { type: 'Insert', name: 'GONE', position: [5, 5] },
     ]);
     const answer = await h.ok('block_delete', { document_id: doc, name: 'GONE' });
-    expect(answer.result).toEqual({ name: 'GONE', erased: 2, contents: 1 });
+    // The insert block_define placed and the two made here; the line went into the block and goes with it.
+    expect(answer.result).toEqual({ block: 'GONE', name: 'GONE', erased: 3, contents: 1 });
     expect((await read('query', { type: 'Insert' })).count).toBe(0);
-    expect((await read('query', { limit: 0 })).count).toBe(1);
+    expect((await read('query', { limit: 0 })).count).toBe(0);
     const revision = await h.revision();
     await refused(
       await h.call('entities_create', {
@@ -271,8 +329,12 @@ describe('blocks', () => {
       'block_missing',
       revision,
     );
-    for (const name of ['GONE', 'NEVER', '*Model_Space']) {
+    for (const name of ['GONE', 'NEVER']) {
       await refused(await h.call('block_delete', { document_id: doc, name }), 'block_missing', revision);
+    }
+    // Layout and other `*` records are the reference editor's block_protected.
+    for (const name of ['*Model_Space', '*Paper_Space', '*U1']) {
+      await refused(await h.call('block_delete', { document_id: doc, name }), 'block_protected', revision);
     }
     await refused(await h.call('block_delete', { document_id: doc, name: 3 }), 'invalid_name', revision);
     doc = await saveAndReopen('block-deleted.dxf');
@@ -424,12 +486,14 @@ describe('layouts and page setups', () => {
       center: false,
       scale: '1:50',
     });
+    // `paper` is the canonical media name (a short name given becomes it); `paper_name` the short one.
     expect(answer.result).toEqual({
       layout: 'Plot',
-      paper: 'ISO A3',
+      paper: 'ISO_A3_(297.00_x_420.00_MM)',
+      paper_name: 'ISO A3',
       orientation: 'portrait',
       center: false,
-      scale: { fit: false, ratio: [1, 50], text: '1:50' },
+      scale: { fit: false, numerator: 1, denominator: 50, ratio: [1, 50], text: '1:50' },
     });
     const fit = await h.ok('page_setup_set', {
       document_id: doc,
@@ -437,15 +501,27 @@ describe('layouts and page setups', () => {
       paper: 'ANSI D',
       fit: true,
     });
-    expect(resultOf<{ paper: string; scale: { fit: boolean }; orientation: string }>(fit)).toMatchObject({
-      paper: 'ANSI D',
-      orientation: 'portrait',
-      scale: { fit: true },
-    });
+    expect(resultOf<{ paper_name: string; scale: { fit: boolean }; orientation: string }>(fit)).toMatchObject(
+      {
+        paper_name: 'ANSI D',
+        orientation: 'portrait',
+        scale: { fit: true },
+      },
+    );
     for (const paper of ['ISO A0', 'ISO A1', 'ISO A2', 'ISO A4', 'ANSI A', 'ANSI B', 'ANSI C', 'ANSI E']) {
       const set = await h.ok('page_setup_set', { document_id: doc, layout: 'Plot', paper });
-      expect(resultOf<{ paper: string }>(set).paper).toBe(paper);
+      expect(resultOf<{ paper_name: string }>(set).paper_name).toBe(paper);
     }
+    // A media name given is kept as given (here the landscape one).
+    const media = await h.ok('page_setup_set', {
+      document_id: doc,
+      layout: 'Plot',
+      paper: 'ISO_A4_(297.00_x_210.00_MM)',
+    });
+    expect(resultOf<{ paper: string; paper_name: string }>(media)).toMatchObject({
+      paper: 'ISO_A4_(297.00_x_210.00_MM)',
+      paper_name: 'ISO A4',
+    });
   });
 
   it('refuses a missing layout, a bad scale, an unknown paper and a bad orientation', async () => {
@@ -476,7 +552,15 @@ describe('sysvar', () => {
     const before = await sysvar({
       get: ['clayer', '$LTSCALE', 'PDMODE', 'INSUNITS', 'TEXTSIZE', 'MIRRTEXT'],
     });
-    expect(before).toEqual({ CLAYER: '0', LTSCALE: 1, PDMODE: 0, INSUNITS: 4, TEXTSIZE: 2.5, MIRRTEXT: 1 });
+    // Keyed by the names as asked (the reference editor's `ltscale`, not `LTSCALE`).
+    expect(before).toEqual({
+      clayer: '0',
+      $LTSCALE: 1,
+      PDMODE: 0,
+      INSUNITS: 4,
+      TEXTSIZE: 2.5,
+      MIRRTEXT: 1,
+    });
     expect(await h.revision()).toBe(0);
     await h.create([{ ...LINE, layer: 'WORK' }]);
     const set = await h.ok('sysvar', {
@@ -491,6 +575,15 @@ describe('sysvar', () => {
       PDSIZE: -5,
       MIRRTEXT: 0,
       GRIDMODE: 0,
+    });
+    // `set` echoes what was set under the lower-case names.
+    expect(resultOf<{ set: Record<string, unknown> }>(set).set).toEqual({
+      clayer: 'WORK',
+      ltscale: 2.5,
+      pdmode: 35,
+      pdsize: -5,
+      mirrtext: 0,
+      gridmode: 0,
     });
     const got = await sysvar({ get: ['CLAYER', 'LTSCALE', 'PDMODE', 'PDSIZE', 'MIRRTEXT', 'GRIDMODE'] });
     expect(got).toEqual({ CLAYER: 'WORK', LTSCALE: 2.5, PDMODE: 35, PDSIZE: -5, MIRRTEXT: 0, GRIDMODE: 0 });

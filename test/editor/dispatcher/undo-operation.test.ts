@@ -157,7 +157,9 @@ describe('operation', () => {
       const answer = await read('operation', { [key]: requestId });
       expect(answer.ok).toBe(true);
       expect(answer.status).toBe('completed');
+      // The operation's own result fields, with its request id, op, status and whole answer.
       expect(answer.result).toEqual({
+        ...(recorded.result as Record<string, unknown>),
         request_id: requestId,
         op: 'entities_create',
         status: 'completed',
@@ -242,7 +244,12 @@ describe('capabilities', () => {
     );
     expect(caps.query.detail_levels).toEqual(['geometry', 'summary', 'full']);
     expect(caps.query.default_detail).toBe('geometry');
-    expect(caps.transform_actions).toEqual(['move', 'copy', 'rotate', 'scale', 'mirror']);
+    expect(caps.transform_actions).toEqual(['move', 'copy', 'rotate', 'scale', 'mirror', 'array']);
+    // The reference editor's clients feature-detect with operations.<op> === true, at the top level.
+    const operations = (answer as unknown as { operations: Record<string, boolean> }).operations;
+    expect(Object.keys(operations).sort()).toEqual([...caps.ops].sort());
+    expect(Object.values(operations).every((v) => v === true)).toBe(true);
+    expect(operations.entities_create).toBe(true);
     expect(caps.xdata.group_codes).toEqual([
       1000, 1002, 1003, 1004, 1005, 1010, 1011, 1012, 1013, 1040, 1041, 1042, 1070, 1071,
     ]);

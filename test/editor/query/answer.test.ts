@@ -16,9 +16,13 @@ describe('entityAnswer', () => {
         ]),
         ['vertices', 'closed', 'elevation'],
       ],
-      [insert('B', [0, 0, 0]), ['name', 'position', 'scale', 'rotation']],
+      // `block` names an Insert's block, as the reference editor's answers do.
+      [insert('B', [0, 0, 0]), ['name', 'block', 'position', 'scale', 'rotation']],
       [image([0, 0, 0], [1, 0, 0], [0, 1, 0], [2, 2]), ['position', 'u_vector', 'v_vector', 'size']],
       [raw('SPLINE', []), ['dxf_type']],
+      // HATCH and SOLID read out their fill, boundary and corners.
+      [raw('HATCH', []), ['dxf_type', 'solid', 'pattern', 'pattern_scale', 'pattern_angle', 'boundary']],
+      [raw('SOLID', []), ['dxf_type', 'corners']],
     ] as const;
     for (const [entity, fields] of cases) {
       const expected = new Set(['handle', 'type', 'layer', ...fields, 'text', 'value']);
@@ -37,22 +41,36 @@ describe('entityAnswer', () => {
 });
 
 describe('selectionAnswer', () => {
-  it("get_selection's fields: handle, type, text (null without text), value, bounds", () => {
+  it("get_selection's fields: handle, type, layer, text (null without text), value, bounds; an Insert's block and position", () => {
     const t = text('Hi', [0, 0, 0], 1);
     expect(selectionAnswer(t)).toEqual({
       handle: t.handle,
       type: 'Text',
+      layer: '0',
       text: 'Hi',
       value: 'Hi',
       bounds: { min: [0, 0, 0], max: [1.2, 1, 0] },
+      block: null,
+      position: null,
     });
     const l = line([0, 0, 0], [1, 1, 0]);
     expect(selectionAnswer(l)).toEqual({
       handle: l.handle,
       type: 'Line',
+      layer: '0',
       text: null,
       value: null,
       bounds: { min: [0, 0, 0], max: [1, 1, 0] },
+      block: null,
+      position: null,
+    });
+    const model = documentOf([], { B: { entities: [line([0, 0, 0], [1, 0, 0])] } });
+    const ref = insert('B', [5, 5, 0]);
+    expect(selectionAnswer(ref, documentContext(model))).toMatchObject({
+      type: 'Insert',
+      block: 'B',
+      position: [5, 5, 0],
+      bounds: { min: [5, 5, 0], max: [6, 5, 0] },
     });
   });
 });

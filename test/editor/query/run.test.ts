@@ -53,14 +53,14 @@ const errorOf = (fn: () => unknown): QueryError => {
 };
 
 describe('query: listing, detail, fields', () => {
-  it('answers every model entity in handle order with geometry detail by default', () => {
+  it('answers every model entity, and the contents of the blocks inserted, in handle order with geometry detail by default', () => {
     const s = scene();
     const answer = s.q({});
-    expect(answer.count).toBe(8);
-    expect(answer.returned).toBe(8);
+    expect(answer.count).toBe(9);
+    expect(answer.returned).toBe(9);
     expect(answer.next_offset).toBeNull();
     expect(handlesOf(answer)).toEqual(
-      [s.base, s.ring, s.hello, s.far, s.square, s.ref, s.hatch, s.cross].map((e) => e.handle),
+      [s.base, s.ring, s.hello, s.far, s.square, s.ref, s.hatch, s.cross, s.inBlock].map((e) => e.handle),
     );
     expect(answer.entities[0]).toEqual({
       handle: s.base.handle,
@@ -82,6 +82,32 @@ describe('query: listing, detail, fields', () => {
       text: 'Hello',
     });
     expect(answer.entities[6]).toMatchObject({ type: 'Raw', dxf_type: 'HATCH' });
+  });
+
+  it('lists the contents of blocks the layouts insert, nested ones too; not those of blocks nobody inserts', () => {
+    const inner = point([1, 1, 0]);
+    const nested = insert('INNER', [0, 0, 0]);
+    const lonely = circle([0, 0, 0], 3);
+    const ref = insert('OUTER', [10, 10, 0]);
+    const model = documentOf([ref], {
+      OUTER: { entities: [nested] },
+      INNER: { entities: [inner] },
+      ARROW: { entities: [lonely] },
+    });
+    const answer = runQuery(model, SpatialIndex.ofModel(model, documentContext(model)), {});
+    expect(handlesOf(answer).sort()).toEqual([ref.handle, nested.handle, inner.handle].sort());
+    // Handles still reach any entity; spatial parameters look at the layouts only.
+    expect(
+      runQuery(model, SpatialIndex.ofModel(model, documentContext(model)), { handles: [lonely.handle] })
+        .count,
+    ).toBe(1);
+    expect(
+      handlesOf(
+        runQuery(model, SpatialIndex.ofModel(model, documentContext(model)), {
+          bounds: [-100, -100, 100, 100],
+        }),
+      ),
+    ).toEqual([ref.handle]);
   });
 
   it('summary: handle, type and layer only', () => {
@@ -139,7 +165,7 @@ describe('query: type, layer, handles', () => {
   it('type: case-insensitive, several, raw entities by their DXF name or as Raw', () => {
     const s = scene();
     expect(handlesOf(s.q({ type: 'line' }))).toEqual([s.base.handle, s.cross.handle]);
-    expect(s.q({ type: 'Line,Circle' }).count).toBe(3);
+    expect(s.q({ type: 'Line,Circle' }).count).toBe(4);
     expect(s.q({ type: ['LWPOLYLINE', 'insert'] }).count).toBe(2);
     expect(handlesOf(s.q({ type: 'HATCH' }))).toEqual([s.hatch.handle]);
     expect(handlesOf(s.q({ type: 'Raw' }))).toEqual([s.hatch.handle]);
@@ -173,14 +199,14 @@ describe('query: paging', () => {
   it('offset and limit as numbers or the strings REST forwards', () => {
     const s = scene();
     const page = s.q({ offset: '1', limit: '2' });
-    expect(page).toMatchObject({ count: 8, returned: 2, next_offset: 3 });
+    expect(page).toMatchObject({ count: 9, returned: 2, next_offset: 3 });
     expect(handlesOf(page)).toEqual([s.ring.handle, s.hello.handle]);
-    expect(s.q({ offset: 6, limit: 2 })).toMatchObject({ returned: 2, next_offset: null });
-    expect(s.q({ offset: 7, limit: 2 })).toMatchObject({ returned: 1, next_offset: null });
-    expect(s.q({ offset: 50 })).toMatchObject({ count: 8, returned: 0, next_offset: null, entities: [] });
-    expect(s.q({ limit: 0 })).toMatchObject({ count: 8, returned: 0, next_offset: 0 });
-    expect(s.q({ limit: '10000' }).returned).toBe(8);
-    expect(s.q({ limit: '', offset: null }).returned).toBe(8);
+    expect(s.q({ offset: 7, limit: 2 })).toMatchObject({ returned: 2, next_offset: null });
+    expect(s.q({ offset: 8, limit: 2 })).toMatchObject({ returned: 1, next_offset: null });
+    expect(s.q({ offset: 50 })).toMatchObject({ count: 9, returned: 0, next_offset: null, entities: [] });
+    expect(s.q({ limit: 0 })).toMatchObject({ count: 9, returned: 0, next_offset: 0 });
+    expect(s.q({ limit: '10000' }).returned).toBe(9);
+    expect(s.q({ limit: '', offset: null }).returned).toBe(9);
   });
 
   it('walks every page exactly once', () => {
@@ -398,11 +424,11 @@ describe('query: where', () => {
 
   it('exists and not_exists; bounds, text and escaped pointers', () => {
     const s = scene();
-    expect(where(s, '/radius', 'exists')).toEqual([s.ring.handle]);
+    expect(where(s, '/radius', 'exists')).toEqual([s.ring.handle, s.inBlock.handle]);
     expect(where(s, '/radius', 'not_exists')).toHaveLength(7);
     expect(where(s, '/bounds/min/0', 'gte', 49)).toEqual([s.far.handle, s.ref.handle]);
     expect(where(s, '/bounds', 'eq', null)).toEqual([]);
-    expect(where(s, '/text', 'eq', null)).toHaveLength(7);
+    expect(where(s, '/text', 'eq', null)).toHaveLength(8);
     expect(where(s, '/xdata/MY~1APP/0/value', 'eq', 'tagged')).toEqual([s.far.handle]);
     expect(where(s, '/vertices/1/x', 'eq', 10)).toEqual([s.square.handle]);
     expect(where(s, '/vertices/01/x', 'eq', 10)).toEqual([]);

@@ -40,7 +40,7 @@ beforeAll(async () => {
   const first = await startEditor(data);
   const firstClient = new Client(first.port);
   ids.ended = await sessionId(firstClient);
-  expect((await firstClient.post('/api/v1/documents', {})).status).toBe(201);
+  // Each session starts with its blank drawing, document 1.
   await created(firstClient, 100);
   await first.stop();
 
@@ -52,7 +52,6 @@ beforeAll(async () => {
   server = await startEditor(data);
   client = new Client(server.port);
   ids.running = await sessionId(client);
-  expect((await client.post('/api/v1/documents', {})).status).toBe(201);
   handles.l1 = await created(client, 0);
   handles.l2 = await created(client, 20);
   expect((await client.post('/api/v1/undo')).status).toBe(200);
@@ -82,7 +81,8 @@ describe('GET /api/v1/sessions', () => {
     expect(ended.documents).toEqual([
       expect.objectContaining({ document_id: 1, revision: 1, closed_at: null }),
     ]);
-    expect(crashed).toMatchObject({ status: 'crashed', crashed: true, ended_at: null, documents: [] });
+    expect(crashed).toMatchObject({ status: 'crashed', crashed: true, ended_at: null });
+    expect(crashed.documents).toEqual([expect.objectContaining({ document_id: 1, revision: 0 })]);
     expect(running).toMatchObject({ status: 'running', current: true, ended_at: null, pid: server.pid });
     expect(running.documents).toEqual([
       expect.objectContaining({ document_id: 1, title: 'Drawing1.dxf', revision: 5 }),

@@ -8,6 +8,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { lines, runCli, tempDir } from '../../cli/helpers.js';
+import { startGuiEditor } from '../viewer/helpers.js';
 import { body, call, type EditorServer, LISTENING, startEditor } from './helpers.js';
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
@@ -108,5 +109,32 @@ describe('--data and SIGTERM', () => {
     const result = await server.stop();
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(join(dir, 'events'))).toBe(true);
+  });
+});
+
+describe('the documents an editor starts with', () => {
+  const documentsOf = async (port: number) =>
+    (body(await call(port, 'GET', '/api/v1/state')).documents as Array<Record<string, unknown>>).map((d) => ({
+      id: d.id,
+      title: d.title,
+      path: d.path,
+    }));
+
+  it('headless: one blank untitled drawing, entities go into it at once; with FILE: that file only', async () => {
+    const headless = await startEditor();
+    started.push(headless);
+    expect(await documentsOf(headless.port)).toEqual([{ id: 1, title: 'Drawing1.dxf', path: null }]);
+    const created = await call(headless.port, 'POST', '/api/v1/entities', {
+      json: { entities: [{ type: 'Point', location: [1, 1] }] },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(body(created).document_id).toBe(1);
+
+    const gui = await startGuiEditor();
+    try {
+      expect(await documentsOf(gui.server.port)).toEqual([{ id: 1, title: 'plan.dxf', path: gui.file }]);
+    } finally {
+      await gui.stop();
+    }
   });
 });

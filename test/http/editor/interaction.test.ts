@@ -39,8 +39,8 @@ describe('interaction ops over REST (headless)', () => {
     expect(body(neither)).toMatchObject({ ok: false, code: 'invalid_request' });
   });
 
-  it('getpoint and user_select are 409 gui_required', async () => {
-    for (const op of ['getpoint', 'user_select']) {
+  it("getpoint, user_select and capture (the reference editor's window screenshot) are 409 gui_required", async () => {
+    for (const op of ['getpoint', 'user_select', 'capture']) {
       const answer = await client.post(`/api/v1/${op}`, { prompt: 'pick something' });
       expect(answer.status, op).toBe(409);
       expect(body(answer), op).toMatchObject({ ok: false, code: 'gui_required', http_status: 409 });
@@ -50,7 +50,7 @@ describe('interaction ops over REST (headless)', () => {
   it('cancel answers 200 with nothing cancelled; an unknown target is 400 unknown_operation', async () => {
     const answer = await client.post('/api/v1/cancel', {});
     expect(answer.status, answer.text).toBe(200);
-    expect(body(answer)).toMatchObject({ ok: true, result: { cancelled: [], count: 0 } });
+    expect(body(answer)).toMatchObject({ ok: true, result: { cancelled: false, count: 0 } });
     const unknown = await client.post('/api/v1/cancel', { id: 'never-sent' });
     expect(unknown.status).toBe(400);
     expect(body(unknown)).toMatchObject({ ok: false, code: 'unknown_operation' });

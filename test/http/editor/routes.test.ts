@@ -56,11 +56,11 @@ const expectState = (json: Record<string, unknown>) =>
   expect(obj(json, 'state').session_id).toBeTypeOf('string');
 
 describe('readiness, capabilities, state', () => {
-  it('GET /ready answers ok, ready, version, session_id and document_id (none yet), nothing else', async () => {
+  it('GET /ready answers ok, ready, version, session_id and document_id (the blank drawing the editor starts with), nothing else', async () => {
     const answer = await client.get('/api/v1/ready');
     expect(answer.status).toBe(200);
     const json = body(answer);
-    expect(json).toMatchObject({ ok: true, ready: true, version: packageVersion, document_id: null });
+    expect(json).toMatchObject({ ok: true, ready: true, version: packageVersion, document_id: 1 });
     expect(Object.keys(json).sort()).toEqual([
       'document_id',
       'http_status',
@@ -84,16 +84,34 @@ describe('readiness, capabilities, state', () => {
     expect(answer.status).toBe(200);
     const ops = strings(body(answer), 'result.ops');
     expect(ops).toEqual(expect.arrayContaining(['query', 'entities_create', 'state', 'capabilities']));
+    // The reference editor's feature detection: operations.<op> === true at the top level.
+    expect(at(body(answer), 'operations.entities_create')).toBe(true);
+    expect(Object.keys(obj(body(answer), 'operations')).sort()).toEqual([...ops].sort());
     expectState(body(answer));
   });
 
-  it('GET /state and GET /documents run state: session, version, documents', async () => {
+  it('GET /state and GET /documents run state: session, version, documents, also at the top level', async () => {
     for (const path of ['/api/v1/state', '/api/v1/documents']) {
       const answer = await client.get(path);
       expect(answer.status, path).toBe(200);
-      expect(body(answer).ok).toBe(true);
-      expect(at(body(answer), 'state.version')).toBe(packageVersion);
-      expect(arr(body(answer), 'state.documents')).toEqual([]);
+      const json = body(answer);
+      expect(json.ok).toBe(true);
+      expect(at(json, 'state.version')).toBe(packageVersion);
+      // The editor starts with one blank untitled drawing.
+      const blank = { id: 1, title: 'Drawing1.dxf', path: null, dirty: false, revision: 0 };
+      expect(arr(json, 'state.documents')).toEqual([blank]);
+      expect(json).toMatchObject({
+        document_id: 1,
+        session_id: at(json, 'state.session_id'),
+        version: packageVersion,
+        protocol: 1,
+        mode: 'headless',
+        revision: 0,
+        documents: [blank],
+        selection: [],
+        operation: null,
+      });
+      expect(str(json, 'hand_seed')).toMatch(/^[0-9A-F]+$/);
     }
   });
 });
@@ -193,21 +211,21 @@ describe('documents', () => {
     expect(body(notTrue).code).toBe('document_dirty');
     const closed = await client.del(`/api/v1/documents/${first}?discard=true`);
     expect(closed.status, closed.text).toBe(200);
-    expect(body(closed).result).toMatchObject({ closed: first, discarded: true });
+    expect(body(closed).result).toMatchObject({ closed: true, closed_document_id: first, discarded: true });
     expectNoState(body(closed));
 
     const second = await newDocument(client);
     await createEntities(client, [LINE]);
     const one = await client.del(`/api/v1/documents/${second}?discard=1`);
     expect(one.status, one.text).toBe(200);
-    expect(body(one).result).toMatchObject({ closed: second, discarded: true });
+    expect(body(one).result).toMatchObject({ closed: true, closed_document_id: second, discarded: true });
   });
 
   it('DELETE /documents/{id} of a clean document closes it without discard', async () => {
     const id = await newDocument(client);
     const answer = await client.del(`/api/v1/documents/${id}`);
     expect(answer.status).toBe(200);
-    expect(body(answer).result).toMatchObject({ closed: id, discarded: false });
+    expect(body(answer).result).toMatchObject({ closed: true, closed_document_id: id, discarded: false });
     const state = await client.get('/api/v1/documents');
     expect(arr(body(state), 'state.documents').map((d) => at(d, 'id'))).not.toContain(id);
   });
@@ -216,7 +234,8 @@ describe('documents', () => {
     const id = await newDocument(client);
     const answer = await client.del('/api/v1/documents/latest');
     expect(answer.status, answer.text).toBe(200);
-    expect(at(body(answer), 'result.closed')).toBe(id);
+    expect(at(body(answer), 'result.closed')).toBe(true);
+    expect(at(body(answer), 'result.closed_document_id')).toBe(id);
   });
 });
 
@@ -258,14 +277,15 @@ describe('system variables, layouts', () => {
     expect(answer.status, answer.text).toBe(200);
     expect(body(answer).result).toMatchObject({
       layout: 'Plan2',
-      paper: 'ISO A3',
+      paper: 'ISO_A3_(297.00_x_420.00_MM)',
+      paper_name: 'ISO A3',
       orientation: 'portrait',
       center: false,
       scale: { fit: false },
     });
     const refit = await client.put('/api/v1/layouts/Plan2/page-setup', { fit: true });
     expect(at(body(refit), 'result.scale.fit')).toBe(true);
-    expect(at(body(refit), 'result.paper')).toBe('ISO A3');
+    expect(at(body(refit), 'result.paper')).toBe('ISO_A3_(297.00_x_420.00_MM)');
     const missing = await client.put('/api/v1/layouts/NoSuchLayout/page-setup', {
       layout: 'Plan2',
       fit: true,
@@ -358,14 +378,16 @@ describe('entities', () => {
     ];
     const set = await client.put(`/api/v1/entities/${h}/xdata/MYAPP`, data);
     expect(set.status, set.text).toBe(200);
-    expect(body(set).result).toMatchObject({ app: 'MYAPP', items: 2 });
+    expect(body(set).result).toMatchObject({ updated: 1, app: 'MYAPP', items: 2 });
     expectNoState(body(set));
     await client.put(`/api/v1/entities/${h}/xdata/OTHERAPP`, [{ code: 1000, value: 'x' }]);
 
     const one = await client.get(`/api/v1/entities/${h}/xdata?app=MYAPP`);
     expect(one.status).toBe(200);
     expect(at(body(one), 'items.0.handle')).toBe(h);
-    expect(at(body(one), 'items.0.xdata')).toEqual({ MYAPP: data });
+    // The values in order (the reference editor's shape); `data` keeps their group codes.
+    expect(at(body(one), 'items.0.xdata')).toEqual({ MYAPP: ['hello', 7] });
+    expect(at(body(one), 'items.0.data')).toEqual({ MYAPP: data });
     const all = await client.get(`/api/v1/entities/${h}/xdata`);
     expect(Object.keys(obj(body(all), 'items.0.xdata')).sort()).toEqual(['MYAPP', 'OTHERAPP']);
     const none = await client.get(`/api/v1/entities/${h}/xdata?app=NOBODY`);
@@ -401,7 +423,9 @@ describe('entities', () => {
       handles: [handles[1]],
     });
     expect(defined.status, defined.text).toBe(201);
-    expect(body(defined).result).toMatchObject({ name: 'B1', count: 1 });
+    expect(body(defined).result).toMatchObject({ block: 'B1', name: 'B1', count: 1 });
+    // handles[1] went into the block; one insert of it took its place.
+    expect(str(body(defined), 'result.insert')).toMatch(/^[0-9A-F]+$/);
     expectNoState(body(defined));
     const again = await client.post('/api/v1/blocks', { name: 'B1', handles: [handles[1]] });
     expect(again.status).toBe(400);
@@ -413,6 +437,7 @@ describe('entities', () => {
     });
     expect(replaced.status, replaced.text).toBe(201);
     expect(at(body(replaced), 'result.replaced')).toBe(true);
+    expect(at(body(replaced), 'result.erased')).toBe(1);
 
     await createEntities(client, [
       { type: 'Insert', name: 'B1', position: [20, 20] },
@@ -420,7 +445,8 @@ describe('entities', () => {
     ]);
     const deleted = await client.del('/api/v1/blocks/B1');
     expect(deleted.status, deleted.text).toBe(200);
-    expect(at(body(deleted), 'result.erased')).toBe(2);
+    // The insert the replace placed and the two made here.
+    expect(at(body(deleted), 'result.erased')).toBe(3);
     expectNoState(body(deleted));
     const gone = await client.del('/api/v1/blocks/B1');
     expect(gone.status).toBe(400);
@@ -481,7 +507,17 @@ describe('entities', () => {
     expect(entities.map((e) => at(e, 'handle'))).toEqual([text, line]);
     expect(entities[0]).toMatchObject({ type: 'Text', text: 'hello', value: 'hello' });
     expect(entities[1]).toMatchObject({ type: 'Line', text: null, value: null });
-    expect(Object.keys(entities[1] as object).sort()).toEqual(['bounds', 'handle', 'text', 'type', 'value']);
+    // The spec's fields, and the reference editor's layer, block and position (null but for an Insert).
+    expect(Object.keys(entities[1] as object).sort()).toEqual([
+      'block',
+      'bounds',
+      'handle',
+      'layer',
+      'position',
+      'text',
+      'type',
+      'value',
+    ]);
     const second = await client.post('/api/v1/get_selection', {});
     expect(body(second).result).toEqual(body(first).result);
   });
@@ -491,11 +527,13 @@ describe('entities', () => {
     const target = await newDocument(client);
     await client.post('/api/v1/activate', { document_id: source });
     const answer = await client.post('/api/v1/entities/copy-to', {
-      handles: [handles[0], handles[1]],
+      // handles[1] went into block B1 and went with it.
+      handles: [handles[0], handles[2]],
       document_id: target,
     });
     expect(answer.status, answer.text).toBe(201);
     expect(at(body(answer), 'result.count')).toBe(2);
+    expect(strings(body(answer), 'result.created')).toHaveLength(2);
     expectNoState(body(answer));
     await client.post('/api/v1/activate', { document_id: target });
     expect(body(await client.get('/api/v1/entities')).count).toBe(2);

@@ -3,7 +3,7 @@
  * document_id, the caller's fields over the envelope, the one retry after re-reading state, `state`
  * stripped from Mutate answers and kept in Run answers, `rest-<serial>` ids of the generic passthrough.
  * Recorded attempts are read back with the `operation` op (generic POST /operation).
- * The tests run in order on one server; the first needs a session without documents.
+ * The tests run in order on one server, which starts with one blank drawing.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -61,18 +61,24 @@ async function operation(requestId: string): Promise<Record<string, unknown>> {
 const attempt = (counter: number) => `http-${server.pid}-${counter}`;
 
 describe('rule 5: the one retry after re-reading state', () => {
-  it('document_required: two attempts, each recorded, the answer is the second one', async () => {
-    const answer = await client.post('/api/v1/entities', { entities: [LINE] });
+  it('document_closed: two attempts, each recorded, the answer is the second one', async () => {
+    // The editor starts with a blank drawing (cached at start), so a document the caller names that is
+    // not open is what makes a first attempt fail here; the caller's document_id wins on both attempts.
+    const before = counterOf(await client.post('/api/v1/sysvars', { get: ['ORTHOMODE'] }));
+    const answer = await client.post('/api/v1/entities', { document_id: 999, entities: [LINE] });
     expect(answer.status).toBe(400);
-    expect(body(answer).code).toBe('document_required');
+    expect(body(answer).code).toBe('document_closed');
     const second = counterOf(answer);
-    const first = await operation(attempt(second - 1));
-    expect(first).toMatchObject({ op: 'entities_create', status: 'failed' });
-    expect(at(first, 'answer.code')).toBe('document_required');
+    expect(second).toBe(before + 2);
     // Two attempts, not three: the next mutation takes the next counter.
     const created = await client.post('/api/v1/documents');
     expect(created.status).toBe(201);
     expect(counterOf(created)).toBe(second + 1);
+    // (Read after: the operation's answer carries its document_id, 999, which the cache would take.)
+    const first = await operation(attempt(second - 1));
+    expect(first).toMatchObject({ op: 'entities_create', status: 'failed' });
+    expect(at(first, 'answer.code')).toBe('document_closed');
+    await client.get('/api/v1/state');
   });
 
   it('stale_state with the caller’s revision: retried once (the caller’s revision wins again), then 409', async () => {
@@ -124,7 +130,8 @@ describe('rule 5: the one retry after re-reading state', () => {
     const b = await newDocument(client);
     const closed = await client.post('/api/v1/close', { document_id: b });
     expect(closed.status, closed.text).toBe(200);
-    expect(at(body(closed), 'result.closed')).toBe(b);
+    expect(at(body(closed), 'result.closed')).toBe(true);
+    expect(at(body(closed), 'result.closed_document_id')).toBe(b);
     const answer = await client.post('/api/v1/entities', { entities: [LINE] });
     expect(answer.status, answer.text).toBe(201);
     expect(body(answer).document_id).toBe(a);

@@ -168,7 +168,8 @@ describe('picks of the GUI-hosted editor over REST', () => {
     expect(body(first)).toMatchObject({ status: 'pending' });
     const cancelled = await gui.rest.post('/api/v1/cancel', { id: firstId });
     expect(cancelled.status, cancelled.text).toBe(200);
-    expect(at(body(cancelled), 'result.cancelled')).toEqual([firstId]);
+    expect(at(body(cancelled), 'result.cancelled')).toBe(true);
+    expect(at(body(cancelled), 'result.cancelled_request_id')).toBe(firstId);
     const op = await gui.rest.post('/api/v1/operation', { request_id: firstId });
     expect(at(body(op), 'result.status')).toBe('cancelled');
 

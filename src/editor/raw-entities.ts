@@ -1,0 +1,264 @@
+/**
+ * HATCH and SOLID: entity types the engine keeps as DXF tags (RawEntity), which requests may create all
+ * the same (`entities_create` with `type: "Hatch"` or `"Solid"`, as the reference editor accepts) and
+ * which `query` reads out (`boundary`, `solid`, `pattern`; `corners`), whether created or read from a file.
+ *
+ * A created one gets the tags AutoCAD writes for it, so the save writes it like any entity read from a
+ * file (the writer takes handle, owner, layer, colour and linetype from the model) and ezdxf reads it back.
+ */
+import { fail } from './errors.js';
+import type { DxfTag, EntityCommon, Point3, RawEntity } from './model.js';
+import { isObject, number } from './request.js';
+
+/** Pattern lines of acad.pat: angle (degrees), base point, offset (along the line, across it), dashes. */
+interface PatternLine {
+  angle: number;
+  base: [number, number];
+  offset: [number, number];
+  dashes: number[];
+}
+
+/** The patterns a created hatch may name (upper case), from AutoCAD's acad.pat. */
+const PATTERNS: Readonly<Record<string, readonly PatternLine[]>> = {
+  ANSI31: [{ angle: 45, base: [0, 0], offset: [0, 0.125], dashes: [] }],
+  ANSI37: [
+    { angle: 45, base: [0, 0], offset: [0, 0.125], dashes: [] },
+    { angle: 135, base: [0, 0], offset: [0, 0.125], dashes: [] },
+  ],
+  LINE: [{ angle: 0, base: [0, 0], offset: [0, 0.125], dashes: [] }],
+  NET: [
+    { angle: 0, base: [0, 0], offset: [0, 0.125], dashes: [] },
+    { angle: 90, base: [0, 0], offset: [0, 0.125], dashes: [] },
+  ],
+};
+export const HATCH_PATTERNS = Object.keys(PATTERNS);
+
+/** The DXF types `entities_create` builds as raw tags, by the lower-case type name a request gives. */
+export const RAW_CREATABLE: Readonly<Record<string, 'HATCH' | 'SOLID'>> = { hatch: 'HATCH', solid: 'SOLID' };
+
+const text = (n: number) => String(Number(n.toPrecision(15)));
+const tag = (code: number, value: string | number): DxfTag => ({
+  code,
+  value: typeof value === 'number' ? text(value) : value,
+});
+const pointTags = (code: number, p: readonly number[]): DxfTag[] => [
+  tag(code, p[0] ?? 0),
+  tag(code + 10, p[1] ?? 0),
+  tag(code + 20, p[2] ?? 0),
+];
+
+function xy(value: unknown, field: string, code: string): [number, number] {
+  if (
+    !Array.isArray(value) ||
+    (value.length !== 2 && value.length !== 3) ||
+    !value.every((n) => typeof n === 'number' && Number.isFinite(n))
+  )
+    return fail(code, `${field} must be [x, y] of finite numbers, got ${JSON.stringify(value)}`);
+  return [value[0] as number, value[1] as number];
+}
+
+/** The common head of a created entity's tags; the writer replaces handle, owner and layer from the model. */
+const head = (common: EntityCommon, subclass: string): DxfTag[] => [
+  tag(5, common.handle),
+  tag(330, '0'),
+  tag(100, 'AcDbEntity'),
+  tag(8, common.layer),
+  tag(100, subclass),
+];
+
+/** A HATCH from `boundary` (3 or more [x, y], closed), filled `solid` or with a `pattern` of acad.pat. */
+function hatchTags(input: Record<string, unknown>, common: EntityCommon): DxfTag[] {
+  const raw = input.boundary;
+  if (!Array.isArray(raw) || raw.length < 3)
+    return fail(
+      'invalid_boundary',
+      `boundary must be an array of at least 3 [x, y] points, got ${JSON.stringify(raw ?? null)}`,
+    );
+  const boundary = raw.map((p, i) => xy(p, `boundary[${i}]`, 'invalid_boundary'));
+  const solid = input.solid === true;
+  const name = solid ? 'SOLID' : typeof input.pattern === 'string' ? input.pattern.toUpperCase() : 'ANSI31';
+  const lines = PATTERNS[name];
+  if (!solid && !lines)
+    fail(
+      'invalid_pattern',
+      `pattern must be one of ${HATCH_PATTERNS.join(', ')} (or solid: true), got ${JSON.stringify(input.pattern)}`,
+    );
+  const scale = input.pattern_scale === undefined ? 1 : number(input.pattern_scale, 'pattern_scale');
+  if (!(scale > 0)) fail('invalid_property', `pattern_scale must be greater than 0, got ${scale}`);
+  const angle =
+    input.pattern_angle_deg === undefined && input.pattern_angle === undefined
+      ? 0
+      : number(input.pattern_angle_deg ?? input.pattern_angle, 'pattern_angle_deg');
+  const tags: DxfTag[] = [
+    ...head(common, 'AcDbHatch'),
+    ...pointTags(10, [0, 0, 0]),
+    tag(210, 0),
+    tag(220, 0),
+    tag(230, 1),
+    tag(2, name),
+    tag(70, solid ? 1 : 0),
+    tag(71, 0),
+    tag(91, 1),
+    // One external polyline path (flags 1 + 2), closed, without bulges.
+    tag(92, 3),
+    tag(72, 0),
+    tag(73, 1),
+    tag(93, boundary.length),
+    ...boundary.flatMap(([x, y]) => [tag(10, x), tag(20, y)]),
+    tag(97, 0),
+    tag(75, 1),
+    tag(76, 1),
+  ];
+  if (!solid && lines) {
+    tags.push(tag(52, angle), tag(41, scale), tag(77, 0), tag(78, lines.length));
+    for (const line of lines) tags.push(...patternLineTags(line, angle, scale));
+  }
+  tags.push(tag(98, 0));
+  return tags;
+}
+
+/** One pattern line as a HATCH stores it: turned by the pattern angle and scaled, its offset in the world. */
+function patternLineTags(line: PatternLine, angle: number, scale: number): DxfTag[] {
+  const turn = (p: readonly [number, number], degrees: number): [number, number] => {
+    const r = (degrees * Math.PI) / 180;
+    return [p[0] * Math.cos(r) - p[1] * Math.sin(r), p[0] * Math.sin(r) + p[1] * Math.cos(r)];
+  };
+  const total = line.angle + angle;
+  const base = turn(line.base, angle);
+  const offset = turn(line.offset, total);
+  return [
+    tag(53, total),
+    tag(43, base[0] * scale),
+    tag(44, base[1] * scale),
+    tag(45, offset[0] * scale),
+    tag(46, offset[1] * scale),
+    tag(79, line.dashes.length),
+    ...line.dashes.map((d) => tag(49, d * scale)),
+  ];
+}
+
+/** A SOLID (2D filled triangle or quadrilateral) from 3 or 4 `corners`, in DXF's corner order. */
+function solidTags(input: Record<string, unknown>, common: EntityCommon): DxfTag[] {
+  const raw = input.corners;
+  if (!Array.isArray(raw) || raw.length < 3 || raw.length > 4)
+    return fail('invalid_corners', `corners must be 3 or 4 points, got ${JSON.stringify(raw ?? null)}`);
+  const corners = raw.map((p, i): Point3 => {
+    if (
+      !Array.isArray(p) ||
+      (p.length !== 2 && p.length !== 3) ||
+      !p.every((n) => typeof n === 'number' && Number.isFinite(n))
+    )
+      return fail('invalid_corners', `corners[${i}] must be [x, y] or [x, y, z], got ${JSON.stringify(p)}`);
+    return [p[0] as number, p[1] as number, (p[2] as number | undefined) ?? 0];
+  });
+  // A triangle repeats its third corner, as DXF stores one.
+  const four = corners.length === 3 ? [...corners, corners[2] as Point3] : corners;
+  return [...head(common, 'AcDbTrace'), ...four.flatMap((p, i) => pointTags(10 + i, p))];
+}
+
+/** A created HATCH or SOLID as the raw entity the engine keeps. */
+export function rawEntityFromInput(
+  dxfType: 'HATCH' | 'SOLID',
+  input: Record<string, unknown>,
+  common: EntityCommon,
+): RawEntity {
+  const tags = dxfType === 'HATCH' ? hatchTags(input, common) : solidTags(input, common);
+  return { ...common, type: 'Raw', dxf_type: dxfType, tags };
+}
+
+const num = (t: DxfTag | undefined) => {
+  const n = t ? Number(t.value) : Number.NaN;
+  return Number.isFinite(n) ? n : undefined;
+};
+
+/** The tags after the subclass marker `subclass` (all of them when the entity has none, as R12 files). */
+function afterMarker(tags: readonly DxfTag[], subclass: string): readonly DxfTag[] {
+  const at = tags.findIndex((t) => t.code === 100 && t.value === subclass);
+  return at < 0 ? tags : tags.slice(at + 1);
+}
+
+/**
+ * A HATCH's fill and outline: `solid`, `pattern`, `pattern_scale`, `pattern_angle` (degrees) and
+ * `boundary`, the loops made of straight segments as [x, y] vertices (polyline paths, and edge paths of
+ * lines only; paths with arcs, ellipses or splines are left out). Coordinates as stored (the hatch's OCS).
+ */
+export function hatchReadout(e: RawEntity): Record<string, unknown> {
+  const tags = afterMarker(e.tags, 'AcDbHatch');
+  const pathsAt = tags.findIndex((t) => t.code === 91);
+  const before = pathsAt < 0 ? tags : tags.slice(0, pathsAt);
+  const pattern = before.find((t) => t.code === 2)?.value.trim() ?? null;
+  const solid = num(before.find((t) => t.code === 70)) === 1;
+  // The trailer (style 75, pattern type 76, angle 52, scale 41...): 76 appears nowhere in the paths.
+  const trailerAt = tags.findIndex((t) => t.code === 76);
+  const trailerEnd = tags.findIndex((t, i) => i > trailerAt && t.code === 78);
+  const trailer = trailerAt < 0 ? [] : tags.slice(trailerAt, trailerEnd < 0 ? undefined : trailerEnd);
+  const scale = num(trailer.find((t) => t.code === 41));
+  const angle = num(trailer.find((t) => t.code === 52));
+  return {
+    solid,
+    pattern,
+    pattern_scale: solid ? null : (scale ?? 1),
+    pattern_angle: solid ? null : (angle ?? 0),
+    boundary: pathsAt < 0 ? [] : hatchLoops(tags, pathsAt),
+  };
+}
+
+/**
+ * The straight loops of a HATCH's boundary paths, read from its count of paths (code 91) on. A path
+ * ends with its count of source objects (97) and their handles; a spline edge may carry a 97 of its own
+ * (its fit points), so reading stops at the first path with a spline edge.
+ */
+function hatchLoops(tags: readonly DxfTag[], pathsAt: number): Array<Array<[number, number]>> {
+  const loops: Array<Array<[number, number]>> = [];
+  let paths = num(tags[pathsAt]) ?? 0;
+  let i = pathsAt + 1;
+  while (paths > 0 && tags[i]?.code === 92) {
+    const flags = num(tags[i]) ?? 0;
+    i++;
+    const loop: Array<[number, number]> = [];
+    let straight = true;
+    let edge = 0;
+    let expectStart = false;
+    for (; i < tags.length && (tags[i] as DxfTag).code !== 97; i++) {
+      const t = tags[i] as DxfTag;
+      const next = tags[i + 1];
+      if ((flags & 2) !== 0) {
+        if (t.code === 10 && next?.code === 20) loop.push([num(t) ?? 0, num(next) ?? 0]);
+      } else if (t.code === 72) {
+        edge = num(t) ?? 0;
+        if (edge === 4) return loops;
+        if (edge !== 1) straight = false;
+        expectStart = true;
+      } else if (edge === 1 && expectStart && t.code === 10 && next?.code === 20) {
+        loop.push([num(t) ?? 0, num(next) ?? 0]);
+        expectStart = false;
+      }
+    }
+    i += 1 + (num(tags[i]) ?? 0);
+    if (straight && loop.length > 0) loops.push(loop);
+    paths--;
+  }
+  return loops;
+}
+
+/** A SOLID's (or TRACE's) four corners in DXF order. */
+export function solidReadout(e: RawEntity): Record<string, unknown> {
+  const tags = e.tags;
+  const corner = (code: number): Point3 => [
+    num(tags.find((t) => t.code === code)) ?? 0,
+    num(tags.find((t) => t.code === code + 10)) ?? 0,
+    num(tags.find((t) => t.code === code + 20)) ?? 0,
+  ];
+  return { corners: [corner(10), corner(11), corner(12), corner(13)] };
+}
+
+/** What `query` adds to a raw entity's answer: the read-out of the types above, nothing for others. */
+export function rawReadout(e: RawEntity): Record<string, unknown> {
+  const type = e.dxf_type.toUpperCase();
+  if (type === 'HATCH') return hatchReadout(e);
+  if (type === 'SOLID' || type === 'TRACE') return solidReadout(e);
+  return {};
+}
+
+export const isRawCreatable = (input: unknown): input is Record<string, unknown> & { type: string } =>
+  isObject(input) && typeof input.type === 'string' && input.type.toLowerCase() in RAW_CREATABLE;

@@ -1,0 +1,313 @@
+/**
+ * chronicle as a drop-in for the reference editor's automation clients: the flow of its own black-box
+ * REST client (OpenCADStudio's docs/automation/rest_smoke.py), step by step against `chronicle editor
+ * --http`, with `.dxf` where that client writes `.dwg` / `.dwt` — and DWG refused as chronicle must.
+ * The steps run in order on one server, each on what the earlier ones left, as the reference client's do.
+ */
+import { mkdtemp, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  arr,
+  at,
+  body,
+  Client,
+  type EditorServer,
+  type Json,
+  num,
+  startEditor,
+  str,
+  strings,
+  transportProblems,
+} from './helpers.js';
+
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
+
+let server: EditorServer;
+let client: Client;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'chronicle-dropin-'));
+  server = await startEditor();
+  client = new Client(server.port);
+});
+
+afterAll(async () => {
+  await server?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** What the flow carries from step to step. */
+const flow: {
+  handles: string[];
+  copied: string;
+  textHandle: string;
+  sourceDoc: number;
+  targetDoc: number;
+  lines: string[];
+} = { handles: [], copied: '', textHandle: '', sourceDoc: 0, targetDoc: 0, lines: [] };
+
+const entities = (answer: Awaited<ReturnType<Client['get']>>) => arr(body(answer), 'entities') as Json[];
+
+describe("the reference editor's REST client flow", () => {
+  it('0. readiness and capability discovery, on a server that starts with a blank drawing', async () => {
+    const ready = await client.get('/api/v1/ready');
+    expect(ready.status).toBe(200);
+    expect(str(body(ready), 'session_id')).not.toBe('');
+    const capabilities = await client.get('/api/v1/capabilities');
+    expect(at(body(capabilities), 'operations.entities_create')).toBe(true);
+  });
+
+  it('1. creates a batch of typed entities; the missing layer is created', async () => {
+    const created = await client.post('/api/v1/entities', {
+      entities: [
+        { type: 'Line', start: [0, 0], end: [100, 0], layer: 'FRAME' },
+        {
+          type: 'LwPolyline',
+          vertices: [
+            [0, 0],
+            [100, 0],
+            [100, 60],
+            [0, 60],
+          ],
+          closed: true,
+        },
+        { type: 'Text', value: 'PAGE-01', position: [10, 50], height: 3.0 },
+        { type: 'Circle', center: [80, 30], radius: 5 },
+      ],
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(at(body(created), 'result.created')).toBe(4);
+    expect(at(body(created), 'result.layers_created')).toEqual(['FRAME']);
+    flow.handles = strings(body(created), 'result.handles');
+  });
+
+  it('2. verifies by query: the geometry landed', async () => {
+    const lines = await client.get('/api/v1/entities?type=Line&detail=full');
+    expect(at(entities(lines)[0], 'end')).toEqual([100, 0, 0]);
+    const text = await client.get(`/api/v1/entities/${flow.handles[2]}`);
+    expect(at(entities(text)[0], 'value')).toBe('PAGE-01');
+  });
+
+  it('3. moves the circle (affected), then copies the frame line (created)', async () => {
+    const moved = await client.post('/api/v1/entities/transform', {
+      handles: [flow.handles[3]],
+      action: 'move',
+      vector: [10, 0],
+    });
+    expect(at(body(moved), 'result.affected')).toBe(1);
+    const circle = await client.get(`/api/v1/entities/${flow.handles[3]}`);
+    expect(at(entities(circle)[0], 'center.0')).toBe(90);
+    const copied = await client.post('/api/v1/entities/transform', {
+      handles: [flow.handles[0]],
+      action: 'copy',
+      vector: [0, -10],
+    });
+    const created = strings(body(copied), 'result.created');
+    expect(created).toHaveLength(1);
+    flow.copied = created[0] as string;
+  });
+
+  it('4. marks the text with xdata; the values read back in order', async () => {
+    const marked = await client.put(`/api/v1/entities/${flow.handles[2]}/xdata/SPM`, [
+      { code: 1000, value: 'PAGE-01' },
+      { code: 1070, value: 3 },
+    ]);
+    expect(at(body(marked), 'result.updated')).toBe(1);
+    const xdata = await client.get(`/api/v1/entities/${flow.handles[2]}/xdata?app=SPM`);
+    expect(at(body(xdata), 'items.0.xdata.SPM')).toEqual(['PAGE-01', 3]);
+  });
+
+  it('5. defines a block from the two frame lines, as BLOCK does', async () => {
+    const block = await client.post('/api/v1/blocks', {
+      name: 'FRAME-MARK',
+      base: [0, 0, 0],
+      handles: [flow.handles[0], flow.copied],
+    });
+    expect(block.status, block.text).toBe(201);
+    expect(at(body(block), 'result.block')).toBe('FRAME-MARK');
+  });
+
+  it('6. saves (DWG refused, DXF written) and reopens: the insert and the xdata survive', async () => {
+    const dwg = join(dir, 'rest_smoke.dwg');
+    const refused = await client.post('/api/v1/save', { path: dwg });
+    expect(refused.status).toBe(400);
+    expect(body(refused)).toMatchObject({ ok: false, code: 'unsupported_format' });
+    expect(str(body(refused), 'error')).toMatch(/DXF/);
+    await expect(stat(dwg)).rejects.toThrow();
+
+    const saved = join(dir, 'rest_smoke.dxf');
+    expect(body(await client.post('/api/v1/save', { path: saved })).ok).toBe(true);
+    const opened = await client.post('/api/v1/documents', { path: saved });
+    expect(body(opened).ok, opened.text).toBe(true);
+    const inserts = await client.get('/api/v1/entities?type=Insert&detail=full');
+    expect(body(inserts).count).toBe(1);
+    expect(at(entities(inserts)[0], 'block')).toBe('FRAME-MARK');
+    const texts = await client.get('/api/v1/entities?type=Text');
+    flow.textHandle = str(entities(texts)[0], 'handle');
+    const xdata = await client.get(`/api/v1/entities/${flow.textHandle}/xdata?app=SPM`);
+    expect(at(body(xdata), 'items.0.xdata.SPM.1')).toBe(3);
+  });
+
+  it('7. erases and undoes', async () => {
+    const erased = await client.del(`/api/v1/entities?handles=${flow.textHandle}`);
+    expect(at(body(erased), 'result.erased')).toBe(1);
+    expect(body(await client.post('/api/v1/undo')).ok).toBe(true);
+    expect(body(await client.get('/api/v1/entities?type=Text')).count).toBe(1);
+  });
+
+  it('8. filters by where over entity properties; a where that is not JSON is invalid_where', async () => {
+    const circles = await client.post('/api/v1/entities', {
+      entities: [
+        { type: 'Circle', center: [0, -40], radius: 2 },
+        { type: 'Circle', center: [30, -40], radius: 8 },
+      ],
+    });
+    expect(circles.status).toBe(201);
+    const where = encodeURIComponent(JSON.stringify([{ path: '/radius', op: 'gt', value: 6 }]));
+    const query = await client.get(`/api/v1/entities?type=Circle&detail=geometry&where=${where}`);
+    expect(body(query).count).toBe(1);
+    expect(at(entities(query)[0], 'radius')).toBe(8);
+    const bad = await client.get(`/api/v1/entities?where=${encodeURIComponent('not-json')}`);
+    expect(bad.status).toBe(400);
+    expect(body(bad).code).toBe('invalid_where');
+  });
+
+  it('9. sets sysvars over POST, reads them over GET by the names asked; unknown_sysvar', async () => {
+    const set = await client.post('/api/v1/sysvars', { set: { ltscale: 3.5, mirrtext: 1 } });
+    expect(set.status).toBe(200);
+    const read = await client.get('/api/v1/sysvars?names=ltscale,mirrtext');
+    expect(at(body(read), 'result.values')).toEqual({ ltscale: 3.5, mirrtext: 1 });
+    const refused = await client.post('/api/v1/sysvars', { set: { not_a_sysvar: 1 } });
+    expect(refused.status).toBe(400);
+    expect(body(refused).code).toBe('unknown_sysvar');
+  });
+
+  it('10. a layout, its page setup (the media name kept), then one PDF per layout', async () => {
+    const layout = await client.post('/api/v1/layouts', { name: 'PLAN' });
+    expect(layout.status).toBe(201);
+    expect(strings(body(layout), 'result.layouts')).toContain('PLAN');
+    const setup = await client.put('/api/v1/layouts/PLAN/page-setup', {
+      paper: 'ISO_A4_(210.00_x_297.00_MM)',
+      orientation: 'landscape',
+      fit: true,
+      center: true,
+    });
+    expect(setup.status).toBe(200);
+    expect(str(body(setup), 'result.paper')).toBe('ISO_A4_(210.00_x_297.00_MM)');
+    const plotted = await client.post('/api/v1/plot', {
+      path: join(dir, 'smoke_plot.pdf'),
+      layout: 'all',
+      per_page: true,
+    });
+    expect(body(plotted).ok, plotted.text).toBe(true);
+    const files = arr(body(plotted), 'result.files');
+    expect(files.length).toBeGreaterThanOrEqual(2);
+    for (const file of files) {
+      const path = str(file, 'path');
+      expect((await readFile(path)).subarray(0, 4).toString('latin1')).toBe('%PDF');
+      await unlink(path);
+    }
+  });
+
+  it('11. a template round trip: the new drawing brings in every entity, with their xdata', async () => {
+    const countBefore = body(await client.get('/api/v1/entities')).count;
+    const dwt = join(dir, 'rest_smoke.dwt');
+    const refused = await client.post('/api/v1/save', { path: dwt });
+    expect(body(refused).code).toBe('unsupported_format');
+    await expect(stat(dwt)).rejects.toThrow();
+    const template = join(dir, 'rest_smoke_template.dxf');
+    expect(body(await client.post('/api/v1/save', { path: template })).ok).toBe(true);
+    expect((await stat(template)).size).toBeGreaterThan(64);
+    const templated = await client.post('/api/v1/documents', { template });
+    expect(body(templated).ok, templated.text).toBe(true);
+    expect(at(body(templated), 'result.total')).toBe(countBefore);
+    const texts = await client.get('/api/v1/entities?type=Text');
+    expect(body(texts).count).toBe(1);
+    const handle = str(entities(texts)[0], 'handle');
+    const xdata = await client.get(`/api/v1/entities/${handle}/xdata?app=SPM`);
+    expect(at(body(xdata), 'items.0.xdata.SPM.0')).toBe('PAGE-01');
+  });
+
+  it('12. a cross-document copy between two open documents', async () => {
+    flow.sourceDoc = num(body(await client.get('/api/v1/state')), 'document_id');
+    const fresh = await client.post('/api/v1/documents', {});
+    expect(fresh.status).toBe(201);
+    flow.targetDoc = num(body(await client.get('/api/v1/state')), 'document_id');
+    expect(flow.targetDoc).not.toBe(flow.sourceDoc);
+    expect(body(await client.post('/api/v1/activate', { document_id: flow.sourceDoc })).ok).toBe(true);
+    // The frame lines: in the FRAME-MARK block the drawing inserts, which a plain query lists.
+    const lines = entities(await client.get('/api/v1/entities?type=Line')).map((e) => str(e, 'handle'));
+    expect(lines).toHaveLength(2);
+    const copied = await client.post('/api/v1/entities/copy-to', {
+      handles: lines,
+      document_id: flow.targetDoc,
+    });
+    expect(copied.status, copied.text).toBe(201);
+    expect(at(body(copied), 'result.count')).toBe(2);
+    expect(body(await client.post('/api/v1/activate', { document_id: flow.targetDoc })).ok).toBe(true);
+    const there = await client.get('/api/v1/entities?type=Line');
+    expect(body(there).count).toBe(2);
+    flow.lines = entities(there).map((e) => str(e, 'handle'));
+  });
+
+  it('13. groups, selection sets, a stable file identity, block replace and delete', async () => {
+    const group = await client.post('/api/v1/groups', { name: 'SMOKE-GROUP', handles: flow.lines });
+    expect(group.status).toBe(201);
+    const saved = await client.post('/api/v1/selection-sets', { name: 'smoke-set', handles: flow.lines });
+    expect(saved.status).toBe(201);
+    expect(
+      strings(body(await client.get('/api/v1/selection-sets/smoke-set')), 'result.handles'),
+    ).toHaveLength(2);
+    expect(
+      at(body(await client.get('/api/v1/selection-sets/smoke-set?select=true')), 'result.selected'),
+    ).toBe(2);
+    const identity = await client.post('/api/v1/file-identity', {});
+    expect(identity.status).toBe(200);
+    expect(str(body(identity), 'result.identity')).toHaveLength(36);
+    const again = await client.post('/api/v1/file-identity', {});
+    expect(at(body(again), 'result.identity')).toBe(at(body(identity), 'result.identity'));
+    expect(
+      (await client.post('/api/v1/blocks', { name: 'MARK', base: [0, 0, 0], handles: flow.lines })).status,
+    ).toBe(201);
+    const point = await client.post('/api/v1/entities', { entities: [{ type: 'Point', location: [9, 9] }] });
+    expect(point.status).toBe(201);
+    const replaced = await client.post('/api/v1/blocks', {
+      name: 'MARK',
+      base: [0, 0, 0],
+      handles: strings(body(point), 'result.handles'),
+      replace: true,
+    });
+    expect(replaced.status, replaced.text).toBe(201);
+    const deleted = await client.del('/api/v1/blocks/MARK');
+    expect(deleted.status).toBe(200);
+    expect(num(body(deleted), 'result.erased')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('14. closes the dirty second document with discard, back on the first', async () => {
+    const closed = await client.del(`/api/v1/documents/${flow.targetDoc}?discard=true`);
+    expect(closed.status).toBe(200);
+    expect(at(body(closed), 'result.closed')).toBe(true);
+    expect(body(await client.get('/api/v1/state')).document_id).toBe(flow.sourceDoc);
+  });
+
+  it('opening a DWG file is unsupported_format whatever its name, and opens nothing', async () => {
+    const before = arr(body(await client.get('/api/v1/state')), 'documents').length;
+    for (const name of ['plan.dwg', 'plan.dxf']) {
+      const path = join(dir, name);
+      await writeFile(path, Buffer.concat([Buffer.from('AC1027'), Buffer.alloc(64)]));
+      const opened = await client.post('/api/v1/documents', { path });
+      expect(opened.status, name).toBe(400);
+      expect(body(opened)).toMatchObject({ ok: false, code: 'unsupported_format' });
+      const templated = await client.post('/api/v1/documents', { template: path });
+      expect(body(templated).code).toBe('unsupported_format');
+    }
+    expect(arr(body(await client.get('/api/v1/state')), 'documents')).toHaveLength(before);
+  });
+
+  it('every answer carried the transport headers and http_status', () => {
+    for (const { what, answer } of client.answers) expect(transportProblems(answer), what).toEqual([]);
+  });
+});
