@@ -74,7 +74,7 @@ export function stacksApp(
 
   stackRoutes(app, service);
   runRoutes(app, service);
-  jobRoutes(app, service);
+  jobRoutes(app, service, limits.droppedClientGraceMs);
   if (parts.git) gitStackRoutes(app, parts.git);
   scheduleRoutes(app, service);
   return app;

@@ -2,7 +2,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { JobInfo } from '../../projections/jobs.js';
 import { checkEnvAccess } from '../stacks/auth.js';
 import { notFound } from '../stacks/errors.js';
-import type { JobChunk } from '../stacks/jobs.js';
+import { pagingParam } from '../stacks/executions-list.js';
+import {
+  DEFAULT_POLL_LIMIT,
+  type JobChunk,
+  JobSubscriberTooSlowError,
+  MAX_POLL_LIMIT,
+} from '../stacks/jobs.js';
 import type { StacksService } from '../stacks/service.js';
 import { EventStream, streamObserver } from './event-stream.js';
 import { allow, userOf } from './stacks-request.js';
@@ -32,7 +38,7 @@ function framesOf(chunk: JobChunk): Buffer {
  * The job poll and its event stream. Beyond the spec, on purpose (issue 6): both need a token and
  * `view` on the job's stack, by the list rule for the job's environment.
  */
-export function jobRoutes(app: FastifyInstance, service: StacksService): void {
+export function jobRoutes(app: FastifyInstance, service: StacksService, droppedClientGraceMs: number): void {
   const jobOf = (request: FastifyRequest): JobInfo => {
     const { id } = request.params as { id: string };
     const info = service.jobs.info(id);
@@ -43,7 +49,13 @@ export function jobRoutes(app: FastifyInstance, service: StacksService): void {
 
   app.get('/api/jobs/:id', async (request) => {
     const info = jobOf(request);
-    const poll = await service.jobs.poll(info.id);
+    const query = request.query as Record<string, unknown>;
+    const after =
+      query.after === undefined
+        ? undefined
+        : pagingParam(query.after, 'after', 0, 0, Number.MAX_SAFE_INTEGER);
+    const limit = pagingParam(query.limit, 'limit', DEFAULT_POLL_LIMIT, 1, MAX_POLL_LIMIT);
+    const poll = await service.jobs.poll(info.id, { ...(after === undefined ? {} : { after }), limit });
     if (!poll) throw notFound(JOB_NOT_FOUND);
     return poll;
   });
@@ -53,10 +65,17 @@ export function jobRoutes(app: FastifyInstance, service: StacksService): void {
     const from = resumeIndex(request.headers['last-event-id']);
     const stream = new EventStream(reply);
     const subscription = service.jobs.chunks(info.id, from, { ready: () => stream.ready() }).subscribe(
-      // Too slow, or the job's stream was deleted: the stream ends and the client may resume with
-      // Last-Event-ID.
       streamObserver(stream, `stacks: events of job ${info.id}`, {
         next: (chunk) => stream.write(framesOf(chunk)),
+        error: (error: unknown) => {
+          if (!(error instanceof JobSubscriberTooSlowError)) return stream.end();
+          // Too slow: more of the job's output waited for this client than it may hold. It is told why
+          // and where to resume (Last-Event-ID), then let go; one that reads no more is cut off after
+          // droppedClientGraceMs (stacks-limits.ts).
+          const lastEventId = error.lastIndex >= 0 ? String(error.lastIndex) : null;
+          stream.send(JSON.stringify({ type: 'dropped', reason: error.message, lastEventId }));
+          stream.end(droppedClientGraceMs);
+        },
       }),
     );
     stream.onClose(() => subscription.unsubscribe());

@@ -1,16 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DeployRun } from '../../projections/deploy-runs.js';
 import { checkEnvAccess, checkRunAccess } from '../stacks/auth.js';
-import { notFound, StacksError } from '../stacks/errors.js';
-import { readLog } from '../stacks/log-files.js';
+import { badRequest, notFound, StacksError } from '../stacks/errors.js';
+import { pagingParam } from '../stacks/executions-list.js';
+import { checkLogOffset, followLog as followLogFile, LogOffsetError, logPage } from '../stacks/log-reader.js';
 import { parseRunId, parseStackName } from '../stacks/names.js';
 import type { StacksService } from '../stacks/service.js';
 import type { StackAction } from '../stacks/types.js';
-import { EventStream, streamObserver } from './event-stream.js';
+import { EventStream } from './event-stream.js';
 import { allow, envOf, userOf } from './stacks-request.js';
 
-/** Bytes a followed log may have waiting on a slow client before its stream is ended. */
-const MAX_FOLLOW_BACKLOG = 8 * 1024 * 1024;
+/** The plain log read's page when `limit` is not given (bytes), and the largest one. */
+export const DEFAULT_LOG_PAGE_BYTES = 4 * 1024 * 1024;
+export const MAX_LOG_PAGE_BYTES = 64 * 1024 * 1024;
 
 /**
  * The run endpoints of the spec: list (rule 3 with the list permission rule), and the three single-run
@@ -51,32 +53,89 @@ export function runRoutes(app: FastifyInstance, service: StacksService): void {
 
   app.get('/api/stacks/:name/deploys/:runId/log', async (request, reply) => {
     const run = runOf(request, 'view');
-    const follow = (request.query as Record<string, unknown>).follow;
+    const query = request.query as Record<string, unknown>;
+    const follow = query.follow;
     if (follow === 'true' || follow === '1') {
-      followLog(service, run, reply);
+      const offset = resumeOffset(request);
+      await checked(checkLogOffset(service.runs.logPathOf(run), offset));
+      followLog(service, run, offset, reply);
       return reply;
     }
-    const text = await readLog(service.runs.logPathOf(run));
-    if (text === undefined) throw new StacksError(404, 'Log not found');
-    return reply.type('text/plain; charset=utf-8').send(text);
+    const offset = pagingParam(query.offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+    const limit = pagingParam(query.limit, 'limit', DEFAULT_LOG_PAGE_BYTES, 1, MAX_LOG_PAGE_BYTES);
+    const page = await checked(logPage(service.runs.logPathOf(run), offset, limit));
+    if (page === undefined) throw new StacksError(404, 'Log not found');
+    reply
+      .type('text/plain; charset=utf-8')
+      .header('x-log-size', page.size)
+      .header('x-log-next-offset', page.end);
+    if (page.end === page.start) {
+      await page.handle.close();
+      return reply.send('');
+    }
+    // Streamed from the file: the page is never held whole (the stream closes the handle).
+    const body = page.handle.createReadStream({ start: page.start, end: page.end - 1 });
+    return reply.header('content-length', page.end - page.start).send(body);
   });
 }
 
-/** `log?follow=true`: every line from the first, live while the run runs, then its final status. */
-function followLog(service: StacksService, run: DeployRun, reply: FastifyReply): void {
-  const stream = new EventStream(reply);
-  const subscription = service.runs.followLog(run.id).subscribe(
-    streamObserver(stream, `stacks: log of run ${run.id}`, {
-      next: (event) => {
-        stream.send(JSON.stringify(event));
-        // The recorder's feed has no pause: a client this far behind is let go rather than buffered for.
-        if (reply.raw.writableLength > MAX_FOLLOW_BACKLOG) stream.end();
-      },
-      error: (error: unknown) => {
-        stream.send(JSON.stringify({ type: 'error', error: (error as Error).message }));
-        stream.end();
-      },
-    }),
+/** A log offset that is not a line start answers 400. */
+async function checked<T>(reading: Promise<T>): Promise<T> {
+  try {
+    return await reading;
+  } catch (error) {
+    if (error instanceof LogOffsetError) throw badRequest(error.message);
+    throw error;
+  }
+}
+
+/**
+ * Where a followed log starts: after the line whose id a reconnecting client sends (`Last-Event-ID`,
+ * a byte offset), else `?offset=`, else the first line.
+ */
+function resumeOffset(request: FastifyRequest): number {
+  const header = request.headers['last-event-id'];
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value !== undefined && value.trim() !== '')
+    return pagingParam(value.trim(), 'Last-Event-ID', 0, 0, Number.MAX_SAFE_INTEGER);
+  return pagingParam(
+    (request.query as Record<string, unknown>).offset,
+    'offset',
+    0,
+    0,
+    Number.MAX_SAFE_INTEGER,
   );
-  stream.onClose(() => subscription.unsubscribe());
+}
+
+/** Each line an event whose id is the byte offset after it: where a reconnecting client resumes. */
+function lineFrames(lines: readonly string[], ends: readonly number[]): string {
+  let text = '';
+  for (let i = 0; i < lines.length; i++)
+    text += `id: ${ends[i]}\ndata: {"type":"line","line":${JSON.stringify(lines[i])}}\n\n`;
+  return text;
+}
+
+/**
+ * `log?follow=true`: the lines from `offset` (a line start), read from the file as the client takes
+ * them — a read at a time, the next one only once the socket has drained — live while the run runs,
+ * then `{type: 'end', status}`. A slow client's backlog stays in the file: it is never dropped for it.
+ */
+function followLog(service: StacksService, run: DeployRun, offset: number, reply: FastifyReply): void {
+  const follow = service.runs.followLog(run.id);
+  const stream = new EventStream(reply);
+  const pump = async () => {
+    for await (const batch of followLogFile(follow.source, offset, stream.closed)) {
+      if (!stream.open) return;
+      stream.write(lineFrames(batch.lines, batch.ends), true);
+      await stream.ready();
+    }
+    if (stream.open) stream.send(JSON.stringify({ type: 'end', status: await follow.status() }));
+  };
+  pump()
+    .catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      process.stderr.write(`stacks: log of run ${run.id}: the event stream was ended: ${message}\n`);
+      stream.send(JSON.stringify({ type: 'error', error: message }));
+    })
+    .finally(() => stream.end());
 }

@@ -40,7 +40,7 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
     expect(JSON.stringify(events)).not.toContain('boom');
     // Batched: far fewer events than lines.
     expect(events.length).toBeLessThan(20);
-    const poll = await records.jobs.poll(job.id);
+    const poll = await records.jobs.poll(job.id, { limit: 10_000 });
     expect(poll?.status).toBe('done');
     expect(poll?.messages).toHaveLength(2_504);
     expect(poll?.messages[0]).toEqual({ type: 'status', status: 'pulling' });
@@ -66,10 +66,13 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
     expect(await records.jobs.poll(job.id)).toEqual({
       id: job.id,
       status: 'running',
+      from: 0,
       messages: [
         { type: 'line', line: 'a' },
         { type: 'line', line: 'b' },
       ],
+      more: false,
+      next: 1,
       result: null,
     });
     expect(await records.jobs.poll('nope')).toBeUndefined();
@@ -113,7 +116,7 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
   });
 
   it('subscribers joining a running job read the store, then the kept chunks, then live: no gap, no duplicate', async () => {
-    const small = await openRecords(kind, { jobs: { subscriberBufferSize: 2_000, batchLines: 500 } });
+    const small = await openRecords(kind, { jobs: { historyBytes: 10_000, batchLines: 500 } });
     try {
       const job = await start(small);
       for (let i = 0; i < 7_000; i++) {
@@ -157,7 +160,7 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
     const slowSeen: IndexedMessage[] = [];
     const slowError = new Promise<unknown>((resolve) => {
       records.jobs
-        .messages(job.id, 0, { bufferSize: 1_000, ready: () => (slowSeen.length > 0 ? stalled : undefined) })
+        .messages(job.id, 0, { bufferBytes: 5_000, ready: () => (slowSeen.length > 0 ? stalled : undefined) })
         .subscribe({ next: (m) => slowSeen.push(m), error: resolve, complete: () => resolve(undefined) });
     });
     const fast = lastValueFrom(records.jobs.messages(job.id).pipe(toArray()));
@@ -254,8 +257,26 @@ describe('JobBook after a restart (LevelDB)', () => {
         `job output: ${lines} lines in ${seconds.toFixed(2)} s = ${rate} lines/s (LevelDB, 1 subscriber)`,
       );
       expect(got).toHaveLength(lines + 1);
-      const poll = await records.jobs.poll(job.id);
-      expect(poll?.messages).toHaveLength(lines + 1);
+      // Polled page by page: every page bounded, together every message once, in order.
+      let polled = 0;
+      let pages = 0;
+      let after: number | undefined;
+      for (;;) {
+        const poll = await records.jobs.poll(job.id, {
+          ...(after === undefined ? {} : { after }),
+          limit: 10_000,
+        });
+        if (!poll) throw new Error('the job is gone');
+        expect(poll.from).toBe(polled);
+        expect(poll.messages.length).toBeLessThanOrEqual(10_000);
+        expect(poll.status).toBe('done');
+        polled += poll.messages.length;
+        pages += 1;
+        after = poll.next ?? undefined;
+        if (!poll.more) break;
+      }
+      expect(polled).toBe(lines + 1);
+      expect(pages).toBeGreaterThan(20);
     } finally {
       await records.dispose();
     }

@@ -1,0 +1,196 @@
+import { type FileHandle, open } from 'node:fs/promises';
+
+/**
+ * Reading run logs without holding them: a page of whole lines by byte offset (the plain log read), and
+ * a follower that reads the file from an offset as it grows (`log?follow=true`). Both read the file
+ * itself in pieces of READ_BYTES, so a reader costs the same whether the log has a hundred lines or
+ * tens of millions, and a slow client leaves its backlog on disk, not in memory. Offsets are byte
+ * offsets into the file, at the start of a line: what a reader gets back to resume from.
+ */
+
+/** Bytes read at a time: more than the longest line a log holds (64 KiB and the cut marker). */
+export const READ_BYTES = 128 * 1024;
+
+const LF = 0x0a;
+
+const isMissing = (error: unknown): boolean => (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+
+/** An offset that is not where a line of the log starts. */
+export class LogOffsetError extends Error {
+  constructor(offset: number) {
+    super(`offset ${offset} is not the start of a line of this log`);
+    this.name = 'LogOffsetError';
+  }
+}
+
+async function openLog(path: string): Promise<FileHandle | undefined> {
+  try {
+    return await open(path, 'r');
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Throws LogOffsetError unless `offset` is 0, past `size`, or right after a line break of the file. */
+async function checkLineStart(handle: FileHandle, offset: number, size: number): Promise<void> {
+  if (offset === 0 || offset > size) return;
+  const byte = Buffer.alloc(1);
+  await handle.read(byte, 0, 1, offset - 1);
+  if (byte[0] !== LF) throw new LogOffsetError(offset);
+}
+
+/** Throws LogOffsetError when the log has a byte at `offset - 1` and it is not a line break. */
+export async function checkLogOffset(path: string, offset: number): Promise<void> {
+  if (offset === 0) return;
+  const handle = await openLog(path);
+  if (handle === undefined) return;
+  try {
+    await checkLineStart(handle, offset, (await handle.stat()).size);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Where a page of the log lies in its file: bytes [start, end) of `size`. */
+export interface LogPage {
+  handle: FileHandle;
+  size: number;
+  start: number;
+  end: number;
+}
+
+/**
+ * The page of whole lines from `offset` that fits in `limit` bytes (at least one line, even a longer
+ * one), or undefined when there is no log file. The caller reads [start, end) from `handle` (and closes
+ * it). Only the bytes around the page's end are read here, to find its last whole line.
+ */
+export async function logPage(path: string, offset: number, limit: number): Promise<LogPage | undefined> {
+  const handle = await openLog(path);
+  if (handle === undefined) return undefined;
+  try {
+    const { size } = await handle.stat();
+    await checkLineStart(handle, offset, size);
+    const start = Math.min(offset, size);
+    let end = size;
+    if (start + limit < size) end = await pageEnd(handle, start, start + limit, size);
+    return { handle, size, start, end };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** The end of the last line that ends at or before `cut` (or of the first line after `start`). */
+async function pageEnd(handle: FileHandle, start: number, cut: number, size: number): Promise<number> {
+  const buffer = Buffer.allocUnsafe(READ_BYTES);
+  const from = Math.max(start, cut - READ_BYTES);
+  const { bytesRead } = await handle.read(buffer, 0, cut - from, from);
+  const last = buffer.lastIndexOf(LF, bytesRead - 1);
+  if (last !== -1) return from + last + 1;
+  // The page's first line is longer than the page: give that line whole.
+  for (let at = cut; at < size; ) {
+    const read = await handle.read(buffer, 0, Math.min(READ_BYTES, size - at), at);
+    if (read.bytesRead === 0) break;
+    const lf = buffer.indexOf(LF);
+    if (lf !== -1 && lf < read.bytesRead) return at + lf + 1;
+    at += read.bytesRead;
+  }
+  return size;
+}
+
+/** What a follower reads: the file, how much of it is whole, and whether it will grow. */
+export interface LogSource {
+  readonly path: string;
+  /**
+   * Bytes of the file a follower may read now (whole lines written so far); undefined when only the
+   * file itself can tell (a log another process writes: read to its end, up to its last line break).
+   */
+  available(): number | undefined;
+  /** True once the log will not grow any more (its run ended and its writer closed the file). */
+  complete(): boolean;
+  /** Resolves when more may be available or the log became complete (may resolve early). */
+  changed(): Promise<void>;
+}
+
+/** Lines read from a log, each with the offset right after it (where a reader resumes). */
+export interface LogLines {
+  lines: string[];
+  ends: number[];
+}
+
+/**
+ * The log's lines from `offset` on, a read at a time, until the log is complete and read to its end.
+ * Reads only when the consumer asks for the next batch (an async generator: back-pressure for free).
+ * Throws LogOffsetError when `offset` is not a line start. `stop` ends a wait for more.
+ */
+export async function* followLog(
+  source: LogSource,
+  offset: number,
+  stop: Promise<void>,
+): AsyncGenerator<LogLines> {
+  let stopped = false;
+  void stop.then(() => {
+    stopped = true;
+  });
+  let handle: FileHandle | undefined;
+  const buffer = Buffer.allocUnsafe(READ_BYTES);
+  let at = offset;
+  let checked = false;
+  try {
+    while (!stopped) {
+      // Whether it was complete is taken before the size: the size read after it is then the final one.
+      const complete = source.complete();
+      handle ??= await openLog(source.path);
+      let size = 0;
+      if (handle !== undefined) size = source.available() ?? (await handle.stat()).size;
+      if (handle !== undefined && !checked) {
+        await checkLineStart(handle, at, size);
+        checked = true;
+      }
+      if (handle !== undefined && at < size) {
+        const { bytesRead } = await handle.read(buffer, 0, Math.min(READ_BYTES, size - at), at);
+        const batch = linesOf(buffer, bytesRead, at, complete && at + bytesRead >= size);
+        if (batch.lines.length > 0) {
+          at = batch.ends.at(-1) as number;
+          yield batch;
+          continue;
+        }
+        if (bytesRead === READ_BYTES) {
+          // No line break in a whole read: not a log this service wrote. Given as it is, cut.
+          const line = buffer.toString('utf8', 0, bytesRead);
+          at += bytesRead;
+          yield { lines: [line], ends: [at] };
+          continue;
+        }
+        // A line still being written by another process: wait for its end.
+      }
+      if (complete) return;
+      await Promise.race([source.changed(), stop]);
+    }
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * The whole lines of buffer[0, length) read at file offset `at` (and, when `last`, a final line without
+ * its line break).
+ */
+function linesOf(buffer: Buffer, length: number, at: number, last: boolean): LogLines {
+  const lines: string[] = [];
+  const ends: number[] = [];
+  let start = 0;
+  for (;;) {
+    const lf = buffer.indexOf(LF, start);
+    if (lf === -1 || lf >= length) break;
+    lines.push(buffer.toString('utf8', start, lf));
+    ends.push(at + lf + 1);
+    start = lf + 1;
+  }
+  if (last && start < length) {
+    lines.push(buffer.toString('utf8', start, length));
+    ends.push(at + length);
+  }
+  return { lines, ends };
+}
