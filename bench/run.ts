@@ -6,6 +6,7 @@ import { benchRedaction } from './redaction.js';
 import { benchReplayRebuild } from './replay-rebuild.js';
 import { benchReplayTimeTravel } from './replay-time-travel.js';
 import { printReport } from './report.js';
+import { benchSoak } from './soak.js';
 import { benchStore } from './store.js';
 import { benchStorePg } from './store-pg.js';
 
@@ -17,6 +18,8 @@ const benchmarks: Record<string, () => Promise<void>> = {
   redaction: benchRedaction,
   deploys: benchDeploys,
   reconcile: benchReconcile,
+  // Issue 15's soak: 50 deploys, 20 clients each (5 never read), a follower of every log; peak RSS.
+  soak: benchSoak,
   // Issue 8's benchmark: the rebuild of 1,000,000 editor events, then time travel; each half alone too.
   replay: async () => {
     printReport(await benchReplayRebuild());

@@ -23,7 +23,7 @@ const MAX_OUTPUT_EVENT_CHARS = 32 * 1024;
  * reader holds a few MiB at most, however long the job's stream (a store's own read-ahead is counted
  * in events, which can be a thousand of them).
  */
-const READ_PAGE_EVENTS = 8;
+export const READ_PAGE_EVENTS = 8;
 
 /** Whether a job event holds the job's result (JobFinished, JobFinishedSealed). */
 export const isResultEvent = (event: RecordedEvent): boolean =>

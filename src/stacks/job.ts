@@ -9,8 +9,9 @@ import {
   stacksEvent,
 } from '../../streams/stacks.js';
 import type { EventStore } from '../store/types.js';
-import { type Delivery, JobChunk, messageSize } from './job-delivery.js';
+import { JobChunk, messageSize } from './job-delivery.js';
 import { toEvents } from './job-events.js';
+import type { JobSink, LiveJob } from './job-subscription.js';
 import type { Sealer } from './output-keys.js';
 
 /** What starts a job. */
@@ -68,7 +69,7 @@ export class JobRecordingError extends Error {
  * What it keeps in memory is bounded in bytes: the messages not recorded yet (`backlogBytes`, which its
  * producer holds back on), the latest `historyBytes` of published messages, and the result's tail.
  */
-export class Job {
+export class Job implements LiveJob {
   readonly id: string;
   readonly kind: JobKind;
   readonly stack: string;
@@ -99,7 +100,7 @@ export class Job {
   /** Set once the log budget stopped the job's lines (see `budgetReached`). */
   private cut = false;
   private failure: JobRecordingError | undefined;
-  private readonly sinks = new Set<Delivery>();
+  private readonly sinks = new Set<JobSink>();
   /** Accepted messages not yet handed to the sinks: they leave together, once per turn of the event loop. */
   private unpublished: JobMessage[] = [];
   private unpublishedFrom = 0;
@@ -210,19 +211,19 @@ export class Job {
     return { from: this.committed, messages: [...this.inFlight, ...this.buffer] };
   }
 
-  /**
-   * Starts live delivery to `sink` of every chunk published from now on (messages accepted but not
-   * published yet included), and returns the published chunks kept in memory, from `historyFrom` on
-   * (earlier messages are in the store).
-   */
-  attach(sink: Delivery): { detach: () => void; historyFrom: number; history: JobChunk[] } {
+  /** Hands every chunk published from now on (accepted messages not published yet included) to `sink`. */
+  attach(sink: JobSink): () => void {
     this.sinks.add(sink);
+    return () => this.sinks.delete(sink);
+  }
+
+  /**
+   * The published chunks kept in memory, from `historyFrom` on (every one the store does not hold yet,
+   * and historyBytes more): earlier messages are in the store.
+   */
+  snapshot(): { historyFrom: number; history: readonly JobChunk[] } {
     const history = this.history.slice(this.historyHead);
-    return {
-      detach: () => this.sinks.delete(sink),
-      historyFrom: history[0]?.from ?? this.unpublishedFrom,
-      history,
-    };
+    return { historyFrom: history[0]?.from ?? this.unpublishedFrom, history };
   }
 
   /** The tail as the result's output: the last outputLines lines, within outputBytes (at least one). */

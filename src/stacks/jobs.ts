@@ -21,14 +21,9 @@ import type { EventStore, RecordedEvent } from '../store/types.js';
 import { StacksError } from './errors.js';
 import type { Instance } from './instances.js';
 import { Job, type JobStart } from './job.js';
-import {
-  Delivery,
-  type IndexedMessage,
-  JobChunk,
-  type MessagesOptions,
-  messageSize,
-} from './job-delivery.js';
+import { type IndexedMessage, JobChunk, type MessagesOptions, messageSize } from './job-delivery.js';
 import { isResultEvent, JobReader, readPaged, toEvents } from './job-events.js';
+import { JobSubscription } from './job-subscription.js';
 import { OutputKeys } from './output-keys.js';
 
 export { Job, type JobOutcome, JobRecordingError, type JobStart } from './job.js';
@@ -82,11 +77,12 @@ export interface JobBookOptions {
   /** A buffer holding this many lines is appended without waiting for the interval. */
   batchLines?: number;
   /**
-   * Bytes of live messages a subscriber may have waiting before it is dropped as too slow (default
-   * 4 MiB). Waiting chunks are shared by all subscribers of a job, so slow subscribers of one job
-   * mostly hold the same bytes.
+   * Bytes of live messages a subscriber may have waiting (default 1 MiB); past it, it reads them from
+   * the store later, at its own pace.
    */
-  subscriberBufferBytes?: number;
+  liveQueueBytes?: number;
+  /** Bytes a subscriber may fall behind the running job's output before it is dropped (default 16 MiB). */
+  dropBehindBytes?: number;
   /** Bytes of the latest messages a running job keeps for subscribers that join late (default 1 MiB). */
   historyBytes?: number;
   /** Lines of the result's `output` block (the tail of the job's output). */
@@ -106,7 +102,8 @@ export const INTERRUPTED_JOB_MESSAGE = 'The server stopped before this job finis
  */
 const STORED_CHUNK_BYTES = 4 * 1024 * 1024;
 
-const notFound = () => new StacksError(404, 'Job not found');
+/** A stored event's place: its chunk's key in the cache of stored chunks. */
+const storedKey = (stream: string, revision: number) => `${stream}@${revision}`;
 
 /**
  * Jobs of the stacks service over the event store: starts them, replays and streams their messages,
@@ -120,13 +117,16 @@ export class JobBook {
   private readonly options: Required<Omit<JobBookOptions, 'keys'>>;
   private readonly live = new Map<string, Job>();
   /**
-   * Whole stored events as chunks, by stream and revision, most recent last: subscribers catching up
-   * over the same events (50 clients joining one deploy) then get the same chunk objects, so the SSE
-   * route frames and encodes each once for all of them. Stored events never change, so an entry never
-   * goes stale; a deleted stream is refused by the store before the cache is reached.
+   * Whole stored events as chunks (and their positions), by stream and revision, most recent last,
+   * within STORED_CHUNK_BYTES: subscribers catching up over the same events (a deploy's clients) then
+   * read each from the store and open it once, and get the same chunk objects, so the SSE route frames
+   * and encodes each once for all of them. Stored events never change, so an entry never goes stale;
+   * a deleted job's are not served (its job has left the read model).
    */
-  private readonly storedChunks = new Map<string, JobChunk>();
+  private readonly storedChunks = new Map<string, { chunk: JobChunk; position: number }>();
   private storedChunkBytes = 0;
+  /** Stored events being opened now, by key: who asks meanwhile waits for the same chunk. */
+  private readonly openingChunks = new Map<string, Promise<JobChunk>>();
 
   constructor(store: EventStore, model: ReadModel<JobsState>, options: JobBookOptions) {
     this.store = store;
@@ -136,7 +136,8 @@ export class JobBook {
     this.options = {
       flushIntervalMs: 10,
       batchLines: 1_000,
-      subscriberBufferBytes: 4 * 1024 * 1024,
+      liveQueueBytes: 1024 * 1024,
+      dropBehindBytes: 16 * 1024 * 1024,
       historyBytes: 0,
       outputLines: 200,
       outputBytes: 128 * 1024,
@@ -311,145 +312,62 @@ export class JobBook {
    */
   chunks(jobId: string, fromIndex = 0, options: MessagesOptions = {}): Observable<JobChunk> {
     return new Observable<JobChunk>((subscriber) => {
-      const delivery = new Delivery(
-        subscriber,
-        options.bufferBytes ?? this.options.subscriberBufferBytes,
-        options.ready,
+      const subscription = new JobSubscription(
+        jobId,
         fromIndex,
+        subscriber,
+        {
+          store: this.store,
+          reader: new JobReader(this.keys),
+          running: () => this.live.get(jobId),
+          storedChunk: (event, from, reader) => this.storedChunk(event, from, reader),
+          // Only of a job that still exists: a deleted one's output is not served from memory either.
+          keptChunk: (id, revision) =>
+            this.info(id) === undefined
+              ? undefined
+              : this.storedChunks.get(storedKey(jobStream(id), revision)),
+        },
+        {
+          liveQueueBytes: options.liveQueueBytes ?? this.options.liveQueueBytes,
+          dropBehindBytes: options.dropBehindBytes ?? this.options.dropBehindBytes,
+          ...(options.ready ? { ready: options.ready } : {}),
+        },
       );
-      const local = this.live.get(jobId);
-      let detach: (() => void) | undefined;
-      let storeFeed: { unsubscribe(): void } | undefined;
-      if (local) {
-        // Attach and snapshot in one synchronous step: the live feed starts right after the snapshot.
-        const feed = local.attach(delivery);
-        detach = feed.detach;
-        const fromMemory = async () => {
-          for (const chunk of feed.history) {
-            if (chunk.end <= fromIndex) continue;
-            await delivery.pace();
-            if (delivery.closed) return;
-            delivery.emit(chunk.tail(fromIndex));
-          }
-          delivery.markStarted();
-        };
-        const stored =
-          fromIndex >= feed.historyFrom
-            ? Promise.resolve({ found: true, sawResult: false })
-            : this.catchUp(jobId, delivery, fromIndex, feed.historyFrom, new JobReader(this.keys));
-        stored
-          .then((end) => {
-            if (end.sawResult) return;
-            if (!end.found) delivery.fail(notFound());
-            else return fromMemory();
-          })
-          .catch((error: unknown) => delivery.fail(error));
-      } else {
-        const reader = new JobReader(this.keys);
-        this.catchUp(jobId, delivery, fromIndex, Number.POSITIVE_INFINITY, reader)
-          .then((end) => {
-            if (end.sawResult || delivery.closed) return;
-            if (!end.found) {
-              delivery.fail(notFound());
-              return;
-            }
-            // Still running, in no process of ours (or closing): follow its stream in the store.
-            delivery.markStarted();
-            let index = end.nextIndex;
-            storeFeed = this.store
-              .subscribe({ stream: jobStream(jobId), from: end.lastPosition + 1 })
-              .subscribe({
-                next: (event: RecordedEvent) => {
-                  let messages: JobMessage[];
-                  try {
-                    messages = reader.later(event);
-                  } catch (error) {
-                    delivery.fail(error);
-                    return;
-                  }
-                  delivery.push(new JobChunk(index, messages).tail(fromIndex));
-                  index += messages.length;
-                  if (messages.at(-1)?.type === 'result') delivery.completeAfterQueue();
-                },
-                error: (error: unknown) => delivery.fail(error),
-              });
-            if (delivery.closed) storeFeed.unsubscribe();
-          })
-          .catch((error: unknown) => delivery.fail(error));
-      }
-      return () => {
-        detach?.();
-        storeFeed?.unsubscribe();
-      };
+      subscription.start();
+      return () => subscription.stop();
     });
   }
 
-  /** The chunk of one whole stored event, shared by every subscriber that catches up over it. */
-  private storedChunk(event: RecordedEvent, from: number, messages: JobMessage[]): JobChunk {
-    const key = `${event.stream}@${event.revision}`;
-    let chunk = this.storedChunks.get(key);
-    if (chunk === undefined) {
-      chunk = new JobChunk(from, messages);
-      this.storedChunks.set(key, chunk);
-      this.storedChunkBytes += chunk.size;
-      for (const [oldKey, old] of this.storedChunks) {
-        if (this.storedChunkBytes <= STORED_CHUNK_BYTES || old === chunk) break;
-        this.storedChunks.delete(oldKey);
-        this.storedChunkBytes -= old.size;
-      }
+  /**
+   * The chunk of one whole stored event, shared by every subscriber that catches up over it: opened
+   * once, also when several ask for it at the same moment (a deploy's clients connect together).
+   */
+  private storedChunk(event: RecordedEvent, from: number, reader: JobReader): Promise<JobChunk> {
+    const key = storedKey(event.stream, event.revision);
+    const kept = this.storedChunks.get(key);
+    if (kept !== undefined) return Promise.resolve(kept.chunk);
+    let opening = this.openingChunks.get(key);
+    if (opening === undefined) {
+      opening = reader.messages(event).then((messages) => {
+        const chunk = new JobChunk(from, messages);
+        this.keepChunk(key, chunk, event.position);
+        return chunk;
+      });
+      this.openingChunks.set(key, opening);
+      const forget = () => this.openingChunks.delete(key);
+      opening.then(forget, forget);
     }
-    return chunk;
+    return opening;
   }
 
-  /** Emits the stored messages with fromIndex <= index < before, pulling at the consumer's pace. */
-  private async catchUp(
-    jobId: string,
-    delivery: Delivery,
-    fromIndex: number,
-    before: number,
-    reader: JobReader,
-  ): Promise<{ found: boolean; sawResult: boolean; nextIndex: number; lastPosition: number }> {
-    let index = 0;
-    let found = false;
-    let lastPosition = 0;
-    try {
-      for await (const event of readPaged(this.store, jobStream(jobId))) {
-        found = true;
-        lastPosition = event.position;
-        const count = messageCountOf(event);
-        if (count > 0 && index + count <= fromIndex && !isResultEvent(event)) {
-          // Before the resume point: skipped unopened.
-          index += count;
-          continue;
-        }
-        const messages = await reader.messages(event);
-        // One stored event (up to a flush batch of lines) is one chunk, cut to [fromIndex, before).
-        const end = Math.min(index + messages.length, before);
-        const sawResult = end === index + messages.length && messages.at(-1)?.type === 'result';
-        const first = Math.max(index, fromIndex);
-        if (end > first) {
-          await delivery.pace();
-          if (delivery.closed) return { found, sawResult: true, nextIndex: index, lastPosition };
-          const whole = first === index && end === index + messages.length;
-          delivery.emit(
-            whole
-              ? this.storedChunk(event, first, messages)
-              : new JobChunk(first, messages.slice(first - index, end - index)),
-          );
-        } else if (sawResult) {
-          // Resuming after the last message: nothing more will come.
-          delivery.finish();
-        }
-        if (sawResult) return { found, sawResult: true, nextIndex: end, lastPosition };
-        if (end < index + messages.length) return { found, sawResult: false, nextIndex: end, lastPosition };
-        index = end;
-      }
-    } catch (error) {
-      if (error instanceof StreamDeletedError)
-        return { found: false, sawResult: false, nextIndex: 0, lastPosition };
-      throw error;
+  private keepChunk(key: string, chunk: JobChunk, position: number): void {
+    this.storedChunks.set(key, { chunk, position });
+    this.storedChunkBytes += chunk.size;
+    for (const [oldKey, old] of this.storedChunks) {
+      if (this.storedChunkBytes <= STORED_CHUNK_BYTES || old.chunk === chunk) break;
+      this.storedChunks.delete(oldKey);
+      this.storedChunkBytes -= old.chunk.size;
     }
-    return { found, sawResult: false, nextIndex: index, lastPosition };
   }
 
   /**

@@ -161,7 +161,7 @@ export class RunLogWriter {
   private readonly sync: LogSync;
   /** Folders whose entries this writer added (the file's, then parents of folders it created), deepest first. */
   private newEntriesIn: string[] = [];
-  /** Text waiting for the pump, from `pendingHead` on (an index: shifting a long queue is quadratic). */
+  /** Lines waiting for the pump, from `pendingHead` on (an index: shifting a long queue is quadratic). */
   private pending: string[] = [];
   private pendingHead = 0;
   private pendingChars = 0;
@@ -295,7 +295,8 @@ export class RunLogWriter {
     }
     this.ownBytes += bytes;
     this.linesKept += 1;
-    this.enqueue(`${text}\n`);
+    // The line itself, shared with the job's message: its line break is added when the chunk is joined.
+    this.enqueue(text);
     if (this.ownBytes - this.measuredAt >= this.budget.remeasureBytes && this.measuring === undefined) {
       // In the background: lines given meanwhile are judged by the last measurement.
       this.measuring = this.measure().finally(() => {
@@ -348,9 +349,10 @@ export class RunLogWriter {
     }
   }
 
+  /** Queues a line, without its line break. */
   private enqueue(text: string): void {
     this.pending.push(text);
-    this.pendingChars += text.length;
+    this.pendingChars += text.length + 1;
     if (!this.active) {
       this.active = true;
       this.pumping = this.pump();
@@ -369,15 +371,15 @@ export class RunLogWriter {
     }
   }
 
-  /** Takes queued text up to about WRITE_CHUNK_CHARS, as one string to write. */
+  /** Takes queued lines up to about WRITE_CHUNK_CHARS, as one string to write (each with its line break). */
   private takeChunk(): string {
     let end = this.pendingHead;
     let chars = 0;
     while (end < this.pending.length && chars < WRITE_CHUNK_CHARS) {
-      chars += (this.pending[end] as string).length;
+      chars += (this.pending[end] as string).length + 1;
       end += 1;
     }
-    const chunk = this.pending.slice(this.pendingHead, end).join('');
+    const chunk = `${this.pending.slice(this.pendingHead, end).join('\n')}\n`;
     if (end >= this.pending.length) {
       this.pending = [];
       this.pendingHead = 0;
@@ -395,8 +397,8 @@ export class RunLogWriter {
 
   private truncate(): void {
     const usedBytes = this.othersBytes + this.ownBytes;
-    const notice = `${budgetNotice(this.budget.budgetBytes)}\n`;
-    this.ownBytes += Buffer.byteLength(notice);
+    const notice = budgetNotice(this.budget.budgetBytes);
+    this.ownBytes += Buffer.byteLength(notice) + 1;
     this.droppedLines += 1;
     this.wasTruncated = true;
     this.enqueue(notice);
