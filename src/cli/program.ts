@@ -6,14 +6,12 @@ import { StoreError } from '../store/errors.js';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/types.js';
 import { version } from '../version.js';
-import { runEditor } from './editor.js';
+import { DEFAULT_EDITOR_PORT } from './defaults.js';
 import { printEvents } from './events.js';
 import { migrate } from './migrate.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import { rebuildAll, rebuildThroughServer } from './rebuild.js';
-import { type ReplayOptions, runReplay } from './replay.js';
-
-import { DEFAULT_EDITOR_PORT, runServe } from './serve.js';
+import type { ReplayOptions } from './replay.js';
 import { DEFAULT_STACKS_HOST, DEFAULT_STACKS_PORT, runStacks, type StacksCommandOptions } from './stacks.js';
 import { catchStopSignals, releaseStopSignals, untilStopSignal } from './stop-signals.js';
 
@@ -184,7 +182,12 @@ function buildProgram(): Command {
     .addOption(storeOption())
     .action(async (sessionId: string, options: ReplayOptions) => {
       releaseStopSignals();
-      process.exitCode = await runReplay(sessionId, options, process.stdout, process.stderr);
+      process.exitCode = await (await import('./replay.js')).runReplay(
+        sessionId,
+        options,
+        process.stdout,
+        process.stderr,
+      );
     });
 
   program
@@ -200,7 +203,8 @@ function buildProgram(): Command {
     .addOption(storeOption())
     .action(
       async (file: string | undefined, options: StoreOptions & { http: number; resume?: string | true }) => {
-        process.exitCode = await runEditor(options.http, file, options);
+        // The editor's code is loaded by the commands that run it only (`chronicle stacks` goes without).
+        process.exitCode = await (await import('./editor.js')).runEditor(options.http, file, options);
       },
     );
 
@@ -250,7 +254,7 @@ function buildProgram(): Command {
           config?: string;
         },
       ) => {
-        process.exitCode = await runServe(options);
+        process.exitCode = await (await import('./serve.js')).runServe(options);
       },
     );
 

@@ -11,24 +11,21 @@ import {
 } from '../stacks/jobs.js';
 import type { StacksService } from '../stacks/service.js';
 import { EventStream, streamObserver } from './event-stream.js';
+import { messageFrames } from './sse-frames.js';
 import { allow, userOf } from './stacks-request.js';
 
 const JOB_NOT_FOUND = 'Job not found';
 
 /**
- * SSE bytes by chunk: a live chunk reaches every subscriber as the same object, so 50 clients of one job
- * cost one framing and one UTF-8 encoding per chunk, not 50. Weak: the bytes go with their chunk.
+ * SSE bytes by chunk: a live chunk reaches every subscriber as the same object (and a stored one, read
+ * by several, too), so 50 clients of one job cost one framing of each chunk, not 50. Weak: the bytes go
+ * with their chunk.
  */
 const frames = new WeakMap<JobChunk, Buffer>();
 function framesOf(chunk: JobChunk): Buffer {
   let bytes = frames.get(chunk);
   if (bytes === undefined) {
-    // JSON text never holds a raw line break, so each message is one `data:` line: no split needed.
-    let text = '';
-    chunk.messages.forEach((message, i) => {
-      text += `id: ${chunk.from + i}\ndata: ${JSON.stringify(message)}\n\n`;
-    });
-    bytes = Buffer.from(text);
+    bytes = messageFrames(chunk.from, chunk.messages);
     frames.set(chunk, bytes);
   }
   return bytes;

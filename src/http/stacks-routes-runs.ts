@@ -8,6 +8,7 @@ import { parseRunId, parseStackName } from '../stacks/names.js';
 import type { StacksService } from '../stacks/service.js';
 import type { StackAction } from '../stacks/types.js';
 import { EventStream } from './event-stream.js';
+import { logLineFrames } from './sse-frames.js';
 import { allow, envOf, userOf } from './stacks-request.js';
 
 /** The plain log read's page when `limit` is not given (bytes), and the largest one. */
@@ -107,14 +108,6 @@ function resumeOffset(request: FastifyRequest): number {
   );
 }
 
-/** Each line an event whose id is the byte offset after it: where a reconnecting client resumes. */
-function lineFrames(lines: readonly string[], ends: readonly number[]): string {
-  let text = '';
-  for (let i = 0; i < lines.length; i++)
-    text += `id: ${ends[i]}\ndata: {"type":"line","line":${JSON.stringify(lines[i])}}\n\n`;
-  return text;
-}
-
 /**
  * `log?follow=true`: the lines from `offset` (a line start), read from the file as the client takes
  * them — a read at a time, the next one only once the socket has drained — live while the run runs,
@@ -126,7 +119,8 @@ function followLog(service: StacksService, run: DeployRun, offset: number, reply
   const pump = async () => {
     for await (const batch of followLogFile(follow.source, offset, stream.closed)) {
       if (!stream.open) return;
-      stream.write(lineFrames(batch.lines, batch.ends), true);
+      // Each line an event whose id is the byte offset after it: where a reconnecting client resumes.
+      stream.write(logLineFrames(batch.bytes, batch.at));
       await stream.ready();
     }
     if (stream.open) stream.send(JSON.stringify({ type: 'end', status: await follow.status() }));

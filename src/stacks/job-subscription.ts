@@ -207,11 +207,15 @@ export class JobSubscription implements JobSink {
    */
   private async fromStore(before: number): Promise<'ended' | 'missing' | 'more'> {
     let found = this.cursor.revision > 0;
+    // Events read at a time: one while others read ahead (what follows is then in memory), doubling
+    // while this subscriber is the one reading ahead.
+    let pageEvents = 1;
     try {
       for (;;) {
         const kept = this.deps.keptChunk(this.jobId, this.cursor.revision);
         if (kept !== undefined) {
           found = true;
+          pageEvents = 1;
           this.lastPosition = kept.position;
           const taken = await this.take(kept.chunk, before);
           if (taken !== 'next') return taken;
@@ -221,8 +225,9 @@ export class JobSubscription implements JobSink {
         let read = 0;
         const page = this.deps.store.readStream(jobStream(this.jobId), {
           from: this.cursor.revision,
-          maxCount: READ_PAGE_EVENTS,
+          maxCount: pageEvents,
         });
+        pageEvents = Math.min(pageEvents * 2, READ_PAGE_EVENTS);
         for await (const event of page) {
           read += 1;
           found = true;

@@ -113,22 +113,32 @@ export interface LogSource {
   changed(): Promise<void>;
 }
 
-/** Lines read from a log, each with the offset right after it (where a reader resumes). */
+/**
+ * Whole lines of a log as read: `bytes` (each line with its line break; a complete log's last line may
+ * have none) found at offset `at` of the file. The bytes are the reader's own buffer: valid until the
+ * next read is asked for.
+ */
+export interface LogBytes {
+  bytes: Buffer;
+  at: number;
+}
+
+/** Lines of a log, each with the offset right after it (where a reader resumes). */
 export interface LogLines {
   lines: string[];
   ends: number[];
 }
 
 /**
- * The log's lines from `offset` on, a read at a time, until the log is complete and read to its end.
- * Reads only when the consumer asks for the next batch (an async generator: back-pressure for free).
- * Throws LogOffsetError when `offset` is not a line start. `stop` ends a wait for more.
+ * The log's whole lines from `offset` on, a read at a time, until the log is complete and read to its
+ * end. Reads only when the consumer asks for the next batch (an async generator: back-pressure for
+ * free). Throws LogOffsetError when `offset` is not a line start. `stop` ends a wait for more.
  */
 export async function* followLog(
   source: LogSource,
   offset: number,
   stop: Promise<void>,
-): AsyncGenerator<LogLines> {
+): AsyncGenerator<LogBytes> {
   let stopped = false;
   void stop.then(() => {
     stopped = true;
@@ -150,17 +160,19 @@ export async function* followLog(
       }
       if (handle !== undefined && at < size) {
         const { bytesRead } = await handle.read(buffer, 0, Math.min(READ_BYTES, size - at), at);
-        const batch = linesOf(buffer, bytesRead, at, complete && at + bytesRead >= size);
-        if (batch.lines.length > 0) {
-          at = batch.ends.at(-1) as number;
+        const last = buffer.lastIndexOf(LF, bytesRead - 1);
+        // Whole lines only; the last one without its line break once the log is complete; and a read
+        // without any line break (not a log this service wrote) as it is, cut.
+        const end =
+          last !== -1
+            ? last + 1
+            : (complete && at + bytesRead >= size) || bytesRead === READ_BYTES
+              ? bytesRead
+              : 0;
+        if (end > 0) {
+          const batch = { bytes: buffer.subarray(0, end), at };
+          at += end;
           yield batch;
-          continue;
-        }
-        if (bytesRead === READ_BYTES) {
-          // No line break in a whole read: not a log this service wrote. Given as it is, cut.
-          const line = buffer.toString('utf8', 0, bytesRead);
-          at += bytesRead;
-          yield { lines: [line], ends: [at] };
           continue;
         }
         // A line still being written by another process: wait for its end.
@@ -173,24 +185,16 @@ export async function* followLog(
   }
 }
 
-/**
- * The whole lines of buffer[0, length) read at file offset `at` (and, when `last`, a final line without
- * its line break).
- */
-function linesOf(buffer: Buffer, length: number, at: number, last: boolean): LogLines {
+/** The lines of a batch, each with the offset right after it. */
+export function linesOf({ bytes, at }: LogBytes): LogLines {
   const lines: string[] = [];
   const ends: number[] = [];
-  let start = 0;
-  for (;;) {
-    const lf = buffer.indexOf(LF, start);
-    if (lf === -1 || lf >= length) break;
-    lines.push(buffer.toString('utf8', start, lf));
-    ends.push(at + lf + 1);
-    start = lf + 1;
-  }
-  if (last && start < length) {
-    lines.push(buffer.toString('utf8', start, length));
-    ends.push(at + length);
+  for (let start = 0; start < bytes.length; ) {
+    const lf = bytes.indexOf(LF, start);
+    const end = lf === -1 ? bytes.length : lf;
+    lines.push(bytes.toString('utf8', start, end));
+    ends.push(at + (lf === -1 ? end : end + 1));
+    start = end + 1;
   }
   return { lines, ends };
 }

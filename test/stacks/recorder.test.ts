@@ -6,7 +6,7 @@ import { deployRuns, toRunJson } from '../../projections/deploy-runs.js';
 import { jobs as jobsProjection } from '../../projections/jobs.js';
 import { rebuildProjection } from '../../projections/rebuild.js';
 import { budgetNotice, readLog } from '../../src/stacks/log-files.js';
-import { followLog as followLogFile } from '../../src/stacks/log-reader.js';
+import { followLog as followLogFile, linesOf } from '../../src/stacks/log-reader.js';
 import {
   completionEvent,
   INTERRUPTED_RUN_MESSAGE,
@@ -319,8 +319,9 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
       const lines: string[] = [];
       const ends: number[] = [];
       for await (const batch of followLogFile(follow.source, from, new Promise(() => {}))) {
-        lines.push(...batch.lines);
-        ends.push(...batch.ends);
+        const got = linesOf(batch);
+        lines.push(...got.lines);
+        ends.push(...got.ends);
       }
       return { lines, ends, status: await follow.status() };
     };
