@@ -8,7 +8,18 @@ import type { JobMessage } from '../../streams/stacks.js';
  * costs one buffer per batch, not several short-lived strings per line for the collector.
  */
 
-const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+/**
+ * Whether JSON.stringify would write `text` other than as it is: a quote, a backslash or a control
+ * character (below U+0020) is escaped; a surrogate sends the text through JSON.stringify too (a lone one
+ * is escaped there, where the UTF-8 encoder would replace it).
+ */
+const needsEscapeText = (text: string): boolean => {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return true;
+  }
+  return false;
+};
 const LF = 0x0a;
 const LINE_PREFIX = '{"type":"line","line":"';
 const LINE_SUFFIX = '"}\n\n';
@@ -26,7 +37,7 @@ export function messageFrames(from: number, messages: readonly JobMessage[]): Bu
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i] as JobMessage;
     size += headBytes(from + i);
-    if (message.type === 'line' && !NEEDS_ESCAPE.test(message.line)) {
+    if (message.type === 'line' && !needsEscapeText(message.line)) {
       size += LINE_PREFIX.length + Buffer.byteLength(message.line) + LINE_SUFFIX.length;
     } else {
       const text = JSON.stringify(message);

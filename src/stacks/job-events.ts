@@ -132,6 +132,12 @@ export class JobReader {
     return messagesOf(event, this.open);
   }
 
+  /** Reads the job's JobStarted (its first event) unless it was read: the key is known from then on. */
+  async prime(store: EventStore, stream: string): Promise<void> {
+    if (this.scope !== undefined) return;
+    for await (const event of store.readStream(stream, { from: 0, maxCount: 1 })) await this.messages(event);
+  }
+
   /** An event after JobStarted was read (the store's live feed of a job). */
   later(event: RecordedEvent): JobMessage[] {
     return messagesOf(event, this.open);

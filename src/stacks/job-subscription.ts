@@ -1,11 +1,11 @@
 import type { Subscriber, Unsubscribable } from 'rxjs';
-import { messageCountOf } from '../../projections/jobs.js';
 import { type JobMessage, jobStream } from '../../streams/stacks.js';
 import { StreamDeletedError } from '../store/errors.js';
 import type { EventStore, RecordedEvent } from '../store/types.js';
 import { StacksError } from './errors.js';
 import { JobChunk, JobSubscriberTooSlowError } from './job-delivery.js';
-import { isResultEvent, type JobReader, READ_PAGE_EVENTS } from './job-events.js';
+import type { JobReader } from './job-events.js';
+import type { JobPages } from './job-pages.js';
 
 /**
  * One subscriber of a job's messages (`JobBook.chunks`): it reads what is recorded from the store at its
@@ -38,13 +38,10 @@ export interface SubscriptionDeps {
   reader: JobReader;
   /** The running job, when this process runs it (asked again on every pass). */
   running(): LiveJob | undefined;
-  /**
-   * The chunk of a whole stored event whose first message has index `from`, opened with `reader`: shared
-   * with every other subscriber reading it now or soon after (opened once for all of them).
-   */
-  storedChunk(event: RecordedEvent, from: number, reader: JobReader): Promise<JobChunk>;
-  /** The chunk of the job's stored event at `revision` (and its position), if one was opened lately. */
-  keptChunk(jobId: string, revision: number): { chunk: JobChunk; position: number } | undefined;
+  /** Stored events as their subscribers read them, shared (see JobPages). */
+  pages: JobPages;
+  /** Whether the job still exists (a deleted one's output is not served from memory either). */
+  exists(): boolean;
 }
 
 export interface SubscriptionLimits {
@@ -174,6 +171,8 @@ export class JobSubscription implements JobSink {
       // It may have started here meanwhile (a restart of the same job id cannot happen: ids are new).
       if (this.deps.running()) continue;
       // Running in no process of ours (or closing): follow its stream in the store.
+      await this.deps.reader.prime(this.deps.store, jobStream(this.jobId));
+      if (this.closed) return;
       this.goLive();
       let index = this.cursor.index;
       this.storeFeed = this.deps.store
@@ -200,53 +199,30 @@ export class JobSubscription implements JobSink {
 
   /**
    * Emits the stored messages from `lastTaken + 1` up to `before` (exclusive), pulling at the consumer's
-   * pace, from the cursor on. Events another subscriber opened lately are taken from memory without
-   * reading the store (a deploy's clients read the same events at about the same time). 'ended' when
+   * pace, from the cursor on, through the book's shared pages of stored events (JobPages). 'ended' when
    * the result was handed over (or the consumer left), 'missing' when there is no such job, 'more'
    * otherwise.
    */
   private async fromStore(before: number): Promise<'ended' | 'missing' | 'more'> {
     let found = this.cursor.revision > 0;
-    // Events read at a time: one while others read ahead (what follows is then in memory), doubling
-    // while this subscriber is the one reading ahead.
-    let pageEvents = 1;
     try {
       for (;;) {
-        const kept = this.deps.keptChunk(this.jobId, this.cursor.revision);
-        if (kept !== undefined) {
-          found = true;
-          pageEvents = 1;
-          this.lastPosition = kept.position;
-          const taken = await this.take(kept.chunk, before);
+        const { revision, index } = this.cursor;
+        const next = this.lastTaken + 1;
+        let stored = this.deps.exists() ? this.deps.pages.event(this.jobId, revision) : undefined;
+        // Not read lately, or skipped unopened by a reader further on and needed now: read its page.
+        if (stored === undefined || (stored.chunk === undefined && stored.index + stored.count > next)) {
+          const page = await this.deps.pages.load(this.jobId, revision, index, this.deps.reader, next);
+          stored = page[0];
+          if (stored === undefined) return found ? 'more' : 'missing';
+        }
+        found = true;
+        this.lastPosition = stored.position;
+        if (stored.chunk !== undefined) {
+          const taken = await this.take(stored.chunk, before);
           if (taken !== 'next') return taken;
-          this.cursor = { revision: this.cursor.revision + 1, index: kept.chunk.end };
-          continue;
         }
-        let read = 0;
-        const page = this.deps.store.readStream(jobStream(this.jobId), {
-          from: this.cursor.revision,
-          maxCount: pageEvents,
-        });
-        pageEvents = Math.min(pageEvents * 2, READ_PAGE_EVENTS);
-        for await (const event of page) {
-          read += 1;
-          found = true;
-          this.lastPosition = event.position;
-          const index = this.cursor.index;
-          const count = messageCountOf(event);
-          if (event.type === 'JobStarted') await this.deps.reader.messages(event);
-          else if (count > 0 && (index + count > this.lastTaken + 1 || isResultEvent(event))) {
-            // Opened once for all the subscribers catching up over it (JobBook's stored chunks).
-            const chunk = await this.deps.storedChunk(event, index, this.deps.reader);
-            const taken = await this.take(chunk, before);
-            if (taken !== 'next') return taken;
-          }
-          // (Wholly before the resume point: skipped unopened.)
-          this.cursor = { revision: event.revision + 1, index: index + count };
-          // What follows may be in memory by now.
-          if (this.deps.keptChunk(this.jobId, this.cursor.revision) !== undefined) break;
-        }
-        if (read === 0) return found ? 'more' : 'missing';
+        this.cursor = { revision: stored.revision + 1, index: stored.index + stored.count };
       }
     } catch (error) {
       if (error instanceof StreamDeletedError) return 'missing';
@@ -298,8 +274,10 @@ export class JobSubscription implements JobSink {
     this.completeWhenDrained = false;
     this.storeFeed?.unsubscribe();
     this.storeFeed = undefined;
-    if (this.behindBytes > this.limits.dropBehindBytes)
-      return this.fail(new JobSubscriberTooSlowError(this.limits.dropBehindBytes, this.lastIndex));
+    if (this.behindBytes > this.limits.dropBehindBytes) {
+      this.fail(new JobSubscriberTooSlowError(this.limits.dropBehindBytes, this.lastIndex));
+      return;
+    }
     // Not from inside the push that overflowed: the job goes on publishing meanwhile (counted).
     setImmediate(() => this.start());
   }

@@ -17,12 +17,12 @@ import {
   stacksEvent,
 } from '../../streams/stacks.js';
 import { StreamDeletedError, WrongExpectedRevisionError } from '../store/errors.js';
-import type { EventStore, RecordedEvent } from '../store/types.js';
-import { StacksError } from './errors.js';
+import type { EventStore } from '../store/types.js';
 import type { Instance } from './instances.js';
 import { Job, type JobStart } from './job.js';
-import { type IndexedMessage, JobChunk, type MessagesOptions, messageSize } from './job-delivery.js';
+import { type IndexedMessage, type JobChunk, type MessagesOptions, messageSize } from './job-delivery.js';
 import { isResultEvent, JobReader, readPaged, toEvents } from './job-events.js';
+import { JobPages } from './job-pages.js';
 import { JobSubscription } from './job-subscription.js';
 import { OutputKeys } from './output-keys.js';
 
@@ -97,15 +97,6 @@ export interface JobBookOptions {
 export const INTERRUPTED_JOB_MESSAGE = 'The server stopped before this job finished';
 
 /**
- * Bytes of stored events kept as shared chunks for subscribers catching up over the same events (50
- * clients joining one finished deploy get the same chunk objects, framed once).
- */
-const STORED_CHUNK_BYTES = 4 * 1024 * 1024;
-
-/** A stored event's place: its chunk's key in the cache of stored chunks. */
-const storedKey = (stream: string, revision: number) => `${stream}@${revision}`;
-
-/**
  * Jobs of the stacks service over the event store: starts them, replays and streams their messages,
  * answers polls, closes the ones a stopped server left running, and deletes old ones.
  */
@@ -116,23 +107,15 @@ export class JobBook {
   private readonly model: ReadModel<JobsState>;
   private readonly options: Required<Omit<JobBookOptions, 'keys'>>;
   private readonly live = new Map<string, Job>();
-  /**
-   * Whole stored events as chunks (and their positions), by stream and revision, most recent last,
-   * within STORED_CHUNK_BYTES: subscribers catching up over the same events (a deploy's clients) then
-   * read each from the store and open it once, and get the same chunk objects, so the SSE route frames
-   * and encodes each once for all of them. Stored events never change, so an entry never goes stale;
-   * a deleted job's are not served (its job has left the read model).
-   */
-  private readonly storedChunks = new Map<string, { chunk: JobChunk; position: number }>();
-  private storedChunkBytes = 0;
-  /** Stored events being opened now, by key: who asks meanwhile waits for the same chunk. */
-  private readonly openingChunks = new Map<string, Promise<JobChunk>>();
+  /** Stored events as their subscribers read them, shared by the subscribers of a job (JobPages). */
+  private readonly pages: JobPages;
 
   constructor(store: EventStore, model: ReadModel<JobsState>, options: JobBookOptions) {
     this.store = store;
     this.model = model;
     const { keys, ...rest } = options;
     this.keys = keys ?? new OutputKeys(store);
+    this.pages = new JobPages(store);
     this.options = {
       flushIntervalMs: 10,
       batchLines: 1_000,
@@ -320,12 +303,8 @@ export class JobBook {
           store: this.store,
           reader: new JobReader(this.keys),
           running: () => this.live.get(jobId),
-          storedChunk: (event, from, reader) => this.storedChunk(event, from, reader),
-          // Only of a job that still exists: a deleted one's output is not served from memory either.
-          keptChunk: (id, revision) =>
-            this.info(id) === undefined
-              ? undefined
-              : this.storedChunks.get(storedKey(jobStream(id), revision)),
+          pages: this.pages,
+          exists: () => this.info(jobId) !== undefined,
         },
         {
           liveQueueBytes: options.liveQueueBytes ?? this.options.liveQueueBytes,
@@ -336,38 +315,6 @@ export class JobBook {
       subscription.start();
       return () => subscription.stop();
     });
-  }
-
-  /**
-   * The chunk of one whole stored event, shared by every subscriber that catches up over it: opened
-   * once, also when several ask for it at the same moment (a deploy's clients connect together).
-   */
-  private storedChunk(event: RecordedEvent, from: number, reader: JobReader): Promise<JobChunk> {
-    const key = storedKey(event.stream, event.revision);
-    const kept = this.storedChunks.get(key);
-    if (kept !== undefined) return Promise.resolve(kept.chunk);
-    let opening = this.openingChunks.get(key);
-    if (opening === undefined) {
-      opening = reader.messages(event).then((messages) => {
-        const chunk = new JobChunk(from, messages);
-        this.keepChunk(key, chunk, event.position);
-        return chunk;
-      });
-      this.openingChunks.set(key, opening);
-      const forget = () => this.openingChunks.delete(key);
-      opening.then(forget, forget);
-    }
-    return opening;
-  }
-
-  private keepChunk(key: string, chunk: JobChunk, position: number): void {
-    this.storedChunks.set(key, { chunk, position });
-    this.storedChunkBytes += chunk.size;
-    for (const [oldKey, old] of this.storedChunks) {
-      if (this.storedChunkBytes <= STORED_CHUNK_BYTES || old.chunk === chunk) break;
-      this.storedChunks.delete(oldKey);
-      this.storedChunkBytes -= old.chunk.size;
-    }
   }
 
   /**

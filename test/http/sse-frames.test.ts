@@ -8,6 +8,8 @@ import type { JobMessage } from '../../streams/stacks.js';
 const lineText = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 60 }),
   fc.string({ unit: fc.constantFrom('a', '"', '\\', '\t', '\u0001', 'é', '€', '😀', ' '), maxLength: 30 }),
+  // Lone surrogates too (JSON.stringify escapes them).
+  fc.string({ unit: fc.constantFrom('a', '\ud800', '\udfff', '😀'), maxLength: 10 }),
 );
 
 const message: fc.Arbitrary<JobMessage> = fc.oneof(
@@ -31,8 +33,8 @@ describe('SSE frames in bytes', () => {
   });
 
   it('log lines frame as line events whose id is the byte offset after each line', () => {
-    // Lines of a log never hold a line break (the writer splits on them).
-    const logLine = lineText.map((text) => text.replaceAll('\n', ' '));
+    // Lines of a log never hold a line break (the writer splits on them), and are UTF-8 in the file.
+    const logLine = lineText.map((text) => Buffer.from(text.replaceAll('\n', ' ')).toString('utf8'));
     fc.assert(
       fc.property(
         fc.nat(1_000_000),
