@@ -3,7 +3,7 @@
  * server's memory throughout, against the real CLI (`chronicle stacks`, LevelDB).
  *
  *  - 50 deploys (SOAK_DEPLOYS) of 20,000 lines each (SOAK_LINES; bench/fixtures/bench-compose.mjs, ~100
- *    bytes a line, every 50th holding one of 100 secret values), SOAK_CONCURRENCY (10) at a time, each a
+ *    bytes a line, every 50th holding one of 100 secret values), SOAK_CONCURRENCY (5) at a time, each a
  *    create-and-start of its own stack (a recorded run);
  *  - each deploy watched by 20 SSE clients on `GET /api/jobs/{id}/events` (SOAK_CLIENTS): 5 of them
  *    (SOAK_STALLED) send their request and never read a byte; the others read every message until the
@@ -37,7 +37,7 @@ const DEPLOYS = Number(process.env.SOAK_DEPLOYS ?? 50);
 const LINES = Number(process.env.SOAK_LINES ?? 20_000);
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 20);
 const STALLED = Number(process.env.SOAK_STALLED ?? 5);
-const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 10);
+const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 5);
 const TOKEN = 'bench-admin-token';
 const TARGET_PEAK_MB = 400;
 const MB = 1024 * 1024;

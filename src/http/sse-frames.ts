@@ -27,13 +27,34 @@ const LINE_SUFFIX = '"}\n\n';
 const ESCAPED_PREFIX = '{"type":"line","line":';
 const ESCAPED_SUFFIX = '}\n\n';
 
+/** Decimal digits of a whole number. */
+function digits(n: number): number {
+  let count = 1;
+  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) count++;
+  return count;
+}
+
 /** Bytes of `id: <id>\ndata: ` for an id. */
-const headBytes = (id: number) => 11 + String(id).length;
+const headBytes = (id: number) => 11 + digits(id);
+
+/** Writes `id: <id>\ndata: ` at `at` (no string made for it); returns the bytes written. */
+function writeHead(out: Buffer, at: number, id: number): number {
+  out.write('id: ', at, 'latin1');
+  const width = digits(id);
+  let rest = id;
+  for (let i = at + 4 + width - 1; i >= at + 4; i--) {
+    out[i] = 0x30 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  }
+  out.write('\ndata: ', at + 4 + width, 'latin1');
+  return 11 + width;
+}
 
 /** Job messages as frames, ids from `from` (the message indexes). */
 export function messageFrames(from: number, messages: readonly JobMessage[]): Buffer {
   let size = 0;
-  const texts: Array<string | undefined> = new Array(messages.length);
+  // The JSON of the messages that are not plain lines (statuses, the result, lines with escapes).
+  let texts: Map<number, string> | undefined;
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i] as JobMessage;
     size += headBytes(from + i);
@@ -41,7 +62,8 @@ export function messageFrames(from: number, messages: readonly JobMessage[]): Bu
       size += LINE_PREFIX.length + Buffer.byteLength(message.line) + LINE_SUFFIX.length;
     } else {
       const text = JSON.stringify(message);
-      texts[i] = text;
+      texts ??= new Map();
+      texts.set(i, text);
       size += Buffer.byteLength(text) + 2;
     }
   }
@@ -49,8 +71,8 @@ export function messageFrames(from: number, messages: readonly JobMessage[]): Bu
   let at = 0;
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i] as JobMessage;
-    at += out.write(`id: ${from + i}\ndata: `, at, 'latin1');
-    const text = texts[i];
+    at += writeHead(out, at, from + i);
+    const text = texts?.get(i);
     if (text === undefined) {
       at += out.write(LINE_PREFIX, at, 'latin1');
       at += out.write((message as { line: string }).line, at);
@@ -89,7 +111,7 @@ export function logLineFrames(bytes: Buffer, at: number): Buffer {
   for (let start = 0; start < bytes.length; ) {
     const lf = bytes.indexOf(LF, start);
     const end = lf === -1 ? bytes.length : lf;
-    o += out.write(`id: ${at + (lf === -1 ? end : end + 1)}\ndata: `, o, 'latin1');
+    o += writeHead(out, o, at + (lf === -1 ? end : end + 1));
     const text = escaped?.get(start);
     if (text === undefined) {
       o += out.write(LINE_PREFIX, o, 'latin1');

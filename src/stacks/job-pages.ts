@@ -23,7 +23,7 @@ export interface StoredEvent {
 }
 
 /** A hundred stored events of a deploy or so: what its clients spread over while they catch up. */
-const DEFAULT_BYTES = 4 * 1024 * 1024;
+const DEFAULT_BYTES = 2 * 1024 * 1024;
 
 const keyOf = (jobId: string, revision: number) => `${jobId}@${revision}`;
 const sizeOf = (entry: StoredEvent) => 64 + (entry.chunk?.size ?? 0);

@@ -119,7 +119,7 @@ export class JobBook {
     this.options = {
       flushIntervalMs: 10,
       batchLines: 1_000,
-      liveQueueBytes: 1024 * 1024,
+      liveQueueBytes: 512 * 1024,
       dropBehindBytes: 16 * 1024 * 1024,
       historyBytes: 0,
       outputLines: 200,

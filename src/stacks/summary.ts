@@ -20,6 +20,7 @@ const MAX_EVENT_LINE = 300;
 const DURATION = /^\d+(?:\.\d+)?m?s$/;
 const DECORATIONS = new Set(['✔', '✘', '⠿', '!', '-']);
 const NAMING_TO = /naming to (\S+)/;
+const SIX_WORDS = /^\s*(?:\S+\s+){5}\S/;
 
 type ContainerState = 'created' | 'started' | 'recreated' | 'removed';
 /**
@@ -54,6 +55,9 @@ export class SummaryCounter {
       if (m?.[1]) this.namedImages.add(m[1]);
       return;
     }
+    // More than a decoration, three words and a duration: no event. Told apart without splitting, as
+    // most lines are program output, and a split of each is most of what a deploy allocates.
+    if (SIX_WORDS.test(line)) return;
     const tokens = line.trim().split(/\s+/);
     if (tokens.length > 0 && DECORATIONS.has(tokens[0] as string)) tokens.shift();
     if (tokens.length > 0 && DURATION.test(tokens[tokens.length - 1] as string)) tokens.pop();

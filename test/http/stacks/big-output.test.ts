@@ -215,7 +215,7 @@ describeStacks('big outputs', () => {
     expect(cut.others.at(-1)).toEqual({
       type: 'dropped',
       reason: expect.stringMatching(
-        /^too slow: more than 4194304 bytes of this job's output waited for this client/,
+        /^too slow: this client fell more than 16777216 bytes behind the job's output; resume after message \d+$/,
       ),
       lastEventId: cut.lastId,
     });
