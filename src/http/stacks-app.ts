@@ -1,8 +1,8 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import { userByToken } from '../stacks/auth.js';
 import { isStacksError } from '../stacks/errors.js';
 import type { GitStacks } from '../stacks/git-stacks.js';
 import type { StacksService } from '../stacks/service.js';
+import { changeRoutes } from './stacks-changes.js';
 import {
   bodyLimitOf,
   DEFAULT_STACKS_HTTP_LIMITS,
@@ -14,10 +14,13 @@ import { jobRoutes } from './stacks-routes-jobs.js';
 import { runRoutes } from './stacks-routes-runs.js';
 import { scheduleRoutes } from './stacks-routes-schedules.js';
 import { stackRoutes } from './stacks-routes-stacks.js';
+import { callerOf, Sessions, sessionRoutes } from './stacks-session.js';
+import { uiRoutes } from './stacks-ui-static.js';
 
 /**
- * The stacks HTTP surface (STACKS.md): every route behind a bearer token (401 `unauthorized`) but the
- * git webhook (signed instead), errors
+ * The stacks HTTP surface (STACKS.md): every route behind a bearer token or the web page's session
+ * cookie (401 `unauthorized`) but the git webhook (signed instead), the sign-in and the page's own files
+ * (stacks-ui-static.ts), errors
  * as `{ "error": message }` with the StacksError's status.
  */
 export function stacksApp(
@@ -25,6 +28,7 @@ export function stacksApp(
   parts: { git?: GitStacks; limits?: StacksHttpLimits } = {},
 ): FastifyInstance {
   const limits = parts.limits ?? DEFAULT_STACKS_HTTP_LIMITS;
+  const sessions = new Sessions(service.config);
   const app = Fastify({
     bodyLimit: SMALL_BODY_LIMIT,
     logger: false,
@@ -54,7 +58,8 @@ export function stacksApp(
   app.addHook('onRequest', async (request, reply) => {
     // The git webhook is signed with the stack's secret instead (stacks-routes-git.ts).
     if (request.routeOptions.config.withoutToken === true) return;
-    const user = userByToken(service.config, request.headers.authorization);
+    // A Bearer token (machines) or the web page's session cookie (stacks-session.ts).
+    const user = callerOf(service.config, sessions, request);
     if (!user) return reply.code(401).send({ error: 'unauthorized' });
     request.stacksUser = user;
   });
@@ -72,6 +77,9 @@ export function stacksApp(
     reply.code(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}` }),
   );
 
+  uiRoutes(app);
+  sessionRoutes(app, service.config, sessions);
+  changeRoutes(app, service);
   stackRoutes(app, service);
   runRoutes(app, service);
   jobRoutes(app, service);
