@@ -122,7 +122,10 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     expect(await page.locator('.log-row mark').count()).toBe(2);
     await page.getByTestId('log-filter').check();
     expect(await page.locator('.log-row .ln').allTextContents()).toEqual(['2', '3']);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('log-download').click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('log-download').click(),
+    ]);
     expect(download.suggestedFilename()).toBe('web-run-1.txt');
     const path = await download.path();
     expect((await readFile(path, 'utf8')).split('\n')).toContain(' Container web-1  Started');
@@ -135,15 +138,28 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
       content: composeText({ lines: ['one', 'two', 'three', 'four', 'five', 'six'], perLineMs: 400 }),
       restart: false,
     });
+    const before = page.url();
     await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await expect.poll(() => page.url()).not.toBe(before);
     await expect.poll(() => page.locator('.out-line').count()).toBeGreaterThanOrEqual(2);
+    expect(await page.getByTestId('job-state').textContent()).toContain('running');
     const url = page.url();
     expect(url).toContain('job=');
     await page.reload();
     await page.waitForSelector('body[data-ready="true"]');
     expect(page.url()).toBe(url);
     await expect.poll(() => page.getByTestId('job-state').textContent(), { timeout: 30_000 }).toContain('ok');
-    expect(await page.locator('.out-line').allTextContents()).toEqual(['one', 'two', 'three', 'four', 'five', 'six']);
+    expect(await page.locator('.out-line').allTextContents()).toEqual([
+      'one',
+      'two',
+      'three',
+      'four',
+      'five',
+      'six',
+    ]);
+    // The reload asked for the events after the last one it had shown, not for all of them again.
+    expect(resumedFrom.length).toBeGreaterThan(0);
+    expect(Number(resumedFrom[0])).toBeGreaterThanOrEqual(1);
   });
 
   it('deletes a run after a confirmation', async () => {
@@ -171,7 +187,9 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     await expect.poll(() => cron.inputValue()).toBe('0 3 * * *');
     await cron.fill('61 * * * *');
     await page.getByRole('button', { name: 'Save settings' }).click();
-    await expect.poll(() => page.getByTestId('settings-error').textContent()).toMatch(/deployLogReconcileCron|minute/i);
+    await expect
+      .poll(() => page.getByTestId('settings-error').textContent())
+      .toMatch(/deployLogReconcileCron|minute/i);
     await cron.fill('15 4 * * *');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expect.poll(() => page.getByTestId('settings-message').textContent()).toBe('Settings saved.');
@@ -190,14 +208,13 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     await browser.context.clearCookies();
     // The next call answers 401: the sign-in page, saying why, at the same address.
     await page.getByRole('tab', { name: 'Variables' }).click();
-    await page.getByRole('button', { name: 'Save variables' }).click();
     await page.getByLabel('Token').waitFor();
     expect(await page.getByRole('status').textContent()).toContain('session ended');
     expect(page.url()).toContain('#/stack/web');
     await page.getByLabel('Token').fill(TOKENS.admin);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForSelector('tr.run-row');
-    expect(page.url()).toContain('#/stack/web');
+    await page.waitForSelector('[data-testid="variables"]');
+    expect(page.url()).toContain('#/stack/web?env=null&tab=variables');
   });
 
   it('signs out', async () => {
@@ -213,7 +230,16 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
       await signIn(viewer.page, `${base}/#/stack/web?env=null&tab=deploys`, TOKENS.viewer);
       await viewer.page.waitForSelector('tr.run-row');
       expect(await viewer.page.getByTestId('read-only').count()).toBe(1);
-      for (const name of ['Deploy', 'Start', 'Stop', 'Restart', 'Down', 'Delete…', 'Save', 'Save and redeploy'])
+      for (const name of [
+        'Deploy',
+        'Start',
+        'Stop',
+        'Restart',
+        'Down',
+        'Delete…',
+        'Save',
+        'Save and redeploy',
+      ])
         expect(await viewer.page.getByRole('button', { name, exact: true }).count()).toBe(0);
       expect(await viewer.page.getByRole('button', { name: /^Delete run/ }).count()).toBe(0);
       await viewer.page.getByRole('link', { name: 'Stacks', exact: true }).click();
@@ -234,7 +260,9 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     await signIn(page, `${base}/#/stack/slow?env=null`, TOKENS.admin);
     const ack = (await admin.post('/api/stacks/slow/deploy?env=null', {})).value as { jobId: string };
     await page.getByRole('button', { name: 'Deploy', exact: true }).click();
-    await expect.poll(() => page.getByTestId('action-error').textContent()).toContain('Stack has a job running');
+    await expect
+      .poll(() => page.getByTestId('action-error').textContent())
+      .toContain('Stack has a job running');
     await waitJob(admin, ack.jobId);
   });
 });
