@@ -145,6 +145,11 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     expect(await page.getByTestId('job-state').textContent()).toContain('running');
     const url = page.url();
     expect(url).toContain('job=');
+    const resumedFrom: string[] = [];
+    page.on('request', (r) => {
+      const id = r.headers()['last-event-id'];
+      if (r.url().includes('/api/jobs/') && id !== undefined) resumedFrom.push(id);
+    });
     await page.reload();
     await page.waitForSelector('body[data-ready="true"]');
     expect(page.url()).toBe(url);

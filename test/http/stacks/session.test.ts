@@ -39,14 +39,22 @@ async function signIn(token: string) {
   return { answer, setCookie, cookie, body: (await answer.json()) as Record<string, unknown> };
 }
 
-/** Reads server-sent events' data until `count` arrived. */
-function readEvents(path: string, headers: Record<string, string>, count: number): Promise<unknown[]> {
-  return new Promise((resolve, reject) => {
+/**
+ * Reads server-sent events' data until `count` arrived; `open` settles at the first bytes (the feed's
+ * opening comment), when the server has subscribed.
+ */
+function readEvents(path: string, headers: Record<string, string>, count: number) {
+  let opened: () => void = () => {};
+  const open = new Promise<void>((resolve) => {
+    opened = resolve;
+  });
+  const events = new Promise<unknown[]>((resolve, reject) => {
     const got: unknown[] = [];
     const req = request(`${base}${path}`, { headers }, (res) => {
       let buffer = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
+        opened();
         buffer += chunk;
         let cut = buffer.indexOf('\n\n');
         while (cut >= 0) {
@@ -69,6 +77,7 @@ function readEvents(path: string, headers: Record<string, string>, count: number
     req.on('error', (error) => (got.length >= count ? undefined : reject(error)));
     req.end();
   });
+  return { open, events };
 }
 
 describeStacks('stacks sessions and change events', () => {
@@ -139,17 +148,16 @@ describeStacks('stacks sessions and change events', () => {
   it('streams run and job changes only of environments the caller may view', async () => {
     const global = readEvents('/api/events', { authorization: `Bearer ${TOKENS.globalviewer}` }, 1);
     const admin = readEvents('/api/events', { authorization: `Bearer ${TOKENS.admin}` }, 4);
-    // Let both subscribe before anything happens.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await Promise.all([global.open, admin.open]);
     await createStackDone(server.as('admin'), 'edge-one', 1, { compose: composeText({ lines: ['y'] }) });
     await createStackDone(server.as('admin'), 'local-one', null, { compose: composeText({ lines: ['x'] }) });
-    const seen = (await admin) as Array<Record<string, unknown>>;
+    const seen = (await admin.events) as Array<Record<string, unknown>>;
     expect(seen.map((c) => c.stack)).toContain('edge-one');
     expect(seen.some((c) => c.kind === 'run' && c.type === 'RunStarted')).toBe(true);
     expect(seen.some((c) => c.kind === 'job')).toBe(true);
     // globalviewer views the local environment only: its first change is of local-one, none of edge-one
     // (created before) came to it.
-    const [first] = (await global) as Array<Record<string, unknown>>;
+    const [first] = (await global.events) as Array<Record<string, unknown>>;
     expect(first?.stack).toBe('local-one');
     expect(first?.environmentId).toBe(null);
   });
