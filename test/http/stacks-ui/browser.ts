@@ -20,12 +20,16 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function openBrowser(options: { width?: number; height?: number } = {}): Promise<Browser> {
+export async function openBrowser(
+  options: { width?: number; height?: number; bypassCSP?: boolean } = {},
+): Promise<Browser> {
   const profile = await mkdtemp(join(tmpdir(), 'chronicle-stacks-ui-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     acceptDownloads: true,
+    // Only to inject axe-core into the page; the page itself never needs it.
+    bypassCSP: options.bypassCSP ?? false,
     viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
     args: [
       '--headless',
