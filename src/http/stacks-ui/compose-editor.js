@@ -63,8 +63,16 @@ export function ComposeEditor({ value, onChange, error, label, readOnly = false 
       editor.dispatch(setDiagnostics(editor.state, []));
       return;
     }
-    const line = editor.state.doc.line(at.line);
-    const from = Math.min(line.from + Math.max(0, at.column - 1), line.to);
+    const doc = editor.state.doc;
+    let line = doc.line(at.line);
+    let from = Math.min(line.from + Math.max(0, at.column - 1), line.to);
+    // The parser often points past the text (an empty last line): mark the last line with text before it.
+    if (from === line.to) {
+      let n = at.line;
+      while (n > 1 && doc.line(n).length === 0) n--;
+      line = doc.line(n);
+      from = line.from;
+    }
     editor.dispatch(
       setDiagnostics(editor.state, [
         { from, to: Math.max(from, line.to), severity: 'error', message: error },

@@ -9,10 +9,16 @@ import { api } from './api.js';
 import { LogViewer } from './log-viewer.js';
 import { absoluteTime, html, isRunning, lastLine, relativeTime, runDuration, summaryWords } from './util.js';
 
+/** Small inline icons (no icon font: emoji glyphs are missing on many servers' browsers). */
+const icon = (/** @type {string} */ d) =>
+  html`<svg class="icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false"><path d=${d} fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" /></svg>`;
 const TRIGGER_ICONS = new Map([
-  ['manual', '👤'],
-  ['webhook', '🔗'],
-  ['cron', '⏱'],
+  ['manual', icon('M8 8a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM2.5 15c.5-3 2.7-4.5 5.5-4.5s5 1.5 5.5 4.5')],
+  [
+    'webhook',
+    icon('M6.5 9.5l3-3M7 4.5l1.5-1.5a2.8 2.8 0 0 1 4 4L11 8.5M9 11.5L7.5 13a2.8 2.8 0 0 1-4-4L5 7.5'),
+  ],
+  ['cron', icon('M8 15A7 7 0 1 0 8 1a7 7 0 0 0 0 14zM8 4v4l3 2')],
 ]);
 
 /**
@@ -62,7 +68,7 @@ export function DeploysTab({ stack, runs, canEdit, openRun, setOpenRun, reload }
               </td>
               <td><time datetime=${run.startedAt} title=${absoluteTime(run.startedAt)}>${relativeTime(run.startedAt)}</time></td>
               <td>${runDuration(run)}</td>
-              <td data-testid="run-trigger"><span aria-hidden="true">${TRIGGER_ICONS.get(run.trigger) ?? '•'}</span> ${run.trigger}</td>
+              <td data-testid="run-trigger">${TRIGGER_ICONS.get(run.trigger) ?? null} ${run.trigger}</td>
               <td>
                 <span data-testid="run-summary">${running ? '' : summaryWords(run.details.summary)}</span>
                 ${run.errorMessage ? html`<div class="error-line" data-testid="run-error">${lastLine(run.errorMessage)}</div>` : null}

@@ -104,13 +104,13 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     // The first line shows while the job still runs: lines arrive live.
     await page.waitForSelector('.out-line');
     expect(await page.getByTestId('job-state').textContent()).toContain('running');
+    await page.screenshot({ path: join(SHOTS, 'stacks-live-output.png') });
     await eventually(() => page.getByTestId('job-state').textContent()).toContain('ok');
     const lines = await page.locator('.out-line').allTextContents();
     expect(lines).toEqual([...DEPLOY_LINES.slice(0, 3), 'web is up']);
     expect(await page.locator('.out-line .ansi-green-fg').textContent()).toBe('web is up');
     expect(await page.getByTestId('job-exit').textContent()).toContain('0');
     expect(page.url()).toContain('#/stack/web');
-    await page.screenshot({ path: join(SHOTS, 'stacks-live-output.png') });
   });
 
   it('lists the run in the deploys tab with status, summary and trigger; opens, searches and downloads its log', async () => {
@@ -169,7 +169,19 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     ]);
     // The reload asked for the events after the last one it had shown, not for all of them again.
     expect(resumedFrom.length).toBeGreaterThan(0);
-    expect(Number(resumedFrom[0])).toBeGreaterThanOrEqual(1);
+    expect(resumedFrom[0]).toMatch(/^\d+$/);
+  });
+
+  it("shows the server's validation error at its line of the compose file", async () => {
+    await page.getByRole('tab', { name: 'Compose' }).click();
+    await page.getByTestId('compose-editor').fill('services:\n  web:\n    image: [nginx\n');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await eventually(() => page.getByTestId('action-error').textContent()).toMatch(
+      /^Compose file is not valid YAML: .* at line \d+, column \d+/,
+    );
+    expect(await page.locator('.cm-lintRange-error').count()).toBe(1);
+    const stored = await server.as('admin').get('/api/stacks/web?env=null');
+    expect((stored.value as { compose: string }).compose).toContain('one');
   });
 
   it('deletes a run after a confirmation', async () => {
