@@ -115,6 +115,29 @@ export const api = {
   deleteRun: (name, id) => call('DELETE', `/api/stacks/${seg(name)}/deploys/${id}`),
   /** @param {string} name @param {number} id @returns {Promise<string>} */
   runLog: (name, id) => call('GET', `/api/stacks/${seg(name)}/deploys/${id}/log`),
+  /**
+   * The log text as it arrives, chunk by chunk (a long log shows its first lines at once).
+   * @param {string} name @param {number} id @param {(chunk: string) => void} onChunk
+   */
+  streamRunLog: async (name, id, onChunk) => {
+    const response = await fetch(`/api/stacks/${seg(name)}/deploys/${id}/log`, {
+      credentials: 'same-origin',
+    });
+    if (!response.ok || !response.body) {
+      let message = `${response.status} ${response.statusText}`;
+      try {
+        message = (await response.json()).error ?? message;
+      } catch {}
+      if (response.status === 401) onUnauthorized();
+      throw new ApiError(response.status, message);
+    }
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      onChunk(value);
+    }
+  },
   /** @param {string} name @param {number} id */
   runLogFollowUrl: (name, id) => `/api/stacks/${seg(name)}/deploys/${id}/log?follow=true`,
 

@@ -10,18 +10,11 @@ import { api, openEventStream } from './api.js';
 import { copyText, downloadText, html } from './util.js';
 
 const ROW = 18;
-const OVERSCAN = 30;
+const OVERSCAN = 12;
 const WRAP_LIMIT = 5_000;
 
 const ansi = new AnsiUp();
 ansi.use_classes = true;
-
-/** @param {string} text */
-const splitLines = (text) => {
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  return lines;
-};
 
 /** @param {string} text @param {string} query */
 function highlighted(text, query) {
@@ -84,19 +77,42 @@ export function LogViewer({ stack, run, onRunEnd }) {
         onError: (e) => setProblem(e.message),
       });
     }
+    // The log is read as it arrives: the first lines show while the rest of a long log still loads.
+    /** @type {string[]} */
+    const seen = [];
+    let tail = '';
+    let pending = false;
     let cancelled = false;
-    api.runLog(stack, run.id).then(
-      (text) => !cancelled && setLines(splitLines(String(text))),
-      (e) => {
-        if (cancelled) return;
-        setLines([]);
-        setProblem(
-          e.status === 404
-            ? 'No log: this run wrote no output, or its log was deleted.'
-            : `Cannot load the log: ${e.message}`,
-        );
-      },
-    );
+    const flush = () => {
+      pending = false;
+      if (!cancelled) setLines(seen.slice());
+    };
+    api
+      .streamRunLog(stack, run.id, (chunk) => {
+        const parts = (tail + chunk).split('\n');
+        tail = parts.pop() ?? '';
+        for (const part of parts) seen.push(part);
+        if (!pending) {
+          pending = true;
+          requestAnimationFrame(flush);
+        }
+      })
+      .then(
+        () => {
+          if (tail !== '') seen.push(tail);
+          tail = '';
+          flush();
+        },
+        (e) => {
+          if (cancelled) return;
+          setLines([]);
+          setProblem(
+            e.status === 404
+              ? 'No log: this run wrote no output, or its log was deleted.'
+              : `Cannot load the log: ${e.message}`,
+          );
+        },
+      );
     return () => {
       cancelled = true;
     };
@@ -147,7 +163,7 @@ export function LogViewer({ stack, run, onRunEnd }) {
     const index = shown ? (shown[r] ?? 0) : r;
     const text = all[index] ?? '';
     const isCurrent = matches.length > 0 && matches[current] === index;
-    rows.push(html`<div class=${`log-row${isCurrent ? ' current' : ''}`} style=${wrapped ? '' : `top:${r * ROW}px`}>
+    rows.push(html`<div class=${`log-row${isCurrent ? ' current' : ''}`}>
       <span class="ln" aria-hidden="true">${index + 1}</span>
       <span class="lt" dangerouslySetInnerHTML=${{ __html: highlighted(text, query) }}></span>
     </div>`);
@@ -190,7 +206,9 @@ export function LogViewer({ stack, run, onRunEnd }) {
               setScrollTop(el.scrollTop);
               if (live && el.scrollTop + el.clientHeight < el.scrollHeight - 8) setFollowing(false);
             }}>
-            <div class="log-space" style=${wrapped ? '' : `height:${count * ROW}px`}>${rows}</div>
+            <div class="log-space" style=${wrapped ? '' : `height:${count * ROW}px`}>
+              <div class="log-rows" style=${wrapped ? '' : `transform:translateY(${first * ROW}px)`}>${rows}</div>
+            </div>
           </div>`
       }
     </div>

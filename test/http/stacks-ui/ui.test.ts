@@ -179,7 +179,7 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     await eventually(() => page.getByTestId('action-error').textContent()).toMatch(
       /^Compose file is not valid YAML: .* at line \d+, column \d+/,
     );
-    expect(await page.locator('.cm-lintRange-error').count()).toBe(1);
+    await eventually(() => page.locator('.cm-lintRange-error').count()).toBe(1);
     const stored = await server.as('admin').get('/api/stacks/web?env=null');
     expect((stored.value as { compose: string }).compose).toContain('one');
   });
