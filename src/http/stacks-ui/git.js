@@ -62,7 +62,72 @@ export function GitPanel({ name, env, canEdit, tick, onJob }) {
         : null
     }
     ${error ? html`<p class="error-line" role="alert">${error}</p>` : null}
+    ${canEdit ? html`<${GitSettings} name=${name} env=${env} git=${git} onSaved=${setGit} onJob=${onJob} />` : null}
   </section>`;
+}
+
+/**
+ * Changes a git stack's settings (PUT /api/git-stacks/{name}): only the fields changed are sent; an
+ * empty cron or secret clears it. "Save and redeploy" fetches with the new settings first and keeps them
+ * only if they give a compose file.
+ * @param {{ name: string, env: import('./api.js').Env, git: GitStack, onSaved: (g: GitStack) => void,
+ *   onJob: (id: string) => void }} props
+ */
+function GitSettings({ name, env, git, onSaved, onJob }) {
+  const initial = {
+    repository: '',
+    branch: git.branch,
+    composePath: git.composePath,
+    autoDeployCron: git.autoDeployCron ?? '',
+    webhookSecret: '',
+  };
+  const [form, setForm] = useState(initial);
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState(/** @type {string | null} */ (null));
+  const [message, setMessage] = useState('');
+  if (!open) return html`<button type="button" onClick=${() => setOpen(true)}>Edit git settings</button>`;
+  const save = async (/** @type {boolean} */ redeploy) => {
+    setError(null);
+    setMessage('');
+    /** @type {Record<string, unknown>} */
+    const body = {};
+    if (form.repository) body.repository = form.repository;
+    if (form.branch !== git.branch) body.branch = form.branch;
+    if (form.composePath !== git.composePath) body.composePath = form.composePath;
+    if (form.autoDeployCron !== (git.autoDeployCron ?? '')) body.autoDeployCron = form.autoDeployCron || null;
+    if (form.webhookSecret) body.webhookSecret = form.webhookSecret;
+    if (redeploy) body.redeploy = true;
+    try {
+      const answer = await api.updateGitStack(name, env, body);
+      if (typeof answer.jobId === 'string') onJob(answer.jobId);
+      else {
+        onSaved(answer);
+        setMessage('Git settings saved.');
+      }
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  };
+  const field = (
+    /** @type {keyof typeof form} */ key,
+    /** @type {string} */ label,
+    type = 'text',
+    hint = '',
+  ) =>
+    html`<label>${label} <input type=${type} value=${form[key]} autocomplete="off" placeholder=${hint}
+      onInput=${(/** @type {InputEvent} */ e) => setForm({ ...form, [key]: /** @type {HTMLInputElement} */ (e.target).value })} /></label>`;
+  return html`<div class="git-settings">
+    ${field('repository', 'New repository URL', 'text', 'unchanged')} ${field('branch', 'Branch')}
+    ${field('composePath', 'Compose path')} ${field('autoDeployCron', 'Auto-deploy cron', 'text', 'off')}
+    ${field('webhookSecret', 'New webhook secret', 'password', git.webhookSecretSet ? 'unchanged' : 'none')}
+    <div class="buttons">
+      <button type="button" onClick=${() => save(false)}>Save git settings</button>
+      <button type="button" class="primary" onClick=${() => save(true)}>Save and redeploy</button>
+      <button type="button" onClick=${() => setOpen(false)}>Close</button>
+    </div>
+    ${error ? html`<p class="error-line" role="alert">${error}</p>` : null}
+    ${message ? html`<p class="ok-line" role="status">${message}</p>` : null}
+  </div>`;
 }
 
 /** @param {{ env: import('./api.js').Env, canEdit: boolean }} props */

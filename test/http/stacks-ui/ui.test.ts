@@ -330,6 +330,16 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     expect(await page.getByTestId('git-panel').textContent()).toContain(
       '/api/git-stacks/gitweb/webhook?env=null',
     );
+    // Its settings: a bad cron is refused with the server's message, a good one is saved.
+    await page.getByRole('button', { name: 'Edit git settings' }).click();
+    await page.getByLabel('Auto-deploy cron').fill('not a cron');
+    await page.getByRole('button', { name: 'Save git settings' }).click();
+    await eventually(() => page.getByTestId('git-panel').getByRole('alert').textContent()).toMatch(/cron/i);
+    await page.getByLabel('Auto-deploy cron').fill('0 5 * * *');
+    await page.getByRole('button', { name: 'Save git settings' }).click();
+    await eventually(() => page.getByTestId('git-panel').textContent()).toContain('Git settings saved.');
+    const saved = await server.as('admin').get('/api/git-stacks/gitweb?env=null');
+    expect((saved.value as { autoDeployCron: string }).autoDeployCron).toBe('0 5 * * *');
   });
 
   it('has no serious accessibility violation (axe-core) on the list and the stack page', async () => {
