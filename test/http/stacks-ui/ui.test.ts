@@ -366,4 +366,64 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
       await checked.close();
     }
   });
+
+  it('runs Stop and Start as jobs with their output, and follows a live run in its log viewer', async () => {
+    const admin = server.as('admin');
+    await admin.put('/api/stacks/other/compose?env=null', {
+      content: composeText({ lines: ['l1', 'l2', 'l3', 'l4', 'l5'], perLineMs: 400 }),
+      restart: false,
+    });
+    await page.goto(`${base}/#/stack/other?env=null&tab=deploys`);
+    await page.locator('tr.run-row').first().waitFor();
+    for (const operation of ['Stop', 'Start']) {
+      const before = page.url();
+      await page.getByRole('button', { name: operation, exact: true }).click();
+      await eventually(() => page.url()).not.toBe(before);
+      await eventually(() => page.getByTestId('job-state').textContent()).toContain('ok');
+    }
+    // Start and stop record no run.
+    expect(await page.locator('tr.run-row').count()).toBe(1);
+    const ack = (await admin.post('/api/stacks/other/deploy?env=null', {})).value as {
+      runId: number;
+      jobId: string;
+    };
+    const row = page.locator(`tr.run-row[data-run="${ack.runId}"]`);
+    await eventually(() => row.getAttribute('data-status')).toBe('running');
+    // No delete while it runs.
+    expect(await row.getByRole('button', { name: /^Delete run/ }).count()).toBe(0);
+    await row.getByRole('button', { name: /show details/ }).click();
+    await eventually(() => page.locator('.log-row .lt').first().textContent()).toBe('l1');
+    await eventually(() => row.getAttribute('data-status')).toBe('success');
+    await eventually(() => page.locator('.log-row .lt').allTextContents()).toEqual([
+      'l1',
+      'l2',
+      'l3',
+      'l4',
+      'l5',
+    ]);
+  });
+
+  it('never stops a deploy when its page is closed', async () => {
+    const admin = server.as('admin');
+    const other = await openBrowser();
+    try {
+      await signIn(other.page, `${base}/#/stack/other?env=null`, TOKENS.admin);
+      await other.page.getByRole('button', { name: 'Deploy', exact: true }).click();
+      await other.page.waitForSelector('.out-line');
+      const job = new URL(other.page.url().replace('#/', '')).searchParams.get('job');
+      expect(job).toBeTruthy();
+      await other.close();
+      const done = await waitJob(admin, job ?? '');
+      expect(done.result?.success).toBe(true);
+      expect(done.messages.filter((m) => m.type === 'line').map((m) => m.line)).toEqual([
+        'l1',
+        'l2',
+        'l3',
+        'l4',
+        'l5',
+      ]);
+    } finally {
+      await other.close().catch(() => undefined);
+    }
+  });
 });
