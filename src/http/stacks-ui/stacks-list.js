@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { ComposeEditor } from './compose-editor.js';
-import { absoluteTime, envParam, html, isRunning, relativeTime, routeHref } from './util.js';
+import { absoluteTime, envParam, html, isRunning, relativeTime, routeHref, summaryWords } from './util.js';
 import { VariablesEditor, variablesOf } from './variables.js';
 
 const NEW_COMPOSE = 'services:\n  web:\n    image: nginx:alpine\n    ports:\n      - "8080:80"\n';
@@ -81,7 +81,9 @@ function StackRow({ row, env }) {
   return html`<tr data-stack=${stack.name}>
     <th scope="row"><a href=${routeHref(['stack', stack.name], { env: envParam(env) })}>${stack.name}</a></th>
     <td>${state}</td>
-    <td>${summary ? `${summary.containersStarted} started` : '—'}</td>
+    <td title="What the last successful deploy did (the engine's own status is not in the API yet)">${
+      lastOk ? summaryWords(summary) : '—'
+    }</td>
     <td>${
       last
         ? html`<span class=${`badge status-${last.status}`}>${last.status}</span>

@@ -200,7 +200,6 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     const row = page.locator('tr[data-stack="web"]');
     await row.waitFor();
     expect(await row.getByTestId('tally').textContent()).toBe('1 (1 / 0)');
-    await page.screenshot({ path: join(SHOTS, 'stacks-list.png') });
   });
 
   it('refuses a bad reconcile cron with the server message, saves a good one and runs it now', async () => {
@@ -297,6 +296,7 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     await createStackDone(server.as('admin'), 'other', null, { compose: composeText({ lines: ['o'] }) });
     await row.waitFor();
     await eventually(() => row.getByTestId('tally').textContent()).toBe('1 (1 / 0)');
+    await page.screenshot({ path: join(SHOTS, 'stacks-list.png') });
   });
 
   it('renders only the visible lines of a long log, and reaches its last line', async () => {
