@@ -61,7 +61,9 @@ export function LiveOutput({ jobId, title, onDone, onClose }) {
     let pending = false;
     const save = () => {
       try {
-        if (seen.length <= CACHE_LINES)
+        // A finished job needs no resume point: a reload reads it whole (and storage stays small).
+        if (finished) sessionStorage.removeItem(cacheKey(jobId));
+        else if (seen.length <= CACHE_LINES)
           sessionStorage.setItem(cacheKey(jobId), JSON.stringify({ lines: seen, lastId, startedAt: start }));
         else sessionStorage.removeItem(cacheKey(jobId));
       } catch {}

@@ -115,6 +115,25 @@ export function StackPage({ name, env, canEdit, tab, job, openRun, tick, navigat
     if (gone) location.hash = routeHref([], { env: envParam(env) });
   };
 
+  /** Arrow keys, Home and End move between the tabs (the WAI-ARIA tabs pattern). */
+  const onTabKey = (/** @type {KeyboardEvent} */ e) => {
+    const at = TABS.indexOf(/** @type {never} */ (current));
+    const next =
+      e.key === 'ArrowRight'
+        ? (at + 1) % TABS.length
+        : e.key === 'ArrowLeft'
+          ? (at + TABS.length - 1) % TABS.length
+          : e.key === 'Home'
+            ? 0
+            : e.key === 'End'
+              ? TABS.length - 1
+              : -1;
+    if (next < 0) return;
+    e.preventDefault();
+    navigate({ tab: TABS[next] });
+    requestAnimationFrame(() => document.getElementById(`tab-${TABS[next]}`)?.focus());
+  };
+
   if (!stack && error) return html`<p class="error-line" role="alert">${error}</p>`;
   if (!stack) return html`<p class="muted">Loading…</p>`;
   return html`
@@ -146,9 +165,10 @@ export function StackPage({ name, env, canEdit, tab, job, openRun, tick, navigat
       ${message ? html`<p class="ok-line" role="status">${message}</p>` : null}
       ${job ? html`<${LiveOutput} jobId=${job} onDone=${reloadRuns} onClose=${() => navigate({ job: undefined })} />` : null}
       <${GitPanel} name=${name} env=${env} canEdit=${canEdit} tick=${tick} onJob=${(/** @type {string} */ id) => navigate({ job: id })} />
-      <div class="tabs" role="tablist" aria-label="Stack sections">
+      <div class="tabs" role="tablist" aria-label="Stack sections" onKeyDown=${onTabKey}>
         ${TABS.map(
           (t) => html`<button type="button" role="tab" id=${`tab-${t}`} aria-selected=${current === t}
+            tabindex=${current === t ? 0 : -1}
             aria-controls=${`panel-${t}`} onClick=${() => navigate({ tab: t })}>${t[0]?.toUpperCase()}${t.slice(1)}${
               t === 'deploys' && runs ? ` (${runs.length})` : ''
             }</button>`,

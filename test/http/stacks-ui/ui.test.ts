@@ -185,7 +185,11 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
   });
 
   it('deletes a run after a confirmation', async () => {
-    await page.getByRole('tab', { name: /Deploys/ }).click();
+    // The tabs take the arrow keys: from Compose, Left wraps round to Deploys.
+    await page.getByRole('tab', { name: 'Compose' }).focus();
+    await page.keyboard.press('ArrowLeft');
+    await eventually(() => page.url()).toContain('tab=deploys');
+    expect(await page.evaluate('document.activeElement.id')).toBe('tab-deploys');
     await eventually(() => page.locator('tr.run-row').count()).toBe(2);
     await page.getByRole('button', { name: 'Delete run 1' }).click();
     await page.getByRole('group', { name: 'Confirm delete' }).getByRole('button', { name: 'Delete' }).click();
