@@ -5,6 +5,7 @@ import { parseStackName } from '../stacks/names.js';
 import type { StacksService } from '../stacks/service.js';
 import { stackView, validateVariables } from '../stacks/stack-store.js';
 import type { StackRef } from '../stacks/types.js';
+import { keepSecrets } from './stacks-kept-secrets.js';
 import { allow, answerJob, bodyOf, envOf, flag, userOf } from './stacks-request.js';
 
 /**
@@ -71,8 +72,14 @@ export function stackRoutes(app: FastifyInstance, service: StacksService): void 
     const { ref, user } = refOf(request, 'edit', nameOf(request));
     const body = bodyOf(request);
     if (!Array.isArray(body.variables)) throw badRequest('variables must be an array');
+    // A secret sent as null keeps its value (stacks-kept-secrets.ts).
+    const stored = (await service.getStack(ref as StackRef)).variables;
     return stackView(
-      await service.setVariables(ref as StackRef, validateVariables(body.variables), user.name),
+      await service.setVariables(
+        ref as StackRef,
+        validateVariables(keepSecrets(body.variables, stored)),
+        user.name,
+      ),
     );
   });
 

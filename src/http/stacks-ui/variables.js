@@ -1,32 +1,43 @@
 /**
  * Variables with a secret toggle. A secret's value is write-only: the server never sends it back
- * (GET answers `value: null`), so an existing secret shows an empty field, and — since PUT replaces the
- * whole list — saving needs its value typed again.
+ * (GET answers `value: null`), so an existing secret shows an empty field; left empty, it is sent as
+ * `value: null`, which keeps the value the server holds (PUT replaces the whole list otherwise).
  */
 import { html } from './util.js';
 
-/** @typedef {{ name: string, value: string, secret: boolean, stored: boolean }} VariableRow */
+/**
+ * `storedName`: the name of a secret the server holds a value for (null for a new or non-secret row).
+ * @typedef {{ name: string, value: string, secret: boolean, storedName: string | null }} VariableRow
+ */
 
 /** @param {import('./api.js').Variable[]} variables @returns {VariableRow[]} */
 export const rowsOf = (variables) =>
-  variables.map((v) => ({ name: v.name, value: v.value ?? '', secret: v.secret, stored: v.secret }));
+  variables.map((v) => ({
+    name: v.name,
+    value: v.value ?? '',
+    secret: v.secret,
+    storedName: v.secret ? v.name : null,
+  }));
 
 /**
  * What to send, or the message saying why not.
  * @param {VariableRow[]} rows
- * @returns {{ ok: true, variables: import('./api.js').Variable[] } | { ok: false, error: string }}
+ * @returns {{ ok: true, variables: Array<{ name: string, value: string | null, secret: boolean }> }
+ *   | { ok: false, error: string }}
  */
 export function variablesOf(rows) {
   const kept = rows.filter((r) => r.name.trim() !== '' || r.value !== '');
-  const missing = kept.filter((r) => r.secret && r.stored && r.value === '').map((r) => r.name);
-  if (missing.length > 0)
+  const untouched = (/** @type {VariableRow} */ r) => r.secret && r.storedName !== null && r.value === '';
+  // A renamed secret has no value under its new name: it must be typed.
+  const renamed = kept.filter((r) => untouched(r) && r.name.trim() !== r.storedName).map((r) => r.name);
+  if (renamed.length > 0)
     return {
       ok: false,
-      error: `Type the value of ${missing.join(', ')} again: secret values are never sent back, and saving replaces every variable.`,
+      error: `Type the value of ${renamed.join(', ')}: a renamed secret keeps no value (secret values are never sent back).`,
     };
   return {
     ok: true,
-    variables: kept.map((r) => ({ name: r.name.trim(), value: r.value, secret: r.secret })),
+    variables: kept.map((r) => ({ name: r.name.trim(), value: untouched(r) ? null : r.value, secret: r.secret })),
   };
 }
 
@@ -44,7 +55,7 @@ export function VariablesEditor({ rows, setRows, readOnly = false }) {
               onInput=${(/** @type {InputEvent} */ e) => update(i, { name: /** @type {HTMLInputElement} */ (e.target).value })} /></td>
             <td><input aria-label=${`Variable ${i + 1} value`} type=${row.secret ? 'password' : 'text'} value=${row.value}
               autocomplete="off" disabled=${readOnly}
-              placeholder=${row.secret && row.stored ? 'secret: set (type to replace)' : ''}
+              placeholder=${row.secret && row.storedName !== null ? 'secret: kept (type to replace)' : ''}
               onInput=${(/** @type {InputEvent} */ e) => update(i, { value: /** @type {HTMLInputElement} */ (e.target).value })} /></td>
             <td><input type="checkbox" aria-label=${`Variable ${i + 1} secret`} checked=${row.secret} disabled=${readOnly}
               onChange=${() => update(i, { secret: !row.secret })} /></td>
@@ -61,7 +72,7 @@ export function VariablesEditor({ rows, setRows, readOnly = false }) {
     ${
       readOnly
         ? null
-        : html`<button type="button" onClick=${() => setRows([...rows, { name: '', value: '', secret: false, stored: false }])}>
+        : html`<button type="button" onClick=${() => setRows([...rows, { name: '', value: '', secret: false, storedName: null }])}>
           Add variable</button>`
     }
   `;

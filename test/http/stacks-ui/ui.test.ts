@@ -184,6 +184,27 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     expect((stored.value as { compose: string }).compose).toContain('one');
   });
 
+  it('saves variables; a secret is never shown back and is kept when left untouched', async () => {
+    await page.getByRole('tab', { name: 'Variables' }).click();
+    await page.getByRole('button', { name: 'Add variable' }).click();
+    await page.getByLabel('Variable 1 name').fill('API_KEY');
+    await page.getByLabel('Variable 1 value').fill('s3cret-api-key');
+    await page.getByLabel('Variable 1 secret').check();
+    await page.getByRole('button', { name: 'Save variables' }).click();
+    await eventually(() => page.getByRole('status').filter({ hasText: 'Variables saved.' }).count()).toBe(1);
+    expect(await page.getByLabel('Variable 1 value').inputValue()).toBe('');
+    expect(await page.content()).not.toContain('s3cret-api-key');
+    // Saved again without typing it: the server keeps the value.
+    await page.getByRole('button', { name: 'Add variable' }).click();
+    await page.getByLabel('Variable 2 name').fill('MODE');
+    await page.getByLabel('Variable 2 value').fill('blue');
+    await page.getByRole('button', { name: 'Save variables' }).click();
+    const envFile = join(server.dataDir, 'stacks', 'local', 'web', '.env');
+    await eventually(() => readFile(envFile, 'utf8')).toContain('blue');
+    expect(await readFile(envFile, 'utf8')).toContain('s3cret-api-key');
+    expect(await page.getByTestId('action-error').count()).toBe(0);
+  });
+
   it('deletes a run after a confirmation', async () => {
     // The tabs take the arrow keys: from Compose, Left wraps round to Deploys.
     await page.getByRole('tab', { name: 'Compose' }).focus();
