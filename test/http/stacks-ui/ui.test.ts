@@ -207,6 +207,8 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
 
   it('deletes a run after a confirmation', async () => {
     // The tabs take the arrow keys: from Compose, Left wraps round to Deploys.
+    await page.getByRole('tab', { name: 'Compose' }).click();
+    await eventually(() => page.url()).toContain('tab=compose');
     await page.getByRole('tab', { name: 'Compose' }).focus();
     await page.keyboard.press('ArrowLeft');
     await eventually(() => page.url()).toContain('tab=deploys');
