@@ -126,7 +126,7 @@ export function LiveOutput({ jobId, title, onDone, onClose }) {
         <span class=${`badge status-${state}`} data-testid="job-state" role="status">
           ${state === 'running' ? html`<span class="spinner" aria-hidden="true"></span>` : null}${state}
         </span>
-        <span data-testid="job-duration">${duration(now - startedAt)}</span>
+        <span data-testid="job-duration">${duration(Math.max(0, now - startedAt))}</span>
         ${result?.exitCode !== undefined ? html`<span data-testid="job-exit">exit code ${result.exitCode}</span>` : null}
         ${!follow ? html`<button type="button" onClick=${() => setFollow(true)}>Follow output</button>` : null}
         ${onClose ? html`<button type="button" onClick=${onClose} aria-label="Close output">✕</button>` : null}
