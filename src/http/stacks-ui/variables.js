@@ -37,7 +37,11 @@ export function variablesOf(rows) {
     };
   return {
     ok: true,
-    variables: kept.map((r) => ({ name: r.name.trim(), value: untouched(r) ? null : r.value, secret: r.secret })),
+    variables: kept.map((r) => ({
+      name: r.name.trim(),
+      value: untouched(r) ? null : r.value,
+      secret: r.secret,
+    })),
   };
 }
 
