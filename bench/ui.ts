@@ -110,11 +110,7 @@ export async function benchUi(): Promise<void> {
       firstLines.push(Date.now() - start);
       // The rest of the log goes on loading: wait for it before the next round and the frames.
       const full = `${LINES.toLocaleString('en')} lines`;
-      await page.waitForFunction(
-        `document.querySelector('[data-testid="log-count"]')?.textContent === ${JSON.stringify(full)}`,
-        undefined,
-        { timeout: 120_000 },
-      );
+      await page.getByTestId('log-count').filter({ hasText: full }).waitFor({ timeout: 120_000 });
       lineCount = full;
       rawFetch.push(
         (await page.evaluate(

@@ -26,6 +26,28 @@ function highlighted(text, query) {
 }
 
 /**
+ * One line's text. Most lines hold no ANSI code: they are plain text nodes (and <mark>s around the
+ * matches), which cost far less per scrolled frame than HTML parsed from a string; a line with codes goes
+ * through ansi_up.
+ * @param {string} text @param {string} query
+ */
+function lineText(text, query) {
+  if (text.includes('\u001b'))
+    return html`<span class="lt" dangerouslySetInnerHTML=${{ __html: highlighted(text, query) }}></span>`;
+  if (!query) return html`<span class="lt">${text}</span>`;
+  const lower = text.toLowerCase();
+  const needle = query.toLowerCase();
+  const parts = [];
+  let from = 0;
+  for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + needle.length)) {
+    parts.push(text.slice(from, at), html`<mark>${text.slice(at, at + needle.length)}</mark>`);
+    from = at + needle.length;
+  }
+  parts.push(text.slice(from));
+  return html`<span class="lt">${parts}</span>`;
+}
+
+/**
  * @param {{ stack: string, run: import('./api.js').Run, onRunEnd?: () => void }} props
  */
 export function LogViewer({ stack, run, onRunEnd }) {
@@ -165,7 +187,7 @@ export function LogViewer({ stack, run, onRunEnd }) {
     const isCurrent = matches.length > 0 && matches[current] === index;
     rows.push(html`<div class=${`log-row${isCurrent ? ' current' : ''}`}>
       <span class="ln" aria-hidden="true">${index + 1}</span>
-      <span class="lt" dangerouslySetInnerHTML=${{ __html: highlighted(text, query) }}></span>
+      ${lineText(text, query)}
     </div>`);
   }
 
