@@ -5,7 +5,10 @@
 
 /** The parts of a document these functions read and change. */
 export interface OpenApiParts {
-  paths?: Record<string, Record<string, { requestBody?: { required?: boolean } } | undefined> | undefined>;
+  paths?: Record<
+    string,
+    Record<string, { requestBody?: { required?: boolean }; [key: string]: unknown } | undefined> | undefined
+  >;
   components?: { schemas?: Record<string, unknown> };
 }
 

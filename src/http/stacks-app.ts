@@ -4,6 +4,7 @@ import { userByToken } from '../stacks/auth.js';
 import { isStacksError } from '../stacks/errors.js';
 import type { GitStacks } from '../stacks/git-stacks.js';
 import type { StacksService } from '../stacks/service.js';
+import { parseQuery } from './query-string.js';
 import {
   bodyLimitOf,
   DEFAULT_STACKS_HTTP_LIMITS,
@@ -44,6 +45,9 @@ export function stacksApp(
     bodyLimit: SMALL_BODY_LIMIT,
     logger: false,
     return503OnClosing: true,
+    // Each parameter once, its first value (`?env=1&env=2` is environment 1, as the routes always read
+    // it), on an object without a prototype: the schemas see strings only.
+    routerOptions: { querystringParser: parseQuery },
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     // Node checks the two time-outs every connectionsCheckingInterval (30 s by default).

@@ -16,7 +16,7 @@ type SchemaOf<N extends StacksRouteName> = StacksRoutes[N]['schema'];
 
 /** A request part's type as the client sends it (the schema's input), or never when the route has none. */
 type InputOf<N extends StacksRouteName, Part extends string> =
-  SchemaOf<N> extends Record<Part, infer S extends z.ZodType> ? z.input<S> : never;
+  SchemaOf<N> extends { readonly [P in Part]: infer S extends z.core.$ZodType } ? z.input<S> : never;
 
 export type StacksParams<N extends StacksRouteName> = InputOf<N, 'params'>;
 export type StacksQuery<N extends StacksRouteName> = InputOf<N, 'querystring'>;
@@ -30,7 +30,9 @@ export type StacksAnswer<
   N extends StacksRouteName,
   S extends StacksStatus<N>,
 > = SchemaOf<N>['response'][S] extends { content: infer C }
-  ? { [M in keyof C]: C[M] extends { schema: infer T extends z.ZodType } ? z.output<T> : never }[keyof C]
+  ? {
+      [M in keyof C]: C[M] extends { schema: infer T extends z.core.$ZodType } ? z.output<T> : never;
+    }[keyof C]
   : never;
 
 /** The route's method and its path with the parameters filled in (each one URL-encoded). */

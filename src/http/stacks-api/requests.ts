@@ -50,9 +50,6 @@ const byParser =
     }
   };
 
-/** The first value of a query parameter given more than once (`?env=1&env=2` reads `1`, as it always did). */
-const firstOf = (value: unknown) => (Array.isArray(value) ? value[0] : value);
-
 // ------------------------------------------------------------------------------------------------
 // Path and query parameters
 // ------------------------------------------------------------------------------------------------
@@ -88,47 +85,35 @@ const ENV_PATTERN = /^(null|0|-?[1-9][0-9]*)$/;
 /** `?env=`: omitted or `null` = the local environment, else an integer environment id (spec rule 1). */
 export const EnvQuery = z.object({
   env: z
-    .preprocess(
-      firstOf,
-      z
-        .string()
-        .regex(ENV_PATTERN, { error: (issue) => envMessage(String(issue.input)) })
-        .meta({
-          description:
-            'The environment: an integer environment id, or `null` (or omitted) for the local environment.',
-          examples: ['null', '1'],
-        })
-        .optional(),
-    )
+    .string()
+    .regex(ENV_PATTERN, { error: (issue) => envMessage(String(issue.input)) })
+    .meta({
+      description:
+        'The environment: an integer environment id, or `null` (or omitted) for the local environment.',
+      examples: ['null', '1'],
+    })
+    .optional()
     .transform(byParser(parseEnvParam)),
 });
 
 export const LogQuery = z.object({
   follow: z
-    .preprocess(
-      firstOf,
-      z
-        .string()
-        .meta({
-          description:
-            '`true` (or `1`): a `text/event-stream` of the log from its first line, live until the run ends.',
-          examples: ['true'],
-        })
-        .optional(),
-    )
+    .string()
+    .meta({
+      description:
+        '`true` (or `1`): a `text/event-stream` of the log from its first line, live until the run ends.',
+      examples: ['true'],
+    })
+    .optional()
     .transform((value) => value === 'true' || value === '1'),
 });
 
 const pagingQuery = (name: string, fallback: number, min: number, max: number, description: string) =>
   z
-    .preprocess(
-      firstOf,
-      z
-        .string()
-        .regex(/^(0|[1-9][0-9]*)$/, { error: (issue) => pagingMessage(name, issue.input, min, max) })
-        .meta({ description, examples: [String(fallback)] })
-        .optional(),
-    )
+    .string()
+    .regex(/^(0|[1-9][0-9]*)$/, { error: (issue) => pagingMessage(name, issue.input, min, max) })
+    .meta({ description, examples: [String(fallback)] })
+    .optional()
     .transform(byParser((value: string | undefined) => pagingParam(value, name, fallback, min, max)));
 
 export const executionsQuery = (defaultLimit: number, maxLimit: number) =>
@@ -147,24 +132,37 @@ export const executionsQuery = (defaultLimit: number, maxLimit: number) =>
 // Bodies
 // ------------------------------------------------------------------------------------------------
 
-/** A JSON object body; none (or `null`) reads as `{}`, as the routes always took it. */
+/** A JSON object body, required. */
 const jsonBody = <T extends z.core.$ZodLooseShape>(shape: T, meta: z.core.GlobalMeta = {}) =>
-  z.preprocess((value) => value ?? {}, z.object(shape, { error: BODY_NOT_OBJECT }).meta(meta));
+  z.object(shape, { error: BODY_NOT_OBJECT }).meta(meta);
 
-/** A JSON object body whose every key is known (`Unknown field "x"` otherwise). */
+/** A JSON object body whose every key is known (`Unknown field "x"` otherwise), required. */
 const strictBody = <T extends z.core.$ZodLooseShape>(
   shape: T,
   unknown: (keys: string[]) => string,
   meta: z.core.GlobalMeta = {},
 ) =>
-  z.preprocess(
-    (value) => value ?? {},
-    z
-      .strictObject(shape, {
-        error: (issue) => (issue.code === 'unrecognized_keys' ? unknown(issue.keys) : BODY_NOT_OBJECT),
-      })
-      .meta(meta),
-  );
+  z
+    .strictObject(shape, {
+      error: (issue) => (issue.code === 'unrecognized_keys' ? unknown(issue.keys) : BODY_NOT_OBJECT),
+    })
+    .meta(meta);
+
+/**
+ * A body a client may leave out (or send as `null`): the route reads `{}` then, as it always did.
+ * Fastify hands a missing body to the schema as null.
+ */
+const optional = <S extends z.ZodObject>(body: S) =>
+  body.nullish().transform((value): z.output<S> => value ?? body.parse({}));
+
+const optionalBody = <T extends z.core.$ZodLooseShape>(shape: T, meta: z.core.GlobalMeta = {}) =>
+  optional(jsonBody(shape, meta));
+
+const optionalStrict = <T extends z.core.$ZodLooseShape>(
+  shape: T,
+  unknown: (keys: string[]) => string,
+  meta: z.core.GlobalMeta = {},
+) => optional(strictBody(shape, unknown, meta));
 
 const flag = (description: string) =>
   z
@@ -252,7 +250,7 @@ export const ComposeBody = jsonBody(
   { examples: [{ content: 'services:\n  web:\n    image: nginx:alpine\n', restart: true }] },
 );
 
-export const DeployBody = jsonBody(
+export const DeployBody = optionalBody(
   {
     pull: PULL,
     build: BUILD,
@@ -262,7 +260,7 @@ export const DeployBody = jsonBody(
 );
 
 /** A body whose fields are ignored; it must still be a JSON object when given. */
-export const EmptyBody = jsonBody({}, { description: 'Ignored; a JSON object when given.' });
+export const EmptyBody = optional(jsonBody({}, { description: 'Ignored; a JSON object when given.' }));
 
 const unknownFields = (keys: string[]) =>
   `Unknown field${keys.length > 1 ? 's' : ''} ${keys.map((k) => JSON.stringify(k)).join(', ')}`;
@@ -319,7 +317,7 @@ export const NewGitStackBody = strictBody(
   },
 );
 
-export const GitStackChangesBody = strictBody(
+export const GitStackChangesBody = optionalStrict(
   {
     repository: REPOSITORY.optional(),
     branch: BRANCH.optional(),
@@ -357,7 +355,7 @@ export const WebhookBody = z.custom<Buffer | undefined>().meta({
 
 const SETTING_KEYS = ['deployLogReconcileCron', 'deployLogReconcileEnabled'];
 
-export const SettingsBody = strictBody(
+export const SettingsBody = optionalStrict(
   {
     deployLogReconcileCron: z
       .string({ error: must('must be a string') })

@@ -157,6 +157,17 @@ describe('the stacks OpenAPI document, from the app itself', () => {
     expect(examples).toBeGreaterThanOrEqual(20);
   });
 
+  it('its checks are not vacuous: a field the document does not list, or one of the wrong type, fails', async () => {
+    const checker = await AnswerChecker.of(doc);
+    const example = structuredClone(
+      (doc.components as { schemas: { Run: { examples: Json[] } } }).schemas.Run.examples[0],
+    ) as Json;
+    checker.checkComponent('Run', example);
+    expect(() => checker.checkComponent('Run', { ...example, stackName: 'web' })).toThrow(/additional/);
+    expect(() => checker.checkComponent('Run', { ...example, id: '1' })).toThrow(/must be integer/);
+    expect(() => checker.checkComponent('Run', { ...example, startedAt: 'yesterday' })).toThrow(/startedAt/);
+  });
+
   it('names no component that nothing uses; every one the paths name exists', () => {
     const components = Object.keys((doc.components as { schemas: Json }).schemas);
     const text = JSON.stringify(doc);
