@@ -55,3 +55,31 @@ export function withOptionalBodies<D extends OpenApiParts>(
   }
   return doc;
 }
+
+const ERROR_REF = '#/components/schemas/Error';
+/** The message an error answer's description names in parentheses: "No such run (`Run not found`)". */
+const NAMED_MESSAGE = /\(`([^`]+)`\)/g;
+
+interface Answer {
+  description?: string;
+  content?: Record<string, { schema?: unknown; example?: unknown }>;
+}
+
+/**
+ * Gives each error answer whose description names its message an example of its own (the `Error`
+ * component's example is one message for every status): the last message the description names.
+ */
+export function withErrorExamples<D extends OpenApiParts>(doc: D): D {
+  for (const item of Object.values(doc.paths ?? {}))
+    for (const operation of Object.values(item ?? {})) {
+      const responses = (operation?.responses ?? {}) as Record<string, Answer>;
+      for (const answer of Object.values(responses)) {
+        const media = answer.content?.['application/json'];
+        const schema = media?.schema as { $ref?: string } | undefined;
+        if (!media || schema?.$ref !== ERROR_REF) continue;
+        const named = [...(answer.description ?? '').matchAll(NAMED_MESSAGE)].at(-1)?.[1];
+        if (named !== undefined) media.example = { error: named };
+      }
+    }
+  return doc;
+}

@@ -20,7 +20,12 @@ import {
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { version } from '../version.js';
-import { type OpenApiParts, withOptionalBodies, withoutUnusedComponents } from './openapi-tidy.js';
+import {
+  type OpenApiParts,
+  withErrorExamples,
+  withOptionalBodies,
+  withoutUnusedComponents,
+} from './openapi-tidy.js';
 import { pathText } from './stacks-api/requests.js';
 import { stacksRoutes } from './stacks-api/routes.js';
 
@@ -115,7 +120,7 @@ const generatedObject = createJsonSchemaTransformObject({});
 /** The provider's document, tidied (openapi-tidy.ts). */
 const transformObject: SwaggerTransformObject = (input) =>
   withoutUnusedComponents(
-    withOptionalBodies(generatedObject(input) as OpenApiParts, optionalBodies),
+    withErrorExamples(withOptionalBodies(generatedObject(input) as OpenApiParts, optionalBodies)),
   ) as ReturnType<SwaggerTransformObject>;
 
 /**

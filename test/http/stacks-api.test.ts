@@ -5,7 +5,12 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { openApiPath, withOptionalBodies, withoutUnusedComponents } from '../../src/http/openapi-tidy.js';
+import {
+  openApiPath,
+  withErrorExamples,
+  withOptionalBodies,
+  withoutUnusedComponents,
+} from '../../src/http/openapi-tidy.js';
 import type { Run } from '../../src/http/stacks-api/answers.js';
 import {
   routeMethod,
@@ -130,6 +135,30 @@ describe('tidying the generated document', () => {
       'B',
       'Event',
     ]);
+  });
+
+  it('gives an error answer the message its description names', () => {
+    const error = (description: string) => ({
+      description,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    });
+    const doc = {
+      paths: {
+        '/a': {
+          get: {
+            responses: {
+              401: error('No `Authorization`, or an unknown token (`unauthorized`).'),
+              404: error('No environment (`Environment not found`), or no stack (`Stack not found`).'),
+              400: error('The `env` is wrong.'),
+            },
+          },
+        },
+      },
+    };
+    const examples = Object.values(withErrorExamples(doc).paths['/a'].get.responses).map(
+      (answer) => (answer.content['application/json'] as { example?: unknown }).example,
+    );
+    expect(examples).toEqual([undefined, { error: 'unauthorized' }, { error: 'Stack not found' }]);
   });
 
   it('marks the bodies a client may leave out', () => {

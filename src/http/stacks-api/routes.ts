@@ -58,11 +58,11 @@ const json = <S extends z.ZodType>(description: string, schema: S) =>
 const fail = (description: string) =>
   json(`${description.charAt(0).toUpperCase()}${description.slice(1)}`, ErrorBody);
 
-const UNAUTHORIZED = fail('No `Authorization: Bearer <token>`, or an unknown token: `unauthorized`.');
+const UNAUTHORIZED = fail('No `Authorization: Bearer <token>`, or an unknown token (`unauthorized`).');
 const ENV_400 = 'the `env` query is neither omitted, `null` nor an integer';
 const NAME_400 = 'the stack name breaks the name rule';
 const ENV_403 = (action: 'view' | 'edit') =>
-  `The caller lacks \`${action}\` for this environment, or access to it.`;
+  `The caller lacks \`${action}\` for this environment, or access to it (\`forbidden: needs the stacks ${action} permission for environment 1\`).`;
 const ENV_404 = 'No environment with that id (`Environment not found`)';
 const BODY_413 = fail('The body is larger than the route takes.');
 
@@ -289,7 +289,9 @@ export const stacksRoutes = {
         200: json('The run.', Run),
         400: fail(`${NAME_400}, or the run id is no positive integer.`),
         401: UNAUTHORIZED,
-        403: fail("The caller lacks `view`, globally or for the run's environment."),
+        403: fail(
+          "The caller lacks `view`, globally or for the run's environment (`forbidden: needs the stacks view permission`).",
+        ),
         404: fail('No such run of that stack (`Run not found`).'),
       },
     },
@@ -306,7 +308,9 @@ export const stacksRoutes = {
         200: json('The run and its log are gone.', RunDeleted),
         400: fail(`${NAME_400}, or the run id is no positive integer.`),
         401: UNAUTHORIZED,
-        403: fail("The caller lacks `edit`, globally or for the run's environment."),
+        403: fail(
+          "The caller lacks `edit`, globally or for the run's environment (`forbidden: needs the stacks edit permission`).",
+        ),
         404: fail('No such run of that stack (`Run not found`).'),
         409: fail('The run has not ended: neither its row nor its log is touched.'),
       },
@@ -329,7 +333,9 @@ export const stacksRoutes = {
         },
         400: fail(`${NAME_400}, or the run id is no positive integer.`),
         401: UNAUTHORIZED,
-        403: fail("The caller lacks `view`, globally or for the run's environment."),
+        403: fail(
+          "The caller lacks `view`, globally or for the run's environment (`forbidden: needs the stacks view permission`).",
+        ),
         404: fail('No such run of that stack (`Run not found`), or it has no log (`Log not found`).'),
       },
     },

@@ -148,13 +148,19 @@ describe('the stacks OpenAPI document, from the app itself', () => {
       }
     for (const [path, item] of Object.entries(checker.paths))
       for (const [method, operation] of Object.entries(item))
-        for (const media of Object.values(operation.requestBody?.content ?? {})) {
+        for (const media of [
+          ...Object.values(operation.requestBody?.content ?? {}),
+          ...Object.values(operation.responses).flatMap((answer) => Object.values(answer.content ?? {})),
+        ]) {
           const example = (media as { example?: unknown }).example;
           if (example === undefined || !media.schema) continue;
-          checker.validate(`${method} ${path} body`, media.schema, example);
+          checker.validate(`${method} ${path} example ${examples}`, media.schema, example);
           examples += 1;
         }
-    expect(examples).toBeGreaterThanOrEqual(20);
+    expect(examples).toBeGreaterThanOrEqual(60);
+    // An error answer shows its own message.
+    const missingRun = checker.operation('getRun').responses['404']?.content?.['application/json'];
+    expect((missingRun as { example?: unknown }).example).toEqual({ error: 'Run not found' });
   });
 
   it('its checks are not vacuous: a field the document does not list, or one of the wrong type, fails', async () => {
