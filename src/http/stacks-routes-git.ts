@@ -97,10 +97,11 @@ export function gitStackRoutes(app: StacksFastify, git: GitStacks): void {
  * the request, so params and query are still as they came).
  */
 const webhookRefOf = (request: { params: unknown; query: unknown }): StackRef => {
-  const raw = (request.query ?? {}) as { env?: string | string[] };
+  // The app's query parser gives each parameter once, as a string (stacks-app.ts).
+  const raw = (request.query ?? {}) as { env?: string };
   return {
     name: parseStackName((request.params as { name?: unknown }).name),
-    environmentId: parseEnvParam(Array.isArray(raw.env) ? raw.env[0] : raw.env),
+    environmentId: parseEnvParam(raw.env),
   };
 };
 

@@ -5,8 +5,10 @@
  */
 import { rm } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { openApiPath } from '../../../src/http/openapi-tidy.js';
+import { ErrorBody } from '../../../src/http/stacks-api/answers.js';
 import { registeredRoutes, stacksApp } from '../../../src/http/stacks-app.js';
 import { DOCS_PREFIX } from '../../../src/http/stacks-openapi.js';
 import { resolveStacksConfig } from '../../../src/stacks/config.js';
@@ -86,6 +88,29 @@ describe('the stacks OpenAPI document, from the app itself', () => {
       /GET \/api\/undocumented declares no schemas/,
     );
     await bare.close();
+  });
+
+  it('an answer that breaks its schema is a 500 naming the route, never the broken answer', async () => {
+    const broken = stacksApp(service, {});
+    broken.route({
+      method: 'GET',
+      url: '/api/broken',
+      schema: { response: { 200: z.object({ count: z.number() }), 500: ErrorBody } },
+      handler: async () => ({ count: 'many' }),
+    });
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const reply = await broken.inject({ url: '/api/broken', headers: { authorization: 'Bearer t-admin' } });
+      expect(reply.statusCode).toBe(500);
+      expect(reply.json()).toEqual({
+        error:
+          'Internal error: The 200 answer of GET /api/broken does not match its schema: count: Invalid input: expected number, received string',
+      });
+      expect(String(stderr.mock.calls[0]?.[0])).toContain('does not match its schema');
+    } finally {
+      stderr.mockRestore();
+      await broken.close();
+    }
   });
 
   it('documents the bearer scheme, 401 on every route that needs it, error bodies, SSE and ids', () => {
