@@ -1,3 +1,4 @@
+import { runAnswersBench } from './answers.js';
 import { benchDeploys } from './deploys.js';
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
@@ -20,6 +21,8 @@ const benchmarks: Record<string, () => Promise<void>> = {
   reconcile: benchReconcile,
   // Issue 18: the stacks web page on a 200,000-line log, in Chromium.
   ui: benchUi,
+  // Issue 23: what checking answers against their schemas costs.
+  answers: runAnswersBench,
   // Issue 8's benchmark: the rebuild of 1,000,000 editor events, then time travel; each half alone too.
   replay: async () => {
     printReport(await benchReplayRebuild());

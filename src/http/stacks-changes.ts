@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
 import {
   type EnvironmentId,
   EXECUTION_STREAM_PREFIX,
@@ -10,6 +10,9 @@ import { checkEnvAccess } from '../stacks/auth.js';
 import type { StacksService } from '../stacks/service.js';
 import type { RecordedEvent } from '../store/types.js';
 import { EventStream, streamObserver } from './event-stream.js';
+import type { Change as ChangeSchema } from './stacks-api/answers.js';
+import { stacksRoutes as routes } from './stacks-api/routes.js';
+import type { StacksFastify } from './stacks-openapi.js';
 import { userOf } from './stacks-request.js';
 
 /**
@@ -17,20 +20,11 @@ import { userOf } from './stacks-request.js';
  * of the settings and schedule executions, which every user may read), so the web page's lists update
  * without a reload. Each event's data is a JSON `Change`; the page re-reads what it shows. Job output
  * lines are not changes (GET /api/jobs/{id}/events streams them). Live only: no replay, no resume.
+ * Its schema, and Change's: stacks-api/routes.ts (`changeEvents`), stacks-api/answers.ts (`Change`).
  */
 
-export type Change =
-  | { kind: 'run'; type: string; runId: number; stack: string; environmentId: EnvironmentId }
-  | {
-      kind: 'job';
-      type: string;
-      jobId: string;
-      stack: string;
-      environmentId: EnvironmentId;
-      runId: number | null;
-    }
-  | { kind: 'stack'; type: string; stack: string; environmentId: EnvironmentId }
-  | { kind: 'settings' | 'schedule'; type: string };
+/** What each event's data is: its schema is the document's (stacks-api/answers.ts), so the two cannot drift. */
+export type Change = z.output<typeof ChangeSchema>;
 
 /** Where a job or run belongs, learnt from its first event (the stream's other events name only the id). */
 export interface Place {
@@ -88,7 +82,7 @@ const MAX_BACKLOG = 1024 * 1024;
 /** Places remembered; the oldest are forgotten past it (their streams have long ended). */
 const MAX_PLACES = 10_000;
 
-export function changeRoutes(app: FastifyInstance, service: StacksService): void {
+export function changeRoutes(app: StacksFastify, service: StacksService): void {
   const jobs = new Map<string, Place>();
   const runs = new Map<number, Place>();
   const remember = <K>(map: Map<K, Place>, key: K, place: Place) => {
@@ -125,25 +119,28 @@ export function changeRoutes(app: FastifyInstance, service: StacksService): void
       remember(runs, data.run_id, { stack, environmentId: env });
   };
 
-  app.get('/api/events', async (request, reply) => {
-    const user = userOf(request);
-    const mayView = (change: Change) =>
-      !('environmentId' in change) || checkEnvAccess(user, 'view', change.environmentId).ok;
-    const stream = new EventStream(reply);
-    // A comment first, so the client knows the feed is open before any change.
-    stream.write(': changes\n\n');
-    const subscription = service.store.subscribe({ from: 'end', bufferSize: 10_000 }).subscribe(
-      streamObserver(stream, 'stacks: change events', {
-        next: (event: RecordedEvent) => {
-          learn(event);
-          const change = changeOf(event, places);
-          if (!change || !mayView(change)) return;
-          stream.send(JSON.stringify(change));
-          if (reply.raw.writableLength > MAX_BACKLOG) stream.end();
-        },
-      }),
-    );
-    stream.onClose(() => subscription.unsubscribe());
-    return reply;
+  app.route({
+    ...routes.changeEvents,
+    handler: async (request, reply) => {
+      const user = userOf(request);
+      const mayView = (change: Change) =>
+        !('environmentId' in change) || checkEnvAccess(user, 'view', change.environmentId).ok;
+      const stream = new EventStream(reply);
+      // A comment first, so the client knows the feed is open before any change.
+      stream.write(': changes\n\n');
+      const subscription = service.store.subscribe({ from: 'end', bufferSize: 10_000 }).subscribe(
+        streamObserver(stream, 'stacks: change events', {
+          next: (event: RecordedEvent) => {
+            learn(event);
+            const change = changeOf(event, places);
+            if (!change || !mayView(change)) return;
+            stream.send(JSON.stringify(change));
+            if (reply.raw.writableLength > MAX_BACKLOG) stream.end();
+          },
+        }),
+      );
+      stream.onClose(() => subscription.unsubscribe());
+      return reply;
+    },
   });
 }

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { EnvironmentId } from '../../streams/stacks.js';
 import { checkEnvAccess, hasGlobal, userByToken } from '../stacks/auth.js';
-import { badRequest } from '../stacks/errors.js';
 import type { StacksConfig, User } from '../stacks/types.js';
-import { bodyOf, userOf } from './stacks-request.js';
+import { stacksRoutes as routes } from './stacks-api/routes.js';
+import type { StacksFastify } from './stacks-openapi.js';
+import { userOf } from './stacks-request.js';
 
 /**
  * Browser sessions of the stacks web page: a person signs in with a token once and the browser then
@@ -139,25 +140,34 @@ export function sessionView(config: StacksConfig, user: User) {
 
 /**
  * POST /api/session `{token}` signs in (200 with the session view and the cookie; 401 `unauthorized`
- * for a wrong token); GET /api/session says who is signed in; DELETE /api/session signs out.
+ * for a wrong token); GET /api/session says who is signed in; DELETE /api/session signs out. Their
+ * schemas: stacks-api/routes.ts (`signIn`, `getSession`, `signOut`); the first and last say
+ * `security: []`, so they run without a token.
  */
-export function sessionRoutes(app: FastifyInstance, config: StacksConfig, sessions: Sessions): void {
-  app.post('/api/session', { config: { withoutToken: true } }, async (request, reply) => {
-    const body = bodyOf(request);
-    if (typeof body.token !== 'string' || body.token === '') throw badRequest('token must be a string');
-    const user = userByToken(config, `Bearer ${body.token}`);
-    if (!user) return reply.code(401).send({ error: 'unauthorized' });
-    const id = sessions.create(user);
-    reply.header('set-cookie', cookieHeader(id, Math.floor(SESSION_MAX_MS / 1000)));
-    return sessionView(config, user);
+export function sessionRoutes(app: StacksFastify, config: StacksConfig, sessions: Sessions): void {
+  app.route({
+    ...routes.signIn,
+    handler: async (request, reply) => {
+      const user = userByToken(config, `Bearer ${request.body.token}`);
+      if (!user) return reply.code(401).send({ error: 'unauthorized' });
+      const id = sessions.create(user);
+      reply.header('set-cookie', cookieHeader(id, Math.floor(SESSION_MAX_MS / 1000)));
+      return sessionView(config, user);
+    },
   });
 
-  app.get('/api/session', async (request) => sessionView(config, userOf(request)));
+  app.route({
+    ...routes.getSession,
+    handler: async (request) => sessionView(config, userOf(request)),
+  });
 
-  app.delete('/api/session', { config: { withoutToken: true } }, async (request, reply) => {
-    if (!sameOrigin(request)) return reply.code(401).send({ error: 'unauthorized' });
-    sessions.delete(cookieOf(request.headers.cookie, SESSION_COOKIE));
-    reply.header('set-cookie', cookieHeader('', 0));
-    return { signedOut: true };
+  app.route({
+    ...routes.signOut,
+    handler: async (request, reply) => {
+      if (!sameOrigin(request)) return reply.code(401).send({ error: 'unauthorized' });
+      sessions.delete(cookieOf(request.headers.cookie, SESSION_COOKIE));
+      reply.header('set-cookie', cookieHeader('', 0));
+      return { signedOut: true as const };
+    },
   });
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
+import { type StacksFastify, UI_PAGE, UI_PREFIX } from './stacks-openapi.js';
 
 /**
  * The stacks web page, served by the stacks surface itself: `GET /` is the page, `GET /ui/<file>` its
@@ -24,9 +24,15 @@ const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
+/**
+ * Pages, not API (isPageRoute in stacks-openapi.ts): no token, no schemas, left out of the OpenAPI
+ * document (`hide`).
+ */
+const page = { config: { withoutToken: true }, schema: { hide: true } };
+
 const FILE_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 
-export function uiRoutes(app: FastifyInstance): void {
+export function uiRoutes(app: StacksFastify): void {
   // Files are read once and kept: the bundle does not change while the server runs.
   const cache = new Map<string, Buffer>();
   const load = async (name: string): Promise<Buffer | undefined> => {
@@ -41,8 +47,7 @@ export function uiRoutes(app: FastifyInstance): void {
     }
   };
 
-  const page = { config: { withoutToken: true } };
-  app.get('/', page, async (_request, reply) => {
+  app.get(UI_PAGE, page, async (_request, reply) => {
     const html = await load('index.html');
     if (!html) return reply.code(404).send({ error: 'The web page is not built (npm run build)' });
     return reply
@@ -53,7 +58,7 @@ export function uiRoutes(app: FastifyInstance): void {
       .send(html);
   });
 
-  app.get('/ui/:file', page, async (request, reply) => {
+  app.get(`${UI_PREFIX}/:file`, page, async (request, reply) => {
     const { file } = request.params as { file: string };
     const type = TYPES.get(extname(file));
     const bytes = FILE_NAME.test(file) && type ? await load(file) : undefined;
