@@ -1,7 +1,9 @@
 /**
  * Bundles the stacks web page (src/http/stacks-ui) into dist/src/http/stacks-ui: one ES module with
  * Preact, htm, CodeMirror and ansi_up inside it (nothing is fetched from elsewhere at run time), its
- * stylesheet and index.html. Run by `npm run build`.
+ * stylesheet and index.html. Run by `npm run build`. api.ts (the typed calls) is TypeScript: esbuild
+ * strips its types and bundles it with the rest (the `./api.js` imports resolve to it); its types, and
+ * the JSDoc of the other files, are checked by `npm run lint` (src/http/stacks-ui/tsconfig.json).
  */
 import { cpSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';

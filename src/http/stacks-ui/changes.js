@@ -3,7 +3,7 @@
  * may view. Changes come in bursts (a deploy's start, lines, end), so the callback runs at most every
  * CHANGE_DELAY_MS.
  */
-import { openEventStream } from './api.js';
+import { api, openEventStream } from './api.js';
 
 const CHANGE_DELAY_MS = 300;
 
@@ -11,7 +11,7 @@ const CHANGE_DELAY_MS = 300;
 export function openChanges(onChange) {
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
-  const close = openEventStream('/api/events', {
+  const close = openEventStream(api.changesUrl(), {
     onMessage: () => {
       if (timer === undefined)
         timer = setTimeout(() => {

@@ -6,15 +6,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { copyText, envParam, html, routeHref } from './util.js';
 
-/**
- * @typedef {{ name: string, environmentId: import('./api.js').Env, repository: string, branch: string,
- *   composePath: string, autoDeployCron: string | null, webhookSecretSet: boolean, lastCommit: string | null,
- *   lastRunId: number | null }} GitStack
- */
+/** @typedef {import('./api.js').GitStack} GitStack */
 
 /** @param {string} name @param {import('./api.js').Env} env */
-export const webhookUrl = (name, env) =>
-  `${location.origin}/api/git-stacks/${encodeURIComponent(name)}/webhook?env=${envParam(env)}`;
+export const webhookUrl = (name, env) => `${location.origin}${api.webhookPath(name, env)}`;
 
 /**
  * @param {{ name: string, env: import('./api.js').Env, canEdit: boolean, tick: number, onJob: (id: string) => void }} props
@@ -89,7 +84,7 @@ function GitSettings({ name, env, git, onSaved, onJob }) {
   const save = async (/** @type {boolean} */ redeploy) => {
     setError(null);
     setMessage('');
-    /** @type {Record<string, unknown>} */
+    /** @type {import('./api.js').GitStackChanges} */
     const body = {};
     if (form.repository) body.repository = form.repository;
     if (form.branch !== git.branch) body.branch = form.branch;
@@ -99,7 +94,7 @@ function GitSettings({ name, env, git, onSaved, onJob }) {
     if (redeploy) body.redeploy = true;
     try {
       const answer = await api.updateGitStack(name, env, body);
-      if (typeof answer.jobId === 'string') onJob(answer.jobId);
+      if ('jobId' in answer) onJob(answer.jobId);
       else {
         onSaved(answer);
         setMessage('Git settings saved.');
@@ -152,7 +147,7 @@ export function GitCreate({ env, canEdit }) {
     e.preventDefault();
     setBusy(true);
     setError(null);
-    /** @type {Record<string, unknown>} */
+    /** @type {import('./api.js').NewGitStack} */
     const body = {
       name: form.name,
       repository: form.repository,
@@ -164,7 +159,10 @@ export function GitCreate({ env, canEdit }) {
     if (form.autoDeployCron) body.autoDeployCron = form.autoDeployCron;
     try {
       const answer = await api.createGitStack(env, body);
-      location.hash = routeHref(['stack', form.name], { env: envParam(env), job: answer.jobId });
+      location.hash = routeHref(['stack', form.name], {
+        env: envParam(env),
+        job: 'jobId' in answer ? answer.jobId : undefined,
+      });
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     } finally {

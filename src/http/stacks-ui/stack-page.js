@@ -87,7 +87,7 @@ export function StackPage({ name, env, canEdit, tab, job, openRun, tick, navigat
     setMessage('');
     try {
       const answer = await api.saveCompose(name, env, { content: compose, restart, ...options });
-      if (answer && typeof answer.jobId === 'string') navigate({ job: answer.jobId });
+      if ('jobId' in answer) navigate({ job: answer.jobId });
       else setMessage('Saved.');
       reloadRuns();
     } catch (e) {

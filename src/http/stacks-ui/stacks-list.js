@@ -111,7 +111,9 @@ function CreateStack({ env, onCancel }) {
     setBusy(true);
     setError(null);
     try {
-      const ack = await api.createStack(env, { name, compose, variables: vars.variables, ...options });
+      // A new stack holds no secret to keep, so no value is null here (variablesOf keeps only stored ones).
+      const variables = /** @type {import('./api.js').NewVariable[]} */ (vars.variables);
+      const ack = await api.createStack(env, { name, compose, variables, ...options });
       location.hash = routeHref(['stack', name], { env: envParam(env), job: ack.jobId });
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));

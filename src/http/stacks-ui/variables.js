@@ -10,7 +10,7 @@ import { html } from './util.js';
  * @typedef {{ name: string, value: string, secret: boolean, storedName: string | null }} VariableRow
  */
 
-/** @param {import('./api.js').Variable[]} variables @returns {VariableRow[]} */
+/** @param {import('./api.js').Stack['variables']} variables @returns {VariableRow[]} */
 export const rowsOf = (variables) =>
   variables.map((v) => ({
     name: v.name,
