@@ -1,0 +1,234 @@
+/**
+ * The plot's scene of one layout block, kept flat: each entity's printed parts (plot/scene.ts, so a
+ * capture shows what a plot prints) as numbers in one array rather than an object per part. A scene of
+ * 100,000 entities is then a few arrays of doubles that the garbage collector never walks, cheap to
+ * keep per document revision and to draw again at another size or window.
+ */
+
+import { dictGet } from '../dict.js';
+import { curveBounds } from '../geometry/curves.js';
+import type { Bounds } from '../geometry/index.js';
+import type { Entity, Point3 } from '../model.js';
+import {
+  type DrawnItem,
+  imageCorners,
+  type PlotContext,
+  type PlotItem,
+  plotEntityItems,
+  plotItemBounds,
+  type TextLine,
+} from '../plot/scene.js';
+
+/**
+ * Kinds of primitive in `FlatScene.prims`, each followed by its numbers:
+ * SEG style x1 y1 x2 y2 · ARC style cx cy r start sweep ccw · DOT style x y ·
+ * POLY style n x1 y1 … xn yn (closed) · TEXT style index (into `texts`) · CLIP index (into `clips`) · UNCLIP.
+ */
+export const SEG = 0;
+export const ARC = 1;
+export const DOT = 2;
+export const POLY = 3;
+export const TEXT = 4;
+export const CLIP = 5;
+export const UNCLIP = 6;
+
+/** How a part prints: its ACI colour, lineweight in mm and dash pattern in drawing units (none: solid). */
+export interface FlatStyle {
+  aci: number;
+  weight: number;
+  dash: number[] | undefined;
+}
+
+export interface FlatText {
+  origin: Point3;
+  u: Point3;
+  v: Point3;
+  lines: TextLine[];
+}
+
+export interface FlatScene {
+  /** Entity i: its handle, its box (4 numbers from 4i: min x, min y, max x, max y), its parts. */
+  handles: string[];
+  boxes: number[];
+  /** Where entity i's primitives start in `prims`; they end where entity i + 1's start. */
+  starts: number[];
+  /** The style entity i is drawn in when it is smaller than a pixel (its first part's). */
+  dotStyles: number[];
+  prims: number[];
+  styles: FlatStyle[];
+  texts: FlatText[];
+  clips: Bounds[];
+  /** The union of the boxes; undefined when nothing prints. */
+  extents: Bounds | undefined;
+  /** Entities the plot cannot draw, by DXF type. */
+  skipped: Record<string, number>;
+}
+
+/** Builds a FlatScene one entity at a time (`add`), so a caller can stop between entities. */
+export class FlatSceneBuilder {
+  private readonly plot: PlotContext;
+  private readonly styleIds = new Map<string, number>();
+  private readonly scene: FlatScene;
+  // The box of the entity being added.
+  private minX = 0;
+  private minY = 0;
+  private maxX = 0;
+  private maxY = 0;
+
+  constructor(plot: PlotContext) {
+    this.plot = plot;
+    this.scene = {
+      handles: [],
+      boxes: [],
+      starts: [],
+      dotStyles: [],
+      prims: [],
+      styles: [],
+      texts: [],
+      clips: [],
+      extents: undefined,
+      skipped: plot.skipped,
+    };
+  }
+
+  /** Adds one entity of the drawing, if it prints in this layout block. */
+  add(handle: string, entity: Entity | undefined): void {
+    if (!entity) return;
+    const items = plotEntityItems(this.plot, entity);
+    if (!items) return;
+    const scene = this.scene;
+    const start = scene.prims.length;
+    this.minX = Infinity;
+    this.minY = Infinity;
+    this.maxX = -Infinity;
+    this.maxY = -Infinity;
+    let dotStyle = -1;
+    for (const item of items) {
+      const style = this.addItem(item);
+      if (dotStyle < 0) dotStyle = style;
+    }
+    if (scene.prims.length === start || !(this.minX <= this.maxX && this.minY <= this.maxY)) {
+      scene.prims.length = start;
+      return;
+    }
+    scene.handles.push(handle);
+    scene.boxes.push(this.minX, this.minY, this.maxX, this.maxY);
+    scene.starts.push(start);
+    scene.dotStyles.push(Math.max(dotStyle, 0));
+    const e = scene.extents;
+    if (!e) scene.extents = { min: [this.minX, this.minY, 0], max: [this.maxX, this.maxY, 0] };
+    else {
+      e.min[0] = Math.min(e.min[0], this.minX);
+      e.min[1] = Math.min(e.min[1], this.minY);
+      e.max[0] = Math.max(e.max[0], this.maxX);
+      e.max[1] = Math.max(e.max[1], this.maxY);
+    }
+  }
+
+  finish(): FlatScene {
+    return this.scene;
+  }
+
+  private grow(b: Bounds | undefined): void {
+    if (!b) return;
+    if (b.min[0] < this.minX) this.minX = b.min[0];
+    if (b.min[1] < this.minY) this.minY = b.min[1];
+    if (b.max[0] > this.maxX) this.maxX = b.max[0];
+    if (b.max[1] > this.maxY) this.maxY = b.max[1];
+  }
+
+  private point(x: number, y: number): void {
+    if (x < this.minX) this.minX = x;
+    if (y < this.minY) this.minY = y;
+    if (x > this.maxX) this.maxX = x;
+    if (y > this.maxY) this.maxY = y;
+  }
+
+  private style(aci: number, weight: number, dash: number[] | undefined): number {
+    const key = dash ? `${aci}|${weight}|${dash.join(',')}` : `${aci}|${weight}`;
+    let id = this.styleIds.get(key);
+    if (id === undefined) {
+      id = this.scene.styles.length;
+      this.scene.styles.push({ aci, weight, dash });
+      this.styleIds.set(key, id);
+    }
+    return id;
+  }
+
+  /** Appends one part's primitives; answers its style (-1 for a clip, which has none of its own). */
+  private addItem(item: PlotItem): number {
+    const prims = this.scene.prims;
+    if (item.kind === 'clip') {
+      prims.push(CLIP, this.scene.clips.length);
+      this.scene.clips.push(item.box);
+      // What a viewport shows is cut at its border: the border, not the model, is the entity's box.
+      const box = [this.minX, this.minY, this.maxX, this.maxY] as const;
+      for (const inner of item.items) this.addItem(inner);
+      [this.minX, this.minY, this.maxX, this.maxY] = box;
+      prims.push(UNCLIP);
+      this.grow(item.box);
+      return -1;
+    }
+    return this.addDrawn(item);
+  }
+
+  private addDrawn(item: DrawnItem): number {
+    const prims = this.scene.prims;
+    switch (item.kind) {
+      case 'curves': {
+        const style = this.style(item.aci, item.weight, item.dash);
+        for (const c of item.curves) {
+          if (c.kind === 'segment') {
+            prims.push(SEG, style, c.a[0], c.a[1], c.b[0], c.b[1]);
+            this.point(c.a[0], c.a[1]);
+            this.point(c.b[0], c.b[1]);
+          } else {
+            prims.push(ARC, style, c.center[0], c.center[1], c.radius, c.start, c.sweep, c.ccw ? 1 : 0);
+            this.grow(curveBounds(c));
+          }
+        }
+        return style;
+      }
+      case 'outline':
+      case 'image': {
+        // An image shows as its frame: a capture is for seeing where things are, not the picture.
+        const points = item.kind === 'outline' ? item.points : imageCorners(item);
+        const style = this.style(item.aci, item.weight, item.kind === 'outline' ? item.dash : undefined);
+        prims.push(POLY, style, points.length);
+        for (const p of points) {
+          prims.push(p[0], p[1]);
+          this.point(p[0], p[1]);
+        }
+        return style;
+      }
+      case 'dot': {
+        const style = this.style(item.aci, item.weight, undefined);
+        prims.push(DOT, style, item.point[0], item.point[1]);
+        this.point(item.point[0], item.point[1]);
+        return style;
+      }
+      case 'text': {
+        const style = this.style(item.aci, item.weight, undefined);
+        prims.push(TEXT, style, this.scene.texts.length);
+        this.scene.texts.push({ origin: item.origin, u: item.u, v: item.v, lines: item.lines });
+        this.grow(plotItemBounds(item));
+        return style;
+      }
+    }
+  }
+}
+
+/** Where entity `i`'s primitives end. */
+export const primsEnd = (scene: FlatScene, i: number): number =>
+  i + 1 < scene.starts.length ? (scene.starts[i + 1] as number) : scene.prims.length;
+
+/** The whole FlatScene of `order` at once (tests; the capture op builds in slices). */
+export function flatScene(
+  plot: PlotContext,
+  order: readonly string[],
+  entities: Readonly<Record<string, Entity>>,
+): FlatScene {
+  const builder = new FlatSceneBuilder(plot);
+  for (const handle of order) builder.add(handle, dictGet(entities, handle));
+  return builder.finish();
+}
