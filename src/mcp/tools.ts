@@ -168,9 +168,9 @@ async function auditOf(
   );
 }
 
-const sessionsInput = z.object({});
+const sessionsInput = z.strictObject({});
 
-const readInput = z.object({
+const readInput = z.strictObject({
   op: z.enum(READ_OPS as [string, ...string[]]).describe('The read operation'),
   parameters: z
     .object({
@@ -186,7 +186,7 @@ const readInput = z.object({
     .describe("The op's fields, as the protocol takes them"),
 });
 
-const executeInput = z.object({
+const executeInput = z.strictObject({
   request: z
     .object({
       op: z.enum(EXECUTE_OPS as [string, ...string[]]).describe('The mutation (or batch)'),
@@ -209,7 +209,7 @@ const executeInput = z.object({
     .describe('compact: no session state; changed_entities: plus the changed entities; full: with state'),
 });
 
-const captureInput = z.object({
+const captureInput = z.strictObject({
   width: z.number().int().min(256).max(4096).optional().describe('Image width in pixels (default 1024)'),
   window: box.optional().describe("The area to show, in the layout's drawing units (default: extents)"),
   layout: z.string().optional().describe('A layout name (default Model)'),
@@ -217,21 +217,21 @@ const captureInput = z.object({
   document_id: documentId.optional().describe('Must be the active document (default)'),
 });
 
-const historyInput = z.object({
+const historyInput = z.strictObject({
   document_id: documentId.optional(),
   session_id: sessionId.optional(),
   offset: offset.optional(),
   limit: limit.optional(),
 });
 
-const atInput = z.object({
+const atInput = z.strictObject({
   revision: revision.describe('The revision to look at (0 = as the document was created or opened)'),
   document_id: documentId.optional(),
   session_id: sessionId.optional(),
   ...queryFilters,
 });
 
-const diffInput = z.object({
+const diffInput = z.strictObject({
   from: revision.optional().describe('Default: the revision before `to`'),
   to: revision.optional().describe('Default: the current revision'),
   document_id: documentId.optional(),
@@ -240,7 +240,7 @@ const diffInput = z.object({
   limit: limit.optional(),
 });
 
-const stepInput = z.object({
+const stepInput = z.strictObject({
   document_id: documentId.optional(),
   request_id: z.string().min(1).max(128).optional().describe('Idempotency key, as execute takes it'),
   revision: revision.optional().describe('Refused with stale_state unless the document is at this revision'),

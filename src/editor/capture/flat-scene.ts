@@ -8,6 +8,7 @@
 import { dictGet } from '../dict.js';
 import { curveBounds } from '../geometry/curves.js';
 import type { Bounds } from '../geometry/index.js';
+import { TAU } from '../geometry/math.js';
 import type { Entity, Point3 } from '../model.js';
 import {
   type DrawnItem,
@@ -67,7 +68,7 @@ export interface FlatScene {
 /** Builds a FlatScene one entity at a time (`add`), so a caller can stop between entities. */
 export class FlatSceneBuilder {
   private readonly plot: PlotContext;
-  private readonly styleIds = new Map<string, number>();
+  private readonly styleIds = new Map<string | number, number>();
   private readonly scene: FlatScene;
   // The box of the entity being added.
   private minX = 0;
@@ -145,7 +146,8 @@ export class FlatSceneBuilder {
   }
 
   private style(aci: number, weight: number, dash: number[] | undefined): number {
-    const key = dash ? `${aci}|${weight}|${dash.join(',')}` : `${aci}|${weight}`;
+    // A number for the common solid style (no string to build per part), text for a dashed one.
+    const key = dash ? `${aci}|${weight}|${dash.join(',')}` : aci * 1e6 + weight * 1e3;
     let id = this.styleIds.get(key);
     if (id === undefined) {
       id = this.scene.styles.length;
@@ -184,7 +186,10 @@ export class FlatSceneBuilder {
             this.point(c.b[0], c.b[1]);
           } else {
             prims.push(ARC, style, c.center[0], c.center[1], c.radius, c.start, c.sweep, c.ccw ? 1 : 0);
-            this.grow(curveBounds(c));
+            if (c.sweep >= TAU) {
+              this.point(c.center[0] - c.radius, c.center[1] - c.radius);
+              this.point(c.center[0] + c.radius, c.center[1] + c.radius);
+            } else this.grow(curveBounds(c));
           }
         }
         return style;

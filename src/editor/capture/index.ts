@@ -43,6 +43,8 @@ export interface Capture {
   ms: { scene: number; svg: number; parse: number; render: number; encode: number };
   /** The scene was the one kept for this revision. */
   cached: boolean;
+  /** The revision of the document drawn. */
+  revision: number;
 }
 
 /** The last whole scene of each document: right while its revision and layout are the same. */
@@ -59,7 +61,11 @@ const ATTEMPTS = 3;
  * scene is the document at one revision. The last attempt runs in one go: nothing can come between.
  * (A copy of the model's collections to build from instead costs 0.1 s at 100,000 entities, every time.)
  */
-async function buildScene(doc: DocumentState, space: string, handles?: ReadonlySet<string>) {
+async function buildScene(
+  doc: DocumentState,
+  space: string,
+  handles?: ReadonlySet<string>,
+): Promise<{ scene: FlatScene; revision: number }> {
   for (let attempt = 1; ; attempt++) {
     const revision = doc.revision;
     const model = doc.model;
@@ -81,18 +87,18 @@ async function buildScene(doc: DocumentState, space: string, handles?: ReadonlyS
         }
       }
     }
-    if (!moved) return builder.finish();
+    if (!moved) return { scene: builder.finish(), revision };
   }
 }
 
 async function sceneOf(
   doc: DocumentState,
   request: CaptureRequest,
-): Promise<{ scene: FlatScene; cached: boolean }> {
-  const revision = doc.revision;
+): Promise<{ scene: FlatScene; revision: number; cached: boolean }> {
   const space = request.space.toUpperCase();
   const last = kept.get(doc);
-  if (last && last.revision === revision && last.space === space) return { scene: last.scene, cached: true };
+  if (last && last.revision === doc.revision && last.space === space)
+    return { scene: last.scene, revision: last.revision, cached: true };
   const window = request.window;
   if (window && space === MODEL_SPACE) {
     // Only what the index finds in the window: a window of a large drawing costs what is in it.
@@ -102,18 +108,17 @@ async function sceneOf(
       maxX: window.max[0],
       maxY: window.max[1],
     });
-    return { scene: await buildScene(doc, space, new Set(found)), cached: false };
+    return { ...(await buildScene(doc, space, new Set(found))), cached: false };
   }
-  const scene = await buildScene(doc, space);
-  // Kept only when no mutation was decided while it was built; otherwise it is another revision's.
-  if (doc.revision === revision) kept.set(doc, { revision, space, scene });
-  return { scene, cached: false };
+  const built = await buildScene(doc, space);
+  kept.set(doc, { ...built, space });
+  return { ...built, cached: false };
 }
 
 /** Captures `doc` as `request` asks. */
 export async function captureDocument(doc: DocumentState, request: CaptureRequest): Promise<Capture> {
   const t0 = performance.now();
-  const { scene, cached } = await sceneOf(doc, request);
+  const { scene, revision, cached } = await sceneOf(doc, request);
   const t1 = performance.now();
   const view = captureView(request.width, request.window, scene.extents);
   const drawing = captureSvg(scene, view, request.colors, new Set(request.selection));
@@ -129,5 +134,6 @@ export async function captureDocument(doc: DocumentState, request: CaptureReques
     skipped: { ...scene.skipped },
     ms: { scene: t1 - t0, svg: t2 - t1, ...raster.ms },
     cached,
+    revision,
   };
 }

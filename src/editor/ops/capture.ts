@@ -93,7 +93,6 @@ async function capture(ctx: OpContext): Promise<OpOutcome> {
     colors: { background, foreground: foregroundOn(background) },
     selection: [...doc.selection],
   };
-  const revision = doc.revision;
   let shot: Awaited<ReturnType<typeof captureDocument>>;
   try {
     shot = await captureDocument(doc, request);
@@ -114,7 +113,7 @@ async function capture(ctx: OpContext): Promise<OpOutcome> {
       window: [area.min[0], area.min[1], area.max[0], area.max[1]],
       scale: shot.view.scale,
       background,
-      revision,
+      revision: shot.revision,
       entities: shot.entities,
       dots: shot.dots,
       texts: shot.texts,
