@@ -53,7 +53,8 @@ describe('tools and resources', () => {
     const byName = new Map(tools.map((t) => [t.name, t]));
     const props = (name: string) =>
       byName.get(name)?.inputSchema.properties as Record<string, Record<string, unknown>>;
-    const executeOps = (props('execute').request?.properties as Record<string, { enum: string[] }>).op?.enum;
+    const request = props('execute').request as { properties: Record<string, { enum: string[] }> };
+    const executeOps = request.properties.op?.enum;
     expect(executeOps).toEqual(
       expect.arrayContaining(['entities_create', 'entities_transform', 'batch', 'undo', 'run']),
     );
