@@ -58,7 +58,7 @@ describe('--attach', () => {
 
     const shot = await mcp.call('capture', RED_LINE_CAPTURE);
     const part = shot.content.find((c) => c.type === 'image');
-    if (!part || part.type !== 'image') throw new Error('no image');
+    if (part?.type !== 'image') throw new Error('no image');
     expect(redLineProblem(decodePng(Buffer.from(part.data, 'base64')))).toBeUndefined();
 
     // undo through the dispatcher with the agent's request_id; the REST state follows.
