@@ -25,8 +25,7 @@ const green = ([r, g, b]: readonly number[]) =>
 /** The PNG of a capture tool result, decoded. */
 function image(result: Awaited<ReturnType<McpSession['call']>>) {
   const part = result.content.find((c) => c.type === 'image');
-  if (part?.type !== 'image')
-    throw new Error(`no image: ${JSON.stringify(result.content).slice(0, 300)}`);
+  if (part?.type !== 'image') throw new Error(`no image: ${JSON.stringify(result.content).slice(0, 300)}`);
   expect(part.mimeType).toBe('image/png');
   return decodePng(Buffer.from(part.data, 'base64'));
 }

@@ -9,7 +9,7 @@ import { dictGet } from '../dict.js';
 import { curveBounds } from '../geometry/curves.js';
 import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
-import type { Entity, Point3 } from '../model.js';
+import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
 import {
   type DrawnItem,
   imageCorners,
@@ -23,7 +23,8 @@ import {
 /**
  * Kinds of primitive in `FlatScene.prims`, each followed by its numbers:
  * SEG style x1 y1 x2 y2 · ARC style cx cy r start sweep ccw · DOT style x y ·
- * POLY style n x1 y1 … xn yn (closed) · TEXT style index (into `texts`) · CLIP index (into `clips`) · UNCLIP.
+ * POLY style n x1 y1 … xn yn (closed) · TEXT style (an entity's texts are `texts` from its
+ * `textStarts`, in order) · CLIP index (into `clips`) · UNCLIP.
  */
 export const SEG = 0;
 export const ARC = 1;
@@ -55,7 +56,10 @@ export interface FlatScene {
   starts: number[];
   /** The style entity i is drawn in when it is smaller than a pixel (its first part's). */
   dotStyles: number[];
+  /** Where entity i's texts start in `texts`. */
+  textStarts: number[];
   prims: number[];
+  /** Styles by id (shared with the pieces kept for the document: it may hold more than this scene uses). */
   styles: FlatStyle[];
   texts: FlatText[];
   clips: Bounds[];
@@ -63,12 +67,56 @@ export interface FlatScene {
   extents: Bounds | undefined;
   /** Entities the plot cannot draw, by DXF type. */
   skipped: Record<string, number>;
+  /** Entities taken from the pieces kept for the document rather than drawn again. */
+  reused: number;
 }
+
+/** One entity's part of a scene, kept to be used again while what it is drawn with stays the same. */
+interface Piece {
+  prims: Float64Array;
+  box: readonly [number, number, number, number];
+  dotStyle: number;
+  texts: FlatText[];
+}
+
+/**
+ * The pieces of a document's entities, by entity object (the read model replaces an entity whenever it
+ * changes and never edits one in place), with the style ids they use. Right while the layers, linetypes
+ * and $LTSCALE are the same objects (`signature`); a capture after a small change then draws the
+ * entities it did not touch from here.
+ */
+export interface PieceCache {
+  signature: readonly unknown[];
+  pieces: WeakMap<Entity, Piece>;
+  styles: FlatStyle[];
+  styleIds: Map<string | number, number>;
+}
+
+/** What every entity's printed parts depend on besides itself (block references are never kept). */
+export const pieceSignature = (model: DxfDocumentModel): unknown[] => [
+  ...Object.values(model.layers),
+  ...(model.tables.LTYPE ?? []),
+  model.header.$LTSCALE,
+];
+
+/** The cache for `model`: `kept` when its signature still holds, else an empty one. */
+export function pieceCache(model: DxfDocumentModel, kept: PieceCache | undefined): PieceCache {
+  const signature = pieceSignature(model);
+  if (
+    kept &&
+    kept.signature.length === signature.length &&
+    kept.signature.every((v, i) => v === signature[i])
+  )
+    return kept;
+  return { signature, pieces: new WeakMap(), styles: [], styleIds: new Map() };
+}
+
+const NO_TEXTS: FlatText[] = [];
 
 /** Builds a FlatScene one entity at a time (`add`), so a caller can stop between entities. */
 export class FlatSceneBuilder {
   private readonly plot: PlotContext;
-  private readonly styleIds = new Map<string | number, number>();
+  private readonly cache: PieceCache;
   private readonly scene: FlatScene;
   // The box of the entity being added.
   private minX = 0;
@@ -76,29 +124,38 @@ export class FlatSceneBuilder {
   private maxX = 0;
   private maxY = 0;
 
-  constructor(plot: PlotContext) {
+  constructor(plot: PlotContext, cache?: PieceCache) {
     this.plot = plot;
+    this.cache = cache ?? { signature: [], pieces: new WeakMap(), styles: [], styleIds: new Map() };
     this.scene = {
       handles: [],
       boxes: [],
       starts: [],
       dotStyles: [],
+      textStarts: [],
       prims: [],
-      styles: [],
+      styles: this.cache.styles,
       texts: [],
       clips: [],
       extents: undefined,
       skipped: plot.skipped,
+      reused: 0,
     };
   }
 
   /** Adds one entity of the drawing, if it prints in this layout block. */
   add(handle: string, entity: Entity | undefined): void {
     if (!entity) return;
+    const kept = this.cache.pieces.get(entity);
+    if (kept && entity.space.toUpperCase() === this.plot.space) {
+      this.reuse(handle, kept);
+      return;
+    }
     const items = plotEntityItems(this.plot, entity);
     if (!items) return;
     const scene = this.scene;
     const start = scene.prims.length;
+    const textStart = scene.texts.length;
     this.minX = Infinity;
     this.minY = Infinity;
     this.maxX = -Infinity;
@@ -110,19 +167,54 @@ export class FlatSceneBuilder {
     }
     if (scene.prims.length === start || !(this.minX <= this.maxX && this.minY <= this.maxY)) {
       scene.prims.length = start;
+      scene.texts.length = textStart;
       return;
     }
+    const box = [this.minX, this.minY, this.maxX, this.maxY] as const;
+    this.push(handle, start, textStart, box, Math.max(dotStyle, 0));
+    // Block references draw their blocks' entities, which change without the reference: never kept.
+    // Viewports (Raw) show model space: neither.
+    if (entity.type !== 'Insert' && entity.type !== 'Raw') {
+      this.cache.pieces.set(entity, {
+        prims: Float64Array.from(scene.prims.slice(start)),
+        box,
+        dotStyle: Math.max(dotStyle, 0),
+        texts: scene.texts.length > textStart ? scene.texts.slice(textStart) : NO_TEXTS,
+      });
+    }
+  }
+
+  private reuse(handle: string, piece: Piece): void {
+    const { prims, texts } = this.scene;
+    const start = prims.length;
+    const textStart = texts.length;
+    for (let i = 0; i < piece.prims.length; i++) prims.push(piece.prims[i] as number);
+    for (const text of piece.texts) texts.push(text);
+    this.push(handle, start, textStart, piece.box, piece.dotStyle);
+    this.scene.reused += 1;
+  }
+
+  private push(
+    handle: string,
+    start: number,
+    textStart: number,
+    box: readonly [number, number, number, number],
+    dotStyle: number,
+  ): void {
+    const scene = this.scene;
+    const [x1, y1, x2, y2] = box;
     scene.handles.push(handle);
-    scene.boxes.push(this.minX, this.minY, this.maxX, this.maxY);
+    scene.boxes.push(x1, y1, x2, y2);
     scene.starts.push(start);
-    scene.dotStyles.push(Math.max(dotStyle, 0));
+    scene.textStarts.push(textStart);
+    scene.dotStyles.push(dotStyle);
     const e = scene.extents;
-    if (!e) scene.extents = { min: [this.minX, this.minY, 0], max: [this.maxX, this.maxY, 0] };
+    if (!e) scene.extents = { min: [x1, y1, 0], max: [x2, y2, 0] };
     else {
-      e.min[0] = Math.min(e.min[0], this.minX);
-      e.min[1] = Math.min(e.min[1], this.minY);
-      e.max[0] = Math.max(e.max[0], this.maxX);
-      e.max[1] = Math.max(e.max[1], this.maxY);
+      e.min[0] = Math.min(e.min[0], x1);
+      e.min[1] = Math.min(e.min[1], y1);
+      e.max[0] = Math.max(e.max[0], x2);
+      e.max[1] = Math.max(e.max[1], y2);
     }
   }
 
@@ -148,11 +240,12 @@ export class FlatSceneBuilder {
   private style(aci: number, weight: number, dash: number[] | undefined): number {
     // A number for the common solid style (no string to build per part), text for a dashed one.
     const key = dash ? `${aci}|${weight}|${dash.join(',')}` : aci * 1e6 + weight * 1e3;
-    let id = this.styleIds.get(key);
+    const { styles, styleIds } = this.cache;
+    let id = styleIds.get(key);
     if (id === undefined) {
-      id = this.scene.styles.length;
-      this.scene.styles.push({ aci, weight, dash });
-      this.styleIds.set(key, id);
+      id = styles.length;
+      styles.push({ aci, weight, dash });
+      styleIds.set(key, id);
     }
     return id;
   }
@@ -214,7 +307,7 @@ export class FlatSceneBuilder {
       }
       case 'text': {
         const style = this.style(item.aci, item.weight, undefined);
-        prims.push(TEXT, style, this.scene.texts.length);
+        prims.push(TEXT, style);
         this.scene.texts.push({ origin: item.origin, u: item.u, v: item.v, lines: item.lines });
         this.grow(plotItemBounds(item));
         return style;

@@ -8,7 +8,7 @@ import { dictGet } from '../dict.js';
 import type { Bounds } from '../geometry/index.js';
 import { plotContext } from '../plot/scene.js';
 import { documentIndex } from '../query/document-index.js';
-import { type FlatScene, FlatSceneBuilder } from './flat-scene.js';
+import { type FlatScene, FlatSceneBuilder, type PieceCache, pieceCache } from './flat-scene.js';
 import { rasterize } from './raster.js';
 import { type CaptureColors, captureSvg } from './svg.js';
 import { type CaptureView, captureView } from './view.js';
@@ -43,12 +43,16 @@ export interface Capture {
   ms: { scene: number; svg: number; parse: number; render: number; encode: number };
   /** The scene was the one kept for this revision. */
   cached: boolean;
+  /** Entities of a scene built anew taken from the pieces kept for the document. */
+  reused: number;
   /** The revision of the document drawn. */
   revision: number;
 }
 
 /** The last whole scene of each document: right while its revision and layout are the same. */
 const kept = new WeakMap<DocumentState, { revision: number; space: string; scene: FlatScene }>();
+/** Each document's entities as scene pieces (flat-scene.ts): a changed drawing redraws only what changed. */
+const pieces = new WeakMap<DocumentState, PieceCache>();
 
 const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -70,7 +74,9 @@ async function buildScene(
     const revision = doc.revision;
     const model = doc.model;
     const order = [...model.order];
-    const builder = new FlatSceneBuilder(plotContext(model, space));
+    const cache = pieceCache(model, pieces.get(doc));
+    pieces.set(doc, cache);
+    const builder = new FlatSceneBuilder(plotContext(model, space), cache);
     let slice = performance.now();
     let n = 0;
     let moved = false;
@@ -134,6 +140,7 @@ export async function captureDocument(doc: DocumentState, request: CaptureReques
     skipped: { ...scene.skipped },
     ms: { scene: t1 - t0, svg: t2 - t1, ...raster.ms },
     cached,
+    reused: cached ? 0 : scene.reused,
     revision,
   };
 }

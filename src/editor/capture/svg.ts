@@ -207,10 +207,12 @@ export function captureSvg(
   let dots = 0;
   const shown: number[] = [];
 
-  /** Draws primitives [from, to) into the strokes of their styles (or all into `only`, a highlight). */
-  const draw = (from: number, to: number, only?: Stroke) => {
+  /** Draws entity `e` into the strokes of its styles (or all of it into `only`, a highlight). */
+  const draw = (e: number, only?: Stroke) => {
     let clip = -1;
-    let i = from;
+    let i = scene.starts[e] as number;
+    const to = primsEnd(scene, e);
+    let nextText = scene.textStarts[e] as number;
     while (i < to) {
       const kind = prims[i] as number;
       if (kind === CLIP) {
@@ -261,12 +263,12 @@ export function captureSvg(
           break;
         }
         case TEXT: {
-          const text = scene.texts[prims[i + 2] as number] as FlatText;
+          const text = scene.texts[nextText++] as FlatText;
           const height = Math.hypot(text.v[0], text.v[1]) * view.scale;
           if (only) textBox(only, text);
           else if (height < TEXT_MIN_PX) greek(pen, text);
           else canvas.texts.push(textElement(text, styleColors[style] as string, clip));
-          i += 3;
+          i += 2;
           break;
         }
         default:
@@ -375,7 +377,7 @@ export function captureSvg(
       dots += 1;
       continue;
     }
-    draw(scene.starts[e] as number, primsEnd(scene, e));
+    draw(e);
   }
 
   // The selection on top, in the viewer's highlight.
@@ -390,7 +392,7 @@ export function captureSvg(
     const y2 = boxes[4 * e + 3] as number;
     if ((x2 - x1) * view.scale < DOT_PX && (y2 - y1) * view.scale < DOT_PX)
       square(highlight, X((x1 + x2) / 2), Y((y1 + y2) / 2), HIGHLIGHT_MARK_PX * UNIT);
-    else draw(scene.starts[e] as number, primsEnd(scene, e), highlight);
+    else draw(e, highlight);
   }
 
   const defs = scene.clips

@@ -154,7 +154,7 @@ print(json.dumps({}))
     });
   });
 
-  it('keeps the scene of a revision: the next capture of an unchanged drawing starts from it', async () => {
+  it("keeps the scene of a revision, and each entity's part of it until the entity or its styles change", async () => {
     const h = await startHarness();
     try {
       await h.newDoc();
@@ -170,9 +170,14 @@ print(json.dumps({}))
       };
       expect((await captureDocument(doc, request)).cached).toBe(false);
       expect((await captureDocument(doc, request)).cached).toBe(true);
+      // A change: the scene is built again, the entity it did not touch from its kept piece.
       await h.create([{ type: 'Circle', center: [50, 0], radius: 10 }]);
       const after = await captureDocument(doc, request);
-      expect([after.cached, after.entities]).toEqual([false, 2]);
+      expect([after.cached, after.entities, after.reused]).toEqual([false, 2, 1]);
+      // $LTSCALE changes how every entity prints: nothing is taken from before.
+      await h.ok('sysvar', { document_id: doc.id, set: { ltscale: 2 } });
+      const restyled = await captureDocument(doc, request);
+      expect([restyled.cached, restyled.entities, restyled.reused]).toEqual([false, 2, 0]);
     } finally {
       await h.close();
     }
