@@ -1,3 +1,4 @@
+import { benchCapture } from './capture.js';
 import { benchDeploys } from './deploys.js';
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
@@ -14,6 +15,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   'store-pg': benchStorePg,
   editor: benchEditor,
   'editor-http': benchEditorHttp,
+  capture: benchCapture,
   redaction: benchRedaction,
   deploys: benchDeploys,
   reconcile: benchReconcile,

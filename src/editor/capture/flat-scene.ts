@@ -1,11 +1,11 @@
 /**
  * The plot's scene of one layout block, kept flat: each entity's printed parts (plot/scene.ts, so a
- * capture shows what a plot prints) as numbers in one array rather than an object per part. A scene of
- * 100,000 entities is then a few arrays of doubles that the garbage collector never walks, cheap to
- * keep per document revision and to draw again at another size or window.
+ * capture shows what a plot prints) as a piece — one array of numbers — rather than an object per part.
+ * A scene of 100,000 entities is then 100,000 small arrays of doubles the garbage collector does not
+ * look into, cheap to keep per document revision, to draw again at another size or window, and to
+ * build again after a change from the pieces of the entities the change did not touch.
  */
 
-import { dictGet } from '../dict.js';
 import { curveBounds } from '../geometry/curves.js';
 import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
@@ -21,10 +21,10 @@ import {
 } from '../plot/scene.js';
 
 /**
- * Kinds of primitive in `FlatScene.prims`, each followed by its numbers:
+ * Kinds of primitive in a piece's `prims`, each followed by its numbers:
  * SEG style x1 y1 x2 y2 · ARC style cx cy r start sweep ccw · DOT style x y ·
- * POLY style n x1 y1 … xn yn (closed) · TEXT style (an entity's texts are `texts` from its
- * `textStarts`, in order) · CLIP index (into `clips`) · UNCLIP.
+ * POLY style n x1 y1 … xn yn (closed) · TEXT style (the piece's `texts`, in order) ·
+ * CLIP (the piece's next `clips` box; until UNCLIP) · UNCLIP.
  */
 export const SEG = 0;
 export const ARC = 1;
@@ -48,21 +48,24 @@ export interface FlatText {
   lines: TextLine[];
 }
 
+/** One entity's printed parts. */
+export interface Piece {
+  prims: readonly number[];
+  /** Its box: min x, min y, max x, max y. */
+  box: readonly [number, number, number, number];
+  /** The style it is drawn in when it is smaller than a pixel (its first part's). */
+  dotStyle: number;
+  texts: readonly FlatText[];
+  /** The borders its viewports are cut at. */
+  clips: readonly Bounds[];
+}
+
 export interface FlatScene {
-  /** Entity i: its handle, its box (4 numbers from 4i: min x, min y, max x, max y), its parts. */
+  /** Entity i: its handle and its piece. */
   handles: string[];
-  boxes: number[];
-  /** Where entity i's primitives start in `prims`; they end where entity i + 1's start. */
-  starts: number[];
-  /** The style entity i is drawn in when it is smaller than a pixel (its first part's). */
-  dotStyles: number[];
-  /** Where entity i's texts start in `texts`. */
-  textStarts: number[];
-  prims: number[];
+  pieces: Piece[];
   /** Styles by id (shared with the pieces kept for the document: it may hold more than this scene uses). */
   styles: FlatStyle[];
-  texts: FlatText[];
-  clips: Bounds[];
   /** The union of the boxes; undefined when nothing prints. */
   extents: Bounds | undefined;
   /** Entities the plot cannot draw, by DXF type. */
@@ -71,18 +74,10 @@ export interface FlatScene {
   reused: number;
 }
 
-/** One entity's part of a scene, kept to be used again while what it is drawn with stays the same. */
-interface Piece {
-  prims: Float64Array;
-  box: readonly [number, number, number, number];
-  dotStyle: number;
-  texts: FlatText[];
-}
-
 /**
  * The pieces of a document's entities, by entity object (the read model replaces an entity whenever it
  * changes and never edits one in place), with the style ids they use. Right while the layers, linetypes
- * and $LTSCALE are the same objects (`signature`); a capture after a small change then draws the
+ * and $LTSCALE are the same objects (`signature`); a capture after a small change then takes the
  * entities it did not touch from here.
  */
 export interface PieceCache {
@@ -99,6 +94,13 @@ export const pieceSignature = (model: DxfDocumentModel): unknown[] => [
   model.header.$LTSCALE,
 ];
 
+const emptyCache = (signature: readonly unknown[]): PieceCache => ({
+  signature,
+  pieces: new WeakMap(),
+  styles: [],
+  styleIds: new Map(),
+});
+
 /** The cache for `model`: `kept` when its signature still holds, else an empty one. */
 export function pieceCache(model: DxfDocumentModel, kept: PieceCache | undefined): PieceCache {
   const signature = pieceSignature(model);
@@ -108,17 +110,20 @@ export function pieceCache(model: DxfDocumentModel, kept: PieceCache | undefined
     kept.signature.every((v, i) => v === signature[i])
   )
     return kept;
-  return { signature, pieces: new WeakMap(), styles: [], styleIds: new Map() };
+  return emptyCache(signature);
 }
 
-const NO_TEXTS: FlatText[] = [];
+const NONE: readonly never[] = [];
 
 /** Builds a FlatScene one entity at a time (`add`), so a caller can stop between entities. */
 export class FlatSceneBuilder {
   private readonly plot: PlotContext;
   private readonly cache: PieceCache;
   private readonly scene: FlatScene;
-  // The box of the entity being added.
+  // The piece being built.
+  private prims: number[] = [];
+  private texts: FlatText[] = [];
+  private clips: Bounds[] = [];
   private minX = 0;
   private minY = 0;
   private maxX = 0;
@@ -126,17 +131,11 @@ export class FlatSceneBuilder {
 
   constructor(plot: PlotContext, cache?: PieceCache) {
     this.plot = plot;
-    this.cache = cache ?? { signature: [], pieces: new WeakMap(), styles: [], styleIds: new Map() };
+    this.cache = cache ?? emptyCache([]);
     this.scene = {
       handles: [],
-      boxes: [],
-      starts: [],
-      dotStyles: [],
-      textStarts: [],
-      prims: [],
+      pieces: [],
       styles: this.cache.styles,
-      texts: [],
-      clips: [],
       extents: undefined,
       skipped: plot.skipped,
       reused: 0,
@@ -148,14 +147,15 @@ export class FlatSceneBuilder {
     if (!entity) return;
     const kept = this.cache.pieces.get(entity);
     if (kept && entity.space.toUpperCase() === this.plot.space) {
-      this.reuse(handle, kept);
+      this.scene.reused += 1;
+      this.push(handle, kept);
       return;
     }
     const items = plotEntityItems(this.plot, entity);
     if (!items) return;
-    const scene = this.scene;
-    const start = scene.prims.length;
-    const textStart = scene.texts.length;
+    this.prims = [];
+    this.texts = [];
+    this.clips = [];
     this.minX = Infinity;
     this.minY = Infinity;
     this.maxX = -Infinity;
@@ -165,49 +165,25 @@ export class FlatSceneBuilder {
       const style = this.addItem(item);
       if (dotStyle < 0) dotStyle = style;
     }
-    if (scene.prims.length === start || !(this.minX <= this.maxX && this.minY <= this.maxY)) {
-      scene.prims.length = start;
-      scene.texts.length = textStart;
-      return;
-    }
-    const box = [this.minX, this.minY, this.maxX, this.maxY] as const;
-    this.push(handle, start, textStart, box, Math.max(dotStyle, 0));
+    if (this.prims.length === 0 || !(this.minX <= this.maxX && this.minY <= this.maxY)) return;
+    const piece: Piece = {
+      prims: this.prims,
+      box: [this.minX, this.minY, this.maxX, this.maxY],
+      dotStyle: Math.max(dotStyle, 0),
+      texts: this.texts.length > 0 ? this.texts : NONE,
+      clips: this.clips.length > 0 ? this.clips : NONE,
+    };
+    this.push(handle, piece);
     // Block references draw their blocks' entities, which change without the reference: never kept.
     // Viewports (Raw) show model space: neither.
-    if (entity.type !== 'Insert' && entity.type !== 'Raw') {
-      this.cache.pieces.set(entity, {
-        prims: Float64Array.from(scene.prims.slice(start)),
-        box,
-        dotStyle: Math.max(dotStyle, 0),
-        texts: scene.texts.length > textStart ? scene.texts.slice(textStart) : NO_TEXTS,
-      });
-    }
+    if (entity.type !== 'Insert' && entity.type !== 'Raw') this.cache.pieces.set(entity, piece);
   }
 
-  private reuse(handle: string, piece: Piece): void {
-    const { prims, texts } = this.scene;
-    const start = prims.length;
-    const textStart = texts.length;
-    for (let i = 0; i < piece.prims.length; i++) prims.push(piece.prims[i] as number);
-    for (const text of piece.texts) texts.push(text);
-    this.push(handle, start, textStart, piece.box, piece.dotStyle);
-    this.scene.reused += 1;
-  }
-
-  private push(
-    handle: string,
-    start: number,
-    textStart: number,
-    box: readonly [number, number, number, number],
-    dotStyle: number,
-  ): void {
+  private push(handle: string, piece: Piece): void {
     const scene = this.scene;
-    const [x1, y1, x2, y2] = box;
+    const [x1, y1, x2, y2] = piece.box;
     scene.handles.push(handle);
-    scene.boxes.push(x1, y1, x2, y2);
-    scene.starts.push(start);
-    scene.textStarts.push(textStart);
-    scene.dotStyles.push(dotStyle);
+    scene.pieces.push(piece);
     const e = scene.extents;
     if (!e) scene.extents = { min: [x1, y1, 0], max: [x2, y2, 0] };
     else {
@@ -252,10 +228,10 @@ export class FlatSceneBuilder {
 
   /** Appends one part's primitives; answers its style (-1 for a clip, which has none of its own). */
   private addItem(item: PlotItem): number {
-    const prims = this.scene.prims;
+    const prims = this.prims;
     if (item.kind === 'clip') {
-      prims.push(CLIP, this.scene.clips.length);
-      this.scene.clips.push(item.box);
+      prims.push(CLIP);
+      this.clips.push(item.box);
       // What a viewport shows is cut at its border: the border, not the model, is the entity's box.
       const box = [this.minX, this.minY, this.maxX, this.maxY] as const;
       for (const inner of item.items) this.addItem(inner);
@@ -268,7 +244,7 @@ export class FlatSceneBuilder {
   }
 
   private addDrawn(item: DrawnItem): number {
-    const prims = this.scene.prims;
+    const prims = this.prims;
     switch (item.kind) {
       case 'curves': {
         const style = this.style(item.aci, item.weight, item.dash);
@@ -308,25 +284,10 @@ export class FlatSceneBuilder {
       case 'text': {
         const style = this.style(item.aci, item.weight, undefined);
         prims.push(TEXT, style);
-        this.scene.texts.push({ origin: item.origin, u: item.u, v: item.v, lines: item.lines });
+        this.texts.push({ origin: item.origin, u: item.u, v: item.v, lines: item.lines });
         this.grow(plotItemBounds(item));
         return style;
       }
     }
   }
-}
-
-/** Where entity `i`'s primitives end. */
-export const primsEnd = (scene: FlatScene, i: number): number =>
-  i + 1 < scene.starts.length ? (scene.starts[i + 1] as number) : scene.prims.length;
-
-/** The whole FlatScene of `order` at once (tests; the capture op builds in slices). */
-export function flatScene(
-  plot: PlotContext,
-  order: readonly string[],
-  entities: Readonly<Record<string, Entity>>,
-): FlatScene {
-  const builder = new FlatSceneBuilder(plot);
-  for (const handle of order) builder.add(handle, dictGet(entities, handle));
-  return builder.finish();
 }

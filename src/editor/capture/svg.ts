@@ -8,6 +8,7 @@
  * read is a stroke where its line runs. Pure.
  */
 import { aciHex } from '../colors.js';
+import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
 import { CHAR_WIDTH } from '../geometry/text-box.js';
 import { CAP_HEIGHT, FONT_FAMILY } from '../plot/text-font.js';
@@ -17,8 +18,8 @@ import {
   DOT,
   type FlatScene,
   type FlatText,
+  type Piece,
   POLY,
-  primsEnd,
   SEG,
   TEXT,
   UNCLIP,
@@ -186,7 +187,7 @@ export function captureSvg(
   colors: CaptureColors,
   selected: ReadonlySet<string>,
 ): CaptureDrawing {
-  const { prims, boxes } = scene;
+  const { pieces } = scene;
   const k = view.scale * UNIT;
   const left = view.area.min[0];
   const top = view.area.max[1];
@@ -206,18 +207,28 @@ export function captureSvg(
   let entities = 0;
   let dots = 0;
   const shown: number[] = [];
+  /** The viewport borders drawn, each a clipPath of its own. */
+  const clips: Bounds[] = [];
 
   /** Draws entity `e` into the strokes of its styles (or all of it into `only`, a highlight). */
   const draw = (e: number, only?: Stroke) => {
+    const piece = pieces[e] as Piece;
+    const prims = piece.prims;
     let clip = -1;
-    let i = scene.starts[e] as number;
-    const to = primsEnd(scene, e);
-    let nextText = scene.textStarts[e] as number;
+    let i = 0;
+    const to = prims.length;
+    let nextText = 0;
+    let nextClip = 0;
     while (i < to) {
       const kind = prims[i] as number;
       if (kind === CLIP) {
-        clip = prims[i + 1] as number;
-        i += 2;
+        const box = piece.clips[nextClip++] as Bounds;
+        // A highlight is not cut: it marks the viewport's contents wherever they are.
+        if (!only) {
+          clip = clips.length;
+          clips.push(box);
+        }
+        i += 1;
         continue;
       }
       if (kind === UNCLIP) {
@@ -235,7 +246,7 @@ export function captureSvg(
           break;
         }
         case ARC: {
-          arc(pen, i, only !== undefined);
+          arc(pen, prims, i, only !== undefined);
           i += 8;
           break;
         }
@@ -263,7 +274,7 @@ export function captureSvg(
           break;
         }
         case TEXT: {
-          const text = scene.texts[nextText++] as FlatText;
+          const text = piece.texts[nextText++] as FlatText;
           const height = Math.hypot(text.v[0], text.v[1]) * view.scale;
           if (only) textBox(only, text);
           else if (height < TEXT_MIN_PX) greek(pen, text);
@@ -277,7 +288,7 @@ export function captureSvg(
     }
   };
 
-  const arc = (pen: Stroke, i: number, only: boolean) => {
+  const arc = (pen: Stroke, prims: readonly number[], i: number, only: boolean) => {
     const cx = prims[i + 2] as number;
     const cy = prims[i + 3] as number;
     const r = prims[i + 4] as number;
@@ -362,10 +373,8 @@ export function captureSvg(
 
   const count = scene.handles.length;
   for (let e = 0; e < count; e++) {
-    const x1 = boxes[4 * e] as number;
-    const y1 = boxes[4 * e + 1] as number;
-    const x2 = boxes[4 * e + 2] as number;
-    const y2 = boxes[4 * e + 3] as number;
+    const piece = pieces[e] as Piece;
+    const [x1, y1, x2, y2] = piece.box;
     if (x1 > vx2 || x2 < vx1 || y1 > vy2 || y2 < vy1) continue;
     entities += 1;
     if (selected.size > 0) shown.push(e);
@@ -373,7 +382,7 @@ export function captureSvg(
       // Smaller than a pixel or two: the pixel its middle falls on, in its colour.
       const column = Math.floor(((x1 + x2) / 2 - left) * view.scale);
       const row = Math.floor((top - (y1 + y2) / 2) * view.scale);
-      canvas.pixel(styleColors[scene.dotStyles[e] as number] as string, column, row);
+      canvas.pixel(styleColors[piece.dotStyle] as string, column, row);
       dots += 1;
       continue;
     }
@@ -386,16 +395,13 @@ export function captureSvg(
   for (const e of shown) {
     if (!selected.has(scene.handles[e] as string)) continue;
     highlighted += 1;
-    const x1 = boxes[4 * e] as number;
-    const y1 = boxes[4 * e + 1] as number;
-    const x2 = boxes[4 * e + 2] as number;
-    const y2 = boxes[4 * e + 3] as number;
+    const [x1, y1, x2, y2] = (pieces[e] as Piece).box;
     if ((x2 - x1) * view.scale < DOT_PX && (y2 - y1) * view.scale < DOT_PX)
       square(highlight, X((x1 + x2) / 2), Y((y1 + y2) / 2), HIGHLIGHT_MARK_PX * UNIT);
     else draw(e, highlight);
   }
 
-  const defs = scene.clips
+  const defs = clips
     .map((box, i) => {
       const x = X(box.min[0]);
       const y = Y(box.max[1]);
