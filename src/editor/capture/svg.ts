@@ -12,6 +12,9 @@ import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
 import { CHAR_WIDTH } from '../geometry/text-box.js';
 import { CAP_HEIGHT, FONT_FAMILY } from '../plot/text-font.js';
+
+/** The plot's fonts, then sans-serif faces a Linux machine has (the rasteriser's own fallback may be a serif one). */
+const CAPTURE_FONTS = `${FONT_FAMILY.replace(/, sans-serif$/, '')}, DejaVu Sans, Noto Sans, FreeSans, sans-serif`;
 import {
   ARC,
   CLIP,
@@ -438,7 +441,7 @@ export function captureSvg(
     `<g fill="none">${strokes.join('')}</g>`,
     `<g stroke="none">${fills.join('')}</g>`,
     canvas.texts.length > 0
-      ? `<g font-family="${FONT_FAMILY}" stroke="none">${canvas.texts.join('')}</g>`
+      ? `<g font-family="${CAPTURE_FONTS}" stroke="none">${canvas.texts.join('')}</g>`
       : '',
     marks ? `<g fill="none" stroke-linecap="round" stroke-linejoin="round">${marks}</g>` : '',
     '</svg>',
