@@ -13,8 +13,6 @@ import { TAU } from '../geometry/math.js';
 import { CHAR_WIDTH } from '../geometry/text-box.js';
 import { CAP_HEIGHT, FONT_FAMILY } from '../plot/text-font.js';
 
-/** The plot's fonts, then sans-serif faces a Linux machine has (the rasteriser's own fallback may be a serif one). */
-const CAPTURE_FONTS = `${FONT_FAMILY.replace(/, sans-serif$/, '')}, DejaVu Sans, Noto Sans, FreeSans, sans-serif`;
 import {
   ARC,
   CLIP,
@@ -28,6 +26,9 @@ import {
   UNCLIP,
 } from './flat-scene.js';
 import type { CaptureView } from './view.js';
+
+/** The plot's fonts, then sans-serif faces a Linux machine has (the rasteriser's own fallback may be a serif one). */
+const CAPTURE_FONTS = `${FONT_FAMILY.replace(/, sans-serif$/, '')}, DejaVu Sans, Noto Sans, FreeSans, sans-serif`;
 
 /** SVG units per pixel: coordinates are written as whole numbers of tenths of a pixel. */
 const UNIT = 10;
