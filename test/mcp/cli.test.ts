@@ -100,7 +100,7 @@ describe('chronicle editor --mcp on the command line', () => {
       expect(messages[6]?.error).toMatchObject({ code: -32601 });
       expect(run.stderr).toMatch(/^editor mcp: session [0-9a-f-]{36} on level:/m);
       // The session the server ran is in the log, ended.
-      const events = await runCli(['events', '--data', dir, '--json']);
+      const events = await runCli(['events', '--data', dir, '--json'], { timeoutMs: 120_000 });
       expect(events.stdout).toContain('"type":"SessionEnded"');
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -118,7 +118,8 @@ describe('chronicle editor --mcp on the command line', () => {
       ['editor', '--mcp', '--attach', 'http://127.0.0.1:9', 'plan.dxf'],
       ['editor', '--mcp', '--attach', 'http://127.0.0.1:9', '--store', 'memory:'],
     ];
-    const results = await Promise.all(bad.map((args) => runCli(args)));
+    // A net for a hung child, not a measure: eight CLI starts at once on a loaded machine are slow.
+    const results = await Promise.all(bad.map((args) => runCli(args, { timeoutMs: 120_000 })));
     for (const [i, result] of results.entries()) {
       const args = bad[i] as string[];
       expect(result.code, args.join(' ')).toBe(2);
@@ -128,7 +129,9 @@ describe('chronicle editor --mcp on the command line', () => {
   });
 
   it('stops with status 1 when the editor to attach to does not answer', async () => {
-    const result = await runCli(['editor', '--mcp', '--attach', 'http://127.0.0.1:9']);
+    const result = await runCli(['editor', '--mcp', '--attach', 'http://127.0.0.1:9'], {
+      timeoutMs: 120_000,
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/cannot attach to http:\/\/127\.0\.0\.1:9: .*did not answer/);
