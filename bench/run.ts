@@ -1,4 +1,5 @@
 import { runAnswersBench } from './answers.js';
+import { benchCapture } from './capture.js';
 import { benchDeploys } from './deploys.js';
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
@@ -16,6 +17,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   'store-pg': benchStorePg,
   editor: benchEditor,
   'editor-http': benchEditorHttp,
+  capture: benchCapture,
   redaction: benchRedaction,
   deploys: benchDeploys,
   reconcile: benchReconcile,

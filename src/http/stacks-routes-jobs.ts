@@ -35,8 +35,10 @@ function framesOf(chunk: JobChunk): Buffer {
  * `view` on the job's stack, by the list rule for the job's environment.
  */
 export function jobRoutes(app: StacksFastify, service: StacksService): void {
-  const jobOf = (request: Pick<FastifyRequest, 'stacksUser'> & { params: { id: string } }): JobInfo => {
-    const info = service.jobs.info(request.params.id);
+  const jobOf = async (
+    request: Pick<FastifyRequest, 'stacksUser'> & { params: { id: string } },
+  ): Promise<JobInfo> => {
+    const info = await service.jobs.infoNow(request.params.id);
     if (!info) throw notFound(JOB_NOT_FOUND);
     allow(checkEnvAccess(userOf(request), 'view', info.environmentId));
     return info;
@@ -45,7 +47,7 @@ export function jobRoutes(app: StacksFastify, service: StacksService): void {
   app.route({
     ...routes.getJob,
     handler: async (request) => {
-      const info = jobOf(request);
+      const info = await jobOf(request);
       const poll = await service.jobs.poll(info.id);
       if (!poll) throw notFound(JOB_NOT_FOUND);
       return poll;
@@ -55,7 +57,7 @@ export function jobRoutes(app: StacksFastify, service: StacksService): void {
   app.route({
     ...routes.getJobEvents,
     handler: async (request, reply) => {
-      const info = jobOf(request);
+      const info = await jobOf(request);
       const from = resumeIndex(request.headers['last-event-id']);
       const stream = new EventStream(reply);
       const subscription = service.jobs.chunks(info.id, from, { ready: () => stream.ready() }).subscribe(
