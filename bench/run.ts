@@ -10,6 +10,7 @@ import { benchReplayTimeTravel } from './replay-time-travel.js';
 import { printReport } from './report.js';
 import { benchStore } from './store.js';
 import { benchStorePg } from './store-pg.js';
+import { benchUi } from './ui.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   store: benchStore,
@@ -20,6 +21,8 @@ const benchmarks: Record<string, () => Promise<void>> = {
   redaction: benchRedaction,
   deploys: benchDeploys,
   reconcile: benchReconcile,
+  // Issue 18: the stacks web page on a 200,000-line log, in Chromium.
+  ui: benchUi,
   // Issue 23: what checking answers against their schemas costs.
   answers: runAnswersBench,
   // Issue 8's benchmark: the rebuild of 1,000,000 editor events, then time travel; each half alone too.

@@ -4,6 +4,7 @@ import type { StacksService } from '../stacks/service.js';
 import { stackView, validateVariables } from '../stacks/stack-store.js';
 import type { StackRef, User } from '../stacks/types.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
+import { keepSecrets } from './stacks-kept-secrets.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { allow, answerJob, userOf } from './stacks-request.js';
 
@@ -82,7 +83,15 @@ export function stackRoutes(app: StacksFastify, service: StacksService): void {
     handler: async (request) => {
       const user = userOf(request);
       const ref = refOf(request, user, 'edit', request.params.name);
-      return stackView(await service.setVariables(ref, validateVariables(request.body.variables), user.name));
+      // A secret sent as null keeps its value (stacks-kept-secrets.ts).
+      const stored = (await service.getStack(ref)).variables;
+      return stackView(
+        await service.setVariables(
+          ref,
+          validateVariables(keepSecrets(request.body.variables, stored)),
+          user.name,
+        ),
+      );
     },
   });
 
