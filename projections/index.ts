@@ -1,3 +1,4 @@
+import { deployHistory } from './deploy-history.js';
 import { deployRuns } from './deploy-runs.js';
 import { editorModels } from './editor-models.js';
 import { editorSessions } from './editor-sessions.js';
@@ -18,6 +19,7 @@ export const projections: readonly AnyProjection[] = [
   editorSessions,
   editorModels,
   deployRuns,
+  deployHistory,
   jobs,
   gitStacks,
   reconcileExecutions,

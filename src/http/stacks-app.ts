@@ -10,6 +10,7 @@ import {
   type StacksHttpLimits,
 } from './stacks-limits.js';
 import { gitStackRoutes } from './stacks-routes-git.js';
+import { historyRoutes } from './stacks-routes-history.js';
 import { jobRoutes } from './stacks-routes-jobs.js';
 import { runRoutes } from './stacks-routes-runs.js';
 import { scheduleRoutes } from './stacks-routes-schedules.js';
@@ -74,6 +75,7 @@ export function stacksApp(
 
   stackRoutes(app, service);
   runRoutes(app, service);
+  historyRoutes(app, service);
   jobRoutes(app, service);
   if (parts.git) gitStackRoutes(app, parts.git);
   scheduleRoutes(app, service);

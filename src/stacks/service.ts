@@ -10,6 +10,7 @@ import { type ComposeOperation, composeArgv, composeEnv } from './compose-args.j
 import { runCompose } from './compose-runner.js';
 import { findEnvironment } from './config.js';
 import { conflict, notFound, StacksError } from './errors.js';
+import { DeployHistory } from './history/history.js';
 import { Instance } from './instances.js';
 import type { Job } from './jobs.js';
 import { JobBook } from './jobs.js';
@@ -146,6 +147,8 @@ export class StacksService {
   readonly instance: Instance;
   /** Settings, the deploy_log_reconcile job and its schedule, execution rows. */
   readonly schedules: StacksSchedules;
+  /** What each run deployed, diffs, redeploys and auto-rollback (issue 19); set by `open`. */
+  history!: DeployHistory;
   private readonly runsModel: ProjectionRunner<DeployRunsState>;
   private readonly jobsModel: ProjectionRunner<JobsState>;
   private readonly hashKey: Buffer;
@@ -204,7 +207,7 @@ export class StacksService {
 
   /** The read models the service answers from, for blue-green rebuilds (`chronicle rebuild`). */
   get liveModels(): LiveModel[] {
-    return [this.runsModel, this.jobsModel];
+    return [this.runsModel, this.jobsModel, this.history.model];
   }
 
   /**
@@ -234,13 +237,21 @@ export class StacksService {
     }
     const service = new StacksService(options, { runs, jobs, schedules }, hashKey, instance);
     try {
+      service.history = await DeployHistory.open(service);
+      service.runs.afterDelete = (_runId, position) => service.history.collect(position);
       await service.closeInterrupted();
       await service.jobs.sweep();
       // After the runs are closed: a scheduled reconcile must find them finished.
       await schedules.startSchedule();
     } catch (error) {
       // Nothing may keep running after a failed start: the caller only has the error.
-      await Promise.allSettled([schedules.close(), runs.stop(), jobs.stop(), instance.leave()]);
+      await Promise.allSettled([
+        schedules.close(),
+        runs.stop(),
+        jobs.stop(),
+        instance.leave(),
+        service.history?.close(),
+      ]);
       throw error;
     }
     service.interruptedTimer = setInterval(() => {
@@ -504,7 +515,21 @@ export class StacksService {
       slot.release?.();
       this.running.delete(slot);
     });
+    const runId = started.runId;
+    if (runId !== null)
+      void started.result.then((result) => (result.success ? undefined : this.rollBack(runId)));
     return started;
+  }
+
+  /** A recorded deploy failed: the stack's auto-rollback (history.ts) decides whether to roll back. */
+  private async rollBack(runId: number): Promise<void> {
+    const run = this.runs.get(runId);
+    if (this.closing || !run || run.status !== 'failed') return;
+    try {
+      await this.history.afterFailure(run);
+    } catch (error) {
+      process.stderr.write(`stacks: auto-rollback after run ${runId} failed: ${(error as Error).message}\n`);
+    }
   }
 
   /**
@@ -599,6 +624,7 @@ export class StacksService {
       if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
       const environment =
         stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
+      if (recorder && operation === 'up') await this.history.record(recorder, stack);
       job.status(`Running compose ${operation}`);
       const process_ = runCompose(
         {
@@ -749,6 +775,7 @@ export class StacksService {
       }),
     ]);
     clearTimeout(timer);
+    await this.history.close();
     await this.runsModel.stop();
     await this.jobsModel.stop();
     await this.instance.leave();
