@@ -1,6 +1,7 @@
 import { benchDeploys } from './deploys.js';
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
+import { runLogQueryBench } from './log-query.js';
 import { benchReconcile } from './reconcile.js';
 import { benchRedaction } from './redaction.js';
 import { benchReplayRebuild } from './replay-rebuild.js';
@@ -17,6 +18,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   redaction: benchRedaction,
   deploys: benchDeploys,
   reconcile: benchReconcile,
+  'log-query': runLogQueryBench,
   // Issue 8's benchmark: the rebuild of 1,000,000 editor events, then time travel; each half alone too.
   replay: async () => {
     printReport(await benchReplayRebuild());

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DeployRun } from '../../projections/deploy-runs.js';
 import { checkEnvAccess, checkRunAccess } from '../stacks/auth.js';
 import { notFound, StacksError } from '../stacks/errors.js';
+import { logDownloadName, parseLogQuery, queryLog } from '../stacks/history/log-query.js';
 import { readLog } from '../stacks/log-files.js';
 import { parseRunId, parseStackName } from '../stacks/names.js';
 import type { StacksService } from '../stacks/service.js';
@@ -56,8 +57,18 @@ export function runRoutes(app: FastifyInstance, service: StacksService): void {
       followLog(service, run, reply);
       return reply;
     }
+    // Issue 19 point 7: a range or a search of a large log, answered as JSON (history/log-query.ts).
+    const page = parseLogQuery(request.query as Record<string, unknown>);
+    if (page) {
+      const answer = await queryLog(service.runs.logPathOf(run), page);
+      if (answer === undefined) throw new StacksError(404, 'Log not found');
+      return { runId: run.id, ...answer };
+    }
     const text = await readLog(service.runs.logPathOf(run));
     if (text === undefined) throw new StacksError(404, 'Log not found');
+    const download = (request.query as Record<string, unknown>).download;
+    if (download === 'true' || download === '1')
+      reply.header('content-disposition', `attachment; filename="${logDownloadName(run.stack, run.id)}"`);
     return reply.type('text/plain; charset=utf-8').send(text);
   });
 }

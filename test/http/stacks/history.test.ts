@@ -223,6 +223,70 @@ describeStacks('deploy history', () => {
     });
   });
 
+  describe('logs: download, range, search', () => {
+    let runId: number;
+    beforeAll(async () => {
+      const created = await createStackDone(admin, 'logs', null, {
+        compose: composeText({ lines: ['alpha line', 'Beta LINE', 'gamma'], repeat: 1000 }),
+      });
+      runId = created.runId as number;
+      await waitRun(admin, 'logs', runId);
+    }, 60_000);
+
+    it('downloads with Content-Disposition', async () => {
+      const reply = await admin.get(`/api/stacks/logs/deploys/${runId}/log?download=true`);
+      expectStatus(reply, 200);
+      expect(reply.headers.find(([name]) => name === 'content-disposition')?.[1]).toBe(
+        `attachment; filename="logs-run-${runId}.log"`,
+      );
+      expect(reply.text.split('\n')).toHaveLength(3001);
+    });
+
+    it('answers a range of lines with the next line and the total', async () => {
+      const page = objectOf(await admin.get(`/api/stacks/logs/deploys/${runId}/log?fromLine=2&limit=3`));
+      expect(page).toEqual({
+        runId,
+        fromLine: 2,
+        limit: 3,
+        lines: [
+          { line: 2, text: 'Beta LINE' },
+          { line: 3, text: 'gamma' },
+          { line: 4, text: 'alpha line' },
+        ],
+        nextLine: 5,
+        totalLines: 3000,
+      });
+      const end = objectOf(await admin.get(`/api/stacks/logs/deploys/${runId}/log?fromLine=2999`));
+      expect(end.lines).toEqual([
+        { line: 2999, text: 'Beta LINE' },
+        { line: 3000, text: 'gamma' },
+      ]);
+      expect(end.nextLine).toBeNull();
+    });
+
+    it('searches plain text case-insensitively, paged', async () => {
+      const page = objectOf(await admin.get(`/api/stacks/logs/deploys/${runId}/log?q=beta%20line&limit=2`));
+      expect(page.lines).toEqual([
+        { line: 2, text: 'Beta LINE' },
+        { line: 5, text: 'Beta LINE' },
+      ]);
+      expect(page.matches).toBe(1000);
+      expect(page.nextLine).toBe(8);
+      const next = objectOf(
+        await admin.get(`/api/stacks/logs/deploys/${runId}/log?q=BETA&limit=1&fromLine=8`),
+      );
+      expect(next.lines).toEqual([{ line: 8, text: 'Beta LINE' }]);
+      // Plain text, not a pattern.
+      expect(objectOf(await admin.get(`/api/stacks/logs/deploys/${runId}/log?q=.*`)).matches).toBe(0);
+    });
+
+    it('refuses bad values with 400 and a run without a log with 404', async () => {
+      for (const query of ['fromLine=0', 'limit=0', 'limit=10001', 'fromLine=x', 'q='])
+        expectStatus(await admin.get(`/api/stacks/logs/deploys/${runId}/log?${query}`), 400, query);
+      expectStatus(await admin.get(`/api/stacks/logs/deploys/99999/log?q=a`), 404);
+    });
+  });
+
   it('keeps each distinct content once, sealed, and deletes it with the last run that refers to it', async () => {
     const own = await startStacks();
     try {
