@@ -1,3 +1,4 @@
+import { audit } from './audit.js';
 import { deployHistory } from './deploy-history.js';
 import { deployRuns } from './deploy-runs.js';
 import { editorModels } from './editor-models.js';
@@ -20,6 +21,7 @@ export const projections: readonly AnyProjection[] = [
   editorModels,
   deployRuns,
   deployHistory,
+  audit,
   jobs,
   gitStacks,
   reconcileExecutions,

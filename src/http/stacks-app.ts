@@ -9,6 +9,7 @@ import {
   SMALL_BODY_LIMIT,
   type StacksHttpLimits,
 } from './stacks-limits.js';
+import { auditRoutes } from './stacks-routes-audit.js';
 import { gitStackRoutes } from './stacks-routes-git.js';
 import { historyRoutes } from './stacks-routes-history.js';
 import { jobRoutes } from './stacks-routes-jobs.js';
@@ -76,6 +77,7 @@ export function stacksApp(
   stackRoutes(app, service);
   runRoutes(app, service);
   historyRoutes(app, service);
+  auditRoutes(app, service);
   jobRoutes(app, service);
   if (parts.git) gitStackRoutes(app, parts.git);
   scheduleRoutes(app, service);

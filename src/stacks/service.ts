@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { type AuditState, audit } from '../../projections/audit.js';
 import { type DeployRunsState, deployRuns } from '../../projections/deploy-runs.js';
 import { type JobResult, type JobsState, jobs as jobsProjection } from '../../projections/jobs.js';
 import type { LiveModel } from '../../projections/live-model.js';
@@ -149,6 +150,8 @@ export class StacksService {
   readonly schedules: StacksSchedules;
   /** What each run deployed, diffs, redeploys and auto-rollback (issue 19); set by `open`. */
   history!: DeployHistory;
+  /** The audit trail's read model (projections/audit.ts); set by `open`. */
+  audit!: ProjectionRunner<AuditState>;
   private readonly runsModel: ProjectionRunner<DeployRunsState>;
   private readonly jobsModel: ProjectionRunner<JobsState>;
   private readonly hashKey: Buffer;
@@ -207,7 +210,7 @@ export class StacksService {
 
   /** The read models the service answers from, for blue-green rebuilds (`chronicle rebuild`). */
   get liveModels(): LiveModel[] {
-    return [this.runsModel, this.jobsModel, this.history.model];
+    return [this.runsModel, this.jobsModel, this.history.model, this.audit];
   }
 
   /**
@@ -238,6 +241,8 @@ export class StacksService {
     const service = new StacksService(options, { runs, jobs, schedules }, hashKey, instance);
     try {
       service.history = await DeployHistory.open(service);
+      service.audit = new ProjectionRunner(options.store, audit);
+      await service.audit.start();
       service.runs.afterDelete = (_runId, position) => service.history.collect(position);
       await service.closeInterrupted();
       await service.jobs.sweep();
@@ -251,6 +256,7 @@ export class StacksService {
         jobs.stop(),
         instance.leave(),
         service.history?.close(),
+        service.audit?.stop(),
       ]);
       throw error;
     }
@@ -776,6 +782,7 @@ export class StacksService {
     ]);
     clearTimeout(timer);
     await this.history.close();
+    await this.audit.stop();
     await this.runsModel.stop();
     await this.jobsModel.stop();
     await this.instance.leave();
