@@ -7,6 +7,7 @@ import { reconcileExecutions } from './executions.js';
 import { gitStacks } from './git-stacks.js';
 import { jobs } from './jobs.js';
 import type { AnyProjection } from './projection.js';
+import { retentionExecutions } from './retention-executions.js';
 import { generalSettings } from './settings.js';
 import { streamCatalog } from './stream-catalog.js';
 
@@ -22,6 +23,7 @@ export const projections: readonly AnyProjection[] = [
   deployRuns,
   deployHistory,
   audit,
+  retentionExecutions,
   jobs,
   gitStacks,
   reconcileExecutions,

@@ -339,12 +339,30 @@ export interface StacksEventMap {
     user_id: string | null;
   };
   /**
+   * One run of the `deploy_run_retention` schedule (issue 19 point 5), in stream
+   * `retention-execution-<id>` (created with `no_stream`: ids are unique). The runs it deletes go
+   * through the normal delete (RunDeleted in their own streams); these events say what it did.
+   */
+  RetentionStarted: { execution_id: number; trigger: ReconcileTrigger; user_id: string | null };
+  RetentionCompleted: {
+    execution_id: number;
+    /** `warning`: some run could not be deleted; `failed`: the run itself threw. */
+    status: 'success' | 'warning' | 'failed';
+    error_message: string | null;
+    deleted_runs: number[];
+    /** Runs a policy would have deleted but that are kept: the last successful run of their stack. */
+    kept_last_good: number[];
+    failures: Array<{ run_id: number; error: string }>;
+  };
+  /**
    * General settings, in stream `stacks-settings`: only the keys a change set (a partial body); the read
    * model lays them over the defaults.
    */
   SettingsChanged: {
     deploy_log_reconcile_cron?: string;
     deploy_log_reconcile_enabled?: boolean;
+    deploy_run_retention_cron?: string;
+    deploy_run_retention_enabled?: boolean;
     user_id: string | null;
   };
 }
@@ -361,6 +379,8 @@ export interface RunImage {
   digest: string;
 }
 
+export const RETENTION_STREAM_PREFIX = 'retention-execution-';
+export const retentionStream = (executionId: number) => `${RETENTION_STREAM_PREFIX}${executionId}`;
 export const CONTENT_STREAM_PREFIX = 'deploy-content-';
 export const contentStream = (contentId: string) => `${CONTENT_STREAM_PREFIX}${contentId}`;
 

@@ -6,6 +6,7 @@ import { DEFAULT_EXECUTIONS_LIMIT, MAX_EXECUTIONS_LIMIT, pagingParam } from '../
 import type { StacksService } from '../stacks/service.js';
 import { parseSettingsPatch } from '../stacks/settings.js';
 import { userOf } from './stacks-request.js';
+import { retentionRows } from './stacks-routes-retention.js';
 
 /**
  * Schedule types the toggle knows; both are refused, as neither has a per-item schedule to pause. A Map:
@@ -60,6 +61,11 @@ export function scheduleRoutes(app: FastifyInstance, service: StacksService): vo
     const query = request.query as Record<string, unknown>;
     const limit = pagingParam(query.limit, 'limit', DEFAULT_EXECUTIONS_LIMIT, 1, MAX_EXECUTIONS_LIMIT);
     const offset = pagingParam(query.offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-    return schedules.executions(userOf(request), { limit, offset }, (run) => service.runs.errorOf(run));
+    return schedules.executions(
+      userOf(request),
+      { limit, offset },
+      (run) => service.runs.errorOf(run),
+      retentionRows(service),
+    );
   });
 }

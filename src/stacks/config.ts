@@ -114,6 +114,19 @@ const configSchema = z.strictObject(
         { error: 'must be an object {budgetBytes?, remeasureBytes?}' },
       )
       .optional(),
+    retention: z
+      .array(
+        z.strictObject(
+          {
+            environment: z.union([integerId, z.null()], { error: 'must be an environment id or null' }),
+            keepRuns: z.int({ error: 'must be a positive integer' }).positive().optional(),
+            keepDays: z.int({ error: 'must be a positive integer' }).positive().optional(),
+          },
+          { error: 'must be an object {environment, keepRuns?, keepDays?}' },
+        ),
+        { error: 'must be a list of {environment, keepRuns?, keepDays?}' },
+      )
+      .optional(),
     jobs: z
       .strictObject(
         {
@@ -294,6 +307,12 @@ export function resolveStacksConfig(raw: unknown, file?: string): LoadedStacksCo
       timeoutSeconds: input.jobs?.timeoutSeconds ?? DEFAULT_JOBS.timeoutSeconds,
       retentionHours: input.jobs?.retentionHours ?? DEFAULT_JOBS.retentionHours,
     },
+    retention: new Map(
+      (input.retention ?? []).map((r) => [
+        r.environment,
+        { keepRuns: r.keepRuns ?? null, keepDays: r.keepDays ?? null },
+      ]),
+    ),
   };
   return generatedAdminToken === undefined ? { config } : { config, generatedAdminToken };
 }

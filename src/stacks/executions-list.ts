@@ -19,7 +19,15 @@ import type { User } from './types.js';
 export const DEFAULT_EXECUTIONS_LIMIT = 50;
 export const MAX_EXECUTIONS_LIMIT = 500;
 
-export type ExecutionRow = RunJson | ReconcileExecutionJson;
+export type ExecutionRow = RunJson | ReconcileExecutionJson | ExtraExecution['row'];
+
+/** Rows of other schedules (deploy_run_retention): shown to every user, like the reconcile's. */
+export interface ExtraExecution {
+  startedAt: string;
+  id: number;
+  type: string;
+  row: { id: number; scheduleType: string; [key: string]: unknown };
+}
 
 export interface ExecutionsPage {
   executions: ExecutionRow[];
@@ -66,6 +74,7 @@ export async function listExecutions(
   user: User,
   page: { limit: number; offset: number },
   errorOf: RunErrorOf = async (run) => run.errorMessage,
+  more: readonly ExtraExecution[] = [],
 ): Promise<ExecutionsPage> {
   const entries: Entry[] = [];
   for (const run of runs.runs.values())
@@ -84,6 +93,7 @@ export async function listExecutions(
       type: RECONCILE_SCHEDULE_TYPE,
       row: () => toExecutionJson(execution),
     });
+  for (const extra of more) entries.push({ ...extra, row: () => extra.row });
   entries.sort(newestFirst);
   const shown = entries.slice(page.offset, page.offset + page.limit);
   const errors = new Map<number, string | null>();

@@ -21,6 +21,7 @@ import { OutputKeys } from './output-keys.js';
 import { groupOf } from './process-groups.js';
 import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './recorder.js';
 import { createRedactor } from './redaction.js';
+import { Retention } from './retention.js';
 import { StacksSchedules } from './schedules.js';
 import { resolveSecrets } from './secret-providers.js';
 import {
@@ -152,6 +153,8 @@ export class StacksService {
   history!: DeployHistory;
   /** The audit trail's read model (projections/audit.ts); set by `open`. */
   audit!: ProjectionRunner<AuditState>;
+  /** The deploy-run retention schedule (issue 19 point 5); set by `open`. */
+  retention!: Retention;
   private readonly runsModel: ProjectionRunner<DeployRunsState>;
   private readonly jobsModel: ProjectionRunner<JobsState>;
   private readonly hashKey: Buffer;
@@ -210,7 +213,7 @@ export class StacksService {
 
   /** The read models the service answers from, for blue-green rebuilds (`chronicle rebuild`). */
   get liveModels(): LiveModel[] {
-    return [this.runsModel, this.jobsModel, this.history.model, this.audit];
+    return [this.runsModel, this.jobsModel, this.history.model, this.audit, this.retention.model];
   }
 
   /**
@@ -243,11 +246,22 @@ export class StacksService {
       service.history = await DeployHistory.open(service);
       service.audit = new ProjectionRunner(options.store, audit);
       await service.audit.start();
+      service.retention = await Retention.open({
+        store: options.store,
+        config: options.config,
+        runs: {
+          all: () => runs.state.runs.values(),
+          deleteRun: (runId, userId) => service.runs.deleteRun(runId, userId),
+        },
+        history: () => service.history.model.state,
+        settings: schedules.settingsUpdates,
+      });
       service.runs.afterDelete = (_runId, position) => service.history.collect(position);
       await service.closeInterrupted();
       await service.jobs.sweep();
       // After the runs are closed: a scheduled reconcile must find them finished.
       await schedules.startSchedule();
+      await service.retention.startSchedule();
     } catch (error) {
       // Nothing may keep running after a failed start: the caller only has the error.
       await Promise.allSettled([
@@ -257,6 +271,7 @@ export class StacksService {
         instance.leave(),
         service.history?.close(),
         service.audit?.stop(),
+        service.retention?.close(),
       ]);
       throw error;
     }
@@ -769,6 +784,7 @@ export class StacksService {
     clearInterval(this.interruptedTimer);
     // The schedule first (no new reconcile), and a running reconcile ends before the runs model stops.
     await this.schedules.close();
+    await this.retention.close();
     const running = [...this.running];
     for (const slot of running) slot.process?.cancel();
     // A job still resolving its provider has no process to cancel yet: it is given a grace, after

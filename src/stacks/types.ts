@@ -39,6 +39,8 @@ export interface StacksConfig {
   secretProviders: ReadonlyMap<string, { command: readonly string[] }>;
   deployLogs: { budgetBytes: number; remeasureBytes: number };
   jobs: { timeoutSeconds: number; retentionHours: number };
+  /** Deploy-run retention per environment (null = local): issue 19 point 5. Absent: none. */
+  retention?: ReadonlyMap<number | null, { keepRuns: number | null; keepDays: number | null }>;
 }
 
 export type StackAction = 'view' | 'edit';

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { DeployRun } from '../../projections/deploy-runs.js';
 import { recordVariables, variablesForRedeploy } from '../../src/stacks/history/content.js';
 import { diffRuns, type RunSide } from '../../src/stacks/history/diff.js';
+import { planRetention } from '../../src/stacks/retention.js';
 
 const key = randomBytes(32);
 const side = (over: Partial<RunSide>): RunSide => ({
@@ -80,5 +82,40 @@ describe('diffRuns', () => {
     expect(diff.commit).toEqual({ from: 'aaa', to: 'bbb' });
     expect(diff.images).toEqual([{ service: 'web', from: from.images[0], to: to.images[0] }]);
     expect(diff.compose).toEqual({ changed: false, patch: '' });
+  });
+});
+
+describe('planRetention', () => {
+  const DAY = 86_400_000;
+  const now = Date.parse('2026-11-26T00:00:00Z');
+  const run = (id: number, status: string, daysAgo: number, stack = 's'): DeployRun =>
+    ({
+      id,
+      stack,
+      environmentId: null,
+      status,
+      startedAt: new Date(now - daysAgo * DAY).toISOString(),
+      finishedAt: status === 'running' ? null : new Date(now - daysAgo * DAY).toISOString(),
+    }) as DeployRun;
+
+  it('removes runs older than keepDays, never the last successful nor a running one', () => {
+    const runs = [run(1, 'success', 30), run(2, 'failed', 20), run(3, 'running', 40), run(4, 'failed', 1)];
+    const plan = planRetention(runs, () => ({ keepRuns: null, keepDays: 7 }), now);
+    expect(plan).toEqual({ remove: [2], keptLastGood: [1] });
+  });
+
+  it('applies keepRuns per stack and nothing without a policy', () => {
+    const runs = [
+      run(1, 'failed', 3),
+      run(2, 'success', 2),
+      run(3, 'success', 1),
+      run(4, 'failed', 1, 'other'),
+    ];
+    expect(
+      planRetention(runs, (r) => ({ keepRuns: r.stack === 's' ? 1 : null, keepDays: null }), now),
+    ).toEqual({
+      remove: [1, 2],
+      keptLastGood: [],
+    });
   });
 });

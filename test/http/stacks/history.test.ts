@@ -13,6 +13,7 @@ import {
   arrayOf,
   composeText,
   createStackDone,
+  deploy,
   deployDone,
   describeStacks,
   eventually,
@@ -284,6 +285,61 @@ describeStacks('deploy history', () => {
       for (const query of ['fromLine=0', 'limit=0', 'limit=10001', 'fromLine=x', 'q='])
         expectStatus(await admin.get(`/api/stacks/logs/deploys/${runId}/log?${query}`), 400, query);
       expectStatus(await admin.get(`/api/stacks/logs/deploys/99999/log?q=a`), 404);
+    });
+  });
+
+  describe('retention', () => {
+    it('keeps N runs per stack, never a running one nor the last successful one; deletes through the delete path', async () => {
+      const good = await createStackDone(admin, 'ret', null, { compose: composeText({ lines: ['ok'] }) });
+      await saveCompose(admin, 'ret', null, composeText({ lines: ['bad'], exit: 1 }));
+      const failed: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const run = await deployDone(admin, 'ret', null);
+        failed.push(run.runId as number);
+      }
+      // Another stack without a policy keeps everything.
+      const other = await createStackDone(admin, 'ret-other', null);
+      expectStatus(await admin.put(`/api/stacks/ret/history-settings${q(null)}`, { keepRuns: 1 }), 200);
+      await saveCompose(admin, 'ret', null, composeText({ lines: ['slow'], sleepMs: 3000 }));
+      const slow = await deploy(admin, 'ret', null);
+      const reply = await admin.post('/api/schedules/deploy_run_retention/run', {});
+      expectStatus(reply, 200, 'retention run');
+      const row = objectOf(reply);
+      expect(row).toMatchObject({
+        scheduleType: 'deploy_run_retention',
+        status: 'success',
+        trigger: 'manual',
+      });
+      expect((row.details as Json).deletedRuns).toEqual(failed);
+      expect((row.details as Json).keptLastGood).toEqual([good.runId]);
+      const left = arrayOf(await admin.get(`/api/stacks/ret/deploys${q(null)}`)).map((r) => r.id);
+      expect(left).toEqual([slow.runId, good.runId]);
+      for (const id of failed) {
+        expectStatus(await admin.get(`/api/stacks/ret/deploys/${id}`), 404);
+        expect(await logLines(server.dataDir, null, id)).toBeNull();
+      }
+      expect(arrayOf(await admin.get(`/api/stacks/ret-other/deploys${q(null)}`)).map((r) => r.id)).toEqual([
+        other.runId,
+      ]);
+      await waitRun(admin, 'ret', slow.runId as number);
+      const rows = objectOf(await admin.get('/api/schedules/executions?limit=500')).executions as Json[];
+      expect(rows.some((r) => r.scheduleType === 'deploy_run_retention' && r.id === row.id)).toBe(true);
+      // The rollback target is still there: its content too.
+      expectStatus(await admin.get(`/api/stacks/ret/deploys/${good.runId}/compose`), 200);
+    }, 60_000);
+
+    it('is refused to a user without edit, and follows its settings', async () => {
+      expectStatus(await server.as('viewer').post('/api/schedules/deploy_run_retention/run', {}), 403);
+      const set = await admin.post('/api/settings/general', {
+        deployRunRetentionCron: '0 4 * * *',
+        deployRunRetentionEnabled: false,
+      });
+      expectStatus(set, 200);
+      expect(objectOf(set)).toMatchObject({
+        deployRunRetentionCron: '0 4 * * *',
+        deployRunRetentionEnabled: false,
+      });
+      expectStatus(await admin.post('/api/settings/general', { deployRunRetentionCron: '61 * * * *' }), 400);
     });
   });
 
