@@ -198,6 +198,23 @@ function entryOf(state: AuditState, event: RecordedEvent): Omit<AuditEntry, 'id'
         details: { scheduleType: 'deploy_log_reconcile', executionId: d.execution_id, trigger: d.trigger },
       };
     }
+    case 'NotificationAttempted': {
+      const d = event.data as Data<'NotificationAttempted'>;
+      return {
+        type: d.ok ? 'notification.sent' : 'notification.failed',
+        user: null,
+        stack: null,
+        environmentId: null,
+        details: {
+          channel: d.channel,
+          event: d.event,
+          key: d.key,
+          attempt: d.attempt,
+          status: d.status,
+          error: d.error,
+        },
+      };
+    }
     default:
       for (const mapper of extraMappers) {
         const entry = mapper(event);

@@ -6,6 +6,7 @@ import { editorSessions } from './editor-sessions.js';
 import { reconcileExecutions } from './executions.js';
 import { gitStacks } from './git-stacks.js';
 import { jobs } from './jobs.js';
+import { notifications } from './notifications.js';
 import type { AnyProjection } from './projection.js';
 import { retentionExecutions } from './retention-executions.js';
 import { generalSettings } from './settings.js';
@@ -24,6 +25,7 @@ export const projections: readonly AnyProjection[] = [
   deployHistory,
   audit,
   retentionExecutions,
+  notifications,
   jobs,
   gitStacks,
   reconcileExecutions,

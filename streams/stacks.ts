@@ -355,6 +355,26 @@ export interface StacksEventMap {
     failures: Array<{ run_id: number; error: string }>;
   };
   /**
+   * Notifications (issue 19 point 4), stream `notifications`: one delivery attempt to a channel. `key`
+   * (the idempotency key, sent with every attempt) is `<channel>:<position of the event notified>:<event>`, or
+   * `<channel>:test:<uuid>` for a test message. Text holds no secret: statuses, names, ids only.
+   */
+  NotificationAttempted: {
+    key: string;
+    channel: string;
+    event: string;
+    /** The log position of the event notified (0 for a test message). */
+    occurrence: number;
+    attempt: number;
+    ok: boolean;
+    status: number | null;
+    error: string | null;
+    /** True: the channel's last attempt (given up, or delivered). */
+    final: boolean;
+  };
+  /** Every notifiable event up to `position` has its deliveries started (the dispatcher's checkpoint). */
+  NotificationsCheckpointed: { position: number };
+  /**
    * General settings, in stream `stacks-settings`: only the keys a change set (a partial body); the read
    * model lays them over the defaults.
    */
@@ -381,6 +401,7 @@ export interface RunImage {
 
 export const RETENTION_STREAM_PREFIX = 'retention-execution-';
 export const retentionStream = (executionId: number) => `${RETENTION_STREAM_PREFIX}${executionId}`;
+export const NOTIFICATIONS_STREAM = 'notifications';
 export const CONTENT_STREAM_PREFIX = 'deploy-content-';
 export const contentStream = (contentId: string) => `${CONTENT_STREAM_PREFIX}${contentId}`;
 

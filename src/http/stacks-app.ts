@@ -13,6 +13,7 @@ import { auditRoutes } from './stacks-routes-audit.js';
 import { gitStackRoutes } from './stacks-routes-git.js';
 import { historyRoutes } from './stacks-routes-history.js';
 import { jobRoutes } from './stacks-routes-jobs.js';
+import { notificationRoutes } from './stacks-routes-notifications.js';
 import { retentionRoutes } from './stacks-routes-retention.js';
 import { runRoutes } from './stacks-routes-runs.js';
 import { scheduleRoutes } from './stacks-routes-schedules.js';
@@ -80,6 +81,7 @@ export function stacksApp(
   historyRoutes(app, service);
   auditRoutes(app, service);
   retentionRoutes(app, service);
+  notificationRoutes(app, service);
   jobRoutes(app, service);
   if (parts.git) gitStackRoutes(app, parts.git);
   scheduleRoutes(app, service);

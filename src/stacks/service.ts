@@ -17,6 +17,7 @@ import type { Job } from './jobs.js';
 import { JobBook } from './jobs.js';
 import { Leftovers } from './leftovers.js';
 import { consumeLines } from './line-consumer.js';
+import { NotificationDispatcher } from './notifications/dispatcher.js';
 import { OutputKeys } from './output-keys.js';
 import { groupOf } from './process-groups.js';
 import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './recorder.js';
@@ -155,6 +156,8 @@ export class StacksService {
   audit!: ProjectionRunner<AuditState>;
   /** The deploy-run retention schedule (issue 19 point 5); set by `open`. */
   retention!: Retention;
+  /** Notification deliveries (issue 19 point 4); set by `open`. */
+  notifications!: NotificationDispatcher;
   private readonly runsModel: ProjectionRunner<DeployRunsState>;
   private readonly jobsModel: ProjectionRunner<JobsState>;
   private readonly hashKey: Buffer;
@@ -262,6 +265,10 @@ export class StacksService {
       // After the runs are closed: a scheduled reconcile must find them finished.
       await schedules.startSchedule();
       await service.retention.startSchedule();
+      // Catches its read model up only: deliveries go on in the background, a channel that is down
+      // never holds the start.
+      service.notifications = new NotificationDispatcher(options.store, options.config.notifications ?? []);
+      await service.notifications.start();
     } catch (error) {
       // Nothing may keep running after a failed start: the caller only has the error.
       await Promise.allSettled([
@@ -272,6 +279,7 @@ export class StacksService {
         service.history?.close(),
         service.audit?.stop(),
         service.retention?.close(),
+        service.notifications?.close(),
       ]);
       throw error;
     }
@@ -785,6 +793,7 @@ export class StacksService {
     // The schedule first (no new reconcile), and a running reconcile ends before the runs model stops.
     await this.schedules.close();
     await this.retention.close();
+    await this.notifications.close();
     const running = [...this.running];
     for (const slot of running) slot.process?.cancel();
     // A job still resolving its provider has no process to cancel yet: it is given a grace, after
