@@ -23,6 +23,7 @@ export function notificationRoutes(app: FastifyInstance, service: StacksService)
     const query = request.query as Record<string, unknown>;
     const limit = pagingParam(query.limit, 'limit', 50, 1, 500);
     const offset = pagingParam(query.offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+    await service.notifications.model.waitFor(await service.store.headPosition());
     const all = [...service.notifications.model.state.deliveries.values()].reverse();
     return { deliveries: all.slice(offset, offset + limit), total: all.length };
   });

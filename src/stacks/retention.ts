@@ -97,9 +97,12 @@ export class Retention {
     this.model = new ProjectionRunner(host.store, retentionExecutions);
   }
 
-  static async open(host: RetentionHost): Promise<Retention> {
+  /** Its read model catches up in the background; a run waits for it. */
+  static open(host: RetentionHost): Retention {
     const retention = new Retention(host);
-    await retention.model.start();
+    void retention.model.start().catch((error: unknown) => {
+      process.stderr.write(`stacks: the retention read model could not start: ${(error as Error).message}\n`);
+    });
     return retention;
   }
 
@@ -120,6 +123,7 @@ export class Retention {
   }
 
   private async execute(trigger: ReconcileTrigger, userId: string | null): Promise<RetentionExecution> {
+    await this.model.waitFor(await this.host.store.headPosition());
     const id = await this.startExecution(trigger, userId);
     const deleted: number[] = [];
     const failures: Array<{ run_id: number; error: string }> = [];

@@ -139,6 +139,12 @@ interface JobSlot {
   release?: () => Promise<void>;
 }
 
+/** A start step that goes on after `open` resolves; its failure is written on standard error. */
+const background = (work: Promise<unknown>, what: string) =>
+  void work.catch((error: unknown) => {
+    process.stderr.write(`stacks: ${what} could not start: ${(error as Error).message}\n`);
+  });
+
 const keyOf = (ref: StackRef) => `${ref.environmentId ?? 'local'}/${ref.name}`;
 
 export class StacksService {
@@ -247,9 +253,11 @@ export class StacksService {
     const service = new StacksService(options, { runs, jobs, schedules }, hashKey, instance);
     try {
       service.history = await DeployHistory.open(service);
+      // The audit, retention-execution and notification read models catch up in the background: a
+      // long log must not hold the start (their readers wait for the head, see their routes).
       service.audit = new ProjectionRunner(options.store, audit);
-      await service.audit.start();
-      service.retention = await Retention.open({
+      background(service.audit.start(), 'the audit read model');
+      service.retention = Retention.open({
         store: options.store,
         config: options.config,
         runs: {
@@ -268,7 +276,7 @@ export class StacksService {
       // Catches its read model up only: deliveries go on in the background, a channel that is down
       // never holds the start.
       service.notifications = new NotificationDispatcher(options.store, options.config.notifications ?? []);
-      await service.notifications.start();
+      background(service.notifications.start(), 'notifications');
     } catch (error) {
       // Nothing may keep running after a failed start: the caller only has the error.
       await Promise.allSettled([
@@ -650,10 +658,12 @@ export class StacksService {
         secrets = await this.resolveProvider(stack, cwd, timeoutMs);
         redactor = createRedactor([...values, ...Object.values(secrets)]);
       }
+      // What the run deploys (issue 19), before the last look at `closing`: a stop during it must not
+      // let compose start after close() has cancelled the running ones.
+      if (recorder && operation === 'up') await this.history.record(recorder, stack);
       if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
       const environment =
         stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
-      if (recorder && operation === 'up') await this.history.record(recorder, stack);
       job.status(`Running compose ${operation}`);
       const process_ = runCompose(
         {
@@ -792,8 +802,7 @@ export class StacksService {
     clearInterval(this.interruptedTimer);
     // The schedule first (no new reconcile), and a running reconcile ends before the runs model stops.
     await this.schedules.close();
-    await this.retention.close();
-    await this.notifications.close();
+    await Promise.all([this.retention.close(), this.notifications.close()]);
     const running = [...this.running];
     for (const slot of running) slot.process?.cancel();
     // A job still resolving its provider has no process to cancel yet: it is given a grace, after
@@ -806,8 +815,7 @@ export class StacksService {
       }),
     ]);
     clearTimeout(timer);
-    await this.history.close();
-    await this.audit.stop();
+    await Promise.all([this.history.close(), this.audit.stop()]);
     await this.runsModel.stop();
     await this.jobsModel.stop();
     await this.instance.leave();

@@ -149,6 +149,7 @@ export class NotificationDispatcher {
       text: `Test notification from chronicle to ${channel.name}`,
       at: new Date().toISOString(),
     };
+    await this.model.waitFor(await this.store.headPosition());
     const key = `${channel.name}:test:${randomUUID()}`;
     const result = await send(channel, o, key);
     const { position } = await this.store.append(NOTIFICATIONS_STREAM, [
