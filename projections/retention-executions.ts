@@ -2,7 +2,7 @@ import type { Json, RecordedEvent } from '../src/store/types.js';
 import { RETENTION_STREAM_PREFIX, type ReconcileTrigger, type StacksEventMap } from '../streams/stacks.js';
 import type { Projection } from './projection.js';
 
-export const RETENTION_SCHEDULE_TYPE = 'deploy_run_retention';
+export const RETENTION_SCHEDULE_TYPE = 'deploy_run_retention' as const;
 
 /** One run of the deploy-run retention schedule (issue 19 point 5). */
 export interface RetentionExecution {
@@ -28,7 +28,7 @@ export function toRetentionJson(e: RetentionExecution) {
   return {
     id: e.id,
     scheduleType: RETENTION_SCHEDULE_TYPE,
-    scheduleId: 0,
+    scheduleId: 0 as const,
     entityName: RETENTION_SCHEDULE_TYPE,
     environmentId: null,
     status: e.status,

@@ -4,10 +4,24 @@ import type { DeployRun } from '../../projections/deploy-runs.js';
 import { checkEnvAccess, checkRunAccess } from '../stacks/auth.js';
 import { badRequest, notFound } from '../stacks/errors.js';
 import { showVariable } from '../stacks/history/content.js';
-import { parseRunId, parseStackName } from '../stacks/names.js';
+import { parseEnvParam, parseRunId, parseStackName } from '../stacks/names.js';
 import type { StacksService } from '../stacks/service.js';
 import type { StackAction } from '../stacks/types.js';
-import { allow, answerJob, bodyOf, envOf, userOf } from './stacks-request.js';
+import { allow, answerJob, userOf } from './stacks-request.js';
+
+/** The `env` query (issue 19's routes read it themselves: they have no schema yet). */
+const envOf = (request: FastifyRequest) => {
+  const raw = (request.query as Record<string, unknown>).env;
+  const one = Array.isArray(raw) ? raw[0] : raw;
+  return parseEnvParam(typeof one === 'string' ? one : undefined);
+};
+
+const bodyOf = (request: FastifyRequest): Record<string, unknown> => {
+  const body = request.body;
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('The body must be a JSON object');
+  return body as Record<string, unknown>;
+};
 
 /** Bounds of the retention settings a stack may set (a run id fits far more; these keep input sane). */
 const MAX_KEEP_RUNS = 1_000_000;
