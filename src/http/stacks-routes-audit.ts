@@ -4,6 +4,7 @@ import { type AuditFilter, auditEntries } from '../../projections/audit.js';
 import { badRequest, StacksError } from '../stacks/errors.js';
 import { parseEnvParam } from '../stacks/names.js';
 import type { StacksService } from '../stacks/service.js';
+import { historySchemas } from './stacks-api/history-routes.js';
 import { userOf } from './stacks-request.js';
 
 const DEFAULT_LIMIT = 50;
@@ -52,7 +53,7 @@ function filterOf(query: Record<string, unknown>): AuditFilter {
  * object a line, streamed (an export).
  */
 export function auditRoutes(app: FastifyInstance, service: StacksService): void {
-  app.get('/api/audit', async (request, reply) => {
+  app.get('/api/audit', historySchemas.listAudit, async (request, reply) => {
     if (!userOf(request).admin) throw new StacksError(403, 'Only an admin may read the audit log');
     const query = request.query as Record<string, unknown>;
     const filter = filterOf(query);

@@ -7,6 +7,7 @@ import { showVariable } from '../stacks/history/content.js';
 import { parseEnvParam, parseRunId, parseStackName } from '../stacks/names.js';
 import type { StacksService } from '../stacks/service.js';
 import type { StackAction } from '../stacks/types.js';
+import { historySchemas } from './stacks-api/history-routes.js';
 import { allow, answerJob, userOf } from './stacks-request.js';
 
 /** The `env` query (issue 19's routes read it themselves: they have no schema yet). */
@@ -46,13 +47,13 @@ export function historyRoutes(app: FastifyInstance, service: StacksService): voi
     return run;
   };
 
-  app.get('/api/stacks/:name/deploys/:runId/compose', async (request) => {
+  app.get('/api/stacks/:name/deploys/:runId/compose', historySchemas.getRunCompose, async (request) => {
     const run = runOf(request, 'view');
     const side = await service.history.side(run);
     return { runId: run.id, composeHash: side.composeHash, compose: side.compose };
   });
 
-  app.get('/api/stacks/:name/deploys/:runId/variables', async (request) => {
+  app.get('/api/stacks/:name/deploys/:runId/variables', historySchemas.getRunVariables, async (request) => {
     const run = runOf(request, 'view');
     const side = await service.history.side(run);
     return {
@@ -62,18 +63,22 @@ export function historyRoutes(app: FastifyInstance, service: StacksService): voi
     };
   });
 
-  app.get('/api/stacks/:name/deploys/:runId/diff', async (request) => {
+  app.get('/api/stacks/:name/deploys/:runId/diff', historySchemas.getRunDiff, async (request) => {
     const from = runOf(request, 'view');
     const to = (request.query as Record<string, unknown>).to;
     if (typeof to !== 'string') throw badRequest('to must name the run to compare with (?to=<runId>)');
     return service.history.diff(from, runOf(request, 'view', to));
   });
 
-  app.post('/api/stacks/:name/deploys/:runId/redeploy', async (request, reply) => {
-    const run = runOf(request, 'edit');
-    service.environment(run.environmentId);
-    return answerJob(request, reply, await service.history.redeploy(run, userOf(request).name));
-  });
+  app.post(
+    '/api/stacks/:name/deploys/:runId/redeploy',
+    historySchemas.redeployRun,
+    async (request, reply) => {
+      const run = runOf(request, 'edit');
+      service.environment(run.environmentId);
+      return answerJob(request, reply, await service.history.redeploy(run, userOf(request).name));
+    },
+  );
 
   const stackOf = (request: FastifyRequest, action: StackAction) => {
     const env = envOf(request);
@@ -86,13 +91,13 @@ export function historyRoutes(app: FastifyInstance, service: StacksService): voi
     };
   };
 
-  app.get('/api/stacks/:name/history-settings', async (request) => {
+  app.get('/api/stacks/:name/history-settings', historySchemas.getHistorySettings, async (request) => {
     const { ref } = stackOf(request, 'view');
     await service.getStack(ref);
     return service.history.settings(ref);
   });
 
-  app.put('/api/stacks/:name/history-settings', async (request) => {
+  app.put('/api/stacks/:name/history-settings', historySchemas.setHistorySettings, async (request) => {
     const { ref, user } = stackOf(request, 'edit');
     return service.history.setSettings(ref, settingsChange(bodyOf(request)), user.name);
   });

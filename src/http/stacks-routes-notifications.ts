@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { StacksError } from '../stacks/errors.js';
 import { pagingParam } from '../stacks/executions-list.js';
 import type { StacksService } from '../stacks/service.js';
+import { historySchemas } from './stacks-api/history-routes.js';
 import { userOf } from './stacks-request.js';
 
 /**
@@ -13,12 +14,12 @@ export function notificationRoutes(app: FastifyInstance, service: StacksService)
     if (!userOf(request).admin) throw new StacksError(403, 'Only an admin may manage notifications');
   };
 
-  app.post('/api/notifications/:name/test', async (request) => {
+  app.post('/api/notifications/:name/test', historySchemas.testNotification, async (request) => {
     admin(request);
     return service.notifications.test((request.params as { name: string }).name);
   });
 
-  app.get('/api/notifications/deliveries', async (request) => {
+  app.get('/api/notifications/deliveries', historySchemas.listDeliveries, async (request) => {
     admin(request);
     const query = request.query as Record<string, unknown>;
     const limit = pagingParam(query.limit, 'limit', 50, 1, 500);

@@ -4,6 +4,7 @@ import { hasGlobal } from '../stacks/auth.js';
 import { StacksError } from '../stacks/errors.js';
 import type { ExtraExecution } from '../stacks/executions-list.js';
 import type { StacksService } from '../stacks/service.js';
+import { historySchemas } from './stacks-api/history-routes.js';
 import { userOf } from './stacks-request.js';
 
 /** The retention's execution rows, for `GET /api/schedules/executions`. */
@@ -21,7 +22,7 @@ export const retentionRows = (service: StacksService): ExtraExecution[] =>
  * route: it wins over the schedules' `/:type/run`.
  */
 export function retentionRoutes(app: FastifyInstance, service: StacksService): void {
-  app.post(`/api/schedules/${RETENTION_SCHEDULE_TYPE}/run`, async (request) => {
+  app.post(`/api/schedules/${RETENTION_SCHEDULE_TYPE}/run`, historySchemas.runRetention, async (request) => {
     const user = userOf(request);
     if (!user.admin && !hasGlobal(user, 'edit'))
       throw new StacksError(
