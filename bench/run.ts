@@ -3,6 +3,7 @@ import { benchCapture } from './capture.js';
 import { benchDeploys } from './deploys.js';
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
+import { runLogQueryBench } from './log-query.js';
 import { benchReconcile } from './reconcile.js';
 import { benchRedaction } from './redaction.js';
 import { benchReplayRebuild } from './replay-rebuild.js';
@@ -23,6 +24,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   reconcile: benchReconcile,
   // Issue 18: the stacks web page on a 200,000-line log, in Chromium.
   ui: benchUi,
+  'log-query': runLogQueryBench,
   // Issue 23: what checking answers against their schemas costs.
   answers: runAnswersBench,
   // Issue 8's benchmark: the rebuild of 1,000,000 editor events, then time travel; each half alone too.

@@ -12,8 +12,12 @@ import {
   type StacksHttpLimits,
 } from './stacks-limits.js';
 import { documentRoute, isPageRoute, useStacksSchemas, validationMessage } from './stacks-openapi.js';
+import { auditRoutes } from './stacks-routes-audit.js';
 import { gitStackRoutes } from './stacks-routes-git.js';
+import { historyRoutes } from './stacks-routes-history.js';
 import { jobRoutes } from './stacks-routes-jobs.js';
+import { notificationRoutes } from './stacks-routes-notifications.js';
+import { retentionRoutes } from './stacks-routes-retention.js';
 import { runRoutes } from './stacks-routes-runs.js';
 import { scheduleRoutes } from './stacks-routes-schedules.js';
 import { stackRoutes } from './stacks-routes-stacks.js';
@@ -124,6 +128,11 @@ export function stacksApp(
     changeRoutes(scope, service);
     stackRoutes(scope, service);
     runRoutes(scope, service);
+    // Issue 19's routes (deploy history, audit, retention, notifications): no zod schemas yet.
+    historyRoutes(scope, service);
+    auditRoutes(scope, service);
+    retentionRoutes(scope, service);
+    notificationRoutes(scope, service);
     jobRoutes(scope, service);
     if (parts.git) gitStackRoutes(scope, parts.git);
     scheduleRoutes(scope, service);

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DeployRun } from '../../projections/deploy-runs.js';
 import { checkEnvAccess, checkRunAccess } from '../stacks/auth.js';
 import { notFound, StacksError } from '../stacks/errors.js';
+import { logDownloadName, parseLogQuery, queryLog } from '../stacks/history/log-query.js';
 import { readLog } from '../stacks/log-files.js';
 import type { StacksService } from '../stacks/service.js';
 import type { StackAction } from '../stacks/types.js';
@@ -66,8 +67,19 @@ export function runRoutes(app: StacksFastify, service: StacksService): void {
         followLog(service, run, reply);
         return reply;
       }
+      // Issue 19 point 7: a range or a search of a large log, answered as JSON (history/log-query.ts).
+      const page = parseLogQuery(request.query as Record<string, unknown>);
+      if (page) {
+        const answer = await queryLog(service.runs.logPathOf(run), page);
+        if (answer === undefined) throw new StacksError(404, 'Log not found');
+        return reply
+          .type('application/json; charset=utf-8')
+          .send(JSON.stringify({ runId: run.id, ...answer }));
+      }
       const text = await readLog(service.runs.logPathOf(run));
       if (text === undefined) throw new StacksError(404, 'Log not found');
+      if (request.query.download)
+        reply.header('content-disposition', `attachment; filename="${logDownloadName(run.stack, run.id)}"`);
       return reply.type('text/plain; charset=utf-8').send(text);
     },
   });

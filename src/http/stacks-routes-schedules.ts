@@ -6,6 +6,7 @@ import { parseSettingsPatch } from '../stacks/settings.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { userOf } from './stacks-request.js';
+import { retentionRows } from './stacks-routes-retention.js';
 
 /**
  * Schedule types the toggle knows; both are refused, as neither has a per-item schedule to pause. A Map:
@@ -68,6 +69,11 @@ export function scheduleRoutes(app: StacksFastify, service: StacksService): void
   app.route({
     ...routes.listExecutions,
     handler: async (request) =>
-      schedules.executions(userOf(request), request.query, (run) => service.runs.errorOf(run)),
+      schedules.executions(
+        userOf(request),
+        request.query,
+        (run) => service.runs.errorOf(run),
+        retentionRows(service),
+      ),
   });
 }

@@ -6,6 +6,7 @@ import {
   type ReconcileExecutionJson,
   toExecutionJson,
 } from '../../projections/executions.js';
+import type { toRetentionJson } from '../../projections/retention-executions.js';
 import { checkRunAccess } from './auth.js';
 import type { User } from './types.js';
 
@@ -18,7 +19,15 @@ import type { User } from './types.js';
 // The paging parameters live in paging.ts (the routes' schemas use them too).
 export { DEFAULT_EXECUTIONS_LIMIT, MAX_EXECUTIONS_LIMIT, pagingParam } from './paging.js';
 
-export type ExecutionRow = RunJson | ReconcileExecutionJson;
+export type ExecutionRow = RunJson | ReconcileExecutionJson | ExtraExecution['row'];
+
+/** Rows of other schedules (deploy_run_retention): shown to every user, like the reconcile's. */
+export interface ExtraExecution {
+  startedAt: string;
+  id: number;
+  type: string;
+  row: ReturnType<typeof toRetentionJson>;
+}
 
 export interface ExecutionsPage {
   executions: ExecutionRow[];
@@ -52,6 +61,7 @@ export async function listExecutions(
   user: User,
   page: { limit: number; offset: number },
   errorOf: RunErrorOf = async (run) => run.errorMessage,
+  more: readonly ExtraExecution[] = [],
 ): Promise<ExecutionsPage> {
   const entries: Entry[] = [];
   for (const run of runs.runs.values())
@@ -70,6 +80,7 @@ export async function listExecutions(
       type: RECONCILE_SCHEDULE_TYPE,
       row: () => toExecutionJson(execution),
     });
+  for (const extra of more) entries.push({ ...extra, row: () => extra.row });
   entries.sort(newestFirst);
   const shown = entries.slice(page.offset, page.offset + page.limit);
   const errors = new Map<number, string | null>();

@@ -63,7 +63,7 @@ describe('request schemas', () => {
     );
     expect(refusal(VariablesBody, { variables: 'x' })).toBe('variables must be an array');
     expect(refusal(SettingsBody, { colour: 'red' })).toBe(
-      'Unknown setting "colour": expected deployLogReconcileCron, deployLogReconcileEnabled',
+      'Unknown setting "colour": expected deployLogReconcileCron, deployLogReconcileEnabled, deployRunRetentionCron, deployRunRetentionEnabled',
     );
     expect(refusal(SettingsBody, { deployLogReconcileEnabled: 'no' })).toBe(
       'deployLogReconcileEnabled must be a boolean',

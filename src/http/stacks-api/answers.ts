@@ -342,19 +342,54 @@ export const ReconcileExecution = z
     ],
   });
 
+/** A run of the deploy-run retention (issue 19 point 5). */
+export const RetentionExecution = z
+  .object({
+    id: z.number().int(),
+    scheduleType: z.literal('deploy_run_retention'),
+    scheduleId: z.literal(0),
+    entityName: z.literal('deploy_run_retention'),
+    environmentId: z.null(),
+    status: z.string(),
+    trigger: z.enum(['manual', 'cron']),
+    errorMessage: z.string().nullable(),
+    startedAt: z.string(),
+    finishedAt: z.string().nullable(),
+    details: z.object({
+      deletedRuns: z.array(z.number().int()),
+      keptLastGood: z.array(z.number().int()),
+      failed: z.number().int(),
+      failures: z.array(z.object({ runId: z.number().int(), error: z.string() })),
+      userId: z.string().nullable(),
+    }),
+  })
+  .meta({ id: 'RetentionExecution', description: 'A run of the deploy-run retention.' });
+
 export const ExecutionsPage = z
   .object({
-    executions: z.array(z.union([Run, ReconcileExecution])),
+    executions: z.array(z.union([Run, ReconcileExecution, RetentionExecution])),
     total: z.number().int().meta({ description: 'Rows the caller may see, over every page.' }),
   })
   .meta({ id: 'ExecutionsPage', description: 'Execution rows, newest first.' });
 
 export const Settings = z
-  .object({ deployLogReconcileCron: z.string(), deployLogReconcileEnabled: z.boolean() })
+  .object({
+    deployLogReconcileCron: z.string(),
+    deployLogReconcileEnabled: z.boolean(),
+    deployRunRetentionCron: z.string(),
+    deployRunRetentionEnabled: z.boolean(),
+  })
   .meta({
     id: 'Settings',
     description: 'The general settings.',
-    examples: [{ deployLogReconcileCron: '0 3 * * *', deployLogReconcileEnabled: true }],
+    examples: [
+      {
+        deployLogReconcileCron: '0 3 * * *',
+        deployLogReconcileEnabled: true,
+        deployRunRetentionCron: '30 3 * * *',
+        deployRunRetentionEnabled: true,
+      },
+    ],
   });
 
 // ------------------------------------------------------------------------------------------------

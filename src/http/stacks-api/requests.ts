@@ -106,6 +106,23 @@ export const LogQuery = z.object({
     })
     .optional()
     .transform((value) => value === 'true' || value === '1'),
+  download: z
+    .string()
+    .meta({ description: '`true`: the log as an attachment (`Content-Disposition`), issue 19.' })
+    .optional()
+    .transform((value) => value === 'true' || value === '1'),
+  fromLine: z
+    .string()
+    .meta({ description: 'First line of a range (from 1): a JSON page (issue 19).' })
+    .optional(),
+  limit: z
+    .string()
+    .meta({ description: 'Lines (or matches) of a page, 1-10,000 (default 1,000).' })
+    .optional(),
+  q: z
+    .string()
+    .meta({ description: 'Plain text to search for, case-insensitive: a JSON page of matches.' })
+    .optional(),
 });
 
 const pagingQuery = (name: string, fallback: number, min: number, max: number, description: string) =>
@@ -388,7 +405,12 @@ export const WebhookBody = z.custom<Buffer | undefined>().meta({
   examples: [{ ref: 'refs/heads/main', after: '3f786850e387550fdab836ed7e6dc881de23001b' }],
 });
 
-const SETTING_KEYS = ['deployLogReconcileCron', 'deployLogReconcileEnabled'];
+const SETTING_KEYS = [
+  'deployLogReconcileCron',
+  'deployLogReconcileEnabled',
+  'deployRunRetentionCron',
+  'deployRunRetentionEnabled',
+];
 
 export const SettingsBody = optionalStrict(
   {
@@ -397,6 +419,11 @@ export const SettingsBody = optionalStrict(
       .optional()
       .meta({ description: 'A cron expression node-cron takes (5 or 6 fields).', examples: ['0 3 * * *'] }),
     deployLogReconcileEnabled: z.boolean({ error: must('must be a boolean') }).optional(),
+    deployRunRetentionCron: z
+      .string({ error: must('must be a string') })
+      .optional()
+      .meta({ description: 'The deploy-run retention schedule (issue 19), a cron expression.' }),
+    deployRunRetentionEnabled: z.boolean({ error: must('must be a boolean') }).optional(),
   },
   (keys) =>
     `Unknown setting ${keys.map((k) => JSON.stringify(k)).join(', ')}: expected ${SETTING_KEYS.join(', ')}`,
