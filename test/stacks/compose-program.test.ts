@@ -68,10 +68,11 @@ describe('ComposeResolver', () => {
   });
 
   it('not configured: `docker-compose` when `docker compose` does not answer (or docker is missing)', async () => {
-    for (const scripts of [
+    const cases: Array<Record<string, string>> = [
       { docker: NO_PLUGIN_DOCKER, 'docker-compose': V1_COMPOSE },
       { 'docker-compose': V1_COMPOSE },
-    ]) {
+    ];
+    for (const scripts of cases) {
       const program = await new ComposeResolver(null, { PATH: await shims(scripts) }).resolve();
       expect(program).toEqual({
         command: ['docker-compose'],
