@@ -3,6 +3,7 @@ import { userByToken } from '../stacks/auth.js';
 import { isStacksError } from '../stacks/errors.js';
 import type { GitStacks } from '../stacks/git-stacks.js';
 import type { StacksService } from '../stacks/service.js';
+import type { StackStatusReader } from '../stacks/stack-status.js';
 import {
   bodyLimitOf,
   DEFAULT_STACKS_HTTP_LIMITS,
@@ -22,7 +23,7 @@ import { stackRoutes } from './stacks-routes-stacks.js';
  */
 export function stacksApp(
   service: StacksService,
-  parts: { git?: GitStacks; limits?: StacksHttpLimits } = {},
+  parts: { git?: GitStacks; limits?: StacksHttpLimits; status?: StackStatusReader } = {},
 ): FastifyInstance {
   const limits = parts.limits ?? DEFAULT_STACKS_HTTP_LIMITS;
   const app = Fastify({
@@ -72,7 +73,7 @@ export function stacksApp(
     reply.code(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}` }),
   );
 
-  stackRoutes(app, service);
+  stackRoutes(app, service, parts.status);
   runRoutes(app, service);
   jobRoutes(app, service);
   if (parts.git) gitStackRoutes(app, parts.git);

@@ -3,6 +3,7 @@ import { checkEnvAccess } from '../stacks/auth.js';
 import { badRequest } from '../stacks/errors.js';
 import { parseStackName } from '../stacks/names.js';
 import type { StacksService } from '../stacks/service.js';
+import { type StackStatus, StackStatusReader } from '../stacks/stack-status.js';
 import { stackView, validateVariables } from '../stacks/stack-store.js';
 import type { StackRef } from '../stacks/types.js';
 import { allow, answerJob, bodyOf, envOf, flag, userOf } from './stacks-request.js';
@@ -12,7 +13,11 @@ import { allow, answerJob, bodyOf, envOf, flag, userOf } from './stacks-request.
  * start/stop/restart/down jobs, delete. Each checks its `env` with the list rule (`view` to read,
  * `edit` to change), then that the environment exists (404 Environment not found).
  */
-export function stackRoutes(app: FastifyInstance, service: StacksService): void {
+export function stackRoutes(
+  app: FastifyInstance,
+  service: StacksService,
+  status: StackStatusReader = new StackStatusReader(),
+): void {
   /** The checks every stack route makes, in order: env (400), permission (403), environment (404). */
   const refOf = (request: Parameters<typeof envOf>[0], action: 'view' | 'edit', name?: unknown) => {
     const env = envOf(request);
@@ -25,14 +30,32 @@ export function stackRoutes(app: FastifyInstance, service: StacksService): void 
   };
   const nameOf = (request: { params: unknown }) => (request.params as { name: string }).name;
 
+  /** The engine's view of stacks (stack-status.ts): state, stateReason, containers. */
+  const statusesOf = async (
+    env: StackRef['environmentId'],
+    stacks: ReadonlyArray<{ name: string; compose?: string }>,
+  ) => status.statuses(service.environment(env), stacks);
+  const unread: StackStatus = { state: 'unknown', stateReason: 'Not read', containers: null };
+
   app.get('/api/stacks', async (request) => {
     const { env } = refOf(request, 'view');
     const stacks = await service.listStacks(env);
+    // The compose file says which services `up` starts (a stack deleted meanwhile: containers only).
+    const composes = await Promise.all(
+      stacks.map((s) =>
+        service.getStack({ name: s.name, environmentId: env }).then(
+          (stack) => ({ name: s.name, compose: stack.compose }),
+          () => ({ name: s.name }),
+        ),
+      ),
+    );
+    const statuses = await statusesOf(env, composes);
     return stacks.map((s) => ({
       name: s.name,
       environmentId: s.environmentId,
       secretProvider: s.secretProvider,
       variables: s.variables.map((v) => ({ name: v.name, secret: v.secret })),
+      ...(statuses.get(s.name) ?? unread),
     }));
   });
 
@@ -57,8 +80,10 @@ export function stackRoutes(app: FastifyInstance, service: StacksService): void 
   });
 
   app.get('/api/stacks/:name', async (request) => {
-    const { ref } = refOf(request, 'view', nameOf(request));
-    return stackView(await service.getStack(ref as StackRef));
+    const { ref, env } = refOf(request, 'view', nameOf(request));
+    const stack = await service.getStack(ref as StackRef);
+    const statuses = await statusesOf(env, [{ name: stack.name, compose: stack.compose }]);
+    return { ...stackView(stack), ...(statuses.get(stack.name) ?? unread) };
   });
 
   app.delete('/api/stacks/:name', async (request) => {
