@@ -4,7 +4,7 @@ import { badRequest } from '../stacks/errors.js';
 import { parseStackName } from '../stacks/names.js';
 import type { StacksService } from '../stacks/service.js';
 import { type StackStatus, StackStatusReader } from '../stacks/stack-status.js';
-import { stackView, validateVariables } from '../stacks/stack-store.js';
+import { type Stack, stackView, validateVariables } from '../stacks/stack-store.js';
 import type { StackRef } from '../stacks/types.js';
 import { allow, answerJob, bodyOf, envOf, flag, userOf } from './stacks-request.js';
 
@@ -36,6 +36,11 @@ export function stackRoutes(
     stacks: ReadonlyArray<{ name: string; compose?: string }>,
   ) => status.statuses(service.environment(env), stacks);
   const unread: StackStatus = { state: 'unknown', stateReason: 'Not read', containers: null };
+  /** One stack as GET answers it: its files and its engine's view. */
+  const withStatus = async (stack: Stack) => {
+    const statuses = await statusesOf(stack.environmentId, [{ name: stack.name, compose: stack.compose }]);
+    return { ...stackView(stack), ...(statuses.get(stack.name) ?? unread) };
+  };
 
   app.get('/api/stacks', async (request) => {
     const { env } = refOf(request, 'view');
@@ -80,10 +85,8 @@ export function stackRoutes(
   });
 
   app.get('/api/stacks/:name', async (request) => {
-    const { ref, env } = refOf(request, 'view', nameOf(request));
-    const stack = await service.getStack(ref as StackRef);
-    const statuses = await statusesOf(env, [{ name: stack.name, compose: stack.compose }]);
-    return { ...stackView(stack), ...(statuses.get(stack.name) ?? unread) };
+    const { ref } = refOf(request, 'view', nameOf(request));
+    return withStatus(await service.getStack(ref as StackRef));
   });
 
   app.delete('/api/stacks/:name', async (request) => {
@@ -96,7 +99,7 @@ export function stackRoutes(
     const { ref, user } = refOf(request, 'edit', nameOf(request));
     const body = bodyOf(request);
     if (!Array.isArray(body.variables)) throw badRequest('variables must be an array');
-    return stackView(
+    return withStatus(
       await service.setVariables(ref as StackRef, validateVariables(body.variables), user.name),
     );
   });
