@@ -1,4 +1,4 @@
-import { benchDeploys } from './deploys.js';
+import { benchDeploys, benchDeploysEngine } from './deploys.js';
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
 import { benchReconcile } from './reconcile.js';
@@ -16,6 +16,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   'editor-http': benchEditorHttp,
   redaction: benchRedaction,
   deploys: benchDeploys,
+  'deploys-engine': benchDeploysEngine,
   reconcile: benchReconcile,
   // Issue 8's benchmark: the rebuild of 1,000,000 editor events, then time travel; each half alone too.
   replay: async () => {

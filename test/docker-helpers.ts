@@ -12,14 +12,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Docker from 'dockerode';
 import { describe } from 'vitest';
+import { BUSYBOX, ensureBusyboxImage } from '../bench/docker-image.js';
 
 export const TEST_IMAGE = 'chronicle-test/busybox:1';
-const BUSYBOX = '/bin/busybox';
 const PROJECT_LABEL = 'com.docker.compose.project';
 
 type Availability = { available: true; compose: string } | { available: false; reason: string };
@@ -59,27 +56,8 @@ export function describeDocker(name: string, body: () => void): void {
 
 export const engine = new Docker();
 
-/** Makes TEST_IMAGE when the engine does not have it (a root file system with the static busybox). */
-export async function ensureTestImage(): Promise<void> {
-  if (run('docker', ['image', 'inspect', TEST_IMAGE]).ok) return;
-  const root = await mkdtemp(join(tmpdir(), 'chronicle-rootfs-'));
-  try {
-    await mkdir(join(root, 'bin'));
-    await mkdir(join(root, 'tmp'));
-    await copyFile(BUSYBOX, join(root, 'bin', 'busybox'));
-    for (const applet of ['sh', 'sleep', 'echo', 'cat', 'true'])
-      await symlink('busybox', join(root, 'bin', applet));
-    const tar = spawnSync('sh', ['-c', `tar -C '${root}' -c . | docker import - '${TEST_IMAGE}'`], {
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    // Two suites may import at once: the tag is there either way.
-    if (tar.status !== 0 && !run('docker', ['image', 'inspect', TEST_IMAGE]).ok)
-      throw new Error(`docker import of ${TEST_IMAGE} failed: ${tar.stderr}`);
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-}
+/** Makes TEST_IMAGE when the engine does not have it (bench/docker-image.ts). */
+export const ensureTestImage = () => ensureBusyboxImage(TEST_IMAGE);
 
 /** The prefix of one test file's projects and images, and the clean-up of what they made. */
 export class DockerRun {
