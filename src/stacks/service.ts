@@ -132,6 +132,9 @@ const CLOSE_GRACE_MS = 10_000;
 
 export const STACK_BUSY_MESSAGE = 'Stack has a job running';
 
+export const SERVER_STOPPING_MESSAGE = 'The server was stopped during this job; compose was stopped';
+export const LINE_FAULT_MESSAGE = 'Internal error while handling the compose output; compose was stopped';
+
 /** A step that printed compose's usage: compose did not take the arguments chronicle gave it. */
 function usageFailure(subcommand: string, program: ComposeProgram): string {
   const which = `${program.command.join(' ')} ${program.version ?? '(version unknown)'}`;
@@ -141,8 +144,6 @@ function usageFailure(subcommand: string, program: ComposeProgram): string {
 /** What a failed step before `up` means for the stack: nothing of the new deploy was applied. */
 const notRun = (subcommand: string) =>
   `${subcommand} was not run: the stack's containers are as they were before this deploy`;
-export const SERVER_STOPPING_MESSAGE = 'The server was stopped during this job; compose was stopped';
-export const LINE_FAULT_MESSAGE = 'Internal error while handling the compose output; compose was stopped';
 
 /** A stack's running job: its compose process, its end, and how its claim on the stack is let go. */
 interface JobSlot {
