@@ -1,3 +1,4 @@
+import { runAnswersBench } from './answers.js';
 import { benchDeploys, benchDeploysEngine } from './deploys.js';
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
@@ -18,6 +19,8 @@ const benchmarks: Record<string, () => Promise<void>> = {
   deploys: benchDeploys,
   'deploys-engine': benchDeploysEngine,
   reconcile: benchReconcile,
+  // Issue 23: what checking answers against their schemas costs.
+  answers: runAnswersBench,
   // Issue 8's benchmark: the rebuild of 1,000,000 editor events, then time travel; each half alone too.
   replay: async () => {
     printReport(await benchReplayRebuild());
