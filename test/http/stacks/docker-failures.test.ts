@@ -194,8 +194,9 @@ describeDocker('stacks on a real Docker engine: builds and failures', () => {
       'the build step running',
       120_000,
     );
+    // compose leads a process group of its own, so it may outlive the server (it may also die of its
+    // closed pipes at its next write); either way the restart must leave none of it running.
     await first.kill9();
-    expect(processesMentioning(context).length).toBeGreaterThan(0);
 
     const second = await start({}, first.dataDir);
     const again = second.as('admin');
