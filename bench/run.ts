@@ -1,4 +1,5 @@
 import { runAnswersBench } from './answers.js';
+import { benchCapture } from './capture.js';
 import { benchDeploys, benchDeploysEngine } from './deploys.js';
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
@@ -9,16 +10,20 @@ import { benchReplayTimeTravel } from './replay-time-travel.js';
 import { printReport } from './report.js';
 import { benchStore } from './store.js';
 import { benchStorePg } from './store-pg.js';
+import { benchUi } from './ui.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   store: benchStore,
   'store-pg': benchStorePg,
   editor: benchEditor,
   'editor-http': benchEditorHttp,
+  capture: benchCapture,
   redaction: benchRedaction,
   deploys: benchDeploys,
   'deploys-engine': benchDeploysEngine,
   reconcile: benchReconcile,
+  // Issue 18: the stacks web page on a 200,000-line log, in Chromium.
+  ui: benchUi,
   // Issue 23: what checking answers against their schemas costs.
   answers: runAnswersBench,
   // Issue 8's benchmark: the rebuild of 1,000,000 editor events, then time travel; each half alone too.

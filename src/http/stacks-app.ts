@@ -1,23 +1,25 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { userByToken } from '../stacks/auth.js';
 import { isStacksError } from '../stacks/errors.js';
 import type { GitStacks } from '../stacks/git-stacks.js';
 import type { StacksService } from '../stacks/service.js';
 import type { StackStatusReader } from '../stacks/stack-status.js';
 import { parseQuery } from './query-string.js';
+import { changeRoutes } from './stacks-changes.js';
 import {
   bodyLimitOf,
   DEFAULT_STACKS_HTTP_LIMITS,
   SMALL_BODY_LIMIT,
   type StacksHttpLimits,
 } from './stacks-limits.js';
-import { documentRoute, isDocsRoute, useStacksSchemas, validationMessage } from './stacks-openapi.js';
+import { documentRoute, isPageRoute, useStacksSchemas, validationMessage } from './stacks-openapi.js';
 import { gitStackRoutes } from './stacks-routes-git.js';
 import { jobRoutes } from './stacks-routes-jobs.js';
 import { runRoutes } from './stacks-routes-runs.js';
 import { scheduleRoutes } from './stacks-routes-schedules.js';
 import { stackRoutes } from './stacks-routes-stacks.js';
+import { callerOf, Sessions, sessionRoutes } from './stacks-session.js';
+import { uiRoutes } from './stacks-ui-static.js';
 
 /** A route as the app registered it. */
 export interface RegisteredRoute {
@@ -32,16 +34,18 @@ export const registeredRoutes = (app: FastifyInstance): readonly RegisteredRoute
   registered.get(app) ?? [];
 
 /**
- * The stacks HTTP surface (STACKS.md): every route behind a bearer token (401 `unauthorized`) but the
- * ones whose schema says `security: []` (the git webhook, signed instead; the OpenAPI document) and the
- * docs page, errors as `{ "error": message }` with the StacksError's status. Every route declares its
- * schemas (src/http/stacks-api/routes.ts): one without is refused when it is added.
+ * The stacks HTTP surface (STACKS.md): every route behind a bearer token or the web page's session
+ * cookie (401 `unauthorized`) but the ones whose schema says `security: []` (the git webhook, signed
+ * instead; the OpenAPI document; sign-in and sign-out) and the pages (isPageRoute: the docs page, the
+ * web page's own files), errors as `{ "error": message }` with the StacksError's status. Every API
+ * route declares its schemas (src/http/stacks-api/routes.ts): one without is refused when it is added.
  */
 export function stacksApp(
   service: StacksService,
   parts: { git?: GitStacks; limits?: StacksHttpLimits; status?: StackStatusReader } = {},
 ): FastifyInstance {
   const limits = parts.limits ?? DEFAULT_STACKS_HTTP_LIMITS;
+  const sessions = new Sessions(service.config);
   const app = Fastify({
     bodyLimit: SMALL_BODY_LIMIT,
     logger: false,
@@ -66,7 +70,8 @@ export function stacksApp(
     // Each route's own body limit (stacks-limits.ts), unless it sets one.
     route.bodyLimit ??= bodyLimitOf(method, route.url);
     routes.push({ method, url: route.url });
-    if (isDocsRoute(route)) {
+    // Pages, not API (isPageRoute): no token, no schemas, not in the document.
+    if (isPageRoute(route)) {
       route.config = { ...route.config, withoutToken: true };
       return;
     }
@@ -87,9 +92,11 @@ export function stacksApp(
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    // The git webhook is signed with the stack's secret instead (stacks-routes-git.ts).
+    // The git webhook is signed with the stack's secret instead (stacks-routes-git.ts); sign-in carries
+    // its token in the body; pages hold no data.
     if (request.routeOptions.config.withoutToken === true) return;
-    const user = userByToken(service.config, request.headers.authorization);
+    // A Bearer token (machines) or the web page's session cookie (stacks-session.ts).
+    const user = callerOf(service.config, sessions, request);
     if (!user) return reply.code(401).send({ error: 'unauthorized' });
     request.stacksUser = user;
   });
@@ -113,6 +120,9 @@ export function stacksApp(
   const typed = useStacksSchemas(app);
   // After the document's plugin has loaded, so that it sees every route.
   typed.register(async (scope) => {
+    uiRoutes(scope);
+    sessionRoutes(scope, service.config, sessions);
+    changeRoutes(scope, service);
     stackRoutes(scope, service, parts.status);
     runRoutes(scope, service);
     jobRoutes(scope, service);

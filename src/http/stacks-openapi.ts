@@ -28,6 +28,7 @@ import {
 } from './openapi-tidy.js';
 import { pathText } from './stacks-api/requests.js';
 import { stacksRoutes } from './stacks-api/routes.js';
+import { SESSION_COOKIE } from './stacks-session.js';
 
 /**
  * The schemas' side of the stacks app: zod validates what routes take and checks what they answer
@@ -72,6 +73,7 @@ export function validationMessage(issues: ReadonlyArray<{ message?: string }>): 
 }
 
 const SECURITY_SCHEME = 'bearer';
+const SESSION_SCHEME = 'session';
 
 /** The document's frame: what the routes' schemas do not say. */
 const openApiFrame = (): FastifyDynamicSwaggerOptions['openapi'] => ({
@@ -82,7 +84,7 @@ const openApiFrame = (): FastifyDynamicSwaggerOptions['openapi'] => ({
     description: [
       'Compose stacks, deploy jobs with live output, recorded deploy runs with redacted logs, and the reconcile that keeps run records and log files consistent.',
       '',
-      'Every route but this document, the docs page and the git webhook needs `Authorization: Bearer <token>` (401 `{"error": "unauthorized"}` otherwise). Every failure answers `{"error": "<message>"}`.',
+      'Every route but this document, the docs page, the sign-in and sign-out and the git webhook needs `Authorization: Bearer <token>` or the web page’s session cookie (401 `{"error": "unauthorized"}` otherwise). Every failure answers `{"error": "<message>"}`.',
       '',
       'Job routes answer at once with 202 and the job id (follow it with `GET /api/jobs/{id}` or its event stream); with `Accept: application/json` they answer once the job has ended: 200 on success, 500 with the error otherwise.',
       '',
@@ -96,15 +98,27 @@ const openApiFrame = (): FastifyDynamicSwaggerOptions['openapi'] => ({
         scheme: 'bearer',
         description: 'A token of the config’s `users` (or the admin token printed at the first start).',
       },
+      [SESSION_SCHEME]: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: SESSION_COOKIE,
+        description:
+          'The web page’s session, set by `POST /api/session`. A changing request with it must come from this host (its `Origin`, when sent).',
+      },
     },
   },
-  security: [{ [SECURITY_SCHEME]: [] }],
+  // Either one: machines send the token, the web page its session cookie.
+  security: [{ [SECURITY_SCHEME]: [] }, { [SESSION_SCHEME]: [] }],
   tags: [
     { name: 'stacks', description: 'Compose stacks and the jobs that deploy and operate them.' },
     { name: 'deploy runs', description: 'Recorded deploys: rows, logs, deletion.' },
     { name: 'jobs', description: 'Job polls and live job events.' },
     { name: 'git stacks', description: 'Stacks that follow a git branch: settings, deploys, the webhook.' },
     { name: 'settings and schedules', description: 'General settings, the reconcile schedule, executions.' },
+    {
+      name: 'web page session and changes',
+      description: 'The web page’s sign-in (a session cookie) and its live feed of changes.',
+    },
     { name: 'documentation', description: 'This document.' },
   ],
 });
@@ -146,9 +160,21 @@ export function useStacksSchemas(app: FastifyInstance): StacksFastify {
   return app.withTypeProvider<ZodTypeProvider>();
 }
 
-/** Whether a route is one of the docs page's own (hidden from the document, served without a token). */
-export const isDocsRoute = (route: Pick<RouteOptions, 'url'>) =>
-  route.url === DOCS_PREFIX || route.url.startsWith(`${DOCS_PREFIX}/`);
+/** The web page's own files (stacks-ui-static.ts): the page at `/`, its bundle under `/ui/`. */
+export const UI_PAGE = '/';
+export const UI_PREFIX = '/ui';
+
+/**
+ * Pages, not API: the docs page's routes (@fastify/swagger-ui) and the web page's own files (`GET /`,
+ * `GET /ui/:file`). They hold no data, so they are served without a token; they take no schemas and
+ * the document leaves them out (each hides itself with `schema.hide`). Every other route is API: it
+ * declares its schemas in stacks-api/routes.ts or is refused when added.
+ */
+export const isPageRoute = (route: Pick<RouteOptions, 'url'>) =>
+  route.url === DOCS_PREFIX ||
+  route.url.startsWith(`${DOCS_PREFIX}/`) ||
+  route.url === UI_PAGE ||
+  route.url.startsWith(`${UI_PREFIX}/`);
 
 type OpenApiDocument = { openapi: string; info: Record<string, unknown>; paths: Record<string, unknown> };
 

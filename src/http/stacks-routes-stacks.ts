@@ -5,6 +5,7 @@ import { type StackStatus, StackStatusReader } from '../stacks/stack-status.js';
 import { type Stack, stackView, validateVariables } from '../stacks/stack-store.js';
 import type { StackRef, User } from '../stacks/types.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
+import { keepSecrets } from './stacks-kept-secrets.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { allow, answerJob, userOf } from './stacks-request.js';
 
@@ -110,8 +111,14 @@ export function stackRoutes(
     handler: async (request) => {
       const user = userOf(request);
       const ref = refOf(request, user, 'edit', request.params.name);
+      // A secret sent as null keeps its value (stacks-kept-secrets.ts).
+      const stored = (await service.getStack(ref)).variables;
       return withStatus(
-        await service.setVariables(ref, validateVariables(request.body.variables), user.name),
+        await service.setVariables(
+          ref,
+          validateVariables(keepSecrets(request.body.variables, stored)),
+          user.name,
+        ),
       );
     },
   });

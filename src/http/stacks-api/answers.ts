@@ -491,3 +491,68 @@ export const LogFollowEvent = z
 export const EventStreamText = z.string().meta({
   description: 'Server-sent events: `id:` (job events) and one `data:` line of JSON per event.',
 });
+
+// ------------------------------------------------------------------------------------------------
+// The web page's session and change feed
+// ------------------------------------------------------------------------------------------------
+
+export const SessionUser = z
+  .object({
+    name: z.string(),
+    admin: z.boolean(),
+    mayRunSchedules: z
+      .boolean()
+      .meta({ description: 'Admin, or the stacks `edit` permission in any grant: may run the reconcile.' }),
+    environments: z.array(
+      z.object({
+        id: EnvironmentId,
+        name: z.string(),
+        view: z.boolean().meta({ description: 'May read stacks and runs there.' }),
+        edit: z.boolean().meta({ description: 'May create, deploy, operate and delete there.' }),
+      }),
+    ),
+  })
+  .meta({
+    id: 'SessionUser',
+    description: 'Who is signed in, and what they may do where (the page shows only what the server allows).',
+    examples: [
+      {
+        name: 'admin',
+        admin: true,
+        mayRunSchedules: true,
+        environments: [
+          { id: null, name: 'local', view: true, edit: true },
+          { id: 1, name: 'edge', view: true, edit: true },
+        ],
+      },
+    ],
+  });
+
+export const SignedOut = z
+  .object({ signedOut: z.literal(true) })
+  .meta({ id: 'SignedOut', description: 'The session is gone and its cookie cleared.' });
+
+const PLACE = { stack: z.string(), environmentId: EnvironmentId };
+
+export const Change = z
+  .union([
+    z.object({ kind: z.literal('run'), type: z.string(), runId: z.number().int(), ...PLACE }),
+    z.object({
+      kind: z.literal('job'),
+      type: z.string(),
+      jobId: z.string(),
+      ...PLACE,
+      runId: z.number().int().nullable(),
+    }),
+    z.object({ kind: z.literal('stack'), type: z.string(), ...PLACE }),
+    z.object({ kind: z.enum(['settings', 'schedule']), type: z.string() }),
+  ])
+  .meta({
+    id: 'Change',
+    description:
+      'The data of each event of `GET /api/events`: what changed (`type` is the event recorded); the client re-reads what it shows.',
+    examples: [
+      { kind: 'run', type: 'RunFinished', runId: 3, stack: 'web', environmentId: null },
+      { kind: 'settings', type: 'SettingsChanged' },
+    ],
+  });

@@ -1,8 +1,8 @@
 /**
  * The typed pieces a client of the stacks API needs, taken from the same schemas the server validates
- * with: what each route takes (params, query, body) and what it answers, by status. There is no web UI
- * yet; when there is, it calls the API through these types, so a renamed field breaks its build, not
- * its page. Nothing here imports a Node module.
+ * with: what each route takes (params, query, body) and what it answers, by status. The web page calls
+ * the API through these types (src/http/stacks-ui/api.ts, type-checked by `npm run lint`), so a renamed
+ * field breaks its build, not its page. Nothing here imports a Node module.
  *
  * ```ts
  * const path = routePath('getRun', { name: 'web', runId: '1' });         // '/api/stacks/web/deploys/1'

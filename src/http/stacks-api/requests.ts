@@ -173,24 +173,49 @@ const flag = (description: string) =>
 const PULL = flag('Pull the images first (default false).');
 const BUILD = flag('Build the images that have a build section (default false).');
 
+const VARIABLE_NAME = z
+  .string({ error: must('must be a variable name (letters, digits and _, not starting with a digit)') })
+  .regex(ENV_NAME_PATTERN, {
+    error: must('must be a variable name (letters, digits and _, not starting with a digit)'),
+  });
+const VARIABLE_SECRET = z.boolean({ error: must('must be true or false') }).optional();
+const VARIABLE_OBJECT = must('must be an object {name, value, secret}');
+
 export const Variable = z
   .object(
-    {
-      name: z
-        .string({ error: must('must be a variable name (letters, digits and _, not starting with a digit)') })
-        .regex(ENV_NAME_PATTERN, {
-          error: must('must be a variable name (letters, digits and _, not starting with a digit)'),
-        }),
-      value: z.string({ error: must('must be a string') }),
-      secret: z.boolean({ error: must('must be true or false') }).optional(),
-    },
-    { error: must('must be an object {name, value, secret}') },
+    { name: VARIABLE_NAME, value: z.string({ error: must('must be a string') }), secret: VARIABLE_SECRET },
+    { error: VARIABLE_OBJECT },
   )
   .meta({
     id: 'Variable',
     description:
       "A stack variable. Its value is never answered when `secret`; every value (secret or not) longer than 5 characters is redacted from the stack's output.",
     examples: [{ name: 'DB_PASSWORD', value: 's3cret-value', secret: true }],
+  });
+
+/**
+ * A variable of PUT …/variables: as Variable, but a secret may come back as `value: null` to keep the
+ * value the stack holds (secret values are never answered, so a client cannot send them back;
+ * stacks-kept-secrets.ts). A null anywhere else (a non-secret, a name with no stored secret) is refused
+ * by the service's variables check: `variables[0].value (MODE) must be a string`.
+ */
+export const KeptVariable = z
+  .object(
+    {
+      name: VARIABLE_NAME,
+      value: z.string({ error: must('must be a string') }).nullable(),
+      secret: VARIABLE_SECRET,
+    },
+    { error: VARIABLE_OBJECT },
+  )
+  .meta({
+    id: 'KeptVariable',
+    description:
+      'A stack variable to save. `{"secret": true, "value": null}` keeps the value the stack holds for that secret (400 `variables[i].value (NAME) must be a string` when it holds none); any other null is refused the same way.',
+    examples: [
+      { name: 'DB_PASSWORD', value: null, secret: true },
+      { name: 'MODE', value: 'production', secret: false },
+    ],
   });
 
 const VARIABLES = z
@@ -232,9 +257,19 @@ export const CreateStackBody = jsonBody(
 
 export const VariablesBody = jsonBody(
   {
-    variables: z.array(Variable, { error: must('must be an array') }),
+    variables: z.array(KeptVariable, { error: must('must be an array') }),
   },
-  { examples: [{ variables: [{ name: 'DB_PASSWORD', value: 'n3w-secret', secret: true }] }] },
+  {
+    examples: [
+      { variables: [{ name: 'DB_PASSWORD', value: 'n3w-secret', secret: true }] },
+      {
+        variables: [
+          { name: 'DB_PASSWORD', value: null, secret: true },
+          { name: 'MODE', value: 'production', secret: false },
+        ],
+      },
+    ],
+  },
 );
 
 export const ComposeBody = jsonBody(
@@ -383,3 +418,13 @@ export const ScheduleToggleParams = z.object({
   }),
   id: z.string().meta({ description: 'The schedule id (a non-negative integer).', examples: ['0'] }),
 });
+
+export const SignInBody = jsonBody(
+  {
+    token: z
+      .string({ error: 'token must be a string' })
+      .min(1, { error: 'token must be a string' })
+      .meta({ description: 'A token of the config’s `users`.' }),
+  },
+  { examples: [{ token: 't-admin' }] },
+);

@@ -19,7 +19,9 @@ import {
   ReconcileExecution,
   Run,
   RunDeleted,
+  SessionUser,
   Settings,
+  SignedOut,
   Stack,
   StackDeleted,
   StackSummary,
@@ -40,6 +42,7 @@ import {
   ScheduleRunParams,
   ScheduleToggleParams,
   SettingsBody,
+  SignInBody,
   StackParams,
   VariablesBody,
   WebhookBody,
@@ -81,6 +84,7 @@ const RUNS = ['deploy runs'];
 const JOBS = ['jobs'];
 const GIT = ['git stacks'];
 const SCHEDULES = ['settings and schedules'];
+const SESSION = ['web page session and changes'];
 
 // ------------------------------------------------------------------------------------------------
 // The routes
@@ -600,6 +604,76 @@ export const stacksRoutes = {
           ExecutionsPage,
         ),
         400: fail('`limit` or `offset` out of range or no decimal integer.'),
+        401: UNAUTHORIZED,
+      },
+    },
+  },
+
+  signIn: {
+    method: 'POST',
+    url: '/api/session',
+    schema: {
+      operationId: 'signIn',
+      summary: 'Sign in with a token: the web page’s session cookie',
+      description:
+        'No bearer token: the body carries it. The answer sets `chronicle_session`, an HttpOnly, `SameSite=Strict` cookie that stands for the token on every route (a Bearer header, when sent, wins). A session ends 8 hours after its last request, 7 days after sign-in, when its user leaves the config, or when the server restarts.',
+      tags: SESSION,
+      security: [],
+      body: SignInBody,
+      response: {
+        200: json('Signed in (with `Set-Cookie`): who, and what they may do where.', SessionUser),
+        400: fail('The body is no JSON object, or `token` is no non-empty string.'),
+        401: fail('An unknown token (`unauthorized`).'),
+      },
+    },
+  },
+  getSession: {
+    method: 'GET',
+    url: '/api/session',
+    schema: {
+      operationId: 'getSession',
+      summary: 'Who is signed in (by the session cookie or the bearer token)',
+      tags: SESSION,
+      response: {
+        200: json('The caller, and what they may do where.', SessionUser),
+        401: fail('No token and no live session (`unauthorized`): the page shows its sign-in.'),
+      },
+    },
+  },
+  signOut: {
+    method: 'DELETE',
+    url: '/api/session',
+    schema: {
+      operationId: 'signOut',
+      summary: 'Sign out: end the session and clear its cookie',
+      description:
+        'No token needed: an ended session can still clear its cookie. A request from another origin (its `Origin` header not this host) is refused.',
+      tags: SESSION,
+      security: [],
+      response: {
+        200: json(
+          'Signed out (with `Set-Cookie` clearing the cookie), whether a session was live or not.',
+          SignedOut,
+        ),
+        401: fail('The request came from another origin (`unauthorized`).'),
+      },
+    },
+  },
+  changeEvents: {
+    method: 'GET',
+    url: '/api/events',
+    schema: {
+      operationId: 'changeEvents',
+      summary: 'Stream the changes of runs, jobs and stacks the caller may view',
+      description:
+        'Live only (no replay, no resume): a comment `: changes` first, then one event per change of a run, job or stack in an environment the caller may view, and of the settings and schedule executions. Job output lines are not changes (`GET /api/jobs/{id}/events` streams them). A client that falls 1 MiB behind is ended and reconnects.',
+      tags: SESSION,
+      response: {
+        200: {
+          description:
+            'A `text/event-stream`: each event’s data is a Change (`#/components/schemas/Change`).',
+          content: { 'text/event-stream': { schema: EventStreamText } },
+        },
         401: UNAUTHORIZED,
       },
     },

@@ -2,8 +2,9 @@
  * A scripted session against the real CLI (issue 23): create, deploy, list, read, log, delete, settings,
  * executions and a git stack, and the failures a client meets on the way (400, 401, 403, 404, 409, 422,
  * a failed job's 500). Every answer is checked against the schema its route documents in the served
- * OpenAPI document, for its status and media type; every event of both event streams against the
- * component its route names. And the docs page is served with its own assets, nothing from elsewhere.
+ * OpenAPI document, for its status and media type; every event of the event streams against the
+ * component its route names. The web page's session (sign-in, who, sign-out) and change feed too.
+ * And the docs page is served with its own assets, nothing from elsewhere.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type StacksRouteName, stacksRoutes } from '../../../src/http/stacks-api/routes.js';
@@ -17,6 +18,7 @@ import {
   dataOf,
   describeStacks,
   ended,
+  eventually,
   objectOf,
   openSse,
   q,
@@ -217,6 +219,44 @@ describeStacks('a scripted session, every answer as the OpenAPI document says', 
       await deliver(push, signatureOf(SECRET, Buffer.from(push)), 'push'),
     );
     await jobDone(ackOf(pushed).jobId);
+  });
+
+  it('the web page session and its change feed: sign in, who, changes, sign out', async () => {
+    c.check('signIn', await anonymous.post('/api/session', { token: 'not-a-token' })); // 401
+    c.check('signIn', await anonymous.post('/api/session', { token: 5 })); // 400
+    const signedIn = c.check('signIn', await anonymous.post('/api/session', { token: 't-admin' }));
+    const cookie = /^chronicle_session=[^;]*/.exec(header(signedIn, 'set-cookie') ?? '')?.[0] ?? '';
+    expect(cookie).not.toBe('');
+    const withCookie = { headers: { Cookie: cookie } };
+    expect(objectOf(c.check('getSession', await anonymous.get('/api/session', withCookie))).name).toBe(
+      'admin',
+    );
+    c.check('getSession', await anonymous.get('/api/session')); // 401
+    c.check('changeEvents', await anonymous.get('/api/events')); // 401
+
+    const feed = await openSse(server.port, '/api/events', null, { headers: { Cookie: cookie } });
+    expect([feed.status, feed.contentType]).toEqual([200, 'text/event-stream; charset=utf-8']);
+    c.seen.add('changeEvents 200');
+    // Subscribed once its opening comment arrived; then a stack created with the cookie is a change.
+    await eventually(async () => (feed.text().startsWith(': changes') ? true : undefined), 'the feed');
+    const created = await anonymous.post(
+      `/api/stacks${q(null)}`,
+      { name: 'feed', compose: composeText() },
+      withCookie,
+    );
+    await jobDone(ackOf(c.check('createStack', created)).jobId);
+    await eventually(
+      async () => (dataOf(feed).some((change) => change.kind === 'run') ? true : undefined),
+      "the run's changes",
+    );
+    feed.close();
+    for (const change of dataOf(feed)) c.checkComponent('Change', change);
+    c.check('deleteStack', await admin.del(`/api/stacks/feed${q(null)}`));
+
+    const elsewhere = { headers: { Cookie: cookie, Origin: 'http://elsewhere.example' } };
+    c.check('signOut', await anonymous.del('/api/session', elsewhere)); // 401
+    c.check('signOut', await anonymous.del('/api/session', withCookie));
+    c.check('getSession', await anonymous.get('/api/session', withCookie)); // 401: the session is gone
   });
 
   it('the failures a client meets: 400, 401, 403, 404, 409 with the error body', async () => {

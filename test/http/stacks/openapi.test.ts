@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { openApiPath } from '../../../src/http/openapi-tidy.js';
 import { ErrorBody } from '../../../src/http/stacks-api/answers.js';
 import { registeredRoutes, stacksApp } from '../../../src/http/stacks-app.js';
-import { DOCS_PREFIX } from '../../../src/http/stacks-openapi.js';
+import { isPageRoute } from '../../../src/http/stacks-openapi.js';
 import { resolveStacksConfig } from '../../../src/stacks/config.js';
 import { GitStacks } from '../../../src/stacks/git-stacks.js';
 import { StacksService } from '../../../src/stacks/service.js';
@@ -63,8 +63,8 @@ describe('the stacks OpenAPI document, from the app itself', () => {
   it('holds every route the app registered, and nothing it did not', () => {
     const registered = new Set(
       registeredRoutes(app)
-        // Fastify answers HEAD for every GET by itself; the docs page's own routes are not the API.
-        .filter((r) => r.method !== 'HEAD' && r.url !== DOCS_PREFIX && !r.url.startsWith(`${DOCS_PREFIX}/`))
+        // Fastify answers HEAD for every GET by itself; the pages (docs, web page) are not the API.
+        .filter((r) => r.method !== 'HEAD' && !isPageRoute(r))
         .map((r) => `${r.method} ${openApiPath(r.url)}`),
     );
     const documented = new Set(
@@ -116,7 +116,8 @@ describe('the stacks OpenAPI document, from the app itself', () => {
   it('documents the bearer scheme, 401 on every route that needs it, error bodies, SSE and ids', () => {
     const schemes = (doc.components as { securitySchemes: Json }).securitySchemes;
     expect(schemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(doc.security).toEqual([{ bearer: [] }]);
+    expect(schemes.session).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'chronicle_session' });
+    expect(doc.security).toEqual([{ bearer: [] }, { session: [] }]);
     const ids: string[] = [];
     for (const [path, item] of Object.entries(paths))
       for (const [method, operation] of Object.entries(item)) {
