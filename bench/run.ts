@@ -1,6 +1,6 @@
 import { runAnswersBench } from './answers.js';
 import { benchCapture } from './capture.js';
-import { benchDeploys } from './deploys.js';
+import { benchDeploys, benchDeploysEngine } from './deploys.js';
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
 import { runLogQueryBench } from './log-query.js';
@@ -21,6 +21,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
   capture: benchCapture,
   redaction: benchRedaction,
   deploys: benchDeploys,
+  'deploys-engine': benchDeploysEngine,
   reconcile: benchReconcile,
   // Issue 18: the stacks web page on a 200,000-line log, in Chromium.
   ui: benchUi,

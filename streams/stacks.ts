@@ -71,14 +71,21 @@ export interface ComposeGroup {
   hostname: string;
 }
 
-/** Counts parsed from compose output; absent from a run that printed no line (unknown, not zero). */
+/**
+ * Counts parsed from compose output (v1 or v2); absent from a run that printed no line (unknown, not
+ * zero). A count is only what was seen: each group of keys is present only when compose printed a line
+ * of that group (a container event; a pull; a build), so a 0 is a seen 0, never a line left
+ * unrecognised. Runs recorded before issue 17 hold all six counts always (and no `buildStepsCached`).
+ */
 export interface DeploySummary {
-  containersCreated: number;
-  containersStarted: number;
-  containersRecreated: number;
-  containersRemoved: number;
-  imagesPulled: number;
-  imagesBuilt: number;
+  containersCreated?: number;
+  containersStarted?: number;
+  containersRecreated?: number;
+  containersRemoved?: number;
+  imagesPulled?: number;
+  imagesBuilt?: number;
+  /** Build steps answered from the build cache (BuildKit's `#N CACHED`, the classic `---> Using cache`). */
+  buildStepsCached?: number;
 }
 
 /** A job's messages as `GET /api/jobs/{id}` and its event stream give them (spec, Events). */

@@ -3,6 +3,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isStacksError } from '../stacks/errors.js';
 import type { GitStacks } from '../stacks/git-stacks.js';
 import type { StacksService } from '../stacks/service.js';
+import type { StackStatusReader } from '../stacks/stack-status.js';
 import { parseQuery } from './query-string.js';
 import { changeRoutes } from './stacks-changes.js';
 import {
@@ -45,7 +46,7 @@ export const registeredRoutes = (app: FastifyInstance): readonly RegisteredRoute
  */
 export function stacksApp(
   service: StacksService,
-  parts: { git?: GitStacks; limits?: StacksHttpLimits } = {},
+  parts: { git?: GitStacks; limits?: StacksHttpLimits; status?: StackStatusReader } = {},
 ): FastifyInstance {
   const limits = parts.limits ?? DEFAULT_STACKS_HTTP_LIMITS;
   const sessions = new Sessions(service.config);
@@ -126,7 +127,7 @@ export function stacksApp(
     uiRoutes(scope);
     sessionRoutes(scope, service.config, sessions);
     changeRoutes(scope, service);
-    stackRoutes(scope, service);
+    stackRoutes(scope, service, parts.status);
     runRoutes(scope, service);
     // Issue 19's routes (deploy history, audit, retention, notifications): no zod schemas yet.
     historyRoutes(scope, service);

@@ -1,7 +1,8 @@
 import type { EnvironmentId } from '../../streams/stacks.js';
 import { checkEnvAccess } from '../stacks/auth.js';
 import type { StacksService } from '../stacks/service.js';
-import { stackView, validateVariables } from '../stacks/stack-store.js';
+import { type StackStatus, StackStatusReader } from '../stacks/stack-status.js';
+import { type Stack, stackView, validateVariables } from '../stacks/stack-store.js';
 import type { StackRef, User } from '../stacks/types.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
 import { keepSecrets } from './stacks-kept-secrets.js';
@@ -14,7 +15,11 @@ import { allow, answerJob, userOf } from './stacks-request.js';
  * the body (400); each route then checks the permission for its `env` with the list rule (`view` to
  * read, `edit` to change, 403) and that the environment exists (404 Environment not found).
  */
-export function stackRoutes(app: StacksFastify, service: StacksService): void {
+export function stackRoutes(
+  app: StacksFastify,
+  service: StacksService,
+  status: StackStatusReader = new StackStatusReader(),
+): void {
   const refOf = (
     request: { query: { env: EnvironmentId } },
     user: User,
@@ -26,17 +31,40 @@ export function stackRoutes(app: StacksFastify, service: StacksService): void {
     return { name, environmentId: request.query.env };
   };
 
+  /** The engine's view of stacks (stack-status.ts): state, stateReason, containers. */
+  const statusesOf = async (
+    env: StackRef['environmentId'],
+    stacks: ReadonlyArray<{ name: string; compose?: string }>,
+  ) => status.statuses(service.environment(env), stacks);
+  const unread: StackStatus = { state: 'unknown', stateReason: 'Not read', containers: null };
+  /** One stack as GET answers it: its files and its engine's view. */
+  const withStatus = async (stack: Stack) => {
+    const statuses = await statusesOf(stack.environmentId, [{ name: stack.name, compose: stack.compose }]);
+    return { ...stackView(stack), ...(statuses.get(stack.name) ?? unread) };
+  };
+
   app.route({
     ...routes.listStacks,
     handler: async (request) => {
       const env = request.query.env;
       allow(checkEnvAccess(userOf(request), 'view', env));
       const stacks = await service.listStacks(env);
+      // The compose file says which services `up` starts (a stack deleted meanwhile: containers only).
+      const composes = await Promise.all(
+        stacks.map((s) =>
+          service.getStack({ name: s.name, environmentId: env }).then(
+            (stack) => ({ name: s.name, compose: stack.compose }),
+            () => ({ name: s.name }),
+          ),
+        ),
+      );
+      const statuses = await statusesOf(env, composes);
       return stacks.map((s) => ({
         name: s.name,
         environmentId: s.environmentId,
         secretProvider: s.secretProvider,
         variables: s.variables.map((v) => ({ name: v.name, secret: v.secret })),
+        ...(statuses.get(s.name) ?? unread),
       }));
     },
   });
@@ -65,7 +93,7 @@ export function stackRoutes(app: StacksFastify, service: StacksService): void {
     ...routes.getStack,
     handler: async (request) => {
       const ref = refOf(request, userOf(request), 'view', request.params.name);
-      return stackView(await service.getStack(ref));
+      return withStatus(await service.getStack(ref));
     },
   });
 
@@ -85,7 +113,7 @@ export function stackRoutes(app: StacksFastify, service: StacksService): void {
       const ref = refOf(request, user, 'edit', request.params.name);
       // A secret sent as null keeps its value (stacks-kept-secrets.ts).
       const stored = (await service.getStack(ref)).variables;
-      return stackView(
+      return withStatus(
         await service.setVariables(
           ref,
           validateVariables(keepSecrets(request.body.variables, stored)),

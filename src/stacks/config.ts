@@ -10,7 +10,6 @@ import type { Environment, Grant, StacksConfig, User } from './types.js';
  * a message per field, and issue paths that name the key (`users[1].token`) without hand-written walking.
  */
 
-export const DEFAULT_COMPOSE_COMMAND = ['docker', 'compose'] as const;
 export const DEFAULT_DEPLOY_LOGS = { budgetBytes: 2 * 1024 ** 3, remeasureBytes: 1024 ** 2 } as const;
 export const DEFAULT_JOBS = { timeoutSeconds: 3600, retentionHours: 24 } as const;
 /** The name of the admin user made when no user is configured. */
@@ -327,7 +326,7 @@ export function resolveStacksConfig(raw: unknown, file?: string): LoadedStacksCo
   const config: StacksConfig = {
     environments,
     users,
-    compose: { command: input.compose?.command ?? [...DEFAULT_COMPOSE_COMMAND] },
+    compose: { command: input.compose?.command ?? null },
     secretProviders: new Map(
       Object.entries(input.secretProviders ?? {}).map(([name, p]) => [name, { command: p.command }]),
     ),

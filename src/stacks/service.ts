@@ -7,7 +7,8 @@ import type { LiveModel } from '../../projections/live-model.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
 import type { DeployOptions, EnvironmentId, JobKind, Trigger } from '../../streams/stacks.js';
 import type { EventStore } from '../store/types.js';
-import { type ComposeOperation, composeArgv, composeEnv } from './compose-args.js';
+import { type ComposeOperation, composeEnv, composeSteps, isUsageLine } from './compose-args.js';
+import { type ComposeProgram, ComposeResolver } from './compose-program.js';
 import { runCompose } from './compose-runner.js';
 import { findEnvironment } from './config.js';
 import { conflict, notFound, StacksError } from './errors.js';
@@ -66,6 +67,11 @@ export interface StacksServiceOptions {
   config: StacksConfig;
   /** How often finished jobs past the retention are deleted (ms). */
   sweepIntervalMs?: number;
+  /**
+   * The compose program (the CLI resolves it at start to report it); default: the config's
+   * `compose.command`, or the one found by trying (compose-program.ts).
+   */
+  compose?: ComposeResolver;
 }
 
 /** A started job: the answer of the streaming path, and the result the JSON path waits for. */
@@ -129,8 +135,19 @@ const INTERRUPTED_CHECK_MS = 15_000;
 const CLOSE_GRACE_MS = 10_000;
 
 export const STACK_BUSY_MESSAGE = 'Stack has a job running';
+
 export const SERVER_STOPPING_MESSAGE = 'The server was stopped during this job; compose was stopped';
 export const LINE_FAULT_MESSAGE = 'Internal error while handling the compose output; compose was stopped';
+
+/** A step that printed compose's usage: compose did not take the arguments chronicle gave it. */
+function usageFailure(subcommand: string, program: ComposeProgram): string {
+  const which = `${program.command.join(' ')} ${program.version ?? '(version unknown)'}`;
+  return `Compose did not accept the arguments of \`${subcommand}\` (it printed its usage, exit code 0); ${which} was given ${program.generation} arguments`;
+}
+
+/** What a failed step before `up` means for the stack: nothing of the new deploy was applied. */
+const notRun = (subcommand: string) =>
+  `${subcommand} was not run: the stack's containers are as they were before this deploy`;
 
 /** A stack's running job: its compose process, its end, and how its claim on the stack is let go. */
 interface JobSlot {
@@ -167,6 +184,8 @@ export class StacksService {
   private readonly runsModel: ProjectionRunner<DeployRunsState>;
   private readonly jobsModel: ProjectionRunner<JobsState>;
   private readonly hashKey: Buffer;
+  /** Which compose runs the jobs, and with which generation's arguments. */
+  private readonly compose: ComposeResolver;
   /** Stacks with a job running, and the work that runs it. */
   private readonly busy = new Map<string, JobSlot>();
   /** Every job of this process until its end is recorded (a stack is let go a moment before). */
@@ -197,6 +216,7 @@ export class StacksService {
     this.jobsModel = models.jobs;
     this.hashKey = hashKey;
     this.instance = instance;
+    this.compose = options.compose ?? new ComposeResolver(this.config.compose.command);
     // One key cache for both: a run's key also seals its job's output.
     const keys = new OutputKeys(this.store);
     this.jobs = new JobBook(this.store, this.jobsModel, {
@@ -664,63 +684,75 @@ export class StacksService {
       if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
       const environment =
         stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
-      job.status(`Running compose ${operation}`);
-      const process_ = runCompose(
+      const program = await this.compose.resolve();
+      const steps = composeSteps(
         {
-          argv: composeArgv(
-            {
-              command: this.config.compose.command,
-              project: stack.name,
-              composeFile: join(cwd, COMPOSE_FILE),
-            },
-            operation,
-            options,
-          ),
-          cwd,
-          env: composeEnv(process.env, stack.variables, secrets, environment),
-          timeoutMs: Math.max(1, deadline - Date.now()),
+          command: program.command,
+          generation: program.generation,
+          project: stack.name,
+          composeFile: join(cwd, COMPOSE_FILE),
         },
-        { overlapBytes: redactor.longestBytes },
+        operation,
+        options,
       );
-      slot.process = process_;
-      // Read in the same turn as the spawn (see groupOf), recorded so a restart after a crash can stop it.
-      const group = process_.pid === undefined ? undefined : groupOf(process_.pid);
-      if (group) {
-        if (recorder) void recorder.composeStarted(group);
-        else job.composeStarted(group);
-      }
+      const env = composeEnv(process.env, stack.variables, secrets, environment);
       const lineRedactor = redactor;
-      // Subscribed at once: the runner replays what came before the first subscriber. A throw in here
-      // stops compose and fails this job (below), never the process.
-      const feed = consumeLines(process_, (output) => {
-        printed += 1;
-        summary.add(output.line);
-        // A cut line is redacted whole, then cut: a value crossing the cut never shows its start.
-        const shown =
-          output.cut === undefined
-            ? lineRedactor.line(output.line)
-            : lineRedactor.cut(output.line, output.cut.keep, output.cut.marker);
-        if (shown === null) return;
-        if (forwardLines) job.line(shown);
-        recorder?.line(shown);
-        if (output.stream === 'stderr') {
-          stderrTail.push(shown);
-          if (stderrTail.length > ERROR_TAIL_LINES) stderrTail.shift();
-        }
-      });
-      exit = await process_.exit;
-      if (feed.faulted) {
-        const reason = feed.fault instanceof Error ? feed.fault : new Error(String(feed.fault));
-        process.stderr.write(
-          `stacks: job ${job.id}: an output line could not be handled; compose was stopped: ${lineRedactor.text(reason.stack ?? reason.message)}\n`,
+      for (const [index, step] of steps.entries()) {
+        if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
+        job.status(`Running compose ${step.subcommand}`);
+        const process_ = runCompose(
+          { argv: step.argv, cwd, env, timeoutMs: Math.max(1, deadline - Date.now()) },
+          { overlapBytes: redactor.longestBytes },
         );
-        failure = `${LINE_FAULT_MESSAGE}: ${reason.message}`;
-      } else if (exit.exitCode !== 0) {
-        failure = describeFailure(exit);
-        if (exit.timedOut)
-          failure = `Timed out after ${this.config.jobs.timeoutSeconds} s; compose was stopped`;
-        else if (exit.cancelled && this.closing) failure = SERVER_STOPPING_MESSAGE;
-        if (stderrTail.length > 0) failure = `${failure}:\n${stderrTail.join('\n')}`;
+        slot.process = process_;
+        // Read in the same turn as the spawn (see groupOf), recorded so a restart after a crash can stop it.
+        const group = process_.pid === undefined ? undefined : groupOf(process_.pid);
+        if (group) {
+          if (recorder) void recorder.composeStarted(group);
+          else job.composeStarted(group);
+        }
+        let usage = false;
+        // Subscribed at once: the runner replays what came before the first subscriber. A throw in here
+        // stops compose and fails this job (below), never the process.
+        const feed = consumeLines(process_, (output) => {
+          printed += 1;
+          summary.add(output.line);
+          if (isUsageLine(output.line, step.subcommand)) usage = true;
+          // A cut line is redacted whole, then cut: a value crossing the cut never shows its start.
+          const shown =
+            output.cut === undefined
+              ? lineRedactor.line(output.line)
+              : lineRedactor.cut(output.line, output.cut.keep, output.cut.marker);
+          if (shown === null) return;
+          if (forwardLines) job.line(shown);
+          recorder?.line(shown);
+          if (output.stream === 'stderr') {
+            stderrTail.push(shown);
+            if (stderrTail.length > ERROR_TAIL_LINES) stderrTail.shift();
+          }
+        });
+        exit = await process_.exit;
+        if (feed.faulted) {
+          const reason = feed.fault instanceof Error ? feed.fault : new Error(String(feed.fault));
+          process.stderr.write(
+            `stacks: job ${job.id}: an output line could not be handled; compose was stopped: ${lineRedactor.text(reason.stack ?? reason.message)}\n`,
+          );
+          failure = `${LINE_FAULT_MESSAGE}: ${reason.message}`;
+        } else if (exit.exitCode !== 0) {
+          failure = describeFailure(exit);
+          if (exit.timedOut)
+            failure = `Timed out after ${this.config.jobs.timeoutSeconds} s; compose was stopped`;
+          else if (exit.cancelled && this.closing) failure = SERVER_STOPPING_MESSAGE;
+        } else if (usage) {
+          // v1 answers an argument it does not know with its usage and exit code 0 (compose-args.ts).
+          failure = usageFailure(step.subcommand, program);
+        }
+        if (failure === undefined) continue;
+        const next = steps[index + 1];
+        if (next) failure = `${failure} (compose ${step.subcommand}; ${notRun(next.subcommand)})`;
+        if (stderrTail.length > 0 && !feed.faulted && !usage)
+          failure = `${failure}:\n${stderrTail.join('\n')}`;
+        break;
       }
     } catch (error) {
       failure = (error as Error).message;

@@ -34,7 +34,8 @@ export interface User {
 export interface StacksConfig {
   environments: readonly Environment[];
   users: readonly User[];
-  compose: { command: readonly string[] };
+  /** null: not configured, found at start (`docker compose`, else `docker-compose`: compose-program.ts). */
+  compose: { command: readonly string[] | null };
   /** By name: a Map, so a stack's provider named `constructor` is found only when configured. */
   secretProviders: ReadonlyMap<string, { command: readonly string[] }>;
   deployLogs: { budgetBytes: number; remeasureBytes: number };

@@ -10,6 +10,7 @@ import {
   assertBuilt,
   type CliChild,
   cleanEnv,
+  composePath,
   lines,
   repoRoot,
   runCli,
@@ -200,7 +201,7 @@ describe('chronicle serve', { timeout: 30_000 }, () => {
         await configFile(dir),
       ]);
       expect(result.code, result.stderr).toBe(1);
-      const failure = lines(result.stderr).filter((l) => !/listening on/.test(l));
+      const failure = lines(result.stderr).filter((l) => !/listening on|^stacks compose: /.test(l));
       expect(failure, result.stderr).toHaveLength(1);
       expect(failure[0]).toMatch(new RegExp(`^${surface}: .*127\\.0\\.0\\.1:${port}`));
       expect(failure[0]).toMatch(/EADDRINUSE|address already in use/i);
@@ -220,7 +221,8 @@ describe('chronicle serve', { timeout: 30_000 }, () => {
     // Its own process group, as a terminal's foreground job: Ctrl-C reaches npm, its shell and chronicle.
     const child = spawn('npm', ['start', '--silent', '--', '--editor-port', '0', '--stacks-port', '0'], {
       cwd: repoRoot,
-      env: cleanEnv({ CHRONICLE_DATA: data }),
+      // No compose.command: the fake compose is the `docker-compose` on its PATH (composePath).
+      env: cleanEnv({ CHRONICLE_DATA: data, PATH: `${await composePath()}:/usr/bin:/bin` }),
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     }) as CliChild;

@@ -26,12 +26,66 @@ export const EnvironmentId = z
   .nullable()
   .meta({ id: 'EnvironmentId', description: 'An environment id; null is the local environment.' });
 
+export const StackContainer = z
+  .object({
+    service: z.string().nullable().meta({ description: 'The compose service (its label).' }),
+    name: z.string(),
+    state: z
+      .string()
+      .meta({ description: "The engine's: created, running, paused, restarting, removing, exited, dead." }),
+    health: z
+      .string()
+      .nullable()
+      .meta({ description: 'healthy, unhealthy or starting; null without a health check.' }),
+    image: z.string().meta({ description: 'The image as the compose file names it.' }),
+    imageId: z.string().meta({ description: 'The image id (`sha256:…`), the digest of its configuration.' }),
+    imageDigest: z
+      .string()
+      .nullable()
+      .meta({ description: 'A registry digest (`nginx@sha256:…`); null for an image no registry gave.' }),
+    ports: z.array(
+      z.object({
+        containerPort: z.number().int(),
+        protocol: z.string(),
+        hostIp: z.string().nullable(),
+        hostPort: z.number().int().nullable(),
+      }),
+    ),
+    startedAt: TIME.nullable().meta({ description: 'Its last start; null when it never started.' }),
+  })
+  .meta({ id: 'StackContainer', description: "One of a stack's containers, as the Docker engine shows it." });
+
+/** A stack's state on its engine, read when the stack is read (src/stacks/stack-status.ts). */
+const STACK_STATUS = {
+  state: z.enum(['running', 'partial', 'stopped', 'not deployed', 'unknown']).meta({
+    description:
+      '`running`: every container runs and every service `up` starts has one; `partial`: some run; `stopped`: none does; `not deployed`: no container; `unknown`: the engine did not answer within 2 s or cannot be reached.',
+  }),
+  stateReason: z.string().nullable().meta({ description: 'Why the state is `unknown`; null otherwise.' }),
+  containers: z
+    .array(StackContainer)
+    .nullable()
+    .meta({ description: 'By the `com.docker.compose.project` label; null when the state is unknown.' }),
+};
+const CONTAINER_EXAMPLE = {
+  service: 'web',
+  name: 'web-web-1',
+  state: 'running',
+  health: null,
+  image: 'nginx:alpine',
+  imageId: 'sha256:c8f58e35cd9393b51b135bef09177afb42cec4564175029a8a07ae7485bdd902',
+  imageDigest: null,
+  ports: [],
+  startedAt: '2026-11-26T01:34:29.99094112Z',
+};
+
 export const StackSummary = z
   .object({
     name: z.string(),
     environmentId: EnvironmentId,
     secretProvider: z.string().nullable(),
     variables: z.array(z.object({ name: z.string(), secret: z.boolean() })),
+    ...STACK_STATUS,
   })
   .meta({
     id: 'StackSummary',
@@ -42,6 +96,9 @@ export const StackSummary = z
         environmentId: null,
         secretProvider: null,
         variables: [{ name: 'DB_PASSWORD', secret: true }],
+        state: 'running',
+        stateReason: null,
+        containers: [CONTAINER_EXAMPLE],
       },
     ],
   });
@@ -59,10 +116,12 @@ export const Stack = z
         value: z.string().nullable().meta({ description: 'null for a secret variable.' }),
       }),
     ),
+    ...STACK_STATUS,
   })
   .meta({
     id: 'Stack',
-    description: 'A stack: its compose file and its variables (values of secret ones withheld).',
+    description:
+      'A stack: its compose file, its variables (values of secret ones withheld) and its state on its Docker engine.',
     examples: [
       {
         name: 'web',
@@ -73,6 +132,9 @@ export const Stack = z
           { name: 'DB_PASSWORD', secret: true, value: null },
           { name: 'MODE', secret: false, value: 'production' },
         ],
+        state: 'running',
+        stateReason: null,
+        containers: [CONTAINER_EXAMPLE],
       },
     ],
   });
@@ -190,17 +252,21 @@ export const DeployOptions = z
 
 export const DeploySummary = z
   .object({
-    containersCreated: z.number().int(),
-    containersStarted: z.number().int(),
-    containersRecreated: z.number().int(),
-    containersRemoved: z.number().int(),
-    imagesPulled: z.number().int(),
-    imagesBuilt: z.number().int(),
+    containersCreated: z.number().int().optional(),
+    containersStarted: z.number().int().optional(),
+    containersRecreated: z.number().int().optional(),
+    containersRemoved: z.number().int().optional(),
+    imagesPulled: z.number().int().optional(),
+    imagesBuilt: z.number().int().optional(),
+    buildStepsCached: z.number().int().optional().meta({
+      description:
+        "Build steps taken from the cache (BuildKit's `#N CACHED`, the classic `---> Using cache`).",
+    }),
   })
   .meta({
     id: 'DeploySummary',
     description:
-      "Counts read from compose's output; absent when compose printed nothing (unknown, not zero).",
+      "Counts read from compose's output (v1 or v2); absent when compose printed nothing (unknown, not zero). Only what was seen: the container counts when a container line was recognised, `imagesPulled` when a pull line was, `imagesBuilt` and `buildStepsCached` when a build line was (runs recorded before that hold all six counts).",
   });
 
 export const Run = z
@@ -264,8 +330,6 @@ export const Run = z
             containersStarted: 1,
             containersRecreated: 0,
             containersRemoved: 0,
-            imagesPulled: 0,
-            imagesBuilt: 0,
           },
           exitCode: 0,
           composeHash: '9b1e0c6d4f2a',

@@ -122,7 +122,10 @@ export const stacksRoutes = {
       tags: STACKS,
       querystring: EnvQuery,
       response: {
-        200: json('The stacks, by name.', z.array(StackSummary)),
+        200: json(
+          'The stacks, by name, each with its state and containers on its Docker engine (asked for at most 2 s; `unknown` with the reason past that).',
+          z.array(StackSummary),
+        ),
         400: fail(`${ENV_400}.`),
         401: UNAUTHORIZED,
         403: fail(ENV_403('view')),
@@ -162,7 +165,7 @@ export const stacksRoutes = {
       params: StackParams,
       querystring: EnvQuery,
       response: {
-        200: json('The stack.', Stack),
+        200: json('The stack, with its state and containers on its Docker engine.', Stack),
         400: fail(`${ENV_400}, or ${NAME_400}.`),
         401: UNAUTHORIZED,
         403: fail(ENV_403('view')),
