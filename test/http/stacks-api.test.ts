@@ -21,6 +21,7 @@ import {
   type StacksQuery,
   type StacksStatus,
 } from '../../src/http/stacks-api/client.js';
+import type { LogPage } from '../../src/http/stacks-api/history-answers.js';
 import {
   CreateStackBody,
   DeployBody,
@@ -186,7 +187,8 @@ describe('the typed client pieces', () => {
     expectTypeOf<StacksBody<'createStack'>>().toHaveProperty('compose').toEqualTypeOf<string>();
     expectTypeOf<StacksAnswer<'getRun', 200>>().toEqualTypeOf<z.output<typeof Run>>();
     expectTypeOf<StacksAnswer<'listRuns', 200>>().toEqualTypeOf<Array<z.output<typeof Run>>>();
-    expectTypeOf<StacksAnswer<'getRunLog', 200>>().toEqualTypeOf<string>();
+    // The text (or its event stream), or with `fromLine`/`limit`/`q` a JSON page (issue 19).
+    expectTypeOf<StacksAnswer<'getRunLog', 200>>().toEqualTypeOf<string | z.output<typeof LogPage>>();
     expectTypeOf<StacksAnswer<'getStack', 404>>().toEqualTypeOf<{ error: string }>();
     expectTypeOf<StacksStatus<'deleteRun'>>().toEqualTypeOf<200 | 400 | 401 | 403 | 404 | 409>();
     // A renamed field breaks the build of a client that reads it.

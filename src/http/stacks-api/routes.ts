@@ -27,6 +27,7 @@ import {
   StackSummary,
   WebhookIgnored,
 } from './answers.js';
+import { LogPage } from './history-answers.js';
 import {
   ComposeBody,
   CreateStackBody,
@@ -335,10 +336,16 @@ export const stacksRoutes = {
       response: {
         200: {
           description:
-            'The log text; with `follow=true` a `text/event-stream` whose events carry a LogFollowEvent each (`#/components/schemas/LogFollowEvent`): every line from the first, live while the run runs, then `end` with its status.',
-          content: { 'text/plain': { schema: z.string() }, 'text/event-stream': { schema: EventStreamText } },
+            'The log text (with `download=true` as the attachment `<stack>-run-<id>.log`); with `follow=true` a `text/event-stream` whose events carry a LogFollowEvent each (`#/components/schemas/LogFollowEvent`): every line from the first, live while the run runs, then `end` with its status; with `fromLine`, `limit` or `q` a JSON page (LogPage).',
+          content: {
+            'text/plain': { schema: z.string() },
+            'text/event-stream': { schema: EventStreamText },
+            'application/json': { schema: LogPage },
+          },
         },
-        400: fail(`${NAME_400}, or the run id is no positive integer.`),
+        400: fail(
+          `${NAME_400}, or the run id is no positive integer, or a bad \`fromLine\`, \`limit\` or \`q\`.`,
+        ),
         401: UNAUTHORIZED,
         403: fail(
           "The caller lacks `view`, globally or for the run's environment (`forbidden: needs the stacks view permission`).",

@@ -26,6 +26,15 @@ export interface Operation {
 
 export type Paths = Record<string, Record<string, Operation>>;
 
+/** A route registered outside `stacksRoutes` (issue 19's), by its method and Fastify URL. */
+export interface Endpoint {
+  method: string;
+  url: string;
+}
+
+const nameOf = (route: StacksRouteName | Endpoint) =>
+  typeof route === 'string' ? route : `${route.method} ${route.url}`;
+
 /** Validates a copy (swagger-parser dereferences in place) as OpenAPI 3.1. */
 export const validateDocument = (doc: Json) =>
   SwaggerParser.validate(structuredClone(doc) as unknown as OpenApiInput);
@@ -69,19 +78,20 @@ export class AnswerChecker {
     return new AnswerChecker(dereferenced.paths, dereferenced.components.schemas);
   }
 
-  operation(route: StacksRouteName): Operation {
-    const { method, url } = stacksRoutes[route];
+  operation(route: StacksRouteName | Endpoint): Operation {
+    const { method, url } = typeof route === 'string' ? stacksRoutes[route] : route;
     const operation = this.paths[openApiPath(url)]?.[method.toLowerCase()];
     if (!operation) throw new Error(`${method} ${url} is not in the document`);
     return operation;
   }
 
   /** The schema of a route's answer for a status and media type; throws when the document has none. */
-  schemaOf(route: StacksRouteName, status: number, media: string): Json {
+  schemaOf(route: StacksRouteName | Endpoint, status: number, media: string): Json {
+    const name = nameOf(route);
     const answer = this.operation(route).responses[String(status)];
-    if (!answer) throw new Error(`${route} does not document the status ${status}`);
+    if (!answer) throw new Error(`${name} does not document the status ${status}`);
     const schema = answer.content?.[media]?.schema;
-    if (!schema) throw new Error(`${route} ${status} documents no ${media} answer`);
+    if (!schema) throw new Error(`${name} ${status} documents no ${media} answer`);
     return schema;
   }
 
@@ -97,12 +107,13 @@ export class AnswerChecker {
   }
 
   /** The answer's status is documented for its route, and its body validates against that schema. */
-  check(route: StacksRouteName, reply: Reply): Reply {
+  check(route: StacksRouteName | Endpoint, reply: Reply): Reply {
     const media = mediaOf(reply);
+    const name = nameOf(route);
     const schema = this.schemaOf(route, reply.status, media);
     const body: unknown = media === 'application/json' ? JSON.parse(reply.text) : reply.text;
-    this.validate(`${route} ${reply.status} ${media}`, schema, body);
-    this.seen.add(`${route} ${reply.status}`);
+    this.validate(`${name} ${reply.status} ${media}`, schema, body);
+    this.seen.add(`${name} ${reply.status}`);
     return reply;
   }
 

@@ -141,7 +141,25 @@ describe('the stacks OpenAPI document, from the app itself', () => {
     ]);
     expect(
       Object.keys(paths['/api/stacks/{name}/deploys/{runId}/log']?.get?.responses['200']?.content ?? {}),
-    ).toEqual(['text/plain', 'text/event-stream']);
+    ).toEqual(['text/plain', 'text/event-stream', 'application/json']);
+    // Issue 19's answers: named schemas, the audit export as ndjson.
+    expect(paths['/api/audit']?.get?.responses['200']?.content).toEqual({
+      'application/json': { schema: { $ref: '#/components/schemas/AuditPage' } },
+      'application/x-ndjson': { schema: { type: 'string' } },
+    });
+    for (const [path, method, id] of [
+      ['/api/stacks/{name}/deploys/{runId}/compose', 'get', 'RunCompose'],
+      ['/api/stacks/{name}/deploys/{runId}/variables', 'get', 'RunVariables'],
+      ['/api/stacks/{name}/deploys/{runId}/diff', 'get', 'RunDiff'],
+      ['/api/stacks/{name}/history-settings', 'get', 'HistorySettings'],
+      ['/api/stacks/{name}/history-settings', 'put', 'HistorySettings'],
+      ['/api/schedules/deploy_run_retention/run', 'post', 'RetentionExecution'],
+      ['/api/notifications/{name}/test', 'post', 'NotificationTestOutcome'],
+      ['/api/notifications/deliveries', 'get', 'DeliveriesPage'],
+    ] as const)
+      expect(paths[path]?.[method]?.responses['200']?.content?.['application/json']?.schema, path).toEqual({
+        $ref: `#/components/schemas/${id}`,
+      });
     // Every status code of the issue appears somewhere.
     const statuses = new Set(
       Object.values(paths).flatMap((item) => Object.values(item).flatMap((o) => Object.keys(o.responses))),
