@@ -187,7 +187,8 @@ export class EditorSession {
   /**
    * The read model as this session has it at its end, for `chronicle replay --verify` to check a replay
    * of the log against. Written once, at the end: a drawing's state is tens of MB of JSON (see the
-   * constructor). Its position is the session's last event's, so a replay knows where to stop.
+   * constructor), which the store writes a part at a time rather than as one string. Its position is
+   * the session's last event's, so a replay knows where to stop.
    */
   private async saveLiveSnapshot(): Promise<void> {
     let position = 0;

@@ -1,6 +1,7 @@
 import type { AbstractBatchOptions, AbstractIterator, AbstractLevel } from 'abstract-level';
 import type { Observable } from 'rxjs';
 import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../../streams/system.js';
+import { chunkedJson } from './chunked-json.js';
 import { StoreClosedError, StreamDeletedError } from './errors.js';
 import { importedValue, planImport } from './import.js';
 import {
@@ -17,6 +18,8 @@ import {
   shredKey,
   shredRange,
   snapshotKey,
+  snapshotPartKey,
+  snapshotPartRange,
   tombstoneKey,
 } from './keys.js';
 import { LocalLeases } from './local-leases.js';
@@ -70,6 +73,16 @@ interface StreamHead {
 }
 
 const READ_CHUNK = 1_000;
+/** Characters of snapshot JSON per stored part, and per write batch of parts. */
+const SNAPSHOT_PART_CHARS = 1 << 20;
+const SNAPSHOT_BATCH_CHARS = 4 << 20;
+
+/** The value under a snapshot's key when the snapshot is stored in parts (see saveSnapshot). */
+interface PartedSnapshot {
+  name: string;
+  parts: number;
+  generation: string;
+}
 
 /**
  * The event store over any abstract-level database: classic-level on disk (the default) or
@@ -92,6 +105,8 @@ export class LevelEventStore implements EventStore {
   private readonly closeListeners = new Set<() => void>();
   private readonly live: LiveLog;
   private readonly leases = new LocalLeases();
+  private readonly snapshotSaves = new Map<string, Promise<void>>();
+  private snapshotGeneration = 0;
 
   private constructor(db: StringLevel, location: string, sync: boolean) {
     this.db = db;
@@ -203,15 +218,74 @@ export class LevelEventStore implements EventStore {
 
   async loadSnapshot<State>(name: string): Promise<Snapshot<State> | undefined> {
     const value = await this.db.get(snapshotKey(name));
-    return value === undefined ? undefined : (JSON.parse(value) as Snapshot<State>);
+    if (value === undefined) return undefined;
+    const stored = JSON.parse(value) as Snapshot<State> | PartedSnapshot;
+    if (!('parts' in stored)) return stored;
+    const parts = await this.db.values(snapshotPartRange(name, stored.generation)).all();
+    if (parts.length !== stored.parts)
+      throw new Error(`snapshot ${name}: ${parts.length} of its ${stored.parts} parts are in the store`);
+    return JSON.parse(parts.join('')) as Snapshot<State>;
   }
 
-  async saveSnapshot<State>(snapshot: Snapshot<State>): Promise<void> {
-    await this.db.put(snapshotKey(snapshot.name), JSON.stringify(snapshot), this.writeOptions);
+  /**
+   * A snapshot that serializes to one part is one value, as ever. A larger one (an editor session's
+   * read model is tens of MB) is serialized and written a part at a time, so neither its JSON nor
+   * LevelDB's copies of it (native string, write batch, memtable) are ever held whole; a value naming
+   * the parts' generation is written last, with the deletion of the previous generation's parts, in one
+   * batch: a save that stops part-way leaves the previous snapshot in force.
+   */
+  saveSnapshot<State>(snapshot: Snapshot<State>): Promise<void> {
+    const name = snapshot.name;
+    // Two saves of one name at once would each delete the other's parts: they go one after the other.
+    const previous = this.snapshotSaves.get(name) ?? Promise.resolve();
+    const saved = previous.catch(() => undefined).then(() => this.writeSnapshot(snapshot));
+    this.snapshotSaves.set(name, saved);
+    const forget = () => {
+      if (this.snapshotSaves.get(name) === saved) this.snapshotSaves.delete(name);
+    };
+    saved.then(forget, forget);
+    return saved;
+  }
+
+  private async writeSnapshot<State>(snapshot: Snapshot<State>): Promise<void> {
+    const name = snapshot.name;
+    const pieces = chunkedJson(snapshot, SNAPSHOT_PART_CHARS);
+    const first = pieces.next();
+    const second = pieces.next();
+    const stale = () => this.db.keys(snapshotPartRange(name)).all();
+    if (first.done || second.done) {
+      const batch = this.db.batch().put(snapshotKey(name), first.done ? 'null' : first.value);
+      for (const key of await stale()) batch.del(key);
+      await batch.write(this.writeOptions);
+      return;
+    }
+    const generation = `${Date.now().toString(36)}.${(this.snapshotGeneration++).toString(36)}`;
+    let parts = 0;
+    let batch = this.db.batch();
+    let batched = 0;
+    const put = async (piece: string) => {
+      batch.put(snapshotPartKey(name, generation, parts++), piece);
+      batched += piece.length;
+      if (batched < SNAPSHOT_BATCH_CHARS) return;
+      await batch.write(this.writeOptions);
+      batch = this.db.batch();
+      batched = 0;
+    };
+    await put(first.value);
+    await put(second.value);
+    for (let piece = pieces.next(); !piece.done; piece = pieces.next()) await put(piece.value);
+    const mine = snapshotPartRange(name, generation);
+    for (const key of await stale()) if (key < mine.gte || key >= mine.lt) batch.del(key);
+    const parted: PartedSnapshot = { name, parts, generation };
+    batch.put(snapshotKey(name), JSON.stringify(parted));
+    await batch.write(this.writeOptions);
   }
 
   async deleteSnapshot(name: string): Promise<void> {
-    await this.db.del(snapshotKey(name), this.writeOptions);
+    const parts = await this.db.keys(snapshotPartRange(name)).all();
+    const batch = this.db.batch().del(snapshotKey(name));
+    for (const key of parts) batch.del(key);
+    await batch.write(this.writeOptions);
   }
 
   async close(): Promise<void> {
