@@ -3,6 +3,7 @@ import type { Observable } from 'rxjs';
 import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../../streams/system.js';
 import { chunkedJson } from './chunked-json.js';
 import { StoreClosedError, StreamDeletedError } from './errors.js';
+import { flatten } from './flatten.js';
 import { importedValue, planImport } from './import.js';
 import {
   decodeEvent,
@@ -180,10 +181,8 @@ export class LevelEventStore implements EventStore {
     );
   }
 
-  async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
-    const from = Math.max(1, options.from ?? 1);
-    const iterator = this.db.iterator({ ...eventRange(from, this.head), limit: options.maxCount ?? -1 });
-    yield* this.decodeEntries(iterator);
+  readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    return flatten(this.readAllChunks(options));
   }
 
   async *readAllChunks(options: ReadAllOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
