@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { withKnownJson } from '../../store/validate.js';
 import { dictGet } from '../dict.js';
 import type { DxfDocumentModel, Entity } from '../model.js';
-import { withKnownJson } from '../../store/validate.js';
 import { DxfError, type DxfErrorCode } from './errors.js';
 import { readDxf } from './read.js';
 
