@@ -26,6 +26,12 @@ export const revisionRange = (stream: string, from = 0, to = Number.MAX_SAFE_INT
   gte: revisionKey(stream, from),
   lte: revisionKey(stream, to),
 });
+/** Where the revision keys of the streams whose names start with `prefix` begin. */
+export const revisionKeysOf = (prefix: string) => REVISION + prefix;
+/** The stream a revision key belongs to. */
+export const streamOfRevisionKey = (key: string) => key.slice(REVISION.length, key.indexOf('\u0000'));
+/** The first key after every revision key of `stream`. */
+export const afterStreamRevisions = (stream: string) => `${REVISION}${stream}\u0001`;
 export const positionValue = (position: number) => hex(position);
 export const parsePositionValue = (value: string) => Number.parseInt(value, 16);
 

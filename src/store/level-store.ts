@@ -6,6 +6,7 @@ import { StoreClosedError, StreamDeletedError } from './errors.js';
 import { flatten } from './flatten.js';
 import { importedValue, planImport } from './import.js';
 import {
+  afterStreamRevisions,
   decodeEvent,
   eventKey,
   eventRange,
@@ -15,12 +16,14 @@ import {
   positionOfEventKey,
   positionValue,
   revisionKey,
+  revisionKeysOf,
   revisionRange,
   shredKey,
   shredRange,
   snapshotKey,
   snapshotPartKey,
   snapshotPartRange,
+  streamOfRevisionKey,
   tombstoneKey,
 } from './keys.js';
 import { LocalLeases } from './local-leases.js';
@@ -74,6 +77,8 @@ interface StreamHead {
 }
 
 const READ_CHUNK = 1_000;
+/** A chunk of a stream's events spanning up to this many times as many events is read as a span. */
+const SPAN_READ_FACTOR = 8;
 /** Characters of snapshot JSON per stored part, and per write batch of parts. */
 const SNAPSHOT_PART_CHARS = 1 << 20;
 const SNAPSHOT_BATCH_CHARS = 4 << 20;
@@ -206,6 +211,79 @@ export class LevelEventStore implements EventStore {
     } finally {
       // A read still in flight must end before the iterator closes.
       await next?.catch(() => undefined);
+      await iterator.close();
+    }
+  }
+
+  async *readStreamChunks(stream: string): AsyncIterable<readonly RecordedEvent[]> {
+    assertStreamName(stream);
+    const head = await this.streamHead(stream);
+    if (head.deleted) throw new StreamDeletedError(stream);
+    const index = this.db.iterator(revisionRange(stream));
+    // The next chunk of the index is read while this one's events are fetched and used.
+    let next: Promise<Array<[string, string]>> | undefined = index.nextv(READ_CHUNK);
+    try {
+      for (;;) {
+        const entries: Array<[string, string]> = await next;
+        next = undefined;
+        if (entries.length === 0) return;
+        next = index.nextv(READ_CHUNK);
+        yield await this.eventsAt(stream, entries);
+      }
+    } finally {
+      await next?.catch(() => undefined);
+      await index.close();
+    }
+  }
+
+  /**
+   * The events a chunk of `stream`'s index points to. A stream's events mostly lie in runs (an append
+   * is one run): when they span few other events, the span is read in order, which LevelDB does several
+   * times faster than a lookup per key, and only the values of this stream are decoded (a stored value
+   * starts with its stream: the others are skipped unparsed). A sparse chunk is looked up key by key.
+   */
+  private async eventsAt(stream: string, entries: ReadonlyArray<[string, string]>): Promise<RecordedEvent[]> {
+    const positions = entries.map(([, value]) => parsePositionValue(value));
+    const first = positions[0] as number;
+    const last = positions.at(-1) as number;
+    const events: RecordedEvent[] = [];
+    if (last - first + 1 <= positions.length * SPAN_READ_FACTOR) {
+      const mine = `{"s":${JSON.stringify(stream)},`;
+      const iterator = this.db.iterator(eventRange(first, last));
+      try {
+        for (
+          let chunk = await iterator.nextv(READ_CHUNK);
+          chunk.length > 0;
+          chunk = await iterator.nextv(READ_CHUNK)
+        )
+          for (const [key, value] of chunk)
+            if (value.startsWith(mine)) events.push(decodeEvent(positionOfEventKey(key), value));
+      } finally {
+        await iterator.close();
+      }
+      return events;
+    }
+    const keys = positions.map(eventKey);
+    const values = await this.db.getMany(keys);
+    for (let i = 0; i < keys.length; i++) {
+      const value = values[i];
+      // Absent only when the stream is being deleted under the reader: the delete wins.
+      if (value !== undefined) events.push(decodeEvent(positions[i] as number, value));
+    }
+    return events;
+  }
+
+  async *listStreams(prefix: string): AsyncIterable<string> {
+    // One seek per stream, past its last revision key: a deleted stream has none left.
+    const first = revisionKeysOf(prefix);
+    const iterator = this.db.keys({ gte: first });
+    try {
+      for (let key = await iterator.next(); key?.startsWith(first); key = await iterator.next()) {
+        const stream = streamOfRevisionKey(key);
+        yield stream;
+        iterator.seek(afterStreamRevisions(stream));
+      }
+    } finally {
       await iterator.close();
     }
   }
