@@ -51,16 +51,22 @@ const portOf = (stderr: string, surface: string) => {
   return m ? Number(m[1]) : undefined;
 };
 
-/** Starts `chronicle serve` (or `npm start`) and waits for both listening lines. */
+/**
+ * Starts `chronicle serve` (or `npm start`) and waits for both listening lines, and for a line matching
+ * each of `also` (in any order: lines written one after the other may arrive in separate reads).
+ */
 async function serve(
   child: CliChild,
+  also: readonly RegExp[] = [],
 ): Promise<{ child: CliChild; watched: Watched; editor: number; stacks: number }> {
   children.push(child);
   const watched = watch(child, 60_000);
   await until(
     () =>
-      portOf(watched.stderr(), 'editor') !== undefined && portOf(watched.stderr(), 'stacks') !== undefined,
-    `both listening lines; stderr so far: ${watched.stderr()}`,
+      portOf(watched.stderr(), 'editor') !== undefined &&
+      portOf(watched.stderr(), 'stacks') !== undefined &&
+      also.every((line) => line.test(watched.stderr())),
+    `both listening lines${also.length > 0 ? ` and ${also.join(', ')}` : ''}; stderr so far: ${watched.stderr()}`,
     20_000,
   );
   return {
@@ -220,8 +226,9 @@ describe('chronicle serve', { timeout: 30_000 }, () => {
     }) as CliChild;
     const group = child.pid as number;
     try {
-      const s = await serve(child);
-      const token = /^stacks admin token: (\S+)$/m.exec(s.watched.stderr())?.[1];
+      const tokenLine = /^stacks admin token: (\S+)$/m;
+      const s = await serve(child, [tokenLine]);
+      const token = tokenLine.exec(s.watched.stderr())?.[1];
       expect(token, s.watched.stderr()).toBeDefined();
       expect((await fetch(`http://127.0.0.1:${s.editor}/api/v1/ready`)).status).toBe(200);
       const list = await fetch(`http://127.0.0.1:${s.stacks}/api/stacks`, {

@@ -124,15 +124,21 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
       await new Promise((r) => setTimeout(r, 50));
       // And some accepted in this very turn, not handed to subscribers yet.
       for (let i = 7_000; i < 7_050; i++) job.line(`l${i}`);
-      const chunkLists = [0, 150, 5_999, 7_020].map((from) =>
-        lastValueFrom(small.jobs.chunks(job.id, from).pipe(toArray())),
+      // The live messages wait in each subscriber's queue while it catches up, however long that takes
+      // (on a loaded machine, past the last line): its own bound holds them all. With the book's 2,000
+      // (which only sets what history is kept here), a catch-up slower than the job dropped it as too
+      // slow at random.
+      const chunkLists = Promise.all(
+        [0, 150, 5_999, 7_020].map((from) =>
+          lastValueFrom(small.jobs.chunks(job.id, from, { bufferSize: 10_000 }).pipe(toArray())),
+        ),
       );
       for (let i = 7_050; i < 9_000; i++) {
         job.line(`l${i}`);
         if (i % 300 === 299) await new Promise((r) => setImmediate(r));
       }
       await job.finish({ success: true, exitCode: 0 });
-      const lists = await within(5_000, Promise.all(chunkLists));
+      const lists = await within(30_000, chunkLists);
       [0, 150, 5_999, 7_020].forEach((from, s) => {
         const indexes = (lists[s] ?? []).flatMap((c) => c.messages.map((_, i) => c.from + i));
         expect(indexes).toEqual(Array.from({ length: 9_001 - from }, (_, i) => from + i));
@@ -162,10 +168,10 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
     });
     const fast = lastValueFrom(records.jobs.messages(job.id).pipe(toArray()));
     await new Promise((r) => setTimeout(r, 5));
-    const began = performance.now();
     for (let i = 0; i < 20_000; i++) job.line(`l${i}`);
     await job.finish({ success: true, exitCode: 0 });
-    const elapsed = performance.now() - began;
+    // The job finished, recorded, while the slow subscriber still held its first chunk: not waited for.
+    const seenAtFinish = slowSeen.length;
     const error = await within(5_000, slowError);
     release();
     expect(error).toBeInstanceOf(JobSubscriberTooSlowError);
@@ -174,7 +180,7 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
     expect((await within(5_000, fast)).length).toBe(20_001);
     const rest = await lastValueFrom(records.jobs.messages(job.id, lastIndex + 1).pipe(toArray()));
     expect([...slowSeen, ...rest].map((m) => m.index)).toEqual(Array.from({ length: 20_001 }, (_, i) => i));
-    expect(elapsed).toBeLessThan(5_000);
+    expect(seenAtFinish).toBeLessThan(20_001);
   });
 
   it('closes jobs a stopped server left running, and sweeps finished jobs after the retention', async () => {
