@@ -77,8 +77,8 @@ interface StreamHead {
 }
 
 const READ_CHUNK = 1_000;
-/** A chunk of a stream's events spanning up to this many times as many events is read as a span. */
-const SPAN_READ_FACTOR = 8;
+/** Consecutive positions of a stream from this many on are read as one range rather than key by key. */
+const MIN_RUN = 8;
 /** Characters of snapshot JSON per stored part, and per write batch of parts. */
 const SNAPSHOT_PART_CHARS = 1 << 20;
 const SNAPSHOT_BATCH_CHARS = 4 << 20;
@@ -228,7 +228,7 @@ export class LevelEventStore implements EventStore {
         next = undefined;
         if (entries.length === 0) return;
         next = index.nextv(READ_CHUNK);
-        yield await this.eventsAt(stream, entries);
+        yield await this.eventsAt(entries);
       }
     } finally {
       await next?.catch(() => undefined);
@@ -237,39 +237,38 @@ export class LevelEventStore implements EventStore {
   }
 
   /**
-   * The events a chunk of `stream`'s index points to. A stream's events mostly lie in runs (an append
-   * is one run): when they span few other events, the span is read in order, which LevelDB does several
-   * times faster than a lookup per key, and only the values of this stream are decoded (a stored value
-   * starts with its stream: the others are skipped unparsed). A sparse chunk is looked up key by key.
+   * The events a chunk of `stream`'s index points to. A stream's events mostly lie in runs of
+   * consecutive positions (an append is one run): a run is read as one range in order, which LevelDB
+   * does several times faster than a lookup per key; the events between runs are looked up key by key.
    */
-  private async eventsAt(stream: string, entries: ReadonlyArray<[string, string]>): Promise<RecordedEvent[]> {
+  private async eventsAt(entries: ReadonlyArray<[string, string]>): Promise<RecordedEvent[]> {
     const positions = entries.map(([, value]) => parsePositionValue(value));
-    const first = positions[0] as number;
-    const last = positions.at(-1) as number;
     const events: RecordedEvent[] = [];
-    if (last - first + 1 <= positions.length * SPAN_READ_FACTOR) {
-      const mine = `{"s":${JSON.stringify(stream)},`;
-      const iterator = this.db.iterator(eventRange(first, last));
-      try {
-        for (
-          let chunk = await iterator.nextv(READ_CHUNK);
-          chunk.length > 0;
-          chunk = await iterator.nextv(READ_CHUNK)
-        )
-          for (const [key, value] of chunk)
-            if (value.startsWith(mine)) events.push(decodeEvent(positionOfEventKey(key), value));
-      } finally {
-        await iterator.close();
+    let lone: number[] = [];
+    const lookUp = async () => {
+      if (lone.length === 0) return;
+      const values = await this.db.getMany(lone.map(eventKey));
+      for (let i = 0; i < lone.length; i++) {
+        const value = values[i];
+        // Absent only when the stream is being deleted under the reader: the delete wins.
+        if (value !== undefined) events.push(decodeEvent(lone[i] as number, value));
       }
-      return events;
+      lone = [];
+    };
+    for (let i = 0; i < positions.length; ) {
+      const first = positions[i] as number;
+      let end = i + 1;
+      while (end < positions.length && positions[end] === first + (end - i)) end += 1;
+      if (end - i < MIN_RUN) {
+        lone.push(...positions.slice(i, end));
+      } else {
+        await lookUp();
+        const run = await this.db.iterator(eventRange(first, first + (end - i) - 1)).all();
+        for (const [key, value] of run) events.push(decodeEvent(positionOfEventKey(key), value));
+      }
+      i = end;
     }
-    const keys = positions.map(eventKey);
-    const values = await this.db.getMany(keys);
-    for (let i = 0; i < keys.length; i++) {
-      const value = values[i];
-      // Absent only when the stream is being deleted under the reader: the delete wins.
-      if (value !== undefined) events.push(decodeEvent(positions[i] as number, value));
-    }
+    await lookUp();
     return events;
   }
 
