@@ -7,6 +7,7 @@ COPY src ./src
 COPY streams ./streams
 COPY projections ./projections
 COPY bench ./bench
+COPY scripts ./scripts
 RUN npm ci && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

@@ -53,7 +53,7 @@ const BENCH_COMPOSE = fileURLToPath(new URL('../../bench/fixtures/bench-compose.
 type Child = ChildProcessByStdio<null, Readable, Readable>;
 
 /** Starts `chronicle stacks` and waits for its listening line. */
-function startServer(
+export function startServer(
   dataDir: string,
   config: string,
 ): Promise<{ child: Child; port: number; stderr: () => string }> {
@@ -85,7 +85,7 @@ function startServer(
   });
 }
 
-function stopServer(child: Child): Promise<number | null> {
+export function stopServer(child: Child): Promise<number | null> {
   return new Promise((resolve) => {
     if (child.exitCode !== null) return resolve(child.exitCode);
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
@@ -98,7 +98,7 @@ function stopServer(child: Child): Promise<number | null> {
 }
 
 /** One JSON request to the stacks surface; the status and the body as text. */
-function call(
+export function call(
   port: number,
   method: string,
   path: string,

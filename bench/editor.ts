@@ -56,7 +56,7 @@ const MB = 1024 * 1024;
 const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
 /** A small deterministic generator, so runs compare. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;
@@ -68,7 +68,11 @@ function random(seed: number): () => number {
 }
 
 /** `count` request entities in turn: line, circle, arc, text, lwpolyline, spread over the extent. */
-function mixedEntities(rnd: () => number, count: number, first: number): Array<Record<string, unknown>> {
+export function mixedEntities(
+  rnd: () => number,
+  count: number,
+  first: number,
+): Array<Record<string, unknown>> {
   return Array.from({ length: count }, (_, k) => {
     const i = first + k;
     const x = rnd() * EXTENT;

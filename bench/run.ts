@@ -1,6 +1,9 @@
+import { runAnswersBench } from './answers.js';
+import { benchCapture } from './capture.js';
 import { benchDeploys } from './deploys.js';
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
+import { runLogQueryBench } from './log-query.js';
 import { benchReconcile } from './reconcile.js';
 import { benchRedaction } from './redaction.js';
 import { benchReplayRebuild } from './replay-rebuild.js';
@@ -8,15 +11,22 @@ import { benchReplayTimeTravel } from './replay-time-travel.js';
 import { printReport } from './report.js';
 import { benchStore } from './store.js';
 import { benchStorePg } from './store-pg.js';
+import { benchUi } from './ui.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   store: benchStore,
   'store-pg': benchStorePg,
   editor: benchEditor,
   'editor-http': benchEditorHttp,
+  capture: benchCapture,
   redaction: benchRedaction,
   deploys: benchDeploys,
   reconcile: benchReconcile,
+  // Issue 18: the stacks web page on a 200,000-line log, in Chromium.
+  ui: benchUi,
+  'log-query': runLogQueryBench,
+  // Issue 23: what checking answers against their schemas costs.
+  answers: runAnswersBench,
   // Issue 8's benchmark: the rebuild of 1,000,000 editor events, then time travel; each half alone too.
   replay: async () => {
     printReport(await benchReplayRebuild());

@@ -1,10 +1,12 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { JobInfo } from '../../projections/jobs.js';
 import { checkEnvAccess } from '../stacks/auth.js';
 import { notFound } from '../stacks/errors.js';
 import type { JobChunk } from '../stacks/jobs.js';
 import type { StacksService } from '../stacks/service.js';
 import { EventStream, streamObserver } from './event-stream.js';
+import { stacksRoutes as routes } from './stacks-api/routes.js';
+import type { StacksFastify } from './stacks-openapi.js';
 import { allow, userOf } from './stacks-request.js';
 
 const JOB_NOT_FOUND = 'Job not found';
@@ -32,35 +34,42 @@ function framesOf(chunk: JobChunk): Buffer {
  * The job poll and its event stream. Beyond the spec, on purpose (issue 6): both need a token and
  * `view` on the job's stack, by the list rule for the job's environment.
  */
-export function jobRoutes(app: FastifyInstance, service: StacksService): void {
-  const jobOf = (request: FastifyRequest): JobInfo => {
-    const { id } = request.params as { id: string };
-    const info = service.jobs.info(id);
+export function jobRoutes(app: StacksFastify, service: StacksService): void {
+  const jobOf = async (
+    request: Pick<FastifyRequest, 'stacksUser'> & { params: { id: string } },
+  ): Promise<JobInfo> => {
+    const info = await service.jobs.infoNow(request.params.id);
     if (!info) throw notFound(JOB_NOT_FOUND);
     allow(checkEnvAccess(userOf(request), 'view', info.environmentId));
     return info;
   };
 
-  app.get('/api/jobs/:id', async (request) => {
-    const info = jobOf(request);
-    const poll = await service.jobs.poll(info.id);
-    if (!poll) throw notFound(JOB_NOT_FOUND);
-    return poll;
+  app.route({
+    ...routes.getJob,
+    handler: async (request) => {
+      const info = await jobOf(request);
+      const poll = await service.jobs.poll(info.id);
+      if (!poll) throw notFound(JOB_NOT_FOUND);
+      return poll;
+    },
   });
 
-  app.get('/api/jobs/:id/events', async (request, reply) => {
-    const info = jobOf(request);
-    const from = resumeIndex(request.headers['last-event-id']);
-    const stream = new EventStream(reply);
-    const subscription = service.jobs.chunks(info.id, from, { ready: () => stream.ready() }).subscribe(
-      // Too slow, or the job's stream was deleted: the stream ends and the client may resume with
-      // Last-Event-ID.
-      streamObserver(stream, `stacks: events of job ${info.id}`, {
-        next: (chunk) => stream.write(framesOf(chunk)),
-      }),
-    );
-    stream.onClose(() => subscription.unsubscribe());
-    return reply;
+  app.route({
+    ...routes.getJobEvents,
+    handler: async (request, reply) => {
+      const info = await jobOf(request);
+      const from = resumeIndex(request.headers['last-event-id']);
+      const stream = new EventStream(reply);
+      const subscription = service.jobs.chunks(info.id, from, { ready: () => stream.ready() }).subscribe(
+        // Too slow, or the job's stream was deleted: the stream ends and the client may resume with
+        // Last-Event-ID.
+        streamObserver(stream, `stacks: events of job ${info.id}`, {
+          next: (chunk) => stream.write(framesOf(chunk)),
+        }),
+      );
+      stream.onClose(() => subscription.unsubscribe());
+      return reply;
+    },
   });
 }
 

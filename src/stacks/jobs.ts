@@ -727,6 +727,18 @@ export class JobBook {
     return this.model.state.jobs.get(jobId);
   }
 
+  /**
+   * `info`, but a job the read model does not know yet is looked for again once the model has caught up
+   * with the log's head: with several instances on one log, a client may ask this one about a job another
+   * instance started a moment ago.
+   */
+  async infoNow(jobId: string): Promise<JobInfo | undefined> {
+    const known = this.info(jobId);
+    if (known !== undefined) return known;
+    await this.model.waitFor(await this.store.headPosition());
+    return this.info(jobId);
+  }
+
   /** @internal Called by a job when its last append is done. */
   forget(job: Job): void {
     if (this.live.get(job.id) === job) this.live.delete(job.id);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { type AuditState, audit } from '../../projections/audit.js';
 import { type DeployRunsState, deployRuns } from '../../projections/deploy-runs.js';
 import { type JobResult, type JobsState, jobs as jobsProjection } from '../../projections/jobs.js';
 import type { LiveModel } from '../../projections/live-model.js';
@@ -10,15 +11,18 @@ import { type ComposeOperation, composeArgv, composeEnv } from './compose-args.j
 import { runCompose } from './compose-runner.js';
 import { findEnvironment } from './config.js';
 import { conflict, notFound, StacksError } from './errors.js';
+import { DeployHistory } from './history/history.js';
 import { Instance } from './instances.js';
 import type { Job } from './jobs.js';
 import { JobBook } from './jobs.js';
 import { Leftovers } from './leftovers.js';
 import { consumeLines } from './line-consumer.js';
+import { NotificationDispatcher } from './notifications/dispatcher.js';
 import { OutputKeys } from './output-keys.js';
 import { groupOf } from './process-groups.js';
 import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './recorder.js';
 import { createRedactor } from './redaction.js';
+import { Retention } from './retention.js';
 import { StacksSchedules } from './schedules.js';
 import { resolveSecrets } from './secret-providers.js';
 import {
@@ -135,6 +139,12 @@ interface JobSlot {
   release?: () => Promise<void>;
 }
 
+/** A start step that goes on after `open` resolves; its failure is written on standard error. */
+const background = (work: Promise<unknown>, what: string) =>
+  void work.catch((error: unknown) => {
+    process.stderr.write(`stacks: ${what} could not start: ${(error as Error).message}\n`);
+  });
+
 const keyOf = (ref: StackRef) => `${ref.environmentId ?? 'local'}/${ref.name}`;
 
 export class StacksService {
@@ -146,6 +156,14 @@ export class StacksService {
   readonly instance: Instance;
   /** Settings, the deploy_log_reconcile job and its schedule, execution rows. */
   readonly schedules: StacksSchedules;
+  /** What each run deployed, diffs, redeploys and auto-rollback (issue 19); set by `open`. */
+  history!: DeployHistory;
+  /** The audit trail's read model (projections/audit.ts); set by `open`. */
+  audit!: ProjectionRunner<AuditState>;
+  /** The deploy-run retention schedule (issue 19 point 5); set by `open`. */
+  retention!: Retention;
+  /** Notification deliveries (issue 19 point 4); set by `open`. */
+  notifications!: NotificationDispatcher;
   private readonly runsModel: ProjectionRunner<DeployRunsState>;
   private readonly jobsModel: ProjectionRunner<JobsState>;
   private readonly hashKey: Buffer;
@@ -204,7 +222,7 @@ export class StacksService {
 
   /** The read models the service answers from, for blue-green rebuilds (`chronicle rebuild`). */
   get liveModels(): LiveModel[] {
-    return [this.runsModel, this.jobsModel];
+    return [this.runsModel, this.jobsModel, this.history.model, this.audit, this.retention.model];
   }
 
   /**
@@ -234,13 +252,43 @@ export class StacksService {
     }
     const service = new StacksService(options, { runs, jobs, schedules }, hashKey, instance);
     try {
+      service.history = await DeployHistory.open(service);
+      // The audit, retention-execution and notification read models catch up in the background: a
+      // long log must not hold the start (their readers wait for the head, see their routes).
+      service.audit = new ProjectionRunner(options.store, audit);
+      background(service.audit.start(), 'the audit read model');
+      service.retention = Retention.open({
+        store: options.store,
+        config: options.config,
+        runs: {
+          all: () => runs.state.runs.values(),
+          deleteRun: (runId, userId) => service.runs.deleteRun(runId, userId),
+        },
+        history: () => service.history.model.state,
+        settings: schedules.settingsUpdates,
+      });
+      service.runs.afterDelete = (_runId, position) => service.history.collect(position);
       await service.closeInterrupted();
       await service.jobs.sweep();
       // After the runs are closed: a scheduled reconcile must find them finished.
       await schedules.startSchedule();
+      await service.retention.startSchedule();
+      // Catches its read model up only: deliveries go on in the background, a channel that is down
+      // never holds the start.
+      service.notifications = new NotificationDispatcher(options.store, options.config.notifications ?? []);
+      background(service.notifications.start(), 'notifications');
     } catch (error) {
       // Nothing may keep running after a failed start: the caller only has the error.
-      await Promise.allSettled([schedules.close(), runs.stop(), jobs.stop(), instance.leave()]);
+      await Promise.allSettled([
+        schedules.close(),
+        runs.stop(),
+        jobs.stop(),
+        instance.leave(),
+        service.history?.close(),
+        service.audit?.stop(),
+        service.retention?.close(),
+        service.notifications?.close(),
+      ]);
       throw error;
     }
     service.interruptedTimer = setInterval(() => {
@@ -504,7 +552,21 @@ export class StacksService {
       slot.release?.();
       this.running.delete(slot);
     });
+    const runId = started.runId;
+    if (runId !== null)
+      void started.result.then((result) => (result.success ? undefined : this.rollBack(runId)));
     return started;
+  }
+
+  /** A recorded deploy failed: the stack's auto-rollback (history.ts) decides whether to roll back. */
+  private async rollBack(runId: number): Promise<void> {
+    const run = this.runs.get(runId);
+    if (this.closing || !run || run.status !== 'failed') return;
+    try {
+      await this.history.afterFailure(run);
+    } catch (error) {
+      process.stderr.write(`stacks: auto-rollback after run ${runId} failed: ${(error as Error).message}\n`);
+    }
   }
 
   /**
@@ -596,6 +658,9 @@ export class StacksService {
         secrets = await this.resolveProvider(stack, cwd, timeoutMs);
         redactor = createRedactor([...values, ...Object.values(secrets)]);
       }
+      // What the run deploys (issue 19), before the last look at `closing`: a stop during it must not
+      // let compose start after close() has cancelled the running ones.
+      if (recorder && operation === 'up') await this.history.record(recorder, stack);
       if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
       const environment =
         stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
@@ -737,6 +802,7 @@ export class StacksService {
     clearInterval(this.interruptedTimer);
     // The schedule first (no new reconcile), and a running reconcile ends before the runs model stops.
     await this.schedules.close();
+    await Promise.all([this.retention.close(), this.notifications.close()]);
     const running = [...this.running];
     for (const slot of running) slot.process?.cancel();
     // A job still resolving its provider has no process to cancel yet: it is given a grace, after
@@ -749,6 +815,7 @@ export class StacksService {
       }),
     ]);
     clearTimeout(timer);
+    await Promise.all([this.history.close(), this.audit.stop()]);
     await this.runsModel.stop();
     await this.jobsModel.stop();
     await this.instance.leave();

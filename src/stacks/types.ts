@@ -39,6 +39,25 @@ export interface StacksConfig {
   secretProviders: ReadonlyMap<string, { command: readonly string[] }>;
   deployLogs: { budgetBytes: number; remeasureBytes: number };
   jobs: { timeoutSeconds: number; retentionHours: number };
+  /** Deploy-run retention per environment (null = local): issue 19 point 5. Absent: none. */
+  retention?: ReadonlyMap<number | null, { keepRuns: number | null; keepDays: number | null }>;
+  /** Notification channels (issue 19 point 4). Absent: none. */
+  notifications?: readonly NotificationChannel[];
+}
+
+export interface NotificationChannel {
+  name: string;
+  type: 'webhook' | 'ntfy' | 'gotify' | 'slack';
+  url: string;
+  /** Gotify's application token; ntfy's access token (Bearer). */
+  token?: string;
+  events: readonly string[];
+  /** Only these stacks / environments (null = local); absent = all. */
+  stacks?: readonly string[];
+  environments?: ReadonlyArray<number | null>;
+  /** Attempts in all (default 6), and the first retry's delay, doubled each time (default 2,000 ms). */
+  maxAttempts: number;
+  retryBaseMs: number;
 }
 
 export type StackAction = 'view' | 'edit';
