@@ -7,11 +7,19 @@ COPY src ./src
 COPY streams ./streams
 COPY projections ./projections
 COPY bench ./bench
+COPY scripts ./scripts
 RUN npm ci && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
+# A compose for the stacks: Debian's docker-compose (Compose v1, 1.29.2), which talks to the engine of
+# the mounted socket (/var/run/docker.sock, see docker-compose.yml) itself; chronicle finds it at start
+# (`stacks compose: docker-compose 1.29.2 (v1, detected)`). Without a docker CLI in the image, compose
+# builds with its own builder (COMPOSE_DOCKER_CLI_BUILD=0).
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends docker-compose \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-ENV NODE_ENV=production CHRONICLE_DATA=/data
+ENV NODE_ENV=production CHRONICLE_DATA=/data COMPOSE_DOCKER_CLI_BUILD=0
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -21,7 +21,11 @@
  *    (bench/pipe-reader-child.ts), with nothing in between; reported as end-to-end / raw;
  *  - redaction, same run: `measureRedaction()` (bench/redaction.ts): the compiled one-pass redactor
  *    against a naive `replaceAll` per secret, on the same 100 secrets and line shapes.
- * Targets: >= 50,000 lines/s end to end; redaction >= 5x the naive loop.
+ *  - the real engine, same run (bench/deploys-engine.ts): create-and-start of a one-service stack on the
+ *    machine's Docker engine through chronicle, against `docker-compose up -d` (or `docker compose`) of
+ *    the same file by hand; skipped, saying why, without an engine.
+ * Targets: >= 50,000 lines/s end to end; redaction >= 5x the naive loop; the real engine within 1.2x.
+ * `npm run bench -- deploys-engine` runs the real-engine line alone.
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -31,6 +35,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { createRedactor } from '../src/stacks/redaction.js';
+import { type EngineServer, measureEngine } from './deploys-engine.js';
 import { measureRedaction, redactionWorkload } from './redaction.js';
 import { type BenchReport, percentile, printReport } from './report.js';
 import { type ClientCheck, type ClientResult, now } from './sse-client.js';
@@ -203,6 +208,33 @@ async function fanoutLimit(
   }
 }
 
+/** `chronicle stacks` without compose.command (it finds the machine's compose), for the engine line. */
+async function engineServer(): Promise<{ server: EngineServer; stop: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'chronicle-bench-engine-data-'));
+  const config = join(dir, 'config.json');
+  await writeFile(config, JSON.stringify({ users: [{ name: 'bench', token: TOKEN, admin: true }] }));
+  const started = await startServer(join(dir, 'data'), config);
+  return {
+    server: {
+      port: started.port,
+      call: (method, path, body, accept) => call(started.port, method, path, body, accept),
+    },
+    stop: async () => {
+      const code = await stopServer(started.child);
+      if (code !== 0) process.stderr.write(`chronicle stacks exited ${code}: ${started.stderr()}\n`);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The real-engine line alone. */
+export async function benchDeploysEngine(): Promise<void> {
+  printReport({
+    name: 'deploys: create-and-start on the real Docker engine',
+    ...(await measureEngine(engineServer)),
+  });
+}
+
 export async function benchDeploys(): Promise<void> {
   // The same 100 secrets (8-40 chars) the redaction measure uses.
   const { secrets } = redactionWorkload(0);
@@ -320,6 +352,7 @@ export async function benchDeploys(): Promise<void> {
 
   const redaction = await measureRedaction();
   const redactionRatio = redaction.compiled / redaction.naive;
+  const engine = await measureEngine(engineServer);
 
   const report: BenchReport = {
     name: `deploys: ${LINES} lines, ${secrets.length} secrets, ${CLIENTS} SSE clients (chronicle stacks, LevelDB)`,
@@ -353,6 +386,7 @@ export async function benchDeploys(): Promise<void> {
       { case: 'redaction: compiled', 'lines/s': Math.round(redaction.compiled) },
       { case: 'redaction: one RegExp', 'lines/s': Math.round(redaction.regex) },
       { case: 'redaction: naive replaceAll', 'lines/s': Math.round(redaction.naive) },
+      ...engine.rows,
     ],
     ratios: {
       'end-to-end lines/s': {
@@ -378,6 +412,7 @@ export async function benchDeploys(): Promise<void> {
       },
       'failed clients': { value: failed.length, target: 1, ok: failed.length === 0, max: true },
       'lines out of order': { value: totals.outOfOrder, target: 1, ok: totals.outOfOrder === 0, max: true },
+      ...engine.ratios,
     },
     extra: {
       clientThreads: pool.threads,
@@ -391,6 +426,7 @@ export async function benchDeploys(): Promise<void> {
       rawLines: raw.lines,
       rawOutOfOrder: raw.outOfOrder,
       failedClients: failed.map((c) => ({ lines: c.lines, error: c.error, result: c.result })),
+      ...engine.extra,
     },
   };
   printReport(report);

@@ -8,17 +8,19 @@
  *     session's close, held to the same 400 MB (a session keeps no read-model snapshot: its stream is
  *     its checkpoint — a snapshot of this one was 59 MB of JSON and pushed the peak to ~510 MB);
  *  2. `open` a 100,000-entity DXF made by ezdxf at bench time, until the answer, against ezdxf's own
- *     `readfile` of the same file, timed inside Python (interpreter start and `import ezdxf` excluded);
- *     target: at least 3x faster;
+ *     `readfile` of the same file, timed inside Python (interpreter start and `import ezdxf` excluded),
+ *     the two in turn for BENCH_ROUNDS rounds after a warm-up; target: the median of the rounds' ratios
+ *     at least 3x;
  *  3. window `query` with `bounds` on the 100,000-entity document: p50/p99 over random windows, against
  *     a full scan (every entity's bounds, tested against the window: a query without the index);
  *     target: p50 under 1/100 of the scan's, printed as scan p50 / query p50 > 100;
  *  4. `undo` of a 1,000-entity `entities_create` step on the 100,000-entity document.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { bounds, documentContext } from '../src/editor/geometry/index.js';
 import { editorOps } from '../src/editor/ops/index.js';
@@ -26,7 +28,15 @@ import { EditorSession } from '../src/editor/session.js';
 import { openStore } from '../src/store/open.js';
 import type { EventStore } from '../src/store/types.js';
 import type { Answer } from '../streams/editor.js';
-import { type BenchReport, percentile, printReport } from './report.js';
+import {
+  type BenchReport,
+  interleaved,
+  percentile,
+  printReport,
+  ROUNDS,
+  ratioOf,
+  spreadCell,
+} from './report.js';
 
 const run = promisify(execFile);
 /** Debian's interpreter, where python3-ezdxf is installed (the `python3` on PATH may be another one). */
@@ -35,7 +45,6 @@ const PYTHON = '/usr/bin/python3';
 const BATCHES = Number(process.env.BENCH_EDITOR_BATCHES ?? 100);
 const BATCH = 1_000;
 const DXF_ENTITIES = Number(process.env.BENCH_DXF_ENTITIES ?? 100_000);
-const OPEN_RUNS = Number(process.env.BENCH_OPEN_RUNS ?? 3);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
 const SCANS = Number(process.env.BENCH_SCANS ?? 20);
 const UNDOS = Number(process.env.BENCH_UNDOS ?? 5);
@@ -47,7 +56,7 @@ const MB = 1024 * 1024;
 const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
 /** A small deterministic generator, so runs compare. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;
@@ -59,7 +68,11 @@ function random(seed: number): () => number {
 }
 
 /** `count` request entities in turn: line, circle, arc, text, lwpolyline, spread over the extent. */
-function mixedEntities(rnd: () => number, count: number, first: number): Array<Record<string, unknown>> {
+export function mixedEntities(
+  rnd: () => number,
+  count: number,
+  first: number,
+): Array<Record<string, unknown>> {
   return Array.from({ length: count }, (_, k) => {
     const i = first + k;
     const x = rnd() * EXTENT;
@@ -120,23 +133,43 @@ for i in range(count):
 doc.saveas(path)
 `;
 
-/** ezdxf.readfile timed inside Python: interpreter start and `import ezdxf` are not counted. */
+/**
+ * ezdxf.readfile timed inside Python, once per line read from standard input, in one interpreter that
+ * stays up between rounds as our session does (interpreter start and `import ezdxf` are not counted).
+ */
 const READ_DXF = `
 import sys, time, json, ezdxf
-path, runs = sys.argv[1], int(sys.argv[2])
-times = []
-for _ in range(runs):
+path = sys.argv[1]
+for _ in sys.stdin:
     t = time.perf_counter()
     doc = ezdxf.readfile(path)
-    times.append((time.perf_counter() - t) * 1000)
-print(json.dumps({"ms": times, "entities": len(doc.modelspace())}))
+    ms = (time.perf_counter() - t) * 1000
+    print(json.dumps({"ms": ms, "entities": len(doc.modelspace())}), flush=True)
 `;
 
-const median = (values: readonly number[]) =>
-  percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
+/** A Python process reading `path` with ezdxf on demand: `read()` times one readfile. */
+function ezdxfReader(path: string) {
+  const child = spawn(PYTHON, ['-c', READ_DXF, path], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const waiting: Array<(line: string) => void> = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  return {
+    read(): Promise<number> {
+      return new Promise((resolve, reject) => {
+        waiting.push((line) => {
+          const answer = JSON.parse(line) as { ms: number; entities: number };
+          if (answer.entities !== DXF_ENTITIES)
+            reject(new Error(`ezdxf read ${answer.entities} entities, not ${DXF_ENTITIES}`));
+          else resolve(answer.ms);
+        });
+        child.stdin.write('go\n');
+      });
+    },
+    stop(): void {
+      child.stdin.end();
+    },
+  };
+}
 
 /** Dispatches one request; a failed answer stops the benchmark (it would time an error path). */
 async function ok(session: EditorSession, request: Record<string, unknown>): Promise<Answer> {
@@ -360,41 +393,41 @@ async function openDxf(rows: BenchReport['rows'], ratios: BenchReport['ratios'])
 async function openAndCompare(path: string, rows: BenchReport['rows'], ratios: BenchReport['ratios']) {
   const bytes = (await stat(path)).size;
   const h = await harness('open');
-  const ours: number[] = [];
-  for (let i = 0; i < OPEN_RUNS + 1; i++) {
+  const ezdxf = ezdxfReader(path);
+  const ours = async () => {
     const { ms, value } = await timed(() => ok(h.session, { op: 'open', request_id: requestId(h), path }));
     const documentId = value.document_id as number;
     const doc = h.session.state.documents[String(documentId)];
     if (!doc || doc.model.order.length !== DXF_ENTITIES)
       throw new Error(`open read ${doc?.model.order.length} entities, not ${DXF_ENTITIES}`);
-    // The first run warms the JIT up; each document is closed again, so the session holds one at most.
-    if (i > 0) ours.push(ms);
+    // Each document is closed again, so the session holds one at most.
     await ok(h.session, { op: 'close', request_id: requestId(h), document_id: documentId });
+    return ms;
+  };
+  let pairs: Array<{ ours: number; limit: number }>;
+  try {
+    // A warm-up round each (the JIT, ezdxf's caches), then the rounds, ours and ezdxf in turn.
+    pairs = await interleaved(ROUNDS, ours, () => ezdxf.read(), 1);
+  } finally {
+    ezdxf.stop();
+    await dispose(h);
   }
-  await dispose(h);
-
-  // ezdxf gets the same warm-up run, left out of its median too.
-  const { stdout } = await run(PYTHON, ['-c', READ_DXF, path, String(OPEN_RUNS + 1)], { maxBuffer: MB });
-  const theirs = JSON.parse(stdout) as { ms: number[]; entities: number };
-  theirs.ms = theirs.ms.slice(1);
-  if (theirs.entities !== DXF_ENTITIES)
-    throw new Error(`ezdxf read ${theirs.entities} entities, not ${DXF_ENTITIES}`);
-
-  const oursMs = median(ours);
-  const ezdxfMs = median(theirs.ms);
+  const oursMs = pairs.map((p) => p.ours);
+  const ezdxfMs = pairs.map((p) => p.limit);
   rows.push(
     {
-      case: `open ${DXF_ENTITIES}-entity DXF (${(bytes / 1e6).toFixed(1)} MB) via dispatcher, median of ${OPEN_RUNS} after a warm-up`,
-      'p50 ms': oursMs,
-      'max ms': Math.max(...ours),
+      case: `open ${DXF_ENTITIES}-entity DXF (${(bytes / 1e6).toFixed(1)} MB) via dispatcher`,
+      'p50 ms': spreadCell(oursMs),
     },
     {
-      case: `ezdxf.readfile same file (${PYTHON}, timed in Python), median of ${OPEN_RUNS} after a warm-up`,
-      'p50 ms': ezdxfMs,
-      'max ms': Math.max(...theirs.ms),
+      case: `ezdxf.readfile same file (${PYTHON}, timed in Python)`,
+      'p50 ms': spreadCell(ezdxfMs),
     },
   );
-  ratios.open_ezdxf_over_ours = { value: ezdxfMs / oursMs, target: 3, ok: ezdxfMs / oursMs >= 3 };
+  ratios.open_ezdxf_over_ours = ratioOf(
+    pairs.map((p) => p.limit / p.ours),
+    3,
+  );
   return { bytes };
 }
 

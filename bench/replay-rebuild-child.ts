@@ -16,13 +16,19 @@ let sessions = 0;
 let entities = 0;
 if (mode === 'rebuild') {
   const store = await openStore(`level:${dir}`);
-  const result = await rebuildProjection(store, editorModels);
+  // Each session's read model as the replay finishes it (it holds one at a time): counted, then let go.
+  const result = await rebuildProjection(store, editorModels, undefined, 10_000, {
+    onPart: (_stream, part) => {
+      for (const session of Object.values(part)) {
+        sessions += 1;
+        for (const doc of Object.values(session.documents))
+          entities += Object.keys(doc.model.entities).length;
+      }
+    },
+  });
   await store.close();
   events = result.events;
   seconds = result.seconds;
-  sessions = Object.keys(result.state).length;
-  for (const session of Object.values(result.state))
-    for (const doc of Object.values(session.documents)) entities += Object.keys(doc.model.entities).length;
 } else {
   const db = new Level<string, string>(dir);
   await db.open();

@@ -9,7 +9,8 @@
  *  - catch-up reads: `BENCH_PG_EVENTS` (default 100,000) events in 1,000 streams, then the whole log read
  *    from the start, in order, in batches of 1,000 (Emmett: `readMessagesBatch`, what its consumers pull
  *    with; chronicle: `readAll`); events/s.
- * Each side runs twice, alternating, and the better run counts (the first warms the server's caches).
+ * Each side runs once unmeasured (the server's caches), then BENCH_ROUNDS times, the two in turn; the
+ * median of the rounds' ratios decides, the spread printed.
  * Target: >= 1.0x Emmett on both. The server is the PostgreSQL at `BENCH_PG_URL` (default the local one).
  */
 import { execFile } from 'node:child_process';
@@ -17,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { type BenchReport, printReport } from './report.js';
+import { type BenchReport, interleaved, printReport, ROUNDS, ratioOf, spreadCell } from './report.js';
 
 const SERVER = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const APPENDERS = 64;
@@ -57,29 +58,39 @@ async function withDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
 }
 
 export async function benchStorePg(): Promise<void> {
-  const best = { chronicleAppends: 0, emmettAppends: 0, chronicleReads: 0, emmettReads: 0 };
-  for (let round = 0; round < 2; round++) {
-    best.chronicleAppends = Math.max(best.chronicleAppends, await measure('chronicle', 'appends'));
-    best.emmettAppends = Math.max(best.emmettAppends, await measure('emmett', 'appends'));
-    best.chronicleReads = Math.max(best.chronicleReads, await measure('chronicle', 'reads'));
-    best.emmettReads = Math.max(best.emmettReads, await measure('emmett', 'reads'));
-  }
-  const appendRatio = best.chronicleAppends / best.emmettAppends;
-  const readRatio = best.chronicleReads / best.emmettReads;
+  // A round of each first, unmeasured: the server's caches warm for both sides alike.
+  const appends = await interleaved(
+    ROUNDS,
+    () => measure('chronicle', 'appends'),
+    () => measure('emmett', 'appends'),
+    1,
+  );
+  const reads = await interleaved(
+    ROUNDS,
+    () => measure('chronicle', 'reads'),
+    () => measure('emmett', 'reads'),
+    1,
+  );
+  const cell = (values: number[]) => spreadCell(values.map(Math.round));
   const report: BenchReport = {
-    name: `store-pg: ${APPENDERS} appenders x ${APPENDS} appends; catch-up read of ${EVENTS} events (PostgreSQL ${new URL(SERVER).host})`,
+    name:
+      `store-pg: ${APPENDERS} appenders x ${APPENDS} appends; catch-up read of ${EVENTS} events (PostgreSQL ` +
+      `${new URL(SERVER).host}); ${ROUNDS} rounds after a warm-up, the two sides in turn, cells median [lowest–highest]`,
     rows: [
-      {
-        case: `appends, ${APPENDERS} concurrent: chronicle`,
-        'per second': Math.round(best.chronicleAppends),
-      },
-      { case: `appends, ${APPENDERS} concurrent: emmett`, 'per second': Math.round(best.emmettAppends) },
-      { case: 'catch-up read: chronicle', 'per second': Math.round(best.chronicleReads) },
-      { case: 'catch-up read: emmett', 'per second': Math.round(best.emmettReads) },
+      { case: `appends, ${APPENDERS} concurrent: chronicle`, 'per second': cell(appends.map((p) => p.ours)) },
+      { case: `appends, ${APPENDERS} concurrent: emmett`, 'per second': cell(appends.map((p) => p.limit)) },
+      { case: 'catch-up read: chronicle', 'per second': cell(reads.map((p) => p.ours)) },
+      { case: 'catch-up read: emmett', 'per second': cell(reads.map((p) => p.limit)) },
     ],
     ratios: {
-      'appends chronicle/emmett': { value: appendRatio, target: TARGET, ok: appendRatio >= TARGET },
-      'catch-up reads chronicle/emmett': { value: readRatio, target: TARGET, ok: readRatio >= TARGET },
+      'appends chronicle/emmett': ratioOf(
+        appends.map((p) => p.ours / p.limit),
+        TARGET,
+      ),
+      'catch-up reads chronicle/emmett': ratioOf(
+        reads.map((p) => p.ours / p.limit),
+        TARGET,
+      ),
     },
   };
   printReport(report);

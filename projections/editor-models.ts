@@ -22,6 +22,7 @@ export const editorModels: Projection<EditorModels> = {
   name: 'editor-models',
   version: editorSessionProjection('').version,
   persist: false,
+  partition: SESSION_STREAM_PREFIX,
   initial: () => ({}),
   evolve(sessions, event: RecordedEvent) {
     if (isEditorEvent(event)) {

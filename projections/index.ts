@@ -1,10 +1,14 @@
+import { audit } from './audit.js';
+import { deployHistory } from './deploy-history.js';
 import { deployRuns } from './deploy-runs.js';
 import { editorModels } from './editor-models.js';
 import { editorSessions } from './editor-sessions.js';
 import { reconcileExecutions } from './executions.js';
 import { gitStacks } from './git-stacks.js';
 import { jobs } from './jobs.js';
+import { notifications } from './notifications.js';
 import type { AnyProjection } from './projection.js';
+import { retentionExecutions } from './retention-executions.js';
 import { generalSettings } from './settings.js';
 import { streamCatalog } from './stream-catalog.js';
 
@@ -18,6 +22,10 @@ export const projections: readonly AnyProjection[] = [
   editorSessions,
   editorModels,
   deployRuns,
+  deployHistory,
+  audit,
+  retentionExecutions,
+  notifications,
   jobs,
   gitStacks,
   reconcileExecutions,

@@ -22,6 +22,13 @@ export interface Projection<State> {
    * replayed state in.
    */
   readonly persist?: boolean;
+  /**
+   * A stream name prefix, for a read model made of independent parts, one per stream of that prefix
+   * (the editor's sessions): one stream's events, evolved from `initial()` alone, give that stream's
+   * part. A rebuild of such a read model that is not persisted replays one stream at a time and lets
+   * each part go once it is replayed, so it holds the largest part, not all of them at once.
+   */
+  readonly partition?: string;
   initial(): State;
   evolve(state: State, event: RecordedEvent): State;
   /** For states that are not plain JSON (a Map, say): how to write and read them in a snapshot. */

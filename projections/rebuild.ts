@@ -1,3 +1,4 @@
+import { StreamDeletedError } from '../src/store/errors.js';
 import type { EventStore, RecordedEvent } from '../src/store/types.js';
 import { loadState, type Projection, persists, saveState } from './projection.js';
 import { failureOf, ProjectionHaltedError } from './runtime.js';
@@ -19,7 +20,7 @@ export interface RebuildResult<State> {
   resumedFrom?: number;
 }
 
-export interface RebuildOptions {
+export interface RebuildOptions<State = unknown> {
   /** Save a checkpoint every this many events (persisted projections only); 0 = never. */
   checkpointEvery?: number;
   /** Called after each checkpoint is saved. */
@@ -28,6 +29,8 @@ export interface RebuildOptions {
   onResume?: (position: number) => void;
   /** Replace the projection's live snapshot at the end (default true; a running server saves its own). */
   save?: boolean;
+  /** A replay by stream (see Projection.partition) hands each stream's part here before letting it go. */
+  onPart?: (stream: string, part: State) => void;
 }
 
 export const DEFAULT_CHECKPOINT_EVERY = 100_000;
@@ -68,6 +71,23 @@ async function* feed(
   if (chunk.length > 0) yield chunk;
 }
 
+/** A stream's events in chunks: the store's own chunked read when it has one. */
+async function* streamChunks(store: EventStore, stream: string): AsyncIterable<readonly RecordedEvent[]> {
+  if (store.readStreamChunks) {
+    yield* store.readStreamChunks(stream);
+    return;
+  }
+  let chunk: RecordedEvent[] = [];
+  for await (const event of store.readStream(stream)) {
+    chunk.push(event);
+    if (chunk.length >= 1_000) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) yield chunk;
+}
+
 async function feedHead(store: EventStore, stream: string | undefined): Promise<number> {
   if (stream === undefined) return store.headPosition();
   for await (const last of store.readStream(stream, { direction: 'backwards', maxCount: 1 }))
@@ -89,10 +109,14 @@ export async function rebuildProjection<State>(
   projection: Projection<State>,
   onProgress?: (progress: RebuildProgress) => void,
   progressEvery = 10_000,
-  options: RebuildOptions = {},
+  options: RebuildOptions<State> = {},
 ): Promise<RebuildResult<State>> {
   const started = performance.now();
   const persisted = persists(projection);
+  if (!persisted && projection.partition !== undefined && store.listStreams) {
+    const streams = store.listStreams(projection.partition);
+    return replayByStream(store, streams, projection, onProgress, progressEvery, options);
+  }
   const checkpointEvery = persisted ? (options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY) : 0;
   const checkpoint = checkpointName(projection.name);
   const head = await feedHead(store, projection.stream);
@@ -115,18 +139,7 @@ export async function rebuildProjection<State>(
   replay: for await (const chunk of feed(store, projection.stream, position + 1)) {
     for (const event of chunk) {
       if (event.position > head) break replay;
-      try {
-        state = projection.evolve(state, event);
-      } catch (error) {
-        throw new ProjectionHaltedError({
-          name: projection.name,
-          version: projection.version,
-          status: 'halted',
-          healthy: false,
-          position,
-          failure: failureOf(event, error, position),
-        });
-      }
+      state = evolveOrHalt(projection, state, event, position);
       position = event.position;
       events += 1;
       seen += 1;
@@ -161,5 +174,74 @@ export async function rebuildProjection<State>(
     events,
     seconds: (performance.now() - started) / 1000,
     ...(resumedFrom !== undefined ? { resumedFrom } : {}),
+  };
+}
+
+/** `evolve`, or the halt of the projection at `position` with the event that broke it. */
+function evolveOrHalt<State>(
+  projection: Projection<State>,
+  state: State,
+  event: RecordedEvent,
+  position: number,
+): State {
+  try {
+    return projection.evolve(state, event);
+  } catch (error) {
+    throw new ProjectionHaltedError({
+      name: projection.name,
+      version: projection.version,
+      status: 'halted',
+      healthy: false,
+      position,
+      failure: failureOf(event, error, position),
+    });
+  }
+}
+
+/**
+ * The replay of a read model of independent parts that is not persisted (see Projection.partition):
+ * each stream of the prefix is read and evolved from `initial()` on its own, up to the head of the
+ * moment the replay starts, handed to `onPart`, and let go, so the replay holds one part at a time
+ * (the editor's sessions hold whole drawings: all of a log's at once took gigabytes). Events of other
+ * streams are not read. The result's `state` is `initial()`: the parts went to `onPart`.
+ */
+async function replayByStream<State>(
+  store: EventStore,
+  streams: AsyncIterable<string>,
+  projection: Projection<State>,
+  onProgress: ((progress: RebuildProgress) => void) | undefined,
+  progressEvery: number,
+  options: RebuildOptions<State>,
+): Promise<RebuildResult<State>> {
+  const started = performance.now();
+  const head = await store.headPosition();
+  let events = 0;
+  for await (const stream of streams) {
+    let part = projection.initial();
+    let position = 0;
+    try {
+      read: for await (const chunk of streamChunks(store, stream)) {
+        for (const event of chunk) {
+          if (event.position > head) break read;
+          part = evolveOrHalt(projection, part, event, position);
+          position = event.position;
+          events += 1;
+          if (events % progressEvery === 0)
+            onProgress?.({ projection: projection.name, done: events, total: head, position });
+        }
+      }
+    } catch (error) {
+      // Deleted since it was listed: gone from the read model as from the log.
+      if (error instanceof StreamDeletedError) continue;
+      throw error;
+    }
+    options.onPart?.(stream, part);
+  }
+  onProgress?.({ projection: projection.name, done: head, total: head, position: head });
+  return {
+    state: projection.initial(),
+    position: head,
+    events,
+    seconds: (performance.now() - started) / 1000,
   };
 }

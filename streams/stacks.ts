@@ -27,9 +27,11 @@ export const jobStream = (jobId: string) => `${JOB_STREAM_PREFIX}${jobId}`;
 export const runStream = (runId: number) => `${RUN_STREAM_PREFIX}${runId}`;
 
 /** The scope a key seals: one run (its job included) or one job without a run. */
-export type KeyScope = `run-${number}` | `job-${string}`;
+export type KeyScope = `run-${number}` | `job-${string}` | `content-${string}`;
 export const runKeyScope = (runId: number): KeyScope => `run-${runId}`;
 export const jobKeyScope = (jobId: string): KeyScope => `job-${jobId}`;
+/** The scope of one stored deploy content (deploy history): deleted with the last run that refers to it. */
+export const contentKeyScope = (contentId: string): KeyScope => `content-${contentId}`;
 /** The scope of a job's output: its run's when it records one. */
 export const jobOutputScope = (jobId: string, runId: number | null): KeyScope =>
   runId === null ? jobKeyScope(jobId) : runKeyScope(runId);
@@ -69,14 +71,21 @@ export interface ComposeGroup {
   hostname: string;
 }
 
-/** Counts parsed from compose output; absent from a run that printed no line (unknown, not zero). */
+/**
+ * Counts parsed from compose output (v1 or v2); absent from a run that printed no line (unknown, not
+ * zero). A count is only what was seen: each group of keys is present only when compose printed a line
+ * of that group (a container event; a pull; a build), so a 0 is a seen 0, never a line left
+ * unrecognised. Runs recorded before issue 17 hold all six counts always (and no `buildStepsCached`).
+ */
 export interface DeploySummary {
-  containersCreated: number;
-  containersStarted: number;
-  containersRecreated: number;
-  containersRemoved: number;
-  imagesPulled: number;
-  imagesBuilt: number;
+  containersCreated?: number;
+  containersStarted?: number;
+  containersRecreated?: number;
+  containersRemoved?: number;
+  imagesPulled?: number;
+  imagesBuilt?: number;
+  /** Build steps answered from the build cache (BuildKit's `#N CACHED`, the classic `---> Using cache`). */
+  buildStepsCached?: number;
 }
 
 /** A job's messages as `GET /api/jobs/{id}` and its event stream give them (spec, Events). */
@@ -293,15 +302,115 @@ export interface StacksEventMap {
     environments: EnvironmentId[];
   };
   /**
+   * Deploy history (issue 19): a compose text or a variable set some run deployed, stored once per
+   * distinct content (the projection finds a live one by `kind` and `hash`) in stream
+   * `deploy-content-<content_id>`, sealed with its own key (`key-content-<content_id>`), because a compose
+   * text can hold what its output prints. When the last run referring to it is deleted, its key and its
+   * stream are deleted (crypto-shredding as for run output). `hash`: sha256 of the compose text, or of
+   * the JSON of the RecordedVariable list (sorted by name; a secret only as an HMAC keyed by the
+   * install's hash key, never its value).
+   */
+  DeployContentStored: {
+    content_id: string;
+    kind: 'compose' | 'variables';
+    hash: string;
+    /** The compose text, or the JSON of the RecordedVariable list, sealed. */
+    sealed: string;
+  };
+  /**
+   * What a run deployed (run stream, just before compose ran): the stored compose text and variables by
+   * their hashes, and the secret provider the stack named. Options are the run's (RunStarted), a git
+   * stack's commit its details (RunSourceResolved).
+   */
+  RunContentRecorded: {
+    run_id: number;
+    compose_id: string;
+    compose_hash: string;
+    variables_id: string;
+    variables_hash: string;
+    secret_provider: string | null;
+  };
+  /** The image each service ran after a successful `up`, as the engine reported it (run stream). */
+  RunImagesRecorded: { run_id: number; images: RunImage[] };
+  /**
+   * A stack's history settings (stack stream): `auto_rollback` redeploys the last successful run once
+   * when a deploy fails; `keep_runs`/`keep_days` bound the runs the retention keeps (null: no bound of
+   * the stack's own; the environment's applies).
+   */
+  StackHistorySettingsSet: {
+    stack: string;
+    environment_id: EnvironmentId;
+    auto_rollback: boolean;
+    keep_runs: number | null;
+    keep_days: number | null;
+    user_id: string | null;
+  };
+  /**
+   * One run of the `deploy_run_retention` schedule (issue 19 point 5), in stream
+   * `retention-execution-<id>` (created with `no_stream`: ids are unique). The runs it deletes go
+   * through the normal delete (RunDeleted in their own streams); these events say what it did.
+   */
+  RetentionStarted: { execution_id: number; trigger: ReconcileTrigger; user_id: string | null };
+  RetentionCompleted: {
+    execution_id: number;
+    /** `warning`: some run could not be deleted; `failed`: the run itself threw. */
+    status: 'success' | 'warning' | 'failed';
+    error_message: string | null;
+    deleted_runs: number[];
+    /** Runs a policy would have deleted but that are kept: the last successful run of their stack. */
+    kept_last_good: number[];
+    failures: Array<{ run_id: number; error: string }>;
+  };
+  /**
+   * Notifications (issue 19 point 4), stream `notifications`: one delivery attempt to a channel. `key`
+   * (the idempotency key, sent with every attempt) is `<channel>:<position of the event notified>:<event>`, or
+   * `<channel>:test:<uuid>` for a test message. Text holds no secret: statuses, names, ids only.
+   */
+  NotificationAttempted: {
+    key: string;
+    channel: string;
+    event: string;
+    /** The log position of the event notified (0 for a test message). */
+    occurrence: number;
+    attempt: number;
+    ok: boolean;
+    status: number | null;
+    error: string | null;
+    /** True: the channel's last attempt (given up, or delivered). */
+    final: boolean;
+  };
+  /** Every notifiable event up to `position` has its deliveries started (the dispatcher's checkpoint). */
+  NotificationsCheckpointed: { position: number };
+  /**
    * General settings, in stream `stacks-settings`: only the keys a change set (a partial body); the read
    * model lays them over the defaults.
    */
   SettingsChanged: {
     deploy_log_reconcile_cron?: string;
     deploy_log_reconcile_enabled?: boolean;
+    deploy_run_retention_cron?: string;
+    deploy_run_retention_enabled?: boolean;
     user_id: string | null;
   };
 }
+
+/** A variable as a run's record holds it: a secret one by an HMAC of its value only. */
+export type RecordedVariable =
+  | { name: string; secret: false; value: string }
+  | { name: string; secret: true; hmac: string };
+
+/** One service's image after `up`: the reference the compose file names and the digest it ran. */
+export interface RunImage {
+  service: string;
+  image: string;
+  digest: string;
+}
+
+export const RETENTION_STREAM_PREFIX = 'retention-execution-';
+export const retentionStream = (executionId: number) => `${RETENTION_STREAM_PREFIX}${executionId}`;
+export const NOTIFICATIONS_STREAM = 'notifications';
+export const CONTENT_STREAM_PREFIX = 'deploy-content-';
+export const contentStream = (contentId: string) => `${CONTENT_STREAM_PREFIX}${contentId}`;
 
 /** What a git stack's webhook did with a delivery: deployed, or ignored a push to another branch or a ping. */
 export type GitWebhookOutcome = 'deployed' | 'other_branch' | 'ping';

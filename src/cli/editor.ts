@@ -9,6 +9,7 @@ import { editorOps } from '../editor/ops/index.js';
 import { findResumeSource, ResumeError, type ResumeSource } from '../editor/resume/source.js';
 import { EditorSession } from '../editor/session.js';
 import { editorApp } from '../http/editor-app.js';
+import type { AuditContext } from '../http/editor-audit-routes.js';
 import { EditorClient } from '../http/editor-client.js';
 import { EditorListener } from '../http/editor-listener.js';
 import { viewerApp } from '../http/viewer-app.js';
@@ -36,15 +37,14 @@ export class EditorStartError extends Error {
 }
 
 /**
- * One editor session over `store`, its REST surface on 127.0.0.1:`port` (and, with `file`, the live
- * viewer on a loopback port of its own). Prints the listening lines; `close` stops the listeners and the
- * session but not the store, which the caller owns (`chronicle serve` shares it with the stacks surface).
+ * A new editor session over `store`: resumed from another session (`resume`), with `file` open (then
+ * GUI-hosted when `gui`), else with one blank drawing. The session is closed again when it cannot start.
  */
-export async function startEditor(
+export async function openEditorSession(
   store: EventStore,
-  options: { port: number; file?: string | undefined; resume?: string | true | undefined },
-): Promise<EditorServer> {
-  const { port, file } = options;
+  options: { file?: string | undefined; resume?: string | true | undefined; gui: boolean },
+): Promise<{ session: EditorSession; client: EditorClient }> {
+  const { file } = options;
   let resume: ResumeSource | undefined;
   if (options.resume !== undefined) {
     try {
@@ -54,10 +54,9 @@ export async function startEditor(
       throw new EditorStartError(`chronicle editor: cannot resume: ${error.message}`, { cause: error });
     }
   }
-  // With FILE the editor is GUI-hosted: a person at the viewer answers picks.
   const session = await EditorSession.start(store, editorOps, {
     version,
-    gui: file !== undefined,
+    gui: options.gui,
     ...(resume ? { resume } : {}),
   });
   if (resume) {
@@ -83,14 +82,41 @@ export async function startEditor(
       );
     }
   }
-  // The audit routes' read models, both caught up when a request reads them (never on the dispatcher's
-  // appends): the sessions index, snapshotted, and the session histories, built on first use.
-  const sessions = new OnDemandProjection(store, editorSessions);
-  const histories = new SessionHistories(store, () => session.sessionId);
+  return { session, client };
+}
+
+/** The audit routes' read models over `store` for the running `session`. */
+export function auditContext(store: EventStore, session: EditorSession): AuditContext {
+  // Both caught up when a request reads them (never on the dispatcher's appends): the sessions index,
+  // snapshotted, and the session histories, built on first use.
+  return {
+    store,
+    sessionId: () => session.sessionId,
+    sessions: new OnDemandProjection(store, editorSessions),
+    histories: new SessionHistories(store, () => session.sessionId),
+  };
+}
+
+/**
+ * One editor session over `store`, its REST surface on 127.0.0.1:`port` (and, with `file`, the live
+ * viewer on a loopback port of its own). Prints the listening lines; `close` stops the listeners and the
+ * session but not the store, which the caller owns (`chronicle serve` shares it with the stacks surface).
+ */
+export async function startEditor(
+  store: EventStore,
+  options: { port: number; file?: string | undefined; resume?: string | true | undefined },
+): Promise<EditorServer> {
+  const { port, file } = options;
+  // With FILE the editor is GUI-hosted: a person at the viewer answers picks.
+  const { session, client } = await openEditorSession(store, {
+    file,
+    resume: options.resume,
+    gui: file !== undefined,
+  });
   const app = editorApp(
     client,
     { version, sessionId: () => session.sessionId },
-    { store, sessionId: () => session.sessionId, sessions, histories },
+    auditContext(store, session),
   );
   await app.ready();
   const listener = new EditorListener(app);

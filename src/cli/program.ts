@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { findProjection, projectionNames, projections } from '../../projections/index.js';
 import { DEFAULT_CHECKPOINT_EVERY } from '../../projections/rebuild.js';
 import { controlSocketPath } from '../control/protocol.js';
+import { attachUrl } from '../mcp/http-backend.js';
 import { StoreError } from '../store/errors.js';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/types.js';
@@ -192,9 +193,16 @@ function buildProgram(): Command {
 
   program
     .command('editor')
-    .description('serve the editor automation REST API on 127.0.0.1 (one session)')
+    .description(
+      'the editor on 127.0.0.1: its automation REST API (--http) or an MCP server on standard input and output (--mcp)',
+    )
     .argument('[file]', 'a DXF file to open at start')
-    .requiredOption('--http <port>', 'port to listen on (0 = any free port)', tcpPort)
+    .addOption(new Option('--http <port>', 'serve REST on this port (0 = any free port)').argParser(tcpPort))
+    .option('--mcp', 'serve MCP over standard input and output (for AI agents), on a session of its own')
+    .option(
+      '--attach <url>',
+      'with --mcp: drive the session of the editor serving REST at http://127.0.0.1:<port> instead',
+    )
     .option(
       '--resume [session]',
       'reopen the documents of the last (or this) session at their last revision, unsaved changes included',
@@ -202,9 +210,42 @@ function buildProgram(): Command {
     .addOption(dataOption())
     .addOption(storeOption())
     .action(
-      async (file: string | undefined, options: StoreOptions & { http: number; resume?: string | true }) => {
+      async (
+        file: string | undefined,
+        options: StoreOptions & { http?: number; mcp?: true; attach?: string; resume?: string | true },
+        command: Command,
+      ) => {
+        const usage = (message: string) =>
+          command.error(`error: ${message}`, { exitCode: 2, code: 'chronicle.usage' });
+        if ((options.http === undefined) === (options.mcp === undefined))
+          usage('give one of --http <port> (REST) or --mcp (MCP on standard input and output)');
+        if (options.attach !== undefined) {
+          if (!options.mcp) usage('--attach goes with --mcp');
+          const url = attachUrl(options.attach);
+          if (!url) usage(`--attach takes http://127.0.0.1:<port> (or localhost), got ${options.attach}`);
+          const own = [
+            file !== undefined && 'FILE',
+            options.resume !== undefined && '--resume',
+            options.data !== undefined && '--data',
+            options.store !== undefined && '--store',
+          ].filter(Boolean);
+          if (own.length > 0)
+            usage(
+              `--attach drives a running editor's session: ${own.join(', ')} belong to the editor started with --http`,
+            );
+          process.exitCode = await (await import('./mcp.js')).runEditorMcp({ attach: url });
+          return;
+        }
+        if (options.mcp) {
+          process.exitCode = await (await import('./mcp.js')).runEditorMcp({ ...options, file });
+          return;
+        }
         // The editor's code is loaded by the commands that run it only (`chronicle stacks` goes without).
-        process.exitCode = await (await import('./editor.js')).runEditor(options.http, file, options);
+        process.exitCode = await (await import('./editor.js')).runEditor(
+          options.http as number,
+          file,
+          options,
+        );
       },
     );
 

@@ -2,7 +2,7 @@ import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/confi
 import { openStore } from '../store/open.js';
 import { announceControl } from './control.js';
 import { EditorStartError, startEditor } from './editor.js';
-import { DEFAULT_STACKS_HOST, startStacksServer } from './stacks.js';
+import { composeAtStart, DEFAULT_STACKS_HOST, startStacksServer } from './stacks.js';
 import { stopRequested, untilStopSignal } from './stop-signals.js';
 import { dataDirOf, type StoreOptions, storeUrlOf } from './store-option.js';
 
@@ -30,6 +30,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
     process.stderr.write(`chronicle serve: ${error.message}\n`);
     return error.exitCode;
   }
+  const compose = await composeAtStart(loaded.config, 'serve');
+  if (!compose) return 1;
   const store = await openStore(storeUrlOf(options));
   // Stopped while the store opened: nothing was served yet.
   if (stopRequested()) {
@@ -57,6 +59,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
       config: loaded.config,
       port: options.stacksPort,
       host: stacksHost,
+      compose,
     });
   } catch (error) {
     // Any failure here (a port in use, a data folder that cannot be written) stops the whole command:

@@ -1,6 +1,7 @@
 import type { LiveModel } from '../../projections/live-model.js';
 import { stacksApp } from '../http/stacks-app.js';
 import { stacksHttpLimits } from '../http/stacks-limits.js';
+import { ComposeNotFoundError, ComposeResolver, describeCompose } from '../stacks/compose-program.js';
 import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/config.js';
 import { GitStacks } from '../stacks/git-stacks.js';
 import { StacksService } from '../stacks/service.js';
@@ -20,6 +21,8 @@ export interface StacksServerOptions {
   config: StacksConfig;
   port: number;
   host: string;
+  /** The compose program resolved at start (composeAtStart). */
+  compose?: ComposeResolver;
 }
 
 export interface StacksServer {
@@ -46,6 +49,7 @@ export async function startStacksServer(options: StacksServerOptions): Promise<S
     store: options.store,
     dataDir: options.dataDir,
     config: options.config,
+    ...(options.compose ? { compose: options.compose } : {}),
   });
   let git: GitStacks;
   try {
@@ -86,6 +90,26 @@ export async function startStacksServer(options: StacksServerOptions): Promise<S
   };
 }
 
+/**
+ * Finds the compose program (CONTRACT.md: `compose.command`, else `docker compose`, else
+ * `docker-compose`) and says on standard error which one runs the stacks, with its version. Undefined,
+ * after a line saying why, when nothing is configured and neither answers: the command exits 1.
+ */
+export async function composeAtStart(
+  config: StacksConfig,
+  command: string,
+): Promise<ComposeResolver | undefined> {
+  const resolver = new ComposeResolver(config.compose.command);
+  try {
+    process.stderr.write(`${describeCompose(await resolver.resolve())}\n`);
+    return resolver;
+  } catch (error) {
+    if (!(error instanceof ComposeNotFoundError)) throw error;
+    process.stderr.write(`chronicle ${command}: ${error.message}\n`);
+    return undefined;
+  }
+}
+
 export interface StacksCommandOptions extends StoreOptions {
   port: number;
   host: string;
@@ -107,6 +131,8 @@ export async function runStacks(options: StacksCommandOptions): Promise<number> 
     }
     throw error;
   }
+  const compose = await composeAtStart(config, 'stacks');
+  if (!compose) return 1;
   const store = await openStore(storeUrlOf(options));
   // Stopped while the store opened: nothing was served yet.
   if (stopRequested()) {
@@ -121,6 +147,7 @@ export async function runStacks(options: StacksCommandOptions): Promise<number> 
       config,
       port: options.port,
       host: options.host,
+      compose,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -6,6 +6,7 @@
  * A created one gets the tags AutoCAD writes for it, so the save writes it like any entity read from a
  * file (the writer takes handle, owner, layer, colour and linetype from the model) and ezdxf reads it back.
  */
+import { dictGet } from './dict.js';
 import { fail } from './errors.js';
 import type { DxfTag, EntityCommon, Point3, RawEntity } from './model.js';
 import { isObject, number } from './request.js';
@@ -77,7 +78,7 @@ function hatchTags(input: Record<string, unknown>, common: EntityCommon): DxfTag
   const boundary = raw.map((p, i) => xy(p, `boundary[${i}]`, 'invalid_boundary'));
   const solid = input.solid === true;
   const name = solid ? 'SOLID' : typeof input.pattern === 'string' ? input.pattern.toUpperCase() : 'ANSI31';
-  const lines = PATTERNS[name];
+  const lines = dictGet(PATTERNS, name);
   if (!solid && !lines)
     fail(
       'invalid_pattern',

@@ -15,7 +15,7 @@ import {
   sessionStream,
 } from '../../streams/editor.js';
 import type { EventStore, RecordedEvent } from '../store/types.js';
-import { serializeEventBody } from '../store/validate.js';
+import { knownJsonOf, serializeEventBody } from '../store/validate.js';
 import { dictGet } from './dict.js';
 import { EditorError } from './errors.js';
 import type { OpDefinition, OpOutcome, OpTable } from './ops/types.js';
@@ -187,7 +187,8 @@ export class EditorSession {
   /**
    * The read model as this session has it at its end, for `chronicle replay --verify` to check a replay
    * of the log against. Written once, at the end: a drawing's state is tens of MB of JSON (see the
-   * constructor). Its position is the session's last event's, so a replay knows where to stop.
+   * constructor), which the store writes a part at a time rather than as one string. Its position is
+   * the session's last event's, so a replay knows where to stop.
    */
   private async saveLiveSnapshot(): Promise<void> {
     let position = 0;
@@ -491,10 +492,19 @@ export class EditorSession {
     }
     const recorded: RecordedEvent[] = [];
     let revision = this.streamRevision === 'no_stream' ? -1 : this.streamRevision;
-    for (const body of bodies) {
+    for (const [i, body] of bodies.entries()) {
       revision += 1;
-      const { t, d, m } = JSON.parse(body) as { t: string; d: unknown; m: RecordedEvent['metadata'] };
-      recorded.push({ stream, revision, position: 0, type: t, data: d, metadata: m });
+      const event = stamped[i] as (typeof stamped)[number];
+      if (knownJsonOf(event.data) !== undefined) {
+        // Data parsed from its own JSON text and handed over (a DXF's entities, parsed off the
+        // thread's loop): it is its stored JSON already, shared with nobody; parsing the body again
+        // would only make a second copy.
+        const metadata = JSON.parse(JSON.stringify(event.metadata)) as RecordedEvent['metadata'];
+        recorded.push({ stream, revision, position: 0, type: event.type, data: event.data, metadata });
+      } else {
+        const { t, d, m } = JSON.parse(body) as { t: string; d: unknown; m: RecordedEvent['metadata'] };
+        recorded.push({ stream, revision, position: 0, type: t, data: d, metadata: m });
+      }
       await breathe();
     }
     try {

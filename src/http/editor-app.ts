@@ -4,10 +4,34 @@ import type { Answer } from '../../streams/editor.js';
 import { type AuditContext, auditRoutes } from './editor-audit-routes.js';
 import type { EditorClient, HttpAnswer } from './editor-client.js';
 import { editorOpenApi } from './editor-openapi.js';
-import { type EditorRoute, ENVELOPE_OPS, editorRoutes, type RouteInput } from './editor-routes.js';
+import {
+  bodyObject,
+  type EditorRoute,
+  ENVELOPE_OPS,
+  editorRoutes,
+  type RouteInput,
+} from './editor-routes.js';
 import { parseQuery } from './query-string.js';
 
 export const API_PREFIX = '/api/v1';
+
+/** POST /capture: the `capture` op run with the body's fields (a Run: no wrapper, the active document). */
+const captureRequest = (client: EditorClient, input: RouteInput): Record<string, unknown> => ({
+  protocol: 1,
+  op: 'capture',
+  request_id: client.nextRestId(),
+  ...bodyObject(input),
+});
+
+/** A capture's answer as the PNG itself; a failure stays the JSON answer it is (without `state`). */
+function pngOf(answer: HttpAnswer): HttpAnswer {
+  const result = answer.body.result as { data?: unknown } | undefined;
+  if (!answer.body.ok || typeof result?.data !== 'string') {
+    const { state: _state, ...body } = answer.body;
+    return { status: answer.status, body: body as Answer };
+  }
+  return { ...answer, raw: { type: 'image/png', bytes: Buffer.from(result.data, 'base64') } };
+}
 
 /** A body that is missing or not JSON is undefined; routes read it as `{}` unless they take arrays. */
 export function parseBody(raw: Buffer | undefined): unknown {
@@ -43,10 +67,13 @@ function inputOf(request: FastifyRequest): RouteInput {
   };
 }
 
-/** An answer as the listener writes it: the status and the body text ('' for no body). */
+/** An answer as the listener writes it: the status and the body text ('' for no body), or other bytes. */
 export interface RawAnswer {
   status: number;
   body: string;
+  /** A body that is not JSON, and its content type (`body` is then ''). */
+  bytes?: Buffer;
+  type?: string;
 }
 
 /**
@@ -104,13 +131,16 @@ export function editorApp(
 
   // Every object body carries http_status; a null body is sent as no body.
   const send = (reply: FastifyReply, answer: HttpAnswer) =>
-    answer.body === null
-      ? reply.code(answer.status).send('')
-      : reply.code(answer.status).send({ ...answer.body, http_status: answer.status });
+    answer.raw
+      ? reply.code(answer.status).type(answer.raw.type).send(answer.raw.bytes)
+      : answer.body === null
+        ? reply.code(answer.status).send('')
+        : reply.code(answer.status).send({ ...answer.body, http_status: answer.status });
 
   const handle = async (route: EditorRoute, input: RouteInput): Promise<HttpAnswer> => {
     if (route.kind === 'openapi')
       return { status: 200, body: editorOpenApi(info.version) as unknown as Answer };
+    if (route.kind === 'capture') return pngOf(await client.run(captureRequest(client, input), 200));
     if (route.path === '/entities' && route.method === 'GET' && input.query.where !== undefined) {
       try {
         JSON.parse(input.query.where);
@@ -181,10 +211,13 @@ export function editorApp(
   // (no body for GET, the body parsed as the content-type parser above does, the answer serialized as
   // `send` does, a thrown error as the error handler answers it), without building a request, a reply
   // and an injected response per request.
-  const rawAnswer = (answer: HttpAnswer): RawAnswer => ({
-    status: answer.status,
-    body: answer.body === null ? '' : JSON.stringify({ ...answer.body, http_status: answer.status }),
-  });
+  const rawAnswer = (answer: HttpAnswer): RawAnswer =>
+    answer.raw
+      ? { status: answer.status, body: '', bytes: answer.raw.bytes, type: answer.raw.type }
+      : {
+          status: answer.status,
+          body: answer.body === null ? '' : JSON.stringify({ ...answer.body, http_status: answer.status }),
+        };
   const internalError = (error: unknown): RawAnswer =>
     rawAnswer(failure(500, 'internal_error', error instanceof Error ? error.message : String(error)));
   directRoutes.set(app, (method, target, raw) => {

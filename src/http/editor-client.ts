@@ -17,6 +17,8 @@ export interface Dispatcher {
 export interface HttpAnswer {
   status: number;
   body: Answer;
+  /** An answer that is not JSON (the PNG of POST /capture): sent instead of `body`. */
+  raw?: { type: string; bytes: Buffer };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { type DirectRoute, directRouteOf } from './editor-app.js';
+import { type DirectRoute, directRouteOf, type RawAnswer } from './editor-app.js';
 import { REASONS } from './editor-status.js';
 
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -51,13 +51,16 @@ function parseHead(text: string): Head | undefined {
   };
 }
 
-/** A complete answer: status line, the spec's headers, and a JSON body (none for 204 or a null body). */
-export function answerBytes(status: number, body: string): Buffer {
-  const payload = Buffer.from(body, 'utf8');
+/**
+ * A complete answer: status line, the spec's headers, and a JSON body (none for 204 or a null body), or
+ * other bytes of their own type (the PNG of POST /capture).
+ */
+export function answerBytes(status: number, body: string | Buffer, type = 'application/json'): Buffer {
+  const payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   return Buffer.concat([
     Buffer.from(
       `HTTP/1.1 ${status} ${REASONS[status] ?? 'Unknown'}\r\n` +
-        'Content-Type: application/json\r\n' +
+        `Content-Type: ${type}\r\n` +
         `Content-Length: ${payload.length}\r\n${CORS_AND_TRANSPORT}\r\n`,
       'latin1',
     ),
@@ -158,7 +161,9 @@ export class EditorListener {
       arrived();
       // No idle limit while the dispatcher works: an operation longer than it still gets its answer.
       socket.setTimeout(0);
-      void this.answer(head, body).then(({ status, body: text }) => finish(status, text));
+      void this.answer(head, body).then((answer) =>
+        finish(answer.status, answer.bytes ?? answer.body, answer.type),
+      );
     };
     // Once the answer is with the kernel, a connection whose request was read whole is closed at once
     // rather than when the client's FIN arrives: the slot frees a round trip sooner, so a client's next
@@ -166,20 +171,20 @@ export class EditorListener {
     // an unread body (over the limit) it waits for the client instead: closing over unread data sends
     // RST, which can throw the answer away before the client has read it.
     let readWhole = false;
-    const finish = (status: number, text: string) => {
+    const finish = (status: number, text: string | Buffer, type?: string) => {
       socket.off('data', onData);
       arrived();
       if (socket.destroyed) return;
       // The idle limit again while the answer is written (spec: read and write).
       socket.setTimeout(IDLE_MS);
-      socket.end(answerBytes(status, text), () => {
+      socket.end(answerBytes(status, text, type), () => {
         if (readWhole) socket.destroy();
       });
     };
     socket.on('data', onData);
   }
 
-  private async answer(head: Head, body: Buffer): Promise<{ status: number; body: string }> {
+  private async answer(head: Head, body: Buffer): Promise<RawAnswer> {
     if (!this.allowedHost(head.host)) {
       const error = `Host ${JSON.stringify(head.host ?? '')} is not allowed: use 127.0.0.1:${this.port} or localhost:${this.port}`;
       return { status: 403, body: jsonBody(403, { ok: false, code: 'forbidden_host', error }) };
@@ -204,6 +209,10 @@ export class EditorListener {
         headers: { host: head.host ?? '', 'content-type': 'application/octet-stream' },
         ...(body.length > 0 ? { payload: body } : {}),
       });
+      const type = response.headers['content-type'];
+      // JSON as text (the spec's headers say so); anything else (a PNG) as the bytes it is.
+      if (typeof type === 'string' && !type.startsWith('application/json') && response.rawPayload.length > 0)
+        return { status: response.statusCode, body: '', bytes: response.rawPayload, type };
       return { status: response.statusCode, body: response.payload };
     } catch (error) {
       return {

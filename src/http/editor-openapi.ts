@@ -114,15 +114,23 @@ export function editorOpenApi(version: string): Record<string, unknown> {
       route.kind === 'openapi' || route.kind === 'ready'
         ? { op: route.kind }
         : route.build({ params: {}, query: {}, body: undefined });
+    const success = route.produces
+      ? {
+          description: 'completed',
+          content: { [route.produces]: { schema: { type: 'string', format: 'binary' } } },
+        }
+      : answer('completed');
     paths[path] ??= {};
     (paths[path] as Record<string, unknown>)[route.method.toLowerCase()] = {
       summary: route.summary,
-      description: `${route.kind === 'mutate' ? 'Mutate' : 'Run'} op \`${op}\`.${route.answer ? ` ${route.answer}` : ''}`,
+      description:
+        route.describe ??
+        `${route.kind === 'mutate' ? 'Mutate' : 'Run'} op \`${op}\`.${route.answer ? ` ${route.answer}` : ''}`,
       operationId: `${route.method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
       ...(params.length > 0 ? { parameters: params } : {}),
       ...(body ? { requestBody: body } : {}),
       responses: {
-        [String(route.status)]: answer('completed'),
+        [String(route.status)]: success,
         ...Object.fromEntries(Object.entries(ERRORS).map(([status, text]) => [status, answer(text)])),
       },
     };

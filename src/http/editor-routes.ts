@@ -22,7 +22,8 @@ export interface EditorRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path under /api/v1, with `:name` parameters. */
   path: string;
-  kind: 'mutate' | 'run' | 'ready' | 'openapi';
+  /** `capture` runs the capture op and answers its PNG (editor-app.ts). */
+  kind: 'mutate' | 'run' | 'ready' | 'openapi' | 'capture';
   status: 200 | 201;
   summary: string;
   /** Query parameters the route reads, for the OpenAPI description. */
@@ -31,6 +32,10 @@ export interface EditorRoute {
   body?: 'object' | 'xdata-items' | 'none';
   /** The fields of a successful answer worth naming, for the OpenAPI description. */
   answer?: string;
+  /** The OpenAPI description instead of the generated `Mutate op …` / `Run op …`. */
+  describe?: string;
+  /** A success answer that is not JSON, for the OpenAPI description. */
+  produces?: 'image/png';
   /** `run: true` runs this request as is although the route is `mutate` (POST /documents with a path). */
   build: (input: RouteInput) => { op: string; fields: Record<string, unknown>; run?: boolean };
 }
@@ -431,6 +436,32 @@ export const editorRoutes: readonly EditorRoute[] = [
     build: (input) => {
       const path = bodyObject(input).path;
       return op('save', typeof path === 'string' ? { path } : {});
+    },
+  },
+  {
+    method: 'POST',
+    path: '/capture',
+    kind: 'capture',
+    status: 200,
+    summary: 'A PNG of the active document (its Model layout, another layout, or a window)',
+    describe:
+      "Runs op `capture` with the body and answers the PNG itself (`image/png`); a failure answers JSON as any route. Body (all optional): `width` (pixels, 256 to 4096, default 1024; the height follows the area shown, at most 4096), `window` ([x1, y1, x2, y2] in the layout's coordinates; default the extents of what prints, with a margin), `layout` (a layout name; default Model), `background` (#rrggbb, #rgb, dark, white or black; default dark, the viewer's). Drawn from the plot's scene in layer colours, the selection highlighted; entities smaller than two pixels as one pixel, text too small to read as a stroke, images as their frames. `invalid_width`, `invalid_point`, `layout_missing`, `invalid_background`.",
+    produces: 'image/png',
+    body: 'object',
+    build: (input) => op('capture', bodyObject(input)),
+  },
+  {
+    method: 'POST',
+    path: '/dispatch',
+    kind: 'run',
+    status: 200,
+    summary: 'Run one protocol-1 request as it is',
+    describe:
+      'The body is one protocol-1 request (`op` and its fields), run as is, as the generic `POST /{op}` runs other ops — `protocol` 1 and a `request_id` of `rest-<serial>` when absent — but for every op, also those a route of this table takes (undo, redo and save with their `document_id`, `revision` and `request_id`; the read op `entities`). The answer keeps `state`. What `chronicle editor --mcp --attach` sends.',
+    body: 'object',
+    build: (input) => {
+      const body = bodyObject(input);
+      return op(typeof body.op === 'string' ? body.op : '', body);
     },
   },
   {

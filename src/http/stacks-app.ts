@@ -1,34 +1,62 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import { userByToken } from '../stacks/auth.js';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isStacksError } from '../stacks/errors.js';
 import type { GitStacks } from '../stacks/git-stacks.js';
 import type { StacksService } from '../stacks/service.js';
+import type { StackStatusReader } from '../stacks/stack-status.js';
+import { parseQuery } from './query-string.js';
+import { changeRoutes } from './stacks-changes.js';
 import {
   bodyLimitOf,
   DEFAULT_STACKS_HTTP_LIMITS,
   SMALL_BODY_LIMIT,
   type StacksHttpLimits,
 } from './stacks-limits.js';
+import { documentRoute, isPageRoute, useStacksSchemas, validationMessage } from './stacks-openapi.js';
+import { auditRoutes } from './stacks-routes-audit.js';
 import { gitStackRoutes } from './stacks-routes-git.js';
+import { historyRoutes } from './stacks-routes-history.js';
 import { jobRoutes } from './stacks-routes-jobs.js';
+import { notificationRoutes } from './stacks-routes-notifications.js';
+import { retentionRoutes } from './stacks-routes-retention.js';
 import { runRoutes } from './stacks-routes-runs.js';
 import { scheduleRoutes } from './stacks-routes-schedules.js';
 import { stackRoutes } from './stacks-routes-stacks.js';
+import { callerOf, Sessions, sessionRoutes } from './stacks-session.js';
+import { uiRoutes } from './stacks-ui-static.js';
+
+/** A route as the app registered it. */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+
+const registered = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/** Every route the app registered (Fastify's own HEAD routes included), once it is ready. */
+export const registeredRoutes = (app: FastifyInstance): readonly RegisteredRoute[] =>
+  registered.get(app) ?? [];
 
 /**
- * The stacks HTTP surface (STACKS.md): every route behind a bearer token (401 `unauthorized`) but the
- * git webhook (signed instead), errors
- * as `{ "error": message }` with the StacksError's status.
+ * The stacks HTTP surface (STACKS.md): every route behind a bearer token or the web page's session
+ * cookie (401 `unauthorized`) but the ones whose schema says `security: []` (the git webhook, signed
+ * instead; the OpenAPI document; sign-in and sign-out) and the pages (isPageRoute: the docs page, the
+ * web page's own files), errors as `{ "error": message }` with the StacksError's status. Every API
+ * route declares its schemas (src/http/stacks-api/routes.ts): one without is refused when it is added.
  */
 export function stacksApp(
   service: StacksService,
-  parts: { git?: GitStacks; limits?: StacksHttpLimits } = {},
+  parts: { git?: GitStacks; limits?: StacksHttpLimits; status?: StackStatusReader } = {},
 ): FastifyInstance {
   const limits = parts.limits ?? DEFAULT_STACKS_HTTP_LIMITS;
+  const sessions = new Sessions(service.config);
   const app = Fastify({
     bodyLimit: SMALL_BODY_LIMIT,
     logger: false,
     return503OnClosing: true,
+    // Each parameter once, its first value (`?env=1&env=2` is environment 1, as the routes always read
+    // it), on an object without a prototype: the schemas see strings only.
+    routerOptions: { querystringParser: parseQuery },
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     // Node checks the two time-outs every connectionsCheckingInterval (30 s by default).
@@ -39,10 +67,26 @@ export function stacksApp(
   });
   app.server.maxConnections = limits.maxConnections;
 
-  // Each route's own body limit (stacks-limits.ts), unless it sets one.
+  const routes: RegisteredRoute[] = [];
+  registered.set(app, routes);
   app.addHook('onRoute', (route) => {
-    const method = Array.isArray(route.method) ? route.method[0] : route.method;
-    route.bodyLimit ??= bodyLimitOf(String(method), route.url);
+    const method = String(Array.isArray(route.method) ? route.method[0] : route.method);
+    // Each route's own body limit (stacks-limits.ts), unless it sets one.
+    route.bodyLimit ??= bodyLimitOf(method, route.url);
+    routes.push({ method, url: route.url });
+    // Pages, not API (isPageRoute): no token, no schemas, not in the document.
+    if (isPageRoute(route)) {
+      route.config = { ...route.config, withoutToken: true };
+      return;
+    }
+    const schema = route.schema;
+    if (schema?.response === undefined || (route.url.includes(':') && schema.params === undefined))
+      throw new Error(
+        `${method} ${route.url} declares no schemas: every stacks route takes its own from src/http/stacks-api/routes.ts`,
+      );
+    // The document and the token check read the same word: `security: []` is a route without a token.
+    if (Array.isArray(schema.security) && schema.security.length === 0)
+      route.config = { ...route.config, withoutToken: true };
   });
 
   // An answer given before the body was read (401, 404, 413...) closes the connection: otherwise Node
@@ -52,15 +96,20 @@ export function stacksApp(
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    // The git webhook is signed with the stack's secret instead (stacks-routes-git.ts).
+    // The git webhook is signed with the stack's secret instead (stacks-routes-git.ts); sign-in carries
+    // its token in the body; pages hold no data.
     if (request.routeOptions.config.withoutToken === true) return;
-    const user = userByToken(service.config, request.headers.authorization);
+    // A Bearer token (machines) or the web page's session cookie (stacks-session.ts).
+    const user = callerOf(service.config, sessions, request);
     if (!user) return reply.code(401).send({ error: 'unauthorized' });
     request.stacksUser = user;
   });
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     if (isStacksError(error)) return reply.code(error.status).send({ error: error.message });
+    // A request its route's schema refuses: the schema's own words (stacks-api/requests.ts).
+    if (hasZodFastifySchemaValidationErrors(error))
+      return reply.code(400).send({ error: validationMessage(error.validation) });
     // Fastify's own request errors (bad JSON, body too large, unsupported media type).
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500)
       return reply.code(error.statusCode).send({ error: error.message });
@@ -72,10 +121,23 @@ export function stacksApp(
     reply.code(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}` }),
   );
 
-  stackRoutes(app, service);
-  runRoutes(app, service);
-  jobRoutes(app, service, limits.droppedClientGraceMs);
-  if (parts.git) gitStackRoutes(app, parts.git);
-  scheduleRoutes(app, service);
+  const typed = useStacksSchemas(app);
+  // After the document's plugin has loaded, so that it sees every route.
+  typed.register(async (scope) => {
+    uiRoutes(scope);
+    sessionRoutes(scope, service.config, sessions);
+    changeRoutes(scope, service);
+    stackRoutes(scope, service, parts.status);
+    runRoutes(scope, service);
+    // Issue 19's routes (deploy history, audit, retention, notifications): no zod schemas yet.
+    historyRoutes(scope, service);
+    auditRoutes(scope, service);
+    retentionRoutes(scope, service);
+    notificationRoutes(scope, service);
+    jobRoutes(scope, service, limits.droppedClientGraceMs);
+    if (parts.git) gitStackRoutes(scope, parts.git);
+    scheduleRoutes(scope, service);
+    documentRoute(scope);
+  });
   return app;
 }

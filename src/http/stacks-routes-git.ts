@@ -1,18 +1,24 @@
 import { pipeline, Transform } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { EnvironmentId } from '../../streams/stacks.js';
 import { checkEnvAccess } from '../stacks/auth.js';
 import { badRequest, StacksError } from '../stacks/errors.js';
 import { parseGitStackChanges, parseNewGitStack } from '../stacks/git-settings.js';
 import type { GitStacks } from '../stacks/git-stacks.js';
-import { parseStackName } from '../stacks/names.js';
-import type { StackRef } from '../stacks/types.js';
+import { parseEnvParam, parseStackName } from '../stacks/names.js';
+import type { StackRef, User } from '../stacks/types.js';
 import { SIGNATURE_HEADER, type SignatureCheck, signatureCheck, signatureDigest } from '../stacks/webhook.js';
+import { stacksRoutes as routes } from './stacks-api/routes.js';
 import { BufferBudget, WEBHOOK_BODY_LIMIT, WEBHOOK_BUFFER_BUDGET } from './stacks-limits.js';
-import { allow, answerJob, bodyOf, envOf, flag, userOf } from './stacks-request.js';
+import type { StacksFastify } from './stacks-openapi.js';
+import { allow, answerJob, userOf } from './stacks-request.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The route proves its caller by other means than the bearer token (the webhook's signature). */
+    /**
+     * The route proves its caller by other means than the bearer token (the webhook's signature), or
+     * needs none (the OpenAPI document): set from its schema's `security: []` (stacks-app.ts).
+     */
     withoutToken?: boolean;
   }
   interface FastifyRequest {
@@ -28,62 +34,76 @@ const INVALID_SIGNATURE = 'Invalid webhook signature';
  * deploy), change settings (and redeploy), deploy, and the webhook. Every route but the webhook checks
  * its `env` like the stack routes (`view` to read, `edit` to change); the webhook is signed instead.
  */
-export function gitStackRoutes(app: FastifyInstance, git: GitStacks): void {
-  const refOf = (request: FastifyRequest, action: 'view' | 'edit', name?: unknown) => {
-    const env = envOf(request);
+export function gitStackRoutes(app: StacksFastify, git: GitStacks): void {
+  const refOf = (
+    request: Pick<FastifyRequest, 'stacksUser'> & { query: { env: EnvironmentId } },
+    action: 'view' | 'edit',
+    name: string,
+  ): { user: User; ref: StackRef } => {
     const user = userOf(request);
-    allow(checkEnvAccess(user, action, env));
-    const ref: StackRef | undefined =
-      name === undefined ? undefined : { name: parseStackName(name), environmentId: env };
-    return { env, user, ref };
+    allow(checkEnvAccess(user, action, request.query.env));
+    return { user, ref: { name, environmentId: request.query.env } };
   };
-  const nameOf = (request: { params: unknown }) => (request.params as { name: string }).name;
 
-  app.get('/api/git-stacks', async (request) => {
-    const { env } = refOf(request, 'view');
-    return git.list(env);
+  app.route({
+    ...routes.listGitStacks,
+    handler: async (request) => {
+      allow(checkEnvAccess(userOf(request), 'view', request.query.env));
+      return git.list(request.query.env);
+    },
   });
 
-  app.post('/api/git-stacks', async (request, reply) => {
-    const body = bodyOf(request);
-    const { user, ref } = refOf(request, 'edit', body.name);
-    const deploy = flag(body, 'deploy', false);
-    const { name: _name, deploy: _deploy, ...rest } = body;
-    const input = await parseNewGitStack(rest);
-    const created = await git.create(ref as StackRef, input, deploy, user.name);
-    if (created.started) return answerJob(request, reply, created.started);
-    return reply.code(201).send({ ...created.view, commit: created.commit });
+  app.route({
+    ...routes.createGitStack,
+    handler: async (request, reply) => {
+      const { name, deploy, ...rest } = request.body;
+      const { user, ref } = refOf(request, 'edit', name);
+      const created = await git.create(ref, await parseNewGitStack(rest), deploy ?? false, user.name);
+      if (created.started) return answerJob(request, reply, created.started);
+      return reply.code(201).send({ ...created.view, commit: created.commit });
+    },
   });
 
-  app.get('/api/git-stacks/:name', async (request) => {
-    const { ref } = refOf(request, 'view', nameOf(request));
-    return git.view(ref as StackRef);
+  app.route({
+    ...routes.getGitStack,
+    handler: async (request) => git.view(refOf(request, 'view', request.params.name).ref),
   });
 
-  app.put('/api/git-stacks/:name', async (request, reply) => {
-    const { ref, user } = refOf(request, 'edit', nameOf(request));
-    const body = bodyOf(request);
-    const redeploy = flag(body, 'redeploy', false);
-    const { redeploy: _redeploy, ...rest } = body;
-    const changes = await parseGitStackChanges(rest);
-    const done = await git.configure(ref as StackRef, changes, redeploy, user.name);
-    if (done.started) return answerJob(request, reply, done.started);
-    return done.view;
+  app.route({
+    ...routes.configureGitStack,
+    handler: async (request, reply) => {
+      const { ref, user } = refOf(request, 'edit', request.params.name);
+      const { redeploy, ...rest } = request.body;
+      const changes = await parseGitStackChanges(rest);
+      const done = await git.configure(ref, changes, redeploy ?? false, user.name);
+      if (done.started) return answerJob(request, reply, done.started);
+      return done.view;
+    },
   });
 
-  app.post('/api/git-stacks/:name/deploy', async (request, reply) => {
-    const { ref, user } = refOf(request, 'edit', nameOf(request));
-    bodyOf(request);
-    return answerJob(request, reply, await git.deploy(ref as StackRef, 'manual', user.name));
+  app.route({
+    ...routes.deployGitStack,
+    handler: async (request, reply) => {
+      const { ref, user } = refOf(request, 'edit', request.params.name);
+      return answerJob(request, reply, await git.deploy(ref, 'manual', user.name));
+    },
   });
 
   webhookRoute(app, git);
 }
 
-const webhookRefOf = (request: FastifyRequest): StackRef => ({
-  name: parseStackName((request.params as { name: string }).name),
-  environmentId: envOf(request),
-});
+/**
+ * The stack a webhook delivery is for, read before the body (preParsing runs before the schemas check
+ * the request, so params and query are still as they came).
+ */
+const webhookRefOf = (request: { params: unknown; query: unknown }): StackRef => {
+  // The app's query parser gives each parameter once, as a string (stacks-app.ts).
+  const raw = (request.query ?? {}) as { env?: string };
+  return {
+    name: parseStackName((request.params as { name?: unknown }).name),
+    environmentId: parseEnvParam(raw.env),
+  };
+};
 
 /**
  * `POST /api/git-stacks/{name}/webhook`, in its own scope: the body is kept as the exact bytes the
@@ -92,52 +112,49 @@ const webhookRefOf = (request: FastifyRequest): StackRef => ({
  * byte of the body is read, and answered at once; the body is then hashed as it arrives and the digest
  * compared once it is whole.
  */
-function webhookRoute(app: FastifyInstance, git: GitStacks): void {
+function webhookRoute(app: StacksFastify, git: GitStacks): void {
   const buffers = new BufferBudget(WEBHOOK_BUFFER_BUDGET);
-  app.register(async (scope) => {
+  app.register(async (scope: StacksFastify) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
       '*',
       { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT },
       (_request, body, done) => done(null, body),
     );
-    scope.post(
-      '/api/git-stacks/:name/webhook',
-      {
-        config: { withoutToken: true },
-        bodyLimit: WEBHOOK_BODY_LIMIT,
-        preParsing: async (request, reply, payload) => {
-          const ref = webhookRefOf(request);
-          const given = signatureDigest(request.headers[SIGNATURE_HEADER]);
-          if (given === 'missing') throw new StacksError(401, 'Missing X-Hub-Signature-256 signature');
-          if (given === 'invalid') throw new StacksError(401, INVALID_SIGNATURE);
-          const declared = Number(request.headers['content-length']);
-          if (declared > WEBHOOK_BODY_LIMIT)
-            throw new StacksError(413, `A webhook body is at most ${WEBHOOK_BODY_LIMIT} bytes`);
-          const secret = await git.webhookSecret(ref);
-          if (secret === null) throw new StacksError(401, INVALID_SIGNATURE);
-          // A chunked body (no length) may grow to the limit.
-          const release = buffers.reserve(Number.isSafeInteger(declared) ? declared : WEBHOOK_BODY_LIMIT);
-          if (!release) {
-            reply.header('retry-after', '10');
-            throw new StacksError(503, 'Too many webhook deliveries are being received; retry later');
-          }
-          reply.raw.once('close', release);
-          const check = signatureCheck(secret, given);
-          request.webhookCheck = check;
-          const hashing = new Transform({
-            transform(chunk: Buffer, _encoding, done) {
-              check.update(chunk);
-              done(null, chunk);
-            },
-          });
-          // A client that goes away mid-body ends the read with an error, as without the hash.
-          pipeline(payload, hashing, () => undefined);
-          return hashing;
-        },
-      },
-      async (request, reply) => {
+    scope.route({
+      ...routes.gitStackWebhook,
+      bodyLimit: WEBHOOK_BODY_LIMIT,
+      preParsing: async (request, reply, payload) => {
         const ref = webhookRefOf(request);
+        const given = signatureDigest(request.headers[SIGNATURE_HEADER]);
+        if (given === 'missing') throw new StacksError(401, 'Missing X-Hub-Signature-256 signature');
+        if (given === 'invalid') throw new StacksError(401, INVALID_SIGNATURE);
+        const declared = Number(request.headers['content-length']);
+        if (declared > WEBHOOK_BODY_LIMIT)
+          throw new StacksError(413, `A webhook body is at most ${WEBHOOK_BODY_LIMIT} bytes`);
+        const secret = await git.webhookSecret(ref);
+        if (secret === null) throw new StacksError(401, INVALID_SIGNATURE);
+        // A chunked body (no length) may grow to the limit.
+        const release = buffers.reserve(Number.isSafeInteger(declared) ? declared : WEBHOOK_BODY_LIMIT);
+        if (!release) {
+          reply.header('retry-after', '10');
+          throw new StacksError(503, 'Too many webhook deliveries are being received; retry later');
+        }
+        reply.raw.once('close', release);
+        const check = signatureCheck(secret, given);
+        request.webhookCheck = check;
+        const hashing = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            check.update(chunk);
+            done(null, chunk);
+          },
+        });
+        // A client that goes away mid-body ends the read with an error, as without the hash.
+        pipeline(payload, hashing, () => undefined);
+        return hashing;
+      },
+      handler: async (request, reply) => {
+        const ref = { name: request.params.name, environmentId: request.query.env };
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         if (request.body !== undefined && request.body !== null && !Buffer.isBuffer(request.body))
           throw badRequest('The webhook body could not be read');
@@ -146,6 +163,6 @@ function webhookRoute(app: FastifyInstance, git: GitStacks): void {
         if (outcome.ignored) return reply.code(200).send({ ignored: true, reason: outcome.reason });
         return answerJob(request, reply, outcome.started);
       },
-    );
+    });
   });
 }

@@ -1,17 +1,13 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { JobInfo } from '../../projections/jobs.js';
 import { checkEnvAccess } from '../stacks/auth.js';
 import { notFound } from '../stacks/errors.js';
-import { pagingParam } from '../stacks/executions-list.js';
-import {
-  DEFAULT_POLL_LIMIT,
-  type JobChunk,
-  JobSubscriberTooSlowError,
-  MAX_POLL_LIMIT,
-} from '../stacks/jobs.js';
+import { type JobChunk, JobSubscriberTooSlowError } from '../stacks/jobs.js';
 import type { StacksService } from '../stacks/service.js';
 import { EventStream, streamObserver } from './event-stream.js';
 import { messageFrames } from './sse-frames.js';
+import { stacksRoutes as routes } from './stacks-api/routes.js';
+import type { StacksFastify } from './stacks-openapi.js';
 import { allow, userOf } from './stacks-request.js';
 
 const JOB_NOT_FOUND = 'Job not found';
@@ -35,48 +31,49 @@ function framesOf(chunk: JobChunk): Buffer {
  * The job poll and its event stream. Beyond the spec, on purpose (issue 6): both need a token and
  * `view` on the job's stack, by the list rule for the job's environment.
  */
-export function jobRoutes(app: FastifyInstance, service: StacksService, droppedClientGraceMs: number): void {
-  const jobOf = (request: FastifyRequest): JobInfo => {
-    const { id } = request.params as { id: string };
-    const info = service.jobs.info(id);
+export function jobRoutes(app: StacksFastify, service: StacksService, droppedClientGraceMs: number): void {
+  const jobOf = async (
+    request: Pick<FastifyRequest, 'stacksUser'> & { params: { id: string } },
+  ): Promise<JobInfo> => {
+    const info = await service.jobs.infoNow(request.params.id);
     if (!info) throw notFound(JOB_NOT_FOUND);
     allow(checkEnvAccess(userOf(request), 'view', info.environmentId));
     return info;
   };
 
-  app.get('/api/jobs/:id', async (request) => {
-    const info = jobOf(request);
-    const query = request.query as Record<string, unknown>;
-    const after =
-      query.after === undefined
-        ? undefined
-        : pagingParam(query.after, 'after', 0, 0, Number.MAX_SAFE_INTEGER);
-    const limit = pagingParam(query.limit, 'limit', DEFAULT_POLL_LIMIT, 1, MAX_POLL_LIMIT);
-    const poll = await service.jobs.poll(info.id, { ...(after === undefined ? {} : { after }), limit });
-    if (!poll) throw notFound(JOB_NOT_FOUND);
-    return poll;
+  app.route({
+    ...routes.getJob,
+    handler: async (request) => {
+      const info = await jobOf(request);
+      const { after, limit } = request.query;
+      const poll = await service.jobs.poll(info.id, { ...(after === undefined ? {} : { after }), limit });
+      if (!poll) throw notFound(JOB_NOT_FOUND);
+      return poll;
+    },
   });
 
-  app.get('/api/jobs/:id/events', async (request, reply) => {
-    const info = jobOf(request);
-    const from = resumeIndex(request.headers['last-event-id']);
-    const stream = new EventStream(reply);
-    const subscription = service.jobs.chunks(info.id, from, { ready: () => stream.ready() }).subscribe(
-      streamObserver(stream, `stacks: events of job ${info.id}`, {
-        next: (chunk) => stream.write(framesOf(chunk)),
-        error: (error: unknown) => {
-          if (!(error instanceof JobSubscriberTooSlowError)) return stream.end();
-          // Too slow: more of the job's output waited for this client than it may hold. It is told why
-          // and where to resume (Last-Event-ID), then let go; one that reads no more is cut off after
-          // droppedClientGraceMs (stacks-limits.ts).
-          const lastEventId = error.lastIndex >= 0 ? String(error.lastIndex) : null;
-          stream.send(JSON.stringify({ type: 'dropped', reason: error.message, lastEventId }));
-          stream.end(droppedClientGraceMs);
-        },
-      }),
-    );
-    stream.onClose(() => subscription.unsubscribe());
-    return reply;
+  app.route({
+    ...routes.getJobEvents,
+    handler: async (request, reply) => {
+      const info = await jobOf(request);
+      const from = resumeIndex(request.headers['last-event-id']);
+      const stream = new EventStream(reply);
+      const subscription = service.jobs.chunks(info.id, from, { ready: () => stream.ready() }).subscribe(
+        streamObserver(stream, `stacks: events of job ${info.id}`, {
+          next: (chunk) => stream.write(framesOf(chunk)),
+          error: (error: unknown) => {
+            if (!(error instanceof JobSubscriberTooSlowError)) return stream.end();
+            // Too far behind the job: it is told why and where to resume (Last-Event-ID), then let go;
+            // one that reads no more is cut off after droppedClientGraceMs (stacks-limits.ts).
+            const lastEventId = error.lastIndex >= 0 ? String(error.lastIndex) : null;
+            stream.send(JSON.stringify({ type: 'dropped', reason: error.message, lastEventId }));
+            stream.end(droppedClientGraceMs);
+          },
+        }),
+      );
+      stream.onClose(() => subscription.unsubscribe());
+      return reply;
+    },
   });
 }
 

@@ -1,11 +1,12 @@
-import type { FastifyInstance } from 'fastify';
 import { RECONCILE_SCHEDULE_TYPE, toExecutionJson } from '../../projections/executions.js';
 import { hasGlobal } from '../stacks/auth.js';
 import { badRequest, notFound, StacksError } from '../stacks/errors.js';
-import { DEFAULT_EXECUTIONS_LIMIT, MAX_EXECUTIONS_LIMIT, pagingParam } from '../stacks/executions-list.js';
 import type { StacksService } from '../stacks/service.js';
 import { parseSettingsPatch } from '../stacks/settings.js';
+import { stacksRoutes as routes } from './stacks-api/routes.js';
+import type { StacksFastify } from './stacks-openapi.js';
 import { userOf } from './stacks-request.js';
+import { retentionRows } from './stacks-routes-retention.js';
 
 /**
  * Schedule types the toggle knows; both are refused, as neither has a per-item schedule to pause. A Map:
@@ -23,43 +24,56 @@ const TOGGLE_REFUSALS: ReadonlyMap<string, string> = new Map([
  * Settings, the reconcile's manual run, the per-item toggle and the execution history (CONTRACT.md's
  * open routes; README, stacks section).
  */
-export function scheduleRoutes(app: FastifyInstance, service: StacksService): void {
+export function scheduleRoutes(app: StacksFastify, service: StacksService): void {
   const schedules = service.schedules;
 
-  app.get('/api/settings/general', async () => schedules.settings.get());
+  app.route({ ...routes.getSettings, handler: async () => schedules.settings.get() });
 
-  app.post('/api/settings/general', async (request) => {
-    const user = userOf(request);
-    if (!user.admin) throw new StacksError(403, 'forbidden: changing settings needs an admin');
-    const patch = parseSettingsPatch(request.body ?? {});
-    return schedules.settings.change(patch, user.name);
+  app.route({
+    ...routes.changeSettings,
+    handler: async (request) => {
+      const user = userOf(request);
+      if (!user.admin) throw new StacksError(403, 'forbidden: changing settings needs an admin');
+      // The schema checked the keys and types; node-cron checks the expression.
+      return schedules.settings.change(parseSettingsPatch(request.body), user.name);
+    },
   });
 
-  app.post('/api/schedules/:type/run', async (request) => {
-    const { type } = request.params as { type: string };
-    const user = userOf(request);
-    if (type !== RECONCILE_SCHEDULE_TYPE) throw notFound(`No schedule type ${JSON.stringify(type)} to run`);
-    if (!user.admin && !hasGlobal(user, 'edit'))
-      throw new StacksError(
-        403,
-        'forbidden: running deploy_log_reconcile needs an admin or the stacks edit permission',
-      );
-    // Runs whether or not the schedule is enabled; answered once it has ended.
-    return toExecutionJson(await schedules.reconciler.run('manual', user.name));
+  app.route({
+    ...routes.runSchedule,
+    handler: async (request) => {
+      const { type } = request.params;
+      const user = userOf(request);
+      if (type !== RECONCILE_SCHEDULE_TYPE) throw notFound(`No schedule type ${JSON.stringify(type)} to run`);
+      if (!user.admin && !hasGlobal(user, 'edit'))
+        throw new StacksError(
+          403,
+          'forbidden: running deploy_log_reconcile needs an admin or the stacks edit permission',
+        );
+      // Runs whether or not the schedule is enabled; answered once it has ended.
+      return toExecutionJson(await schedules.reconciler.run('manual', user.name));
+    },
   });
 
-  app.post('/api/schedules/:type/:id/toggle', async (request) => {
-    const { type, id } = request.params as { type: string; id: string };
-    const refusal = TOGGLE_REFUSALS.get(type);
-    if (refusal === undefined) throw notFound(`No schedule type ${JSON.stringify(type)}`);
-    if (!/^(0|[1-9][0-9]*)$/.test(id)) throw badRequest(`Invalid schedule id ${JSON.stringify(id)}`);
-    throw badRequest(refusal);
+  app.route({
+    ...routes.toggleSchedule,
+    handler: async (request) => {
+      const { type, id } = request.params;
+      const refusal = TOGGLE_REFUSALS.get(type);
+      if (refusal === undefined) throw notFound(`No schedule type ${JSON.stringify(type)}`);
+      if (!/^(0|[1-9][0-9]*)$/.test(id)) throw badRequest(`Invalid schedule id ${JSON.stringify(id)}`);
+      throw badRequest(refusal);
+    },
   });
 
-  app.get('/api/schedules/executions', async (request) => {
-    const query = request.query as Record<string, unknown>;
-    const limit = pagingParam(query.limit, 'limit', DEFAULT_EXECUTIONS_LIMIT, 1, MAX_EXECUTIONS_LIMIT);
-    const offset = pagingParam(query.offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-    return schedules.executions(userOf(request), { limit, offset }, (run) => service.runs.errorOf(run));
+  app.route({
+    ...routes.listExecutions,
+    handler: async (request) =>
+      schedules.executions(
+        userOf(request),
+        request.query,
+        (run) => service.runs.errorOf(run),
+        retentionRows(service),
+      ),
   });
 }

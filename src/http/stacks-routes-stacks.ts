@@ -1,121 +1,179 @@
-import type { FastifyInstance } from 'fastify';
+import type { EnvironmentId } from '../../streams/stacks.js';
 import { checkEnvAccess } from '../stacks/auth.js';
-import { badRequest } from '../stacks/errors.js';
-import { parseStackName } from '../stacks/names.js';
 import type { StacksService } from '../stacks/service.js';
-import { stackView, validateVariables } from '../stacks/stack-store.js';
-import type { StackRef } from '../stacks/types.js';
-import { allow, answerJob, bodyOf, envOf, flag, userOf } from './stacks-request.js';
+import { type StackStatus, StackStatusReader } from '../stacks/stack-status.js';
+import { type Stack, stackView, validateVariables } from '../stacks/stack-store.js';
+import type { StackRef, User } from '../stacks/types.js';
+import { stacksRoutes as routes } from './stacks-api/routes.js';
+import { keepSecrets } from './stacks-kept-secrets.js';
+import type { StacksFastify } from './stacks-openapi.js';
+import { allow, answerJob, userOf } from './stacks-request.js';
 
 /**
  * The stack routes of STACKS.md: create-and-start, list, read, variables, compose, deploy, the
- * start/stop/restart/down jobs, delete. Each checks its `env` with the list rule (`view` to read,
- * `edit` to change), then that the environment exists (404 Environment not found).
+ * start/stop/restart/down jobs, delete. Their schemas (stacks-api/routes.ts) check `env`, the name and
+ * the body (400); each route then checks the permission for its `env` with the list rule (`view` to
+ * read, `edit` to change, 403) and that the environment exists (404 Environment not found).
  */
-export function stackRoutes(app: FastifyInstance, service: StacksService): void {
-  /** The checks every stack route makes, in order: env (400), permission (403), environment (404). */
-  const refOf = (request: Parameters<typeof envOf>[0], action: 'view' | 'edit', name?: unknown) => {
-    const env = envOf(request);
-    const user = userOf(request);
-    allow(checkEnvAccess(user, action, env));
-    service.environment(env);
-    const ref: StackRef | undefined =
-      name === undefined ? undefined : { name: parseStackName(name), environmentId: env };
-    return { env, user, ref };
+export function stackRoutes(
+  app: StacksFastify,
+  service: StacksService,
+  status: StackStatusReader = new StackStatusReader(),
+): void {
+  const refOf = (
+    request: { query: { env: EnvironmentId } },
+    user: User,
+    action: 'view' | 'edit',
+    name: string,
+  ): StackRef => {
+    allow(checkEnvAccess(user, action, request.query.env));
+    service.environment(request.query.env);
+    return { name, environmentId: request.query.env };
   };
-  const nameOf = (request: { params: unknown }) => (request.params as { name: string }).name;
 
-  app.get('/api/stacks', async (request) => {
-    const { env } = refOf(request, 'view');
-    const stacks = await service.listStacks(env);
-    return stacks.map((s) => ({
-      name: s.name,
-      environmentId: s.environmentId,
-      secretProvider: s.secretProvider,
-      variables: s.variables.map((v) => ({ name: v.name, secret: v.secret })),
-    }));
+  /** The engine's view of stacks (stack-status.ts): state, stateReason, containers. */
+  const statusesOf = async (
+    env: StackRef['environmentId'],
+    stacks: ReadonlyArray<{ name: string; compose?: string }>,
+  ) => status.statuses(service.environment(env), stacks);
+  const unread: StackStatus = { state: 'unknown', stateReason: 'Not read', containers: null };
+  /** One stack as GET answers it: its files and its engine's view. */
+  const withStatus = async (stack: Stack) => {
+    const statuses = await statusesOf(stack.environmentId, [{ name: stack.name, compose: stack.compose }]);
+    return { ...stackView(stack), ...(statuses.get(stack.name) ?? unread) };
+  };
+
+  app.route({
+    ...routes.listStacks,
+    handler: async (request) => {
+      const env = request.query.env;
+      allow(checkEnvAccess(userOf(request), 'view', env));
+      const stacks = await service.listStacks(env);
+      // The compose file says which services `up` starts (a stack deleted meanwhile: containers only).
+      const composes = await Promise.all(
+        stacks.map((s) =>
+          service.getStack({ name: s.name, environmentId: env }).then(
+            (stack) => ({ name: s.name, compose: stack.compose }),
+            () => ({ name: s.name }),
+          ),
+        ),
+      );
+      const statuses = await statusesOf(env, composes);
+      return stacks.map((s) => ({
+        name: s.name,
+        environmentId: s.environmentId,
+        secretProvider: s.secretProvider,
+        variables: s.variables.map((v) => ({ name: v.name, secret: v.secret })),
+        ...(statuses.get(s.name) ?? unread),
+      }));
+    },
   });
 
-  app.post('/api/stacks', async (request, reply) => {
-    const body = bodyOf(request);
-    const { user, ref } = refOf(request, 'edit', body.name);
-    const provider = body.secretProvider ?? null;
-    if (provider !== null && typeof provider !== 'string')
-      throw badRequest('secretProvider must be a provider name or null');
-    if (typeof body.compose !== 'string') throw badRequest('compose must be the compose file text');
-    const started = await service.createAndStart(
-      ref as StackRef,
-      { compose: body.compose, variables: validateVariables(body.variables ?? []), secretProvider: provider },
-      {
-        pull: flag(body, 'pull', false),
-        build: flag(body, 'build', false),
-        forceRecreate: flag(body, 'forceRecreate', false),
+  app.route({
+    ...routes.createStack,
+    handler: async (request, reply) => {
+      const body = request.body;
+      const user = userOf(request);
+      const ref = refOf(request, user, 'edit', body.name);
+      const started = await service.createAndStart(
+        ref,
+        {
+          compose: body.compose,
+          variables: validateVariables(body.variables ?? []),
+          secretProvider: body.secretProvider ?? null,
+        },
+        { pull: body.pull ?? false, build: body.build ?? false, forceRecreate: body.forceRecreate ?? false },
+        user.name,
+      );
+      return answerJob(request, reply, started);
+    },
+  });
+
+  app.route({
+    ...routes.getStack,
+    handler: async (request) => {
+      const ref = refOf(request, userOf(request), 'view', request.params.name);
+      return withStatus(await service.getStack(ref));
+    },
+  });
+
+  app.route({
+    ...routes.deleteStack,
+    handler: async (request) => {
+      const user = userOf(request);
+      await service.deleteStack(refOf(request, user, 'edit', request.params.name), user.name);
+      return { deleted: true as const };
+    },
+  });
+
+  app.route({
+    ...routes.setVariables,
+    handler: async (request) => {
+      const user = userOf(request);
+      const ref = refOf(request, user, 'edit', request.params.name);
+      // A secret sent as null keeps its value (stacks-kept-secrets.ts).
+      const stored = (await service.getStack(ref)).variables;
+      return withStatus(
+        await service.setVariables(
+          ref,
+          validateVariables(keepSecrets(request.body.variables, stored)),
+          user.name,
+        ),
+      );
+    },
+  });
+
+  app.route({
+    ...routes.saveCompose,
+    handler: async (request, reply) => {
+      const user = userOf(request);
+      const ref = refOf(request, user, 'edit', request.params.name);
+      const body = request.body;
+      const answer = await service.saveCompose(
+        ref,
+        body.content,
+        body.restart ?? false,
+        {
+          pull: body.pull ?? false,
+          build: body.build ?? false,
+          // Spec, Job request options: true on save-and-redeploy when omitted.
+          forceRecreate: body.forceRecreate ?? true,
+        },
+        user.name,
+      );
+      if ('saved' in answer) return answer;
+      return answerJob(request, reply, answer);
+    },
+  });
+
+  app.route({
+    ...routes.deployStack,
+    handler: async (request, reply) => {
+      const user = userOf(request);
+      const ref = refOf(request, user, 'edit', request.params.name);
+      const body = request.body;
+      const started = await service.deploy(
+        ref,
+        { pull: body.pull ?? false, build: body.build ?? false, forceRecreate: body.forceRecreate ?? false },
+        user.name,
+      );
+      return answerJob(request, reply, started);
+    },
+  });
+
+  for (const [operation, route] of [
+    ['start', routes.startStack],
+    ['stop', routes.stopStack],
+    ['restart', routes.restartStack],
+    ['down', routes.downStack],
+  ] as const) {
+    app.route({
+      ...route,
+      handler: async (request, reply) => {
+        const user = userOf(request);
+        const ref = refOf(request, user, 'edit', request.params.name);
+        return answerJob(request, reply, await service.operate(ref, operation, user.name));
       },
-      user.name,
-    );
-    return answerJob(request, reply, started);
-  });
-
-  app.get('/api/stacks/:name', async (request) => {
-    const { ref } = refOf(request, 'view', nameOf(request));
-    return stackView(await service.getStack(ref as StackRef));
-  });
-
-  app.delete('/api/stacks/:name', async (request) => {
-    const { ref, user } = refOf(request, 'edit', nameOf(request));
-    await service.deleteStack(ref as StackRef, user.name);
-    return { deleted: true };
-  });
-
-  app.put('/api/stacks/:name/variables', async (request) => {
-    const { ref, user } = refOf(request, 'edit', nameOf(request));
-    const body = bodyOf(request);
-    if (!Array.isArray(body.variables)) throw badRequest('variables must be an array');
-    return stackView(
-      await service.setVariables(ref as StackRef, validateVariables(body.variables), user.name),
-    );
-  });
-
-  app.put('/api/stacks/:name/compose', async (request, reply) => {
-    const { ref, user } = refOf(request, 'edit', nameOf(request));
-    const body = bodyOf(request);
-    if (typeof body.content !== 'string') throw badRequest('content must be the compose file text');
-    const restart = flag(body, 'restart', false);
-    const answer = await service.saveCompose(
-      ref as StackRef,
-      body.content,
-      restart,
-      {
-        pull: flag(body, 'pull', false),
-        build: flag(body, 'build', false),
-        // Spec, Job request options: true on save-and-redeploy when omitted.
-        forceRecreate: flag(body, 'forceRecreate', true),
-      },
-      user.name,
-    );
-    if ('saved' in answer) return answer;
-    return answerJob(request, reply, answer);
-  });
-
-  app.post('/api/stacks/:name/deploy', async (request, reply) => {
-    const { ref, user } = refOf(request, 'edit', nameOf(request));
-    const body = bodyOf(request);
-    const started = await service.deploy(
-      ref as StackRef,
-      {
-        pull: flag(body, 'pull', false),
-        build: flag(body, 'build', false),
-        forceRecreate: flag(body, 'forceRecreate', false),
-      },
-      user.name,
-    );
-    return answerJob(request, reply, started);
-  });
-
-  for (const operation of ['start', 'stop', 'restart', 'down'] as const) {
-    app.post(`/api/stacks/:name/${operation}`, async (request, reply) => {
-      const { ref, user } = refOf(request, 'edit', nameOf(request));
-      return answerJob(request, reply, await service.operate(ref as StackRef, operation, user.name));
     });
   }
 }

@@ -1,36 +1,68 @@
 /**
- * The compose program's argument list and environment (CONTRACT.md). Pure: the caller passes the
- * process environment in, so the result depends on nothing else.
+ * The compose program's argument lists and environment (CONTRACT.md). Pure: the caller passes the
+ * program and the process environment in, so the result depends on nothing else.
+ *
+ * Arguments differ by generation (checked against `docker-compose <cmd> --help` of 1.29.2 and
+ * `docker compose <cmd> --help` of v2): v1 has no `up --pull`, so a deploy with `pull` runs
+ * `pull` first and then `up` without it. Every other flag used here (`--project-name`, `--file`,
+ * `up --detach --remove-orphans --build --force-recreate`, `stop`, `start`, `restart`, `down`) is
+ * the same in both. v1 given a flag it does not know prints its usage and exits 0, so a step whose
+ * output holds compose's usage text has failed whatever its exit code (`isUsageLine`).
  */
 import type { DeployOptions } from '../../streams/stacks.js';
+import type { ComposeGeneration } from './compose-program.js';
 import type { Environment, StackVariable } from './types.js';
 
 export type ComposeOperation = 'up' | 'stop' | 'start' | 'restart' | 'down';
 
 export interface ComposeTarget {
-  /** The config's `compose.command`, e.g. `["docker", "compose"]`. */
+  /** The compose command, e.g. `["docker", "compose"]` or `["docker-compose"]`. */
   command: readonly string[];
+  /** Its generation: which arguments it takes. */
+  generation: ComposeGeneration;
   /** The stack name, used as the compose project name. */
   project: string;
   /** Absolute path of the stack's compose file. */
   composeFile: string;
 }
 
-/** The argv (program first) for `up` with the deploy options, or for another operation. */
-export function composeArgv(
+/** One compose invocation of an operation: its argv (program first) and its subcommand. */
+export interface ComposeStep {
+  subcommand: ComposeOperation | 'pull';
+  argv: string[];
+}
+
+/** The steps of an operation, in order: one, or `pull` then `up` for a v1 deploy with `pull`. */
+export function composeSteps(
   target: ComposeTarget,
   operation: ComposeOperation,
   options?: DeployOptions,
-): string[] {
+): ComposeStep[] {
   if (target.command.length === 0) throw new Error('compose.command is empty');
-  const argv = [...target.command, '--project-name', target.project, '--file', target.composeFile, operation];
-  if (operation === 'up') {
-    argv.push('--detach', '--remove-orphans');
-    if (options?.pull) argv.push('--pull', 'always');
-    if (options?.build) argv.push('--build');
-    if (options?.forceRecreate) argv.push('--force-recreate');
+  const base = [...target.command, '--project-name', target.project, '--file', target.composeFile];
+  if (operation !== 'up') return [{ subcommand: operation, argv: [...base, operation] }];
+  const up = [...base, 'up', '--detach', '--remove-orphans'];
+  const steps: ComposeStep[] = [];
+  if (options?.pull) {
+    if (target.generation === 'v2') up.push('--pull', 'always');
+    else steps.push({ subcommand: 'pull', argv: [...base, 'pull'] });
   }
-  return argv;
+  if (options?.build) up.push('--build');
+  if (options?.forceRecreate) up.push('--force-recreate');
+  steps.push({ subcommand: 'up', argv: up });
+  return steps;
+}
+
+/**
+ * Whether an output line is compose's usage text, printed when it did not accept its arguments: v1's
+ * `Usage: up [options] ...` (a subcommand's) or `  docker-compose [-f <arg>...] ...` (the top level's,
+ * under a bare `Usage:`), v2's `Usage:  docker compose up [OPTIONS] ...`. Only the step's own
+ * subcommand counts: a build step's program may print a usage of its own (`Usage: npm <command>`).
+ */
+export function isUsageLine(line: string, subcommand: ComposeStep['subcommand']): boolean {
+  if (/^\s+docker-compose \[-f <arg>\.\.\.\]/.test(line)) return true;
+  const m = /^Usage:\s+(?:docker(?:-| )compose\s+)?(\S+)/.exec(line);
+  return m !== null && m[1] === subcommand;
 }
 
 /**

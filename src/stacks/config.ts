@@ -10,7 +10,6 @@ import type { Environment, Grant, StacksConfig, User } from './types.js';
  * a message per field, and issue paths that name the key (`users[1].token`) without hand-written walking.
  */
 
-export const DEFAULT_COMPOSE_COMMAND = ['docker', 'compose'] as const;
 export const DEFAULT_DEPLOY_LOGS = { budgetBytes: 2 * 1024 ** 3, remeasureBytes: 1024 ** 2 } as const;
 export const DEFAULT_JOBS = { timeoutSeconds: 3600, retentionHours: 24 } as const;
 /** The name of the admin user made when no user is configured. */
@@ -112,6 +111,51 @@ const configSchema = z.strictObject(
             .optional(),
         },
         { error: 'must be an object {budgetBytes?, remeasureBytes?}' },
+      )
+      .optional(),
+    retention: z
+      .array(
+        z.strictObject(
+          {
+            environment: z.union([integerId, z.null()], { error: 'must be an environment id or null' }),
+            keepRuns: z.int({ error: 'must be a positive integer' }).positive().optional(),
+            keepDays: z.int({ error: 'must be a positive integer' }).positive().optional(),
+          },
+          { error: 'must be an object {environment, keepRuns?, keepDays?}' },
+        ),
+        { error: 'must be a list of {environment, keepRuns?, keepDays?}' },
+      )
+      .optional(),
+    notifications: z
+      .array(
+        z.strictObject(
+          {
+            name: text(),
+            type: z.enum(['webhook', 'ntfy', 'gotify', 'slack'], {
+              error: 'must be webhook, ntfy, gotify or slack',
+            }),
+            url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+            token: text().optional(),
+            events: z.array(
+              z.enum(
+                ['run.failed', 'run.succeeded', 'run.rolled_back', 'reconcile.warning', 'reconcile.failed'],
+                {
+                  error:
+                    'must be run.failed, run.succeeded, run.rolled_back, reconcile.warning or reconcile.failed',
+                },
+              ),
+            ),
+            stacks: z.array(text()).optional(),
+            environments: z.array(z.union([integerId, z.null()])).optional(),
+            maxAttempts: z.int().min(1).max(100).optional(),
+            retryBaseMs: z.int().min(1).max(3_600_000).optional(),
+          },
+          {
+            error:
+              'must be an object {name, type, url, token?, events, stacks?, environments?, maxAttempts?, retryBaseMs?}',
+          },
+        ),
+        { error: 'must be a list of notification channels' },
       )
       .optional(),
     jobs: z
@@ -282,7 +326,7 @@ export function resolveStacksConfig(raw: unknown, file?: string): LoadedStacksCo
   const config: StacksConfig = {
     environments,
     users,
-    compose: { command: input.compose?.command ?? [...DEFAULT_COMPOSE_COMMAND] },
+    compose: { command: input.compose?.command ?? null },
     secretProviders: new Map(
       Object.entries(input.secretProviders ?? {}).map(([name, p]) => [name, { command: p.command }]),
     ),
@@ -294,6 +338,23 @@ export function resolveStacksConfig(raw: unknown, file?: string): LoadedStacksCo
       timeoutSeconds: input.jobs?.timeoutSeconds ?? DEFAULT_JOBS.timeoutSeconds,
       retentionHours: input.jobs?.retentionHours ?? DEFAULT_JOBS.retentionHours,
     },
+    notifications: (input.notifications ?? []).map((n) => ({
+      name: n.name,
+      type: n.type,
+      url: n.url,
+      ...(n.token !== undefined ? { token: n.token } : {}),
+      events: [...n.events],
+      ...(n.stacks !== undefined ? { stacks: [...n.stacks] } : {}),
+      ...(n.environments !== undefined ? { environments: [...n.environments] } : {}),
+      maxAttempts: n.maxAttempts ?? 6,
+      retryBaseMs: n.retryBaseMs ?? 2_000,
+    })),
+    retention: new Map(
+      (input.retention ?? []).map((r) => [
+        r.environment,
+        { keepRuns: r.keepRuns ?? null, keepDays: r.keepDays ?? null },
+      ]),
+    ),
   };
   return generatedAdminToken === undefined ? { config } : { config, generatedAdminToken };
 }

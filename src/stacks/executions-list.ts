@@ -6,8 +6,8 @@ import {
   type ReconcileExecutionJson,
   toExecutionJson,
 } from '../../projections/executions.js';
+import type { toRetentionJson } from '../../projections/retention-executions.js';
 import { checkRunAccess } from './auth.js';
-import { badRequest } from './errors.js';
 import type { User } from './types.js';
 
 /**
@@ -16,10 +16,18 @@ import type { User } from './types.js';
  * caller may view (beyond the spec, on purpose: issue 7); reconcile rows for every authenticated user.
  */
 
-export const DEFAULT_EXECUTIONS_LIMIT = 50;
-export const MAX_EXECUTIONS_LIMIT = 500;
+// The paging parameters live in paging.ts (the routes' schemas use them too).
+export { DEFAULT_EXECUTIONS_LIMIT, MAX_EXECUTIONS_LIMIT, pagingParam } from './paging.js';
 
-export type ExecutionRow = RunJson | ReconcileExecutionJson;
+export type ExecutionRow = RunJson | ReconcileExecutionJson | ExtraExecution['row'];
+
+/** Rows of other schedules (deploy_run_retention): shown to every user, like the reconcile's. */
+export interface ExtraExecution {
+  startedAt: string;
+  id: number;
+  type: string;
+  row: ReturnType<typeof toRetentionJson>;
+}
 
 export interface ExecutionsPage {
   executions: ExecutionRow[];
@@ -39,19 +47,6 @@ interface Entry {
 /** A run's error message as shown (opened when it is sealed: see OutputKeys); read for the page only. */
 export type RunErrorOf = (run: DeployRun) => Promise<string | null>;
 
-const NON_NEGATIVE = /^(0|[1-9][0-9]*)$/;
-
-/** A paging parameter: absent = the fallback; otherwise a decimal integer in [min, max] (400 if not). */
-export function pagingParam(raw: unknown, name: string, fallback: number, min: number, max: number): number {
-  if (raw === undefined) return fallback;
-  const text = Array.isArray(raw) ? raw[0] : raw;
-  if (typeof text === 'string' && NON_NEGATIVE.test(text)) {
-    const value = Number(text);
-    if (Number.isSafeInteger(value) && value >= min && value <= max) return value;
-  }
-  throw badRequest(`Invalid ${name} ${JSON.stringify(text)}: expected an integer from ${min} to ${max}`);
-}
-
 /** Newest first: later startedAt, then higher id, then reconcile before stack_deploy (a fixed order). */
 const newestFirst = (a: Entry, b: Entry) =>
   a.startedAt < b.startedAt
@@ -66,6 +61,7 @@ export async function listExecutions(
   user: User,
   page: { limit: number; offset: number },
   errorOf: RunErrorOf = async (run) => run.errorMessage,
+  more: readonly ExtraExecution[] = [],
 ): Promise<ExecutionsPage> {
   const entries: Entry[] = [];
   for (const run of runs.runs.values())
@@ -84,6 +80,7 @@ export async function listExecutions(
       type: RECONCILE_SCHEDULE_TYPE,
       row: () => toExecutionJson(execution),
     });
+  for (const extra of more) entries.push({ ...extra, row: () => extra.row });
   entries.sort(newestFirst);
   const shown = entries.slice(page.offset, page.offset + page.limit);
   const errors = new Map<number, string | null>();

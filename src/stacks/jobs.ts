@@ -25,6 +25,7 @@ import { isResultEvent, JobReader, readPaged, toEvents } from './job-events.js';
 import { JobPages } from './job-pages.js';
 import { JobSubscription } from './job-subscription.js';
 import { OutputKeys } from './output-keys.js';
+import { DEFAULT_POLL_LIMIT } from './paging.js';
 
 export { Job, type JobOutcome, JobRecordingError, type JobStart } from './job.js';
 export {
@@ -61,9 +62,7 @@ export interface PollPage {
   limit?: number;
 }
 
-/** Messages of a poll page when the caller gives no `limit`, and the most it may ask for. */
-export const DEFAULT_POLL_LIMIT = 1_000;
-export const MAX_POLL_LIMIT = 10_000;
+export { DEFAULT_POLL_LIMIT, MAX_POLL_LIMIT } from './paging.js';
 /** Bytes of message text a poll page holds at most (at least one message). */
 export const POLL_PAGE_BYTES = 1024 * 1024;
 
@@ -170,6 +169,18 @@ export class JobBook {
   /** What the read model knows of a job (kind, stack, environment...), or undefined. */
   info(jobId: string): JobInfo | undefined {
     return this.model.state.jobs.get(jobId);
+  }
+
+  /**
+   * `info`, but a job the read model does not know yet is looked for again once the model has caught up
+   * with the log's head: with several instances on one log, a client may ask this one about a job another
+   * instance started a moment ago.
+   */
+  async infoNow(jobId: string): Promise<JobInfo | undefined> {
+    const known = this.info(jobId);
+    if (known !== undefined) return known;
+    await this.model.waitFor(await this.store.headPosition());
+    return this.info(jobId);
   }
 
   /** @internal Called by a job when its last append is done. */

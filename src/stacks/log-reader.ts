@@ -1,8 +1,9 @@
 import { type FileHandle, open } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 
 /**
- * Reading run logs without holding them: a page of whole lines by byte offset (the plain log read), and
- * a follower that reads the file from an offset as it grows (`log?follow=true`). Both read the file
+ * Reading run logs without holding them: the text from a byte offset as a stream (the plain log read),
+ * and a follower that reads the file from an offset as it grows (`log?follow=true`). Both read the file
  * itself in pieces of READ_BYTES, so a reader costs the same whether the log has a hundred lines or
  * tens of millions, and a slow client leaves its backlog on disk, not in memory. Offsets are byte
  * offsets into the file, at the start of a line: what a reader gets back to resume from.
@@ -52,51 +53,29 @@ export async function checkLogOffset(path: string, offset: number): Promise<void
   }
 }
 
-/** Where a page of the log lies in its file: bytes [start, end) of `size`. */
-export interface LogPage {
-  handle: FileHandle;
-  size: number;
-  start: number;
-  end: number;
-}
-
 /**
- * The page of whole lines from `offset` that fits in `limit` bytes (at least one line, even a longer
- * one), or undefined when there is no log file. The caller reads [start, end) from `handle` (and closes
- * it). Only the bytes around the page's end are read here, to find its last whole line.
+ * The log's text from `offset` (a line start; LogOffsetError otherwise) as a stream read from the file,
+ * with its length and the file's size; undefined when there is no log.
  */
-export async function logPage(path: string, offset: number, limit: number): Promise<LogPage | undefined> {
+export async function openLogText(
+  path: string,
+  offset: number,
+): Promise<{ stream: Readable; bytes: number; size: number } | undefined> {
   const handle = await openLog(path);
   if (handle === undefined) return undefined;
   try {
     const { size } = await handle.stat();
     await checkLineStart(handle, offset, size);
     const start = Math.min(offset, size);
-    let end = size;
-    if (start + limit < size) end = await pageEnd(handle, start, start + limit, size);
-    return { handle, size, start, end };
+    // The stream closes the handle; an empty one is an empty stream.
+    const stream =
+      start < size ? handle.createReadStream({ start, end: size - 1 }) : Readable.from([] as Buffer[]);
+    if (start >= size) await handle.close();
+    return { stream, bytes: size - start, size };
   } catch (error) {
     await handle.close();
     throw error;
   }
-}
-
-/** The end of the last line that ends at or before `cut` (or of the first line after `start`). */
-async function pageEnd(handle: FileHandle, start: number, cut: number, size: number): Promise<number> {
-  const buffer = Buffer.allocUnsafe(READ_BYTES);
-  const from = Math.max(start, cut - READ_BYTES);
-  const { bytesRead } = await handle.read(buffer, 0, cut - from, from);
-  const last = buffer.lastIndexOf(LF, bytesRead - 1);
-  if (last !== -1) return from + last + 1;
-  // The page's first line is longer than the page: give that line whole.
-  for (let at = cut; at < size; ) {
-    const read = await handle.read(buffer, 0, Math.min(READ_BYTES, size - at), at);
-    if (read.bytesRead === 0) break;
-    const lf = buffer.indexOf(LF);
-    if (lf !== -1 && lf < read.bytesRead) return at + lf + 1;
-    at += read.bytesRead;
-  }
-  return size;
 }
 
 /** What a follower reads: the file, how much of it is whole, and whether it will grow. */

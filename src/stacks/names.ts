@@ -14,14 +14,24 @@ export function isStackName(value: unknown): value is string {
   return typeof value === 'string' && STACK_NAME_PATTERN.test(value);
 }
 
+/** What a 400 says of a value that is no stack name (the routes' schemas say the same). */
+export function stackNameMessage(value: unknown): string {
+  const what = typeof value === 'string' ? shown(value) : `a ${value === null ? 'null' : typeof value}`;
+  return `Invalid stack name ${what}: it must match ^[a-z0-9][a-z0-9_-]{0,62}$ (lower-case letters, digits, - and _, at most 63 characters)`;
+}
+
 /** The stack name, or a 400 naming the rule. */
 export function parseStackName(value: unknown): string {
   if (isStackName(value)) return value;
-  const what = typeof value === 'string' ? shown(value) : `a ${value === null ? 'null' : typeof value}`;
-  throw badRequest(
-    `Invalid stack name ${what}: it must match ^[a-z0-9][a-z0-9_-]{0,62}$ (lower-case letters, digits, - and _, at most 63 characters)`,
-  );
+  throw badRequest(stackNameMessage(value));
 }
+
+/** What a 400 says of an `env` query value that is neither `null` nor an integer. */
+export const envMessage = (value: string) =>
+  `Invalid env ${shown(value)}: expected an integer environment id or null`;
+
+/** What a 400 says of a run id that is no positive integer. */
+export const runIdMessage = (value: string) => `Invalid run id ${shown(value)}: expected a positive integer`;
 
 /**
  * The `env` query parameter (spec rule 1): omitted or the literal `null` is the local environment; an
@@ -33,7 +43,7 @@ export function parseEnvParam(value: string | undefined): EnvironmentId {
     const id = Number(value);
     if (Number.isSafeInteger(id)) return id;
   }
-  throw badRequest(`Invalid env ${shown(value)}: expected an integer environment id or null`);
+  throw badRequest(envMessage(value));
 }
 
 /** A run id from a path: a positive integer, also the stem of the run's log file name. */
@@ -42,7 +52,7 @@ export function parseRunId(value: string): number {
     const id = Number(value);
     if (Number.isSafeInteger(id)) return id;
   }
-  throw badRequest(`Invalid run id ${shown(value)}: expected a positive integer`);
+  throw badRequest(runIdMessage(value));
 }
 
 /** An environment's folder under `<data>/stacks/`: its id, or `local` for the local environment. */

@@ -9,11 +9,13 @@ import type { GeneralSettings } from '../../projections/settings.js';
  */
 
 /** The cron expression to run on, or null for no task: what a settings value means for the schedule. */
-export const scheduleOf = (settings: GeneralSettings): string | null =>
+export type ReconcileSettings = Pick<GeneralSettings, 'deployLogReconcileCron' | 'deployLogReconcileEnabled'>;
+
+export const scheduleOf = (settings: ReconcileSettings): string | null =>
   settings.deployLogReconcileEnabled ? settings.deployLogReconcileCron : null;
 
 export interface ReconcileScheduleOptions {
-  settings: Observable<GeneralSettings>;
+  settings: Observable<ReconcileSettings>;
   /** A scheduled tick: runs a reconcile (trigger `cron`). */
   tick: () => Promise<unknown>;
   log?: (message: string) => void;

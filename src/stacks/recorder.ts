@@ -293,6 +293,13 @@ export class RunBook {
    * delete that failed half way can be repeated. 404 when there is no such run (or it is of another
    * stack, when `stack` is given), 409 when it has not finished.
    */
+  /**
+   * What else a delete removes once RunDeleted is recorded (deploy history: the stored contents no run
+   * refers to any more). A failure fails the delete's answer; repeating the delete is a 404, so the
+   * next delete's call cleans up what this one left.
+   */
+  afterDelete?: (runId: number, position: number) => Promise<void>;
+
   async deleteRun(
     runId: number,
     userId: string | null,
@@ -322,6 +329,7 @@ export class RunBook {
         throw error;
       }
       await this.model.waitFor(position);
+      await this.afterDelete?.(runId, position);
       return { deleted: true, id: runId };
     }
     throw new StacksError(409, 'Run changed while it was being deleted; try again');
@@ -551,6 +559,21 @@ export class RunRecorder {
     return this.appends;
   }
 
+  /**
+   * Records another part's event in the run's stream (deploy history's RunContentRecorded), in order
+   * with the run's own; resolves with its position, rejects when it could not be recorded.
+   */
+  async note(event: ReturnType<typeof stacksEvent>): Promise<number> {
+    if (this.completed) throw new Error(`run ${this.runId} is complete`);
+    let position = 0;
+    this.record(event, (at) => {
+      position = at;
+    });
+    await this.appends;
+    if (this.appendError) throw this.appendError;
+    return position;
+  }
+
   /** Resolves when every line so far is in the log file. */
   flush(): Promise<void> {
     return this.writer.flush();
@@ -593,7 +616,7 @@ export class RunRecorder {
     return run;
   }
 
-  private record(event: ReturnType<typeof stacksEvent>): void {
+  private record(event: ReturnType<typeof stacksEvent>, appended?: (position: number) => void): void {
     this.appends = this.appends.then(async () => {
       if (this.appendError) return;
       try {
@@ -601,6 +624,7 @@ export class RunRecorder {
           expectedRevision: this.revision,
         });
         this.revision += 1;
+        appended?.(position);
         await this.book.waitFor(position);
       } catch (error) {
         this.appendError = error;

@@ -4,7 +4,12 @@ import { type ExecutionsState, reconcileExecutions } from '../../projections/exe
 import { ProjectionRunner } from '../../projections/runtime.js';
 import { type GeneralSettings, generalSettings } from '../../projections/settings.js';
 import type { EventStore, Lease } from '../store/types.js';
-import { type ExecutionsPage, listExecutions, type RunErrorOf } from './executions-list.js';
+import {
+  type ExecutionsPage,
+  type ExtraExecution,
+  listExecutions,
+  type RunErrorOf,
+} from './executions-list.js';
 import { Reconciler } from './reconcile.js';
 import { ReconcileSchedule } from './reconcile-schedule.js';
 import { SettingsBook } from './settings.js';
@@ -112,6 +117,11 @@ export class StacksSchedules {
     });
   }
 
+  /** The settings as they change (the retention schedule follows them too). */
+  get settingsUpdates() {
+    return this.settingsModel.updates.pipe(map((update) => update.state));
+  }
+
   /** The reconcile schedule's cron expression now, or null when it is off. */
   get scheduledCron(): string | null {
     return this.schedule.current;
@@ -121,8 +131,9 @@ export class StacksSchedules {
     user: User,
     page: { limit: number; offset: number },
     errorOf?: RunErrorOf,
+    more: readonly ExtraExecution[] = [],
   ): Promise<ExecutionsPage> {
-    return listExecutions(this.runs.state, this.executionsModel.state, user, page, errorOf);
+    return listExecutions(this.runs.state, this.executionsModel.state, user, page, errorOf, more);
   }
 
   /** Stops the cron task (no timer stays), ends a running reconcile, persists the read models. */

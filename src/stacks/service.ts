@@ -1,25 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { type AuditState, audit } from '../../projections/audit.js';
 import { type DeployRunsState, deployRuns } from '../../projections/deploy-runs.js';
 import { type JobResult, type JobsState, jobs as jobsProjection } from '../../projections/jobs.js';
 import type { LiveModel } from '../../projections/live-model.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
 import type { DeployOptions, EnvironmentId, JobKind, Trigger } from '../../streams/stacks.js';
 import type { EventStore } from '../store/types.js';
-import { type ComposeOperation, composeArgv, composeEnv } from './compose-args.js';
+import { type ComposeOperation, composeEnv, composeSteps, isUsageLine } from './compose-args.js';
+import { type ComposeProgram, ComposeResolver } from './compose-program.js';
 import { runCompose } from './compose-runner.js';
 import { findEnvironment } from './config.js';
 import { conflict, notFound, StacksError } from './errors.js';
+import { DeployHistory } from './history/history.js';
 import { Instance } from './instances.js';
 import type { Job } from './jobs.js';
 import { JobBook } from './jobs.js';
 import { Leftovers } from './leftovers.js';
 import { consumeLines, paceOutput } from './line-consumer.js';
 import { budgetNotice } from './log-files.js';
+import { NotificationDispatcher } from './notifications/dispatcher.js';
 import { OutputKeys } from './output-keys.js';
 import { groupOf } from './process-groups.js';
 import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './recorder.js';
 import { createRedactor } from './redaction.js';
+import { Retention } from './retention.js';
 import { StacksSchedules } from './schedules.js';
 import { resolveSecrets } from './secret-providers.js';
 import {
@@ -63,6 +68,11 @@ export interface StacksServiceOptions {
   config: StacksConfig;
   /** How often finished jobs past the retention are deleted (ms). */
   sweepIntervalMs?: number;
+  /**
+   * The compose program (the CLI resolves it at start to report it); default: the config's
+   * `compose.command`, or the one found by trying (compose-program.ts).
+   */
+  compose?: ComposeResolver;
 }
 
 /** A started job: the answer of the streaming path, and the result the JSON path waits for. */
@@ -126,8 +136,19 @@ const INTERRUPTED_CHECK_MS = 15_000;
 const CLOSE_GRACE_MS = 10_000;
 
 export const STACK_BUSY_MESSAGE = 'Stack has a job running';
+
 export const SERVER_STOPPING_MESSAGE = 'The server was stopped during this job; compose was stopped';
 export const LINE_FAULT_MESSAGE = 'Internal error while handling the compose output; compose was stopped';
+
+/** A step that printed compose's usage: compose did not take the arguments chronicle gave it. */
+function usageFailure(subcommand: string, program: ComposeProgram): string {
+  const which = `${program.command.join(' ')} ${program.version ?? '(version unknown)'}`;
+  return `Compose did not accept the arguments of \`${subcommand}\` (it printed its usage, exit code 0); ${which} was given ${program.generation} arguments`;
+}
+
+/** What a failed step before `up` means for the stack: nothing of the new deploy was applied. */
+const notRun = (subcommand: string) =>
+  `${subcommand} was not run: the stack's containers are as they were before this deploy`;
 
 /** A stack's running job: its compose process, its end, and how its claim on the stack is let go. */
 interface JobSlot {
@@ -135,6 +156,12 @@ interface JobSlot {
   done: Promise<unknown>;
   release?: () => Promise<void>;
 }
+
+/** A start step that goes on after `open` resolves; its failure is written on standard error. */
+const background = (work: Promise<unknown>, what: string) =>
+  void work.catch((error: unknown) => {
+    process.stderr.write(`stacks: ${what} could not start: ${(error as Error).message}\n`);
+  });
 
 const keyOf = (ref: StackRef) => `${ref.environmentId ?? 'local'}/${ref.name}`;
 
@@ -147,9 +174,19 @@ export class StacksService {
   readonly instance: Instance;
   /** Settings, the deploy_log_reconcile job and its schedule, execution rows. */
   readonly schedules: StacksSchedules;
+  /** What each run deployed, diffs, redeploys and auto-rollback (issue 19); set by `open`. */
+  history!: DeployHistory;
+  /** The audit trail's read model (projections/audit.ts); set by `open`. */
+  audit!: ProjectionRunner<AuditState>;
+  /** The deploy-run retention schedule (issue 19 point 5); set by `open`. */
+  retention!: Retention;
+  /** Notification deliveries (issue 19 point 4); set by `open`. */
+  notifications!: NotificationDispatcher;
   private readonly runsModel: ProjectionRunner<DeployRunsState>;
   private readonly jobsModel: ProjectionRunner<JobsState>;
   private readonly hashKey: Buffer;
+  /** Which compose runs the jobs, and with which generation's arguments. */
+  private readonly compose: ComposeResolver;
   /** Stacks with a job running, and the work that runs it. */
   private readonly busy = new Map<string, JobSlot>();
   /** Every job of this process until its end is recorded (a stack is let go a moment before). */
@@ -180,6 +217,7 @@ export class StacksService {
     this.jobsModel = models.jobs;
     this.hashKey = hashKey;
     this.instance = instance;
+    this.compose = options.compose ?? new ComposeResolver(this.config.compose.command);
     // One key cache for both: a run's key also seals its job's output.
     const keys = new OutputKeys(this.store);
     this.jobs = new JobBook(this.store, this.jobsModel, {
@@ -205,7 +243,7 @@ export class StacksService {
 
   /** The read models the service answers from, for blue-green rebuilds (`chronicle rebuild`). */
   get liveModels(): LiveModel[] {
-    return [this.runsModel, this.jobsModel];
+    return [this.runsModel, this.jobsModel, this.history.model, this.audit, this.retention.model];
   }
 
   /**
@@ -235,13 +273,43 @@ export class StacksService {
     }
     const service = new StacksService(options, { runs, jobs, schedules }, hashKey, instance);
     try {
+      service.history = await DeployHistory.open(service);
+      // The audit, retention-execution and notification read models catch up in the background: a
+      // long log must not hold the start (their readers wait for the head, see their routes).
+      service.audit = new ProjectionRunner(options.store, audit);
+      background(service.audit.start(), 'the audit read model');
+      service.retention = Retention.open({
+        store: options.store,
+        config: options.config,
+        runs: {
+          all: () => runs.state.runs.values(),
+          deleteRun: (runId, userId) => service.runs.deleteRun(runId, userId),
+        },
+        history: () => service.history.model.state,
+        settings: schedules.settingsUpdates,
+      });
+      service.runs.afterDelete = (_runId, position) => service.history.collect(position);
       await service.closeInterrupted();
       await service.jobs.sweep();
       // After the runs are closed: a scheduled reconcile must find them finished.
       await schedules.startSchedule();
+      await service.retention.startSchedule();
+      // Catches its read model up only: deliveries go on in the background, a channel that is down
+      // never holds the start.
+      service.notifications = new NotificationDispatcher(options.store, options.config.notifications ?? []);
+      background(service.notifications.start(), 'notifications');
     } catch (error) {
       // Nothing may keep running after a failed start: the caller only has the error.
-      await Promise.allSettled([schedules.close(), runs.stop(), jobs.stop(), instance.leave()]);
+      await Promise.allSettled([
+        schedules.close(),
+        runs.stop(),
+        jobs.stop(),
+        instance.leave(),
+        service.history?.close(),
+        service.audit?.stop(),
+        service.retention?.close(),
+        service.notifications?.close(),
+      ]);
       throw error;
     }
     service.interruptedTimer = setInterval(() => {
@@ -505,7 +573,21 @@ export class StacksService {
       slot.release?.();
       this.running.delete(slot);
     });
+    const runId = started.runId;
+    if (runId !== null)
+      void started.result.then((result) => (result.success ? undefined : this.rollBack(runId)));
     return started;
+  }
+
+  /** A recorded deploy failed: the stack's auto-rollback (history.ts) decides whether to roll back. */
+  private async rollBack(runId: number): Promise<void> {
+    const run = this.runs.get(runId);
+    if (this.closing || !run || run.status !== 'failed') return;
+    try {
+      await this.history.afterFailure(run);
+    } catch (error) {
+      process.stderr.write(`stacks: auto-rollback after run ${runId} failed: ${(error as Error).message}\n`);
+    }
   }
 
   /**
@@ -597,70 +679,85 @@ export class StacksService {
         secrets = await this.resolveProvider(stack, cwd, timeoutMs);
         redactor = createRedactor([...values, ...Object.values(secrets)]);
       }
+      // What the run deploys (issue 19), before the last look at `closing`: a stop during it must not
+      // let compose start after close() has cancelled the running ones.
+      if (recorder && operation === 'up') await this.history.record(recorder, stack);
       if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
       const environment =
         stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
-      job.status(`Running compose ${operation}`);
-      const process_ = runCompose(
+      const program = await this.compose.resolve();
+      const steps = composeSteps(
         {
-          argv: composeArgv(
-            {
-              command: this.config.compose.command,
-              project: stack.name,
-              composeFile: join(cwd, COMPOSE_FILE),
-            },
-            operation,
-            options,
-          ),
-          cwd,
-          env: composeEnv(process.env, stack.variables, secrets, environment),
-          timeoutMs: Math.max(1, deadline - Date.now()),
+          command: program.command,
+          generation: program.generation,
+          project: stack.name,
+          composeFile: join(cwd, COMPOSE_FILE),
         },
-        { overlapBytes: redactor.longestBytes },
+        operation,
+        options,
       );
-      slot.process = process_;
-      // Read in the same turn as the spawn (see groupOf), recorded so a restart after a crash can stop it.
-      const group = process_.pid === undefined ? undefined : groupOf(process_.pid);
-      if (group) {
-        if (recorder) void recorder.composeStarted(group);
-        else job.composeStarted(group);
-      }
+      const env = composeEnv(process.env, stack.variables, secrets, environment);
       const lineRedactor = redactor;
-      // Subscribed at once: the runner replays what came before the first subscriber. A throw in here
-      // stops compose and fails this job (below), never the process.
-      const feed = consumeLines(process_, (output) => {
-        printed += 1;
-        summary.add(output.line);
-        // A cut line is redacted whole, then cut: a value crossing the cut never shows its start.
-        const shown =
-          output.cut === undefined
-            ? lineRedactor.line(output.line)
-            : lineRedactor.cut(output.line, output.cut.keep, output.cut.marker);
-        if (shown === null) return;
-        // Past the environment's log budget the line is dropped, and the job stops taking lines too.
-        const logged = recorder?.line(shown) ?? true;
-        if (forwardLines && logged) job.line(shown);
-        else if (forwardLines) job.budgetReached(budgetNotice(this.config.deployLogs.budgetBytes));
-        if (output.stream === 'stderr') {
-          stderrTail.push(shown);
-          if (stderrTail.length > ERROR_TAIL_LINES) stderrTail.shift();
-        }
-      });
-      // Output that comes faster than the store and the log file take it waits in compose's pipe.
-      paceOutput(process_, () => job.backlogBytes + (recorder?.backlogBytes ?? 0));
-      exit = await process_.exit;
-      if (feed.faulted) {
-        const reason = feed.fault instanceof Error ? feed.fault : new Error(String(feed.fault));
-        process.stderr.write(
-          `stacks: job ${job.id}: an output line could not be handled; compose was stopped: ${lineRedactor.text(reason.stack ?? reason.message)}\n`,
+      for (const [index, step] of steps.entries()) {
+        if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
+        job.status(`Running compose ${step.subcommand}`);
+        const process_ = runCompose(
+          { argv: step.argv, cwd, env, timeoutMs: Math.max(1, deadline - Date.now()) },
+          { overlapBytes: redactor.longestBytes },
         );
-        failure = `${LINE_FAULT_MESSAGE}: ${reason.message}`;
-      } else if (exit.exitCode !== 0) {
-        failure = describeFailure(exit);
-        if (exit.timedOut)
-          failure = `Timed out after ${this.config.jobs.timeoutSeconds} s; compose was stopped`;
-        else if (exit.cancelled && this.closing) failure = SERVER_STOPPING_MESSAGE;
-        if (stderrTail.length > 0) failure = `${failure}:\n${stderrTail.join('\n')}`;
+        slot.process = process_;
+        // Read in the same turn as the spawn (see groupOf), recorded so a restart after a crash can stop it.
+        const group = process_.pid === undefined ? undefined : groupOf(process_.pid);
+        if (group) {
+          if (recorder) void recorder.composeStarted(group);
+          else job.composeStarted(group);
+        }
+        let usage = false;
+        // Subscribed at once: the runner replays what came before the first subscriber. A throw in here
+        // stops compose and fails this job (below), never the process.
+        const feed = consumeLines(process_, (output) => {
+          printed += 1;
+          summary.add(output.line);
+          if (isUsageLine(output.line, step.subcommand)) usage = true;
+          // A cut line is redacted whole, then cut: a value crossing the cut never shows its start.
+          const shown =
+            output.cut === undefined
+              ? lineRedactor.line(output.line)
+              : lineRedactor.cut(output.line, output.cut.keep, output.cut.marker);
+          if (shown === null) return;
+          // Past the environment's log budget the line is dropped, and the job stops taking lines too.
+          const logged = recorder?.line(shown) ?? true;
+          if (forwardLines && logged) job.line(shown);
+          else if (forwardLines) job.budgetReached(budgetNotice(this.config.deployLogs.budgetBytes));
+          if (output.stream === 'stderr') {
+            stderrTail.push(shown);
+            if (stderrTail.length > ERROR_TAIL_LINES) stderrTail.shift();
+          }
+        });
+        // Output that comes faster than the store and the log file take it waits in compose's pipe.
+        paceOutput(process_, () => job.backlogBytes + (recorder?.backlogBytes ?? 0));
+        exit = await process_.exit;
+        if (feed.faulted) {
+          const reason = feed.fault instanceof Error ? feed.fault : new Error(String(feed.fault));
+          process.stderr.write(
+            `stacks: job ${job.id}: an output line could not be handled; compose was stopped: ${lineRedactor.text(reason.stack ?? reason.message)}\n`,
+          );
+          failure = `${LINE_FAULT_MESSAGE}: ${reason.message}`;
+        } else if (exit.exitCode !== 0) {
+          failure = describeFailure(exit);
+          if (exit.timedOut)
+            failure = `Timed out after ${this.config.jobs.timeoutSeconds} s; compose was stopped`;
+          else if (exit.cancelled && this.closing) failure = SERVER_STOPPING_MESSAGE;
+        } else if (usage) {
+          // v1 answers an argument it does not know with its usage and exit code 0 (compose-args.ts).
+          failure = usageFailure(step.subcommand, program);
+        }
+        if (failure === undefined) continue;
+        const next = steps[index + 1];
+        if (next) failure = `${failure} (compose ${step.subcommand}; ${notRun(next.subcommand)})`;
+        if (stderrTail.length > 0 && !feed.faulted && !usage)
+          failure = `${failure}:\n${stderrTail.join('\n')}`;
+        break;
       }
     } catch (error) {
       failure = (error as Error).message;
@@ -742,6 +839,7 @@ export class StacksService {
     clearInterval(this.interruptedTimer);
     // The schedule first (no new reconcile), and a running reconcile ends before the runs model stops.
     await this.schedules.close();
+    await Promise.all([this.retention.close(), this.notifications.close()]);
     const running = [...this.running];
     for (const slot of running) slot.process?.cancel();
     // A job still resolving its provider has no process to cancel yet: it is given a grace, after
@@ -754,6 +852,7 @@ export class StacksService {
       }),
     ]);
     clearTimeout(timer);
+    await Promise.all([this.history.close(), this.audit.stop()]);
     await this.runsModel.stop();
     await this.jobsModel.stop();
     await this.instance.leave();

@@ -6,7 +6,12 @@ import { badRequest } from './errors.js';
 import type { ReadModel } from './jobs.js';
 
 /** The settings a `POST /api/settings/general` may set; any other key is a 400. */
-const SETTING_KEYS = ['deployLogReconcileCron', 'deployLogReconcileEnabled'] as const;
+const SETTING_KEYS = [
+  'deployLogReconcileCron',
+  'deployLogReconcileEnabled',
+  'deployRunRetentionCron',
+  'deployRunRetentionEnabled',
+] as const;
 
 export type SettingsPatch = Partial<GeneralSettings>;
 
@@ -35,20 +40,20 @@ export function parseSettingsPatch(body: unknown): SettingsPatch {
       `Unknown setting ${unknown.map((k) => JSON.stringify(k)).join(', ')}: expected ${SETTING_KEYS.join(', ')}`,
     );
   const patch: SettingsPatch = {};
-  if (input.deployLogReconcileCron !== undefined) {
-    const value = input.deployLogReconcileCron;
-    if (typeof value !== 'string') throw badRequest('deployLogReconcileCron must be a string');
+  for (const key of ['deployLogReconcileCron', 'deployRunRetentionCron'] as const) {
+    const value = input[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw badRequest(`${key} must be a string`);
     const problem = cronProblem(value);
     if (problem !== undefined)
-      throw badRequest(
-        `deployLogReconcileCron ${JSON.stringify(value)} is not a valid cron expression: ${problem}`,
-      );
-    patch.deployLogReconcileCron = value;
+      throw badRequest(`${key} ${JSON.stringify(value)} is not a valid cron expression: ${problem}`);
+    patch[key] = value;
   }
-  if (input.deployLogReconcileEnabled !== undefined) {
-    if (typeof input.deployLogReconcileEnabled !== 'boolean')
-      throw badRequest('deployLogReconcileEnabled must be a boolean');
-    patch.deployLogReconcileEnabled = input.deployLogReconcileEnabled;
+  for (const key of ['deployLogReconcileEnabled', 'deployRunRetentionEnabled'] as const) {
+    const value = input[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'boolean') throw badRequest(`${key} must be a boolean`);
+    patch[key] = value;
   }
   return patch;
 }
@@ -64,6 +69,12 @@ export function settingsChangedEvent(
       : {}),
     ...(patch.deployLogReconcileEnabled !== undefined
       ? { deploy_log_reconcile_enabled: patch.deployLogReconcileEnabled }
+      : {}),
+    ...(patch.deployRunRetentionCron !== undefined
+      ? { deploy_run_retention_cron: patch.deployRunRetentionCron }
+      : {}),
+    ...(patch.deployRunRetentionEnabled !== undefined
+      ? { deploy_run_retention_enabled: patch.deployRunRetentionEnabled }
       : {}),
     user_id: userId,
   };

@@ -1,17 +1,28 @@
 /**
- * Counts for a deploy's `details.summary`, parsed incrementally from docker compose v2 output.
+ * Counts for a deploy's `details.summary`, parsed incrementally from compose output of either generation
+ * (fixtures in test/fixtures/compose-output/, real output of both).
  *
- * Compose's plain progress writer (used when its output is not a terminal, i.e. always here) prints one
- * line per event as `<id> <text> <status>` with a leading space: ` Container web-1  Started`,
+ * Compose v2's plain progress writer (used when its output is not a terminal, i.e. always here) prints
+ * one line per event as `<id> <text> <status>` with a leading space: ` Container web-1  Started`,
  * ` Network app_default  Created`, ` web Pulled` (older) or ` Image nginx:1.27 Pulled` (newer),
- * ` web Built` / ` Service web  Built` / ` Image app-web Built`. BuildKit's own output names built
- * images as `#12 naming to docker.io/library/app-web done` (or ` => => naming to ...` in its tty form).
- * The tty writer's decorations (a leading ✔/✘ and a trailing duration such as `0.4s`) are tolerated.
+ * ` web Built` / ` Service web  Built` / ` Image app-web Built`, ` web Skipped - Image is already present
+ * locally`. The tty writer's decorations (a leading ✔/✘ and a trailing duration such as `0.4s`) are
+ * tolerated. BuildKit prints `#5 [web 2/3] RUN ...`, `#5 CACHED` and `#12 naming to docker.io/library/x`.
+ *
+ * Compose v1 (1.29) prints `Creating shop_web_1 ... done` (after `Creating shop_web_1 ... ` when its
+ * output is not a terminal), `Recreating`, `Starting`, `Stopping`, `Removing`, `Pulling web ... done`,
+ * `shop_web_1 is up-to-date`, `Removing orphan container "shop_old_1"`, and for a build the classic
+ * builder's `Building web`, `Step 1/5 : ...`, ` ---> Using cache`, `Successfully built 3c1218253ea6`.
+ * In `up`, v1's `Creating x ... done` is printed once the container is created and started.
  *
  * Each container counts at most once per state it reached (compose may print an event again), so a
  * fresh container counts as created and started, a changed one as recreated and started. Images are
- * counted once per name; built images are counted from the compose `Built` events when there are any,
- * otherwise from BuildKit's `naming to` lines (both at once would count one build twice).
+ * counted once per name; built images are counted from the compose `Built` events (or v1's builds) when
+ * there are any, otherwise from BuildKit's `naming to` lines (both at once would count one build twice).
+ *
+ * Only what was seen is counted: the container counts are given when a container line was recognised,
+ * `imagesPulled` when a pull line was, `imagesBuilt` and `buildStepsCached` when a build line was. A
+ * deploy whose output is all unrecognised has an empty summary, never zeros.
  */
 import type { DeploySummary } from '../../streams/stacks.js';
 
@@ -22,20 +33,63 @@ const DECORATIONS = new Set(['✔', '✘', '⠿', '!', '-']);
 const NAMING_TO = /naming to (\S+)/;
 const SIX_WORDS = /^\s*(?:\S+\s+){5}\S/;
 
+const V1_PROGRESS =
+  /^(Creating|Recreating|Starting|Stopping|Removing|Restarting|Killing|Pausing|Unpausing|Pulling) (\S+)\s+\.\.\.\s*(\S*)\s*$/;
+const V1_UP_TO_DATE = /^(\S+) is up-to-date$/;
+const V1_ORPHAN = /^Removing orphan container "([^"]+)"$/;
+const V1_PULL_FOR_UP = /^Pulling \S+ \(.+\)\.\.\.$/;
+const DOCKER_PULL_STATUS = /^Status: (?:Downloaded newer image|Image is up to date) for (\S+)$/;
+const V1_BUILDING = /^Building (\S+)$/;
+const CLASSIC_STEP = /^Step \d+\/\d+ : /;
+const CLASSIC_BUILT = /^Successfully built ([0-9a-f]+)$/;
+const CLASSIC_CACHE = /^ ---> Using cache$/;
+const BUILDKIT_CACHED = /^(?:#\d+ CACHED$| => CACHED )/;
+const BUILDKIT_LINE = /^(?:#\d+ |\[\+\] Building )/;
+
 type ContainerState = 'created' | 'started' | 'recreated' | 'removed';
 /**
- * Compose's word for each state. A Map, because the word comes from an output line: looked up on a plain
- * object, `Container a constructor` would find Object.prototype's `constructor` (issue 15).
+ * v2's word for each counted state. A Map, because the word comes from an output line: looked up on a
+ * plain object, `Container a constructor` would find Object.prototype's `constructor` (issue 15).
  */
-const CONTAINER_STATES: ReadonlyMap<string, ContainerState> = new Map([
+const V2_COUNTED: ReadonlyMap<string, ContainerState> = new Map([
   ['Created', 'created'],
   ['Started', 'started'],
   ['Recreated', 'recreated'],
   ['Removed', 'removed'],
 ]);
+/** Every status v2 prints for a container: any of them shows that container lines are understood. */
+const V2_CONTAINER_WORDS: ReadonlySet<string> = new Set([
+  'Creating',
+  'Created',
+  'Recreate',
+  'Recreated',
+  'Starting',
+  'Started',
+  'Running',
+  'Waiting',
+  'Healthy',
+  'Exited',
+  'Stopping',
+  'Stopped',
+  'Killing',
+  'Killed',
+  'Removing',
+  'Removed',
+  'Restarting',
+  'Restarted',
+  'Error',
+]);
+/** v1's verbs whose `done` counts, and the states they reach. */
+const V1_COUNTED: ReadonlyMap<string, readonly ContainerState[]> = new Map([
+  ['Creating', ['created', 'started']],
+  ['Recreating', ['recreated', 'started']],
+  ['Starting', ['started']],
+  ['Removing', ['removed']],
+]);
 
 export class SummaryCounter {
   private lines = 0;
+  private readonly seen = { containers: false, pulls: false, builds: false };
   private readonly containers: Record<ContainerState, Set<string>> = {
     created: new Set(),
     started: new Set(),
@@ -45,47 +99,142 @@ export class SummaryCounter {
   private readonly pulled = new Set<string>();
   private readonly built = new Set<string>();
   private readonly namedImages = new Set<string>();
+  private cached = 0;
+  /** The service v1's classic builder is building (`Building web`), for its `Successfully built`. */
+  private building: string | undefined;
 
   /** Feeds one output line (stdout or stderr, in arrival order). */
   add(line: string): void {
     this.lines++;
     if (line.length > MAX_EVENT_LINE) return;
+    if (this.v1(line) || this.build(line)) return;
+    this.v2(line);
+  }
+
+  /** Compose v1's progress lines and docker's pull status; true when the line was one. */
+  private v1(line: string): boolean {
+    const progress = V1_PROGRESS.exec(line);
+    if (progress) {
+      const [, verb, name, status] = progress as unknown as [string, string, string, string];
+      if (verb === 'Pulling') {
+        this.seen.pulls = true;
+        if (status === 'done') this.pulled.add(name);
+        return true;
+      }
+      this.seen.containers = true;
+      if (status === 'done') for (const state of V1_COUNTED.get(verb) ?? []) this.containers[state].add(name);
+      return true;
+    }
+    if (V1_UP_TO_DATE.test(line)) {
+      this.seen.containers = true;
+      return true;
+    }
+    const orphan = V1_ORPHAN.exec(line);
+    if (orphan?.[1] !== undefined) {
+      this.seen.containers = true;
+      this.containers.removed.add(orphan[1]);
+      return true;
+    }
+    if (V1_PULL_FOR_UP.test(line)) {
+      this.seen.pulls = true;
+      return true;
+    }
+    const pulled = DOCKER_PULL_STATUS.exec(line);
+    if (pulled?.[1] !== undefined) {
+      this.seen.pulls = true;
+      this.pulled.add(pulled[1]);
+      return true;
+    }
+    return false;
+  }
+
+  /** Build output: v1's `Building`, the classic builder's and BuildKit's lines; true when it was one. */
+  private build(line: string): boolean {
+    const building = V1_BUILDING.exec(line);
+    if (building?.[1] !== undefined) {
+      this.seen.builds = true;
+      this.building = building[1];
+      return true;
+    }
+    const built = CLASSIC_BUILT.exec(line);
+    if (built?.[1] !== undefined) {
+      this.seen.builds = true;
+      this.built.add(this.building ?? built[1]);
+      this.building = undefined;
+      return true;
+    }
+    if (CLASSIC_CACHE.test(line) || BUILDKIT_CACHED.test(line)) {
+      this.seen.builds = true;
+      this.cached++;
+      return true;
+    }
     if (line.includes('naming to ')) {
       const m = NAMING_TO.exec(line);
-      if (m?.[1]) this.namedImages.add(m[1]);
-      return;
+      if (m?.[1]) {
+        this.seen.builds = true;
+        this.namedImages.add(m[1]);
+        return true;
+      }
     }
-    // More than a decoration, three words and a duration: no event. Told apart without splitting, as
-    // most lines are program output, and a split of each is most of what a deploy allocates.
-    if (SIX_WORDS.test(line)) return;
+    if (CLASSIC_STEP.test(line) || BUILDKIT_LINE.test(line)) {
+      this.seen.builds = true;
+      return true;
+    }
+    return false;
+  }
+
+  /** Compose v2's progress events. */
+  private v2(line: string): void {
+    // Six words or more and no `Skipped`: no event (a decoration, three words and a duration at most).
+    // Told apart without splitting: most lines are program output, and a split of each was most of what
+    // a deploy allocated (issue 15's soak).
+    if (SIX_WORDS.test(line) && !line.includes('Skipped')) return;
     const tokens = line.trim().split(/\s+/);
     if (tokens.length > 0 && DECORATIONS.has(tokens[0] as string)) tokens.shift();
+    // `web Skipped - Image is already present locally`, `Image x Skipped - ...`: a pull that was not needed.
+    const skipped = tokens.indexOf('Skipped');
+    if (skipped === 1 || (skipped === 2 && tokens[0] === 'Image')) {
+      this.seen.pulls = true;
+      return;
+    }
     if (tokens.length > 0 && DURATION.test(tokens[tokens.length - 1] as string)) tokens.pop();
     if (tokens.length < 2 || tokens.length > 3) return;
     const [first, second] = tokens as [string, string];
     const status = tokens[tokens.length - 1] as string;
     if (tokens.length === 3 && first === 'Container') {
-      const state = CONTAINER_STATES.get(status);
+      if (!V2_CONTAINER_WORDS.has(status)) return;
+      this.seen.containers = true;
+      const state = V2_COUNTED.get(status);
       if (state) this.containers[state].add(second);
       return;
     }
     // `<name> Pulled` or `Image <name> Pulled`; likewise Built (also `Service <name> Built`).
     const name = tokens.length === 2 ? first : first === 'Image' || first === 'Service' ? second : undefined;
     if (name === undefined) return;
-    if (status === 'Pulled') this.pulled.add(name);
-    else if (status === 'Built') this.built.add(name);
+    if (status === 'Pulled' || status === 'Pulling') {
+      this.seen.pulls = true;
+      if (status === 'Pulled') this.pulled.add(name);
+    } else if (status === 'Built' || status === 'Building') {
+      this.seen.builds = true;
+      if (status === 'Built') this.built.add(name);
+    }
   }
 
   /** The counts so far; undefined while no line was fed (unknown, never zero). */
   summary(): DeploySummary | undefined {
     if (this.lines === 0) return undefined;
-    return {
-      containersCreated: this.containers.created.size,
-      containersStarted: this.containers.started.size,
-      containersRecreated: this.containers.recreated.size,
-      containersRemoved: this.containers.removed.size,
-      imagesPulled: this.pulled.size,
-      imagesBuilt: this.built.size > 0 ? this.built.size : this.namedImages.size,
-    };
+    const summary: DeploySummary = {};
+    if (this.seen.containers) {
+      summary.containersCreated = this.containers.created.size;
+      summary.containersStarted = this.containers.started.size;
+      summary.containersRecreated = this.containers.recreated.size;
+      summary.containersRemoved = this.containers.removed.size;
+    }
+    if (this.seen.pulls) summary.imagesPulled = this.pulled.size;
+    if (this.seen.builds) {
+      summary.imagesBuilt = this.built.size > 0 ? this.built.size : this.namedImages.size;
+      summary.buildStepsCached = this.cached;
+    }
+    return summary;
   }
 }

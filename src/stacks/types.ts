@@ -34,11 +34,31 @@ export interface User {
 export interface StacksConfig {
   environments: readonly Environment[];
   users: readonly User[];
-  compose: { command: readonly string[] };
+  /** null: not configured, found at start (`docker compose`, else `docker-compose`: compose-program.ts). */
+  compose: { command: readonly string[] | null };
   /** By name: a Map, so a stack's provider named `constructor` is found only when configured. */
   secretProviders: ReadonlyMap<string, { command: readonly string[] }>;
   deployLogs: { budgetBytes: number; remeasureBytes: number };
   jobs: { timeoutSeconds: number; retentionHours: number };
+  /** Deploy-run retention per environment (null = local): issue 19 point 5. Absent: none. */
+  retention?: ReadonlyMap<number | null, { keepRuns: number | null; keepDays: number | null }>;
+  /** Notification channels (issue 19 point 4). Absent: none. */
+  notifications?: readonly NotificationChannel[];
+}
+
+export interface NotificationChannel {
+  name: string;
+  type: 'webhook' | 'ntfy' | 'gotify' | 'slack';
+  url: string;
+  /** Gotify's application token; ntfy's access token (Bearer). */
+  token?: string;
+  events: readonly string[];
+  /** Only these stacks / environments (null = local); absent = all. */
+  stacks?: readonly string[];
+  environments?: ReadonlyArray<number | null>;
+  /** Attempts in all (default 6), and the first retry's delay, doubled each time (default 2,000 ms). */
+  maxAttempts: number;
+  retryBaseMs: number;
 }
 
 export type StackAction = 'view' | 'edit';

@@ -1,9 +1,12 @@
 import type { AbstractBatchOptions, AbstractIterator, AbstractLevel } from 'abstract-level';
 import type { Observable } from 'rxjs';
 import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../../streams/system.js';
+import { chunkedJson } from './chunked-json.js';
 import { StoreClosedError, StreamDeletedError } from './errors.js';
+import { flatten } from './flatten.js';
 import { importedValue, planImport } from './import.js';
 import {
+  afterStreamRevisions,
   decodeEvent,
   eventKey,
   eventRange,
@@ -13,10 +16,14 @@ import {
   positionOfEventKey,
   positionValue,
   revisionKey,
+  revisionKeysOf,
   revisionRange,
   shredKey,
   shredRange,
   snapshotKey,
+  snapshotPartKey,
+  snapshotPartRange,
+  streamOfRevisionKey,
   tombstoneKey,
 } from './keys.js';
 import { LocalLeases } from './local-leases.js';
@@ -70,6 +77,18 @@ interface StreamHead {
 }
 
 const READ_CHUNK = 1_000;
+/** Consecutive positions of a stream from this many on are read as one range rather than key by key. */
+const MIN_RUN = 8;
+/** Characters of snapshot JSON per stored part, and per write batch of parts. */
+const SNAPSHOT_PART_CHARS = 1 << 20;
+const SNAPSHOT_BATCH_CHARS = 4 << 20;
+
+/** The value under a snapshot's key when the snapshot is stored in parts (see saveSnapshot). */
+interface PartedSnapshot {
+  name: string;
+  parts: number;
+  generation: string;
+}
 
 /**
  * The event store over any abstract-level database: classic-level on disk (the default) or
@@ -92,6 +111,8 @@ export class LevelEventStore implements EventStore {
   private readonly closeListeners = new Set<() => void>();
   private readonly live: LiveLog;
   private readonly leases = new LocalLeases();
+  private readonly snapshotSaves = new Map<string, Promise<void>>();
+  private snapshotGeneration = 0;
 
   private constructor(db: StringLevel, location: string, sync: boolean) {
     this.db = db;
@@ -165,10 +186,8 @@ export class LevelEventStore implements EventStore {
     );
   }
 
-  async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
-    const from = Math.max(1, options.from ?? 1);
-    const iterator = this.db.iterator({ ...eventRange(from, this.head), limit: options.maxCount ?? -1 });
-    yield* this.decodeEntries(iterator);
+  readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    return flatten(this.readAllChunks(options));
   }
 
   async *readAllChunks(options: ReadAllOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
@@ -196,6 +215,78 @@ export class LevelEventStore implements EventStore {
     }
   }
 
+  async *readStreamChunks(stream: string): AsyncIterable<readonly RecordedEvent[]> {
+    assertStreamName(stream);
+    const head = await this.streamHead(stream);
+    if (head.deleted) throw new StreamDeletedError(stream);
+    const index = this.db.iterator(revisionRange(stream));
+    // The next chunk of the index is read while this one's events are fetched and used.
+    let next: Promise<Array<[string, string]>> | undefined = index.nextv(READ_CHUNK);
+    try {
+      for (;;) {
+        const entries: Array<[string, string]> = await next;
+        next = undefined;
+        if (entries.length === 0) return;
+        next = index.nextv(READ_CHUNK);
+        yield await this.eventsAt(entries);
+      }
+    } finally {
+      await next?.catch(() => undefined);
+      await index.close();
+    }
+  }
+
+  /**
+   * The events a chunk of `stream`'s index points to. A stream's events mostly lie in runs of
+   * consecutive positions (an append is one run): a run is read as one range in order, which LevelDB
+   * does several times faster than a lookup per key; the events between runs are looked up key by key.
+   */
+  private async eventsAt(entries: ReadonlyArray<[string, string]>): Promise<RecordedEvent[]> {
+    const positions = entries.map(([, value]) => parsePositionValue(value));
+    const events: RecordedEvent[] = [];
+    let lone: number[] = [];
+    const lookUp = async () => {
+      if (lone.length === 0) return;
+      const values = await this.db.getMany(lone.map(eventKey));
+      for (let i = 0; i < lone.length; i++) {
+        const value = values[i];
+        // Absent only when the stream is being deleted under the reader: the delete wins.
+        if (value !== undefined) events.push(decodeEvent(lone[i] as number, value));
+      }
+      lone = [];
+    };
+    for (let i = 0; i < positions.length; ) {
+      const first = positions[i] as number;
+      let end = i + 1;
+      while (end < positions.length && positions[end] === first + (end - i)) end += 1;
+      if (end - i < MIN_RUN) {
+        lone.push(...positions.slice(i, end));
+      } else {
+        await lookUp();
+        const run = await this.db.iterator(eventRange(first, first + (end - i) - 1)).all();
+        for (const [key, value] of run) events.push(decodeEvent(positionOfEventKey(key), value));
+      }
+      i = end;
+    }
+    await lookUp();
+    return events;
+  }
+
+  async *listStreams(prefix: string): AsyncIterable<string> {
+    // One seek per stream, past its last revision key: a deleted stream has none left.
+    const first = revisionKeysOf(prefix);
+    const iterator = this.db.keys({ gte: first });
+    try {
+      for (let key = await iterator.next(); key?.startsWith(first); key = await iterator.next()) {
+        const stream = streamOfRevisionKey(key);
+        yield stream;
+        iterator.seek(afterStreamRevisions(stream));
+      }
+    } finally {
+      await iterator.close();
+    }
+  }
+
   subscribe(options: SubscribeOptions = {}): Observable<RecordedEvent> {
     if (options.stream !== undefined) assertStreamName(options.stream);
     return subscribeToLog(this.live, options);
@@ -203,15 +294,74 @@ export class LevelEventStore implements EventStore {
 
   async loadSnapshot<State>(name: string): Promise<Snapshot<State> | undefined> {
     const value = await this.db.get(snapshotKey(name));
-    return value === undefined ? undefined : (JSON.parse(value) as Snapshot<State>);
+    if (value === undefined) return undefined;
+    const stored = JSON.parse(value) as Snapshot<State> | PartedSnapshot;
+    if (!('parts' in stored)) return stored;
+    const parts = await this.db.values(snapshotPartRange(name, stored.generation)).all();
+    if (parts.length !== stored.parts)
+      throw new Error(`snapshot ${name}: ${parts.length} of its ${stored.parts} parts are in the store`);
+    return JSON.parse(parts.join('')) as Snapshot<State>;
   }
 
-  async saveSnapshot<State>(snapshot: Snapshot<State>): Promise<void> {
-    await this.db.put(snapshotKey(snapshot.name), JSON.stringify(snapshot), this.writeOptions);
+  /**
+   * A snapshot that serializes to one part is one value, as ever. A larger one (an editor session's
+   * read model is tens of MB) is serialized and written a part at a time, so neither its JSON nor
+   * LevelDB's copies of it (native string, write batch, memtable) are ever held whole; a value naming
+   * the parts' generation is written last, with the deletion of the previous generation's parts, in one
+   * batch: a save that stops part-way leaves the previous snapshot in force.
+   */
+  saveSnapshot<State>(snapshot: Snapshot<State>): Promise<void> {
+    const name = snapshot.name;
+    // Two saves of one name at once would each delete the other's parts: they go one after the other.
+    const previous = this.snapshotSaves.get(name) ?? Promise.resolve();
+    const saved = previous.catch(() => undefined).then(() => this.writeSnapshot(snapshot));
+    this.snapshotSaves.set(name, saved);
+    const forget = () => {
+      if (this.snapshotSaves.get(name) === saved) this.snapshotSaves.delete(name);
+    };
+    saved.then(forget, forget);
+    return saved;
+  }
+
+  private async writeSnapshot<State>(snapshot: Snapshot<State>): Promise<void> {
+    const name = snapshot.name;
+    const pieces = chunkedJson(snapshot, SNAPSHOT_PART_CHARS);
+    const first = pieces.next();
+    const second = pieces.next();
+    const stale = () => this.db.keys(snapshotPartRange(name)).all();
+    if (first.done || second.done) {
+      const batch = this.db.batch().put(snapshotKey(name), first.done ? 'null' : first.value);
+      for (const key of await stale()) batch.del(key);
+      await batch.write(this.writeOptions);
+      return;
+    }
+    const generation = `${Date.now().toString(36)}.${(this.snapshotGeneration++).toString(36)}`;
+    let parts = 0;
+    let batch = this.db.batch();
+    let batched = 0;
+    const put = async (piece: string) => {
+      batch.put(snapshotPartKey(name, generation, parts++), piece);
+      batched += piece.length;
+      if (batched < SNAPSHOT_BATCH_CHARS) return;
+      await batch.write(this.writeOptions);
+      batch = this.db.batch();
+      batched = 0;
+    };
+    await put(first.value);
+    await put(second.value);
+    for (let piece = pieces.next(); !piece.done; piece = pieces.next()) await put(piece.value);
+    const mine = snapshotPartRange(name, generation);
+    for (const key of await stale()) if (key < mine.gte || key >= mine.lt) batch.del(key);
+    const parted: PartedSnapshot = { name, parts, generation };
+    batch.put(snapshotKey(name), JSON.stringify(parted));
+    await batch.write(this.writeOptions);
   }
 
   async deleteSnapshot(name: string): Promise<void> {
-    await this.db.del(snapshotKey(name), this.writeOptions);
+    const parts = await this.db.keys(snapshotPartRange(name)).all();
+    const batch = this.db.batch().del(snapshotKey(name));
+    for (const key of parts) batch.del(key);
+    await batch.write(this.writeOptions);
   }
 
   async close(): Promise<void> {

@@ -252,6 +252,14 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
+  async *listStreams(prefix: string): AsyncIterable<string> {
+    const { rows } = await this.pool.query<{ stream: string }>(
+      `SELECT stream FROM ${this.sql.streams} WHERE deleted_at IS NULL AND revision >= 0 AND starts_with(stream, $1) ORDER BY stream COLLATE "C"`,
+      [prefix],
+    );
+    for (const row of rows) yield row.stream;
+  }
+
   subscribe(options: SubscribeOptions = {}): Observable<RecordedEvent> {
     if (options.stream !== undefined) assertStreamName(options.stream);
     return subscribeToLog(this.live, options);

@@ -105,6 +105,14 @@ export interface EventStore extends SnapshotStore {
    * readAll.
    */
   readAllChunks?(options?: ReadAllOptions): AsyncIterable<readonly RecordedEvent[]>;
+  /**
+   * The names of the streams that start with `prefix` and have events (deleted ones are not), in name
+   * order: for replays that go one stream at a time (see Projection.partition). Optional: a caller
+   * falls back to reading the whole log.
+   */
+  listStreams?(prefix: string): AsyncIterable<string>;
+  /** readStream forwards from its start, in chunks (see readAllChunks). Optional, like it. */
+  readStreamChunks?(stream: string): AsyncIterable<readonly RecordedEvent[]>;
   subscribe(options?: SubscribeOptions): Observable<RecordedEvent>;
   /** Removes a stream's events for good and leaves a tombstone. */
   deleteStream(stream: string): Promise<void>;

@@ -53,6 +53,27 @@ export function assertEventType(type: unknown): asserts type is string {
 const serialized = new WeakMap<EventData, string>();
 
 /**
+ * Data objects whose JSON text is already known, exactly as JSON.stringify would write it: made from that
+ * text by JSON.parse where the text was written (a DXF parsed in a worker thread), they are appended
+ * without being serialized again, and a writer that keeps what it appends as its stored JSON (the editor
+ * session) may keep the object itself, a fresh parse shared with nobody.
+ */
+const knownJson = new WeakMap<object, string>();
+
+/**
+ * Records that `JSON.stringify(data)` is `json`. The caller vouches for it, and hands `data` over: it
+ * is neither changed nor shared from then on.
+ */
+export function withKnownJson<T extends object>(data: T, json: string): T {
+  knownJson.set(data, json);
+  return data;
+}
+
+/** The JSON text recorded for `data` by withKnownJson, if any. */
+export const knownJsonOf = (data: unknown): string | undefined =>
+  data !== null && typeof data === 'object' ? knownJson.get(data) : undefined;
+
+/**
  * Serializes one event's type, data and metadata, and checks the size. The stream and revision are
  * only known when the write is committed, so the stored value is finished by `storedValue`.
  * Serializing here, once, means the bytes checked are the bytes written.
@@ -64,11 +85,13 @@ export function serializeEventBody(event: EventData, at: string): string {
   assertEventType(event.type);
   let body: string | undefined;
   try {
-    body = JSON.stringify({
-      t: event.type,
-      d: event.data ?? null,
-      m: { ...event.metadata, at: event.metadata?.at ?? at },
-    });
+    const metadata = { ...event.metadata, at: event.metadata?.at ?? at };
+    const data = knownJsonOf(event.data);
+    // The same text JSON.stringify writes for the whole, with the data's as it is known.
+    body =
+      data === undefined
+        ? JSON.stringify({ t: event.type, d: event.data ?? null, m: metadata })
+        : `{"t":${JSON.stringify(event.type)},"d":${data},"m":${JSON.stringify(metadata)}}`;
   } catch (error) {
     throw new InvalidEventError(
       `event "${event.type}" is not JSON-serializable: ${(error as Error).message}`,

@@ -1,6 +1,6 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -34,6 +34,33 @@ export interface CliOptions {
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const { CHRONICLE_DATA: _ignored, ...env } = process.env;
   return { ...env, ...extra };
+}
+
+/**
+ * A PATH for a command started without `compose.command`: its `docker-compose` is the fake compose
+ * (answering `version` as `version` says, a v1 by default) and it has no `docker`, so the compose
+ * detection (CONTRACT.md) finds the same program on any machine. `scripts` adds or replaces programs
+ * (shell script bodies); with `fake: false` there is no `docker-compose` either.
+ */
+export async function composePath(
+  options: { version?: string; fake?: boolean; scripts?: Record<string, string> } = {},
+): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'chronicle-path-'));
+  const fake = join(repoRoot, 'test', 'fixtures', 'fake-compose.mjs');
+  const version = options.version ?? 'docker-compose version 1.29.2, build fake';
+  const scripts: Record<string, string> = {
+    // node by name (npm start runs it so), without the rest of node's folder (which may hold a docker).
+    node: `exec '${process.execPath}' "$@"`,
+    ...(options.fake === false
+      ? {}
+      : { 'docker-compose': `FAKE_COMPOSE_VERSION='${version}' exec '${process.execPath}' '${fake}' "$@"` }),
+    ...options.scripts,
+  };
+  for (const [name, body] of Object.entries(scripts)) {
+    await writeFile(join(dir, name), `#!/bin/sh\n${body}\n`);
+    await chmod(join(dir, name), 0o755);
+  }
+  return dir;
 }
 
 export type CliChild = ChildProcessByStdio<null, Readable, Readable>;

@@ -94,7 +94,8 @@ describe('chronicle rebuild', () => {
       else
         expect(out[i]).toMatch(
           new RegExp(
-            `^${projection.name}: replayed from 5 events in \\d+\\.\\d\\d s \\(\\d+ events/s\\), checkpoint 7 \\(kept in memory by its server: no snapshot\\)$`,
+            // A read model of one part per stream of a prefix reads those streams only: none here.
+            `^${projection.name}: replayed from ${projection.partition === undefined ? 5 : 0} events in \\d+\\.\\d\\d s \\(\\d+ events/s\\), checkpoint 7 \\(kept in memory by its server: no snapshot\\)$`,
           ),
         );
     });

@@ -10,6 +10,7 @@ import {
   assertBuilt,
   type CliChild,
   cleanEnv,
+  composePath,
   lines,
   repoRoot,
   runCli,
@@ -51,16 +52,22 @@ const portOf = (stderr: string, surface: string) => {
   return m ? Number(m[1]) : undefined;
 };
 
-/** Starts `chronicle serve` (or `npm start`) and waits for both listening lines. */
+/**
+ * Starts `chronicle serve` (or `npm start`) and waits for both listening lines, and for a line matching
+ * each of `also` (in any order: lines written one after the other may arrive in separate reads).
+ */
 async function serve(
   child: CliChild,
+  also: readonly RegExp[] = [],
 ): Promise<{ child: CliChild; watched: Watched; editor: number; stacks: number }> {
   children.push(child);
   const watched = watch(child, 60_000);
   await until(
     () =>
-      portOf(watched.stderr(), 'editor') !== undefined && portOf(watched.stderr(), 'stacks') !== undefined,
-    `both listening lines; stderr so far: ${watched.stderr()}`,
+      portOf(watched.stderr(), 'editor') !== undefined &&
+      portOf(watched.stderr(), 'stacks') !== undefined &&
+      also.every((line) => line.test(watched.stderr())),
+    `both listening lines${also.length > 0 ? ` and ${also.join(', ')}` : ''}; stderr so far: ${watched.stderr()}`,
     20_000,
   );
   return {
@@ -194,7 +201,7 @@ describe('chronicle serve', { timeout: 30_000 }, () => {
         await configFile(dir),
       ]);
       expect(result.code, result.stderr).toBe(1);
-      const failure = lines(result.stderr).filter((l) => !/listening on/.test(l));
+      const failure = lines(result.stderr).filter((l) => !/listening on|^stacks compose: /.test(l));
       expect(failure, result.stderr).toHaveLength(1);
       expect(failure[0]).toMatch(new RegExp(`^${surface}: .*127\\.0\\.0\\.1:${port}`));
       expect(failure[0]).toMatch(/EADDRINUSE|address already in use/i);
@@ -214,14 +221,16 @@ describe('chronicle serve', { timeout: 30_000 }, () => {
     // Its own process group, as a terminal's foreground job: Ctrl-C reaches npm, its shell and chronicle.
     const child = spawn('npm', ['start', '--silent', '--', '--editor-port', '0', '--stacks-port', '0'], {
       cwd: repoRoot,
-      env: cleanEnv({ CHRONICLE_DATA: data }),
+      // No compose.command: the fake compose is the `docker-compose` on its PATH (composePath).
+      env: cleanEnv({ CHRONICLE_DATA: data, PATH: `${await composePath()}:/usr/bin:/bin` }),
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     }) as CliChild;
     const group = child.pid as number;
     try {
-      const s = await serve(child);
-      const token = /^stacks admin token: (\S+)$/m.exec(s.watched.stderr())?.[1];
+      const tokenLine = /^stacks admin token: (\S+)$/m;
+      const s = await serve(child, [tokenLine]);
+      const token = tokenLine.exec(s.watched.stderr())?.[1];
       expect(token, s.watched.stderr()).toBeDefined();
       expect((await fetch(`http://127.0.0.1:${s.editor}/api/v1/ready`)).status).toBe(200);
       const list = await fetch(`http://127.0.0.1:${s.stacks}/api/stacks`, {

@@ -16,7 +16,7 @@ import {
   StacksClient,
   startStacks,
 } from '../http/stacks/helpers.js';
-import { lines, runCli, startCli, tempDir, watch } from './helpers.js';
+import { cleanEnv, composePath, lines, runCli, startCli, tempDir, watch } from './helpers.js';
 
 describe('chronicle stacks', () => {
   it('a port in use: one line on stderr and exit 1', async () => {
@@ -26,9 +26,14 @@ describe('chronicle stacks', () => {
     const port = typeof address === 'object' && address ? address.port : 0;
     try {
       const dir = await tempDir();
-      const result = await runCli(['stacks', '--port', String(port), '--data', dir], { timeoutMs: 20_000 });
+      const result = await runCli(['stacks', '--port', String(port), '--data', dir], {
+        timeoutMs: 20_000,
+        env: cleanEnv({ PATH: await composePath() }),
+      });
       expect(result.code).toBe(1);
-      const errLines = lines(result.stderr).filter((l) => !l.startsWith('stacks admin token:'));
+      const errLines = lines(result.stderr).filter(
+        (l) => !l.startsWith('stacks admin token:') && !l.startsWith('stacks compose:'),
+      );
       expect(errLines).toHaveLength(1);
       expect(errLines[0]).toMatch(new RegExp(`^stacks: cannot listen on 127\\.0\\.0\\.1:${port}: `));
     } finally {
@@ -58,7 +63,9 @@ describe('chronicle stacks', () => {
 
   it('without a config file: an admin token printed once, which the API takes', async () => {
     const dir = await tempDir();
-    const child = startCli(['stacks', '--port', '0', '--data', dir]);
+    const child = startCli(['stacks', '--port', '0', '--data', dir], {
+      env: cleanEnv({ PATH: await composePath() }),
+    });
     const watched = watch(child, 30_000);
     try {
       await eventually(
@@ -74,6 +81,58 @@ describe('chronicle stacks', () => {
       child.kill('SIGTERM');
       const result = await watched.done;
       expect(result.code).toBe(0);
+    }
+  });
+
+  it('without compose.command: `docker compose` when it answers, else `docker-compose`, said on stderr', async () => {
+    const v2 = `[ "$1 $2" = "compose version" ] && { echo "Docker Compose version v2.29.7"; exit 0; }; exit 1`;
+    const noPlugin = `echo "docker: 'compose' is not a docker command." >&2; exit 1`;
+    for (const [scripts, said] of [
+      [{ docker: v2 }, 'stacks compose: docker compose 2.29.7 (v2, detected)'],
+      [{ docker: noPlugin }, 'stacks compose: docker-compose 1.29.2 (v1, detected)'],
+    ] as const) {
+      const dir = await tempDir();
+      const child = startCli(['stacks', '--port', '0', '--data', dir], {
+        env: cleanEnv({ PATH: await composePath({ scripts }) }),
+      });
+      const watched = watch(child, 30_000);
+      try {
+        await eventually(async () => (/listening on/.test(watched.stderr()) ? true : undefined), 'listening');
+        expect(lines(watched.stderr())).toContain(said);
+      } finally {
+        child.kill('SIGTERM');
+        expect((await watched.done).code).toBe(0);
+      }
+    }
+  });
+
+  it('without compose.command and with neither `docker compose` nor `docker-compose`: one line, exit 1', async () => {
+    const dir = await tempDir();
+    const path = await composePath({
+      fake: false,
+      scripts: { docker: 'echo "unknown command: docker compose" >&2; exit 1' },
+    });
+    const result = await runCli(['stacks', '--port', '0', '--data', dir], {
+      timeoutMs: 20_000,
+      env: cleanEnv({ PATH: path }),
+    });
+    expect(result.code).toBe(1);
+    const said = lines(result.stderr).filter((l) => !l.startsWith('stacks admin token:'));
+    expect(said).toEqual([
+      'chronicle stacks: no compose program: `docker compose version` failed (unknown command: docker compose) and `docker-compose version` failed (docker-compose: not found); install Docker Compose or set compose.command in the config file',
+    ]);
+  });
+
+  it('with compose.command: its version and generation on stderr', async () => {
+    const server = await startStacks({
+      env: { FAKE_COMPOSE_VERSION: 'docker-compose version 1.29.2, build fake' },
+    });
+    try {
+      expect(lines(server.stderr())).toContainEqual(
+        expect.stringMatching(/^stacks compose: \S+ \S+fake-compose\.mjs 1\.29\.2 \(v1, compose\.command\)$/),
+      );
+    } finally {
+      await server.stop();
     }
   });
 

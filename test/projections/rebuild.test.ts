@@ -44,6 +44,50 @@ describe.each(storeKinds)('rebuildProjection over the %s store', (kind) => {
     await harness.dispose();
   });
 
+  it('replays a partitioned read model that is not persisted one stream at a time, as the whole log would', async () => {
+    // Per stream of the prefix: how many events and the sum of their `i`, as the whole log's replay has it.
+    type Parts = Record<string, { events: number; sum: number }>;
+    const partitioned = {
+      name: 'parts',
+      version: 1,
+      persist: false,
+      partition: 'part-',
+      initial: (): Parts => ({}),
+      evolve(state: Parts, event: { stream: string; data: unknown }) {
+        if (!event.stream.startsWith('part-')) return state;
+        const part = state[event.stream] ?? { events: 0, sum: 0 };
+        state[event.stream] = { events: part.events + 1, sum: part.sum + (event.data as { i: number }).i };
+        return state;
+      },
+    };
+    for (let round = 0; round < 3; round++) {
+      await store.append('part-a', events('A', 1_500));
+      await store.append('other', events('O', 10));
+      await store.append('part-b', events('B', 2));
+      await store.append('part-gone', events('G', 5));
+    }
+    await store.deleteStream('part-gone');
+    const whole = await rebuildProjection(store, { ...partitioned, partition: undefined });
+    const parts: Parts = {};
+    const progress: RebuildProgress[] = [];
+    const result = await rebuildProjection(store, partitioned, (p) => progress.push(p), 1_000, {
+      onPart: (stream, part) => {
+        expect(Object.keys(part)).toEqual([stream]);
+        Object.assign(parts, part);
+      },
+    });
+    expect(parts).toEqual(whole.state);
+    expect(Object.keys(parts).sort()).toEqual(['part-a', 'part-b']);
+    // Only the partition's events are read; the parts went to onPart, one at a time.
+    expect(result.events).toBe(3 * 1_502);
+    expect(result.state).toEqual({});
+    expect(progress.at(-1)).toMatchObject({
+      done: await store.headPosition(),
+      total: await store.headPosition(),
+    });
+    expect(await store.loadSnapshot('parts')).toBeUndefined();
+  });
+
   it('gives the initial state at checkpoint 0 on an empty log, and saves it', async () => {
     const progress: RebuildProgress[] = [];
     const result = await within(

@@ -1,59 +1,116 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { composeArgv, composeEnv } from '../../src/stacks/compose-args.js';
+import { composeEnv, composeSteps, isUsageLine } from '../../src/stacks/compose-args.js';
 import { PROTOTYPE_NAMES, withPrototypeNames } from '../fuzz-names.js';
 
-const target = {
+const v2 = {
   command: ['docker', 'compose'],
+  generation: 'v2' as const,
   project: 'web',
   composeFile: '/data/stacks/local/web/compose.yaml',
 };
+const v1 = { ...v2, command: ['docker-compose'], generation: 'v1' as const };
 const base = ['docker', 'compose', '--project-name', 'web', '--file', '/data/stacks/local/web/compose.yaml'];
+const base1 = ['docker-compose', ...base.slice(2)];
+const argvs = (steps: ReturnType<typeof composeSteps>) => steps.map((s) => s.argv);
 
-describe('composeArgv', () => {
-  it('up without options', () => {
-    expect(composeArgv(target, 'up', { pull: false, build: false, forceRecreate: false })).toEqual([
-      ...base,
-      'up',
-      '--detach',
-      '--remove-orphans',
+describe('composeSteps', () => {
+  it('up without options: one step, the same for both generations but the command', () => {
+    expect(composeSteps(v2, 'up', { pull: false, build: false, forceRecreate: false })).toEqual([
+      { subcommand: 'up', argv: [...base, 'up', '--detach', '--remove-orphans'] },
     ]);
-    expect(composeArgv(target, 'up')).toEqual([...base, 'up', '--detach', '--remove-orphans']);
+    expect(argvs(composeSteps(v2, 'up'))).toEqual([[...base, 'up', '--detach', '--remove-orphans']]);
+    expect(argvs(composeSteps(v1, 'up'))).toEqual([[...base1, 'up', '--detach', '--remove-orphans']]);
   });
 
-  it('up with every option, in the contract order', () => {
-    expect(composeArgv(target, 'up', { pull: true, build: true, forceRecreate: true })).toEqual([
-      ...base,
-      'up',
+  it('v2 up with every option, in the contract order', () => {
+    expect(argvs(composeSteps(v2, 'up', { pull: true, build: true, forceRecreate: true }))).toEqual([
+      [...base, 'up', '--detach', '--remove-orphans', '--pull', 'always', '--build', '--force-recreate'],
+    ]);
+    expect(
+      argvs(composeSteps(v2, 'up', { pull: false, build: true, forceRecreate: false }))[0]?.slice(-1),
+    ).toEqual(['--build']);
+  });
+
+  it('v1 up with pull: `pull` first, then `up` without --pull (v1 has no such flag)', () => {
+    expect(composeSteps(v1, 'up', { pull: true, build: true, forceRecreate: true })).toEqual([
+      { subcommand: 'pull', argv: [...base1, 'pull'] },
+      {
+        subcommand: 'up',
+        argv: [...base1, 'up', '--detach', '--remove-orphans', '--build', '--force-recreate'],
+      },
+    ]);
+    for (const steps of [composeSteps(v1, 'up', { pull: true, build: false, forceRecreate: false })])
+      expect(steps.flatMap((s) => s.argv)).not.toContain('always');
+  });
+
+  it('every v1 flag is one `docker-compose <cmd> --help` of 1.29.2 lists', () => {
+    // The options of 1.29.2's help texts that chronicle uses (docker-compose --help, up --help).
+    const known = new Set([
+      '--project-name',
+      '--file',
       '--detach',
       '--remove-orphans',
-      '--pull',
-      'always',
       '--build',
       '--force-recreate',
     ]);
-    expect(composeArgv(target, 'up', { pull: false, build: true, forceRecreate: false }).slice(-1)).toEqual([
-      '--build',
-    ]);
+    const all = { pull: true, build: true, forceRecreate: true };
+    for (const op of ['up', 'stop', 'start', 'restart', 'down'] as const)
+      for (const step of composeSteps(v1, op, all))
+        for (const arg of step.argv.filter((a) => a.startsWith('-'))) expect(known.has(arg), arg).toBe(true);
   });
 
   it('other operations take no up flags, even with options', () => {
-    for (const op of ['stop', 'start', 'restart', 'down'] as const) {
-      expect(composeArgv(target, op, { pull: true, build: true, forceRecreate: true })).toEqual([
-        ...base,
-        op,
-      ]);
-    }
+    for (const target of [v1, v2])
+      for (const op of ['stop', 'start', 'restart', 'down'] as const) {
+        expect(composeSteps(target, op, { pull: true, build: true, forceRecreate: true })).toEqual([
+          { subcommand: op, argv: [...(target === v1 ? base1 : base), op] },
+        ]);
+      }
   });
 
   it('a multi-word command (node + script) stays in front', () => {
-    expect(composeArgv({ ...target, command: ['/usr/bin/node', '/x/fake.mjs'] }, 'stop').slice(0, 3)).toEqual(
-      ['/usr/bin/node', '/x/fake.mjs', '--project-name'],
-    );
+    expect(
+      composeSteps({ ...v2, command: ['/usr/bin/node', '/x/fake.mjs'] }, 'stop')[0]?.argv.slice(0, 3),
+    ).toEqual(['/usr/bin/node', '/x/fake.mjs', '--project-name']);
   });
 
   it('an empty command is an error', () => {
-    expect(() => composeArgv({ ...target, command: [] }, 'up')).toThrow(/compose.command/);
+    expect(() => composeSteps({ ...v2, command: [] }, 'up')).toThrow(/compose.command/);
+  });
+});
+
+describe('isUsageLine', () => {
+  const fixture = (name: string) =>
+    readFileSync(join(import.meta.dirname, '..', 'fixtures', 'compose-output', name), 'utf8').split('\n');
+
+  it("v1's usage of `up` (an unknown flag, exit 0) is usage; its normal output is not", () => {
+    expect(fixture('v1-up-unknown-flag.txt').some((l) => isUsageLine(l, 'up'))).toBe(true);
+    for (const name of ['v1-up-create.txt', 'v1-up-build.txt', 'v1-pull-failed.txt', 'v2-up-create.txt'])
+      expect(
+        fixture(name).some((l) => isUsageLine(l, 'up') || isUsageLine(l, 'pull')),
+        name,
+      ).toBe(false);
+  });
+
+  it("v1's top-level usage, v1's and v2's usage of a subcommand", () => {
+    expect(
+      isUsageLine(
+        '  docker-compose [-f <arg>...] [--profile <name>...] [options] [--] [COMMAND] [ARGS...]',
+        'up',
+      ),
+    ).toBe(true);
+    expect(isUsageLine('Usage: pull [options] [--] [SERVICE...]', 'pull')).toBe(true);
+    expect(isUsageLine('Usage: down [options]', 'down')).toBe(true);
+    expect(isUsageLine('Usage:  docker compose up [OPTIONS] [SERVICE...]', 'up')).toBe(true);
+  });
+
+  it("another program's usage (a build step printing one) is not compose's", () => {
+    expect(isUsageLine('Usage: npm <command>', 'up')).toBe(false);
+    expect(isUsageLine('Usage: up [options]', 'pull')).toBe(false);
+    expect(isUsageLine('#7 0.312 Usage: up [options]', 'up')).toBe(false);
   });
 });
 

@@ -83,7 +83,8 @@ describe('loadStacksConfig', () => {
     const a = await loadStacksConfig(undefined);
     const b = await loadStacksConfig(undefined);
     expect(a.config.environments).toEqual([]);
-    expect(a.config.compose.command).toEqual(['docker', 'compose']);
+    // Not configured: found at start by trying `docker compose`, then `docker-compose`.
+    expect(a.config.compose.command).toBeNull();
     expect(a.config.secretProviders).toEqual(new Map());
     expect(a.config.deployLogs).toEqual({ budgetBytes: 2 * 1024 ** 3, remeasureBytes: 1024 ** 2 });
     expect(a.config.jobs).toEqual({ timeoutSeconds: 3600, retentionHours: 24 });

@@ -127,15 +127,17 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
       await new Promise((r) => setTimeout(r, 50));
       // And some accepted in this very turn, not handed to subscribers yet.
       for (let i = 7_000; i < 7_050; i++) job.line(`l${i}`);
-      const chunkLists = [0, 150, 5_999, 7_020].map((from) =>
-        lastValueFrom(small.jobs.chunks(job.id, from).pipe(toArray())),
+      // A subscriber whose catch-up is slower than the job (a loaded machine) reads the store again: it is
+      // never dropped for that, nor does it hold the live messages meanwhile.
+      const chunkLists = Promise.all(
+        [0, 150, 5_999, 7_020].map((from) => lastValueFrom(small.jobs.chunks(job.id, from).pipe(toArray()))),
       );
       for (let i = 7_050; i < 9_000; i++) {
         job.line(`l${i}`);
         if (i % 300 === 299) await new Promise((r) => setImmediate(r));
       }
       await job.finish({ success: true, exitCode: 0 });
-      const lists = await within(5_000, Promise.all(chunkLists));
+      const lists = await within(30_000, chunkLists);
       [0, 150, 5_999, 7_020].forEach((from, s) => {
         const indexes = (lists[s] ?? []).flatMap((c) => c.messages.map((_, i) => c.from + i));
         expect(indexes).toEqual(Array.from({ length: 9_001 - from }, (_, i) => from + i));
@@ -170,7 +172,6 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
     });
     const fast = lastValueFrom(records.jobs.messages(job.id).pipe(toArray()));
     await new Promise((r) => setTimeout(r, 5));
-    const began = performance.now();
     job.line('l0');
     while (slowSeen.length === 0) await new Promise((r) => setImmediate(r));
     // From here on it takes nothing: the job goes on, published chunk after chunk.
@@ -179,7 +180,8 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
       if (i % 1_000 === 0) await new Promise((r) => setImmediate(r));
     }
     await job.finish({ success: true, exitCode: 0 });
-    const elapsed = performance.now() - began;
+    // The job finished, recorded, while the slow subscriber still held its first chunk: not waited for.
+    const seenAtFinish = slowSeen.length;
     const error = await within(5_000, slowError);
     release();
     expect(error).toBeInstanceOf(JobSubscriberTooSlowError);
@@ -188,7 +190,7 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
     expect((await within(5_000, fast)).length).toBe(20_001);
     const rest = await lastValueFrom(records.jobs.messages(job.id, lastIndex + 1).pipe(toArray()));
     expect([...slowSeen, ...rest].map((m) => m.index)).toEqual(Array.from({ length: 20_001 }, (_, i) => i));
-    expect(elapsed).toBeLessThan(5_000);
+    expect(seenAtFinish).toBeLessThan(20_001);
   });
 
   it('a subscriber slower than the job lets its live queue go and reads the store instead: every message once, in order', async () => {

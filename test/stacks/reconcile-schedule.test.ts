@@ -6,9 +6,13 @@
 import cron from 'node-cron';
 import { BehaviorSubject } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applySettingsChange, DEFAULT_SETTINGS, type GeneralSettings } from '../../projections/settings.js';
+import { applySettingsChange, DEFAULT_SETTINGS } from '../../projections/settings.js';
 import { StacksError } from '../../src/stacks/errors.js';
-import { ReconcileSchedule, scheduleOf } from '../../src/stacks/reconcile-schedule.js';
+import {
+  ReconcileSchedule,
+  type ReconcileSettings,
+  scheduleOf,
+} from '../../src/stacks/reconcile-schedule.js';
 import { cronProblem, parseSettingsPatch, settingsChangedEvent } from '../../src/stacks/settings.js';
 
 const badRequest = (body: unknown): string => {
@@ -59,12 +63,16 @@ describe('settings bodies', () => {
     expect(applySettingsChange(DEFAULT_SETTINGS, event)).toEqual({
       deployLogReconcileCron: '0 3 * * *',
       deployLogReconcileEnabled: false,
+      deployRunRetentionCron: '30 3 * * *',
+      deployRunRetentionEnabled: true,
     });
   });
   it('the defaults: daily, enabled', () => {
     expect(DEFAULT_SETTINGS).toEqual({
       deployLogReconcileCron: '0 3 * * *',
       deployLogReconcileEnabled: true,
+      deployRunRetentionCron: '30 3 * * *',
+      deployRunRetentionEnabled: true,
     });
     expect(cron.validate(DEFAULT_SETTINGS.deployLogReconcileCron)).toBe(true);
   });
@@ -83,7 +91,7 @@ describe('the reconcile schedule', () => {
 
   it('follows the settings at once: a task per change, none when disabled, none after stop()', async () => {
     const tasksBefore = cron.getTasks().size;
-    const settings = new BehaviorSubject<GeneralSettings>({ ...DEFAULT_SETTINGS });
+    const settings = new BehaviorSubject<ReconcileSettings>({ ...DEFAULT_SETTINGS });
     let ticks = 0;
     const tick = async () => {
       ticks += 1;
@@ -114,7 +122,7 @@ describe('the reconcile schedule', () => {
   });
 
   it('a failing tick (a manual run holds the lock) is logged, and the schedule goes on', async () => {
-    const settings = new BehaviorSubject<GeneralSettings>({
+    const settings = new BehaviorSubject<ReconcileSettings>({
       deployLogReconcileCron: '* * * * * *',
       deployLogReconcileEnabled: true,
     });

@@ -1,6 +1,6 @@
 /**
  * Worker thread of `loadDxfOffThread`: receives a DXF file's bytes, parses them, and posts the model
- * head, then each entity batch when the main thread asks for the next one. Without that pacing the
+ * head, then each entity batch, as its JSON text, when the main thread asks for the next one. Without that pacing the
  * main thread would take every queued message in one turn of its loop (Node drains a port's queue at
  * once): 150 batches of a 300,000-entity file, deserialized back to back, stall it for over half a second.
  */
@@ -15,12 +15,18 @@ port.once('message', (bytes: Uint8Array) => {
   const post = (message: WorkerMessage) => port.postMessage(message);
   try {
     const loaded = loadDxf(bytes);
+    const text = (index: number) => {
+      const batch = loaded.batches[index];
+      return batch && JSON.stringify(batch);
+    };
     post({ kind: 'head', model: loaded.model, bytes: loaded.bytes, sha256: loaded.sha256 });
     let next = 0;
-    // Each 'next' from the main thread asks for one more batch, then the end.
+    let ready = text(next);
+    // Each 'next' from the main thread asks for one more batch, then the end; the batch after it is
+    // serialized while the main thread parses this one.
     port.on('message', () => {
-      const batch = loaded.batches[next++];
-      post(batch ? { kind: 'batch', batch } : { kind: 'done' });
+      post(ready === undefined ? { kind: 'done' } : { kind: 'batch', json: ready });
+      ready = text(++next);
     });
   } catch (error) {
     post({

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { withKnownJson } from '../../store/validate.js';
 import { dictGet } from '../dict.js';
 import type { DxfDocumentModel, Entity } from '../model.js';
 import { DxfError, type DxfErrorCode } from './errors.js';
@@ -63,10 +64,37 @@ export function loadDxf(buffer: Uint8Array): LoadedDxf {
   };
 }
 
-/** What the parse worker posts: the head, then each batch, then the end (or a failure instead). */
+/**
+ * The JSON text of batches that came from the worker as text (see WorkerMessage): a batch parsed from it
+ * on this thread is handed to the session's log as it is, neither copied nor serialized again.
+ */
+const batchJson = new WeakMap<EntityBatch, string>();
+
+/**
+ * The data of a batch's EntitiesLoaded event; its JSON text known (withKnownJson) when the batch came
+ * from the worker, so the append writes the worker's text instead of serializing 2,000 entities again.
+ */
+export function entitiesLoadedData(
+  documentId: number,
+  index: number,
+  batch: EntityBatch,
+): { document_id: number; batch: number; entities: Entity[]; order: string[] } {
+  const data = { document_id: documentId, batch: index, ...batch };
+  const json = batchJson.get(batch);
+  // The keys in the order of `data`; the batch's own text after them, its opening brace dropped.
+  return json === undefined
+    ? data
+    : withKnownJson(data, `{"document_id":${documentId},"batch":${index},${json.slice(1)}`);
+}
+
+/**
+ * What the parse worker posts: the head, then each batch, then the end (or a failure instead). A batch
+ * is its JSON text: a string crosses threads as one copy of its bytes, where a structured clone of
+ * 2,000 entities is rebuilt object by object (and was then serialized again for the log).
+ */
 export type WorkerMessage =
   | { kind: 'head'; model: DxfDocumentModel; bytes: number; sha256: string }
-  | { kind: 'batch'; batch: EntityBatch }
+  | { kind: 'batch'; json: string }
   | { kind: 'done' }
   | { kind: 'failed'; code: DxfErrorCode | null; message: string };
 
@@ -102,10 +130,14 @@ export function loadDxfOffThread(buffer: Uint8Array): Promise<LoadedDxf> {
           loaded = { model: message.model, batches: [], bytes: message.bytes, sha256: message.sha256 };
           askForNext();
           return;
-        case 'batch':
-          loaded?.batches.push(message.batch);
+        case 'batch': {
+          // Parsed here, a batch per turn of the loop: the one copy of the entities this thread keeps.
+          const batch = JSON.parse(message.json) as EntityBatch;
+          batchJson.set(batch, message.json);
+          loaded?.batches.push(batch);
           askForNext();
           return;
+        }
         case 'done':
           settle(() => (loaded ? resolve(loaded) : reject(new Error('DXF worker ended without a result'))));
           return;

@@ -1,4 +1,4 @@
-import { dictGet } from '../dict.js';
+import { dictGet, dictSet } from '../dict.js';
 /**
  * Reads a client makes to learn what is there, as the reference editor answers them: `commands` (the
  * command line's commands, and how to run one), `entities` (how many entities of each type) and
@@ -78,7 +78,7 @@ function entitySummary(ctx: OpContext): OpOutcome {
     const e = dictGet(model.entities, handle);
     if (!e) return;
     const type = e.type === 'Raw' ? e.dxf_type : e.type;
-    byType[type] = (byType[type] ?? 0) + 1;
+    dictSet(byType, type, (dictGet(byType, type) ?? 0) + 1);
     total += 1;
   };
   for (const h of model.order) count(h);

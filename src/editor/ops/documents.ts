@@ -7,7 +7,7 @@ import { type Change, editorEvent, type NewEditorEvent } from '../../../streams/
 import { MAX_DXF_BYTES } from '../capabilities.js';
 import { dictSet } from '../dict.js';
 import { DxfError, readDxf, templateDxf, writeDxf } from '../dxf/index.js';
-import { type LoadedDxf, loadDxfFile } from '../dxf/load.js';
+import { entitiesLoadedData, type LoadedDxf, loadDxfFile } from '../dxf/load.js';
 import { EditorError, fail } from '../errors.js';
 import type { DxfDocumentModel, Entity } from '../model.js';
 import { type WrittenFile, writeOutputFile } from '../output-file.js';
@@ -123,7 +123,7 @@ function openedEvents(id: number, title: string, path: string, loaded: LoadedDxf
       entity_batches: loaded.batches.length,
     }),
     ...loaded.batches.map((batch, index) =>
-      editorEvent('EntitiesLoaded', { document_id: id, batch: index, ...batch }),
+      editorEvent('EntitiesLoaded', entitiesLoadedData(id, index, batch)),
     ),
   ];
 }

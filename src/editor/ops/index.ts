@@ -1,6 +1,7 @@
 import { capabilities } from '../capabilities.js';
 import { batchOps } from './batch.js';
 import { blockOps } from './blocks.js';
+import { captureOps } from './capture.js';
 import { discoveryOps } from './discovery.js';
 import { documentOps } from './documents.js';
 import { entityOps } from './entities.js';
@@ -48,5 +49,6 @@ export const editorOps: OpTable = {
   ...runOps,
   ...batchOps,
   ...plotOps,
+  ...captureOps,
   ...discoveryOps,
 };

@@ -162,21 +162,7 @@ function cancel(ctx: OpContext): OpOutcome {
   };
 }
 
-/**
- * `capture` (the reference editor's screenshot of its window): a headless editor has no window
- * (`gui_required`, as the reference answers); the GUI-hosted one shows its drawing in a browser page,
- * which captures itself — the editor process has no window to capture either.
- */
-function capture(ctx: OpContext): OpOutcome {
-  if (!ctx.gui) return fail('gui_required', 'capture needs the editor window; this editor runs headless');
-  return fail(
-    'capture_unsupported',
-    "capture needs an editor window; chronicle's viewer is a browser page: capture it there, or plot the drawing",
-  );
-}
-
 export const interactionOps: OpTable = {
-  capture: { kind: 'immediate', document: 'none', run: capture },
   view_focus: { kind: 'mutation', document: 'required', run: viewFocus },
   getpoint: {
     kind: 'mutation',

@@ -37,7 +37,8 @@ function formatOf(value: unknown, path: string): PlotFormat {
   );
 }
 
-function layoutOf(layouts: Record<string, Layout>, value: unknown): Layout {
+/** The layout named `value` (case-insensitive); `layout_missing` naming the layouts there are otherwise. */
+export function layoutOf(layouts: Record<string, Layout>, value: unknown): Layout {
   if (typeof value !== 'string' || value.trim() === '')
     return fail('layout_missing', `layout must be a layout name, got ${JSON.stringify(value)}`);
   const layout = Object.values(layouts).find((l) => l.name.toUpperCase() === value.toUpperCase());

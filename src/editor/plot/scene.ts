@@ -110,7 +110,7 @@ interface Inherited {
 }
 
 /** What every entity of one plot is drawn against. */
-interface SceneContext {
+export interface SceneContext {
   model: DxfDocumentModel;
   /** Layers left out besides those off, frozen or not plotted (a viewport's frozen layers), upper case. */
   hidden: ReadonlySet<string>;
@@ -303,7 +303,8 @@ function imageItem(model: DxfDocumentModel, e: ImageEntity, aci: number, weight:
   };
 }
 
-function itemBounds(item: PlotItem): Bounds | undefined {
+/** The box a drawn part covers, in the coordinates it is drawn in. */
+export function plotItemBounds(item: PlotItem): Bounds | undefined {
   switch (item.kind) {
     case 'curves':
       return unionBounds(item.curves.map(curveBounds));
@@ -385,7 +386,8 @@ function collect(
   const { model, hidden } = ctx;
   const layer = inherited && entity.layer === '0' ? inherited.layer : entity.layer;
   const m = inherited?.matrix ?? IDENTITY;
-  const aci = entityAci({ ...entity, layer }, model, inherited?.aci);
+  // A copy only for a part that takes its reference's layer: one per entity of a large drawing adds up.
+  const aci = entityAci(layer === entity.layer ? entity : { ...entity, layer }, model, inherited?.aci);
   const weight = weightOf(model, entity.lineweight, layer, inherited?.weight ?? DEFAULT_LINEWEIGHT_MM);
   const linetype = linetypeOf(model, entity.linetype, layer, inherited?.linetype);
   if (entity.type === 'Insert') {
@@ -505,6 +507,53 @@ function viewportItems(
   return items;
 }
 
+/** What every entity of one plot is drawn against, and what it could not draw (by DXF type). */
+export interface PlotContext {
+  scene: SceneContext;
+  /** The layout block drawn, upper case. */
+  space: string;
+  skipped: Record<string, number>;
+}
+
+/**
+ * Starts a plot of one layout block (`*Model_Space`, `*Paper_Space0`...), leaving out the layers in
+ * `hidden` (upper case) besides those off, frozen or not plotted.
+ */
+export function plotContext(
+  model: DxfDocumentModel,
+  space: string,
+  hidden: ReadonlySet<string> = new Set(),
+): PlotContext {
+  return {
+    scene: { model, hidden, patterns: linetypePatterns(model), ltscale: globalLinetypeScale(model) },
+    space: space.toUpperCase(),
+    skipped: {},
+  };
+}
+
+/**
+ * The parts one entity of the layout block prints as; undefined for an entity of another block, one on
+ * a hidden layer and one the plot cannot draw (counted in `skipped`). Its own: a capture walks the
+ * drawing with it in slices, so the event loop is not held for a whole scene.
+ */
+export function plotEntityItems(plot: PlotContext, entity: Entity): PlotItem[] | undefined {
+  const { scene, space } = plot;
+  if (entity.space.toUpperCase() !== space) return undefined;
+  if (entity.type === 'Raw') {
+    const viewport =
+      space === MODEL_SPACE.toUpperCase() ? undefined : viewportItems(scene.model, entity, scene.hidden);
+    if (!viewport) {
+      if (entity.dxf_type.toUpperCase() !== 'VIEWPORT' && layerPlots(scene.model, entity.layer, scene.hidden))
+        dictSet(plot.skipped, entity.dxf_type, (dictGet(plot.skipped, entity.dxf_type) ?? 0) + 1);
+      return undefined;
+    }
+    return viewport;
+  }
+  const drawn: DrawnItem[] = [];
+  collect(scene, entity, undefined, drawn);
+  return drawn.length > 0 ? drawn : undefined;
+}
+
 /**
  * The entities of one layout block (`*Model_Space`, `*Paper_Space0`...) as the plot draws them, in drawing
  * order, leaving out the layers in `hidden` (upper case) besides those off, frozen or not plotted.
@@ -515,34 +564,14 @@ export function plotScene(
   hidden: ReadonlySet<string> = new Set(),
 ): PlotScene {
   const entities: PlotEntity[] = [];
-  const skipped: Record<string, number> = {};
-  const wanted = space.toUpperCase();
-  const ctx: SceneContext = {
-    model,
-    hidden,
-    patterns: linetypePatterns(model),
-    ltscale: globalLinetypeScale(model),
-  };
+  const plot = plotContext(model, space, hidden);
   for (const handle of model.order) {
     const entity = dictGet(model.entities, handle);
-    if (!entity || entity.space.toUpperCase() !== wanted) continue;
-    let items: PlotItem[];
-    if (entity.type === 'Raw') {
-      const viewport =
-        wanted === MODEL_SPACE.toUpperCase() ? undefined : viewportItems(model, entity, hidden);
-      if (!viewport) {
-        if (entity.dxf_type.toUpperCase() !== 'VIEWPORT' && layerPlots(model, entity.layer, hidden))
-          dictSet(skipped, entity.dxf_type, (dictGet(skipped, entity.dxf_type) ?? 0) + 1);
-        continue;
-      }
-      items = viewport;
-    } else {
-      const drawn: DrawnItem[] = [];
-      collect(ctx, entity, undefined, drawn);
-      items = drawn;
-    }
-    const bounds = unionBounds(items.map(itemBounds));
-    if (items.length > 0 && bounds)
+    if (!entity) continue;
+    const items = plotEntityItems(plot, entity);
+    if (!items) continue;
+    const bounds = unionBounds(items.map(plotItemBounds));
+    if (bounds)
       entities.push({
         handle,
         type: entity.type === 'Raw' ? entity.dxf_type : entity.type,
@@ -551,5 +580,5 @@ export function plotScene(
         bounds,
       });
   }
-  return { entities, skipped };
+  return { entities, skipped: plot.skipped };
 }

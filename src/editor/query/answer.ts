@@ -3,7 +3,7 @@
  * and `text`/`value`), `full` (every property, `text`/`value`, and `bounds`). Points are always 3 numbers.
  */
 import type { DetailLevel } from '../capabilities.js';
-import { dictSet } from '../dict.js';
+import { dictGet, dictHas, dictSet } from '../dict.js';
 import { bounds } from '../geometry/index.js';
 import { type Bounds, type GeometryContext, NO_BLOCKS } from '../geometry/types.js';
 import type { Entity } from '../model.js';
@@ -116,7 +116,7 @@ export function fieldReader(entity: Entity, ctx: GeometryContext): (tokens: read
     }
     if (entity.type === 'Insert' || entity.type === 'Raw') {
       derived ??= derivedFields(entity);
-      if (head in derived && !(head in entity)) return follow(derived[head], rest);
+      if (dictHas(derived, head) && !dictHas(entity, head)) return follow(dictGet(derived, head), rest);
     }
     if (head === 'text' || (head === 'value' && entity.type !== 'Text' && entity.type !== 'MText')) {
       return follow(entityText(entity), rest);

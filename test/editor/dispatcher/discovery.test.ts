@@ -1,6 +1,6 @@
 /**
  * The ops of the reference editor's dispatcher chronicle gained (issue 16): `hello`, `select`,
- * `measure`, `entities`, `commands`, `history`, `capture`, and the top-level fields of `state`,
+ * `measure`, `entities`, `commands`, `history`, `capture` (a PNG: issue 20), and the top-level fields of `state`,
  * `layers`, `header` and `records` its clients read.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -175,17 +175,34 @@ describe('entities, commands, history, capture', () => {
     expect(((await read('history', { limit: 1 })).entries as unknown[]).length).toBe(1);
   });
 
-  it('capture needs an editor window: gui_required headless, capture_unsupported GUI-hosted', async () => {
-    expect(await read('capture', { path: 'shot.png' })).toMatchObject({ ok: false, code: 'gui_required' });
+  it('capture draws a PNG, headless and GUI-hosted alike; its arguments are checked', async () => {
+    await h.create([{ type: 'Line', start: [0, 0], end: [10, 0] }]);
     const gui = await startHarness({ gui: true });
     try {
-      expect(await gui.raw({ protocol: 1, op: 'capture' })).toMatchObject({
-        ok: false,
-        code: 'capture_unsupported',
-      });
+      await gui.newDoc();
+      await gui.create([{ type: 'Circle', center: [0, 0], radius: 5 }]);
+      for (const harness of [h, gui]) {
+        const answer = await harness.raw({ protocol: 1, op: 'capture', width: 256 });
+        expect(answer).toMatchObject({
+          ok: true,
+          result: { format: 'png', mime_type: 'image/png', width: 256, entities: 1 },
+        });
+        const png = Buffer.from(String((answer.result as { data: string }).data), 'base64');
+        expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+      }
     } finally {
       await gui.close();
     }
+    expect(await read('capture', { width: 100 })).toMatchObject({ ok: false, code: 'invalid_width' });
+    expect(await read('capture', { window: [0, 0, 0, 5] })).toMatchObject({
+      ok: false,
+      code: 'invalid_point',
+    });
+    expect(await read('capture', { layout: 'Nope' })).toMatchObject({ ok: false, code: 'layout_missing' });
+    expect(await read('capture', { background: 'teal' })).toMatchObject({
+      ok: false,
+      code: 'invalid_background',
+    });
   });
 });
 

@@ -2,6 +2,7 @@
  * The log is the truth: the session's read model rebuilt from the log equals the live one, and a
  * session resumed over a level store (restart) sees the same documents and recorded answers.
  */
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editorSessionProjection } from '../../../projections/editor-session.js';
@@ -98,6 +99,34 @@ describe('rebuilding the read model from the log', () => {
       const rebuilt = await rebuildProjection(h.store, editorSessionProjection(h.session.sessionId));
       expect(JSON.parse(JSON.stringify(rebuilt.state))).toEqual(live);
       expect(rebuilt.events).toBe((await h.events()).length);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('gives the live state after an open of a file parsed off the thread (its batches kept as handed over)', async () => {
+    const h = await startHarness();
+    try {
+      const parts: string[] = ['0\nSECTION\n2\nENTITIES\n'];
+      for (let i = 0; i < 30_000; i++)
+        parts.push(`0\nLINE\n8\nL${i % 7}\n10\n${i}.25\n20\n-0.0\n11\n${i}\n21\n1e-7\n`);
+      parts.push('0\nENDSEC\n0\nEOF\n');
+      const path = join(scratch.dir, `${freshId('big')}.dxf`);
+      await writeFile(path, parts.join(''), 'latin1');
+      const opened = await h.raw({ protocol: 1, op: 'open', request_id: freshId('open'), path });
+      expect(opened.ok).toBe(true);
+      const id = opened.document_id as number;
+      await h.raw({
+        protocol: 1,
+        op: 'entities_delete',
+        request_id: freshId('d'),
+        document_id: id,
+        handles: [h.session.state.documents[String(id)]?.model.order[0]],
+      });
+      const live = JSON.parse(JSON.stringify(h.session.state));
+      expect(live.documents[String(id)].model.order).toHaveLength(29_999);
+      const rebuilt = await rebuildProjection(h.store, editorSessionProjection(h.session.sessionId));
+      expect(JSON.parse(JSON.stringify(rebuilt.state))).toEqual(live);
     } finally {
       await h.close();
     }

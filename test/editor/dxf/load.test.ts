@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { DxfError } from '../../../src/editor/dxf/errors.js';
 import {
+  entitiesLoadedData,
   LOAD_BATCH,
   type LoadedDxf,
   loadDxf,
@@ -13,6 +14,7 @@ import {
   loadDxfOffThread,
   OFF_THREAD_BYTES,
 } from '../../../src/editor/dxf/load.js';
+import { knownJsonOf, serializeEventBody } from '../../../src/store/validate.js';
 
 function linesDxf(count: number): Buffer {
   const parts: string[] = ['0\nSECTION\n2\nENTITIES\n'];
@@ -62,5 +64,24 @@ describe('loading DXF off the main thread', () => {
     expect(loaded.sha256).toBe(loadDxf(big).sha256);
     const small = linesDxf(10);
     expect(settled(await loadDxfFile(small))).toEqual(settled(loadDxf(small)));
+  });
+
+  it("hands the worker's batches over with their JSON text, which is exactly what serializing them writes", async () => {
+    const big = linesDxf(40_000);
+    const there = await loadDxfOffThread(big);
+    const here = loadDxf(big);
+    expect(there.batches).toEqual(here.batches);
+    for (const [index, batch] of there.batches.entries()) {
+      const data = entitiesLoadedData(7, index, batch);
+      expect(data).toEqual({ document_id: 7, batch: index, ...batch });
+      expect(knownJsonOf(data)).toBe(JSON.stringify(data));
+      const event = { type: 'EntitiesLoaded', data, metadata: { requestId: 'r', at: 'now' } };
+      const plain = { ...event, data: { ...data } };
+      expect(serializeEventBody(event, 'now')).toBe(serializeEventBody(plain, 'now'));
+    }
+    // Batches read on this thread have no text: theirs are serialized as any event's.
+    expect(
+      knownJsonOf(entitiesLoadedData(7, 0, here.batches[0] as (typeof here.batches)[0])),
+    ).toBeUndefined();
   });
 });

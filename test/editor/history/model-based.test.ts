@@ -378,8 +378,12 @@ describe('the log as the truth, over random editor sessions', () => {
                 const data = command.clear ? [] : [{ code: 1000, value: command.app }];
                 await ok('xdata_set', { ...active(), handles: chosen, app: command.app, data });
                 const read = await ok('xdata_get', { ...active(), handles: chosen, app: command.app });
-                for (const item of read.items as Array<{ xdata: Record<string, unknown> }>)
-                  expect(item.xdata).toEqual(command.clear ? {} : { [command.app.toUpperCase()]: data });
+                // `data.<APP>` holds the items with their codes, `xdata.<APP>` their values in order.
+                const app = command.app.toUpperCase();
+                for (const item of read.items as Array<{ xdata: unknown; data: unknown }>) {
+                  expect(item.data).toEqual(command.clear ? {} : { [app]: data });
+                  expect(item.xdata).toEqual(command.clear ? {} : { [app]: [command.app] });
+                }
                 break;
               }
               case 'layout':

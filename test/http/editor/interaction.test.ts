@@ -1,6 +1,6 @@
 /**
  * The interaction ops over the generic passthrough of a headless editor: view_focus frames entities,
- * getpoint and user_select are 409 gui_required, cancel answers at once; all of them also while a
+ * getpoint and user_select are 409 gui_required (capture draws a PNG: capture.test.ts), cancel answers at once; all of them also while a
  * client holds a connection open.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -39,8 +39,8 @@ describe('interaction ops over REST (headless)', () => {
     expect(body(neither)).toMatchObject({ ok: false, code: 'invalid_request' });
   });
 
-  it("getpoint, user_select and capture (the reference editor's window screenshot) are 409 gui_required", async () => {
-    for (const op of ['getpoint', 'user_select', 'capture']) {
+  it('getpoint and user_select (picks of a person at the viewer) are 409 gui_required', async () => {
+    for (const op of ['getpoint', 'user_select']) {
       const answer = await client.post(`/api/v1/${op}`, { prompt: 'pick something' });
       expect(answer.status, op).toBe(409);
       expect(body(answer), op).toMatchObject({ ok: false, code: 'gui_required', http_status: 409 });

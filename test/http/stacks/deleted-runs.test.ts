@@ -10,10 +10,11 @@
  * there: its log file holds its marker, the store holds its key, and a copy still opens its output.
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { lines, runCli, tempDir } from '../../cli/helpers.js';
+import { levelFileContents } from '../../store/level-files.js';
 import {
   pagesContaining,
   postgresSchemas,
@@ -53,9 +54,11 @@ const needlesOf = (s: Secret): Buffer[] => [
 ];
 
 /**
- * Every file under `dir` holding one of `needles`, relative to it. The stack folders are left out: a
- * stack's compose file is its definition (it tells the fake compose what to print), not a run's output,
- * and deleting a run does not touch it.
+ * Every file under `dir` holding one of `needles`, relative to it: in its raw bytes, or in what LevelDB
+ * reads from it (a table's blocks uncompressed, a log's records whole; a raw search alone could miss a
+ * value there, see level-files.ts). The stack folders are left out: a stack's compose file is its
+ * definition (it tells the fake compose what to print), not a run's output, and deleting a run does
+ * not touch it.
  */
 function filesHolding(dir: string, needles: readonly Buffer[]): string[] {
   const found: string[] = [];
@@ -65,8 +68,9 @@ function filesHolding(dir: string, needles: readonly Buffer[]): string[] {
       if (relative(dir, path) === 'stacks') continue;
       if (statSync(path).isDirectory()) walk(path);
       else {
-        const bytes = readFileSync(path);
-        if (needles.some((needle) => bytes.includes(needle))) found.push(relative(dir, path));
+        const contents = levelFileContents(path);
+        if (needles.some((needle) => contents.some((part) => part.includes(needle))))
+          found.push(relative(dir, path));
       }
     }
   };

@@ -146,6 +146,9 @@ export interface ConfigJson {
   secretProviders?: Record<string, { command: string[] }>;
   deployLogs?: { budgetBytes: number; remeasureBytes: number };
   jobs?: { timeoutSeconds: number; retentionHours?: number };
+  /** Issue 19: notification channels and deploy-run retention per environment. */
+  notifications?: Array<Record<string, unknown>>;
+  retention?: Array<{ environment: number | null; keepRuns?: number; keepDays?: number }>;
 }
 
 export const ENVIRONMENTS = [

@@ -104,6 +104,7 @@ describeStacks('Object.prototype names', () => {
       containersRemoved: 1,
       imagesPulled: 2,
       imagesBuilt: 1,
+      buildStepsCached: 0,
     });
     expect(await logLines(server.dataDir, null, runId as number)).toEqual(lines);
     // A second deploy of the same words: the stack was let go and the process is the same one.

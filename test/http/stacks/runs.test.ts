@@ -99,10 +99,10 @@ describeStacks('deploy runs', () => {
           containersStarted: 2,
           containersRecreated: 0,
           containersRemoved: 0,
-          imagesPulled: 0,
-          imagesBuilt: 0,
         },
       });
+      // Only what was seen: the fake printed container lines only, no pull or build line.
+      expect(Object.keys((done.details as { summary: object }).summary)).not.toContain('imagesPulled');
     });
 
     it('a failing compose closes the run `failed` with its exit code and a redacted error message', async () => {

@@ -26,6 +26,8 @@ import {
   type UserKind,
 } from './helpers.js';
 
+/** The deploy-run retention schedule's settings (issue 19 point 5), at their defaults here. */
+const RETENTION_DEFAULTS = { deployRunRetentionCron: '30 3 * * *', deployRunRetentionEnabled: true };
 const HOUR_AGO = new Date(Date.now() - 3_600_000);
 
 async function orphan(dataDir: string, env: Env, name: string, modified: Date = HOUR_AGO): Promise<string> {
@@ -67,7 +69,11 @@ describeStacks('settings, schedules and executions', () => {
       for (const kind of ['admin', 'viewer', 'nogrant', 'noaccess'] as UserKind[]) {
         const reply = await server.as(kind).get('/api/settings/general');
         expect(reply.status).toBe(200);
-        expect(reply.value).toEqual({ deployLogReconcileCron: '0 3 * * *', deployLogReconcileEnabled: true });
+        expect(reply.value).toEqual({
+          deployLogReconcileCron: '0 3 * * *',
+          deployLogReconcileEnabled: true,
+          ...RETENTION_DEFAULTS,
+        });
       }
       expect((await new StacksClient(server.port, null).get('/api/settings/general')).status).toBe(401);
     });
@@ -102,10 +108,18 @@ describeStacks('settings, schedules and executions', () => {
       }
       const changed = await admin.post('/api/settings/general', { deployLogReconcileCron: '0 4 * * *' });
       expect(changed.status).toBe(200);
-      expect(changed.value).toEqual({ deployLogReconcileCron: '0 4 * * *', deployLogReconcileEnabled: true });
+      expect(changed.value).toEqual({
+        deployLogReconcileCron: '0 4 * * *',
+        deployLogReconcileEnabled: true,
+        ...RETENTION_DEFAULTS,
+      });
       expect((await server.as('viewer').get('/api/settings/general')).value).toEqual(changed.value);
       const back = await admin.post('/api/settings/general', { deployLogReconcileCron: '0 3 * * *' });
-      expect(back.value).toEqual({ deployLogReconcileCron: '0 3 * * *', deployLogReconcileEnabled: true });
+      expect(back.value).toEqual({
+        deployLogReconcileCron: '0 3 * * *',
+        deployLogReconcileEnabled: true,
+        ...RETENTION_DEFAULTS,
+      });
     });
   });
 
@@ -275,7 +289,11 @@ describeStacks('settings, schedules and executions', () => {
         deployLogReconcileCron: '0 3 * * *',
         deployLogReconcileEnabled: true,
       });
-      expect(reset.value).toEqual({ deployLogReconcileCron: '0 3 * * *', deployLogReconcileEnabled: true });
+      expect(reset.value).toEqual({
+        deployLogReconcileCron: '0 3 * * *',
+        deployLogReconcileEnabled: true,
+        ...RETENTION_DEFAULTS,
+      });
     });
   });
 });
@@ -314,6 +332,7 @@ describeStacks('reconcile across restarts', () => {
       expect((await again.get('/api/settings/general')).value).toEqual({
         deployLogReconcileCron: '0 5 * * *',
         deployLogReconcileEnabled: true,
+        ...RETENTION_DEFAULTS,
       });
       const rows = reconcileRows(await page(again, '?limit=500'));
       expect(rows.length).toBeGreaterThan(0);

@@ -44,6 +44,17 @@ describeStacks('stacks', () => {
   });
 
   describe('create, get, list, variables', () => {
+    /** The engine's view of a stack of environment 1 or 2 (a dockerHost no engine answers on here). */
+    const unreachable = (env: 1 | 2) => ({
+      state: 'unknown',
+      stateReason: expect.stringMatching(
+        new RegExp(
+          `^The Docker engine \\(tcp://10\\.0\\.0\\.${env + 4}:2375\\) (did not answer within 2 s|cannot be reached: )`,
+        ),
+      ),
+      containers: null,
+    });
+
     it('a created stack reads back; secret values are never sent back', async () => {
       const compose = composeText({ lines: ['hello'] }, ['web', 'db']);
       await createStackDone(admin, 'shop', 1, {
@@ -64,6 +75,7 @@ describeStacks('stacks', () => {
           { name: 'PUBLIC_URL', secret: false, value: 'https://shop.example' },
           { name: 'DB_PASSWORD', secret: true, value: null },
         ],
+        ...unreachable(1),
       });
       expect(reply.text).not.toContain('correct-horse-battery');
     });
@@ -87,7 +99,7 @@ describeStacks('stacks', () => {
         String(a.name).localeCompare(String(b.name)),
       );
       expect(one).toEqual([
-        { name: 'blog', environmentId: 1, secretProvider: null, variables: [] },
+        { name: 'blog', environmentId: 1, secretProvider: null, variables: [], ...unreachable(1) },
         {
           name: 'shop',
           environmentId: 1,
@@ -96,10 +108,11 @@ describeStacks('stacks', () => {
             { name: 'PUBLIC_URL', secret: false },
             { name: 'DB_PASSWORD', secret: true },
           ],
+          ...unreachable(1),
         },
       ]);
       expect(arrayOf(await admin.get('/api/stacks?env=2'))).toEqual([
-        { name: 'shop', environmentId: 2, secretProvider: null, variables: [] },
+        { name: 'shop', environmentId: 2, secretProvider: null, variables: [], ...unreachable(2) },
       ]);
       const local = arrayOf(await admin.get('/api/stacks'));
       expect(local.map((s) => s.name)).not.toContain('shop');
@@ -123,6 +136,7 @@ describeStacks('stacks', () => {
           { name: 'TOKEN', secret: true, value: null },
           { name: 'MODE', secret: false, value: 'production' },
         ],
+        ...unreachable(1),
       };
       expect(reply.value).toEqual(expected);
       expect((await admin.get('/api/stacks/blog?env=1')).value).toEqual(expected);

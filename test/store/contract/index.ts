@@ -1,5 +1,6 @@
 import { afterEach, describe } from 'vitest';
 import { appendAndReadContract } from './append-read.js';
+import { byStreamContract } from './by-stream.js';
 import { concurrencyContract } from './concurrency.js';
 import { deleteContract } from './delete.js';
 import { expectedRevisionContract } from './expected-revision.js';
@@ -31,5 +32,6 @@ export function describeStoreContract(name: string, adapter: StoreAdapter): void
     processContract(h);
     importContract(h);
     leaseContract(h);
+    byStreamContract(h);
   });
 }

@@ -44,6 +44,32 @@ export function snapshotContract(h: Harness) {
       await store.deleteSnapshot('never-saved');
     });
 
+    it('keeps a snapshot of many MB of JSON whole: saved, replaced, shrunk and deleted', async () => {
+      const store = await h.open();
+      // A drawing-like state: a wide dictionary of entities and a long list, about 6 MB of JSON.
+      const big = (mark: number) => {
+        const entities: Record<string, unknown> = {};
+        for (let i = 0; i < 30_000; i++)
+          entities[`H${i}`] = { handle: `H${i}`, mark, start: [i, i / 3, 0], text: 'é 🎉 "quoted" \\' };
+        return {
+          name: 'editor-session-live:big',
+          version: 6,
+          position: mark,
+          state: { entities, order: Object.keys(entities) },
+        };
+      };
+      await store.saveSnapshot(big(1));
+      expect(await store.loadSnapshot('editor-session-live:big')).toEqual(big(1));
+      await store.saveSnapshot(big(2));
+      expect(await store.loadSnapshot('editor-session-live:big')).toEqual(big(2));
+      const small = { name: 'editor-session-live:big', version: 6, position: 3, state: { entities: {} } };
+      await store.saveSnapshot(small);
+      expect(await store.loadSnapshot('editor-session-live:big')).toEqual(small);
+      await store.saveSnapshot(big(4));
+      await store.deleteSnapshot('editor-session-live:big');
+      expect(await store.loadSnapshot('editor-session-live:big')).toBeUndefined();
+    });
+
     it('snapshots and their deletion survive reopen', async (ctx) => {
       requireDurable(h, ctx, 'close');
       const first = await h.open();

@@ -1,0 +1,279 @@
+import type { Json, RecordedEvent } from '../src/store/types.js';
+import {
+  type EnvironmentId,
+  RUN_STREAM_PREFIX,
+  type StacksEventMap,
+  stackStream,
+} from '../streams/stacks.js';
+import type { Projection } from './projection.js';
+
+/**
+ * The audit trail (issue 19 point 6): who did what and when, one entry per event that records an act —
+ * stack create/update/delete, variables (names only), deploys and their trigger, run deletions,
+ * settings, webhook deliveries, notifications. Entries name no value of a variable: the events they come
+ * from hold none. `id` is the event's position in the log, so entries sort as the log does.
+ */
+export interface AuditEntry {
+  id: number;
+  at: string;
+  type: string;
+  user: string | null;
+  stack: string | null;
+  environmentId: EnvironmentId;
+  details: Record<string, Json>;
+}
+
+export interface AuditState {
+  /** Oldest first (log order). */
+  entries: AuditEntry[];
+  /** The stack and environment of each run, for the events that name only the run (RunDeleted). */
+  runs: Map<number, { stack: string; environmentId: EnvironmentId }>;
+  /** The variable names of each stack (stackStream), to tell added from removed ones. */
+  variables: Map<string, string[]>;
+}
+
+type Data<T extends keyof StacksEventMap> = StacksEventMap[T];
+
+/** Audit types of events other catalogs add (notifications): mapped by their own module's function. */
+export type AuditMapper = (event: RecordedEvent) => Omit<AuditEntry, 'id' | 'at'> | undefined;
+const extraMappers: AuditMapper[] = [];
+/** Registers a mapper for more event types (called at module load, before any projection runs). */
+export const addAuditMapper = (mapper: AuditMapper) => extraMappers.push(mapper);
+
+const who = (event: RecordedEvent, userId: string | null | undefined): string | null =>
+  userId ?? (typeof event.metadata.userId === 'string' ? event.metadata.userId : null);
+
+function entryOf(state: AuditState, event: RecordedEvent): Omit<AuditEntry, 'id' | 'at'> | undefined {
+  switch (event.type) {
+    case 'StackCreated': {
+      const d = event.data as Data<'StackCreated'>;
+      state.variables.set(
+        stackStream(d.environment_id, d.stack),
+        d.variables.map((v) => v.name),
+      );
+      return {
+        type: 'stack.created',
+        user: who(event, d.user_id),
+        stack: d.stack,
+        environmentId: d.environment_id,
+        details: { variables: d.variables.map((v) => v.name), secretProvider: d.secret_provider },
+      };
+    }
+    case 'StackComposeSaved': {
+      const d = event.data as Data<'StackComposeSaved'>;
+      return {
+        type: 'stack.compose_saved',
+        user: who(event, d.user_id),
+        stack: d.stack,
+        environmentId: d.environment_id,
+        details: { composeHash: d.compose_hash },
+      };
+    }
+    case 'StackVariablesSet': {
+      const d = event.data as Data<'StackVariablesSet'>;
+      const key = stackStream(d.environment_id, d.stack);
+      const before = state.variables.get(key) ?? [];
+      const after = d.variables.map((v) => v.name);
+      state.variables.set(key, after);
+      return {
+        type: 'stack.variables_changed',
+        user: who(event, d.user_id),
+        stack: d.stack,
+        environmentId: d.environment_id,
+        details: {
+          variables: after,
+          added: after.filter((n) => !before.includes(n)),
+          removed: before.filter((n) => !after.includes(n)),
+        },
+      };
+    }
+    case 'StackDeleted': {
+      const d = event.data as Data<'StackDeleted'>;
+      state.variables.delete(stackStream(d.environment_id, d.stack));
+      return {
+        type: 'stack.deleted',
+        user: who(event, d.user_id),
+        stack: d.stack,
+        environmentId: d.environment_id,
+        details: {},
+      };
+    }
+    case 'GitStackConfigured': {
+      const d = event.data as Data<'GitStackConfigured'>;
+      return {
+        type: 'git_stack.configured',
+        user: who(event, d.user_id),
+        stack: d.stack,
+        environmentId: d.environment_id,
+        details: {
+          repository: d.repository,
+          branch: d.branch,
+          composePath: d.compose_path,
+          autoDeployCron: d.auto_deploy_cron,
+        },
+      };
+    }
+    case 'StackHistorySettingsSet': {
+      const d = event.data as Data<'StackHistorySettingsSet'>;
+      return {
+        type: 'stack.history_settings_changed',
+        user: who(event, d.user_id),
+        stack: d.stack,
+        environmentId: d.environment_id,
+        details: { autoRollback: d.auto_rollback, keepRuns: d.keep_runs, keepDays: d.keep_days },
+      };
+    }
+    case 'RunStarted': {
+      if (!event.stream.startsWith(RUN_STREAM_PREFIX)) return undefined;
+      const d = event.data as Data<'RunStarted'>;
+      state.runs.set(d.run_id, { stack: d.stack, environmentId: d.environment_id });
+      const extra = d.extra ?? {};
+      return {
+        type: 'deploy.started',
+        user: who(event, d.user_id),
+        stack: d.stack,
+        environmentId: d.environment_id,
+        details: {
+          runId: d.run_id,
+          trigger: d.trigger,
+          options: { ...d.options },
+          ...(extra.redeployOf !== undefined ? { redeployOf: extra.redeployOf } : {}),
+          ...(extra.rollbackOf !== undefined ? { rollbackOf: extra.rollbackOf } : {}),
+        },
+      };
+    }
+    case 'RunCompleted':
+    case 'RunCompletedSealed': {
+      if (!event.stream.startsWith(RUN_STREAM_PREFIX)) return undefined;
+      const d = event.data as Data<'RunCompletedSealed'>;
+      const run = state.runs.get(d.run_id);
+      return {
+        type: 'deploy.finished',
+        user: null,
+        stack: run?.stack ?? null,
+        environmentId: run?.environmentId ?? null,
+        details: { runId: d.run_id, status: d.status, exitCode: d.exit_code },
+      };
+    }
+    case 'RunDeleted': {
+      const d = event.data as Data<'RunDeleted'>;
+      const run = state.runs.get(d.run_id);
+      state.runs.delete(d.run_id);
+      return {
+        type: 'run.deleted',
+        user: who(event, d.user_id),
+        stack: run?.stack ?? null,
+        environmentId: run?.environmentId ?? null,
+        details: { runId: d.run_id },
+      };
+    }
+    case 'SettingsChanged': {
+      const d = event.data as Data<'SettingsChanged'>;
+      const { user_id: userId, ...changed } = d;
+      return {
+        type: 'settings.changed',
+        user: who(event, userId),
+        stack: null,
+        environmentId: null,
+        details: { ...changed },
+      };
+    }
+    case 'GitWebhookDeliveryHandled': {
+      const d = event.data as Data<'GitWebhookDeliveryHandled'>;
+      return {
+        type: 'webhook.delivery',
+        user: null,
+        stack: d.stack,
+        environmentId: d.environment_id,
+        details: { deliveryId: d.delivery_id, outcome: d.outcome, runId: d.run_id },
+      };
+    }
+    case 'ReconcileStarted': {
+      const d = event.data as Data<'ReconcileStarted'>;
+      return {
+        type: 'schedule.run',
+        user: who(event, d.user_id),
+        stack: null,
+        environmentId: null,
+        details: { scheduleType: 'deploy_log_reconcile', executionId: d.execution_id, trigger: d.trigger },
+      };
+    }
+    case 'NotificationAttempted': {
+      const d = event.data as Data<'NotificationAttempted'>;
+      return {
+        type: d.ok ? 'notification.sent' : 'notification.failed',
+        user: null,
+        stack: null,
+        environmentId: null,
+        details: {
+          channel: d.channel,
+          event: d.event,
+          key: d.key,
+          attempt: d.attempt,
+          status: d.status,
+          error: d.error,
+        },
+      };
+    }
+    default:
+      for (const mapper of extraMappers) {
+        const entry = mapper(event);
+        if (entry) return entry;
+      }
+      return undefined;
+  }
+}
+
+export const audit: Projection<AuditState> = {
+  name: 'audit',
+  version: 1,
+  initial: () => ({ entries: [], runs: new Map(), variables: new Map() }),
+  evolve(state, event) {
+    const entry = entryOf(state, event);
+    if (entry) state.entries.push({ id: event.position, at: event.metadata.at, ...entry });
+    return state;
+  },
+  snapshot: {
+    save: (state) => ({
+      entries: state.entries as unknown as Json,
+      runs: [...state.runs.entries()] as unknown as Json,
+      variables: [...state.variables.entries()],
+    }),
+    load: (json) => {
+      const saved = json as unknown as {
+        entries: AuditEntry[];
+        runs: Array<[number, { stack: string; environmentId: EnvironmentId }]>;
+        variables: Array<[string, string[]]>;
+      };
+      return { entries: saved.entries, runs: new Map(saved.runs), variables: new Map(saved.variables) };
+    },
+  },
+};
+
+export interface AuditFilter {
+  user?: string;
+  stack?: string;
+  /** Undefined: every environment; null: the local one. */
+  environmentId?: EnvironmentId;
+  /** Types, or prefixes ending in `.` (`deploy.` = every deploy type). */
+  types?: string[];
+  since?: string;
+  until?: string;
+}
+
+export const matchesType = (type: string, types: readonly string[]) =>
+  types.some((t) => (t.endsWith('.') ? type.startsWith(t) : type === t));
+
+/** The entries a filter keeps, newest first. Pure. */
+export function* auditEntries(state: AuditState, filter: AuditFilter): Generator<AuditEntry> {
+  for (let i = state.entries.length - 1; i >= 0; i--) {
+    const e = state.entries[i] as AuditEntry;
+    if (filter.user !== undefined && e.user !== filter.user) continue;
+    if (filter.stack !== undefined && e.stack !== filter.stack) continue;
+    if (filter.environmentId !== undefined && e.environmentId !== filter.environmentId) continue;
+    if (filter.types && !matchesType(e.type, filter.types)) continue;
+    if (filter.since !== undefined && e.at < filter.since) continue;
+    if (filter.until !== undefined && e.at > filter.until) continue;
+    yield e;
+  }
+}

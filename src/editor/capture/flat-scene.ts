@@ -1,0 +1,293 @@
+/**
+ * The plot's scene of one layout block, kept flat: each entity's printed parts (plot/scene.ts, so a
+ * capture shows what a plot prints) as a piece — one array of numbers — rather than an object per part.
+ * A scene of 100,000 entities is then 100,000 small arrays of doubles the garbage collector does not
+ * look into, cheap to keep per document revision, to draw again at another size or window, and to
+ * build again after a change from the pieces of the entities the change did not touch.
+ */
+
+import { curveBounds } from '../geometry/curves.js';
+import type { Bounds } from '../geometry/index.js';
+import { TAU } from '../geometry/math.js';
+import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
+import {
+  type DrawnItem,
+  imageCorners,
+  type PlotContext,
+  type PlotItem,
+  plotEntityItems,
+  plotItemBounds,
+  type TextLine,
+} from '../plot/scene.js';
+
+/**
+ * Kinds of primitive in a piece's `prims`, each followed by its numbers:
+ * SEG style x1 y1 x2 y2 · ARC style cx cy r start sweep ccw · DOT style x y ·
+ * POLY style n x1 y1 … xn yn (closed) · TEXT style (the piece's `texts`, in order) ·
+ * CLIP (the piece's next `clips` box; until UNCLIP) · UNCLIP.
+ */
+export const SEG = 0;
+export const ARC = 1;
+export const DOT = 2;
+export const POLY = 3;
+export const TEXT = 4;
+export const CLIP = 5;
+export const UNCLIP = 6;
+
+/** How a part prints: its ACI colour, lineweight in mm and dash pattern in drawing units (none: solid). */
+export interface FlatStyle {
+  aci: number;
+  weight: number;
+  dash: number[] | undefined;
+}
+
+export interface FlatText {
+  origin: Point3;
+  u: Point3;
+  v: Point3;
+  lines: TextLine[];
+}
+
+/** One entity's printed parts. */
+export interface Piece {
+  prims: readonly number[];
+  /** Its box: min x, min y, max x, max y. */
+  box: readonly [number, number, number, number];
+  /** The style it is drawn in when it is smaller than a pixel (its first part's). */
+  dotStyle: number;
+  texts: readonly FlatText[];
+  /** The borders its viewports are cut at. */
+  clips: readonly Bounds[];
+}
+
+export interface FlatScene {
+  /** Entity i: its handle and its piece. */
+  handles: string[];
+  pieces: Piece[];
+  /** Styles by id (shared with the pieces kept for the document: it may hold more than this scene uses). */
+  styles: FlatStyle[];
+  /** The union of the boxes; undefined when nothing prints. */
+  extents: Bounds | undefined;
+  /** Entities the plot cannot draw, by DXF type. */
+  skipped: Record<string, number>;
+  /** Entities taken from the pieces kept for the document rather than drawn again. */
+  reused: number;
+}
+
+/**
+ * The pieces of a document's entities, by entity object (the read model replaces an entity whenever it
+ * changes and never edits one in place), with the style ids they use. Right while the layers, linetypes
+ * and $LTSCALE are the same objects (`signature`); a capture after a small change then takes the
+ * entities it did not touch from here.
+ */
+export interface PieceCache {
+  signature: readonly unknown[];
+  pieces: WeakMap<Entity, Piece>;
+  styles: FlatStyle[];
+  styleIds: Map<string | number, number>;
+}
+
+/** What every entity's printed parts depend on besides itself (block references are never kept). */
+export const pieceSignature = (model: DxfDocumentModel): unknown[] => [
+  ...Object.values(model.layers),
+  ...(model.tables.LTYPE ?? []),
+  model.header.$LTSCALE,
+];
+
+const emptyCache = (signature: readonly unknown[]): PieceCache => ({
+  signature,
+  pieces: new WeakMap(),
+  styles: [],
+  styleIds: new Map(),
+});
+
+/** The cache for `model`: `kept` when its signature still holds, else an empty one. */
+export function pieceCache(model: DxfDocumentModel, kept: PieceCache | undefined): PieceCache {
+  const signature = pieceSignature(model);
+  if (
+    kept &&
+    kept.signature.length === signature.length &&
+    kept.signature.every((v, i) => v === signature[i])
+  )
+    return kept;
+  return emptyCache(signature);
+}
+
+const NONE: readonly never[] = [];
+
+/** Builds a FlatScene one entity at a time (`add`), so a caller can stop between entities. */
+export class FlatSceneBuilder {
+  private readonly plot: PlotContext;
+  private readonly cache: PieceCache;
+  private readonly scene: FlatScene;
+  // The piece being built.
+  private prims: number[] = [];
+  private texts: FlatText[] = [];
+  private clips: Bounds[] = [];
+  private minX = 0;
+  private minY = 0;
+  private maxX = 0;
+  private maxY = 0;
+
+  constructor(plot: PlotContext, cache?: PieceCache) {
+    this.plot = plot;
+    this.cache = cache ?? emptyCache([]);
+    this.scene = {
+      handles: [],
+      pieces: [],
+      styles: this.cache.styles,
+      extents: undefined,
+      skipped: plot.skipped,
+      reused: 0,
+    };
+  }
+
+  /** Adds one entity of the drawing, if it prints in this layout block. */
+  add(handle: string, entity: Entity | undefined): void {
+    if (!entity) return;
+    const kept = this.cache.pieces.get(entity);
+    if (kept && entity.space.toUpperCase() === this.plot.space) {
+      this.scene.reused += 1;
+      this.push(handle, kept);
+      return;
+    }
+    const items = plotEntityItems(this.plot, entity);
+    if (!items) return;
+    this.prims = [];
+    this.texts = [];
+    this.clips = [];
+    this.minX = Infinity;
+    this.minY = Infinity;
+    this.maxX = -Infinity;
+    this.maxY = -Infinity;
+    let dotStyle = -1;
+    for (const item of items) {
+      const style = this.addItem(item);
+      if (dotStyle < 0) dotStyle = style;
+    }
+    if (this.prims.length === 0 || !(this.minX <= this.maxX && this.minY <= this.maxY)) return;
+    const piece: Piece = {
+      prims: this.prims,
+      box: [this.minX, this.minY, this.maxX, this.maxY],
+      dotStyle: Math.max(dotStyle, 0),
+      texts: this.texts.length > 0 ? this.texts : NONE,
+      clips: this.clips.length > 0 ? this.clips : NONE,
+    };
+    this.push(handle, piece);
+    // Block references draw their blocks' entities, which change without the reference: never kept.
+    // Viewports (Raw) show model space: neither.
+    if (entity.type !== 'Insert' && entity.type !== 'Raw') this.cache.pieces.set(entity, piece);
+  }
+
+  private push(handle: string, piece: Piece): void {
+    const scene = this.scene;
+    const [x1, y1, x2, y2] = piece.box;
+    scene.handles.push(handle);
+    scene.pieces.push(piece);
+    const e = scene.extents;
+    if (!e) scene.extents = { min: [x1, y1, 0], max: [x2, y2, 0] };
+    else {
+      e.min[0] = Math.min(e.min[0], x1);
+      e.min[1] = Math.min(e.min[1], y1);
+      e.max[0] = Math.max(e.max[0], x2);
+      e.max[1] = Math.max(e.max[1], y2);
+    }
+  }
+
+  finish(): FlatScene {
+    return this.scene;
+  }
+
+  private grow(b: Bounds | undefined): void {
+    if (!b) return;
+    if (b.min[0] < this.minX) this.minX = b.min[0];
+    if (b.min[1] < this.minY) this.minY = b.min[1];
+    if (b.max[0] > this.maxX) this.maxX = b.max[0];
+    if (b.max[1] > this.maxY) this.maxY = b.max[1];
+  }
+
+  private point(x: number, y: number): void {
+    if (x < this.minX) this.minX = x;
+    if (y < this.minY) this.minY = y;
+    if (x > this.maxX) this.maxX = x;
+    if (y > this.maxY) this.maxY = y;
+  }
+
+  private style(aci: number, weight: number, dash: number[] | undefined): number {
+    // A number for the common solid style (no string to build per part), text for a dashed one.
+    const key = dash ? `${aci}|${weight}|${dash.join(',')}` : aci * 1e6 + weight * 1e3;
+    const { styles, styleIds } = this.cache;
+    let id = styleIds.get(key);
+    if (id === undefined) {
+      id = styles.length;
+      styles.push({ aci, weight, dash });
+      styleIds.set(key, id);
+    }
+    return id;
+  }
+
+  /** Appends one part's primitives; answers its style (-1 for a clip, which has none of its own). */
+  private addItem(item: PlotItem): number {
+    const prims = this.prims;
+    if (item.kind === 'clip') {
+      prims.push(CLIP);
+      this.clips.push(item.box);
+      // What a viewport shows is cut at its border: the border, not the model, is the entity's box.
+      const box = [this.minX, this.minY, this.maxX, this.maxY] as const;
+      for (const inner of item.items) this.addItem(inner);
+      [this.minX, this.minY, this.maxX, this.maxY] = box;
+      prims.push(UNCLIP);
+      this.grow(item.box);
+      return -1;
+    }
+    return this.addDrawn(item);
+  }
+
+  private addDrawn(item: DrawnItem): number {
+    const prims = this.prims;
+    switch (item.kind) {
+      case 'curves': {
+        const style = this.style(item.aci, item.weight, item.dash);
+        for (const c of item.curves) {
+          if (c.kind === 'segment') {
+            prims.push(SEG, style, c.a[0], c.a[1], c.b[0], c.b[1]);
+            this.point(c.a[0], c.a[1]);
+            this.point(c.b[0], c.b[1]);
+          } else {
+            prims.push(ARC, style, c.center[0], c.center[1], c.radius, c.start, c.sweep, c.ccw ? 1 : 0);
+            if (c.sweep >= TAU) {
+              this.point(c.center[0] - c.radius, c.center[1] - c.radius);
+              this.point(c.center[0] + c.radius, c.center[1] + c.radius);
+            } else this.grow(curveBounds(c));
+          }
+        }
+        return style;
+      }
+      case 'outline':
+      case 'image': {
+        // An image shows as its frame: a capture is for seeing where things are, not the picture.
+        const points = item.kind === 'outline' ? item.points : imageCorners(item);
+        const style = this.style(item.aci, item.weight, item.kind === 'outline' ? item.dash : undefined);
+        prims.push(POLY, style, points.length);
+        for (const p of points) {
+          prims.push(p[0], p[1]);
+          this.point(p[0], p[1]);
+        }
+        return style;
+      }
+      case 'dot': {
+        const style = this.style(item.aci, item.weight, undefined);
+        prims.push(DOT, style, item.point[0], item.point[1]);
+        this.point(item.point[0], item.point[1]);
+        return style;
+      }
+      case 'text': {
+        const style = this.style(item.aci, item.weight, undefined);
+        prims.push(TEXT, style);
+        this.texts.push({ origin: item.origin, u: item.u, v: item.v, lines: item.lines });
+        this.grow(plotItemBounds(item));
+        return style;
+      }
+    }
+  }
+}

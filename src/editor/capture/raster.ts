@@ -1,0 +1,83 @@
+/**
+ * SVG to PNG in a worker thread (raster-worker.ts, resvg): one worker for the process, started on the
+ * first capture and kept, unreferenced while idle so it never holds the process open. Captures are
+ * drawn one after another in it.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+export interface RasterJob {
+  id: number;
+  svg: string;
+  /** Load the system's fonts (the SVG has text elements). */
+  fonts: boolean;
+}
+
+export type RasterReply =
+  | {
+      id: number;
+      ok: true;
+      png: Uint8Array;
+      width: number;
+      height: number;
+      /** Where the worker's time went, in milliseconds. */
+      ms: { parse: number; render: number; encode: number };
+    }
+  | { id: number; ok: false; error: string };
+
+export type Raster = Omit<Extract<RasterReply, { ok: true }>, 'id' | 'ok'>;
+
+/**
+ * The worker's script. Tests run this module from its TypeScript source, which a worker cannot load;
+ * `npm test` builds first, so the compiled worker is taken from dist/ then (as the DXF loader does).
+ */
+function workerScript(): string {
+  const here = fileURLToPath(import.meta.url);
+  const beside = here.replace(/raster\.(ts|js)$/, 'raster-worker.js');
+  if (existsSync(beside)) return beside;
+  return beside.replace(/([\\/])src([\\/]editor[\\/]capture[\\/])/, '$1dist$1src$2');
+}
+
+let worker: Worker | undefined;
+let nextId = 0;
+const waiting = new Map<number, { resolve: (r: Raster) => void; reject: (e: Error) => void }>();
+
+function failAll(error: Error): void {
+  worker = undefined;
+  for (const job of waiting.values()) job.reject(error);
+  waiting.clear();
+}
+
+function started(): Worker {
+  if (worker) return worker;
+  const w = new Worker(workerScript());
+  w.on('message', (reply: RasterReply) => {
+    const job = waiting.get(reply.id);
+    if (!job) return;
+    waiting.delete(reply.id);
+    if (waiting.size === 0) w.unref();
+    if (reply.ok) {
+      const { id: _id, ok: _ok, ...raster } = reply;
+      job.resolve(raster);
+    } else job.reject(new Error(reply.error));
+  });
+  w.on('error', (error) => failAll(error));
+  w.on('exit', (code) => {
+    if (worker === w) failAll(new Error(`the rasteriser's worker exited with code ${code}`));
+  });
+  worker = w;
+  return w;
+}
+
+/** The PNG of `svg`, drawn by resvg off the event loop. */
+export function rasterize(svg: string, fonts: boolean): Promise<Raster> {
+  const w = started();
+  const id = ++nextId;
+  return new Promise<Raster>((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
+    // Referenced while a capture waits for it, so a process with nothing else to do still gets its answer.
+    w.ref();
+    w.postMessage({ id, svg, fonts } satisfies RasterJob);
+  });
+}

@@ -1,0 +1,451 @@
+/**
+ * A capture as SVG for the rasteriser: the flat scene in a view, drawn for speed rather than for reading.
+ * The plot's SVG has an element per entity; a rasteriser parsing 100,000 of them spends seconds before it
+ * draws a pixel. Here every stroke of one colour, width and dash (per viewport clip) is one `<path>`,
+ * coordinates are whole tenths of a pixel and relative where they can be, entities smaller than two pixels
+ * are one pixel of their colour (many on one pixel: one; a row of them: one rectangle), strokes have butt
+ * ends (a round end per tiny stroke costs the rasteriser more than the stroke), and text too small to
+ * read is a stroke where its line runs. Pure.
+ */
+import { aciHex } from '../colors.js';
+import type { Bounds } from '../geometry/index.js';
+import { TAU } from '../geometry/math.js';
+import { CHAR_WIDTH } from '../geometry/text-box.js';
+import { CAP_HEIGHT, FONT_FAMILY } from '../plot/text-font.js';
+
+import {
+  ARC,
+  CLIP,
+  DOT,
+  type FlatScene,
+  type FlatText,
+  type Piece,
+  POLY,
+  SEG,
+  TEXT,
+  UNCLIP,
+} from './flat-scene.js';
+import type { CaptureView } from './view.js';
+
+/** The plot's fonts, then sans-serif faces a Linux machine has (the rasteriser's own fallback may be a serif one). */
+const CAPTURE_FONTS = `${FONT_FAMILY.replace(/, sans-serif$/, '')}, DejaVu Sans, Noto Sans, FreeSans, sans-serif`;
+
+/** SVG units per pixel: coordinates are written as whole numbers of tenths of a pixel. */
+const UNIT = 10;
+/** Screen pixels per millimetre of lineweight (96 dpi): 0.25 mm is one pixel, 0.5 mm two. */
+const PX_PER_MM = 96 / 25.4;
+/** An entity smaller than this many pixels both ways is drawn as one pixel of its colour. */
+export const DOT_PX = 2;
+/** Text whose capitals are shorter than this many pixels is drawn as a stroke along its line. */
+export const TEXT_MIN_PX = 5;
+/** A dash pattern shorter than this many pixels shows as a solid line, and is drawn as one. */
+const MIN_PATTERN_PX = 4;
+/** POINT entities: a square this many pixels wide at least. */
+const POINT_PX = 3;
+/** The selection, as the viewer shows it: its accent colour, 3 px wide, dashed. */
+export const HIGHLIGHT = '#4aa3ff';
+const HIGHLIGHT_WIDTH_PX = 3;
+const HIGHLIGHT_DASH_PX = [6, 3];
+/** A selected entity smaller than a pixel is marked by a square this wide around it. */
+const HIGHLIGHT_MARK_PX = 9;
+
+export interface CaptureColors {
+  background: string;
+  /** ACI 7: white on a dark background, black on a light one. */
+  foreground: string;
+}
+
+export interface CaptureDrawing {
+  svg: string;
+  /** Entities in the view, drawn; those of them drawn as one pixel; text elements; highlighted entities. */
+  entities: number;
+  dots: number;
+  texts: number;
+  highlighted: number;
+}
+
+const escapeXml = (text: string) =>
+  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
+
+/** A number for an attribute: 3 decimals at most, no `-0`. */
+const num = (x: number) => {
+  const r = Math.round(x * 1000) / 1000;
+  return Object.is(r, -0) ? '0' : String(r);
+};
+
+/** The path data of one stroke style (in one clip), and where its pen stands (absolute units). */
+class Stroke {
+  readonly parts: string[] = [];
+  x = Number.NaN;
+  y = Number.NaN;
+  constructor(
+    readonly style: number,
+    readonly clip: number,
+  ) {}
+
+  moveTo(x: number, y: number): void {
+    if (x !== this.x || y !== this.y) this.parts.push(`M${x} ${y}`);
+    this.x = x;
+    this.y = y;
+  }
+
+  /** Relative: small numbers are shorter to write and to parse. */
+  lineTo(x: number, y: number): void {
+    this.parts.push(`l${x - this.x} ${y - this.y}`);
+    this.x = x;
+    this.y = y;
+  }
+
+  arcTo(radius: number, flag: number, x: number, y: number): void {
+    this.parts.push(`a${radius} ${radius} 0 0 ${flag} ${x - this.x} ${y - this.y}`);
+    this.x = x;
+    this.y = y;
+  }
+
+  close(x: number, y: number): void {
+    this.parts.push('z');
+    this.x = x;
+    this.y = y;
+  }
+}
+
+/** Everything drawn so far, by kind, in the order each stroke style was first used. */
+class Canvas {
+  readonly strokes = new Map<number, Stroke>();
+  /** Filled squares of POINT entities, by colour. */
+  readonly fills = new Map<string, string[]>();
+  /**
+   * Entities smaller than a pixel or two, as the pixel they fall on: per pixel (row by row) the colour
+   * last put there, as an index into `colors` plus one. Many tiny entities on one pixel are one pixel.
+   */
+  readonly pixels: Uint16Array;
+  readonly colors: string[] = [];
+  readonly texts: string[] = [];
+  private readonly colorIds = new Map<string, number>();
+  constructor(
+    readonly styleCount: number,
+    readonly width: number,
+    readonly height: number,
+  ) {
+    this.pixels = new Uint16Array(width * height);
+  }
+
+  stroke(style: number, clip: number): Stroke {
+    const key = (clip + 1) * this.styleCount + style;
+    let stroke = this.strokes.get(key);
+    if (!stroke) {
+      stroke = new Stroke(style, clip);
+      this.strokes.set(key, stroke);
+    }
+    return stroke;
+  }
+
+  fill(color: string): string[] {
+    let parts = this.fills.get(color);
+    if (!parts) {
+      parts = [];
+      this.fills.set(color, parts);
+    }
+    return parts;
+  }
+
+  pixel(color: string, column: number, row: number): void {
+    if (column < 0 || row < 0 || column >= this.width || row >= this.height) return;
+    let id = this.colorIds.get(color);
+    if (id === undefined) {
+      this.colors.push(color);
+      id = this.colors.length;
+      this.colorIds.set(color, id);
+    }
+    this.pixels[row * this.width + column] = id;
+  }
+
+  /** The pixels as one filled path per colour: each run of a row in one colour, one rectangle. */
+  pixelPaths(): string[] {
+    const runs = this.colors.map((): string[] => []);
+    const { pixels, width } = this;
+    for (let row = 0; row < this.height; row++) {
+      const at = row * width;
+      let column = 0;
+      while (column < width) {
+        const id = pixels[at + column] as number;
+        if (id === 0) {
+          column += 1;
+          continue;
+        }
+        let end = column + 1;
+        while (end < width && pixels[at + end] === id) end += 1;
+        const length = (end - column) * UNIT;
+        (runs[id - 1] as string[]).push(`M${column * UNIT} ${row * UNIT}h${length}v${UNIT}h${-length}z`);
+        column = end;
+      }
+    }
+    return runs.map((parts, i) => `<path fill="${this.colors[i]}" d="${parts.join('')}"/>`);
+  }
+}
+
+/** The flat scene in `view` as an SVG document the rasteriser draws at the view's pixel size. */
+export function captureSvg(
+  scene: FlatScene,
+  view: CaptureView,
+  colors: CaptureColors,
+  selected: ReadonlySet<string>,
+): CaptureDrawing {
+  const { pieces } = scene;
+  const k = view.scale * UNIT;
+  const left = view.area.min[0];
+  const top = view.area.max[1];
+  const X = (x: number) => Math.round((x - left) * k);
+  const Y = (y: number) => Math.round((top - y) * k);
+  const colorOf = (aci: number) => (aci === 7 ? colors.foreground : aciHex(aci));
+  const styleColors = scene.styles.map((s) => colorOf(s.aci));
+  const canvas = new Canvas(scene.styles.length + 1, view.width, view.height);
+  // Entities reaching into the view (strokes are a few pixels wide: a little beyond it counts too).
+  const slack = 4 / view.scale;
+  const [vx1, vy1, vx2, vy2] = [
+    view.area.min[0] - slack,
+    view.area.min[1] - slack,
+    view.area.max[0] + slack,
+    view.area.max[1] + slack,
+  ];
+  let entities = 0;
+  let dots = 0;
+  const shown: number[] = [];
+  /** The viewport borders drawn, each a clipPath of its own. */
+  const clips: Bounds[] = [];
+
+  /** Draws entity `e` into the strokes of its styles (or all of it into `only`, a highlight). */
+  const draw = (e: number, only?: Stroke) => {
+    const piece = pieces[e] as Piece;
+    const prims = piece.prims;
+    let clip = -1;
+    let i = 0;
+    const to = prims.length;
+    let nextText = 0;
+    let nextClip = 0;
+    while (i < to) {
+      const kind = prims[i] as number;
+      if (kind === CLIP) {
+        const box = piece.clips[nextClip++] as Bounds;
+        // A highlight is not cut: it marks the viewport's contents wherever they are.
+        if (!only) {
+          clip = clips.length;
+          clips.push(box);
+        }
+        i += 1;
+        continue;
+      }
+      if (kind === UNCLIP) {
+        clip = -1;
+        i += 1;
+        continue;
+      }
+      const style = prims[i + 1] as number;
+      const pen = only ?? canvas.stroke(style, clip);
+      switch (kind) {
+        case SEG: {
+          pen.moveTo(X(prims[i + 2] as number), Y(prims[i + 3] as number));
+          pen.lineTo(X(prims[i + 4] as number), Y(prims[i + 5] as number));
+          i += 6;
+          break;
+        }
+        case ARC: {
+          arc(pen, prims, i, only !== undefined);
+          i += 8;
+          break;
+        }
+        case DOT: {
+          const x = X(prims[i + 2] as number);
+          const y = Y(prims[i + 3] as number);
+          const side = Math.round(Math.max(POINT_PX, (scene.styles[style]?.weight ?? 0) * PX_PER_MM) * UNIT);
+          if (only) square(only, x, y, side);
+          else
+            canvas
+              .fill(styleColors[style] as string)
+              .push(`M${x - side / 2} ${y - side / 2}h${side}v${side}h${-side}z`);
+          i += 4;
+          break;
+        }
+        case POLY: {
+          const n = prims[i + 2] as number;
+          const x0 = X(prims[i + 3] as number);
+          const y0 = Y(prims[i + 4] as number);
+          pen.moveTo(x0, y0);
+          for (let p = 1; p < n; p++)
+            pen.lineTo(X(prims[i + 3 + 2 * p] as number), Y(prims[i + 4 + 2 * p] as number));
+          pen.close(x0, y0);
+          i += 3 + 2 * n;
+          break;
+        }
+        case TEXT: {
+          const text = piece.texts[nextText++] as FlatText;
+          const height = Math.hypot(text.v[0], text.v[1]) * view.scale;
+          if (only) textBox(only, text);
+          else if (height < TEXT_MIN_PX) greek(pen, text);
+          else canvas.texts.push(textElement(text, styleColors[style] as string, clip));
+          i += 2;
+          break;
+        }
+        default:
+          throw new Error(`capture: unknown primitive ${kind} at ${i}`);
+      }
+    }
+  };
+
+  const arc = (pen: Stroke, prims: readonly number[], i: number, only: boolean) => {
+    const cx = prims[i + 2] as number;
+    const cy = prims[i + 3] as number;
+    const r = prims[i + 4] as number;
+    const start = prims[i + 5] as number;
+    const sweep = prims[i + 6] as number;
+    const ccw = prims[i + 7] === 1;
+    const radius = Math.round(r * k);
+    if (radius < UNIT / 2 && !only) {
+      // Smaller than a pixel across: the pixel it is on.
+      const style = prims[i + 1] as number;
+      canvas.pixel(styleColors[style] as string, Math.floor(X(cx) / UNIT), Math.floor(Y(cy) / UNIT));
+      return;
+    }
+    // The page's y axis points down: a counter-clockwise arc turns clockwise there (sweep flag 0).
+    const flag = ccw ? 0 : 1;
+    const from = ccw ? start : start + sweep;
+    const step = ccw ? 1 : -1;
+    const pieces = sweep > Math.PI ? 2 : 1;
+    const piece = Math.min(sweep, TAU) / pieces;
+    pen.moveTo(X(cx + r * Math.cos(from)), Y(cy + r * Math.sin(from)));
+    for (let p = 1; p <= pieces; p++) {
+      const angle = from + step * piece * p;
+      const x = X(cx + r * Math.cos(angle));
+      const y = Y(cy + r * Math.sin(angle));
+      pen.arcTo(Math.max(radius, 1), flag, x, y);
+    }
+  };
+
+  /** Text too small to read: a stroke through the middle of each line, as long as the line would be. */
+  const greek = (pen: Stroke, text: FlatText) => {
+    const { origin: o, u, v } = text;
+    for (const line of text.lines) {
+      const length = line.text.length * CHAR_WIDTH;
+      const x0 = line.x - line.anchor * length;
+      const y = line.y + 0.5;
+      pen.moveTo(X(o[0] + x0 * u[0] + y * v[0]), Y(o[1] + x0 * u[1] + y * v[1]));
+      pen.lineTo(X(o[0] + (x0 + length) * u[0] + y * v[0]), Y(o[1] + (x0 + length) * u[1] + y * v[1]));
+    }
+  };
+
+  const textBox = (pen: Stroke, text: FlatText) => {
+    const { origin: o, u, v } = text;
+    for (const line of text.lines) {
+      const length = line.text.length * CHAR_WIDTH;
+      const x0 = line.x - line.anchor * length;
+      const corners = [
+        [x0, line.y],
+        [x0 + length, line.y],
+        [x0 + length, line.y + 1],
+        [x0, line.y + 1],
+      ] as const;
+      corners.forEach(([x, y], c) => {
+        const px = X(o[0] + x * u[0] + y * v[0]);
+        const py = Y(o[1] + x * u[1] + y * v[1]);
+        if (c === 0) pen.moveTo(px, py);
+        else pen.lineTo(px, py);
+      });
+      pen.close(X(o[0] + x0 * u[0] + line.y * v[0]), Y(o[1] + x0 * u[1] + line.y * v[1]));
+    }
+  };
+
+  const textElement = (text: FlatText, color: string, clip: number) => {
+    const { origin: o, u, v } = text;
+    const matrix = [u[0] * k, -u[1] * k, -v[0] * k, v[1] * k, X(o[0]), Y(o[1])].map(num).join(' ');
+    const anchor = { 0: 'start', 0.5: 'middle', 1: 'end' } as const;
+    const spans = text.lines.map(
+      (line) =>
+        `<tspan x="${num(line.x)}" y="${num(-line.y)}" text-anchor="${anchor[line.anchor]}">${escapeXml(line.text)}</tspan>`,
+    );
+    const clipped = clip >= 0 ? ` clip-path="url(#c${clip})"` : '';
+    return `<text transform="matrix(${matrix})" font-size="${num(1 / CAP_HEIGHT)}" fill="${color}"${clipped}>${spans.join('')}</text>`;
+  };
+
+  const square = (pen: Stroke, x: number, y: number, side: number) => {
+    const h = Math.round(side / 2);
+    pen.moveTo(x - h, y - h);
+    pen.lineTo(x + h, y - h);
+    pen.lineTo(x + h, y + h);
+    pen.lineTo(x - h, y + h);
+    pen.close(x - h, y - h);
+  };
+
+  const count = scene.handles.length;
+  for (let e = 0; e < count; e++) {
+    const piece = pieces[e] as Piece;
+    const [x1, y1, x2, y2] = piece.box;
+    if (x1 > vx2 || x2 < vx1 || y1 > vy2 || y2 < vy1) continue;
+    entities += 1;
+    if (selected.size > 0) shown.push(e);
+    if ((x2 - x1) * view.scale < DOT_PX && (y2 - y1) * view.scale < DOT_PX) {
+      // Smaller than a pixel or two: the pixel its middle falls on, in its colour.
+      const column = Math.floor(((x1 + x2) / 2 - left) * view.scale);
+      const row = Math.floor((top - (y1 + y2) / 2) * view.scale);
+      canvas.pixel(styleColors[piece.dotStyle] as string, column, row);
+      dots += 1;
+      continue;
+    }
+    draw(e);
+  }
+
+  // The selection on top, in the viewer's highlight.
+  const highlight = new Stroke(-1, -1);
+  let highlighted = 0;
+  for (const e of shown) {
+    if (!selected.has(scene.handles[e] as string)) continue;
+    highlighted += 1;
+    const [x1, y1, x2, y2] = (pieces[e] as Piece).box;
+    if ((x2 - x1) * view.scale < DOT_PX && (y2 - y1) * view.scale < DOT_PX)
+      square(highlight, X((x1 + x2) / 2), Y((y1 + y2) / 2), HIGHLIGHT_MARK_PX * UNIT);
+    else draw(e, highlight);
+  }
+
+  const defs = clips
+    .map((box, i) => {
+      const x = X(box.min[0]);
+      const y = Y(box.max[1]);
+      return `<clipPath id="c${i}"><rect x="${x}" y="${y}" width="${X(box.max[0]) - x}" height="${Y(box.min[1]) - y}"/></clipPath>`;
+    })
+    .join('');
+  const strokes: string[] = [];
+  for (const stroke of canvas.strokes.values()) {
+    const style = scene.styles[stroke.style];
+    if (!style || stroke.parts.length === 0) continue;
+    const widthPx = Math.max(1, style.weight * PX_PER_MM);
+    const pattern = style.dash?.map((l) => Math.abs(l) * view.scale);
+    const dashed =
+      pattern && pattern.reduce((a, b) => a + b, 0) >= MIN_PATTERN_PX
+        ? ` stroke-dasharray="${pattern.map((l) => num(l * UNIT)).join(' ')}"`
+        : '';
+    const clipped = stroke.clip >= 0 ? ` clip-path="url(#c${stroke.clip})"` : '';
+    strokes.push(
+      `<path stroke="${styleColors[stroke.style]}" stroke-width="${num(widthPx * UNIT)}"${dashed}${clipped} d="${stroke.parts.join('')}"/>`,
+    );
+  }
+  const fills = [
+    ...[...canvas.fills].map(([color, parts]) => `<path fill="${color}" d="${parts.join('')}"/>`),
+    ...canvas.pixelPaths(),
+  ];
+  const marks =
+    highlight.parts.length > 0
+      ? `<path stroke="${HIGHLIGHT}" stroke-width="${HIGHLIGHT_WIDTH_PX * UNIT}" stroke-dasharray="${HIGHLIGHT_DASH_PX.map((l) => l * UNIT).join(' ')}" d="${highlight.parts.join('')}"/>`
+      : '';
+  const svg = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${view.width}" height="${view.height}" viewBox="0 0 ${view.width * UNIT} ${view.height * UNIT}">`,
+    defs ? `<defs>${defs}</defs>` : '',
+    `<rect width="${view.width * UNIT}" height="${view.height * UNIT}" fill="${colors.background}"/>`,
+    `<g fill="none">${strokes.join('')}</g>`,
+    `<g stroke="none">${fills.join('')}</g>`,
+    canvas.texts.length > 0
+      ? `<g font-family="${CAPTURE_FONTS}" stroke="none">${canvas.texts.join('')}</g>`
+      : '',
+    marks ? `<g fill="none" stroke-linecap="round" stroke-linejoin="round">${marks}</g>` : '',
+    '</svg>',
+  ].join('');
+  return { svg, entities, dots, texts: canvas.texts.length, highlighted };
+}

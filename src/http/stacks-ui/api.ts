@@ -1,0 +1,326 @@
+/**
+ * Every call the page makes to the stacks API, in one module, typed from the schemas the server
+ * validates with (src/http/stacks-api: its types only, so no zod reaches the bundle). `ROUTES` names
+ * each route the page calls with the method and URL the route table gives it, checked by `satisfies`:
+ * a renamed route, a moved URL, a renamed field of an answer or body breaks `npm run lint` (tsc,
+ * src/http/stacks-ui/tsconfig.json), not the page. esbuild bundles this file with the page
+ * (scripts/build-ui.mjs).
+ *
+ * The page authenticates with its session cookie (same origin, sent by the browser); a 401 anywhere
+ * means the session ended, and the app returns to the sign-in page with the address kept.
+ */
+import type { z } from 'zod';
+import type { Change as ChangeSchema } from '../stacks-api/answers.js';
+import type { StacksAnswer, StacksBody, StacksParams } from '../stacks-api/client.js';
+import type { StacksRouteName, StacksRoutes } from '../stacks-api/routes.js';
+
+export type Env = number | null;
+export type SessionUser = StacksAnswer<'getSession', 200>;
+export type SessionEnv = SessionUser['environments'][number];
+export type StackItem = StacksAnswer<'listStacks', 200>[number];
+export type Stack = StacksAnswer<'getStack', 200>;
+/** A variable to save: a secret as `value: null` keeps its stored value. */
+export type Variable = StacksBody<'setVariables'>['variables'][number];
+export type DeployOptions = { pull: boolean; build: boolean; forceRecreate: boolean };
+export type Run = StacksAnswer<'getRun', 200>;
+export type Summary = NonNullable<Run['details']['summary']>;
+/** A variable of a new stack (no stored secret to keep: every value is a string). */
+export type NewVariable = NonNullable<StacksBody<'createStack'>['variables']>[number];
+export type NewGitStack = StacksBody<'createGitStack'>;
+export type GitStackChanges = NonNullable<StacksBody<'configureGitStack'>>;
+export type JobAck = StacksAnswer<'deployStack', 202>;
+export type Job = StacksAnswer<'getJob', 200>;
+export type Settings = StacksAnswer<'getSettings', 200>;
+export type ExecutionsPage = StacksAnswer<'listExecutions', 200>;
+export type ReconcileExecution = StacksAnswer<'runSchedule', 200>;
+export type GitStack = StacksAnswer<'getGitStack', 200>;
+export type Change = z.output<typeof ChangeSchema>;
+
+/** The routes the page calls: [method, URL] exactly as the route table has them. */
+const ROUTES = {
+  getSession: ['GET', '/api/session'],
+  signIn: ['POST', '/api/session'],
+  signOut: ['DELETE', '/api/session'],
+  changeEvents: ['GET', '/api/events'],
+  listStacks: ['GET', '/api/stacks'],
+  createStack: ['POST', '/api/stacks'],
+  getStack: ['GET', '/api/stacks/:name'],
+  deleteStack: ['DELETE', '/api/stacks/:name'],
+  setVariables: ['PUT', '/api/stacks/:name/variables'],
+  saveCompose: ['PUT', '/api/stacks/:name/compose'],
+  deployStack: ['POST', '/api/stacks/:name/deploy'],
+  startStack: ['POST', '/api/stacks/:name/start'],
+  stopStack: ['POST', '/api/stacks/:name/stop'],
+  restartStack: ['POST', '/api/stacks/:name/restart'],
+  downStack: ['POST', '/api/stacks/:name/down'],
+  listRuns: ['GET', '/api/stacks/:name/deploys'],
+  getRun: ['GET', '/api/stacks/:name/deploys/:runId'],
+  deleteRun: ['DELETE', '/api/stacks/:name/deploys/:runId'],
+  getRunLog: ['GET', '/api/stacks/:name/deploys/:runId/log'],
+  getJob: ['GET', '/api/jobs/:id'],
+  getJobEvents: ['GET', '/api/jobs/:id/events'],
+  getSettings: ['GET', '/api/settings/general'],
+  changeSettings: ['POST', '/api/settings/general'],
+  runSchedule: ['POST', '/api/schedules/:type/run'],
+  listExecutions: ['GET', '/api/schedules/executions'],
+  listGitStacks: ['GET', '/api/git-stacks'],
+  createGitStack: ['POST', '/api/git-stacks'],
+  getGitStack: ['GET', '/api/git-stacks/:name'],
+  configureGitStack: ['PUT', '/api/git-stacks/:name'],
+  deployGitStack: ['POST', '/api/git-stacks/:name/deploy'],
+  gitStackWebhook: ['POST', '/api/git-stacks/:name/webhook'],
+} as const satisfies Partial<{
+  [N in StacksRouteName]: readonly [StacksRoutes[N]['method'], StacksRoutes[N]['url']];
+}>;
+
+type Called = keyof typeof ROUTES;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Called on a 401 of any call but the sign-in itself (set by the app). */
+let onUnauthorized = () => {};
+export function setUnauthorizedHandler(handler: () => void): void {
+  onUnauthorized = handler;
+}
+
+/** `?env=` as the routes read it (EnvQuery). */
+const envQuery = (env: Env): { env: string } => ({ env: env === null ? 'null' : String(env) });
+
+/** A route's path with its parameters filled in (each URL-encoded) and its query. */
+function pathOf<N extends Called>(
+  name: N,
+  params?: StacksParams<N>,
+  query?: Record<string, string | undefined>,
+): string {
+  const values = new Map(Object.entries((params ?? {}) as Record<string, string>));
+  const path = ROUTES[name][1].replace(/:([A-Za-z]+)/g, (_, key: string) => {
+    const value = values.get(key);
+    if (value === undefined) throw new Error(`${name}: the path parameter ${key} is missing`);
+    return encodeURIComponent(value);
+  });
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) search.set(key, value);
+  const text = search.toString();
+  return text === '' ? path : `${path}?${text}`;
+}
+
+/** The server's `{error}` message of a failed answer, else its status line. */
+function messageOf(response: Response, value: unknown): string {
+  if (value !== null && typeof value === 'object' && 'error' in value && typeof value.error === 'string')
+    return value.error;
+  return `${response.status} ${response.statusText}`;
+}
+
+interface Call<N extends Called> {
+  params?: StacksParams<N>;
+  query?: Record<string, string | undefined>;
+  body?: StacksBody<N>;
+}
+
+/**
+ * One request; JSON in and out. Errors become ApiError with the server's `{error}` message. The answer
+ * is the route's `A` (a type of its schema); the server checks every answer against that schema.
+ */
+async function call<N extends Called, A>(name: N, request: Call<N> = {}): Promise<A> {
+  const init: RequestInit = { method: ROUTES[name][0], credentials: 'same-origin', headers: {} };
+  if (request.body !== undefined) {
+    init.headers = { 'content-type': 'application/json' };
+    init.body = JSON.stringify(request.body);
+  }
+  const path = pathOf(name, request.params, request.query);
+  let response: Response;
+  try {
+    response = await fetch(path, init);
+  } catch (error) {
+    throw new ApiError(0, `The server cannot be reached (${error instanceof Error ? error.message : error})`);
+  }
+  const text = await response.text();
+  const type = response.headers.get('content-type') ?? '';
+  const value: unknown = type.includes('json') && text !== '' ? JSON.parse(text) : text;
+  if (!response.ok) {
+    if (response.status === 401 && name !== 'signIn') onUnauthorized();
+    throw new ApiError(response.status, messageOf(response, value));
+  }
+  return value as A;
+}
+
+const runParams = (name: string, id: number) => ({ name, runId: String(id) });
+
+export const api = {
+  session: () => call<'getSession', SessionUser>('getSession'),
+  signIn: (token: string) => call<'signIn', SessionUser>('signIn', { body: { token } }),
+  signOut: () => call<'signOut', StacksAnswer<'signOut', 200>>('signOut'),
+  changesUrl: () => pathOf('changeEvents'),
+
+  stacks: (env: Env) => call<'listStacks', StackItem[]>('listStacks', { query: envQuery(env) }),
+  stack: (name: string, env: Env) =>
+    call<'getStack', Stack>('getStack', { params: { name }, query: envQuery(env) }),
+  createStack: (env: Env, body: StacksBody<'createStack'>) =>
+    call<'createStack', JobAck>('createStack', { query: envQuery(env), body }),
+  deleteStack: (name: string, env: Env) =>
+    call<'deleteStack', StacksAnswer<'deleteStack', 200>>('deleteStack', {
+      params: { name },
+      query: envQuery(env),
+    }),
+  setVariables: (name: string, env: Env, variables: Variable[]) =>
+    call<'setVariables', Stack>('setVariables', {
+      params: { name },
+      query: envQuery(env),
+      body: { variables },
+    }),
+  /** Saves the compose file; with `restart` it redeploys as a job (a JobAck), else `{saved: true}`. */
+  saveCompose: (name: string, env: Env, body: StacksBody<'saveCompose'>) =>
+    call<'saveCompose', JobAck | StacksAnswer<'saveCompose', 200>>('saveCompose', {
+      params: { name },
+      query: envQuery(env),
+      body,
+    }),
+  deploy: (name: string, env: Env, options: DeployOptions) =>
+    call<'deployStack', JobAck>('deployStack', { params: { name }, query: envQuery(env), body: options }),
+  operate: (name: string, env: Env, operation: 'start' | 'stop' | 'restart' | 'down') =>
+    call<`${typeof operation}Stack`, JobAck>(`${operation}Stack`, {
+      params: { name },
+      query: envQuery(env),
+    }),
+
+  runs: (name: string, env: Env) =>
+    call<'listRuns', Run[]>('listRuns', { params: { name }, query: envQuery(env) }),
+  run: (name: string, id: number) => call<'getRun', Run>('getRun', { params: runParams(name, id) }),
+  deleteRun: (name: string, id: number) =>
+    call<'deleteRun', StacksAnswer<'deleteRun', 200>>('deleteRun', { params: runParams(name, id) }),
+  runLog: (name: string, id: number) =>
+    call<'getRunLog', string>('getRunLog', { params: runParams(name, id) }),
+  /** The log text as it arrives, chunk by chunk (a long log shows its first lines at once). */
+  streamRunLog: async (name: string, id: number, onChunk: (chunk: string) => void) => {
+    const response = await fetch(pathOf('getRunLog', runParams(name, id)), { credentials: 'same-origin' });
+    if (!response.ok || !response.body) {
+      let value: unknown;
+      try {
+        value = await response.json();
+      } catch {}
+      if (response.status === 401) onUnauthorized();
+      throw new ApiError(response.status, messageOf(response, value));
+    }
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      onChunk(value);
+    }
+  },
+  runLogFollowUrl: (name: string, id: number) => pathOf('getRunLog', runParams(name, id), { follow: 'true' }),
+
+  job: (id: string) => call<'getJob', Job>('getJob', { params: { id } }),
+  jobEventsUrl: (id: string) => pathOf('getJobEvents', { id }),
+
+  settings: () => call<'getSettings', Settings>('getSettings'),
+  saveSettings: (body: StacksBody<'changeSettings'>) =>
+    call<'changeSettings', Settings>('changeSettings', { body }),
+  runReconcile: () =>
+    call<'runSchedule', ReconcileExecution>('runSchedule', { params: { type: 'deploy_log_reconcile' } }),
+  executions: (limit: number, offset: number) =>
+    call<'listExecutions', ExecutionsPage>('listExecutions', {
+      query: { limit: String(limit), offset: String(offset) },
+    }),
+
+  gitStacks: (env: Env) => call<'listGitStacks', GitStack[]>('listGitStacks', { query: envQuery(env) }),
+  gitStack: (name: string, env: Env) =>
+    call<'getGitStack', GitStack>('getGitStack', { params: { name }, query: envQuery(env) }),
+  createGitStack: (env: Env, body: StacksBody<'createGitStack'>) =>
+    call<'createGitStack', JobAck | StacksAnswer<'createGitStack', 201>>('createGitStack', {
+      query: envQuery(env),
+      body,
+    }),
+  updateGitStack: (name: string, env: Env, body: GitStackChanges) =>
+    call<'configureGitStack', JobAck | GitStack>('configureGitStack', {
+      params: { name },
+      query: envQuery(env),
+      body,
+    }),
+  deployGitStack: (name: string, env: Env) =>
+    call<'deployGitStack', JobAck>('deployGitStack', { params: { name }, query: envQuery(env), body: {} }),
+  /** The webhook's path, for the person to copy into the git host. */
+  webhookPath: (name: string, env: Env) => pathOf('gitStackWebhook', { name }, envQuery(env)),
+};
+
+export interface EventStreamHandlers {
+  lastEventId?: string;
+  onMessage: (data: string, id: string | undefined) => void;
+  onEnd?: () => void;
+  onError?: (error: ApiError) => void;
+  reconnect?: () => boolean;
+}
+
+/**
+ * A server-sent event stream read with fetch (EventSource cannot send `Last-Event-ID` on a fresh page,
+ * which a reload needs to resume). Reconnects after a drop from the last id seen; `onEnd` when the server
+ * ends the stream for good (a finished job) or it is closed. Answers the function that closes it.
+ */
+export function openEventStream(url: string, handlers: EventStreamHandlers): () => void {
+  const controller = new AbortController();
+  let lastId = handlers.lastEventId;
+  let closed = false;
+  const run = async () => {
+    for (let attempt = 0; !closed; attempt++) {
+      try {
+        const headers: Record<string, string> = { accept: 'text/event-stream' };
+        if (lastId !== undefined) headers['last-event-id'] = lastId;
+        const response = await fetch(url, { headers, signal: controller.signal, credentials: 'same-origin' });
+        if (!response.ok || !response.body) {
+          const text = await response.text();
+          let value: unknown;
+          try {
+            value = JSON.parse(text);
+          } catch {}
+          if (response.status === 401) onUnauthorized();
+          handlers.onError?.(new ApiError(response.status, messageOf(response, value)));
+          return;
+        }
+        attempt = 0;
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let cut = buffer.indexOf('\n\n');
+          while (cut >= 0) {
+            const frame = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            let id: string | undefined;
+            const data: string[] = [];
+            for (const line of frame.split('\n')) {
+              if (line.startsWith('id:')) id = line.slice(3).trim();
+              else if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
+            }
+            if (id !== undefined) lastId = id;
+            if (data.length > 0) handlers.onMessage(data.join('\n'), id);
+            cut = buffer.indexOf('\n\n');
+          }
+        }
+        // The server ended the stream: done unless the caller wants it again (a job still running).
+        if (!handlers.reconnect?.()) break;
+      } catch (error) {
+        if (closed) return;
+        if (!handlers.reconnect?.() && attempt > 5) {
+          handlers.onError?.(new ApiError(0, error instanceof Error ? error.message : String(error)));
+          return;
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 250 * 2 ** attempt)));
+    }
+    if (!closed) handlers.onEnd?.();
+  };
+  void run();
+  return () => {
+    closed = true;
+    controller.abort();
+  };
+}

@@ -1,0 +1,207 @@
+/**
+ * One stack: its actions (Deploy with options, Start, Stop, Restart, Down, Delete), the live output of
+ * the job last started (its id is in the address, so a reload resumes it), and three tabs: the compose
+ * editor (Save, Save and redeploy), the variables, the deploys. A user without `edit` sees no action.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api } from './api.js';
+import { ComposeEditor } from './compose-editor.js';
+import { DeploysTab } from './deploys.js';
+import { GitPanel } from './git.js';
+import { LiveOutput } from './live-output.js';
+import { OptionsChecks } from './stacks-list.js';
+import { envParam, html, routeHref } from './util.js';
+import { rowsOf, VariablesEditor, variablesOf } from './variables.js';
+
+const TABS = /** @type {const} */ (['compose', 'variables', 'deploys']);
+
+/**
+ * @param {{ name: string, env: import('./api.js').Env, canEdit: boolean, tab: string, job: string | null,
+ *   openRun: number | null, tick: number, navigate: (query: Record<string, string | number | null | undefined>) => void }} props
+ */
+export function StackPage({ name, env, canEdit, tab, job, openRun, tick, navigate }) {
+  const [stack, setStack] = useState(/** @type {import('./api.js').Stack | null} */ (null));
+  const [runs, setRuns] = useState(/** @type {import('./api.js').Run[] | null} */ (null));
+  const [compose, setCompose] = useState('');
+  const [rows, setRows] = useState(/** @type {import('./variables.js').VariableRow[]} */ ([]));
+  const [options, setOptions] = useState({ pull: false, build: false, forceRecreate: false });
+  const [error, setError] = useState(/** @type {string | null} */ (null));
+  const [composeError, setComposeError] = useState(/** @type {string | null} */ (null));
+  const [message, setMessage] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [reloads, setReloads] = useState(0);
+  const current = TABS.includes(/** @type {never} */ (tab)) ? tab : 'compose';
+
+  useEffect(() => {
+    let cancelled = false;
+    api.stack(name, env).then(
+      (s) => {
+        if (cancelled) return;
+        setStack(s);
+        setCompose(s.compose);
+        setRows(rowsOf(s.variables));
+      },
+      (e) => !cancelled && setError(e.message),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [name, env]);
+
+  useEffect(() => {
+    let cancelled = false;
+    api.runs(name, env).then(
+      (r) => !cancelled && setRuns(r),
+      (e) => !cancelled && setError(e.message),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [name, env, tick, reloads, current]);
+  const reloadRuns = () => setReloads((n) => n + 1);
+
+  /** Runs an action; a job answer opens its live output. */
+  const act = async (/** @type {() => Promise<unknown>} */ action, /** @type {string} */ done = '') => {
+    setBusy(true);
+    setError(null);
+    setMessage('');
+    try {
+      const answer = /** @type {Record<string, unknown>} */ (await action());
+      if (answer && typeof answer.jobId === 'string') navigate({ job: answer.jobId });
+      if (done) setMessage(done);
+      reloadRuns();
+      return answer;
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const save = async (/** @type {boolean} */ restart) => {
+    setComposeError(null);
+    setBusy(true);
+    setError(null);
+    setMessage('');
+    try {
+      const answer = await api.saveCompose(name, env, { content: compose, restart, ...options });
+      if ('jobId' in answer) navigate({ job: answer.jobId });
+      else setMessage('Saved.');
+      reloadRuns();
+    } catch (e) {
+      const text = e instanceof Error ? e.message : String(e);
+      setComposeError(text);
+      setError(text);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const saveVariables = async () => {
+    const vars = variablesOf(rows);
+    if (!vars.ok) return setError(vars.error);
+    const saved = await act(() => api.setVariables(name, env, vars.variables), 'Variables saved.');
+    if (saved) {
+      const s = /** @type {import('./api.js').Stack} */ (saved);
+      setStack(s);
+      setRows(rowsOf(s.variables));
+    }
+  };
+
+  const removeStack = async () => {
+    const gone = await act(() => api.deleteStack(name, env));
+    if (gone) location.hash = routeHref([], { env: envParam(env) });
+  };
+
+  /** Arrow keys, Home and End move between the tabs (the WAI-ARIA tabs pattern). */
+  const onTabKey = (/** @type {KeyboardEvent} */ e) => {
+    const at = TABS.indexOf(/** @type {never} */ (current));
+    const next =
+      e.key === 'ArrowRight'
+        ? (at + 1) % TABS.length
+        : e.key === 'ArrowLeft'
+          ? (at + TABS.length - 1) % TABS.length
+          : e.key === 'Home'
+            ? 0
+            : e.key === 'End'
+              ? TABS.length - 1
+              : -1;
+    if (next < 0) return;
+    e.preventDefault();
+    navigate({ tab: TABS[next] });
+    requestAnimationFrame(() => document.getElementById(`tab-${TABS[next]}`)?.focus());
+  };
+
+  if (!stack && error) return html`<p class="error-line" role="alert">${error}</p>`;
+  if (!stack) return html`<p class="muted">Loading…</p>`;
+  return html`
+    <section aria-labelledby="stack-title">
+      <div class="page-head">
+        <h1 id="stack-title">${name}</h1>
+        <a href=${routeHref([], { env: envParam(env) })}>All stacks</a>
+      </div>
+      ${
+        canEdit
+          ? html`<div class="actions-bar" role="toolbar" aria-label="Stack actions">
+            <${OptionsChecks} options=${options} setOptions=${setOptions} />
+            <button type="button" class="primary" disabled=${busy} onClick=${() => act(() => api.deploy(name, env, options))}>Deploy</button>
+            ${['start', 'stop', 'restart', 'down'].map(
+              (op) => html`<button type="button" disabled=${busy}
+                onClick=${() => act(() => api.operate(name, env, /** @type {'start'} */ (op)))}>${op[0]?.toUpperCase()}${op.slice(1)}</button>`,
+            )}
+            ${
+              confirmDelete
+                ? html`<span role="group" aria-label="Confirm stack delete">Delete ${name} and its files?
+                  <button type="button" class="danger" onClick=${removeStack}>Delete stack</button>
+                  <button type="button" onClick=${() => setConfirmDelete(false)}>Cancel</button></span>`
+                : html`<button type="button" class="danger" onClick=${() => setConfirmDelete(true)}>Delete…</button>`
+            }
+          </div>`
+          : html`<p class="muted" data-testid="read-only">You may view this stack; changing it needs the stacks edit permission.</p>`
+      }
+      ${error ? html`<p class="error-line" role="alert" data-testid="action-error">${error}</p>` : null}
+      ${message ? html`<p class="ok-line" role="status">${message}</p>` : null}
+      ${job ? html`<${LiveOutput} jobId=${job} onDone=${reloadRuns} onClose=${() => navigate({ job: undefined })} />` : null}
+      <${GitPanel} name=${name} env=${env} canEdit=${canEdit} tick=${tick} onJob=${(/** @type {string} */ id) => navigate({ job: id })} />
+      <div class="tabs" role="tablist" aria-label="Stack sections" onKeyDown=${onTabKey}>
+        ${TABS.map(
+          (t) => html`<button type="button" role="tab" id=${`tab-${t}`} aria-selected=${current === t}
+            tabindex=${current === t ? 0 : -1}
+            aria-controls=${`panel-${t}`} onClick=${() => navigate({ tab: t })}>${t[0]?.toUpperCase()}${t.slice(1)}${
+              t === 'deploys' && runs ? ` (${runs.length})` : ''
+            }</button>`,
+        )}
+      </div>
+      <div role="tabpanel" id=${`panel-${current}`} aria-labelledby=${`tab-${current}`}>
+        ${
+          current === 'compose'
+            ? html`<${ComposeEditor} value=${compose} onChange=${setCompose} error=${composeError}
+                label=${`Compose file of ${name}`} readOnly=${!canEdit} />
+              ${
+                canEdit
+                  ? html`<div class="buttons">
+                    <button type="button" disabled=${busy} onClick=${() => save(false)}>Save</button>
+                    <button type="button" class="primary" disabled=${busy} onClick=${() => save(true)}>Save and redeploy</button>
+                  </div>`
+                  : null
+              }`
+            : null
+        }
+        ${
+          current === 'variables'
+            ? html`<${VariablesEditor} rows=${rows} setRows=${setRows} readOnly=${!canEdit} />
+              ${canEdit ? html`<div class="buttons"><button type="button" class="primary" disabled=${busy} onClick=${saveVariables}>Save variables</button></div>` : null}`
+            : null
+        }
+        ${
+          current === 'deploys'
+            ? html`<${DeploysTab} stack=${name} runs=${runs} canEdit=${canEdit} openRun=${openRun}
+              setOpenRun=${(/** @type {number | null} */ id) => navigate({ run: id ?? undefined })} reload=${reloadRuns} />`
+            : null
+        }
+      </div>
+    </section>
+  `;
+}

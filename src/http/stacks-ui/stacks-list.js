@@ -1,0 +1,154 @@
+/**
+ * The stacks of one environment: name, state and containers as the last run left them (the engine's own
+ * status is not in the API yet), the last run's status and when, the tally of runs, and a form to create
+ * a stack (name, compose, variables, options) that starts it and opens its page on the live output.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api } from './api.js';
+import { ComposeEditor } from './compose-editor.js';
+import { absoluteTime, envParam, html, isRunning, relativeTime, routeHref, summaryWords } from './util.js';
+import { VariablesEditor, variablesOf } from './variables.js';
+
+const NEW_COMPOSE = 'services:\n  web:\n    image: nginx:alpine\n    ports:\n      - "8080:80"\n';
+
+/** @typedef {{ stack: import('./api.js').StackItem, runs: import('./api.js').Run[] }} Row */
+
+/** @param {{ env: import('./api.js').Env, canEdit: boolean, tick: number }} props */
+export function StacksList({ env, canEdit, tick }) {
+  const [rows, setRows] = useState(/** @type {Row[] | null} */ (null));
+  const [error, setError] = useState(/** @type {string | null} */ (null));
+  const [creating, setCreating] = useState(false);
+
+  useEffect(() => {
+    let cancelled = false;
+    (async () => {
+      try {
+        const stacks = await api.stacks(env);
+        const all = await Promise.all(
+          stacks.map(async (stack) => ({ stack, runs: await api.runs(stack.name, env).catch(() => []) })),
+        );
+        if (!cancelled) {
+          setRows(all);
+          setError(null);
+        }
+      } catch (e) {
+        if (!cancelled) setError(e instanceof Error ? e.message : String(e));
+      }
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [env, tick]);
+
+  return html`
+    <section aria-labelledby="stacks-title">
+      <div class="page-head">
+        <h1 id="stacks-title">Stacks</h1>
+        ${canEdit && !creating ? html`<button type="button" class="primary" onClick=${() => setCreating(true)}>New stack</button>` : null}
+      </div>
+      ${creating ? html`<${CreateStack} env=${env} onCancel=${() => setCreating(false)} />` : null}
+      ${error ? html`<p class="error-line" role="alert">${error}</p>` : null}
+      ${rows === null && !error ? html`<p class="muted">Loading…</p>` : null}
+      ${rows && rows.length === 0 ? html`<p class="muted" data-testid="no-stacks">No stacks in this environment yet.</p>` : null}
+      ${
+        rows && rows.length > 0
+          ? html`<table class="stacks" data-testid="stacks">
+            <thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Containers</th>
+              <th scope="col">Last run</th><th scope="col">Runs (ok / failed)</th><th scope="col">Variables</th></tr></thead>
+            <tbody>${rows.map((row) => html`<${StackRow} row=${row} env=${env} />`)}</tbody>
+          </table>`
+          : null
+      }
+    </section>
+  `;
+}
+
+/** @param {{ row: Row, env: import('./api.js').Env }} props */
+function StackRow({ row, env }) {
+  const { stack, runs } = row;
+  const last = runs[0];
+  const ok = runs.filter((r) => r.status === 'success').length;
+  const failed = runs.filter((r) => r.status === 'failed' || r.status === 'error').length;
+  const lastOk = runs.find((r) => r.status === 'success');
+  const summary = lastOk?.details.summary;
+  const state = !last
+    ? 'never deployed'
+    : isRunning(last.status)
+      ? 'deploying'
+      : last.status === 'success'
+        ? 'deployed'
+        : 'last deploy failed';
+  return html`<tr data-stack=${stack.name}>
+    <th scope="row"><a href=${routeHref(['stack', stack.name], { env: envParam(env) })}>${stack.name}</a></th>
+    <td>${state}</td>
+    <td title="What the last successful deploy did (the engine's own status is not in the API yet)">${
+      lastOk ? summaryWords(summary) : '—'
+    }</td>
+    <td>${
+      last
+        ? html`<span class=${`badge status-${last.status}`}>${last.status}</span>
+          <time datetime=${last.startedAt} title=${absoluteTime(last.startedAt)}> ${relativeTime(last.startedAt)}</time>`
+        : '—'
+    }</td>
+    <td data-testid="tally">${runs.length} (${ok} / ${failed})</td>
+    <td>${stack.variables.length}</td>
+  </tr>`;
+}
+
+/** @param {{ env: import('./api.js').Env, onCancel: () => void }} props */
+function CreateStack({ env, onCancel }) {
+  const [name, setName] = useState('');
+  const [compose, setCompose] = useState(NEW_COMPOSE);
+  const [rows, setRows] = useState(/** @type {import('./variables.js').VariableRow[]} */ ([]));
+  const [options, setOptions] = useState({ pull: false, build: false, forceRecreate: false });
+  const [error, setError] = useState(/** @type {string | null} */ (null));
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (/** @type {Event} */ e) => {
+    e.preventDefault();
+    const vars = variablesOf(rows);
+    if (!vars.ok) return setError(vars.error);
+    setBusy(true);
+    setError(null);
+    try {
+      // A new stack holds no secret to keep, so no value is null here (variablesOf keeps only stored ones).
+      const variables = /** @type {import('./api.js').NewVariable[]} */ (vars.variables);
+      const ack = await api.createStack(env, { name, compose, variables, ...options });
+      location.hash = routeHref(['stack', name], { env: envParam(env), job: ack.jobId });
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return html`<form class="card" onSubmit=${submit} aria-label="New stack">
+    <h2>New stack</h2>
+    <label>Name <input name="name" required value=${name} onInput=${(/** @type {InputEvent} */ e) => setName(/** @type {HTMLInputElement} */ (e.target).value)} /></label>
+    <div class="field-label" id="new-compose-label">Compose file</div>
+    <${ComposeEditor} value=${compose} onChange=${setCompose} error=${error} label="Compose file of the new stack" />
+    <h3>Variables</h3>
+    <${VariablesEditor} rows=${rows} setRows=${setRows} />
+    <${OptionsChecks} options=${options} setOptions=${setOptions} />
+    ${error ? html`<p class="error-line" role="alert">${error}</p>` : null}
+    <div class="buttons">
+      <button type="submit" class="primary" disabled=${busy}>Create and start</button>
+      <button type="button" onClick=${onCancel}>Cancel</button>
+    </div>
+  </form>`;
+}
+
+/**
+ * The three deploy options as checkboxes.
+ * @param {{ options: import('./api.js').DeployOptions, setOptions: (o: import('./api.js').DeployOptions) => void }} props
+ */
+export function OptionsChecks({ options, setOptions }) {
+  const names = /** @type {const} */ (['pull', 'build', 'forceRecreate']);
+  const labels = { pull: 'Pull images', build: 'Build images', forceRecreate: 'Force recreate' };
+  return html`<fieldset class="options"><legend>Deploy options</legend>
+    ${names.map(
+      (key) => html`<label><input type="checkbox" name=${key} checked=${options[key]}
+        onChange=${() => setOptions({ ...options, [key]: !options[key] })} /> ${labels[key]}</label>`,
+    )}
+  </fieldset>`;
+}

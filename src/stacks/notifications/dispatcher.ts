@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import type { Subscription } from 'rxjs';
+import {
+  type NotificationsState,
+  notifications,
+  type Occurrence,
+} from '../../../projections/notifications.js';
+import { ProjectionRunner } from '../../../projections/runtime.js';
+import { NOTIFICATIONS_STREAM, stacksEvent } from '../../../streams/stacks.js';
+import type { EventStore } from '../../store/types.js';
+import { notFound } from '../errors.js';
+import type { NotificationChannel } from '../types.js';
+import { channelRequest, wants } from './channels.js';
+
+/** How long one attempt may take before it counts as failed. */
+const ATTEMPT_TIMEOUT_MS = 10_000;
+
+/**
+ * Delivers notifications (issue 19 point 4): a subscriber over the log (the `notifications` read model)
+ * with its own checkpoint (NotificationsCheckpointed). Each occurrence past the checkpoint gets a
+ * delivery per channel that wants it, key `<channel>:<position>:<event>`; a failed attempt is retried after
+ * retryBaseMs, doubled each time, up to maxAttempts; every attempt is an event. At least once: a
+ * restart resumes pending deliveries from the log (an attempt whose answer was not recorded is sent
+ * again, with the same key). Deliveries run in the background: a channel that is down slows neither
+ * deploys nor the start.
+ */
+export class NotificationDispatcher {
+  readonly model: ProjectionRunner<NotificationsState>;
+  private subscription: Subscription | undefined;
+  /** Deliveries with an attempt under way or a retry waiting, by key. */
+  private readonly busy = new Map<string, NodeJS.Timeout | undefined>();
+  private closed = false;
+  private pass: Promise<void> = Promise.resolve();
+  private queued = false;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly channels: readonly NotificationChannel[],
+  ) {
+    this.model = new ProjectionRunner(store, notifications);
+  }
+
+  async start(): Promise<void> {
+    await this.model.start();
+    if (this.channels.length === 0) return;
+    this.subscription = this.model.updates.subscribe(() => this.schedule());
+    this.schedule();
+  }
+
+  /** One pass after the current one; updates meanwhile fold into it (the model moves on every event). */
+  private schedule(): void {
+    if (this.closed || this.queued) return;
+    this.queued = true;
+    this.pass = this.pass
+      .then(() => {
+        this.queued = false;
+        return this.step();
+      })
+      .catch((error: unknown) => {
+        process.stderr.write(`stacks: notifications: ${(error as Error).message}\n`);
+      });
+  }
+
+  /** Starts deliveries of occurrences past the checkpoint, moves it, and resumes pending ones. */
+  private async step(): Promise<void> {
+    const state = this.model.state;
+    let from = state.occurrences.length;
+    while (from > 0 && (state.occurrences[from - 1] as Occurrence).position > state.checkpoint) from -= 1;
+    const fresh = state.occurrences.slice(from);
+    for (const o of fresh)
+      for (const channel of this.channels) {
+        const key = `${channel.name}:${o.position}:${o.event}`;
+        // A delivery already recorded (a restart before the checkpoint) goes on as a pending one below.
+        if (wants(channel, o) && !state.deliveries.has(key)) this.deliver(channel, o, key, 0);
+      }
+    // The checkpoint passes an occurrence once each of its deliveries has a recorded attempt: a crash
+    // before that leaves it fresh, and the next start delivers it (at least once, with the same key).
+    let settled = state.checkpoint;
+    for (const o of fresh) {
+      if (
+        this.channels.some((c) => wants(c, o) && !state.deliveries.has(`${c.name}:${o.position}:${o.event}`))
+      )
+        break;
+      settled = o.position;
+    }
+    if (settled > state.checkpoint)
+      await this.store.append(NOTIFICATIONS_STREAM, [
+        stacksEvent('NotificationsCheckpointed', { position: settled }),
+      ]);
+    for (const delivery of state.deliveries.values()) {
+      if (delivery.state !== 'pending' || this.busy.has(delivery.key)) continue;
+      const channel = this.channels.find((c) => c.name === delivery.channel);
+      const o = state.occurrences.find((x) => x.position === delivery.occurrence);
+      if (!channel || !o) continue;
+      const tried = delivery.attempts.length;
+      const last = Date.parse(delivery.attempts[tried - 1]?.at ?? new Date().toISOString());
+      const wait = Math.max(0, last + channel.retryBaseMs * 2 ** (tried - 1) - Date.now());
+      this.deliver(channel, o, delivery.key, tried, wait);
+    }
+  }
+
+  /** Attempt `done + 1` of a delivery, after `waitMs`; records it, and schedules the next on failure. */
+  private deliver(channel: NotificationChannel, o: Occurrence, key: string, done: number, waitMs = 0): void {
+    if (this.busy.has(key) || this.closed) return;
+    const timer = setTimeout(() => {
+      void this.attempt(channel, o, key, done + 1).finally(() => {
+        this.busy.delete(key);
+        this.schedule();
+      });
+    }, waitMs);
+    timer.unref();
+    this.busy.set(key, timer);
+  }
+
+  private async attempt(channel: NotificationChannel, o: Occurrence, key: string, attempt: number) {
+    const result = await send(channel, o, key);
+    const final = result.ok || attempt >= channel.maxAttempts;
+    if (this.closed && !result.ok) return result;
+    const { position } = await this.store.append(NOTIFICATIONS_STREAM, [
+      stacksEvent('NotificationAttempted', {
+        key,
+        channel: channel.name,
+        event: o.event,
+        occurrence: o.position,
+        attempt,
+        ok: result.ok,
+        status: result.status,
+        error: result.error,
+        final,
+      }),
+    ]);
+    // The next pass must see this attempt, or it would count it again.
+    await this.model.waitFor(position);
+    return result;
+  }
+
+  /** `POST /api/notifications/{name}/test`: one attempt now, recorded; answers its outcome. */
+  async test(
+    name: string,
+  ): Promise<{ key: string; ok: boolean; status: number | null; error: string | null }> {
+    const channel = this.channels.find((c) => c.name === name);
+    if (!channel) throw notFound(`No notification channel ${JSON.stringify(name)}`);
+    const o: Occurrence = {
+      position: 0,
+      event: 'test',
+      stack: null,
+      environmentId: null,
+      runId: null,
+      text: `Test notification from chronicle to ${channel.name}`,
+      at: new Date().toISOString(),
+    };
+    await this.model.waitFor(await this.store.headPosition());
+    const key = `${channel.name}:test:${randomUUID()}`;
+    const result = await send(channel, o, key);
+    const { position } = await this.store.append(NOTIFICATIONS_STREAM, [
+      stacksEvent('NotificationAttempted', {
+        key,
+        channel: channel.name,
+        event: 'test',
+        occurrence: 0,
+        attempt: 1,
+        ok: result.ok,
+        status: result.status,
+        error: result.error,
+        final: true,
+      }),
+    ]);
+    await this.model.waitFor(position);
+    return { key, ...result };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.subscription?.unsubscribe();
+    for (const timer of this.busy.values()) clearTimeout(timer);
+    await this.pass;
+    await this.model.stop();
+  }
+}
+
+async function send(channel: NotificationChannel, o: Occurrence, key: string) {
+  const request = channelRequest(channel, o, key);
+  try {
+    const answer = await fetch(request.url, {
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+    });
+    await answer.arrayBuffer().catch(() => undefined);
+    return answer.ok
+      ? { ok: true, status: answer.status, error: null }
+      : { ok: false, status: answer.status, error: `HTTP ${answer.status}` };
+  } catch (error) {
+    return { ok: false, status: null, error: (error as Error).message };
+  }
+}

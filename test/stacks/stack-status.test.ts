@@ -1,0 +1,161 @@
+import { mkdtemp } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type ContainerStatus,
+  containerStatusOf,
+  engineOptions,
+  StackStatusReader,
+  stackStateOf,
+  startedServices,
+} from '../../src/stacks/stack-status.js';
+
+const container = (service: string, state: string): ContainerStatus => ({
+  service,
+  name: `shop-${service}-1`,
+  state,
+  health: null,
+  image: 'local/busybox:1',
+  imageId: 'sha256:c8f5',
+  imageDigest: null,
+  ports: [],
+  startedAt: null,
+});
+
+describe('stackStateOf', () => {
+  it('not deployed, running, partial, stopped', () => {
+    expect(stackStateOf([], ['web'])).toBe('not deployed');
+    expect(stackStateOf([container('web', 'running'), container('db', 'running')], ['web', 'db'])).toBe(
+      'running',
+    );
+    expect(stackStateOf([container('web', 'running'), container('db', 'exited')], ['web', 'db'])).toBe(
+      'partial',
+    );
+    expect(stackStateOf([container('web', 'exited'), container('db', 'created')], ['web', 'db'])).toBe(
+      'stopped',
+    );
+  });
+
+  it('a service `up` starts without a running container makes a running stack partial', () => {
+    expect(stackStateOf([container('web', 'running')], ['web', 'db'])).toBe('partial');
+    // Without the compose file (unreadable), only the containers decide.
+    expect(stackStateOf([container('web', 'running')], undefined)).toBe('running');
+  });
+});
+
+describe('startedServices', () => {
+  it('services without a profile and not scaled to 0; undefined for a text that is no compose file', () => {
+    const compose = [
+      'services:',
+      '  web: { image: nginx }',
+      '  debug: { image: busybox, profiles: [debug] }',
+      '  off: { image: busybox, deploy: { replicas: 0 } }',
+      '  constructor: { image: busybox }',
+    ].join('\n');
+    expect(startedServices(compose)).toEqual(['web', 'constructor']);
+    expect(startedServices('{')).toBeUndefined();
+    expect(startedServices('just text')).toBeUndefined();
+  });
+});
+
+describe('containerStatusOf', () => {
+  it("the engine's list entry and inspection, as the answer shows them", () => {
+    const listed = {
+      Id: 'abc',
+      Names: ['/shop-web-1'],
+      Image: 'nginx:1.27',
+      ImageID: 'sha256:5d5f',
+      State: 'running',
+      Labels: { 'com.docker.compose.service': 'web', 'com.docker.compose.project': 'shop' },
+      Ports: [
+        { IP: '0.0.0.0', PrivatePort: 80, PublicPort: 8080, Type: 'tcp' },
+        { PrivatePort: 443, Type: 'tcp' },
+      ],
+    } as unknown as Docker.ContainerInfo;
+    expect(
+      containerStatusOf(listed, { startedAt: '2026-11-25T10:00:00.123Z', health: 'healthy' }, [
+        'nginx@sha256:aa',
+      ]),
+    ).toEqual({
+      service: 'web',
+      name: 'shop-web-1',
+      state: 'running',
+      health: 'healthy',
+      image: 'nginx:1.27',
+      imageId: 'sha256:5d5f',
+      imageDigest: 'nginx@sha256:aa',
+      ports: [
+        { containerPort: 80, protocol: 'tcp', hostIp: '0.0.0.0', hostPort: 8080 },
+        { containerPort: 443, protocol: 'tcp', hostIp: null, hostPort: null },
+      ],
+      startedAt: '2026-11-25T10:00:00.123Z',
+    });
+    const never = containerStatusOf(listed, { startedAt: '0001-01-01T00:00:00Z' }, undefined);
+    expect(never).toMatchObject({ startedAt: null, health: null, imageDigest: null });
+  });
+});
+
+describe('engineOptions', () => {
+  it('unix, tcp, ssh; anything else is a reason', () => {
+    expect(engineOptions('unix:///run/docker.sock')).toEqual({ socketPath: '/run/docker.sock' });
+    expect(engineOptions('tcp://10.0.0.5:2375')).toEqual({
+      host: '10.0.0.5',
+      port: '2375',
+      protocol: 'http',
+    });
+    expect(engineOptions('tcp://10.0.0.5:2376')).toMatchObject({ protocol: 'https' });
+    expect(engineOptions('ssh://deploy@edge')).toMatchObject({
+      host: 'edge',
+      port: 22,
+      protocol: 'ssh',
+      username: 'deploy',
+    });
+    expect(engineOptions('npipe:////./pipe/docker')).toHaveProperty('error');
+    expect(engineOptions('not a url')).toHaveProperty('error');
+  });
+});
+
+describe('StackStatusReader on an engine that does not answer', () => {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await new Promise((r) => server.close(r));
+  });
+
+  it('a socket that accepts and never answers: unknown with the reason, the next read held', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chronicle-engine-'));
+    const socketPath = join(dir, 'docker.sock');
+    const held: Array<import('node:net').Socket> = [];
+    const server = createServer((socket) => held.push(socket));
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(socketPath, r));
+    const reader = new StackStatusReader({ timeoutMs: 200, holdMs: 60_000 });
+    const env = { id: 7, name: 'slow', dockerHost: `unix://${socketPath}` };
+    const first = await reader.statuses(env, [{ name: 'web' }, { name: 'db' }]);
+    const reason = `The Docker engine (unix://${socketPath}) did not answer within 0.2 s`;
+    expect([...first.entries()]).toEqual([
+      ['web', { state: 'unknown', stateReason: reason, containers: null }],
+      ['db', { state: 'unknown', stateReason: reason, containers: null }],
+    ]);
+    const connections = held.length;
+    // Held: answered without asking the engine again.
+    expect((await reader.statuses(env, [{ name: 'web' }])).get('web')?.stateReason).toBe(reason);
+    expect(held.length).toBe(connections);
+    for (const socket of held) socket.destroy();
+  });
+
+  it('no engine at all (no socket): unknown, saying why; a bad dockerHost too', async () => {
+    const reader = new StackStatusReader();
+    const gone = await reader.statuses({ id: 1, name: 'x', dockerHost: 'unix:///nonexistent/docker.sock' }, [
+      { name: 'web' },
+    ]);
+    expect(gone.get('web')).toMatchObject({ state: 'unknown', containers: null });
+    expect(gone.get('web')?.stateReason).toMatch(
+      /^The Docker engine \(unix:\/\/\/nonexistent\/docker\.sock\) cannot be reached: .*ENOENT/,
+    );
+    const bad = await reader.statuses({ id: 2, name: 'y', dockerHost: 'ftp://x' }, [{ name: 'web' }]);
+    expect(bad.get('web')?.stateReason).toMatch(/unix:\/\/, tcp:\/\/ or ssh:\/\//);
+  });
+});
