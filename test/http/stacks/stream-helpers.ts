@@ -130,3 +130,44 @@ export function readSse(port: number, path: string, options: SseReadOptions = {}
     req.end();
   });
 }
+
+/** What a plain GET answered, counted as it came: its bytes, its lines, and where it ended. */
+export interface CountedBody {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  bytes: number;
+  lines: number;
+  /** The first and last bytes of the body (up to 200 each), as text. */
+  head: string;
+  tail: string;
+}
+
+/** A GET whose body is counted as it arrives, never kept (a body of tens of MB, several at once). */
+export function countGet(port: number, path: string): Promise<CountedBody> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path, agent: false, headers: { Authorization: `Bearer ${TOKENS.admin}` } },
+      (res) => {
+        const body: CountedBody = {
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          bytes: 0,
+          lines: 0,
+          head: '',
+          tail: '',
+        };
+        let last = Buffer.alloc(0);
+        res.on('data', (chunk: Buffer) => {
+          if (body.bytes < 200) body.head += chunk.subarray(0, 200 - body.bytes).toString('latin1');
+          body.bytes += chunk.length;
+          for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) body.lines += 1;
+          last = Buffer.concat([last, chunk]).subarray(-200);
+        });
+        res.on('end', () => resolve({ ...body, tail: last.toString('latin1') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
