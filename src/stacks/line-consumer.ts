@@ -14,8 +14,8 @@ export interface LineFeed {
  * resumed. A deploy printing faster than the store and the log file take it then waits on its pipe:
  * its output never piles up in memory, whatever its size (issue 15).
  */
-export const PAUSE_BACKLOG_BYTES = 1024 * 1024;
-export const RESUME_BACKLOG_BYTES = 256 * 1024;
+export const PAUSE_BACKLOG_BYTES = 512 * 1024;
+export const RESUME_BACKLOG_BYTES = 128 * 1024;
 /** How often a paused feed looks at the backlog again (about the job's flush interval). */
 const BACKLOG_CHECK_MS = 10;
 
