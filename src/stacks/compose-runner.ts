@@ -113,9 +113,7 @@ export function runCompose(inv: ComposeInvocation, options: RunnerOptions = {}):
     return { lines, exit, cancel: () => {}, pid: undefined };
   }
 
-  let paused = false;
   const resume = () => {
-    paused = false;
     child.stdout?.resume();
     child.stderr?.resume();
   };
@@ -160,17 +158,13 @@ export function runCompose(inv: ComposeInvocation, options: RunnerOptions = {}):
   });
   child.on('exit', (code, signal) => {
     exited = { code, signal };
-    // A descendant holding the pipes open must not keep the run alive forever. While the output is
-    // paused, what is left in the pipes is ours to read: the wait starts again.
-    const drainLater = () => {
-      const t = setTimeout(() => {
-        if (paused) return drainLater();
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-      }, drainMs);
-      timers.push(t);
-    };
-    drainLater();
+    // A descendant holding the pipes open must not keep the run alive forever. (Output paused by the
+    // consumer is not lost here: Node resumes a child's stdio when it exits, and reads it to its end.)
+    const t = setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    }, drainMs);
+    timers.push(t);
     finish();
   });
 
@@ -194,7 +188,6 @@ export function runCompose(inv: ComposeInvocation, options: RunnerOptions = {}):
     },
     pause: () => {
       if (cancelled || timedOut) return;
-      paused = true;
       child.stdout?.pause();
       child.stderr?.pause();
     },
