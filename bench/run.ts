@@ -9,6 +9,7 @@ import { benchRedaction } from './redaction.js';
 import { benchReplayRebuild } from './replay-rebuild.js';
 import { benchReplayTimeTravel } from './replay-time-travel.js';
 import { printReport } from './report.js';
+import { benchSoak } from './soak.js';
 import { benchStore } from './store.js';
 import { benchStorePg } from './store-pg.js';
 import { benchUi } from './ui.js';
@@ -23,6 +24,8 @@ const benchmarks: Record<string, () => Promise<void>> = {
   deploys: benchDeploys,
   'deploys-engine': benchDeploysEngine,
   reconcile: benchReconcile,
+  // Issue 15's soak: 50 deploys, 20 clients each (5 never read), a follower of every log; peak RSS.
+  soak: benchSoak,
   // Issue 18: the stacks web page on a 200,000-line log, in Chromium.
   ui: benchUi,
   'log-query': runLogQueryBench,

@@ -140,6 +140,25 @@ export function messagesOf(event: RecordedEvent, open?: OpenText): JobMessage[] 
   }
 }
 
+/** How many messages one job event stands for, read without opening it (the counts are in clear). */
+export function messageCountOf(event: RecordedEvent): number {
+  if (!JOB_EVENT_TYPES.has(event.type)) return 0;
+  const e = event as JobEvent;
+  switch (e.type) {
+    case 'JobStarted':
+      return 0;
+    case 'JobOutput':
+      return e.data.lines.length;
+    case 'JobOutputSealed':
+      return e.data.count;
+    case 'JobStatusReported':
+    case 'JobStatusSealed':
+    case 'JobFinished':
+    case 'JobFinishedSealed':
+      return 1;
+  }
+}
+
 /** Finished jobs whose result is older than `cutoff` (ISO time): what retention deletes. */
 export const jobsFinishedBefore = (state: JobsState, cutoff: string): JobInfo[] =>
   [...state.jobs.values()].filter((job) => job.finishedAt !== null && job.finishedAt < cutoff);

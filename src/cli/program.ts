@@ -7,15 +7,12 @@ import { StoreError } from '../store/errors.js';
 import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/types.js';
 import { version } from '../version.js';
-import { runEditor } from './editor.js';
+import { DEFAULT_EDITOR_PORT } from './defaults.js';
 import { printEvents } from './events.js';
-import { runEditorMcp } from './mcp.js';
 import { migrate } from './migrate.js';
 import { exitQuietlyOnBrokenPipe } from './output.js';
 import { rebuildAll, rebuildThroughServer } from './rebuild.js';
-import { type ReplayOptions, runReplay } from './replay.js';
-
-import { DEFAULT_EDITOR_PORT, runServe } from './serve.js';
+import type { ReplayOptions } from './replay.js';
 import { DEFAULT_STACKS_HOST, DEFAULT_STACKS_PORT, runStacks, type StacksCommandOptions } from './stacks.js';
 import { catchStopSignals, releaseStopSignals, untilStopSignal } from './stop-signals.js';
 
@@ -186,7 +183,12 @@ function buildProgram(): Command {
     .addOption(storeOption())
     .action(async (sessionId: string, options: ReplayOptions) => {
       releaseStopSignals();
-      process.exitCode = await runReplay(sessionId, options, process.stdout, process.stderr);
+      process.exitCode = await (await import('./replay.js')).runReplay(
+        sessionId,
+        options,
+        process.stdout,
+        process.stderr,
+      );
     });
 
   program
@@ -231,14 +233,19 @@ function buildProgram(): Command {
             usage(
               `--attach drives a running editor's session: ${own.join(', ')} belong to the editor started with --http`,
             );
-          process.exitCode = await runEditorMcp({ attach: url });
+          process.exitCode = await (await import('./mcp.js')).runEditorMcp({ attach: url });
           return;
         }
         if (options.mcp) {
-          process.exitCode = await runEditorMcp({ ...options, file });
+          process.exitCode = await (await import('./mcp.js')).runEditorMcp({ ...options, file });
           return;
         }
-        process.exitCode = await runEditor(options.http as number, file, options);
+        // The editor's code is loaded by the commands that run it only (`chronicle stacks` goes without).
+        process.exitCode = await (await import('./editor.js')).runEditor(
+          options.http as number,
+          file,
+          options,
+        );
       },
     );
 
@@ -288,7 +295,7 @@ function buildProgram(): Command {
           config?: string;
         },
       ) => {
-        process.exitCode = await runServe(options);
+        process.exitCode = await (await import('./serve.js')).runServe(options);
       },
     );
 

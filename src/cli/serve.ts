@@ -14,12 +14,7 @@ export interface ServeOptions extends StoreOptions {
   config?: string;
 }
 
-/**
- * The editor's default port under `chronicle serve` (CONTRACT.md pins none): the one the README's examples
- * and the Dockerfile's EXPOSE use. The stacks surface keeps CONTRACT.md's 127.0.0.1:5080, as `chronicle
- * stacks` without `--host`.
- */
-export const DEFAULT_EDITOR_PORT = 8765;
+export { DEFAULT_EDITOR_PORT } from './defaults.js';
 
 /**
  * `chronicle serve`: the editor REST surface (headless) and the stacks surface on one store, in one

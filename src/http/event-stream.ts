@@ -12,8 +12,15 @@ export class EventStream {
   private ended = false;
   private pending = '';
   private readonly closeHandlers: Array<() => void> = [];
+  /** Resolves once the stream is ended (by us) or the client has gone. */
+  readonly closed: Promise<void>;
 
   constructor(reply: FastifyReply) {
+    let markClosed: () => void = () => {};
+    this.closed = new Promise<void>((resolve) => {
+      markClosed = resolve;
+    });
+    this.closeHandlers.push(() => markClosed());
     this.reply = reply;
     // Fastify must not answer this request itself: the socket is ours from here on.
     reply.hijack();
@@ -51,11 +58,12 @@ export class EventStream {
 
   /**
    * Writes frames made by `eventFrame`: a string, or bytes shared by every client of the same events
-   * (encoded once, written as they are).
+   * (encoded once, written as they are). A string waits for the end of this turn of the event loop,
+   * joined with the others of the turn, unless `now` (a batch a producer paces with `ready()`).
    */
-  write(frames: string | Buffer): void {
+  write(frames: string | Buffer, now = false): void {
     if (this.ended) return;
-    if (typeof frames !== 'string') {
+    if (typeof frames !== 'string' || now) {
       // Already a batch: keep the order with what is pending, then hand the shared bytes to the socket.
       this.flush();
       if (!this.reply.raw.destroyed) this.reply.raw.write(frames);
@@ -88,12 +96,22 @@ export class EventStream {
     });
   }
 
-  /** Ends the answer (after whatever is written). */
-  end(): void {
+  /**
+   * Ends the answer (after whatever is written). With `graceMs`, a client that has not taken what was
+   * written by then (one that stopped reading) is disconnected: its socket and buffer are let go.
+   */
+  end(graceMs?: number): void {
     if (this.ended) return;
     this.ended = true;
     this.flush();
-    this.reply.raw.end();
+    const raw = this.reply.raw;
+    raw.end();
+    if (graceMs !== undefined && !raw.writableFinished) {
+      const timer = setTimeout(() => raw.destroy(), graceMs);
+      timer.unref();
+      raw.once('finish', () => clearTimeout(timer));
+      raw.once('close', () => clearTimeout(timer));
+    }
     for (const handler of this.closeHandlers) handler();
   }
 }

@@ -134,7 +134,7 @@ export function stacksApp(
     auditRoutes(scope, service);
     retentionRoutes(scope, service);
     notificationRoutes(scope, service);
-    jobRoutes(scope, service);
+    jobRoutes(scope, service, limits.droppedClientGraceMs);
     if (parts.git) gitStackRoutes(scope, parts.git);
     scheduleRoutes(scope, service);
     documentRoute(scope);

@@ -20,6 +20,11 @@ export interface StacksHttpLimits {
   keepAliveTimeoutMs: number;
   /** Connections at once (event streams included); a further one is closed at once, unanswered. */
   maxConnections: number;
+  /**
+   * An event stream client dropped as too slow gets this long to take what was written to it (the
+   * reason, last) before its connection is closed.
+   */
+  droppedClientGraceMs: number;
 }
 
 export const DEFAULT_STACKS_HTTP_LIMITS: StacksHttpLimits = {
@@ -27,6 +32,7 @@ export const DEFAULT_STACKS_HTTP_LIMITS: StacksHttpLimits = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 512,
+  droppedClientGraceMs: 30_000,
 };
 
 /**

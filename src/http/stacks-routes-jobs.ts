@@ -2,9 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import type { JobInfo } from '../../projections/jobs.js';
 import { checkEnvAccess } from '../stacks/auth.js';
 import { notFound } from '../stacks/errors.js';
-import type { JobChunk } from '../stacks/jobs.js';
+import { type JobChunk, JobSubscriberTooSlowError } from '../stacks/jobs.js';
 import type { StacksService } from '../stacks/service.js';
 import { EventStream, streamObserver } from './event-stream.js';
+import { messageFrames } from './sse-frames.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { allow, userOf } from './stacks-request.js';
@@ -12,19 +13,15 @@ import { allow, userOf } from './stacks-request.js';
 const JOB_NOT_FOUND = 'Job not found';
 
 /**
- * SSE bytes by chunk: a live chunk reaches every subscriber as the same object, so 50 clients of one job
- * cost one framing and one UTF-8 encoding per chunk, not 50. Weak: the bytes go with their chunk.
+ * SSE bytes by chunk: a live chunk reaches every subscriber as the same object (and a stored one, read
+ * by several, too), so 50 clients of one job cost one framing of each chunk, not 50. Weak: the bytes go
+ * with their chunk.
  */
 const frames = new WeakMap<JobChunk, Buffer>();
 function framesOf(chunk: JobChunk): Buffer {
   let bytes = frames.get(chunk);
   if (bytes === undefined) {
-    // JSON text never holds a raw line break, so each message is one `data:` line: no split needed.
-    let text = '';
-    chunk.messages.forEach((message, i) => {
-      text += `id: ${chunk.from + i}\ndata: ${JSON.stringify(message)}\n\n`;
-    });
-    bytes = Buffer.from(text);
+    bytes = messageFrames(chunk.from, chunk.messages);
     frames.set(chunk, bytes);
   }
   return bytes;
@@ -34,7 +31,7 @@ function framesOf(chunk: JobChunk): Buffer {
  * The job poll and its event stream. Beyond the spec, on purpose (issue 6): both need a token and
  * `view` on the job's stack, by the list rule for the job's environment.
  */
-export function jobRoutes(app: StacksFastify, service: StacksService): void {
+export function jobRoutes(app: StacksFastify, service: StacksService, droppedClientGraceMs: number): void {
   const jobOf = async (
     request: Pick<FastifyRequest, 'stacksUser'> & { params: { id: string } },
   ): Promise<JobInfo> => {
@@ -48,7 +45,8 @@ export function jobRoutes(app: StacksFastify, service: StacksService): void {
     ...routes.getJob,
     handler: async (request) => {
       const info = await jobOf(request);
-      const poll = await service.jobs.poll(info.id);
+      const { after, limit } = request.query;
+      const poll = await service.jobs.poll(info.id, { ...(after === undefined ? {} : { after }), limit });
       if (!poll) throw notFound(JOB_NOT_FOUND);
       return poll;
     },
@@ -61,10 +59,16 @@ export function jobRoutes(app: StacksFastify, service: StacksService): void {
       const from = resumeIndex(request.headers['last-event-id']);
       const stream = new EventStream(reply);
       const subscription = service.jobs.chunks(info.id, from, { ready: () => stream.ready() }).subscribe(
-        // Too slow, or the job's stream was deleted: the stream ends and the client may resume with
-        // Last-Event-ID.
         streamObserver(stream, `stacks: events of job ${info.id}`, {
           next: (chunk) => stream.write(framesOf(chunk)),
+          error: (error: unknown) => {
+            if (!(error instanceof JobSubscriberTooSlowError)) return stream.end();
+            // Too far behind the job: it is told why and where to resume (Last-Event-ID), then let go;
+            // one that reads no more is cut off after droppedClientGraceMs (stacks-limits.ts).
+            const lastEventId = error.lastIndex >= 0 ? String(error.lastIndex) : null;
+            stream.send(JSON.stringify({ type: 'dropped', reason: error.message, lastEventId }));
+            stream.end(droppedClientGraceMs);
+          },
         }),
       );
       stream.onClose(() => subscription.unsubscribe());

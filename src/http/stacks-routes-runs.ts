@@ -1,18 +1,22 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DeployRun } from '../../projections/deploy-runs.js';
 import { checkEnvAccess, checkRunAccess } from '../stacks/auth.js';
-import { notFound, StacksError } from '../stacks/errors.js';
+import { badRequest, notFound, StacksError } from '../stacks/errors.js';
 import { logDownloadName, parseLogQuery, queryLog } from '../stacks/history/log-query.js';
-import { readLog } from '../stacks/log-files.js';
+import {
+  checkLogOffset,
+  followLog as followLogFile,
+  LogOffsetError,
+  openLogText,
+} from '../stacks/log-reader.js';
+import { pagingParam } from '../stacks/paging.js';
 import type { StacksService } from '../stacks/service.js';
 import type { StackAction } from '../stacks/types.js';
-import { EventStream, streamObserver } from './event-stream.js';
+import { EventStream } from './event-stream.js';
+import { logLineFrames } from './sse-frames.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { allow, userOf } from './stacks-request.js';
-
-/** Bytes a followed log may have waiting on a slow client before its stream is ended. */
-const MAX_FOLLOW_BACKLOG = 8 * 1024 * 1024;
 
 /**
  * The run endpoints of the spec: list (rule 3 with the list permission rule), and the three single-run
@@ -63,8 +67,11 @@ export function runRoutes(app: StacksFastify, service: StacksService): void {
     ...routes.getRunLog,
     handler: async (request, reply) => {
       const run = runOf(request, 'view');
+      const path = service.runs.logPathOf(run);
       if (request.query.follow) {
-        followLog(service, run, reply);
+        const offset = resumeOffset(request.headers['last-event-id'], request.query.offset);
+        await checked(checkLogOffset(path, offset));
+        followLog(service, run, offset, reply);
         return reply;
       }
       // Issue 19 point 7: a range or a search of a large log, answered as JSON (history/log-query.ts).
@@ -76,30 +83,66 @@ export function runRoutes(app: StacksFastify, service: StacksService): void {
           .type('application/json; charset=utf-8')
           .send(JSON.stringify({ runId: run.id, ...answer }));
       }
-      const text = await readLog(service.runs.logPathOf(run));
+      // Streamed from the file (from `offset`, a line start): the log is never held whole (issue 15).
+      const text = await checked(openLogText(path, request.query.offset ?? 0));
       if (text === undefined) throw new StacksError(404, 'Log not found');
       if (request.query.download)
         reply.header('content-disposition', `attachment; filename="${logDownloadName(run.stack, run.id)}"`);
-      return reply.type('text/plain; charset=utf-8').send(text);
+      return (
+        reply
+          .type('text/plain; charset=utf-8')
+          .header('content-length', text.bytes)
+          .header('x-log-size', text.size)
+          // The text, read from the file as the socket takes it (the schema describes the text it carries).
+          .send(text.stream as unknown as string)
+      );
     },
   });
 }
 
-/** `log?follow=true`: every line from the first, live while the run runs, then its final status. */
-function followLog(service: StacksService, run: DeployRun, reply: FastifyReply): void {
+/** A log offset that is not a line start answers 400. */
+async function checked<T>(reading: Promise<T>): Promise<T> {
+  try {
+    return await reading;
+  } catch (error) {
+    if (error instanceof LogOffsetError) throw badRequest(error.message);
+    throw error;
+  }
+}
+
+/**
+ * Where a followed log starts: after the line whose id a reconnecting client sends (`Last-Event-ID`, a
+ * byte offset), else `?offset=`, else the first line.
+ */
+function resumeOffset(header: string | string[] | undefined, offset: number | undefined): number {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (value !== undefined && value !== '')
+    return pagingParam(value, 'Last-Event-ID', 0, 0, Number.MAX_SAFE_INTEGER);
+  return offset ?? 0;
+}
+
+/**
+ * `log?follow=true`: the lines from `offset` (a line start), read from the file as the client takes
+ * them — a read at a time, the next one only once the socket has drained — live while the run runs,
+ * then `{type: 'end', status}`. Each line an event whose id is the byte offset after it. A slow client's
+ * backlog stays in the file: it is never dropped for it.
+ */
+function followLog(service: StacksService, run: DeployRun, offset: number, reply: FastifyReply): void {
+  const follow = service.runs.followLog(run.id);
   const stream = new EventStream(reply);
-  const subscription = service.runs.followLog(run.id).subscribe(
-    streamObserver(stream, `stacks: log of run ${run.id}`, {
-      next: (event) => {
-        stream.send(JSON.stringify(event));
-        // The recorder's feed has no pause: a client this far behind is let go rather than buffered for.
-        if (reply.raw.writableLength > MAX_FOLLOW_BACKLOG) stream.end();
-      },
-      error: (error: unknown) => {
-        stream.send(JSON.stringify({ type: 'error', error: (error as Error).message }));
-        stream.end();
-      },
-    }),
-  );
-  stream.onClose(() => subscription.unsubscribe());
+  const pump = async () => {
+    for await (const batch of followLogFile(follow.source, offset, stream.closed)) {
+      if (!stream.open) return;
+      stream.write(logLineFrames(batch.bytes, batch.at));
+      await stream.ready();
+    }
+    if (stream.open) stream.send(JSON.stringify({ type: 'end', status: await follow.status() }));
+  };
+  pump()
+    .catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      process.stderr.write(`stacks: log of run ${run.id}: the event stream was ended: ${message}\n`);
+      stream.send(JSON.stringify({ type: 'error', error: message }));
+    })
+    .finally(() => stream.end());
 }

@@ -7,7 +7,8 @@
  * outlive it and keep its pipes open.
  *
  * `lines` is hot and multicast: the child's output is read from the start whether anyone listens or
- * not (a child never blocks on a full pipe). Lines that arrive before the FIRST subscriber are buffered
+ * not, until a consumer that cannot keep up calls `pause()` (then the child blocks on a full pipe until
+ * `resume()`; the pause never ends the run). Lines that arrive before the FIRST subscriber are buffered
  * and replayed to that subscriber, then it gets live lines; any later subscriber gets only the lines
  * that arrive after it subscribed (plus completion). A subscriber that comes after the end gets the
  * buffered lines if it is the first, and completion in any case. The observable never errors; it
@@ -112,9 +113,15 @@ export function runCompose(inv: ComposeInvocation, options: RunnerOptions = {}):
     return { lines, exit, cancel: () => {}, pid: undefined };
   }
 
+  const resume = () => {
+    child.stdout?.resume();
+    child.stderr?.resume();
+  };
   const killTree = () => {
     const pid = child.pid;
     if (pid === undefined) return;
+    // A stopped run reads what is left in its pipes, paused or not, so that it ends.
+    resume();
     signalGroup(pid, 'SIGTERM');
     // Always escalate: a descendant may ignore SIGTERM even after the leader is gone.
     // Not cleared when the run ends: the leader may be gone and its pipes closed while a descendant
@@ -151,7 +158,8 @@ export function runCompose(inv: ComposeInvocation, options: RunnerOptions = {}):
   });
   child.on('exit', (code, signal) => {
     exited = { code, signal };
-    // A descendant holding the pipes open must not keep the run alive forever.
+    // A descendant holding the pipes open must not keep the run alive forever. (Output paused by the
+    // consumer is not lost here: Node resumes a child's stdio when it exits, and reads it to its end.)
     const t = setTimeout(() => {
       child.stdout?.destroy();
       child.stderr?.destroy();
@@ -178,6 +186,12 @@ export function runCompose(inv: ComposeInvocation, options: RunnerOptions = {}):
       cancelled = true;
       killTree();
     },
+    pause: () => {
+      if (cancelled || timedOut) return;
+      child.stdout?.pause();
+      child.stderr?.pause();
+    },
+    resume,
   };
 }
 

@@ -116,14 +116,41 @@ export class RunLogError extends Error {
   }
 }
 
+/** A promise with its resolver, made again after each settling: who waits gets the next change. */
+class Signal {
+  private resolveNext: () => void = () => {};
+  private next: Promise<void> = this.renew();
+  private renew(): Promise<void> {
+    this.next = new Promise<void>((resolve) => {
+      this.resolveNext = resolve;
+    });
+    return this.next;
+  }
+  get promise(): Promise<void> {
+    return this.next;
+  }
+  fire(): void {
+    const resolve = this.resolveNext;
+    this.renew();
+    resolve();
+  }
+}
+
+/** Text is joined into writes of about this many bytes. */
+const WRITE_CHUNK_CHARS = 32 * 1024;
+
 /**
  * Writes one run's log. `line()` never waits: lines queue in memory and one pump writes them through a
- * single write stream, in order, as few large writes. The file is only created with the first line
- * written. The budget is checked against the environment folder as last measured (at the start, and
- * again whenever this run's output has grown by `remeasureBytes`) plus this run's own bytes; the first
- * line that does not fit ends the log with one notice line, and every later line is dropped.
- * `close()` makes the file durable: one fsync at the end (not per line), and one of each folder whose
- * entries it added (the file's, and the parents of folders it created).
+ * single write stream, in order, as few large writes (`backlogBytes` tells a producer how much waits,
+ * so it can hold its source back). The file is only created with the first line written.
+ *
+ * The budget is decided line by line, as each line is given: against the environment folder as last
+ * measured (by `measure()` before the first line, and again, in the background, whenever this run's
+ * output has grown by `remeasureBytes`) plus this run's own bytes. The first line that does not fit
+ * ends the log with one notice line; it and every later line are dropped, and `line()` says so, so the
+ * job's output can stop at the same line. `close()` makes the file durable: one fsync at the end (not
+ * per line), and one of each folder whose entries it added (the file's, and the parents of folders it
+ * created). Followers read the file itself (`writtenBytes`, `written()`), never a copy kept here.
  */
 export class RunLogWriter {
   readonly path: string;
@@ -134,7 +161,10 @@ export class RunLogWriter {
   private readonly sync: LogSync;
   /** Folders whose entries this writer added (the file's, then parents of folders it created), deepest first. */
   private newEntriesIn: string[] = [];
+  /** Lines waiting for the pump, from `pendingHead` on (an index: shifting a long queue is quadratic). */
   private pending: string[] = [];
+  private pendingHead = 0;
+  private pendingChars = 0;
   private pumping: Promise<void> = Promise.resolve();
   /** Set while the pump runs; cleared in the same step in which it finds the queue empty. */
   private active = false;
@@ -146,14 +176,20 @@ export class RunLogWriter {
   private ownBytes = 0;
   /** `ownBytes` when the folder was last measured; -1 before the first measurement. */
   private measuredAt = -1;
+  /** A measurement in flight (started by `line()` once the run's output grew by `remeasureBytes`). */
+  private measuring: Promise<void> | undefined;
   private closed = false;
+  /** Set once close() has written and synced everything (or failed): the file will not grow again. */
+  private finished = false;
   private failure: RunLogError | undefined;
-  private written = 0;
+  private linesKept = 0;
   private droppedLines = 0;
   private wasTruncated = false;
-  private readonly watchers = new Set<(chunk: string) => void>();
-  /** Bytes of the chunks handed to the write stream (and to watchers) so far. */
-  private announcedBytes = 0;
+  /** Bytes the file holds: writes whose callback came. */
+  private fileBytes = 0;
+  /** Bytes handed to the write stream whose callback has not come yet. */
+  private inWriteBytes = 0;
+  private readonly progress = new Signal();
 
   constructor(
     path: string,
@@ -169,13 +205,37 @@ export class RunLogWriter {
     this.sync = sync;
   }
 
+  /** A writer whose folder is measured: ready for `line()`. */
+  static async open(
+    path: string,
+    budget: LogBudget,
+    onTruncated?: (truncation: Truncation) => void,
+    sync?: LogSync,
+  ): Promise<RunLogWriter> {
+    const writer = new RunLogWriter(path, budget, onTruncated, sync);
+    await writer.measure();
+    return writer;
+  }
+
+  /** Measures the other logs of the environment (before the first line; later ones happen by themselves). */
+  async measure(): Promise<void> {
+    const measuredAt = this.ownBytes;
+    try {
+      this.othersBytes = await folderBytes(this.dir, this.name);
+    } catch (error) {
+      // A folder that cannot be read cannot be written either: the log fails, the run goes on.
+      this.fail(error);
+    }
+    this.measuredAt = measuredAt;
+  }
+
   get truncated(): boolean {
     return this.wasTruncated;
   }
 
   /** Lines that reached the file (the notice line not counted). */
   get linesWritten(): number {
-    return this.written;
+    return this.linesKept;
   }
 
   /** Lines dropped for the budget, or because the file could not be written. */
@@ -188,42 +248,70 @@ export class RunLogWriter {
     return this.ownBytes;
   }
 
+  /** Bytes accepted but not in the file yet: what a producer should let drain before it gives more. */
+  get backlogBytes(): number {
+    return this.pendingChars + this.inWriteBytes;
+  }
+
+  /** Bytes in the file so far, whole lines only (what a follower may read). */
+  get writtenBytes(): number {
+    return this.fileBytes;
+  }
+
+  /** True once the file is complete: closed, every line written (or the writer failed). */
+  get complete(): boolean {
+    return this.finished;
+  }
+
+  /** Resolves at the next change: more bytes in the file, the writer complete, or failed. */
+  written(): Promise<void> {
+    return this.progress.promise;
+  }
+
   get error(): RunLogError | undefined {
     return this.failure;
   }
 
   /**
-   * Follows what is written from now on: `listener` gets every later chunk (whole lines, each ending in
-   * a line break), and the returned `written` resolves with the file's first `bytes` bytes (everything
-   * before those chunks) once they are in the file, so a follower reads the file up to there and then
-   * goes on with the chunks: no line missed, none twice.
+   * Queues a line (already redacted, without its line break). Returns false once the budget is reached:
+   * that line and every later one are dropped (the notice is written once, with the first of them).
    */
-  watch(listener: (chunk: string) => void): { bytes: number; written: Promise<void>; stop(): void } {
-    this.watchers.add(listener);
-    return {
-      bytes: this.announcedBytes,
-      written: this.lastWrite,
-      stop: () => this.watchers.delete(listener),
-    };
-  }
-
-  /** Queues a line (already redacted, without its line break). */
-  line(text: string): void {
+  line(text: string): boolean {
     if (this.closed) throw new Error(`run log ${this.path} is closed`);
-    if (this.wasTruncated || this.failure) {
+    if (this.measuredAt < 0)
+      throw new Error(`run log ${this.path}: measure() its folder before the first line`);
+    if (this.wasTruncated) {
       this.droppedLines += 1;
-      return;
+      return false;
     }
-    this.pending.push(text);
-    if (!this.active) {
-      this.active = true;
-      this.pumping = this.pump();
+    if (this.failure) {
+      this.droppedLines += 1;
+      return true;
     }
+    const bytes = Buffer.byteLength(text) + 1;
+    if (this.othersBytes + this.ownBytes + bytes > this.budget.budgetBytes) {
+      this.truncate();
+      return false;
+    }
+    this.ownBytes += bytes;
+    this.linesKept += 1;
+    // The line itself, shared with the job's message: its line break is added when the chunk is joined.
+    this.enqueue(text);
+    if (this.ownBytes - this.measuredAt >= this.budget.remeasureBytes && this.measuring === undefined) {
+      // In the background: lines given meanwhile are judged by the last measurement.
+      this.measuring = this.measure().finally(() => {
+        this.measuring = undefined;
+      });
+    }
+    return true;
   }
 
   /** Resolves when every line queued so far is in the file (handed to the OS); rejects on a write error. */
   async flush(): Promise<void> {
-    while (this.active) await this.pumping;
+    while (this.active || this.measuring) {
+      if (this.measuring) await this.measuring;
+      if (this.active) await this.pumping;
+    }
     await this.lastWrite;
     if (this.failure) throw this.failure;
   }
@@ -244,6 +332,8 @@ export class RunLogWriter {
           stream.once('close', () => resolve());
           stream.end();
         });
+      this.finished = true;
+      this.progress.fire();
     }
     if (this.failure) throw this.failure;
   }
@@ -259,18 +349,21 @@ export class RunLogWriter {
     }
   }
 
+  /** Queues a line, without its line break. */
+  private enqueue(text: string): void {
+    this.pending.push(text);
+    this.pendingChars += text.length + 1;
+    if (!this.active) {
+      this.active = true;
+      this.pumping = this.pump();
+    }
+  }
+
   private async pump(): Promise<void> {
     // The loop's last check and clearing `active` happen in one synchronous step, so a line queued
     // at any moment either is seen by this loop or starts a new pump.
     try {
-      while (this.pending.length > 0 && !this.failure) {
-        if (this.measuredAt < 0 || this.ownBytes - this.measuredAt >= this.budget.remeasureBytes) {
-          this.othersBytes = await folderBytes(this.dir, this.name);
-          this.measuredAt = this.ownBytes;
-        }
-        const chunk = this.takeChunk();
-        if (chunk.length > 0) await this.write(chunk);
-      }
+      while (this.pendingHead < this.pending.length && !this.failure) await this.write(this.takeChunk());
     } catch (error) {
       this.fail(error);
     } finally {
@@ -278,37 +371,37 @@ export class RunLogWriter {
     }
   }
 
-  /** Takes queued lines up to the next re-measurement or the budget, as one string to write. */
+  /** Takes queued lines up to about WRITE_CHUNK_CHARS, as one string to write (each with its line break). */
   private takeChunk(): string {
-    const parts: string[] = [];
-    let taken = 0;
-    for (; taken < this.pending.length; taken++) {
-      const text = `${this.pending[taken]}\n`;
-      const bytes = Buffer.byteLength(text);
-      if (this.othersBytes + this.ownBytes + bytes > this.budget.budgetBytes) {
-        this.truncate(parts, this.pending.length - taken);
-        return parts.join('');
-      }
-      parts.push(text);
-      this.ownBytes += bytes;
-      this.written += 1;
-      if (this.ownBytes - this.measuredAt >= this.budget.remeasureBytes) {
-        taken += 1;
-        break;
+    let end = this.pendingHead;
+    let chars = 0;
+    while (end < this.pending.length && chars < WRITE_CHUNK_CHARS) {
+      chars += (this.pending[end] as string).length + 1;
+      end += 1;
+    }
+    const chunk = `${this.pending.slice(this.pendingHead, end).join('\n')}\n`;
+    if (end >= this.pending.length) {
+      this.pending = [];
+      this.pendingHead = 0;
+    } else {
+      this.pendingHead = end;
+      // Let go of what was taken once it is most of the array.
+      if (end > 4_096 && end * 2 > this.pending.length) {
+        this.pending = this.pending.slice(end);
+        this.pendingHead = 0;
       }
     }
-    this.pending = taken >= this.pending.length ? [] : this.pending.slice(taken);
-    return parts.join('');
+    this.pendingChars -= chars;
+    return chunk;
   }
 
-  private truncate(parts: string[], dropped: number): void {
+  private truncate(): void {
     const usedBytes = this.othersBytes + this.ownBytes;
-    const notice = `${budgetNotice(this.budget.budgetBytes)}\n`;
-    parts.push(notice);
-    this.ownBytes += Buffer.byteLength(notice);
-    this.droppedLines += dropped;
-    this.pending = [];
+    const notice = budgetNotice(this.budget.budgetBytes);
+    this.ownBytes += Buffer.byteLength(notice) + 1;
+    this.droppedLines += 1;
     this.wasTruncated = true;
+    this.enqueue(notice);
     this.onTruncated({ budgetBytes: this.budget.budgetBytes, usedBytes });
   }
 
@@ -327,13 +420,15 @@ export class RunLogWriter {
       this.stream.on('error', (error) => this.fail(error));
     }
     const stream = this.stream;
-    // Watchers hear of a chunk in the same step it is handed to the stream (see watch()).
-    for (const watcher of this.watchers) watcher(chunk);
-    this.announcedBytes += Buffer.byteLength(chunk);
+    const bytes = Buffer.byteLength(chunk);
+    this.inWriteBytes += bytes;
     let ok = true;
     this.lastWrite = new Promise<void>((resolve) => {
       ok = stream.write(chunk, (error) => {
+        this.inWriteBytes -= bytes;
         if (error) this.fail(error);
+        else this.fileBytes += bytes;
+        this.progress.fire();
         resolve();
       });
     });
@@ -352,7 +447,10 @@ export class RunLogWriter {
   private fail(error: unknown): void {
     if (this.failure) return;
     this.failure = error instanceof RunLogError ? error : new RunLogError(this.path, error);
-    this.droppedLines += this.pending.length;
+    this.droppedLines += this.pending.length - this.pendingHead;
     this.pending = [];
+    this.pendingHead = 0;
+    this.pendingChars = 0;
+    this.progress.fire();
   }
 }

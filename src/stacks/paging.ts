@@ -8,6 +8,10 @@ import { badRequest } from './errors.js';
 export const DEFAULT_EXECUTIONS_LIMIT = 50;
 export const MAX_EXECUTIONS_LIMIT = 500;
 
+/** Messages of a job poll's page when the caller gives no `limit`, and the most it may ask for. */
+export const DEFAULT_POLL_LIMIT = 1_000;
+export const MAX_POLL_LIMIT = 10_000;
+
 const NON_NEGATIVE = /^(0|[1-9][0-9]*)$/;
 
 /** What a 400 says of a paging parameter out of its range or not a decimal integer. */

@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { Observable } from 'rxjs';
 import {
   type DeployRun,
   type DeployRunsState,
@@ -38,19 +36,23 @@ import {
   logPath,
   RunLogError,
   RunLogWriter,
-  readLog as readLogText,
 } from './log-files.js';
+import type { LogSource } from './log-reader.js';
 import { OutputKeys, type Sealer } from './output-keys.js';
 import type { ComposeExit, Redactor } from './types.js';
 
-/** What following a run's log gives: its lines, then its final status. */
-export type LogFollowEvent = { type: 'line'; line: string } | { type: 'end'; status: string };
+/**
+ * What following a run's log reads: its file as it grows (see log-reader.ts), then the run's final
+ * status.
+ */
+export interface LogFollow {
+  source: LogSource;
+  /** The run's status once it has ended (call it once `source` is complete). */
+  status(): Promise<string>;
+}
 
-const linesOf = (chunk: string): string[] => {
-  const lines = chunk.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  return lines;
-};
+/** How often a follower looks again at a log another instance writes. */
+const REMOTE_LOG_POLL_MS = 250;
 
 export const INTERRUPTED_RUN_MESSAGE = 'The server stopped before this deploy finished';
 export const WITHHELD_ERROR_MESSAGE = 'Deploy failed (error output withheld by redaction)';
@@ -234,6 +236,8 @@ export class RunBook {
         throw error;
       }
       const recorder = new RunRecorder(this, runId, input.environmentId, appended.nextRevision - 1, sealer);
+      // The folder is measured before the first line, so each line's fate under the budget is known at once.
+      await recorder.measureLog();
       this.live.set(runId, recorder);
       return recorder;
     }
@@ -382,26 +386,25 @@ export class RunBook {
   }
 
   /**
-   * Follows a run's log: live from this process's recorder while it runs; otherwise the file as it is,
-   * then the run's status. Errors with 404 when there is no such run.
+   * Follows a run's log: its file as this process's recorder writes it while it runs here; otherwise
+   * the file as it is, read again every REMOTE_LOG_POLL_MS while the run runs on another instance.
+   * Throws a 404 StacksError when there is no such run.
    */
-  followLog(runId: number): Observable<LogFollowEvent> {
+  followLog(runId: number): LogFollow {
     const recorder = this.live.get(runId);
     if (recorder) return recorder.follow();
-    return new Observable<LogFollowEvent>((subscriber) => {
-      const run = this.get(runId);
-      if (!run) {
-        subscriber.error(new StacksError(404, 'Run not found'));
-        return;
-      }
-      readLogText(this.logPathOf(run))
-        .then((text) => {
-          for (const line of linesOf(text ?? '')) subscriber.next({ type: 'line', line });
-          subscriber.next({ type: 'end', status: this.get(runId)?.status ?? run.status });
-          subscriber.complete();
-        })
-        .catch((error: unknown) => subscriber.error(error));
-    });
+    const run = this.get(runId);
+    if (!run) throw new StacksError(404, 'Run not found');
+    const status = () => this.get(runId)?.status ?? run.status;
+    return {
+      source: {
+        path: this.logPathOf(run),
+        available: () => undefined,
+        complete: () => isTerminalRunStatus(status()),
+        changed: () => new Promise((resolve) => setTimeout(resolve, REMOTE_LOG_POLL_MS)),
+      },
+      status: async () => status(),
+    };
   }
 
   /** @internal */
@@ -488,42 +491,38 @@ export class RunRecorder {
     return this.logFailure ?? this.writer.error;
   }
 
-  /**
-   * The log's lines from the first, live while the run runs, then `end` with the final status (what
-   * `GET .../log?follow=true` streams).
-   */
-  follow(): Observable<LogFollowEvent> {
-    return new Observable<LogFollowEvent>((subscriber) => {
-      let live = false;
-      const early: string[] = [];
-      const emitChunk = (chunk: string) => {
-        for (const line of linesOf(chunk)) subscriber.next({ type: 'line', line });
-      };
-      const watch = this.writer.watch((chunk) => {
-        if (live) emitChunk(chunk);
-        else early.push(chunk);
-      });
-      const run = async () => {
-        await watch.written;
-        const text = watch.bytes > 0 ? await readFile(this.logPath) : undefined;
-        if (text) emitChunk(text.subarray(0, watch.bytes).toString('utf8'));
-        for (const chunk of early) emitChunk(chunk);
-        early.length = 0;
-        live = true;
-        const done = await (this.completed ?? this.ended);
-        subscriber.next({ type: 'end', status: done.status });
-        subscriber.complete();
-      };
-      run().catch((error: unknown) => subscriber.error(error));
-      return () => watch.stop();
-    });
+  /** Measures the environment's logs for the budget (before the first line). */
+  measureLog(): Promise<void> {
+    return this.writer.measure();
   }
 
-  /** A redacted output line, for the log file. */
-  line(text: string): void {
+  /** The log file as it is written, then the run's final status (what `GET .../log?follow=true` streams). */
+  follow(): LogFollow {
+    const writer = this.writer;
+    return {
+      source: {
+        path: this.logPath,
+        available: () => writer.writtenBytes,
+        complete: () => writer.complete,
+        changed: () => writer.written(),
+      },
+      status: async () => (await (this.completed ?? this.ended)).status,
+    };
+  }
+
+  /** Bytes of output accepted but not in the log file yet. */
+  get backlogBytes(): number {
+    return this.writer.backlogBytes;
+  }
+
+  /**
+   * A redacted output line, for the log file. False once the environment's log budget is reached: the
+   * line was dropped (and so will every later one be).
+   */
+  line(text: string): boolean {
     if (this.completed) throw new Error(`run ${this.runId} is complete: no line may follow`);
     this.lines += 1;
-    this.writer.line(text);
+    return this.writer.line(text);
   }
 
   /**

@@ -17,7 +17,8 @@ import { Instance } from './instances.js';
 import type { Job } from './jobs.js';
 import { JobBook } from './jobs.js';
 import { Leftovers } from './leftovers.js';
-import { consumeLines } from './line-consumer.js';
+import { consumeLines, paceOutput } from './line-consumer.js';
+import { budgetNotice } from './log-files.js';
 import { NotificationDispatcher } from './notifications/dispatcher.js';
 import { OutputKeys } from './output-keys.js';
 import { groupOf } from './process-groups.js';
@@ -724,13 +725,17 @@ export class StacksService {
               ? lineRedactor.line(output.line)
               : lineRedactor.cut(output.line, output.cut.keep, output.cut.marker);
           if (shown === null) return;
-          if (forwardLines) job.line(shown);
-          recorder?.line(shown);
+          // Past the environment's log budget the line is dropped, and the job stops taking lines too.
+          const logged = recorder?.line(shown) ?? true;
+          if (forwardLines && logged) job.line(shown);
+          else if (forwardLines) job.budgetReached(budgetNotice(this.config.deployLogs.budgetBytes));
           if (output.stream === 'stderr') {
             stderrTail.push(shown);
             if (stderrTail.length > ERROR_TAIL_LINES) stderrTail.shift();
           }
         });
+        // Output that comes faster than the store and the log file take it waits in compose's pipe.
+        paceOutput(process_, () => job.backlogBytes + (recorder?.backlogBytes ?? 0));
         exit = await process_.exit;
         if (feed.faulted) {
           const reason = feed.fault instanceof Error ? feed.fault : new Error(String(feed.fault));

@@ -31,6 +31,7 @@ const MAX_EVENT_LINE = 300;
 const DURATION = /^\d+(?:\.\d+)?m?s$/;
 const DECORATIONS = new Set(['✔', '✘', '⠿', '!', '-']);
 const NAMING_TO = /naming to (\S+)/;
+const SIX_WORDS = /^\s*(?:\S+\s+){5}\S/;
 
 const V1_PROGRESS =
   /^(Creating|Recreating|Starting|Stopping|Removing|Restarting|Killing|Pausing|Unpausing|Pulling) (\S+)\s+\.\.\.\s*(\S*)\s*$/;
@@ -184,6 +185,10 @@ export class SummaryCounter {
 
   /** Compose v2's progress events. */
   private v2(line: string): void {
+    // Six words or more and no `Skipped`: no event (a decoration, three words and a duration at most).
+    // Told apart without splitting: most lines are program output, and a split of each was most of what
+    // a deploy allocated (issue 15's soak).
+    if (SIX_WORDS.test(line) && !line.includes('Skipped')) return;
     const tokens = line.trim().split(/\s+/);
     if (tokens.length > 0 && DECORATIONS.has(tokens[0] as string)) tokens.shift();
     // `web Skipped - Image is already present locally`, `Image x Skipped - ...`: a pull that was not needed.

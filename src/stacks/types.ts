@@ -99,6 +99,12 @@ export interface ComposeProcess {
   cancel(): void;
   /** The child's pid, which is also its process group's id; undefined when it could not be started. */
   readonly pid: number | undefined;
+  /**
+   * Stops reading the child's output until `resume()`: a consumer that cannot keep up holds the child
+   * back (it blocks on a full pipe) rather than letting the output pile up in memory.
+   */
+  pause?(): void;
+  resume?(): void;
 }
 
 export interface ComposeInvocation {

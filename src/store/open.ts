@@ -2,10 +2,8 @@ import { resolve } from 'node:path';
 import { Level } from 'level';
 import { MemoryLevel } from 'memory-level';
 import { StoreLockedError, UnsupportedStoreError } from './errors.js';
-import { isKurrentScheme, parseKurrentUrl } from './kurrentdb-mapping.js';
-import { KurrentEventStore } from './kurrentdb-store.js';
 import { LevelEventStore } from './level-store.js';
-import { PostgresEventStore, parsePostgresUrl } from './postgres-store.js';
+import type { parsePostgresUrl } from './postgres-store.js';
 import type { EventStore } from './types.js';
 
 /** The store URL of CONTRACT.md when none is given: `level:<data>/events`. */
@@ -43,13 +41,16 @@ export async function openStore(url: string): Promise<EventStore> {
   }
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
   if (scheme === 'postgres' || scheme === 'postgresql') return openPostgres(url);
-  if (scheme && isKurrentScheme(scheme)) return openKurrent(url);
+  // The external engines' clients are loaded only for their URLs: KurrentDB's (gRPC) alone costs a
+  // server on LevelDB some 25 MB of memory, and a larger heap for the collector to grow from.
+  if (scheme && (await import('./kurrentdb-mapping.js')).isKurrentScheme(scheme)) return openKurrent(url);
   throw new UnsupportedStoreError(
     `unknown store URL ${JSON.stringify(url)}: expected level:<dir>, memory:, postgres://..., kurrentdb://... or esdb://...`,
   );
 }
 
 async function openPostgres(url: string): Promise<EventStore> {
+  const { PostgresEventStore, parsePostgresUrl } = await import('./postgres-store.js');
   let parsed: ReturnType<typeof parsePostgresUrl>;
   try {
     parsed = parsePostgresUrl(url);
@@ -69,6 +70,8 @@ async function openPostgres(url: string): Promise<EventStore> {
 }
 
 async function openKurrent(url: string): Promise<EventStore> {
+  const { parseKurrentUrl } = await import('./kurrentdb-mapping.js');
+  const { KurrentEventStore } = await import('./kurrentdb-store.js');
   const parsed = parseKurrentUrl(url);
   try {
     return await KurrentEventStore.open(parsed);

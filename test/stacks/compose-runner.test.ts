@@ -184,6 +184,28 @@ describe('runCompose', () => {
     expect(Date.now() - started).toBeLessThan(2500);
   });
 
+  it('pause() holds the output (the child waits on its pipe), also past the drain time after its exit; resume() gets all of it', async () => {
+    // Its last lines go to the pipe while the reader is paused, and then it exits: they must wait for
+    // resume(), not be cut off with the pipe once the drain time has passed.
+    const p = script(
+      'paused.mjs',
+      `console.log('pause now');
+       setTimeout(() => { let s = ''; for (let i = 0; i < 1000; i++) s += 'tail ' + i + '\\n'; process.stdout.write(s); }, 200);`,
+    );
+    const run = runCompose(node(p), { drainMs: 100 });
+    const lines: string[] = [];
+    run.lines.subscribe((l) => {
+      lines.push(l.line);
+      if (l.line === 'pause now') {
+        run.pause?.();
+        setTimeout(() => run.resume?.(), 800);
+      }
+    });
+    const exit = await run.exit;
+    expect(exit.exitCode).toBe(0);
+    expect(lines).toEqual(['pause now', ...Array.from({ length: 1000 }, (_, i) => `tail ${i}`)]);
+  });
+
   it('carries 50,000 lines without loss or reordering', async () => {
     const p = script(
       'many.mjs',

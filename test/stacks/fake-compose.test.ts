@@ -145,6 +145,20 @@ describe('fake compose with x-fake does what the compose file asks', () => {
     expect(ran.stdout).toBe(`a\r\nb\r\n${'x'.repeat(100_000)}\r\n`);
   });
 
+  it('count: numbered lines padded to the width, before the other lines, every one of them', async () => {
+    const { file } = await composeFile(
+      `x-fake: ${JSON.stringify({ lines: ['after'], count: { lines: 30_000, width: 8 } })}\n`,
+    );
+    const ran = await run(up(file));
+    expect(ran.code).toBe(0);
+    const lines = ran.stdout.split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines).toHaveLength(30_001);
+    expect(lines.slice(0, 3)).toEqual(['0.......', '1.......', '2.......']);
+    expect(lines[29_999]).toBe('29999...');
+    expect(lines.at(-1)).toBe('after');
+  });
+
   it('a large output arrives whole (the process waits for stdout before exiting)', async () => {
     const { file } = await composeFile(
       `x-fake: ${JSON.stringify({ lines: ['line of output'], repeat: 20_000 })}\n`,

@@ -1,10 +1,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Subject } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCompose } from '../../src/stacks/compose-runner.js';
-import { consumeLines } from '../../src/stacks/line-consumer.js';
-import type { OutputLine } from '../../src/stacks/types.js';
+import {
+  consumeLines,
+  PAUSE_BACKLOG_BYTES,
+  paceOutput,
+  RESUME_BACKLOG_BYTES,
+} from '../../src/stacks/line-consumer.js';
+import type { ComposeExit, ComposeProcess, OutputLine } from '../../src/stacks/types.js';
 import { collectUnhandledRxjsErrors } from '../rxjs-unhandled.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chronicle-line-consumer-'));
@@ -61,4 +67,36 @@ describe('consumeLines', () => {
     // Nothing reached RxJS's unhandled-error path, where the process would have ended.
     expect(unhandled.errors).toEqual([]);
   }, 30_000);
+});
+
+describe('paceOutput', () => {
+  it('pauses compose while its consumers hold too much unrecorded output, and resumes it once that drained', async () => {
+    const lines = new Subject<OutputLine>();
+    const calls: string[] = [];
+    const process_: ComposeProcess = {
+      lines,
+      exit: new Promise<ComposeExit>(() => {}),
+      cancel: () => {},
+      pid: undefined,
+      pause: () => calls.push('pause'),
+      resume: () => calls.push('resume'),
+    };
+    let backlog = 0;
+    paceOutput(process_, () => backlog);
+    backlog = PAUSE_BACKLOG_BYTES;
+    lines.next({ stream: 'stdout', line: 'at the bound' });
+    expect(calls).toEqual([]);
+    backlog = PAUSE_BACKLOG_BYTES + 1;
+    lines.next({ stream: 'stdout', line: 'past it' });
+    lines.next({ stream: 'stdout', line: 'one more while paused' });
+    expect(calls).toEqual(['pause']);
+    // Still above the resume mark: it stays paused.
+    backlog = RESUME_BACKLOG_BYTES + 1;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(calls).toEqual(['pause']);
+    backlog = RESUME_BACKLOG_BYTES;
+    for (let i = 0; i < 100 && calls.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(calls).toEqual(['pause', 'resume']);
+    lines.complete();
+  });
 });

@@ -35,7 +35,7 @@ describe('run log paths', () => {
 describe('RunLogWriter', () => {
   it('creates the file with the first line, not before, and keeps arrival order', async () => {
     const path = logPath(dataDir, null, 1);
-    const writer = new RunLogWriter(path, big);
+    const writer = await RunLogWriter.open(path, big);
     await writer.flush();
     expect(existsSync(path)).toBe(false);
     const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i} ${'é'.repeat(i % 7)}`);
@@ -56,10 +56,11 @@ describe('RunLogWriter', () => {
   it('drops lines past the budget, writes one notice and reports the truncation once', async () => {
     const path = logPath(dataDir, null, 5);
     const truncations: Truncation[] = [];
-    const writer = new RunLogWriter(path, { budgetBytes: 100, remeasureBytes: 1024 }, (t) =>
+    const writer = await RunLogWriter.open(path, { budgetBytes: 100, remeasureBytes: 1024 }, (t) =>
       truncations.push(t),
     );
-    for (let i = 0; i < 50; i++) writer.line(`line-${String(i).padStart(3, '0')}`); // 9 bytes each
+    const kept = Array.from({ length: 50 }, (_, i) => writer.line(`line-${String(i).padStart(3, '0')}`)); // 9 bytes each
+    expect(kept).toEqual([...Array(11).fill(true), ...Array(39).fill(false)]);
     await writer.close();
     const text = await readFile(path, 'utf8');
     const expected = Array.from({ length: 11 }, (_, i) => `line-${String(i).padStart(3, '0')}\n`).join('');
@@ -76,8 +77,10 @@ describe('RunLogWriter', () => {
     await mkdir(environmentLogDir(dataDir, 5), { recursive: true });
     await writeFile(join(environmentLogDir(dataDir, 5), '9.log'), 'y'.repeat(5000));
     const truncations: Truncation[] = [];
-    const writer = new RunLogWriter(logPath(dataDir, 4, 2), { budgetBytes: 100, remeasureBytes: 1024 }, (t) =>
-      truncations.push(t),
+    const writer = await RunLogWriter.open(
+      logPath(dataDir, 4, 2),
+      { budgetBytes: 100, remeasureBytes: 1024 },
+      (t) => truncations.push(t),
     );
     writer.line('abcd'); // 5 bytes: fits exactly
     writer.line('e');
@@ -89,7 +92,7 @@ describe('RunLogWriter', () => {
   it('re-measures when its own output grew by remeasureBytes, and sees logs written meanwhile', async () => {
     const envDir = environmentLogDir(dataDir, null);
     const truncations: Truncation[] = [];
-    const writer = new RunLogWriter(
+    const writer = await RunLogWriter.open(
       logPath(dataDir, null, 3),
       { budgetBytes: 1000, remeasureBytes: 100 },
       (t) => truncations.push(t),
@@ -98,8 +101,9 @@ describe('RunLogWriter', () => {
     await writer.flush();
     // Another run filled the folder: not seen until this run has written 100 more bytes.
     await writeFile(join(envDir, '1.log'), 'z'.repeat(900));
-    writer.line('b'.repeat(49));
-    writer.line('c'.repeat(49)); // 150 bytes own: re-measured before the next line
+    writer.line('b'.repeat(49)); // 100 bytes own: measured again, in the background
+    await writer.flush();
+    writer.line('c'.repeat(49)); // judged by the new measurement: 900 + 100 + 50 > 1000
     writer.line('d'.repeat(49));
     await writer.close();
     const text = (await readLog(logPath(dataDir, null, 3))) as string;
@@ -109,7 +113,7 @@ describe('RunLogWriter', () => {
 
   it('reports a log it cannot write as a RunLogError', async () => {
     await writeFile(join(dataDir, 'deploy-logs'), 'a file where the folder should be');
-    const writer = new RunLogWriter(logPath(dataDir, null, 1), big);
+    const writer = await RunLogWriter.open(logPath(dataDir, null, 1), big);
     writer.line('x');
     await expect(writer.close()).rejects.toThrow(/cannot write the run log/);
     expect(writer.error).toBeDefined();
@@ -147,7 +151,7 @@ describe('RunLogWriter durability', () => {
     const lines = Array.from({ length: 1_000 }, (_, i) => `line ${i}`);
     const bytes = Buffer.byteLength(`${lines.join('\n')}\n`);
     const { calls, sync, release, called } = observedSync();
-    const writer = new RunLogWriter(path, big, undefined, sync);
+    const writer = await RunLogWriter.open(path, big, undefined, sync);
     for (const line of lines) writer.line(line);
     let closed = false;
     const closing = writer.close().then(() => {
@@ -166,7 +170,7 @@ describe('RunLogWriter durability', () => {
     await mkdir(environmentLogDir(dataDir, null), { recursive: true });
     const second = observedSync();
     second.release();
-    const writer = new RunLogWriter(logPath(dataDir, null, 2), big, undefined, second.sync);
+    const writer = await RunLogWriter.open(logPath(dataDir, null, 2), big, undefined, second.sync);
     writer.line('only line');
     await writer.close();
     expect(second.calls).toEqual(['file 10 bytes', 'dir deploy-logs/null']);
@@ -183,7 +187,7 @@ describe('RunLogWriter durability', () => {
       },
       directory: async () => {},
     };
-    const writer = new RunLogWriter(logPath(dataDir, null, 4), big, undefined, failing);
+    const writer = await RunLogWriter.open(logPath(dataDir, null, 4), big, undefined, failing);
     writer.line('x');
     await expect(writer.close()).rejects.toThrow(/cannot write the run log .*EIO/);
     expect(writer.error).toBeDefined();
@@ -191,7 +195,7 @@ describe('RunLogWriter durability', () => {
 
   it('the default sync (fsync) works on a real file and folder', async () => {
     const path = logPath(dataDir, 9, 1);
-    const writer = new RunLogWriter(path, big);
+    const writer = await RunLogWriter.open(path, big);
     writer.line('durable');
     await writer.close();
     expect(await readLog(path)).toBe('durable\n');

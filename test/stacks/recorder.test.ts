@@ -1,15 +1,16 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { lastValueFrom, toArray } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deployRuns, toRunJson } from '../../projections/deploy-runs.js';
 import { jobs as jobsProjection } from '../../projections/jobs.js';
 import { rebuildProjection } from '../../projections/rebuild.js';
 import { budgetNotice, readLog } from '../../src/stacks/log-files.js';
+import { followLog as followLogFile, linesOf } from '../../src/stacks/log-reader.js';
 import {
   completionEvent,
   INTERRUPTED_RUN_MESSAGE,
+  type LogFollow,
   RunBook,
   type RunStart,
   WITHHELD_ERROR_MESSAGE,
@@ -195,7 +196,9 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     await records.dispose();
     records = await openRecords(kind, { budget: { budgetBytes: 64, remeasureBytes: 16 } });
     const recorder = await records.runs.start(runInput());
-    for (let i = 0; i < 100; i++) recorder.line(`line ${String(i).padStart(2, '0')}`); // 8 bytes each
+    const kept = Array.from({ length: 100 }, (_, i) => recorder.line(`line ${String(i).padStart(2, '0')}`)); // 8 bytes each
+    // Each line's fate is known when it is given: the job stops taking lines at the same one.
+    expect(kept).toEqual([...Array(8).fill(true), ...Array(92).fill(false)]);
     const run = await recorder.complete({
       success: true,
       exit: noExit,
@@ -312,11 +315,21 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
   });
 
   it('follows a log from the first line, live, then ends with the status (also for a finished run)', async () => {
+    const read = async (follow: LogFollow, from = 0) => {
+      const lines: string[] = [];
+      const ends: number[] = [];
+      for await (const batch of followLogFile(follow.source, from, new Promise(() => {}))) {
+        const got = linesOf(batch);
+        lines.push(...got.lines);
+        ends.push(...got.ends);
+      }
+      return { lines, ends, status: await follow.status() };
+    };
     const recorder = await records.runs.start(runInput());
     for (let i = 0; i < 3_000; i++) recorder.line(`early ${i}`);
     await new Promise((r) => setTimeout(r, 5));
     for (let i = 0; i < 100; i++) recorder.line(`queued ${i}`);
-    const followed = lastValueFrom(records.runs.followLog(recorder.runId).pipe(toArray()));
+    const followed = read(records.runs.followLog(recorder.runId));
     for (let i = 0; i < 3_000; i++) {
       recorder.line(`late ${i}`);
       if (i % 500 === 0) await new Promise((r) => setImmediate(r));
@@ -326,19 +339,20 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
       exit: { ...noExit, exitCode: 1 },
       redactor: createRedactor([]),
     });
-    const events = await within(5_000, followed);
+    const got = await within(5_000, followed);
     const file = (await readLog(recorder.logPath)) as string;
-    expect(events.slice(0, -1)).toEqual(
-      file
-        .trimEnd()
-        .split('\n')
-        .map((line) => ({ type: 'line', line })),
-    );
-    expect(events).toHaveLength(6_101);
-    expect(events.at(-1)).toEqual({ type: 'end', status: 'failed' });
-    const again = await lastValueFrom(records.runs.followLog(recorder.runId).pipe(toArray()));
-    expect(again).toEqual(events);
-    await expect(lastValueFrom(records.runs.followLog(99))).rejects.toMatchObject({ status: 404 });
+    expect(got.lines).toEqual(file.trimEnd().split('\n'));
+    expect(got.lines).toHaveLength(6_100);
+    expect(got.status).toBe('failed');
+    // Each line's end is its byte offset in the file: where a reader resumes.
+    expect(got.ends.at(-1)).toBe(Buffer.byteLength(file));
+    expect(got.ends[9]).toBe(Buffer.byteLength(file.split('\n').slice(0, 10).join('\n')) + 1);
+    const again = await read(records.runs.followLog(recorder.runId));
+    expect(again).toEqual(got);
+    const resumed = await read(records.runs.followLog(recorder.runId), got.ends[2_999]);
+    expect(resumed.lines).toEqual(got.lines.slice(3_000));
+    await expect(read(records.runs.followLog(recorder.runId), 3)).rejects.toThrow(/not the start of a line/);
+    expect(() => records.runs.followLog(99)).toThrow(expect.objectContaining({ status: 404 }));
   });
 
   it('still records the run when its log cannot be written, and says why', async () => {

@@ -223,20 +223,29 @@ export const Job = z
   .object({
     id: z.string(),
     status: z.enum(['running', 'done']),
+    from: z.number().int().meta({ description: 'Index of the first message of the page (from 0).' }),
     messages: z.array(JobMessage),
+    more: z.boolean().meta({ description: 'Whether messages after this page exist now.' }),
+    next: z.number().int().nullable().meta({
+      description: '`after` for the next page: the index of the last message given (else the `after` asked).',
+    }),
     result: JobResult.nullable(),
   })
   .meta({
     id: 'Job',
-    description: 'A job: every message so far, and its result once done.',
+    description:
+      'A job: a page of its messages (1,000 by default, at most 1 MiB of text; the next with `after=next`), and its result once done.',
     examples: [
       {
         id: '0b1c7a52-4a0e-4a8e-9d8f-35c0e4a3b6f1',
         status: 'done',
+        from: 0,
         messages: [
           { type: 'line', line: 'created web' },
           { type: 'result', success: true, exitCode: 0, output: ['created web'] },
         ],
+        more: false,
+        next: 1,
         result: { type: 'result', success: true, exitCode: 0, output: ['created web'] },
       },
     ],

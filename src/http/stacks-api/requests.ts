@@ -17,7 +17,7 @@ import {
   STACK_NAME_PATTERN,
   stackNameMessage,
 } from '../../stacks/names.js';
-import { pagingMessage, pagingParam } from '../../stacks/paging.js';
+import { DEFAULT_POLL_LIMIT, MAX_POLL_LIMIT, pagingMessage, pagingParam } from '../../stacks/paging.js';
 
 // ------------------------------------------------------------------------------------------------
 // Messages
@@ -101,7 +101,7 @@ export const LogQuery = z.object({
     .string()
     .meta({
       description:
-        '`true` (or `1`): a `text/event-stream` of the log from its first line, live until the run ends.',
+        '`true` (or `1`): a `text/event-stream` of the log from its first line (or `offset`, or after `Last-Event-ID`), live until the run ends.',
       examples: ['true'],
     })
     .optional()
@@ -123,6 +123,22 @@ export const LogQuery = z.object({
     .string()
     .meta({ description: 'Plain text to search for, case-insensitive: a JSON page of matches.' })
     .optional(),
+  offset: z
+    .string()
+    .regex(/^(0|[1-9][0-9]*)$/, {
+      error: (issue) => pagingMessage('offset', issue.input, 0, Number.MAX_SAFE_INTEGER),
+    })
+    .meta({
+      description:
+        'A byte offset of the log, at the start of a line (400 otherwise): the text, or the followed log, from there. The `id:` of a followed line is the offset after it; `Last-Event-ID` wins over `offset` (issue 15).',
+      examples: ['0'],
+    })
+    .optional()
+    .transform(
+      byParser((value: string | undefined) =>
+        value === undefined ? undefined : pagingParam(value, 'offset', 0, 0, Number.MAX_SAFE_INTEGER),
+      ),
+    ),
 });
 
 const pagingQuery = (name: string, fallback: number, min: number, max: number, description: string) =>
@@ -132,6 +148,33 @@ const pagingQuery = (name: string, fallback: number, min: number, max: number, d
     .meta({ description, examples: [String(fallback)] })
     .optional()
     .transform(byParser((value: string | undefined) => pagingParam(value, name, fallback, min, max)));
+
+/** `GET /api/jobs/{id}`: the page after a message (issue 15). */
+export const JobPollQuery = z.object({
+  after: z
+    .string()
+    .regex(/^(0|[1-9][0-9]*)$/, {
+      error: (issue) => pagingMessage('after', issue.input, 0, Number.MAX_SAFE_INTEGER),
+    })
+    .meta({
+      description:
+        'Index of the last message the caller has (as `Last-Event-ID` of the event stream): the page starts after it. Without it, from the first.',
+      examples: ['999'],
+    })
+    .optional()
+    .transform(
+      byParser((value: string | undefined) =>
+        value === undefined ? undefined : pagingParam(value, 'after', 0, 0, Number.MAX_SAFE_INTEGER),
+      ),
+    ),
+  limit: pagingQuery(
+    'limit',
+    DEFAULT_POLL_LIMIT,
+    1,
+    MAX_POLL_LIMIT,
+    `Messages per page, 1 to ${MAX_POLL_LIMIT} (default ${DEFAULT_POLL_LIMIT}); a page also ends at 1 MiB of message text (at least one message).`,
+  ),
+});
 
 export const executionsQuery = (defaultLimit: number, maxLimit: number) =>
   z.object({

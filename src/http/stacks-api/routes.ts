@@ -37,6 +37,7 @@ import {
   executionsQuery,
   GitStackChangesBody,
   JobParams,
+  JobPollQuery,
   LogQuery,
   NewGitStackBody,
   RunParams,
@@ -361,8 +362,11 @@ export const stacksRoutes = {
     schema: {
       operationId: 'getJob',
       summary: 'Poll a job',
+      description:
+        'A page of its messages: 1,000 by default (`limit`, up to 10,000), and never more than 1 MiB of their text; the next page with `after` = `next` while `more`. The result is answered whatever the page.',
       tags: JOBS,
       params: JobParams,
+      querystring: JobPollQuery,
       response: {
         200: json('The job.', Job),
         401: UNAUTHORIZED,
@@ -378,7 +382,7 @@ export const stacksRoutes = {
       operationId: 'getJobEvents',
       summary: "Stream a job's messages",
       description:
-        'Every message so far, then live ones; the stream ends after the result. Resume with `Last-Event-ID` (the `id:` of the last event read).',
+        'Every message so far, then live ones; the stream ends after the result. Resume with `Last-Event-ID` (the `id:` of the last event read). Read from the store at the client\'s pace: a slow client holds no backlog in memory; one that falls more than 16 MiB of output behind the running job gets a last event `{"type":"dropped","reason":"too slow: ...","lastEventId":"<id>"}` and the stream ends (resume with that `Last-Event-ID`).',
       tags: JOBS,
       params: JobParams,
       response: {

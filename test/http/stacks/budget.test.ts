@@ -8,15 +8,21 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   composeText,
   createStackDone,
+  dataOf,
+  deploy,
   deployDone,
   describeStacks,
+  ended,
   logLines,
   logPath,
+  openSse,
   type StacksClient,
   type StacksServer,
   saveCompose,
   stacksConfig,
   startStacks,
+  TOKENS,
+  waitJob,
   waitRun,
 } from './helpers.js';
 
@@ -74,6 +80,27 @@ describeStacks('the deploy-log budget', () => {
     const run = await waitRun(admin, 'quiet', runId as number);
     expect(run).toMatchObject({ status: 'success', details: { truncated: false } });
     expect(await logLines(server.dataDir, 2, runId as number)).toEqual(LINES.slice(0, 20));
+  });
+
+  it('past the budget the job takes no more lines either, and says so once (issue 15)', async () => {
+    await createStackDone(admin, 'counted', 2, { compose: composeText({}) });
+    await saveCompose(admin, 'counted', 2, composeText({ lines: LINES }));
+    const { runId, jobId } = await deploy(admin, 'counted', 2);
+    const live = await openSse(server.port, `/api/jobs/${jobId}/events`, TOKENS.admin);
+    const job = await waitJob(admin, jobId);
+    await ended(live);
+    const logged = (await logLines(server.dataDir, 2, runId as number)) ?? [];
+    const kept = logged.slice(0, -1);
+    expect(kept.length).toBeLessThan(LINES.length);
+    const notice = logged.at(-1);
+    // The job's messages: its statuses, the lines the log kept (no more), the notice once, the result.
+    const lines = job.messages.filter((m) => m.type === 'line').map((m) => m.line);
+    expect(lines).toEqual(kept);
+    const notices = job.messages.filter((m) => m.status === notice);
+    expect(notices).toHaveLength(1);
+    expect(job.messages.indexOf(notices[0] as (typeof job.messages)[number])).toBe(job.messages.length - 2);
+    expect(job.result).toMatchObject({ success: true, output: kept.slice(-200) });
+    expect(dataOf(live)).toEqual(job.messages);
   });
 
   it('once the environment is over budget, the next run there is truncated too', async () => {

@@ -314,6 +314,8 @@ export interface FakeBehaviour {
   repeat?: number;
   env?: string[];
   longLine?: number;
+  /** N numbered lines padded with dots to `width` bytes, printed first and fast (big outputs). */
+  count?: { lines: number; width?: number };
   stderr?: string[];
   perLineMs?: number;
   crlf?: boolean;

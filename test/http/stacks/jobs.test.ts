@@ -127,7 +127,9 @@ describeStacks('jobs', () => {
       await saveCompose(admin, 'polled', 1, composeText({ lines: ['l1', 'l2', 'l3'] }));
       const { jobId } = await deploy(admin, 'polled', 1);
       const job = await waitJob(admin, jobId);
-      expect(Object.keys(job).sort()).toEqual(['id', 'messages', 'result', 'status']);
+      // A page of the messages (issue 15): here all of them, from the first.
+      expect(Object.keys(job).sort()).toEqual(['from', 'id', 'messages', 'more', 'next', 'result', 'status']);
+      expect(job).toMatchObject({ from: 0, more: false, next: job.messages.length - 1 });
       expect(job.id).toBe(jobId);
       expect(lineMessages(job.messages)).toEqual(['l1', 'l2', 'l3']);
       const last = job.messages[job.messages.length - 1];

@@ -1,0 +1,137 @@
+import type { JobMessage } from '../../streams/stacks.js';
+
+/**
+ * Server-sent event frames written straight into bytes: `id: <id>\ndata: <JSON>\n\n`, one per message
+ * or log line. A stream of millions of lines is framed without a JavaScript string per line: a line's
+ * text is copied into the frame as it is whenever JSON needs no escape in it (no quote, backslash or
+ * control character: nearly every compose line), and goes through JSON.stringify otherwise. So framing
+ * costs one buffer per batch, not several short-lived strings per line for the collector.
+ */
+
+/**
+ * Whether JSON.stringify would write `text` other than as it is: a quote, a backslash or a control
+ * character (below U+0020) is escaped; a surrogate sends the text through JSON.stringify too (a lone one
+ * is escaped there, where the UTF-8 encoder would replace it).
+ */
+const needsEscapeText = (text: string): boolean => {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return true;
+  }
+  return false;
+};
+const LF = 0x0a;
+const LINE_PREFIX = '{"type":"line","line":"';
+const LINE_SUFFIX = '"}\n\n';
+/** Around a line's JSON string (quotes included) when it needed escapes. */
+const ESCAPED_PREFIX = '{"type":"line","line":';
+const ESCAPED_SUFFIX = '}\n\n';
+
+/** Decimal digits of a whole number. */
+function digits(n: number): number {
+  let count = 1;
+  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) count++;
+  return count;
+}
+
+/** Bytes of `id: <id>\ndata: ` for an id. */
+const headBytes = (id: number) => 11 + digits(id);
+
+/** Writes `id: <id>\ndata: ` at `at` (no string made for it); returns the bytes written. */
+function writeHead(out: Buffer, at: number, id: number): number {
+  out.write('id: ', at, 'latin1');
+  const width = digits(id);
+  let rest = id;
+  for (let i = at + 4 + width - 1; i >= at + 4; i--) {
+    out[i] = 0x30 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  }
+  out.write('\ndata: ', at + 4 + width, 'latin1');
+  return 11 + width;
+}
+
+/** Job messages as frames, ids from `from` (the message indexes). */
+export function messageFrames(from: number, messages: readonly JobMessage[]): Buffer {
+  let size = 0;
+  // The JSON of the messages that are not plain lines (statuses, the result, lines with escapes).
+  let texts: Map<number, string> | undefined;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i] as JobMessage;
+    size += headBytes(from + i);
+    if (message.type === 'line' && !needsEscapeText(message.line)) {
+      size += LINE_PREFIX.length + Buffer.byteLength(message.line) + LINE_SUFFIX.length;
+    } else {
+      const text = JSON.stringify(message);
+      texts ??= new Map();
+      texts.set(i, text);
+      size += Buffer.byteLength(text) + 2;
+    }
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i] as JobMessage;
+    at += writeHead(out, at, from + i);
+    const text = texts?.get(i);
+    if (text === undefined) {
+      at += out.write(LINE_PREFIX, at, 'latin1');
+      at += out.write((message as { line: string }).line, at);
+      at += out.write(LINE_SUFFIX, at, 'latin1');
+    } else {
+      at += out.write(text, at);
+      at += out.write('\n\n', at, 'latin1');
+    }
+  }
+  return out;
+}
+
+/**
+ * The log lines in `bytes` (whole lines, each ending in a line break, but for a last line of a complete
+ * log that has none) as `{type: 'line'}` frames, each with the byte offset right after it as its id:
+ * `at` is the offset of `bytes` in the log file.
+ */
+export function logLineFrames(bytes: Buffer, at: number): Buffer {
+  // First pass: the frames' size, and the JSON of the lines that need escapes.
+  let size = 0;
+  let escaped: Map<number, string> | undefined;
+  for (let start = 0; start < bytes.length; ) {
+    const lf = bytes.indexOf(LF, start);
+    const end = lf === -1 ? bytes.length : lf;
+    size += headBytes(at + (lf === -1 ? end : end + 1));
+    if (needsEscape(bytes, start, end)) {
+      const text = JSON.stringify(bytes.toString('utf8', start, end));
+      escaped ??= new Map();
+      escaped.set(start, text);
+      size += ESCAPED_PREFIX.length + Buffer.byteLength(text) + ESCAPED_SUFFIX.length;
+    } else size += LINE_PREFIX.length + (end - start) + LINE_SUFFIX.length;
+    start = end + 1;
+  }
+  const out = Buffer.allocUnsafe(size);
+  let o = 0;
+  for (let start = 0; start < bytes.length; ) {
+    const lf = bytes.indexOf(LF, start);
+    const end = lf === -1 ? bytes.length : lf;
+    o += writeHead(out, o, at + (lf === -1 ? end : end + 1));
+    const text = escaped?.get(start);
+    if (text === undefined) {
+      o += out.write(LINE_PREFIX, o, 'latin1');
+      o += bytes.copy(out, o, start, end);
+      o += out.write(LINE_SUFFIX, o, 'latin1');
+    } else {
+      o += out.write(ESCAPED_PREFIX, o, 'latin1');
+      o += out.write(text, o);
+      o += out.write(ESCAPED_SUFFIX, o, 'latin1');
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+/** Whether bytes[start, end) hold a byte JSON must escape (UTF-8 sequences never hold one). */
+function needsEscape(bytes: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const b = bytes[i] as number;
+    if (b < 0x20 || b === 0x22 || b === 0x5c) return true;
+  }
+  return false;
+}
