@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { deployHistory } from '../../projections/deploy-history.js';
 import { diffRuns, type RunSide } from '../../src/stacks/history/diff.js';
 import { describePins, pinImages, runImagesOf } from '../../src/stacks/history/images.js';
 import type { ContainerStatus } from '../../src/stacks/stack-status.js';
-import type { RunImage } from '../../streams/stacks.js';
+import type { RecordedEvent } from '../../src/store/types.js';
+import { type RunImage, runStream } from '../../streams/stacks.js';
 
 const ID_A = `sha256:${'a'.repeat(64)}`;
 const ID_B = `sha256:${'b'.repeat(64)}`;
@@ -126,5 +128,34 @@ describe('the image section of a diff', () => {
     ]);
     const digest = side(3, [image({ service: 'same', repoDigest: DIGEST })]);
     expect(diffRuns(side(4, [image({ service: 'same' })]), digest).images).toHaveLength(1);
+  });
+});
+
+describe('the deploy-history projection', () => {
+  let position = 0;
+  const event = (type: string, data: unknown): RecordedEvent => ({
+    stream: runStream(7),
+    revision: position,
+    position: ++position,
+    type,
+    data,
+    metadata: { at: '2026-11-26T00:00:00.000Z' },
+  });
+  const content = {
+    run_id: 7,
+    compose_id: 'c',
+    compose_hash: 'h',
+    variables_id: 'v',
+    variables_hash: 'w',
+    secret_provider: null,
+  };
+
+  it('keeps the images a run recorded; a log without them (older runs, a fake compose) replays with none', () => {
+    const recorded = [image({}), image({ service: 'db', repoDigest: DIGEST })];
+    let state = deployHistory.initial();
+    state = deployHistory.evolve(state, event('RunContentRecorded', content));
+    expect(state.runs.get(7)?.images).toEqual([]);
+    state = deployHistory.evolve(state, event('RunImagesRecorded', { run_id: 7, images: recorded }));
+    expect(state.runs.get(7)?.images).toEqual(recorded);
   });
 });
