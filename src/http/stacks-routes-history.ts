@@ -63,6 +63,11 @@ export function historyRoutes(app: FastifyInstance, service: StacksService): voi
     };
   });
 
+  app.get('/api/stacks/:name/deploys/:runId/images', historySchemas.getRunImages, async (request) => {
+    const run = runOf(request, 'view');
+    return { runId: run.id, images: service.history.images(run) };
+  });
+
   app.get('/api/stacks/:name/deploys/:runId/diff', historySchemas.getRunDiff, async (request) => {
     const from = runOf(request, 'view');
     const to = (request.query as Record<string, unknown>).to;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AuditState, audit } from '../../projections/audit.js';
 import { type DeployRunsState, deployRuns } from '../../projections/deploy-runs.js';
@@ -37,6 +38,7 @@ import {
   listStacks,
   loadHashKey,
   type NewStack,
+  PINNED_COMPOSE_FILE,
   removeLeftovers,
   type Stack,
   type StackSummary,
@@ -113,6 +115,11 @@ export interface DeployVariant {
   forwardLines?: boolean;
   /** More values to redact beside the stack's variables (a repository's credentials). */
   redact?: readonly string[];
+  /**
+   * The compose text compose is given instead of the stack's file, which the run records: a redeploy's,
+   * its images pinned (history/images.ts). Written beside it (same folder, so relative paths hold).
+   */
+  pinnedCompose?: string;
 }
 
 /** What a prepared deploy's preparation (run with the stack claimed) decided. */
@@ -686,12 +693,17 @@ export class StacksService {
       const environment =
         stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
       const program = await this.compose.resolve();
+      let composeFile = join(cwd, COMPOSE_FILE);
+      if (variant.pinnedCompose !== undefined) {
+        composeFile = join(cwd, PINNED_COMPOSE_FILE);
+        await writeFile(composeFile, variant.pinnedCompose);
+      }
       const steps = composeSteps(
         {
           command: program.command,
           generation: program.generation,
           project: stack.name,
-          composeFile: join(cwd, COMPOSE_FILE),
+          composeFile,
         },
         operation,
         options,
@@ -759,9 +771,14 @@ export class StacksService {
           failure = `${failure}:\n${stderrTail.join('\n')}`;
         break;
       }
+      if (failure === undefined && recorder && operation === 'up')
+        await this.history.recordImages(recorder, environment, stack.name);
     } catch (error) {
       failure = (error as Error).message;
     }
+    // Compose has read it; the next redeploy writes its own.
+    if (variant.pinnedCompose !== undefined)
+      await rm(join(cwd, PINNED_COMPOSE_FILE), { force: true }).catch(() => undefined);
     const success = failure === undefined;
     // Spec, Output redaction 3: the stored error is redacted with secrets the provider gives now too.
     let finalRedactor = redactor;

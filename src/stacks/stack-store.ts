@@ -27,6 +27,8 @@ import type { StackRef, StackVariable } from './types.js';
 
 export const COMPOSE_FILE = 'compose.yaml';
 export const ENV_FILE = '.env';
+/** The compose text of a redeploy with its images pinned, there while its compose runs (service.ts). */
+export const PINNED_COMPOSE_FILE = '.compose.pinned.yaml';
 export const META_FILE = 'stack.json';
 
 export interface Stack {

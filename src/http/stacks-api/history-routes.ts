@@ -8,6 +8,7 @@ import {
   NotificationTestOutcome,
   RunCompose,
   RunDiff,
+  RunImages,
   RunVariables,
 } from './history-answers.js';
 import { RunParams, StackParams } from './requests.js';
@@ -75,6 +76,12 @@ export const historySchemas = {
     'The variables a run deployed (secrets by name only)',
     { params: RunParams },
     { 200: json('The variables.', RunVariables), ...RUN_FAILS },
+  ),
+  getRunImages: route(
+    'getRunImages',
+    'The image each service of a run ran (id and registry digest)',
+    { params: RunParams },
+    { 200: json('The images.', RunImages), ...RUN_FAILS },
   ),
   getRunDiff: route(
     'getRunDiff',
