@@ -1,10 +1,12 @@
 /**
- * Settings and schedules: the reconcile cron and its switch (admins change them; the server's message
- * for a bad cron is shown), "Run now", and the schedule executions, paged, filtered by type and status
- * (the API pages without filters, so the filters apply to the page shown), each row's details on demand.
+ * Settings and schedules: the reconcile and retention crons and their switches (admins change them; the
+ * server's message for a bad cron is shown), "Run now" of each, the notification channels' test and
+ * deliveries (admins), and the schedule executions, paged, filtered by type and status (the API pages
+ * without filters, so the filters apply to the page shown), each row's details on demand.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
+import { Notifications } from './notifications.js';
 import { absoluteTime, html, relativeTime, summaryWords } from './util.js';
 
 const PAGE = 20;
@@ -70,6 +72,8 @@ export function SettingsPage({ user, tick }) {
       ${error ? html`<p class="error-line" role="alert" data-testid="settings-error">${error}</p>` : null}
       ${message ? html`<p class="ok-line" role="status" data-testid="settings-message">${message}</p>` : null}
     </form>
+    <${Retention} user=${user} onRan=${() => setReloads((n) => n + 1)} />
+    ${user.admin ? html`<${Notifications} tick=${tick} />` : null}
     <${Executions} tick=${tick + reloads} />
   </section>`;
 }
@@ -95,7 +99,7 @@ function Executions({ tick }) {
     <h2 id="executions-title">Schedule executions</h2>
     <div class="filters">
       <label>Type <select value=${type} onChange=${(/** @type {Event} */ e) => setType(/** @type {HTMLSelectElement} */ (e.target).value)}>
-        <option value="">all</option><option value="stack_deploy">stack_deploy</option><option value="deploy_log_reconcile">deploy_log_reconcile</option>
+        <option value="">all</option><option value="stack_deploy">stack_deploy</option><option value="deploy_log_reconcile">deploy_log_reconcile</option><option value="deploy_run_retention">deploy_run_retention</option>
       </select></label>
       <label>Status <select value=${status} onChange=${(/** @type {Event} */ e) => setStatus(/** @type {HTMLSelectElement} */ (e.target).value)}>
         <option value="">all</option>${['running', 'success', 'failed', 'warning'].map((s) => html`<option value=${s}>${s}</option>`)}
@@ -126,4 +130,66 @@ function Executions({ tick }) {
       })}</tbody>
     </table>
   </section>`;
+}
+
+/**
+ * The deploy-run retention's schedule: its cron and switch (admins), and "Run now" (an admin or the
+ * stacks edit permission). The runs each stack keeps are set on its deploys tab.
+ * @param {{ user: import('./api.js').SessionUser, onRan: () => void }} props
+ */
+function Retention({ user, onRan }) {
+  const [cron, setCron] = useState('');
+  const [enabled, setEnabled] = useState(true);
+  const [error, setError] = useState(/** @type {string | null} */ (null));
+  const [message, setMessage] = useState('');
+  useEffect(() => {
+    api.settings().then(
+      (s) => {
+        setCron(s.deployRunRetentionCron);
+        setEnabled(s.deployRunRetentionEnabled);
+      },
+      (e) => setError(e.message),
+    );
+  }, []);
+  const save = async (/** @type {Event} */ e) => {
+    e.preventDefault();
+    setError(null);
+    setMessage('');
+    try {
+      const s = await api.saveSettings({ deployRunRetentionCron: cron, deployRunRetentionEnabled: enabled });
+      setCron(s.deployRunRetentionCron);
+      setEnabled(s.deployRunRetentionEnabled);
+      setMessage('Retention settings saved.');
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  const runNow = async () => {
+    setError(null);
+    setMessage('Retention running…');
+    try {
+      const row = await api.runRetention();
+      const kept = row.details.keptLastGood;
+      setMessage(
+        `Retention ${row.status}: ${row.details.deletedRuns.length} runs deleted${kept.length ? `, kept the last good run${kept.length > 1 ? 's' : ''} ${kept.map((id) => `#${id}`).join(', ')}` : ''}.`,
+      );
+      onRan();
+    } catch (err) {
+      setMessage('');
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  return html`<form class="card" onSubmit=${save} aria-labelledby="retention-title">
+    <h2 id="retention-title">Deploy-run retention</h2>
+    <p class="muted">Deletes the runs past each stack's "keep runs" or "keep days" (its deploys tab, or the config per environment); never a running one nor a stack's last successful run.</p>
+    <label>Retention cron expression <input name="retention-cron" value=${cron} disabled=${!user.admin}
+      onInput=${(/** @type {InputEvent} */ e) => setCron(/** @type {HTMLInputElement} */ (e.target).value)} /></label>
+    <label><input type="checkbox" name="retention-enabled" checked=${enabled} disabled=${!user.admin} onChange=${() => setEnabled(!enabled)} /> Retention enabled</label>
+    <div class="buttons">
+      ${user.admin ? html`<button type="submit" class="primary">Save retention settings</button>` : null}
+      ${user.admin || user.mayRunSchedules ? html`<button type="button" aria-label="Run retention now" onClick=${runNow}>Run now</button>` : null}
+    </div>
+    ${error ? html`<p class="error-line" role="alert" data-testid="retention-error">${error}</p>` : null}
+    ${message ? html`<p class="ok-line" role="status" data-testid="retention-message">${message}</p>` : null}
+  </form>`;
 }
