@@ -246,8 +246,8 @@ export function HistorySettingsForm({ stack, env, canEdit }) {
     <h2 id="history-settings-title">History settings</h2>
     <label><input type="checkbox" checked=${autoRollback} disabled=${!canEdit} onChange=${() => setAutoRollback(!autoRollback)} />
       Auto-rollback (a failed deploy redeploys the last successful run)</label>
-    <label>Keep runs <input type="number" min="1" value=${keepRuns} disabled=${!canEdit} placeholder="all" onInput=${input(setKeepRuns)} /></label>
-    <label>Keep days <input type="number" min="1" value=${keepDays} disabled=${!canEdit} placeholder="no limit" onInput=${input(setKeepDays)} /></label>
+    <label>Keep runs <input type="number" value=${keepRuns} disabled=${!canEdit} placeholder="all" onInput=${input(setKeepRuns)} /></label>
+    <label>Keep days <input type="number" value=${keepDays} disabled=${!canEdit} placeholder="no limit" onInput=${input(setKeepDays)} /></label>
     ${canEdit ? html`<button type="submit">Save history settings</button>` : null}
     ${error ? html`<p class="error-line" role="alert" data-testid="history-settings-error">${error}</p>` : null}
     ${message ? html`<p class="ok-line" role="status">${message}</p>` : null}
