@@ -97,7 +97,7 @@ export function AuditPage({ environments, tick }) {
       <button type="button" disabled=${offset === 0} onClick=${() => setOffset(Math.max(0, offset - PAGE))}>Newer</button>
       <button type="button" disabled=${offset + PAGE >= total} onClick=${() => setOffset(offset + PAGE)}>Older</button>
     </div>
-    <table data-testid="audit">
+    <table class="audit" data-testid="audit">
       <thead><tr><th scope="col">When</th><th scope="col">Type</th><th scope="col">User</th><th scope="col">Stack</th>
         <th scope="col">Environment</th><th scope="col">Details</th></tr></thead>
       <tbody>${(page?.entries ?? []).map(

@@ -182,12 +182,12 @@ function Retention({ user, onRan }) {
   return html`<form class="card" onSubmit=${save} aria-labelledby="retention-title">
     <h2 id="retention-title">Deploy-run retention</h2>
     <p class="muted">Deletes the runs past each stack's "keep runs" or "keep days" (its deploys tab, or the config per environment); never a running one nor a stack's last successful run.</p>
-    <label>Retention cron expression <input name="retention-cron" value=${cron} disabled=${!user.admin}
+    <label>Retention schedule (cron) <input name="retention-cron" value=${cron} disabled=${!user.admin}
       onInput=${(/** @type {InputEvent} */ e) => setCron(/** @type {HTMLInputElement} */ (e.target).value)} /></label>
     <label><input type="checkbox" name="retention-enabled" checked=${enabled} disabled=${!user.admin} onChange=${() => setEnabled(!enabled)} /> Retention enabled</label>
     <div class="buttons">
       ${user.admin ? html`<button type="submit" class="primary">Save retention settings</button>` : null}
-      ${user.admin || user.mayRunSchedules ? html`<button type="button" aria-label="Run retention now" onClick=${runNow}>Run now</button>` : null}
+      ${user.admin || user.mayRunSchedules ? html`<button type="button" onClick=${runNow}>Run retention now</button>` : null}
     </div>
     ${error ? html`<p class="error-line" role="alert" data-testid="retention-error">${error}</p>` : null}
     ${message ? html`<p class="ok-line" role="status" data-testid="retention-message">${message}</p>` : null}
