@@ -166,6 +166,20 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page: deploy history'
     expect(saved.value).toEqual({ autoRollback: true, keepRuns: 20, keepDays: null });
   });
 
+  it('shows an automatic rollback with the run it rolled back', async () => {
+    const admin = server.as('admin');
+    await admin.put('/api/stacks/web/compose?env=null', {
+      content: composeText({ lines: ['bad again'], exit: 1 }),
+      restart: false,
+    });
+    const failed = await admin.post('/api/stacks/web/deploy?env=null', {});
+    expect((failed.value as { runId: number }).runId).toBe(6);
+    const seventh = page.locator('tr.run-row[data-run="7"]');
+    await eventually(() => seventh.getAttribute('data-status')).toBe('success');
+    expect(await seventh.getByTestId('run-origin').textContent()).toBe('rollback of #6 (redeploy of #5)');
+    expect(await page.locator('tr.run-row[data-run="6"]').getAttribute('data-status')).toBe('failed');
+  });
+
   it('sends a test notification to a local receiver and lists the delivery', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('Channel').fill('nope');
@@ -205,17 +219,11 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page: deploy history'
     await page.screenshot({ path: join(SHOTS, 'stacks-audit.png') });
     await page.getByLabel('Type').fill('deploy.started');
     await page.getByRole('button', { name: 'Filter' }).click();
-    await eventually(types).toEqual([
-      'deploy.started',
-      'deploy.started',
-      'deploy.started',
-      'deploy.started',
-      'deploy.started',
-    ]);
+    await eventually(types).toEqual(Array(7).fill('deploy.started'));
     const href = await page.getByTestId('audit-export').getAttribute('href');
     expect(href).toBe('/api/audit?type=deploy.started&format=ndjson');
     const exported = await server.as('admin').get(href ?? '');
-    expect(exported.text.trim().split('\n')).toHaveLength(5);
+    expect(exported.text.trim().split('\n')).toHaveLength(7);
   });
 
   it('shows a viewer no audit page and no history write action', async () => {
