@@ -22,9 +22,8 @@ import type { EventStore } from '../../store/types.js';
 import { badRequest, notFound, StacksError } from '../errors.js';
 import { OutputKeys } from '../output-keys.js';
 import type { RunRecorder } from '../recorder.js';
-import type { PreparedDeploy, StartedJob } from '../service.js';
 import { composeHash, getStack, loadHashKey, type Stack, saveCompose, setVariables } from '../stack-store.js';
-import type { StackRef } from '../types.js';
+import type { PreparedDeploy, StackRef, StartedJob } from '../types.js';
 import { recordVariables, variablesForRedeploy } from './content.js';
 import { diffRuns, type RunDiff, type RunSide } from './diff.js';
 
