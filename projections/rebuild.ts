@@ -1,7 +1,7 @@
 import { StreamDeletedError } from '../src/store/errors.js';
 import type { EventStore, RecordedEvent } from '../src/store/types.js';
+import { failureOf, ProjectionHaltedError } from './health.js';
 import { loadState, type Projection, persists, saveState } from './projection.js';
-import { failureOf, ProjectionHaltedError } from './runtime.js';
 
 export interface RebuildProgress {
   projection: string;

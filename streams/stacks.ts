@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../src/store/types.js';
+import type { RecordedEvent } from './recorded-event.js';
 import { KEY_STREAM_PREFIX } from './system.js';
 
 /**
