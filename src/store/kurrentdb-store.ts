@@ -118,9 +118,10 @@ const LEASE_STREAM_MAX_COUNT = 16;
  *
  * Live delivery: like the PostgreSQL adapter, each process publishes the log to its subscribers in
  * order by reading `$all` after the last place it has read (live-delivery.ts; subscription.ts does
- * catch-up and the per-subscriber queues). What makes it read: its own commits (published without a read), a filtered
- * `$all` subscription to the position log (system events excluded by the filter; resubscribed after a
- * drop), and a read of the log's head every second as the net under a lost subscription.
+ * catch-up and the per-subscriber queues). What makes it read: its own commits (published without a
+ * read), a filtered `$all` subscription to the position log (system events excluded by the filter;
+ * resubscribed after a drop), and a read of the log's head every second as the net under a lost
+ * subscription.
  *
  * Deletion: `StreamDeleted` is recorded in `<ns>:$streams` through the position log first (so every
  * append of any process after it knows: appends check the deleted streams they have read up to the log
