@@ -132,10 +132,10 @@ describe('chronicle stacks', () => {
       const run = objectOf(await admin.get(`/api/stacks/held/deploys/${runId}`));
       return run.status === 'running' ? true : undefined;
     }, 'the run running');
-    const started = Date.now();
+    // Exit 0 of its own accord: stop() would SIGKILL a server still running after a few seconds
+    // (compose sleeps for 30), and then there is no exit code.
     const result = await server.stop();
     expect(result.code).toBe(0);
-    expect(Date.now() - started).toBeLessThan(10_000);
     const again = await startStacks({ dataDir: server.dataDir });
     try {
       const run = objectOf(await again.as('admin').get(`/api/stacks/held/deploys/${runId}`));

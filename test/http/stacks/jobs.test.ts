@@ -35,15 +35,13 @@ describeStacks('jobs', () => {
     it('the streaming path answers 202 with the job id at once; the job goes on', async () => {
       await createStackDone(stacks.admin, 'streamed', 1, { compose: composeText({}) });
       await saveCompose(stacks.admin, 'streamed', 1, composeText({ lines: ['a'], sleepMs: 2500 }));
-      const started = Date.now();
       const reply = await stacks.admin.post('/api/stacks/streamed/deploy?env=1', {});
-      const elapsed = Date.now() - started;
       expect(reply.status).toBe(202);
       const ack = objectOf(reply);
       expect(Object.keys(ack).sort()).toEqual(['jobId', 'runId']);
       expect(ack.jobId).toMatch(UUID);
       expect(typeof ack.runId).toBe('number');
-      expect(elapsed).toBeLessThan(2000);
+      // Answered before the job ended: the poll after the 202 still finds it running.
       const poll = objectOf(await stacks.admin.get(`/api/jobs/${ack.jobId}`));
       expect(poll).toMatchObject({ id: ack.jobId, status: 'running', result: null });
       const job = await waitJob(stacks.admin, ack.jobId as string);
@@ -58,9 +56,7 @@ describeStacks('jobs', () => {
         1,
         composeText({ lines: ['first', 'second'], sleepMs: 1200 }),
       );
-      const started = Date.now();
       const reply = await stacks.admin.postJson('/api/stacks/answered/deploy?env=1');
-      expect(Date.now() - started).toBeGreaterThanOrEqual(1200);
       expect(reply.status).toBe(200);
       const body = objectOf(reply);
       expect(body).toEqual({
@@ -71,6 +67,8 @@ describeStacks('jobs', () => {
         output: ['first', 'second'],
       });
       expect(body.jobId).toMatch(UUID);
+      // Answered after the end: the job is done by the time the answer is read.
+      expect(objectOf(await stacks.admin.get(`/api/jobs/${body.jobId}`)).status).toBe('done');
       const run = objectOf(await stacks.admin.get(`/api/stacks/answered/deploys/${body.runId}`));
       expect(run).toMatchObject({ status: 'success', jobId: body.jobId, details: { exitCode: 0 } });
     });
@@ -299,9 +297,8 @@ describeStacks('a job time-out (jobs.timeoutSeconds)', () => {
     const client = slow.admin;
     await createStackDone(client, 'sleepy', 1, { compose: composeText({}) });
     await saveCompose(client, 'sleepy', 1, composeText({ lines: ['waiting'], sleepMs: 20_000 }));
-    const started = Date.now();
+    // Compose would sleep 20 s; the 1 s time-out ends it first: only its first line is in the answer.
     const reply = await client.postJson('/api/stacks/sleepy/deploy?env=1');
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(reply.status).toBe(500);
     const body = objectOf(reply);
     expect('exitCode' in body).toBe(false);
