@@ -81,7 +81,8 @@ export interface Watched {
   done: Promise<CliResult>;
 }
 
-export function watch(child: CliChild, timeoutMs = 15_000): Watched {
+/** `timeoutMs` is a net for a hung command, not a measure: a loaded machine stretches any run. */
+export function watch(child: CliChild, timeoutMs = 60_000): Watched {
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
