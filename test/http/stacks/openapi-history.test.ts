@@ -17,9 +17,10 @@ import {
   objectOf,
   q,
   StacksClient,
+  type StacksServer,
   saveCompose,
-  serveStacks,
   stacksConfig,
+  startStacks,
   waitRun,
 } from './helpers.js';
 import { AnswerChecker, type Endpoint } from './openapi-helpers.js';
@@ -41,33 +42,35 @@ const SECRET_2 = 'history-session-secret-2';
 
 describeStacks('a scripted history session, every answer as the OpenAPI document says', () => {
   let receiver: Server;
+  let server: StacksServer;
+  let admin: StacksClient;
   let viewer: StacksClient;
   let c: AnswerChecker;
 
-  const stacks = serveStacks(async () => {
+  beforeAll(async () => {
     receiver = createServer((_request, response) => response.writeHead(200).end());
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const port = (receiver.address() as AddressInfo).port;
-    return {
+    server = await startStacks({
       config: stacksConfig({
         notifications: [
           { name: 'hook', type: 'webhook', url: `http://127.0.0.1:${port}/hook`, events: ['run.failed'] },
         ],
       }),
-    };
-  }, 60_000);
-  beforeAll(async () => {
-    viewer = stacks.server.as('viewer');
-    const served = await stacks.admin.get('/api/openapi.json');
+    });
+    admin = server.as('admin');
+    viewer = server.as('viewer');
+    const served = await admin.get('/api/openapi.json');
     c = await AnswerChecker.of(objectOf(served));
   }, 60_000);
 
   afterAll(async () => {
+    await server?.stop();
     await new Promise((resolve) => receiver?.close(resolve));
   });
 
   it('deploys twice, reads, diffs, redeploys; settings, audit, retention, notifications, logs', async () => {
-    const created = await createStackDone(stacks.admin, 'hist', null, {
+    const created = await createStackDone(admin, 'hist', null, {
       compose: composeText({ lines: ['version one', 'alpha', 'beta'] }),
       variables: [
         { name: 'DB_PASSWORD', value: SECRET_1, secret: true },
@@ -75,132 +78,115 @@ describeStacks('a scripted history session, every answer as the OpenAPI document
       ],
     });
     const run1 = created.runId as number;
-    await saveCompose(stacks.admin, 'hist', null, composeText({ lines: ['version two'] }, ['web', 'worker']));
+    await saveCompose(admin, 'hist', null, composeText({ lines: ['version two'] }, ['web', 'worker']));
     c.check(
       'setVariables',
-      await stacks.admin.put(`/api/stacks/hist/variables${q(null)}`, {
+      await admin.put(`/api/stacks/hist/variables${q(null)}`, {
         variables: [
           { name: 'DB_PASSWORD', value: SECRET_2, secret: true },
           { name: 'MODE', value: 'green', secret: false },
         ],
       }),
     );
-    const run2 = (await deployDone(stacks.admin, 'hist', null, { pull: true })).runId as number;
-    await waitRun(stacks.admin, 'hist', run2);
+    const run2 = (await deployDone(admin, 'hist', null, { pull: true })).runId as number;
+    await waitRun(admin, 'hist', run2);
 
     // What each run deployed.
-    const compose = objectOf(
-      c.check(COMPOSE, await stacks.admin.get(`/api/stacks/hist/deploys/${run1}/compose`)),
-    );
+    const compose = objectOf(c.check(COMPOSE, await admin.get(`/api/stacks/hist/deploys/${run1}/compose`)));
     expect(compose.runId).toBe(run1);
     const variables = objectOf(
-      c.check(VARIABLES, await stacks.admin.get(`/api/stacks/hist/deploys/${run2}/variables`)),
+      c.check(VARIABLES, await admin.get(`/api/stacks/hist/deploys/${run2}/variables`)),
     );
     expect(variables.variables).toEqual([
       { name: 'DB_PASSWORD', secret: true },
       { name: 'MODE', secret: false, value: 'green' },
     ]);
-    c.check(VARIABLES, await stacks.admin.get('/api/stacks/hist/deploys/abc/variables'));
-    c.check(COMPOSE, await stacks.admin.get('/api/stacks/hist/deploys/999/compose'));
+    c.check(VARIABLES, await admin.get('/api/stacks/hist/deploys/abc/variables'));
+    c.check(COMPOSE, await admin.get('/api/stacks/hist/deploys/999/compose'));
     c.check(
       COMPOSE,
-      await new StacksClient(stacks.server.port, null).get(`/api/stacks/hist/deploys/${run1}/compose`),
+      await new StacksClient(server.port, null).get(`/api/stacks/hist/deploys/${run1}/compose`),
     );
 
     // The diff, and its failures.
-    const diff = objectOf(
-      c.check(DIFF, await stacks.admin.get(`/api/stacks/hist/deploys/${run1}/diff?to=${run2}`)),
-    );
+    const diff = objectOf(c.check(DIFF, await admin.get(`/api/stacks/hist/deploys/${run1}/diff?to=${run2}`)));
     expect(diff.options).toEqual([{ name: 'pull', from: false, to: true }]);
-    c.check(DIFF, await stacks.admin.get(`/api/stacks/hist/deploys/${run1}/diff?to=${run1}`));
-    expect(c.check(DIFF, await stacks.admin.get(`/api/stacks/hist/deploys/${run1}/diff`)).status).toBe(400);
+    c.check(DIFF, await admin.get(`/api/stacks/hist/deploys/${run1}/diff?to=${run1}`));
+    expect(c.check(DIFF, await admin.get(`/api/stacks/hist/deploys/${run1}/diff`)).status).toBe(400);
 
     // A redeploy: at once (202, followed by the job) and waited for (200).
     const accepted = objectOf(
-      c.check(REDEPLOY, await stacks.admin.post(`/api/stacks/hist/deploys/${run1}/redeploy`)),
+      c.check(REDEPLOY, await admin.post(`/api/stacks/hist/deploys/${run1}/redeploy`)),
     );
     for (;;) {
-      const job = objectOf(
-        c.check('getJob', await stacks.admin.get(`/api/jobs/${accepted.jobId as string}`)),
-      );
+      const job = objectOf(c.check('getJob', await admin.get(`/api/jobs/${accepted.jobId as string}`)));
       if (job.status === 'done') break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const waited = c.check(
-      REDEPLOY,
-      await stacks.admin.postJson(`/api/stacks/hist/deploys/${run1}/redeploy`),
-    );
+    const waited = c.check(REDEPLOY, await admin.postJson(`/api/stacks/hist/deploys/${run1}/redeploy`));
     expect(waited.status).toBe(200);
     c.check(REDEPLOY, await viewer.post(`/api/stacks/hist/deploys/${run1}/redeploy`));
 
     // History settings.
-    c.check(GET_SETTINGS, await stacks.admin.get(`/api/stacks/hist/history-settings${q(null)}`));
+    c.check(GET_SETTINGS, await admin.get(`/api/stacks/hist/history-settings${q(null)}`));
     const set = c.check(
       PUT_SETTINGS,
-      await stacks.admin.put(`/api/stacks/hist/history-settings${q(null)}`, {
-        autoRollback: true,
-        keepRuns: 5,
-      }),
+      await admin.put(`/api/stacks/hist/history-settings${q(null)}`, { autoRollback: true, keepRuns: 5 }),
     );
     expect(objectOf(set)).toEqual({ autoRollback: true, keepRuns: 5, keepDays: null });
     expect(
-      c.check(
-        PUT_SETTINGS,
-        await stacks.admin.put(`/api/stacks/hist/history-settings${q(null)}`, { other: 1 }),
-      ).status,
+      c.check(PUT_SETTINGS, await admin.put(`/api/stacks/hist/history-settings${q(null)}`, { other: 1 }))
+        .status,
     ).toBe(400);
     expect(
-      c.check(PUT_SETTINGS, await stacks.admin.put(`/api/stacks/hist/history-settings${q(null)}`, [1]))
-        .status,
+      c.check(PUT_SETTINGS, await admin.put(`/api/stacks/hist/history-settings${q(null)}`, [1])).status,
     ).toBe(400);
     expect(
       c.check(PUT_SETTINGS, await viewer.put(`/api/stacks/hist/history-settings${q(null)}`, {})).status,
     ).toBe(403);
-    expect(
-      c.check(GET_SETTINGS, await stacks.admin.get(`/api/stacks/none/history-settings${q(null)}`)).status,
-    ).toBe(404);
+    expect(c.check(GET_SETTINGS, await admin.get(`/api/stacks/none/history-settings${q(null)}`)).status).toBe(
+      404,
+    );
 
     // The audit trail: a page, the export, the refusals.
-    const page = objectOf(c.check(AUDIT, await stacks.admin.get('/api/audit?stack=hist&limit=5')));
+    const page = objectOf(c.check(AUDIT, await admin.get('/api/audit?stack=hist&limit=5')));
     expect((page.entries as unknown[]).length).toBe(5);
-    const exported = c.check(AUDIT, await stacks.admin.get('/api/audit?format=ndjson&stack=hist'));
+    const exported = c.check(AUDIT, await admin.get('/api/audit?format=ndjson&stack=hist'));
     expect(header(exported, 'content-type')).toContain('application/x-ndjson');
     const lines = exported.text.trim().split('\n');
     expect(lines.length).toBe(page.total);
     for (const line of lines) c.checkComponent('AuditEntry', JSON.parse(line));
     expect(exported.text).not.toContain(SECRET_1);
-    c.check(AUDIT, await stacks.admin.get('/api/audit?since=yesterday'));
+    c.check(AUDIT, await admin.get('/api/audit?since=yesterday'));
     c.check(AUDIT, await viewer.get('/api/audit'));
 
     // A retention run.
-    const row = objectOf(
-      c.check(RETENTION, await stacks.admin.post('/api/schedules/deploy_run_retention/run', {})),
-    );
+    const row = objectOf(c.check(RETENTION, await admin.post('/api/schedules/deploy_run_retention/run', {})));
     expect(row.status).toBe('success');
     expect(c.check(RETENTION, await viewer.post('/api/schedules/deploy_run_retention/run', {})).status).toBe(
       403,
     );
 
     // Notifications: a test message, the deliveries.
-    const outcome = objectOf(c.check(TEST, await stacks.admin.post('/api/notifications/hook/test', {})));
+    const outcome = objectOf(c.check(TEST, await admin.post('/api/notifications/hook/test', {})));
     expect(outcome).toMatchObject({ ok: true, status: 200, error: null });
-    expect(c.check(TEST, await stacks.admin.post('/api/notifications/nope/test', {})).status).toBe(404);
+    expect(c.check(TEST, await admin.post('/api/notifications/nope/test', {})).status).toBe(404);
     const deliveries = objectOf(
-      c.check(DELIVERIES, await stacks.admin.get('/api/notifications/deliveries?limit=10')),
+      c.check(DELIVERIES, await admin.get('/api/notifications/deliveries?limit=10')),
     );
     expect(deliveries.total).toBe(1);
-    c.check(DELIVERIES, await stacks.admin.get('/api/notifications/deliveries?limit=0'));
+    c.check(DELIVERIES, await admin.get('/api/notifications/deliveries?limit=0'));
     c.check(DELIVERIES, await viewer.get('/api/notifications/deliveries'));
 
     // A log: range, search, download, refusals.
     const log = `/api/stacks/hist/deploys/${run1}/log`;
-    const range = objectOf(c.check('getRunLog', await stacks.admin.get(`${log}?fromLine=2&limit=2`)));
+    const range = objectOf(c.check('getRunLog', await admin.get(`${log}?fromLine=2&limit=2`)));
     expect((range.lines as unknown[]).length).toBe(2);
-    const found = objectOf(c.check('getRunLog', await stacks.admin.get(`${log}?q=ALPHA`)));
+    const found = objectOf(c.check('getRunLog', await admin.get(`${log}?q=ALPHA`)));
     expect(found.matches).toBe(1);
-    const download = c.check('getRunLog', await stacks.admin.get(`${log}?download=true`));
+    const download = c.check('getRunLog', await admin.get(`${log}?download=true`));
     expect(header(download, 'content-disposition')).toBe(`attachment; filename="hist-run-${run1}.log"`);
-    expect(c.check('getRunLog', await stacks.admin.get(`${log}?limit=0`)).status).toBe(400);
+    expect(c.check('getRunLog', await admin.get(`${log}?limit=0`)).status).toBe(400);
 
     // Every route of the session was seen with a success.
     for (const route of [
