@@ -143,9 +143,10 @@ describeStacks('deploy runs', () => {
       const { runId } = await deploy(stacks.admin, 'logged', 1);
       const id = runId as number;
       const file = logPath(stacks.server.dataDir, 1, id);
+      // The file is opened before its first line is written: wait for text, not for the file.
       const early = await eventually(
-        async () => (existsSync(file) ? await readFile(file, 'utf8') : undefined),
-        'the log file',
+        async () => (existsSync(file) ? (await readFile(file, 'utf8')) || undefined : undefined),
+        'the log file with a line',
       );
       expect(early.startsWith('one\n')).toBe(true);
       expect(early).not.toContain('four');
