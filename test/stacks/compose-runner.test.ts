@@ -136,7 +136,8 @@ describe('runCompose', () => {
        setInterval(() => {}, 1000);`,
     );
     // A drain longer than the test may run: the exit comes from the SIGKILL after the grace, or never.
-    const run = runCompose(node(parent, { timeoutMs: 500 }), { killGraceMs: 300, drainMs: 600_000 });
+    // The time-out leaves node room to start the grandchild (on a loaded machine 500 ms did not).
+    const run = runCompose(node(parent, { timeoutMs: 5_000 }), { killGraceMs: 300, drainMs: 600_000 });
     const lines: string[] = [];
     run.lines.subscribe((l) => lines.push(l.line));
     const exit = await run.exit;
