@@ -2,7 +2,6 @@ import type {
   ArcEntity,
   CircleEntity,
   Entity,
-  EntityCommon,
   ImageEntity,
   InsertEntity,
   LineEntity,
@@ -20,10 +19,11 @@ import type { TagList } from './tags.js';
 import { normalizeHandle } from './values.js';
 
 /**
- * One table entry per modeled entity type: its DXF name, the defaults of its own fields, and its
- * subclasses with the group codes each one holds, in the order they are written (the same shape as
+ * One table entry per modeled entity type: its DXF name and its subclasses with the group codes each
+ * one holds and the field each code reads into, in the order they are written (the same shape as
  * ezdxf's DefSubclass/DXFAttr definitions). One reader and one writer walk these entries; adding an
- * entity type is one entry here and its type in the model.
+ * entity type is one entry here, its type in the model and its defaults in entity-read's newEntity
+ * (kept there as one object literal per type: reading 100k entities allocates far less that way).
  */
 
 /** Per-entity scratch state of the fields that are read from several tags (MTEXT text, LWPOLYLINE vertices). */
@@ -51,15 +51,13 @@ export interface SubclassDef<E> {
   fields: readonly FieldDef<E>[];
   /** Codes of a file without subclass markers (R12) that are kept under this subclass, not the first. */
   flat?: readonly number[];
+  /** Unmodeled codes written before the fields, besides thickness (39) and constant width (43). */
+  leads?: readonly number[];
 }
-
-/** What a type has beyond the common fields, with their defaults. */
-type OwnFields<E> = Omit<E, keyof EntityCommon | 'type'>;
 
 export interface EntityDef<E> {
   type: ModeledType;
   dxf: string;
-  defaults: () => OwnFields<E>;
   subclasses: readonly SubclassDef<E>[];
   /** Completes the entity from the scratch state once all its tags are read. */
   finish?: (e: E, s: Scratch, ctx: ReadContext) => void;
@@ -170,21 +168,18 @@ const isStandard = (style: string) => style.toUpperCase() === 'STANDARD';
 const LINE: EntityDef<LineEntity> = {
   type: 'Line',
   dxf: 'LINE',
-  defaults: () => ({ start: [0, 0, 0], end: [0, 0, 0] }),
   subclasses: [{ name: 'AcDbLine', fields: [point(10, 'start'), point(11, 'end')] }],
 };
 
 const CIRCLE: EntityDef<CircleEntity> = {
   type: 'Circle',
   dxf: 'CIRCLE',
-  defaults: () => ({ center: [0, 0, 0], radius: 0 }),
   subclasses: [{ name: 'AcDbCircle', fields: [point(10, 'center'), real(40, 'radius')] }],
 };
 
 const ARC: EntityDef<ArcEntity> = {
   type: 'Arc',
   dxf: 'ARC',
-  defaults: () => ({ center: [0, 0, 0], radius: 0, start_angle: 0, end_angle: 360 }),
   subclasses: [
     { name: 'AcDbCircle', fields: [point(10, 'center'), real(40, 'radius')] },
     { name: 'AcDbArc', fields: [real(50, 'start_angle'), real(51, 'end_angle')] },
@@ -194,7 +189,6 @@ const ARC: EntityDef<ArcEntity> = {
 const TEXT: EntityDef<TextEntity> = {
   type: 'Text',
   dxf: 'TEXT',
-  defaults: () => ({ value: '', position: [0, 0, 0], height: 1, rotation: 0, style: 'Standard' }),
   subclasses: [
     {
       name: 'AcDbText',
@@ -252,15 +246,6 @@ const mtextDirection: FieldDef<MTextEntity> = {
 const MTEXT: EntityDef<MTextEntity> = {
   type: 'MText',
   dxf: 'MTEXT',
-  defaults: () => ({
-    value: '',
-    position: [0, 0, 0],
-    height: 1,
-    width: 0,
-    rotation: 0,
-    style: 'Standard',
-    attachment: 1,
-  }),
   subclasses: [
     {
       name: 'AcDbMText',
@@ -287,7 +272,6 @@ const MTEXT: EntityDef<MTextEntity> = {
 const POINT: EntityDef<PointEntity> = {
   type: 'Point',
   dxf: 'POINT',
-  defaults: () => ({ location: [0, 0, 0] }),
   subclasses: [{ name: 'AcDbPoint', fields: [point(10, 'location')] }],
 };
 
@@ -333,7 +317,6 @@ const lwpolylineVertices: FieldDef<LwPolylineEntity> = {
 const LWPOLYLINE: EntityDef<LwPolylineEntity> = {
   type: 'LwPolyline',
   dxf: 'LWPOLYLINE',
-  defaults: () => ({ vertices: [], closed: false, elevation: 0 }),
   subclasses: [
     {
       name: 'AcDbPolyline',
@@ -350,7 +333,6 @@ const LWPOLYLINE: EntityDef<LwPolylineEntity> = {
 const INSERT: EntityDef<InsertEntity> = {
   type: 'Insert',
   dxf: 'INSERT',
-  defaults: () => ({ name: '', position: [0, 0, 0], scale: [1, 1, 1], rotation: 0 }),
   subclasses: [
     {
       name: 'AcDbBlockReference',
@@ -373,16 +355,10 @@ const INSERT: EntityDef<InsertEntity> = {
 const IMAGE: EntityDef<ImageEntity> = {
   type: 'Image',
   dxf: 'IMAGE',
-  defaults: () => ({
-    position: [0, 0, 0],
-    u_vector: [1, 0, 0],
-    v_vector: [0, 1, 0],
-    size: [0, 0],
-    image_def: '0',
-  }),
   subclasses: [
     {
       name: 'AcDbRasterImage',
+      leads: [90], // the class version
       fields: [
         point(10, 'position'),
         point(11, 'u_vector'),

@@ -44,15 +44,6 @@ function slice(t: TagList, start: number, end: number): DxfTag[] {
   return out;
 }
 
-/** Reads the entity whose `0 TYPE` tag is at `start` and whose tags (sub-entities included) end at `end`. */
-export function readEntity(t: TagList, start: number, end: number, space: string, ctx: ReadContext): Entity {
-  const dxfType = t.value(start).trim().toUpperCase();
-  const modeled = dictGet(MODELED_DXF_TYPES, dxfType);
-  return modeled
-    ? readModeled(t, start, end, READINGS.get(modeled) as Reading, space, ctx)
-    : readRaw(t, start, end, dxfType, space, ctx);
-}
-
 /** A table entry with its fields indexed by group code, for the reader's inner loop. */
 interface Reading {
   def: EntityDef<Entity>;
@@ -76,17 +67,135 @@ for (const type of Object.keys(ENTITY_DEFS) as ModeledType[]) {
   READINGS.set(type, { def, byCode, second: new Set(def.subclasses[1]?.flat) });
 }
 
-function newEntity(def: EntityDef<Entity>, space: string): Entity {
-  const common = {
-    type: def.type,
-    handle: '',
-    space,
-    layer: '0',
-    color: 256,
-    linetype: 'BYLAYER',
-    lineweight: -1,
-  };
-  return Object.assign(common, def.defaults()) as Entity;
+/** Reads the entity whose `0 TYPE` tag is at `start` and whose tags (sub-entities included) end at `end`. */
+export function readEntity(t: TagList, start: number, end: number, space: string, ctx: ReadContext): Entity {
+  const dxfType = t.value(start).trim().toUpperCase();
+  const modeled = dictGet(MODELED_DXF_TYPES, dxfType);
+  return modeled
+    ? readModeled(t, start, end, READINGS.get(modeled) as Reading, space, ctx)
+    : readRaw(t, start, end, dxfType, space, ctx);
+}
+
+// Each case spells out every field (no spread): one object shape per type keeps reading 100k entities fast.
+function newEntity(type: ModeledType, space: string): Entity {
+  const layer = '0';
+  const linetype = 'BYLAYER';
+  switch (type) {
+    case 'Line':
+      return {
+        type,
+        handle: '',
+        space,
+        layer,
+        color: 256,
+        linetype,
+        lineweight: -1,
+        start: [0, 0, 0],
+        end: [0, 0, 0],
+      };
+    case 'Circle':
+      return {
+        type,
+        handle: '',
+        space,
+        layer,
+        color: 256,
+        linetype,
+        lineweight: -1,
+        center: [0, 0, 0],
+        radius: 0,
+      };
+    case 'Arc':
+      return {
+        type,
+        handle: '',
+        space,
+        layer,
+        color: 256,
+        linetype,
+        lineweight: -1,
+        center: [0, 0, 0],
+        radius: 0,
+        start_angle: 0,
+        end_angle: 360,
+      };
+    case 'Text':
+      return {
+        type,
+        handle: '',
+        space,
+        layer,
+        color: 256,
+        linetype,
+        lineweight: -1,
+        value: '',
+        position: [0, 0, 0],
+        height: 1,
+        rotation: 0,
+        style: 'Standard',
+      };
+    case 'MText':
+      return {
+        type,
+        handle: '',
+        space,
+        layer,
+        color: 256,
+        linetype,
+        lineweight: -1,
+        value: '',
+        position: [0, 0, 0],
+        height: 1,
+        width: 0,
+        rotation: 0,
+        style: 'Standard',
+        attachment: 1,
+      };
+    case 'Point':
+      return { type, handle: '', space, layer, color: 256, linetype, lineweight: -1, location: [0, 0, 0] };
+    case 'LwPolyline':
+      return {
+        type,
+        handle: '',
+        space,
+        layer,
+        color: 256,
+        linetype,
+        lineweight: -1,
+        vertices: [],
+        closed: false,
+        elevation: 0,
+      };
+    case 'Insert':
+      return {
+        type,
+        handle: '',
+        space,
+        layer,
+        color: 256,
+        linetype,
+        lineweight: -1,
+        name: '',
+        position: [0, 0, 0],
+        scale: [1, 1, 1],
+        rotation: 0,
+      };
+    case 'Image':
+      return {
+        type,
+        handle: '',
+        space,
+        layer,
+        color: 256,
+        linetype,
+        lineweight: -1,
+        position: [0, 0, 0],
+        u_vector: [1, 0, 0],
+        v_vector: [0, 1, 0],
+        size: [0, 0],
+        image_def: '0',
+      };
+  }
 }
 
 /** Layer, colour, linetype, lineweight; the paper-space flag is derived from `space` on save. */
@@ -134,7 +243,7 @@ function readModeled(
   ctx: ReadContext,
 ): Entity {
   const { def, byCode, second } = reading;
-  const e = newEntity(def, space);
+  const e = newEntity(def.type, space);
   const mainEnd = nextEntityStart(t, start, end);
   const codes = t.codes;
   const s: Scratch = { mtextChunks: [], mtextLast: undefined, direction: undefined, vertex: undefined };

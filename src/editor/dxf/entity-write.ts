@@ -1,5 +1,5 @@
 import type { DxfTag, Entity, RawEntity } from '../model.js';
-import { entityDef, subclassNames } from './entity-defs.js';
+import { entityDef, type SubclassDef, subclassNames } from './entity-defs.js';
 import { DXF_TYPE_OF, ENTITY_CODES } from './entity-types.js';
 import type { TagWriter } from './tag-writer.js';
 import { formatInt, normalizeHandle, toInt } from './values.js';
@@ -75,8 +75,9 @@ function segments(extra: readonly DxfTag[] | undefined): Segments {
   return s;
 }
 
-/** Thickness, constant width and an image's class version precede the geometry, as AutoCAD writes them. */
-const leads = (type: string, code: number) => code === 39 || code === 43 || (code === 90 && type === 'Image');
+/** Thickness and constant width precede the geometry, as AutoCAD writes them (and what a subclass adds). */
+const leads = (sub: SubclassDef<Entity>, code: number) =>
+  code === 39 || code === 43 || !!sub.leads?.includes(code);
 
 const isByLayer = (linetype: string) => linetype.toUpperCase() === 'BYLAYER';
 
@@ -111,9 +112,9 @@ export function writeEntity(w: TagWriter, e: Entity, owner: string, paper: boole
     const extra = seg.subclasses.get(key) ?? [];
     seg.subclasses.delete(key);
     w.tag(100, name);
-    for (const x of extra) if (leads(e.type, x.code)) w.tag(x.code, x.value);
+    for (const x of extra) if (leads(sub, x.code)) w.tag(x.code, x.value);
     for (const field of sub.fields) field.write(w, e);
-    for (const x of extra) if (!leads(e.type, x.code)) w.tag(x.code, x.value);
+    for (const x of extra) if (!leads(sub, x.code)) w.tag(x.code, x.value);
   });
   // Subclasses this writer does not know keep their place after the known ones.
   for (const [key, tags] of seg.subclasses) {
