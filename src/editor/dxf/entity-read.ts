@@ -1,23 +1,18 @@
 import { dictGet } from '../dict.js';
-import type {
-  DxfTag,
-  Entity,
-  EntityCommon,
-  ImageEntity,
-  InsertEntity,
-  LwPolylineEntity,
-  LwPolylineVertex,
-  ModeledType,
-  MTextEntity,
-  Point3,
-  RawEntity,
-  TextEntity,
-} from '../model.js';
-import { ENTITY_CODES, MODELED_DXF_TYPES, typeSubclasses } from './entity-types.js';
+import type { DxfTag, Entity, EntityCommon, ModeledType, RawEntity } from '../model.js';
+import {
+  ENTITY_DEFS,
+  type EntityDef,
+  entityDef,
+  type FieldDef,
+  type Scratch,
+  subclassNames,
+} from './entity-defs.js';
+import { ENTITY_CODES, MODELED_DXF_TYPES } from './entity-types.js';
 import { upgradeEntityTags } from './r12.js';
 import type { ReadContext } from './read-context.js';
 import type { TagList } from './tags.js';
-import { normalizeHandle, toInt } from './values.js';
+import { toInt } from './values.js';
 import { readXdata } from './xdata.js';
 
 /** Index of the next `0` tag after `start` (the end of one entity's own tags). */
@@ -49,12 +44,35 @@ function slice(t: TagList, start: number, end: number): DxfTag[] {
   return out;
 }
 
+/** A table entry with its fields indexed by group code, for the reader's inner loop. */
+interface Reading {
+  def: EntityDef<Entity>;
+  byCode: (FieldDef<Entity> | undefined)[];
+  /** Codes that a file without subclass markers keeps under the second subclass. */
+  second: ReadonlySet<number>;
+}
+
+const READINGS = new Map<ModeledType, Reading>();
+for (const type of Object.keys(ENTITY_DEFS) as ModeledType[]) {
+  const def = entityDef(type);
+  const byCode: (FieldDef<Entity> | undefined)[] = [];
+  for (const sub of def.subclasses) {
+    for (const field of sub.fields) {
+      for (const code of field.codes) {
+        while (byCode.length <= code) byCode.push(undefined);
+        byCode[code] = field;
+      }
+    }
+  }
+  READINGS.set(type, { def, byCode, second: new Set(def.subclasses[1]?.flat) });
+}
+
 /** Reads the entity whose `0 TYPE` tag is at `start` and whose tags (sub-entities included) end at `end`. */
 export function readEntity(t: TagList, start: number, end: number, space: string, ctx: ReadContext): Entity {
   const dxfType = t.value(start).trim().toUpperCase();
   const modeled = dictGet(MODELED_DXF_TYPES, dxfType);
   return modeled
-    ? readModeled(t, start, end, modeled, space, ctx)
+    ? readModeled(t, start, end, READINGS.get(modeled) as Reading, space, ctx)
     : readRaw(t, start, end, dxfType, space, ctx);
 }
 
@@ -180,224 +198,6 @@ function newEntity(type: ModeledType, space: string): Entity {
   }
 }
 
-/** Sets x, y or z of a point from a code 1x, 2x or 3x. */
-function setCoord(p: Point3, code: number, base: number, t: TagList, i: number): void {
-  p[((code - base) / 10) | 0] = t.real(i);
-}
-
-/** Per-read scratch state of the modeled field readers. */
-interface Scratch {
-  mtextChunks: string[];
-  mtextLast: string | undefined;
-  direction: Point3 | undefined;
-  vertex: LwPolylineVertex | undefined;
-}
-
-/** Reads one modeled group code of the type's own subclasses; false when the code is not modeled. */
-function readField(e: Entity, code: number, t: TagList, i: number, s: Scratch, ctx: ReadContext): boolean {
-  switch (e.type) {
-    case 'Line':
-      if (code === 10 || code === 20 || code === 30) setCoord(e.start, code, 10, t, i);
-      else if (code === 11 || code === 21 || code === 31) setCoord(e.end, code, 11, t, i);
-      else return false;
-      return true;
-    case 'Circle':
-    case 'Arc':
-      if (code === 10 || code === 20 || code === 30) setCoord(e.center, code, 10, t, i);
-      else if (code === 40) e.radius = t.real(i);
-      else if (e.type === 'Arc' && code === 50) e.start_angle = t.real(i);
-      else if (e.type === 'Arc' && code === 51) e.end_angle = t.real(i);
-      else return false;
-      return true;
-    case 'Text':
-      return readText(e, code, t, i, ctx);
-    case 'MText':
-      return readMText(e, code, t, i, s, ctx);
-    case 'Point':
-      if (code === 10 || code === 20 || code === 30) setCoord(e.location, code, 10, t, i);
-      else return false;
-      return true;
-    case 'LwPolyline':
-      return readLwPolyline(e, code, t, i, s);
-    case 'Insert':
-      return readInsert(e, code, t, i, ctx);
-    case 'Image':
-      return readImage(e, code, t, i);
-    case 'Raw':
-      return false;
-  }
-}
-
-function readText(e: TextEntity, code: number, t: TagList, i: number, ctx: ReadContext): boolean {
-  switch (code) {
-    case 10:
-    case 20:
-    case 30:
-      setCoord(e.position, code, 10, t, i);
-      return true;
-    case 11:
-    case 21:
-    case 31:
-      e.align_point ??= [0, 0, 0];
-      setCoord(e.align_point, code, 11, t, i);
-      return true;
-    case 40:
-      e.height = t.real(i);
-      return true;
-    case 1:
-      e.value = ctx.decode(t.value(i));
-      return true;
-    case 50:
-      e.rotation = t.real(i);
-      return true;
-    case 7:
-      e.style = ctx.decode(t.value(i));
-      return true;
-    default:
-      return false;
-  }
-}
-
-function readMText(
-  e: MTextEntity,
-  code: number,
-  t: TagList,
-  i: number,
-  s: Scratch,
-  ctx: ReadContext,
-): boolean {
-  switch (code) {
-    case 10:
-    case 20:
-    case 30:
-      setCoord(e.position, code, 10, t, i);
-      return true;
-    case 11:
-    case 21:
-    case 31:
-      s.direction ??= [0, 0, 0];
-      setCoord(s.direction, code, 11, t, i);
-      return true;
-    case 40:
-      e.height = t.real(i);
-      return true;
-    case 41:
-      e.width = t.real(i);
-      return true;
-    case 71:
-      e.attachment = t.int(i);
-      return true;
-    case 1:
-      s.mtextLast = t.value(i);
-      return true;
-    case 3:
-      s.mtextChunks.push(t.value(i));
-      return true;
-    case 7:
-      e.style = ctx.decode(t.value(i));
-      return true;
-    case 50:
-      e.rotation = t.real(i);
-      return true;
-    default:
-      return false;
-  }
-}
-
-function readLwPolyline(e: LwPolylineEntity, code: number, t: TagList, i: number, s: Scratch): boolean {
-  switch (code) {
-    case 90:
-      return true; // the vertex count is derived on save
-    case 70: {
-      const flags = t.int(i);
-      e.closed = (flags & 1) !== 0;
-      if (flags & 128) e.plinegen = true;
-      return true;
-    }
-    case 38:
-      e.elevation = t.real(i);
-      return true;
-    case 10:
-      s.vertex = { x: t.real(i), y: 0, bulge: 0 };
-      e.vertices.push(s.vertex);
-      return true;
-    case 20:
-      if (!s.vertex) return false;
-      s.vertex.y = t.real(i);
-      return true;
-    case 40:
-      if (!s.vertex) return false;
-      s.vertex.start_width = t.real(i);
-      return true;
-    case 41:
-      if (!s.vertex) return false;
-      s.vertex.end_width = t.real(i);
-      return true;
-    case 42:
-      if (!s.vertex) return false;
-      s.vertex.bulge = t.real(i);
-      return true;
-    default:
-      return false;
-  }
-}
-
-function readInsert(e: InsertEntity, code: number, t: TagList, i: number, ctx: ReadContext): boolean {
-  switch (code) {
-    case 66:
-      return true; // "attributes follow" is derived on save
-    case 2:
-      e.name = ctx.decode(t.value(i));
-      return true;
-    case 10:
-    case 20:
-    case 30:
-      setCoord(e.position, code, 10, t, i);
-      return true;
-    case 41:
-    case 42:
-    case 43:
-      e.scale[code - 41] = t.real(i);
-      return true;
-    case 50:
-      e.rotation = t.real(i);
-      return true;
-    default:
-      return false;
-  }
-}
-
-function readImage(e: ImageEntity, code: number, t: TagList, i: number): boolean {
-  switch (code) {
-    case 10:
-    case 20:
-    case 30:
-      setCoord(e.position, code, 10, t, i);
-      return true;
-    case 11:
-    case 21:
-    case 31:
-      setCoord(e.u_vector, code, 11, t, i);
-      return true;
-    case 12:
-    case 22:
-    case 32:
-      setCoord(e.v_vector, code, 12, t, i);
-      return true;
-    case 13:
-      e.size[0] = t.real(i);
-      return true;
-    case 23:
-      e.size[1] = t.real(i);
-      return true;
-    case 340:
-      e.image_def = normalizeHandle(t.value(i));
-      return true;
-    default:
-      return false;
-  }
-}
-
 /** Layer, colour, linetype, lineweight; the paper-space flag is derived from `space` on save. */
 function readCommon(e: EntityCommon, code: number, t: TagList, i: number, ctx: ReadContext): boolean {
   switch (code) {
@@ -438,11 +238,12 @@ function readModeled(
   t: TagList,
   start: number,
   end: number,
-  type: ModeledType,
+  reading: Reading,
   space: string,
   ctx: ReadContext,
 ): Entity {
-  const e = newEntity(type, space);
+  const { def, byCode, second } = reading;
+  const e = newEntity(def.type, space);
   const mainEnd = nextEntityStart(t, start, end);
   const codes = t.codes;
   const s: Scratch = { mtextChunks: [], mtextLast: undefined, direction: undefined, vertex: undefined };
@@ -450,7 +251,7 @@ function readModeled(
   const extra: DxfTag[] = [];
   const flatCommon: DxfTag[] = [];
   const flatType: DxfTag[] = [];
-  const flatText2: DxfTag[] = [];
+  const flatSecond: DxfTag[] = [];
   let zone = HEAD;
   let ownerSeen = false;
   let rawHandle: string | undefined;
@@ -491,29 +292,24 @@ function readModeled(
     } else if (zone === TYPE && code === 101) {
       zone = EMBEDDED;
       extra.push({ code, value: t.value(i) });
-    } else if (!readField(e, code, t, i, s, ctx)) {
+    } else if (!byCode[code]?.read(e, code, t, i, ctx, s)) {
       const tag = { code, value: t.value(i) };
       if (zone === TYPE) extra.push(tag);
-      else if (type === 'Text' && code === 73) flatText2.push(tag);
+      else if (second.has(code)) flatSecond.push(tag);
       else flatType.push(tag);
     }
   }
-  if (e.type === 'MText') {
-    e.value = ctx.decode(s.mtextChunks.join('') + (s.mtextLast ?? ''));
-    if (s.direction && (s.direction[0] !== 0 || s.direction[1] !== 0)) {
-      e.rotation = (Math.atan2(s.direction[1], s.direction[0]) * 180) / Math.PI;
-    }
-  }
-  if (flatCommon.length > 0 || flatType.length > 0 || flatText2.length > 0) {
+  def.finish?.(e, s, ctx);
+  if (flatCommon.length > 0 || flatType.length > 0 || flatSecond.length > 0) {
     const minsert = flatType.some((x) => (x.code === 70 || x.code === 71) && toInt(x.value) > 1);
-    const [first, second] = typeSubclasses(type, minsert);
+    const [first, next] = subclassNames(def, minsert);
     extra.push(
       { code: 100, value: 'AcDbEntity' },
       ...flatCommon,
       { code: 100, value: first as string },
       ...flatType,
     );
-    if (flatText2.length > 0 && second) extra.push({ code: 100, value: second }, ...flatText2);
+    if (flatSecond.length > 0 && next) extra.push({ code: 100, value: next }, ...flatSecond);
   }
   if (extra.some((x) => x.code !== 100)) e.extra = extra;
   if (xdataStart < mainEnd) e.xdata = readXdata(t, xdataStart, mainEnd, ctx.decode);

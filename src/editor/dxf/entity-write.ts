@@ -1,5 +1,6 @@
-import type { DxfTag, Entity, MTextEntity, RawEntity } from '../model.js';
-import { DXF_TYPE_OF, ENTITY_CODES, typeSubclasses } from './entity-types.js';
+import type { DxfTag, Entity, RawEntity } from '../model.js';
+import { entityDef, type SubclassDef, subclassNames } from './entity-defs.js';
+import { DXF_TYPE_OF, ENTITY_CODES } from './entity-types.js';
 import type { TagWriter } from './tag-writer.js';
 import { formatInt, normalizeHandle, toInt } from './values.js';
 import { writeXdata } from './xdata.js';
@@ -74,11 +75,10 @@ function segments(extra: readonly DxfTag[] | undefined): Segments {
   return s;
 }
 
-/** Thickness, constant width and an image's class version precede the geometry, as AutoCAD writes them. */
-const leads = (type: string, code: number) => code === 39 || code === 43 || (code === 90 && type === 'Image');
+/** Thickness and constant width precede the geometry, as AutoCAD writes them (and what a subclass adds). */
+const leads = (sub: SubclassDef<Entity>, code: number) =>
+  code === 39 || code === 43 || !!sub.leads?.includes(code);
 
-/** STANDARD is the text style DXF readers assume when a text names none. */
-const isStandard = (style: string) => style.toUpperCase() === 'STANDARD';
 const isByLayer = (linetype: string) => linetype.toUpperCase() === 'BYLAYER';
 
 /** Writes one entity of model space, paper space or a block. */
@@ -101,18 +101,21 @@ export function writeEntity(w: TagWriter, e: Entity, owner: string, paper: boole
   w.tags(seg.subclasses.get('AcDbEntity#0'));
   seg.subclasses.delete('AcDbEntity#0');
   const minsert = [...seg.subclasses.keys()].some((k) => k.startsWith('AcDbMInsertBlock#'));
+  const def = entityDef(e.type);
+  const names = subclassNames(def, minsert);
   const seen = new Map<string, number>();
-  for (const name of typeSubclasses(e.type, minsert)) {
+  def.subclasses.forEach((sub, at) => {
+    const name = names[at] as string;
     const n = seen.get(name) ?? 0;
     seen.set(name, n + 1);
     const key = `${name}#${n}`;
     const extra = seg.subclasses.get(key) ?? [];
     seg.subclasses.delete(key);
     w.tag(100, name);
-    for (const x of extra) if (leads(e.type, x.code)) w.tag(x.code, x.value);
-    writeFields(w, e, name, n);
-    for (const x of extra) if (!leads(e.type, x.code)) w.tag(x.code, x.value);
-  }
+    for (const x of extra) if (leads(sub, x.code)) w.tag(x.code, x.value);
+    for (const field of sub.fields) field.write(w, e);
+    for (const x of extra) if (!leads(sub, x.code)) w.tag(x.code, x.value);
+  });
   // Subclasses this writer does not know keep their place after the known ones.
   for (const [key, tags] of seg.subclasses) {
     w.tag(100, key.slice(0, key.lastIndexOf('#')));
@@ -121,96 +124,6 @@ export function writeEntity(w: TagWriter, e: Entity, owner: string, paper: boole
   writeXdata(w, e.xdata);
   if (e.type === 'Insert' && e.attribs && e.attribs.length > 0)
     writeSubEntities(w, e.attribs, e.handle, paper, refs.subHandles.get(e.handle));
-}
-
-function writeFields(w: TagWriter, e: Entity, subclass: string, n: number): void {
-  switch (e.type) {
-    case 'Line':
-      w.point(10, e.start);
-      w.point(11, e.end);
-      return;
-    case 'Circle':
-      w.point(10, e.center);
-      w.real(40, e.radius);
-      return;
-    case 'Arc':
-      if (subclass === 'AcDbCircle') {
-        w.point(10, e.center);
-        w.real(40, e.radius);
-      } else {
-        w.real(50, e.start_angle);
-        w.real(51, e.end_angle);
-      }
-      return;
-    case 'Text':
-      if (n > 0) return;
-      w.point(10, e.position);
-      w.real(40, e.height);
-      w.tag(1, e.value);
-      if (e.rotation !== 0) w.real(50, e.rotation);
-      if (!isStandard(e.style)) w.tag(7, e.style);
-      if (e.align_point) w.point(11, e.align_point);
-      return;
-    case 'MText':
-      writeMText(w, e);
-      return;
-    case 'Point':
-      w.point(10, e.location);
-      return;
-    case 'LwPolyline':
-      w.int(90, e.vertices.length);
-      w.int(70, (e.closed ? 1 : 0) | (e.plinegen ? 128 : 0));
-      if (e.elevation !== 0) w.real(38, e.elevation);
-      for (const v of e.vertices) {
-        w.point2(10, v.x, v.y);
-        if (v.start_width !== undefined) w.real(40, v.start_width);
-        if (v.end_width !== undefined) w.real(41, v.end_width);
-        if (v.bulge !== 0) w.real(42, v.bulge);
-      }
-      return;
-    case 'Insert':
-      if (e.attribs && e.attribs.length > 0) w.tag(66, '1');
-      w.tag(2, e.name);
-      w.point(10, e.position);
-      if (e.scale[0] !== 1) w.real(41, e.scale[0]);
-      if (e.scale[1] !== 1) w.real(42, e.scale[1]);
-      if (e.scale[2] !== 1) w.real(43, e.scale[2]);
-      if (e.rotation !== 0) w.real(50, e.rotation);
-      return;
-    case 'Image':
-      w.point(10, e.position);
-      w.point(11, e.u_vector);
-      w.point(12, e.v_vector);
-      w.point2(13, e.size[0], e.size[1]);
-      w.tag(340, e.image_def);
-      return;
-    case 'Raw':
-      return;
-  }
-}
-
-/** MTEXT text longer than 250 characters goes in 3 chunks before the last part (1). */
-const CHUNK = 250;
-
-function writeMText(w: TagWriter, e: MTextEntity): void {
-  w.point(10, e.position);
-  w.real(40, e.height);
-  if (e.width !== 0) w.real(41, e.width);
-  w.int(71, e.attachment);
-  let text = e.value;
-  while (text.length > CHUNK) {
-    let cut = CHUNK;
-    // Do not split a surrogate pair or a backslash escape (\P, \U+XXXX) between chunks.
-    const backslash = text.lastIndexOf('\\', cut - 1);
-    if (backslash >= cut - 7 && backslash > 0) cut = backslash;
-    const code = text.charCodeAt(cut - 1);
-    if (code >= 0xd800 && code <= 0xdbff) cut--;
-    w.tag(3, text.slice(0, cut));
-    text = text.slice(cut);
-  }
-  w.tag(1, text);
-  if (!isStandard(e.style)) w.tag(7, e.style);
-  if (e.rotation !== 0) w.real(50, e.rotation);
 }
 
 /**

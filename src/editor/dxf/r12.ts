@@ -21,6 +21,17 @@ const withPoints = (codes: number[], points: number[]) =>
 const TEXT_CODES = withPoints([1, 7, 39, 40, 41, 50, 51, 71, 72, 210, 220, 230], [10, 11]);
 const DIMENSION_CODES = withPoints([1, 2, 3, 41, 42, 51, 52, 53, 70, 71, 72, 210, 220, 230], [10, 11, 12]);
 
+/** The subclass after AcDbDimension by dimension type (the low four bits of flag 70). */
+const DIMENSION_SUBCLASS = [
+  'AcDbAlignedDimension',
+  'AcDbAlignedDimension',
+  'AcDb2LineAngularDimension',
+  'AcDbDiametricDimension',
+  'AcDbRadialDimension',
+  'AcDb3PointAngularDimension',
+  'AcDbOrdinateDimension',
+];
+
 function flagsOf(tags: readonly DxfTag[]): number {
   for (const t of tags) if (t.code === 70) return toInt(t.value);
   return 0;
@@ -61,30 +72,13 @@ function entitySubclasses(dxfType: string, tags: readonly DxfTag[]): Subclass[] 
     case 'VIEWPORT':
       return [{ name: 'AcDbViewport' }];
     case 'DIMENSION': {
+      const kind = flagsOf(tags) & 15;
+      const name = DIMENSION_SUBCLASS[kind];
+      if (!name) return [{ name: 'AcDbDimension' }];
       const base: Subclass = { name: 'AcDbDimension', codes: DIMENSION_CODES };
-      switch (flagsOf(tags) & 15) {
-        case 0:
-          // AcDbRotatedDimension stays empty: readers take a linear dimension's points from the one before.
-          return [
-            base,
-            { name: 'AcDbAlignedDimension' },
-            { name: 'AcDbRotatedDimension', codes: new Set<number>() },
-          ];
-        case 1:
-          return [base, { name: 'AcDbAlignedDimension' }];
-        case 2:
-          return [base, { name: 'AcDb2LineAngularDimension' }];
-        case 3:
-          return [base, { name: 'AcDbDiametricDimension' }];
-        case 4:
-          return [base, { name: 'AcDbRadialDimension' }];
-        case 5:
-          return [base, { name: 'AcDb3PointAngularDimension' }];
-        case 6:
-          return [base, { name: 'AcDbOrdinateDimension' }];
-        default:
-          return [{ name: 'AcDbDimension' }];
-      }
+      // AcDbRotatedDimension stays empty: readers take a linear dimension's points from the one before.
+      if (kind === 0) return [base, { name }, { name: 'AcDbRotatedDimension', codes: new Set<number>() }];
+      return [base, { name }];
     }
     default:
       return [];

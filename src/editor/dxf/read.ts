@@ -8,7 +8,7 @@ import { readLayout } from './layout-object.js';
 import { recordHandleCode, upgradeRecordTags } from './r12.js';
 import { ReadContext } from './read-context.js';
 import { dictionaryEntries, recordName } from './records.js';
-import { ensureStructure, findBlock, rootEntry } from './structure.js';
+import { ensureStructure, findBlock, newBlock, newLayer, rootEntry } from './structure.js';
 import { type TagList, tokenize } from './tags.js';
 import { handleValue, normalizeHandle, toInt, toNumber } from './values.js';
 
@@ -154,24 +154,16 @@ function readRecord(r: Reader, table: string, type: string, tags: DxfTag[]): voi
   }
   if (type === 'BLOCK_RECORD') {
     const info: BlockRecordInfo = { name: '', handle: '', extra: [] };
-    let subclassSeen = false;
-    let inGroup = false;
-    let ownerSeen = false;
     let layoutPointerSeen = false;
-    for (const x of tags) {
-      if (x.code === 102) {
-        inGroup = x.value.startsWith('{');
-        info.extra.push(x);
-      } else if (inGroup) info.extra.push(x);
-      else if (x.code === 5 && !subclassSeen) info.handle = x.value;
-      else if (x.code === 330 && !subclassSeen && !ownerSeen) ownerSeen = true;
-      else if (x.code === 100) subclassSeen = true;
-      else if (x.code === 2 && !info.name) info.name = ctx.decode(x.value);
-      else if (x.code === 340 && !layoutPointerSeen) {
+    const own = readOwnTags(tags, ({ code, value }) => {
+      if (code === 2 && !info.name) info.name = ctx.decode(value);
+      else if (code === 340 && !layoutPointerSeen)
         layoutPointerSeen = true; // written from `layouts`
-      } else info.extra.push(x);
-    }
-    info.handle = ctx.claim(info.handle || undefined, (h) => {
+      else return false;
+      return true;
+    });
+    info.extra = own.extra;
+    info.handle = ctx.claim(own.handle || undefined, (h) => {
       info.handle = h;
     });
     r.records.set(info.name.toUpperCase(), info);
@@ -190,32 +182,45 @@ function readRecord(r: Reader, table: string, type: string, tags: DxfTag[]): voi
   }
 }
 
-function readLayer(tags: DxfTag[], ctx: ReadContext): Layer {
-  const layer: Layer = {
-    name: '',
-    handle: '',
-    color: 7,
-    linetype: 'Continuous',
-    lineweight: -3,
-    off: false,
-    frozen: false,
-    locked: false,
-  };
-  const extra: DxfTag[] = [];
-  let rawHandle: string | undefined;
+/** A record's or object's own tags, as its reader sorts them apart. */
+interface OwnTags {
+  /** The last handle (5) before the first subclass marker. */
+  handle: string | undefined;
+  /** Tags neither the reader nor the field reader takes, 102 groups and xdata among them, in file order. */
+  extra: DxfTag[];
+}
+
+/**
+ * Walks a record's tags: 102 groups (but the one named `dropGroup`) and xdata go to `extra`, handle and
+ * owner (written from the model) are taken out, and every other tag is offered to `field`, which says
+ * whether it took it.
+ */
+function readOwnTags(tags: DxfTag[], field: (x: DxfTag) => boolean, dropGroup?: string): OwnTags {
+  const own: OwnTags = { handle: undefined, extra: [] };
   let subclassSeen = false;
   let ownerSeen = false;
-  let inGroup = false;
+  let group = '';
   for (const x of tags) {
     const { code, value } = x;
     if (code === 102) {
-      inGroup = value.startsWith('{');
-      extra.push(x);
-    } else if (inGroup || code >= 1000) extra.push(x);
-    else if (code === 5 && !subclassSeen) rawHandle = value;
+      const opening = value.startsWith('{');
+      if ((opening ? value : group) !== dropGroup) own.extra.push(x);
+      group = opening ? value : '';
+    } else if (group) {
+      if (group !== dropGroup) own.extra.push(x);
+    } else if (code >= 1000) own.extra.push(x);
+    else if (code === 5 && !subclassSeen) own.handle = value;
     else if (code === 330 && !subclassSeen && !ownerSeen) ownerSeen = true;
     else if (code === 100) subclassSeen = true;
-    else if (code === 2) layer.name = ctx.decode(value);
+    else if (!field(x)) own.extra.push(x);
+  }
+  return own;
+}
+
+function readLayer(tags: DxfTag[], ctx: ReadContext): Layer {
+  const layer = newLayer('', '');
+  const own = readOwnTags(tags, ({ code, value }) => {
+    if (code === 2) layer.name = ctx.decode(value);
     else if (code === 70) {
       const flags = toInt(value);
       layer.frozen = (flags & 1) !== 0;
@@ -227,10 +232,11 @@ function readLayer(tags: DxfTag[], ctx: ReadContext): Layer {
       layer.color = Math.abs(color);
     } else if (code === 6) layer.linetype = ctx.decode(value);
     else if (code === 370) layer.lineweight = toInt(value);
-    else extra.push(x);
-  }
-  if (extra.length > 0) layer.extra = extra;
-  layer.handle = ctx.claim(rawHandle, (h) => {
+    else return false;
+    return true;
+  });
+  if (own.extra.length > 0) layer.extra = own.extra;
+  layer.handle = ctx.claim(own.handle, (h) => {
     layer.handle = h;
   });
   return layer;
@@ -283,31 +289,9 @@ function readBlocks(r: Reader, s: Section): void {
 
 function readBlockHead(r: Reader, tags: DxfTag[]): Block {
   const { ctx } = r;
-  const block: Block = {
-    name: '',
-    record_handle: '',
-    block_handle: '',
-    end_handle: '',
-    base: [0, 0, 0],
-    layer: '0',
-    flags: 0,
-    entities: [],
-  };
-  const extra: DxfTag[] = [];
-  let rawHandle: string | undefined;
-  let subclassSeen = false;
-  let ownerSeen = false;
-  let inGroup = false;
-  for (const x of tags) {
-    const { code, value } = x;
-    if (code === 102) {
-      inGroup = value.startsWith('{');
-      extra.push(x);
-    } else if (inGroup || code >= 1000) extra.push(x);
-    else if (code === 5 && !subclassSeen) rawHandle = value;
-    else if (code === 330 && !subclassSeen && !ownerSeen) ownerSeen = true;
-    else if (code === 100) subclassSeen = true;
-    else if (code === 8) block.layer = ctx.decode(value);
+  const block = newBlock('', () => '');
+  const own = readOwnTags(tags, ({ code, value }) => {
+    if (code === 8) block.layer = ctx.decode(value);
     else if (code === 2) block.name = blockName(ctx.decode(value));
     else if (code === 3 || code === 67) {
       // the second name and the paper-space flag are written from `name`
@@ -315,10 +299,11 @@ function readBlockHead(r: Reader, tags: DxfTag[]): Block {
     else if (code === 10) block.base[0] = toNumber(value);
     else if (code === 20) block.base[1] = toNumber(value);
     else if (code === 30) block.base[2] = toNumber(value);
-    else extra.push(x);
-  }
-  if (extra.length > 0) block.extra = extra;
-  block.block_handle = ctx.claim(rawHandle, (h) => {
+    else return false;
+    return true;
+  });
+  if (own.extra.length > 0) block.extra = own.extra;
+  block.block_handle = ctx.claim(own.handle, (h) => {
     block.block_handle = h;
   });
   const record = r.records.get(block.name.toUpperCase());
@@ -408,34 +393,23 @@ function readObjects(r: Reader, s: Section, layouts: PendingLayout[], groups: Gr
 
 function readGroup(tags: DxfTag[], ctx: ReadContext): Group {
   const group: Group = { name: '', handle: '', description: '', handles: [] };
-  const extra: DxfTag[] = [];
-  let rawHandle: string | undefined;
-  let subclassSeen = false;
-  let ownerSeen = false;
   // The reactors point at ACAD_GROUP and are written on save; other 102 groups are kept.
-  let group102 = '';
-  for (const x of tags) {
-    const { code, value } = x;
-    if (code === 102) {
-      const opening = value.startsWith('{');
-      if ((opening ? value : group102) !== '{ACAD_REACTORS') extra.push(x);
-      group102 = opening ? value : '';
-    } else if (group102) {
-      if (group102 !== '{ACAD_REACTORS') extra.push(x);
-    } else if (code >= 1000) extra.push(x);
-    else if (code === 5 && !subclassSeen) rawHandle = value;
-    else if (code === 330 && !subclassSeen && !ownerSeen) ownerSeen = true;
-    else if (code === 100) subclassSeen = true;
-    else if (code === 300) group.description = ctx.decode(value);
-    else if (code === 70) {
-      // unnamed flag: derived from the name
-    } else if (code === 71) {
-      if (toInt(value) === 0) group.selectable = false;
-    } else if (code === 340) group.handles.push(normalizeHandle(value));
-    else extra.push(x);
-  }
-  if (extra.length > 0) group.extra = extra;
-  group.handle = ctx.claim(rawHandle, (h) => {
+  const own = readOwnTags(
+    tags,
+    ({ code, value }) => {
+      if (code === 300) group.description = ctx.decode(value);
+      else if (code === 70) {
+        // unnamed flag: derived from the name
+      } else if (code === 71) {
+        if (toInt(value) === 0) group.selectable = false;
+      } else if (code === 340) group.handles.push(normalizeHandle(value));
+      else return false;
+      return true;
+    },
+    '{ACAD_REACTORS',
+  );
+  if (own.extra.length > 0) group.extra = own.extra;
+  group.handle = ctx.claim(own.handle, (h) => {
     group.handle = h;
   });
   return group;
@@ -500,16 +474,7 @@ export function readDxf(text: string, options: ReadDxfOptions = {}): DxfDocument
   for (const info of r.records.values()) {
     const name = blockName(info.name);
     if (findBlock(doc, name)) continue;
-    const block: Block = {
-      name,
-      record_handle: info.handle,
-      block_handle: '',
-      end_handle: '',
-      base: [0, 0, 0],
-      layer: '0',
-      flags: 0,
-      entities: [],
-    };
+    const block: Block = { ...newBlock(name, () => ''), record_handle: info.handle };
     if (info.extra.length > 0) block.record_extra = info.extra;
     ctx.claim(undefined, (h) => (block.block_handle = h));
     ctx.claim(undefined, (h) => (block.end_handle = h));

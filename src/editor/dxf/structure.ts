@@ -1,5 +1,5 @@
 import { dictGet, dictSet } from '../dict.js';
-import type { Block, DxfDocumentModel, Layout, RawRecord } from '../model.js';
+import type { Block, DxfDocumentModel, Layer, Layout, RawRecord } from '../model.js';
 import { isPaperSpaceBlockName, MODEL_SPACE, PAPER_SPACE } from './entity-types.js';
 import { DEFAULT_PAGE_SETUP } from './layout-object.js';
 import {
@@ -57,6 +57,20 @@ export function newBlock(name: string, alloc: () => string): Block {
   };
 }
 
+/** A layer as one is made when a name is new: colour 7, Continuous, on, thawed, unlocked. */
+export function newLayer(name: string, handle: string): Layer {
+  return {
+    name,
+    handle,
+    color: 7,
+    linetype: 'Continuous',
+    lineweight: -3,
+    off: false,
+    frozen: false,
+    locked: false,
+  };
+}
+
 /** The handle a root dictionary entry points to, if the entry and its object exist. */
 export function rootEntry(doc: DxfDocumentModel, name: string): RawRecord | undefined {
   const root = doc.objects[0];
@@ -95,19 +109,7 @@ export function ensureStructure(doc: DxfDocumentModel): void {
   for (const table of ['VIEW', 'UCS', 'APPID']) addRecords(table, [], appidRecord);
 
   if (!Object.values(doc.layers).some((l) => l.name === '0')) {
-    doc.layers = {
-      '0': {
-        name: '0',
-        handle: alloc(),
-        color: 7,
-        linetype: 'Continuous',
-        lineweight: -3,
-        off: false,
-        frozen: false,
-        locked: false,
-      },
-      ...doc.layers,
-    };
+    doc.layers = { '0': newLayer('0', alloc()), ...doc.layers };
   }
   if (!doc.appids.some((a) => a.toUpperCase() === 'ACAD')) doc.appids = ['ACAD', ...doc.appids];
 

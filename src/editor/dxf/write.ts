@@ -12,7 +12,14 @@ import {
   withDictionaryEntries,
   withoutDeadEntries,
 } from './records.js';
-import { ensureStructure, findBlock, findLayoutOfBlock, newBlock, STANDARD_TABLES } from './structure.js';
+import {
+  ensureStructure,
+  findBlock,
+  findLayoutOfBlock,
+  newBlock,
+  newLayer,
+  STANDARD_TABLES,
+} from './structure.js';
 import { TagWriter } from './tag-writer.js';
 import { encodeUnicodeEscapes, formatHandle, handleValue, normalizeHandle } from './values.js';
 import { xdataApps } from './xdata.js';
@@ -35,17 +42,7 @@ function prepare(input: DxfDocumentModel): { doc: DxfDocumentModel; subHandles: 
   const addLayer = (name: string) => {
     if (!name || layerNames.has(name.toUpperCase())) return;
     layerNames.add(name.toUpperCase());
-    const layer: Layer = {
-      name,
-      handle: alloc(),
-      color: 7,
-      linetype: 'Continuous',
-      lineweight: -3,
-      off: false,
-      frozen: false,
-      locked: false,
-    };
-    doc.layers = { ...doc.layers, [name]: layer };
+    doc.layers = { ...doc.layers, [name]: newLayer(name, alloc()) };
   };
   const apps = new Set(doc.appids.map((a) => a.toUpperCase()));
   const addApp = (app: string) => {
@@ -366,15 +363,27 @@ function splitExtra(extra: readonly DxfTag[] | undefined): [DxfTag[], DxfTag[], 
   return [head, body, xdata];
 }
 
-function writeLayer(w: TagWriter, layer: Layer, table: string): void {
-  const [head, body, xdata] = splitExtra(layer.extra);
-  w.tag(0, 'LAYER');
-  w.tag(5, layer.handle);
+/** A modeled table record up to its name: its type and subclass, handle, 102 groups, owner (the table). */
+function writeRecordHead(
+  w: TagWriter,
+  [type, subclass]: [string, string],
+  handle: string,
+  head: readonly DxfTag[],
+  table: string,
+  name: string,
+): void {
+  w.tag(0, type);
+  w.tag(5, handle);
   w.tags(head);
   w.tag(330, table);
   w.tag(100, 'AcDbSymbolTableRecord');
-  w.tag(100, 'AcDbLayerTableRecord');
-  w.tag(2, layer.name);
+  w.tag(100, subclass);
+  w.tag(2, name);
+}
+
+function writeLayer(w: TagWriter, layer: Layer, table: string): void {
+  const [head, body, xdata] = splitExtra(layer.extra);
+  writeRecordHead(w, ['LAYER', 'AcDbLayerTableRecord'], layer.handle, head, table, layer.name);
   w.int(70, (layer.flags ?? 0) | (layer.frozen ? 1 : 0) | (layer.locked ? 4 : 0));
   const color = Math.abs(layer.color) || 7;
   w.int(62, layer.off ? -color : color);
@@ -386,13 +395,7 @@ function writeLayer(w: TagWriter, layer: Layer, table: string): void {
 
 function writeBlockRecord(w: TagWriter, doc: DxfDocumentModel, block: Block, table: string): void {
   const [head, body, xdata] = splitExtra(block.record_extra);
-  w.tag(0, 'BLOCK_RECORD');
-  w.tag(5, block.record_handle);
-  w.tags(head);
-  w.tag(330, table);
-  w.tag(100, 'AcDbSymbolTableRecord');
-  w.tag(100, 'AcDbBlockTableRecord');
-  w.tag(2, block.name);
+  writeRecordHead(w, ['BLOCK_RECORD', 'AcDbBlockTableRecord'], block.record_handle, head, table, block.name);
   w.tag(340, findLayoutOfBlock(doc, block.name)?.handle ?? '0');
   if (block.record_extra) w.tags(body);
   else {

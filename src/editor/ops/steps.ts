@@ -6,6 +6,7 @@ import {
   type StepEventType,
 } from '../../../streams/editor.js';
 import { dictHas } from '../dict.js';
+import { newLayer } from '../dxf/structure.js';
 import { formatHandle } from '../handles.js';
 import type { DxfDocumentModel, Layer } from '../model.js';
 
@@ -25,18 +26,6 @@ export function stepEvent(
     ...(result ? { result } : {}),
   });
 }
-
-/** A layer as one is made when a name is new: colour 7, Continuous, on, thawed, unlocked. */
-export const defaultLayer = (name: string, handle: string): Layer => ({
-  name,
-  handle,
-  color: 7,
-  linetype: 'Continuous',
-  lineweight: -3,
-  off: false,
-  frozen: false,
-  locked: false,
-});
 
 /**
  * Builds a step's changes while keeping track of the handle seed, so several allocations in one step
@@ -82,7 +71,7 @@ export class StepBuilder {
           handle,
           linetype: linetypeKnown(definition.linetype) ? definition.linetype : 'Continuous',
         }
-      : defaultLayer(name, handle);
+      : newLayer(name, handle);
     this.changes.push({ kind: 'layer', key: name, before: null, after: layer });
     this.layersCreated.push(name);
   }

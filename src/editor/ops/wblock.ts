@@ -1,5 +1,6 @@
 import { editorEvent } from '../../../streams/editor.js';
 import { dictGet, dictHas, dictSet } from '../dict.js';
+import { newLayer } from '../dxf/structure.js';
 import { EditorError, fail } from '../errors.js';
 import { bounds, documentContext, GeometryError, transformEntity, translation } from '../geometry/index.js';
 import { formatHandle } from '../handles.js';
@@ -8,7 +9,6 @@ import { refuseExisting } from '../output-file.js';
 import { handleList } from '../request.js';
 import { pathArgument, readDrawing, withNewIdentity, writeDxfFile } from './documents.js';
 import { entitiesOf, MODEL_SPACE } from './entities.js';
-import { defaultLayer } from './steps.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
 /**
@@ -110,7 +110,7 @@ function intoTemplate(template: DxfDocumentModel, source: DxfDocumentModel, enti
     if (Object.keys(layers).some((n) => n.toUpperCase() === name.toUpperCase())) return;
     const layer = dictGet(source.layers, name);
     if (!layer) {
-      dictSet(layers, name, defaultLayer(name, next()));
+      dictSet(layers, name, newLayer(name, next()));
       return;
     }
     // Unmodeled tags stay behind: they may name objects (plot style, material) of the source drawing.
