@@ -1,5 +1,6 @@
 import { StreamDeletedError } from '../src/store/errors.js';
 import type { EventStore, RecordedEvent } from '../src/store/types.js';
+import { partReleaser } from './heap.js';
 import { loadState, type Projection, persists, saveState } from './projection.js';
 import { failureOf, ProjectionHaltedError } from './runtime.js';
 
@@ -203,7 +204,8 @@ function evolveOrHalt<State>(
  * each stream of the prefix is read and evolved from `initial()` on its own, up to the head of the
  * moment the replay starts, handed to `onPart`, and let go, so the replay holds one part at a time
  * (the editor's sessions hold whole drawings: all of a log's at once took gigabytes). Events of other
- * streams are not read. The result's `state` is `initial()`: the parts went to `onPart`.
+ * streams are not read. The result's `state` is `initial()`: the parts went to `onPart`. The heap of
+ * the parts let go is collected before the next is built (see partReleaser).
  */
 async function replayByStream<State>(
   store: EventStore,
@@ -216,7 +218,9 @@ async function replayByStream<State>(
   const started = performance.now();
   const head = await store.headPosition();
   let events = 0;
+  const heap = partReleaser();
   for await (const stream of streams) {
+    heap.release();
     let part = projection.initial();
     let position = 0;
     try {
