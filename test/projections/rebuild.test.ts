@@ -100,7 +100,7 @@ describe.each(storeKinds)('rebuildProjection over the %s store', (kind) => {
       partition: 'part-',
       initial: (): Parts => ({}),
       evolve(state: Parts, event: { stream: string }) {
-        (state[event.stream] ??= []).push(event.stream.length);
+        state[event.stream] = [...(state[event.stream] ?? []), event.stream.length];
         return state;
       },
     };
