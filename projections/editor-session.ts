@@ -1,4 +1,5 @@
 import { dictHas, dictPut, dictSet } from '../src/editor/dict.js';
+import { inDrawingOrder } from '../src/editor/drawing-order.js';
 import type { DxfDocumentModel, Entity } from '../src/editor/model.js';
 import { dropIndex, indexChange } from '../src/editor/query/document-index.js';
 import type { SysvarValue } from '../src/editor/sysvars.js';
@@ -151,13 +152,6 @@ export function applyChange(doc: DocumentState, change: Change, backwards: boole
     }
   }
 }
-
-/** Model and paper space entities have a drawing order; block contents are ordered by their block. */
-export const inDrawingOrder = (model: DxfDocumentModel, entity: Entity) =>
-  isLayoutSpace(entity.space) || !dictHas(model.blocks, entity.space);
-
-/** Block records that are layouts' spaces (`*Model_Space`, `*Paper_Space...`) rather than blocks. */
-export const isLayoutSpace = (name: string) => /^\*(model|paper)_space/i.test(name);
 
 function removeFromOrder(order: string[], handle: string): void {
   const at = order.lastIndexOf(handle);

@@ -1,6 +1,6 @@
 import type { EventStore } from '../src/store/types.js';
+import { failureOf, ProjectionHaltedError } from './health.js';
 import { loadState, type Projection, saveState } from './projection.js';
-import { failureOf, ProjectionHaltedError } from './runtime.js';
 
 /**
  * A read model caught up when it is read rather than fed live. A live subscriber makes the store decode

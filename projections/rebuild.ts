@@ -1,8 +1,8 @@
 import { StreamDeletedError } from '../src/store/errors.js';
 import type { EventStore, RecordedEvent } from '../src/store/types.js';
+import { failureOf, ProjectionHaltedError } from './health.js';
 import { partReleaser } from './heap.js';
 import { loadState, type Projection, persists, saveState } from './projection.js';
-import { failureOf, ProjectionHaltedError } from './runtime.js';
 
 export interface RebuildProgress {
   projection: string;

@@ -7,9 +7,9 @@ import type {
   Layer,
   Layout,
   RawRecord,
-} from '../src/editor/model.js';
-import type { SysvarValue } from '../src/editor/sysvars.js';
-import type { RecordedEvent } from '../src/store/types.js';
+  SysvarValue,
+} from './editor-model.js';
+import type { RecordedEvent } from './recorded-event.js';
 
 /**
  * The editor's event catalog. One stream per editor session, `editor-session-<session id>`: the

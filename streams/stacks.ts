@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../src/store/types.js';
+import type { RecordedEvent } from './recorded-event.js';
 import { KEY_STREAM_PREFIX } from './system.js';
 
 /**
@@ -330,7 +330,11 @@ export interface StacksEventMap {
     variables_hash: string;
     secret_provider: string | null;
   };
-  /** The image each service ran after a successful `up`, as the engine reported it (run stream). */
+  /**
+   * The image each service ran after a successful `up`, as the engine reported it (run stream, before
+   * RunCompleted; none when the engine has no container of the project, as with a fake compose, or
+   * cannot be reached). A redeploy of the run pins each service to it.
+   */
   RunImagesRecorded: { run_id: number; images: RunImage[] };
   /**
    * A stack's history settings (stack stream): `auto_rollback` redeploys the last successful run once
@@ -399,11 +403,15 @@ export type RecordedVariable =
   | { name: string; secret: false; value: string }
   | { name: string; secret: true; hmac: string };
 
-/** One service's image after `up`: the reference the compose file names and the digest it ran. */
+/** One service's image after `up`, as its container shows it. */
 export interface RunImage {
   service: string;
+  /** The reference the container was created from (`nginx:1.27`, or a pinned `sha256:…`). */
   image: string;
-  digest: string;
+  /** The image's id (`sha256:…`, the digest of its configuration): names it on this engine. */
+  imageId: string;
+  /** A registry digest (`nginx@sha256:…`); null for an image no registry gave (built, imported). */
+  repoDigest: string | null;
 }
 
 export const RETENTION_STREAM_PREFIX = 'retention-execution-';

@@ -3,6 +3,7 @@ import type { LiveModel } from '../../projections/live-model.js';
 import { controlSocketPath } from '../control/protocol.js';
 import { type ControlServer, startControlServer } from '../control/server.js';
 import type { EventStore } from '../store/types.js';
+import { untilStopSignal } from './stop-signals.js';
 import { announcesControl, dataDirOf, type StoreOptions } from './store-option.js';
 
 /**
@@ -30,4 +31,23 @@ export async function announceControl(
   return async () => {
     await control?.close();
   };
+}
+
+/**
+ * Serves until a stop signal (at once when one came during start-up: the entry caught it,
+ * stop-signals.ts), the control socket announced meanwhile. Then closes the control socket, the servers
+ * (`close`) and last the store, flushed once no request can append any more. Resolves to exit status 0.
+ */
+export async function serveUntilStopped(
+  options: StoreOptions,
+  store: EventStore,
+  models: readonly LiveModel[],
+  close: () => Promise<unknown>,
+): Promise<number> {
+  const closeControl = await announceControl(options, store, models);
+  await untilStopSignal();
+  await closeControl();
+  await close();
+  await store.close();
+  return 0;
 }

@@ -13,12 +13,10 @@ import type { AuditContext } from '../http/editor-audit-routes.js';
 import { EditorClient } from '../http/editor-client.js';
 import { EditorListener } from '../http/editor-listener.js';
 import { viewerApp } from '../http/viewer-app.js';
-import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/types.js';
 import { version } from '../version.js';
-import { announceControl } from './control.js';
-import { stopRequested, untilStopSignal } from './stop-signals.js';
-import { type StoreOptions, storeUrlOf } from './store-option.js';
+import { serveUntilStopped } from './control.js';
+import { openStoreUnlessStopped, type StoreOptions } from './store-option.js';
 
 /** A running editor surface: the effective REST port, and a close that leaves the store open. */
 export interface EditorServer {
@@ -174,12 +172,8 @@ export async function runEditor(
   file: string | undefined,
   options: StoreOptions & { resume?: string | true | undefined },
 ): Promise<number> {
-  const store = await openStore(storeUrlOf(options));
-  // Stopped while the store opened: nothing was served yet.
-  if (stopRequested()) {
-    await store.close();
-    return 0;
-  }
+  const store = await openStoreUnlessStopped(options);
+  if (!store) return 0;
   let editor: EditorServer;
   try {
     editor = await startEditor(store, { port, file, resume: options.resume });
@@ -189,12 +183,5 @@ export async function runEditor(
     await store.close();
     return 1;
   }
-  const closeControl = await announceControl(options, store, editor.models);
-  // At once when a signal came during start-up (the entry caught it: stop-signals.ts).
-  await untilStopSignal();
-  await closeControl();
-  await editor.close();
-  // Flush the store last, once no request can append any more.
-  await store.close();
-  return 0;
+  return serveUntilStopped(options, store, editor.models, () => editor.close());
 }

@@ -4,11 +4,10 @@ import { type EditorBackend, LocalBackend } from '../mcp/backend.js';
 import { HttpBackend } from '../mcp/http-backend.js';
 import { editorMcpServer } from '../mcp/server.js';
 import { claimStdout } from '../mcp/stdout.js';
-import { openStore } from '../store/open.js';
 import { announceControl } from './control.js';
 import { auditContext, EditorStartError, openEditorSession } from './editor.js';
-import { stopRequested, untilStopSignal } from './stop-signals.js';
-import { type StoreOptions, storeUrlOf } from './store-option.js';
+import { untilStopSignal } from './stop-signals.js';
+import { openStoreUnlessStopped, type StoreOptions, storeUrlOf } from './store-option.js';
 
 export interface McpOptions extends StoreOptions {
   /** A running editor's base URL (checked by the command line): drive its session instead of one's own. */
@@ -56,11 +55,8 @@ export async function runEditorMcp(options: McpOptions): Promise<number> {
     await serve(backend, protocol);
     return 0;
   }
-  const store = await openStore(storeUrlOf(options));
-  if (stopRequested()) {
-    await store.close();
-    return 0;
-  }
+  const store = await openStoreUnlessStopped(options);
+  if (!store) return 0;
   let started: Awaited<ReturnType<typeof openEditorSession>>;
   try {
     started = await openEditorSession(store, { file: options.file, resume: options.resume, gui: false });

@@ -1,10 +1,8 @@
 import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/config.js';
-import { openStore } from '../store/open.js';
-import { announceControl } from './control.js';
+import { serveUntilStopped } from './control.js';
 import { EditorStartError, startEditor } from './editor.js';
 import { composeAtStart, DEFAULT_STACKS_HOST, startStacksServer } from './stacks.js';
-import { stopRequested, untilStopSignal } from './stop-signals.js';
-import { dataDirOf, type StoreOptions, storeUrlOf } from './store-option.js';
+import { dataDirOf, openStoreUnlessStopped, type StoreOptions } from './store-option.js';
 
 export interface ServeOptions extends StoreOptions {
   editorPort: number;
@@ -32,12 +30,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
   }
   const compose = await composeAtStart(loaded.config, 'serve');
   if (!compose) return 1;
-  const store = await openStore(storeUrlOf(options));
-  // Stopped while the store opened: nothing was served yet.
-  if (stopRequested()) {
-    await store.close();
-    return 0;
-  }
+  const store = await openStoreUnlessStopped(options);
+  if (!store) return 0;
   let editor: Awaited<ReturnType<typeof startEditor>>;
   try {
     editor = await startEditor(store, { port: options.editorPort });
@@ -79,12 +73,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
   process.stderr.write(`stacks listening on http://${shown}:${stacks.port}\n`);
   if (loaded.generatedAdminToken !== undefined)
     process.stderr.write(`${adminTokenNotice(loaded.generatedAdminToken)}\n`);
-  const closeControl = await announceControl(options, store, [...editor.models, ...stacks.models]);
-  // At once when a signal came during start-up (the entry caught it: stop-signals.ts).
-  await untilStopSignal();
-  await closeControl();
   // Both surfaces stop accepting and finish what they have in flight before the store is flushed.
-  await Promise.all([editor.close(), stacks.close()]);
-  await store.close();
-  return 0;
+  return serveUntilStopped(options, store, [...editor.models, ...stacks.models], () =>
+    Promise.all([editor.close(), stacks.close()]),
+  );
 }

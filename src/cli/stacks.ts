@@ -6,11 +6,9 @@ import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/confi
 import { GitStacks } from '../stacks/git-stacks.js';
 import { StacksService } from '../stacks/service.js';
 import type { StacksConfig } from '../stacks/types.js';
-import { openStore } from '../store/open.js';
 import type { EventStore } from '../store/types.js';
-import { announceControl } from './control.js';
-import { stopRequested, untilStopSignal } from './stop-signals.js';
-import { dataDirOf, type StoreOptions, storeUrlOf } from './store-option.js';
+import { serveUntilStopped } from './control.js';
+import { dataDirOf, openStoreUnlessStopped, type StoreOptions } from './store-option.js';
 
 export const DEFAULT_STACKS_HOST = '127.0.0.1';
 export const DEFAULT_STACKS_PORT = 5080;
@@ -133,12 +131,8 @@ export async function runStacks(options: StacksCommandOptions): Promise<number> 
   }
   const compose = await composeAtStart(config, 'stacks');
   if (!compose) return 1;
-  const store = await openStore(storeUrlOf(options));
-  // Stopped while the store opened: nothing was served yet.
-  if (stopRequested()) {
-    await store.close();
-    return 0;
-  }
+  const store = await openStoreUnlessStopped(options);
+  if (!store) return 0;
   let server: StacksServer;
   try {
     server = await startStacksServer({
@@ -163,11 +157,5 @@ export async function runStacks(options: StacksCommandOptions): Promise<number> 
   }
   const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
   process.stderr.write(`stacks listening on http://${shown}:${server.port}\n`);
-  const closeControl = await announceControl(options, store, server.models);
-  // At once when a signal came during start-up (the entry caught it: stop-signals.ts).
-  await untilStopSignal();
-  await closeControl();
-  await server.close();
-  await store.close();
-  return 0;
+  return serveUntilStopped(options, store, server.models, () => server.close());
 }

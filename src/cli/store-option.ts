@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
-import { defaultStoreUrl } from '../store/open.js';
+import { defaultStoreUrl, openStore } from '../store/open.js';
+import type { EventStore } from '../store/types.js';
+import { stopRequested } from './stop-signals.js';
 
 export interface StoreOptions {
   data?: string;
@@ -18,3 +20,14 @@ export const storeUrlOf = (options: StoreOptions) => options.store ?? defaultSto
  * rebuild` looks for one): only over a LevelDB store, the one another process cannot open.
  */
 export const announcesControl = (options: StoreOptions) => storeUrlOf(options).startsWith('level:');
+
+/**
+ * Opens the store a server runs on; undefined when a stop signal came while it opened (nothing was
+ * served yet: the store is closed again and the command exits 0).
+ */
+export async function openStoreUnlessStopped(options: StoreOptions): Promise<EventStore | undefined> {
+  const store = await openStore(storeUrlOf(options));
+  if (!stopRequested()) return store;
+  await store.close();
+  return undefined;
+}

@@ -141,6 +141,12 @@ export function entityFromInput(
     const tags = extraOf(input, subclass, fields);
     return tags ? { extra: tags } : {};
   };
+  /** The fields TEXT and MTEXT start with, in the order both keep them. */
+  const textStart = () => ({
+    value: string(input.value ?? input.text, 'value'),
+    position: point(input.position, 'position'),
+    height: input.height === undefined ? 2.5 : positive(input.height, 'height'),
+  });
   switch (type) {
     case undefined:
       return fail('invalid_entity_type', 'type is missing');
@@ -172,9 +178,7 @@ export function entityFromInput(
       return {
         ...common,
         type,
-        value: string(input.value ?? input.text, 'value'),
-        position: point(input.position, 'position'),
-        height: input.height === undefined ? 2.5 : positive(input.height, 'height'),
+        ...textStart(),
         rotation: rotationOf(input),
         style: input.style === undefined ? 'Standard' : textStyle(input.style, model),
       };
@@ -182,9 +186,7 @@ export function entityFromInput(
       return {
         ...common,
         type,
-        value: string(input.value ?? input.text, 'value'),
-        position: point(input.position, 'position'),
-        height: input.height === undefined ? 2.5 : positive(input.height, 'height'),
+        ...textStart(),
         width: input.width === undefined ? 0 : number(input.width, 'width'),
         rotation: rotationOf(input),
         style: input.style === undefined ? 'Standard' : textStyle(input.style, model),

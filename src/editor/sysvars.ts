@@ -8,21 +8,10 @@
  * DXF reference HEADER section (group codes, first and last DXF version carrying the variable).
  */
 import { EditorError } from './errors.js';
-import type { DxfTag, Point3 } from './model.js';
+import type { DxfTag, Point2, Point3, SysvarType, SysvarValue, SysvarValueOf } from './model.js';
 
-export type SysvarType = 'int' | 'real' | 'string' | 'point2' | 'point3' | 'bool';
-export type Point2 = [number, number];
-
-/** The JSON value of a variable of each type. */
-export interface SysvarValueOf {
-  int: number;
-  real: number;
-  string: string;
-  point2: Point2;
-  point3: Point3;
-  bool: boolean;
-}
-export type SysvarValue = SysvarValueOf[SysvarType];
+/** The value types are the event catalog's (a sysvar change carries its value). */
+export type { Point2, SysvarType, SysvarValue, SysvarValueOf };
 
 /**
  * Where a drawing keeps the variable: `header` = the DXF HEADER section, `vport` = the `*Active`

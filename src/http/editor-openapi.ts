@@ -79,6 +79,25 @@ const answer = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Answer' } } },
 });
 
+/** The answers every route may give besides its own (ERRORS). */
+const errorAnswers = () =>
+  Object.fromEntries(Object.entries(ERRORS).map(([status, text]) => [status, answer(text)]));
+
+/** A route's `:name` path parameters and its query parameters, all strings. */
+const parametersOf = (path: string, queryParams: readonly string[]) => [
+  ...[...path.matchAll(/:([a-z_]+)/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  })),
+  ...queryParams.map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } })),
+];
+
+/** `GET /api/v1/documents/{document_id}` -> `getApiV1DocumentsDocumentId`. */
+const operationIdOf = (method: string, path: string) =>
+  `${method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`;
+
 /**
  * The OpenAPI 3.0.3 description of the editor surface, generated from the route table the server
  * routes by, so the two cannot drift.
@@ -87,20 +106,7 @@ export function editorOpenApi(version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of editorRoutes) {
     const path = toOpenApiPath(route.path);
-    const params = [
-      ...[...route.path.matchAll(/:([a-z_]+)/g)].map((m) => ({
-        name: m[1],
-        in: 'path',
-        required: true,
-        schema: { type: 'string' },
-      })),
-      ...(route.queryParams ?? []).map((name) => ({
-        name,
-        in: 'query',
-        required: false,
-        schema: { type: 'string' },
-      })),
-    ];
+    const params = parametersOf(route.path, route.queryParams ?? []);
     const body =
       route.body === 'object'
         ? {
@@ -126,41 +132,28 @@ export function editorOpenApi(version: string): Record<string, unknown> {
       description:
         route.describe ??
         `${route.kind === 'mutate' ? 'Mutate' : 'Run'} op \`${op}\`.${route.answer ? ` ${route.answer}` : ''}`,
-      operationId: `${route.method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      operationId: operationIdOf(route.method, path),
       ...(params.length > 0 ? { parameters: params } : {}),
       ...(body ? { requestBody: body } : {}),
       responses: {
         [String(route.status)]: success,
-        ...Object.fromEntries(Object.entries(ERRORS).map(([status, text]) => [status, answer(text)])),
+        ...errorAnswers(),
       },
     };
   }
   // The audit routes: extra GET routes of this project that read the log (README: Audit and replay).
   for (const route of AUDIT_ROUTES) {
     const path = toOpenApiPath(route.path);
-    const params = [
-      ...[...route.path.matchAll(/:([a-z_]+)/g)].map((m) => ({
-        name: m[1],
-        in: 'path',
-        required: true,
-        schema: { type: 'string' },
-      })),
-      ...route.queryParams.map((name) => ({
-        name,
-        in: 'query',
-        required: false,
-        schema: { type: 'string' },
-      })),
-    ];
+    const params = parametersOf(route.path, route.queryParams);
     paths[path] ??= {};
     (paths[path] as Record<string, unknown>)[route.method.toLowerCase()] = {
       summary: route.summary,
       description: 'Audit route: read from the event log, not through the dispatcher.',
-      operationId: `${route.method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      operationId: operationIdOf(route.method, path),
       ...(params.length > 0 ? { parameters: params } : {}),
       responses: {
         '200': answer('completed'),
-        ...Object.fromEntries(Object.entries(ERRORS).map(([status, text]) => [status, answer(text)])),
+        ...errorAnswers(),
         '404': answer('unknown_route, session_absent, document_absent or revision_absent'),
       },
     };
@@ -179,7 +172,7 @@ export function editorOpenApi(version: string): Record<string, unknown> {
       description: `Envelope ops: ${[...ENVELOPE_OPS].join(', ')}.`,
       responses: {
         '200': answer('completed'),
-        ...Object.fromEntries(Object.entries(ERRORS).map(([s, t]) => [s, answer(t)])),
+        ...errorAnswers(),
       },
     },
   };

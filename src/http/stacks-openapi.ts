@@ -28,7 +28,6 @@ import {
 } from './openapi-tidy.js';
 import { pathText } from './stacks-api/requests.js';
 import { stacksRoutes } from './stacks-api/routes.js';
-import { SESSION_COOKIE } from './stacks-session.js';
 
 /**
  * The schemas' side of the stacks app: zod validates what routes take and checks what they answer
@@ -36,6 +35,9 @@ import { SESSION_COOKIE } from './stacks-session.js';
  * (@fastify/swagger) and browsable at `/api/docs` (@fastify/swagger-ui, its assets served from the
  * package, nothing from a CDN).
  */
+
+/** The web page's session cookie (stacks-session.ts): named here, where the API describes it as a scheme. */
+export const SESSION_COOKIE = 'chronicle_session';
 
 /** The stacks app with its routes typed from their zod schemas. */
 export type StacksFastify = FastifyInstance<

@@ -53,7 +53,7 @@ function filterOf(query: Record<string, unknown>): AuditFilter {
  * object a line, streamed (an export).
  */
 export function auditRoutes(app: FastifyInstance, service: StacksService): void {
-  app.get('/api/audit', historySchemas.listAudit, async (request, reply) => {
+  app.get(historySchemas.listAudit.url, historySchemas.listAudit, async (request, reply) => {
     if (!userOf(request).admin) throw new StacksError(403, 'Only an admin may read the audit log');
     const query = request.query as Record<string, unknown>;
     const filter = filterOf(query);

@@ -47,13 +47,13 @@ export function historyRoutes(app: FastifyInstance, service: StacksService): voi
     return run;
   };
 
-  app.get('/api/stacks/:name/deploys/:runId/compose', historySchemas.getRunCompose, async (request) => {
+  app.get(historySchemas.getRunCompose.url, historySchemas.getRunCompose, async (request) => {
     const run = runOf(request, 'view');
     const side = await service.history.side(run);
     return { runId: run.id, composeHash: side.composeHash, compose: side.compose };
   });
 
-  app.get('/api/stacks/:name/deploys/:runId/variables', historySchemas.getRunVariables, async (request) => {
+  app.get(historySchemas.getRunVariables.url, historySchemas.getRunVariables, async (request) => {
     const run = runOf(request, 'view');
     const side = await service.history.side(run);
     return {
@@ -63,22 +63,23 @@ export function historyRoutes(app: FastifyInstance, service: StacksService): voi
     };
   });
 
-  app.get('/api/stacks/:name/deploys/:runId/diff', historySchemas.getRunDiff, async (request) => {
+  app.get(historySchemas.getRunImages.url, historySchemas.getRunImages, async (request) => {
+    const run = runOf(request, 'view');
+    return { runId: run.id, images: service.history.images(run) };
+  });
+
+  app.get(historySchemas.getRunDiff.url, historySchemas.getRunDiff, async (request) => {
     const from = runOf(request, 'view');
     const to = (request.query as Record<string, unknown>).to;
     if (typeof to !== 'string') throw badRequest('to must name the run to compare with (?to=<runId>)');
     return service.history.diff(from, runOf(request, 'view', to));
   });
 
-  app.post(
-    '/api/stacks/:name/deploys/:runId/redeploy',
-    historySchemas.redeployRun,
-    async (request, reply) => {
-      const run = runOf(request, 'edit');
-      service.environment(run.environmentId);
-      return answerJob(request, reply, await service.history.redeploy(run, userOf(request).name));
-    },
-  );
+  app.post(historySchemas.redeployRun.url, historySchemas.redeployRun, async (request, reply) => {
+    const run = runOf(request, 'edit');
+    service.environment(run.environmentId);
+    return answerJob(request, reply, await service.history.redeploy(run, userOf(request).name));
+  });
 
   const stackOf = (request: FastifyRequest, action: StackAction) => {
     const env = envOf(request);
@@ -91,13 +92,13 @@ export function historyRoutes(app: FastifyInstance, service: StacksService): voi
     };
   };
 
-  app.get('/api/stacks/:name/history-settings', historySchemas.getHistorySettings, async (request) => {
+  app.get(historySchemas.getHistorySettings.url, historySchemas.getHistorySettings, async (request) => {
     const { ref } = stackOf(request, 'view');
     await service.getStack(ref);
     return service.history.settings(ref);
   });
 
-  app.put('/api/stacks/:name/history-settings', historySchemas.setHistorySettings, async (request) => {
+  app.put(historySchemas.setHistorySettings.url, historySchemas.setHistorySettings, async (request) => {
     const { ref, user } = stackOf(request, 'edit');
     return service.history.setSettings(ref, settingsChange(bodyOf(request)), user.name);
   });

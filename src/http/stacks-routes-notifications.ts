@@ -14,12 +14,12 @@ export function notificationRoutes(app: FastifyInstance, service: StacksService)
     if (!userOf(request).admin) throw new StacksError(403, 'Only an admin may manage notifications');
   };
 
-  app.post('/api/notifications/:name/test', historySchemas.testNotification, async (request) => {
+  app.post(historySchemas.testNotification.url, historySchemas.testNotification, async (request) => {
     admin(request);
     return service.notifications.test((request.params as { name: string }).name);
   });
 
-  app.get('/api/notifications/deliveries', historySchemas.listDeliveries, async (request) => {
+  app.get(historySchemas.listDeliveries.url, historySchemas.listDeliveries, async (request) => {
     admin(request);
     const query = request.query as Record<string, unknown>;
     const limit = pagingParam(query.limit, 'limit', 50, 1, 500);

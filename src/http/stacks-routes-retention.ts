@@ -22,7 +22,7 @@ export const retentionRows = (service: StacksService): ExtraExecution[] =>
  * route: it wins over the schedules' `/:type/run`.
  */
 export function retentionRoutes(app: FastifyInstance, service: StacksService): void {
-  app.post(`/api/schedules/${RETENTION_SCHEDULE_TYPE}/run`, historySchemas.runRetention, async (request) => {
+  app.post(historySchemas.runRetention.url, historySchemas.runRetention, async (request) => {
     const user = userOf(request);
     if (!user.admin && !hasGlobal(user, 'edit'))
       throw new StacksError(

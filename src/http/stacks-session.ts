@@ -4,7 +4,7 @@ import type { EnvironmentId } from '../../streams/stacks.js';
 import { checkEnvAccess, hasGlobal, userByToken } from '../stacks/auth.js';
 import type { StacksConfig, User } from '../stacks/types.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
-import type { StacksFastify } from './stacks-openapi.js';
+import { SESSION_COOKIE, type StacksFastify } from './stacks-openapi.js';
 import { userOf } from './stacks-request.js';
 
 /**
@@ -14,7 +14,6 @@ import { userOf } from './stacks-request.js';
  * SESSION_IDLE_MS without a request or SESSION_MAX_MS after sign-in.
  */
 
-export const SESSION_COOKIE = 'chronicle_session';
 const SESSION_IDLE_MS = 8 * 60 * 60 * 1000;
 const SESSION_MAX_MS = 7 * 24 * 60 * 60 * 1000;
 /** Sessions kept at once; the oldest is dropped past it (a token posted in a loop cannot fill memory). */

@@ -214,42 +214,21 @@ function unusableNames(raw: unknown): string[] {
 /** Checks across entries: unique ids, names and tokens, and grants naming environments that exist. */
 function crossChecks(input: ConfigInput): string[] {
   const problems: string[] = [];
-  const firstSeen = <T>(
-    items: readonly T[],
-    key: (item: T) => unknown,
-    what: (i: number, j: number) => string,
-  ) => {
+  // The message names the places, never the value (a token, say).
+  const unique = <T>(items: readonly T[], list: string, field: keyof T) => {
     const seen = new Map<unknown, number>();
     items.forEach((item, i) => {
-      const k = key(item);
-      const j = seen.get(k);
-      if (j === undefined) seen.set(k, i);
-      else problems.push(what(i, j));
+      const j = seen.get(item[field]);
+      if (j === undefined) seen.set(item[field], i);
+      else problems.push(`config ${list}[${i}].${String(field)} duplicates ${list}[${j}].${String(field)}`);
     });
   };
   const environments = input.environments ?? [];
   const users = input.users ?? [];
-  firstSeen(
-    environments,
-    (e) => e.id,
-    (i, j) => `config environments[${i}].id duplicates environments[${j}].id`,
-  );
-  firstSeen(
-    environments,
-    (e) => e.name,
-    (i, j) => `config environments[${i}].name duplicates environments[${j}].name`,
-  );
-  firstSeen(
-    users,
-    (u) => u.name,
-    (i, j) => `config users[${i}].name duplicates users[${j}].name`,
-  );
-  // The message names the places, never the token itself.
-  firstSeen(
-    users,
-    (u) => u.token,
-    (i, j) => `config users[${i}].token duplicates users[${j}].token`,
-  );
+  unique(environments, 'environments', 'id');
+  unique(environments, 'environments', 'name');
+  unique(users, 'users', 'name');
+  unique(users, 'users', 'token');
   const known = new Set(environments.map((e) => e.id));
   users.forEach((user, u) => {
     user.grants?.forEach((grant, g) => {

@@ -2,6 +2,7 @@ import type { WriteStream } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { EnvironmentId } from '../../streams/stacks.js';
+import { unlessMissing } from './missing-files.js';
 
 /**
  * Run logs: `<data>/deploy-logs/<env id or "null">/<runId>.log` (CONTRACT.md), one redacted output line
@@ -17,51 +18,28 @@ export const logFileName = (runId: number): string => `${runId}.log`;
 export const logPath = (dataDir: string, environmentId: EnvironmentId, runId: number): string =>
   join(environmentLogDir(dataDir, environmentId), logFileName(runId));
 
-const isMissing = (error: unknown): boolean => (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
-
 /** The log's text, or undefined when there is no such file. */
-export async function readLog(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
+export function readLog(path: string): Promise<string | undefined> {
+  return unlessMissing(readFile(path, 'utf8'), undefined);
 }
 
 /** Removes the log; true when it was there, false when it already was not. */
 export async function deleteLog(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-  } catch (error) {
-    if (isMissing(error)) return false;
-    throw error;
-  }
+  if ((await unlessMissing(stat(path), undefined)) === undefined) return false;
   await rm(path, { force: true });
   return true;
 }
 
 /** Bytes held by the files of `dir` (0 when it does not exist), leaving out the file named `except`. */
 export async function folderBytes(dir: string, except?: string): Promise<number> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (error) {
-    if (isMissing(error)) return 0;
-    throw error;
-  }
+  const names = await unlessMissing(readdir(dir), []);
   const sizes = await Promise.all(
     names
       .filter((name) => name !== except)
       .map(async (name) => {
-        try {
-          const info = await stat(join(dir, name));
-          return info.isFile() ? info.size : 0;
-        } catch (error) {
-          // Deleted between the listing and the stat (a run deleted meanwhile): it holds nothing.
-          if (isMissing(error)) return 0;
-          throw error;
-        }
+        // Deleted between the listing and the stat (a run deleted meanwhile): it holds nothing.
+        const info = await unlessMissing(stat(join(dir, name)), undefined);
+        return info?.isFile() ? info.size : 0;
       }),
   );
   return sizes.reduce((sum, size) => sum + size, 0);

@@ -1,5 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import { unlessMissing } from './missing-files.js';
 
 /**
  * Reading run logs without holding them: the text from a byte offset as a stream (the plain log read),
@@ -14,8 +15,6 @@ export const READ_BYTES = 128 * 1024;
 
 const LF = 0x0a;
 
-const isMissing = (error: unknown): boolean => (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
-
 /** An offset that is not where a line of the log starts. */
 export class LogOffsetError extends Error {
   constructor(offset: number) {
@@ -24,14 +23,7 @@ export class LogOffsetError extends Error {
   }
 }
 
-async function openLog(path: string): Promise<FileHandle | undefined> {
-  try {
-    return await open(path, 'r');
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
-}
+const openLog = (path: string): Promise<FileHandle | undefined> => unlessMissing(open(path, 'r'), undefined);
 
 /** Throws LogOffsetError unless `offset` is 0, past `size`, or right after a line break of the file. */
 async function checkLineStart(handle: FileHandle, offset: number, size: number): Promise<void> {

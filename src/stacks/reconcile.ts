@@ -19,6 +19,7 @@ import type { EventStore } from '../store/types.js';
 import { conflict, StacksError } from './errors.js';
 import type { ReadModel } from './jobs.js';
 import { DEPLOY_LOGS_DIR, environmentLogDir } from './log-files.js';
+import { isMissing } from './missing-files.js';
 import {
   environmentOfFolder,
   type FolderListing,
@@ -69,7 +70,6 @@ export interface ReconcilerOptions {
 }
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
-const isMissing = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
 const isConflict = (error: unknown) =>
   error instanceof WrongExpectedRevisionError || error instanceof StreamDeletedError;
 

@@ -11,8 +11,9 @@ import { ProjectionRunner } from '../../projections/runtime.js';
 import type { GeneralSettings } from '../../projections/settings.js';
 import { type ReconcileTrigger, retentionStream, stacksEvent } from '../../streams/stacks.js';
 import { WrongExpectedRevisionError } from '../store/errors.js';
-import type { EventStore, Lease } from '../store/types.js';
+import type { EventStore } from '../store/types.js';
 import { conflict, StacksError } from './errors.js';
+import { ScheduleLease } from './schedule-lease.js';
 import type { StacksConfig } from './types.js';
 
 /**
@@ -80,8 +81,6 @@ export interface RetentionHost {
   settings: Observable<GeneralSettings>;
 }
 
-const SCHEDULER_LEASE = 'deploy_run_retention:schedule';
-const LEAD_RETRY_MS = 10_000;
 const MAX_ID_ATTEMPTS = 100;
 
 export class Retention {
@@ -89,12 +88,18 @@ export class Retention {
   private running: Promise<RetentionExecution> | undefined;
   private task: ScheduledTask | undefined;
   private subscription: Subscription | undefined;
-  private lease: Lease | undefined;
-  private leadTimer: NodeJS.Timeout | undefined;
-  private closed = false;
+  private readonly leadership: ScheduleLease;
 
   private constructor(private readonly host: RetentionHost) {
     this.model = new ProjectionRunner(host.store, retentionExecutions);
+    this.leadership = new ScheduleLease(host.store, 'deploy_run_retention:schedule', 'retention', () => {
+      this.subscription = this.host.settings
+        .pipe(
+          map((s) => (s.deployRunRetentionEnabled ? s.deployRunRetentionCron : null)),
+          distinctUntilChanged(),
+        )
+        .subscribe((expression) => this.reschedule(expression));
+    });
   }
 
   /** Its read model catches up in the background; a run waits for it. */
@@ -178,30 +183,8 @@ export class Retention {
   }
 
   /** Follows the settings with a cron task once this instance holds the schedule's lease. */
-  async startSchedule(): Promise<void> {
-    if (this.closed) return;
-    let lease: Lease | undefined;
-    try {
-      lease = await this.host.store.tryLease(SCHEDULER_LEASE);
-    } catch (failure) {
-      process.stderr.write(`stacks: could not take the retention schedule: ${(failure as Error).message}\n`);
-    }
-    if (this.closed) {
-      await lease?.release();
-      return;
-    }
-    if (!lease) {
-      this.leadTimer = setTimeout(() => void this.startSchedule(), LEAD_RETRY_MS);
-      this.leadTimer.unref();
-      return;
-    }
-    this.lease = lease;
-    this.subscription = this.host.settings
-      .pipe(
-        map((s) => (s.deployRunRetentionEnabled ? s.deployRunRetentionCron : null)),
-        distinctUntilChanged(),
-      )
-      .subscribe((expression) => this.reschedule(expression));
+  startSchedule(): Promise<void> {
+    return this.leadership.take();
   }
 
   private reschedule(expression: string | null): void {
@@ -228,12 +211,11 @@ export class Retention {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.leadTimer);
+    this.leadership.stop();
     this.subscription?.unsubscribe();
     this.reschedule(null);
     await this.running?.catch(() => undefined);
-    await this.lease?.release();
+    await this.leadership.release();
     await this.model.stop();
   }
 }

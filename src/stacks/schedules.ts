@@ -3,7 +3,7 @@ import type { DeployRunsState } from '../../projections/deploy-runs.js';
 import { type ExecutionsState, reconcileExecutions } from '../../projections/executions.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
 import { type GeneralSettings, generalSettings } from '../../projections/settings.js';
-import type { EventStore, Lease } from '../store/types.js';
+import type { EventStore } from '../store/types.js';
 import {
   type ExecutionsPage,
   type ExtraExecution,
@@ -12,13 +12,9 @@ import {
 } from './executions-list.js';
 import { Reconciler } from './reconcile.js';
 import { ReconcileSchedule } from './reconcile-schedule.js';
+import { ScheduleLease } from './schedule-lease.js';
 import { SettingsBook } from './settings.js';
 import type { User } from './types.js';
-
-/** Held by the one instance on the log that runs the reconcile schedule. */
-const SCHEDULER_LEASE = 'deploy_log_reconcile:schedule';
-/** How often an instance without the schedule tries to take it (the holder may be gone). */
-const LEAD_RETRY_MS = 10_000;
 
 export interface StacksSchedulesOptions {
   store: EventStore;
@@ -37,10 +33,7 @@ export class StacksSchedules {
   private readonly executionsModel: ProjectionRunner<ExecutionsState>;
   private readonly settingsModel: ProjectionRunner<GeneralSettings>;
   private readonly schedule: ReconcileSchedule;
-  private readonly store: EventStore;
-  private leader: Lease | undefined;
-  private leadTimer: NodeJS.Timeout | undefined;
-  private closed = false;
+  private readonly leadership: ScheduleLease;
 
   private constructor(
     options: StacksSchedulesOptions,
@@ -48,7 +41,6 @@ export class StacksSchedules {
     settingsModel: ProjectionRunner<GeneralSettings>,
   ) {
     this.runs = options.runs;
-    this.store = options.store;
     this.executionsModel = executionsModel;
     this.settingsModel = settingsModel;
     this.settings = new SettingsBook(options.store, settingsModel);
@@ -62,6 +54,20 @@ export class StacksSchedules {
       settings: settingsModel.updates.pipe(map((update) => update.state)),
       tick: () => this.reconciler.run('cron', null),
     });
+    this.leadership = new ScheduleLease(
+      options.store,
+      'deploy_log_reconcile:schedule',
+      'reconcile',
+      (lease) => {
+        this.schedule.start();
+        void lease.lost.then(() => {
+          if (this.leadership.isStopped || this.leadership.held !== lease) return;
+          // The lease's connection broke: another instance may take the schedule now.
+          this.schedule.stop();
+          void this.leadership.retake();
+        });
+      },
+    );
   }
 
   /**
@@ -89,32 +95,8 @@ export class StacksSchedules {
    * the others try again every few seconds, taking over when the holder is gone. Resolves when this
    * first attempt is decided.
    */
-  async startSchedule(): Promise<void> {
-    if (this.closed) return;
-    let lease: Lease | undefined;
-    try {
-      lease = await this.store.tryLease(SCHEDULER_LEASE);
-    } catch (error) {
-      process.stderr.write(`stacks: could not take the reconcile schedule: ${(error as Error).message}\n`);
-    }
-    if (this.closed) {
-      await lease?.release();
-      return;
-    }
-    if (!lease) {
-      this.leadTimer = setTimeout(() => void this.startSchedule(), LEAD_RETRY_MS);
-      this.leadTimer.unref();
-      return;
-    }
-    this.leader = lease;
-    this.schedule.start();
-    void lease.lost.then(() => {
-      if (this.closed || this.leader !== lease) return;
-      // The lease's connection broke: another instance may take the schedule now.
-      this.leader = undefined;
-      this.schedule.stop();
-      void this.startSchedule();
-    });
+  startSchedule(): Promise<void> {
+    return this.leadership.take();
   }
 
   /** The settings as they change (the retention schedule follows them too). */
@@ -138,12 +120,9 @@ export class StacksSchedules {
 
   /** Stops the cron task (no timer stays), ends a running reconcile, persists the read models. */
   async close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.leadTimer);
+    this.leadership.stop();
     this.schedule.stop();
-    const leader = this.leader;
-    this.leader = undefined;
-    await leader?.release();
+    await this.leadership.release();
     await this.reconciler.stop();
     await Promise.allSettled([this.executionsModel.stop(), this.settingsModel.stop()]);
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AuditState, audit } from '../../projections/audit.js';
 import { type DeployRunsState, deployRuns } from '../../projections/deploy-runs.js';
@@ -37,6 +38,7 @@ import {
   listStacks,
   loadHashKey,
   type NewStack,
+  PINNED_COMPOSE_FILE,
   removeLeftovers,
   type Stack,
   type StackSummary,
@@ -48,11 +50,18 @@ import { SummaryCounter } from './summary.js';
 import type {
   ComposeExit,
   ComposeProcess,
+  DeploySource,
+  DeployVariant,
   Environment,
+  PreparedDeploy,
   StackRef,
   StacksConfig,
   StackVariable,
+  StartedJob,
 } from './types.js';
+
+/** The deploy seam's types live with the others (types.ts); the service's callers find them here too. */
+export type { DeploySource, DeployVariant, PreparedDeploy, StartedJob };
 
 /**
  * The stacks service: wires the stack files, the compose runner, redaction, jobs and the run recorder
@@ -73,55 +82,6 @@ export interface StacksServiceOptions {
    * `compose.command`, or the one found by trying (compose-program.ts).
    */
   compose?: ComposeResolver;
-}
-
-/** A started job: the answer of the streaming path, and the result the JSON path waits for. */
-export interface StartedJob {
-  jobId: string;
-  runId: number | null;
-  /** The job's result once recorded (never rejects: a failure to record becomes a failed result). */
-  result: Promise<JobResult>;
-}
-
-/** What a deploy's `resolve` step (DeployVariant) may do from inside its job. */
-export interface DeploySource {
-  /** Reports a stage as a job status, redacted like every status. */
-  status(text: string): void;
-  /** Adds details to the run at once (RunSourceResolved): a git deploy's commit as soon as it is fetched. */
-  details(extra: Record<string, string | number | boolean | null>): Promise<void>;
-  /** More values to redact from here on (credentials of settings that changed after the start). */
-  redact(values: readonly string[]): void;
-}
-
-/**
- * How a kind of deploy differs from the plain one (a git stack's: spec, Events — it reports its own
- * stages and its compose lines go to the run log only).
- */
-export interface DeployVariant {
-  /** Details the run records from its start beside the common ones (a git stack's repository, branch). */
-  extra?: Record<string, string | number | boolean | null>;
-  /** Status messages the job reports first: stages done while preparing, before the job started. */
-  stages?: readonly string[];
-  /**
-   * Runs inside the job before compose, with the stack still claimed, so the streaming answer does not
-   * wait for it (spec, Endpoints rule 4): a git deploy fetches its commit and writes compose.yaml here.
-   * The stack is read again after it. When it throws, compose does not run: the job fails and the run
-   * closes `failed` with the redacted message.
-   */
-  resolve?: (source: DeploySource) => Promise<void>;
-  /** false: compose lines go to the run log only, never to the job. Default true. */
-  forwardLines?: boolean;
-  /** More values to redact beside the stack's variables (a repository's credentials). */
-  redact?: readonly string[];
-}
-
-/** What a prepared deploy's preparation (run with the stack claimed) decided. */
-export interface PreparedDeploy {
-  kind: 'deploy' | 'create';
-  options: DeployOptions;
-  trigger: Trigger;
-  userId: string | null;
-  variant: DeployVariant;
 }
 
 /** Stderr lines kept for a failed run's error message. */
@@ -686,12 +646,17 @@ export class StacksService {
       const environment =
         stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
       const program = await this.compose.resolve();
+      let composeFile = join(cwd, COMPOSE_FILE);
+      if (variant.pinnedCompose !== undefined) {
+        composeFile = join(cwd, PINNED_COMPOSE_FILE);
+        await writeFile(composeFile, variant.pinnedCompose);
+      }
       const steps = composeSteps(
         {
           command: program.command,
           generation: program.generation,
           project: stack.name,
-          composeFile: join(cwd, COMPOSE_FILE),
+          composeFile,
         },
         operation,
         options,
@@ -759,9 +724,14 @@ export class StacksService {
           failure = `${failure}:\n${stderrTail.join('\n')}`;
         break;
       }
+      if (failure === undefined && recorder && operation === 'up')
+        await this.history.recordImages(recorder, environment, stack.name);
     } catch (error) {
       failure = (error as Error).message;
     }
+    // Compose has read it; the next redeploy writes its own.
+    if (variant.pinnedCompose !== undefined)
+      await rm(join(cwd, PINNED_COMPOSE_FILE), { force: true }).catch(() => undefined);
     const success = failure === undefined;
     // Spec, Output redaction 3: the stored error is redacted with secrets the provider gives now too.
     let finalRedactor = redactor;

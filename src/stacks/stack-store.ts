@@ -12,6 +12,7 @@ import type { EventStore } from '../store/types.js';
 import { composeYamlValue } from './compose-yaml.js';
 import { ENV_NAME_PATTERN, EnvFileError, formatEnvFile, parseEnvFile } from './env-file.js';
 import { badRequest, conflict, StacksError } from './errors.js';
+import { unlessMissing } from './missing-files.js';
 import { envFolder, isStackName, parseStackName } from './names.js';
 import type { StackRef, StackVariable } from './types.js';
 
@@ -27,6 +28,8 @@ import type { StackRef, StackVariable } from './types.js';
 
 export const COMPOSE_FILE = 'compose.yaml';
 export const ENV_FILE = '.env';
+/** The compose text of a redeploy with its images pinned, there while its compose runs (service.ts). */
+export const PINNED_COMPOSE_FILE = '.compose.pinned.yaml';
 export const META_FILE = 'stack.json';
 
 export interface Stack {
@@ -188,14 +191,8 @@ export function stackDir(dataDir: string, ref: StackRef): string {
 const isMissing = (error: unknown) =>
   ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '');
 
-async function readOptional(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
-}
+const readOptional = (file: string): Promise<string | undefined> =>
+  unlessMissing(readFile(file, 'utf8'), undefined, isMissing);
 
 /** Writes a file so that readers see the old or the new content, never a part. */
 export async function writeAtomic(file: string, content: string): Promise<void> {
@@ -321,13 +318,7 @@ export function stackView(stack: Stack) {
  */
 export async function removeLeftovers(dataDir: string): Promise<number> {
   const root = join(resolve(dataDir), 'stacks');
-  let envs: string[];
-  try {
-    envs = await readdir(root);
-  } catch (error) {
-    if (isMissing(error)) return 0;
-    throw error;
-  }
+  const envs = await unlessMissing(readdir(root), [], isMissing);
   let removed = 0;
   for (const env of envs) {
     let entries: string[];
@@ -354,13 +345,7 @@ export async function stackExists(dataDir: string, ref: StackRef): Promise<boole
 /** The stacks of one environment, by name; folders that are not stacks (bad names, no compose file) are skipped. */
 export async function listStacks(dataDir: string, environmentId: EnvironmentId): Promise<StackSummary[]> {
   const envDir = environmentDir(dataDir, environmentId);
-  let entries: string[];
-  try {
-    entries = await readdir(envDir);
-  } catch (error) {
-    if (isMissing(error)) return [];
-    throw error;
-  }
+  const entries = await unlessMissing(readdir(envDir), [], isMissing);
   const out: StackSummary[] = [];
   for (const name of entries.filter(isStackName).sort()) {
     const stack = await readStackFolder(join(envDir, name), { name, environmentId });

@@ -4,7 +4,8 @@
  * Each part owns its module; these types are what the others may rely on.
  */
 import type { Observable } from 'rxjs';
-import type { EnvironmentId } from '../../streams/stacks.js';
+import type { JobResult } from '../../projections/jobs.js';
+import type { DeployOptions, EnvironmentId, Trigger } from '../../streams/stacks.js';
 
 export interface Environment {
   id: number;
@@ -140,4 +141,58 @@ export interface Redactor {
 export interface StackRef {
   name: string;
   environmentId: EnvironmentId;
+}
+
+/** A started job: the answer of the streaming path, and the result the JSON path waits for. */
+export interface StartedJob {
+  jobId: string;
+  runId: number | null;
+  /** The job's result once recorded (never rejects: a failure to record becomes a failed result). */
+  result: Promise<JobResult>;
+}
+
+/** What a deploy's `resolve` step (DeployVariant) may do from inside its job. */
+export interface DeploySource {
+  /** Reports a stage as a job status, redacted like every status. */
+  status(text: string): void;
+  /** Adds details to the run at once (RunSourceResolved): a git deploy's commit as soon as it is fetched. */
+  details(extra: Record<string, string | number | boolean | null>): Promise<void>;
+  /** More values to redact from here on (credentials of settings that changed after the start). */
+  redact(values: readonly string[]): void;
+}
+
+/**
+ * How a kind of deploy differs from the plain one (a git stack's: spec, Events — it reports its own
+ * stages and its compose lines go to the run log only).
+ */
+export interface DeployVariant {
+  /** Details the run records from its start beside the common ones (a git stack's repository, branch). */
+  extra?: Record<string, string | number | boolean | null>;
+  /** Status messages the job reports first: stages done while preparing, before the job started. */
+  stages?: readonly string[];
+  /**
+   * Runs inside the job before compose, with the stack still claimed, so the streaming answer does not
+   * wait for it (spec, Endpoints rule 4): a git deploy fetches its commit and writes compose.yaml here.
+   * The stack is read again after it. When it throws, compose does not run: the job fails and the run
+   * closes `failed` with the redacted message.
+   */
+  resolve?: (source: DeploySource) => Promise<void>;
+  /** false: compose lines go to the run log only, never to the job. Default true. */
+  forwardLines?: boolean;
+  /** More values to redact beside the stack's variables (a repository's credentials). */
+  redact?: readonly string[];
+  /**
+   * The compose text compose is given instead of the stack's file, which the run records: a redeploy's,
+   * its images pinned (history/images.ts). Written beside it (same folder, so relative paths hold).
+   */
+  pinnedCompose?: string;
+}
+
+/** What a prepared deploy's preparation (run with the stack claimed) decided. */
+export interface PreparedDeploy {
+  kind: 'deploy' | 'create';
+  options: DeployOptions;
+  trigger: Trigger;
+  userId: string | null;
+  variant: DeployVariant;
 }

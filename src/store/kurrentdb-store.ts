@@ -55,7 +55,8 @@ import {
   SNAPSHOT_SAVED,
   toStreamState,
 } from './kurrentdb-mapping.js';
-import { type LiveLog, subscribeToLog } from './subscription.js';
+import { LiveDelivery, type ReadNew } from './live-delivery.js';
+import { subscribeToLog } from './subscription.js';
 import type {
   AppendOptions,
   AppendResult,
@@ -116,10 +117,11 @@ const LEASE_STREAM_MAX_COUNT = 16;
  * stay as fast as KurrentDB reads `$all`.
  *
  * Live delivery: like the PostgreSQL adapter, each process publishes the log to its subscribers in
- * order by reading `$all` after the last place it has read (subscription.ts does catch-up and the
- * per-subscriber queues). What makes it read: its own commits (published without a read), a filtered
- * `$all` subscription to the position log (system events excluded by the filter; resubscribed after a
- * drop), and a read of the log's head every second as the net under a lost subscription.
+ * order by reading `$all` after the last place it has read (live-delivery.ts; subscription.ts does
+ * catch-up and the per-subscriber queues). What makes it read: its own commits (published without a
+ * read), a filtered `$all` subscription to the position log (system events excluded by the filter;
+ * resubscribed after a drop), and a read of the log's head every second as the net under a lost
+ * subscription.
  *
  * Deletion: `StreamDeleted` is recorded in `<ns>:$streams` through the position log first (so every
  * append of any process after it knows: appends check the deleted streams they have read up to the log
@@ -154,11 +156,9 @@ export class KurrentEventStore implements EventStore {
   private head = 0;
   /** False after another process won the log or an append failed in an unknown way: re-read first. */
   private logKnown = false;
-  /** The last position handed to subscribers; everything up to it is published, in order. */
-  private published = 0;
+  private readonly delivery: LiveDelivery;
   /** Where in `$all` the publisher reads on from: a record of this log, or the start. */
   private cursor: ReadPosition = START;
-  private advancing: Promise<void> = Promise.resolve();
   /** Streams `<ns>:$streams` says are deleted, read up to `deletedRevision`. */
   private readonly deleted = new Set<string>();
   private deletedRevision = -1;
@@ -172,9 +172,6 @@ export class KurrentEventStore implements EventStore {
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly writes: WriteQueue;
   private closed = false;
-  private readonly commitListeners = new Set<(events: readonly RecordedEvent[]) => void>();
-  private readonly closeListeners = new Set<() => void>();
-  private readonly live: LiveLog;
   private readonly leases: KurrentLeases;
 
   private constructor(options: KurrentUrl) {
@@ -194,12 +191,7 @@ export class KurrentEventStore implements EventStore {
     this.systemStream = this.names.events(SYSTEM_STREAM);
     this.filter = streamNameFilter({ prefixes: [this.names.eventPrefix] });
     this.client = KurrentDBClient.connectionString(options.connectionString);
-    this.live = {
-      head: () => this.published,
-      readRange: (stream, from, to) => this.readRange(stream, from, to),
-      listen: (listener) => this.addListener(this.commitListeners, listener),
-      onClose: (listener) => this.addListener(this.closeListeners, listener),
-    };
+    this.delivery = new LiveDelivery((stream, from, to) => this.readRange(stream, from, to), this.readNew);
     this.leases = new KurrentLeases(this.leaseStreams(), (name) => this.names.lease(name));
   }
 
@@ -208,7 +200,7 @@ export class KurrentEventStore implements EventStore {
     try {
       const top = await store.syncLog();
       // Subscribers start from the head of the moment of opening, like the other adapters'.
-      store.published = store.head;
+      store.delivery.startAt(store.head);
       if (top?.at !== undefined) {
         store.cursor = top.at;
         store.feedFrom = top.at;
@@ -225,7 +217,7 @@ export class KurrentEventStore implements EventStore {
 
   async headPosition(): Promise<number> {
     const head = (await this.readLogTop())?.last ?? 0;
-    await this.advanceTo(head);
+    await this.delivery.advanceTo(head);
     return head;
   }
 
@@ -287,7 +279,7 @@ export class KurrentEventStore implements EventStore {
 
   subscribe(options: SubscribeOptions = {}): Observable<RecordedEvent> {
     if (options.stream !== undefined) assertStreamName(options.stream);
-    return subscribeToLog(this.live, options);
+    return subscribeToLog(this.delivery.log, options);
   }
 
   async loadSnapshot<State>(name: string): Promise<Snapshot<State> | undefined> {
@@ -339,11 +331,11 @@ export class KurrentEventStore implements EventStore {
     clearInterval(this.pollTimer);
     // Released, so that other processes need not wait for their expiry.
     await this.leases.endAll();
-    await this.advancing;
+    await this.delivery.settled();
     const feed = this.feed;
     this.feed = undefined;
     await feed?.unsubscribe().catch(() => undefined);
-    for (const listener of [...this.closeListeners]) listener();
+    this.delivery.close();
     await this.client.dispose().catch(() => undefined);
   }
 
@@ -551,30 +543,14 @@ export class KurrentEventStore implements EventStore {
   // Live delivery
   // ----------------------------------------------------------------------------------------------
 
-  private addListener<L>(set: Set<L>, listener: L): () => void {
-    set.add(listener);
-    return () => set.delete(listener);
-  }
-
-  private advanceTo(target: number, known?: readonly RecordedEvent[]): Promise<void> {
-    const run = this.advancing.then(() => this.advance(target, known));
-    this.advancing = run.catch(() => undefined);
-    return run;
-  }
-
   /**
-   * Publishes everything up to `target`, in order. `known` are events this process just committed: when
-   * they directly follow what is published they are handed on without reading them back.
+   * The read step of live delivery (live-delivery.ts): `$all` read on from the cursor, this log's
+   * events published a page at a time.
    */
-  private async advance(target: number, known?: readonly RecordedEvent[]): Promise<void> {
-    if (target <= this.published) return;
-    if (known !== undefined && known[0]?.position === this.published + 1) {
-      this.publish(known, Math.max(target, (known.at(-1) as RecordedEvent).position));
-      return;
-    }
+  private readonly readNew: ReadNew = async (published, target, publish) => {
     await this.refreshDeleted();
     let events: RecordedEvent[] = [];
-    let last = this.published;
+    let last = published;
     for await (const resolved of this.tail(this.cursor)) {
       this.cursor = (resolved.event as { position: Position }).position;
       const event = this.toRecorded(resolved);
@@ -582,35 +558,29 @@ export class KurrentEventStore implements EventStore {
       last = event.position;
       if (!this.deleted.has(event.stream)) events.push(event);
       if (events.length >= READ_PAGE) {
-        this.publish(events, last);
+        publish(events, last);
         events = [];
       }
     }
     // The tail reached the end of `$all` as it was after `target` was committed: positions up to it that
     // were not there belong to deleted streams.
-    this.publish(events, Math.max(target, last));
-  }
-
-  private publish(events: readonly RecordedEvent[], head: number): void {
-    if (head > this.published) this.published = head;
-    if (events.length === 0 || this.commitListeners.size === 0) return;
-    for (const listener of [...this.commitListeners]) listener(events);
-  }
+    publish(events, Math.max(target, last));
+  };
 
   /**
    * A position-log entry arrived through the subscription. Entries this process has published already
    * (its own appends) move the read cursor up to them, so the next read does not walk over its own events.
    */
   private notice(entry: LogEntry, at: Position | undefined): void {
-    const run = this.advancing.then(async () => {
-      if (entry.last > this.published) return this.advance(entry.last);
-      if (
-        at !== undefined &&
-        (this.cursor === START || this.cursor === END || comparePositions(this.cursor, at) < 0)
-      )
-        this.cursor = at;
-    });
-    this.advancing = run.catch(() => undefined);
+    this.delivery
+      .advanceOr(entry.last, () => {
+        if (
+          at !== undefined &&
+          (this.cursor === START || this.cursor === END || comparePositions(this.cursor, at) < 0)
+        )
+          this.cursor = at;
+      })
+      .catch(() => undefined);
   }
 
   private startFeed(): void {
@@ -651,7 +621,7 @@ export class KurrentEventStore implements EventStore {
   private poll(): void {
     if (this.closed) return;
     this.readLogTop()
-      .then((top) => this.advanceTo(top?.last ?? 0))
+      .then((top) => this.delivery.advanceTo(top?.last ?? 0))
       .catch(() => undefined);
   }
 
@@ -877,7 +847,7 @@ export class KurrentEventStore implements EventStore {
 
   private async publishImported(recorded: readonly RecordedEvent[]): Promise<void> {
     const last = recorded.at(-1);
-    if (last !== undefined) await this.advanceTo(last.position, recorded).catch(() => undefined);
+    if (last !== undefined) await this.delivery.advanceTo(last.position, recorded).catch(() => undefined);
   }
 
   /** A stream's head as planImport wants it: its last revision (-1 for none), or deleted. */
@@ -939,7 +909,7 @@ export class KurrentEventStore implements EventStore {
       return;
     }
     const last = written.events.at(-1) as RecordedEvent;
-    await this.advanceTo(last.position, written.events).catch(() => undefined);
+    await this.delivery.advanceTo(last.position, written.events).catch(() => undefined);
     task.resolve({ nextRevision: written.nextRevision, position: last.position });
   }
 
@@ -971,7 +941,7 @@ export class KurrentEventStore implements EventStore {
       task.reject(error);
       return;
     }
-    await this.advanceTo(event.position, [event]).catch(() => undefined);
+    await this.delivery.advanceTo(event.position, [event]).catch(() => undefined);
     task.resolve();
   }
 

@@ -193,25 +193,13 @@ export class LevelEventStore implements EventStore {
   async *readAllChunks(options: ReadAllOptions = {}): AsyncIterable<readonly RecordedEvent[]> {
     const from = Math.max(1, options.from ?? 1);
     const iterator = this.db.iterator({ ...eventRange(from, this.head), limit: options.maxCount ?? -1 });
-    // The next chunk is read (on LevelDB's thread) while this one is decoded and used.
-    let next: Promise<Array<[string, string]>> | undefined = iterator.nextv(READ_CHUNK);
-    try {
-      for (;;) {
-        const entries: Array<[string, string]> = await next;
-        next = undefined;
-        if (entries.length === 0) return;
-        next = iterator.nextv(READ_CHUNK);
-        const events: RecordedEvent[] = new Array(entries.length);
-        for (let i = 0; i < entries.length; i++) {
-          const [key, value] = entries[i] as [string, string];
-          events[i] = decodeEvent(positionOfEventKey(key), value);
-        }
-        yield events;
+    for await (const entries of prefetched(iterator)) {
+      const events: RecordedEvent[] = new Array(entries.length);
+      for (let i = 0; i < entries.length; i++) {
+        const [key, value] = entries[i] as [string, string];
+        events[i] = decodeEvent(positionOfEventKey(key), value);
       }
-    } finally {
-      // A read still in flight must end before the iterator closes.
-      await next?.catch(() => undefined);
-      await iterator.close();
+      yield events;
     }
   }
 
@@ -219,21 +207,8 @@ export class LevelEventStore implements EventStore {
     assertStreamName(stream);
     const head = await this.streamHead(stream);
     if (head.deleted) throw new StreamDeletedError(stream);
-    const index = this.db.iterator(revisionRange(stream));
-    // The next chunk of the index is read while this one's events are fetched and used.
-    let next: Promise<Array<[string, string]>> | undefined = index.nextv(READ_CHUNK);
-    try {
-      for (;;) {
-        const entries: Array<[string, string]> = await next;
-        next = undefined;
-        if (entries.length === 0) return;
-        next = index.nextv(READ_CHUNK);
-        yield await this.eventsAt(entries);
-      }
-    } finally {
-      await next?.catch(() => undefined);
-      await index.close();
-    }
+    for await (const entries of prefetched(this.db.iterator(revisionRange(stream))))
+      yield await this.eventsAt(entries);
   }
 
   /**
@@ -652,5 +627,26 @@ export class LevelEventStore implements EventStore {
     } finally {
       await iterator.close();
     }
+  }
+}
+
+/**
+ * The iterator's entries a chunk at a time, the next chunk read (on LevelDB's thread) while this one is
+ * decoded and used; the iterator is closed when the reader is done or stops.
+ */
+async function* prefetched(iterator: StringIterator): AsyncIterable<Array<[string, string]>> {
+  let next: Promise<Array<[string, string]>> | undefined = iterator.nextv(READ_CHUNK);
+  try {
+    for (;;) {
+      const entries: Array<[string, string]> = await next;
+      next = undefined;
+      if (entries.length === 0) return;
+      next = iterator.nextv(READ_CHUNK);
+      yield entries;
+    }
+  } finally {
+    // A read still in flight must end before the iterator closes.
+    await next?.catch(() => undefined);
+    await iterator.close();
   }
 }

@@ -9,8 +9,9 @@ import {
 import { StoreClosedError, StreamDeletedError, UnsupportedStoreError } from './errors.js';
 import { importedValue, planImport } from './import.js';
 import { decodeEvent } from './keys.js';
+import { LiveDelivery, readByRanges } from './live-delivery.js';
 import { migrate, quoteIdentifier } from './postgres-schema.js';
-import { type LiveLog, subscribeToLog } from './subscription.js';
+import { subscribeToLog } from './subscription.js';
 import type {
   AppendOptions,
   AppendResult,
@@ -60,7 +61,8 @@ const RECONNECT_MS = 500;
  * Live delivery: each transaction sends `pg_notify(channel, head)` (delivered at commit). Every process
  * LISTENs on a connection of its own and, on a notification, on its own commits and on a periodic read
  * of the head (the net under a lost notification), reads the events after the head it has published
- * and hands them to its subscribers in order (subscription.ts does catch-up and the per-subscriber queues).
+ * and hands them to its subscribers in order (live-delivery.ts; subscription.ts does catch-up and the
+ * per-subscriber queues).
  */
 export class PostgresEventStore implements EventStore {
   readonly location: string;
@@ -69,16 +71,11 @@ export class PostgresEventStore implements EventStore {
   private readonly schema: string;
   private readonly sql: { events: string; keys: string; streams: string; head: string; snapshots: string };
   private readonly channel: string;
-  /** The last position handed to subscribers; everything up to it is published, in order. */
-  private published = 0;
-  private advancing: Promise<void> = Promise.resolve();
+  private readonly delivery: LiveDelivery;
   private listener: pg.Client | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly writes: WriteQueue;
   private closed = false;
-  private readonly commitListeners = new Set<(events: readonly RecordedEvent[]) => void>();
-  private readonly closeListeners = new Set<() => void>();
-  private readonly live: LiveLog;
   /** Each lease's own connection: a session advisory lock lives as long as its session. */
   private readonly leaseClients = new Set<pg.Client>();
 
@@ -106,12 +103,10 @@ export class PostgresEventStore implements EventStore {
     this.pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 8 });
     // An idle pooled connection that the server drops must not crash the process.
     this.pool.on('error', () => undefined);
-    this.live = {
-      head: () => this.published,
-      readRange: (stream, from, to) => this.readRange(stream, from, to),
-      listen: (listener) => this.addListener(this.commitListeners, listener),
-      onClose: (listener) => this.addListener(this.closeListeners, listener),
-    };
+    this.delivery = new LiveDelivery(
+      (stream, from, to) => this.readRange(stream, from, to),
+      readByRanges((from, to, limit) => this.range(undefined, from, to, limit), READ_PAGE),
+    );
   }
 
   static async open(options: PostgresStoreOptions): Promise<PostgresEventStore> {
@@ -126,7 +121,7 @@ export class PostgresEventStore implements EventStore {
       // A key deleted just before a crash may not have been rewritten away yet (see runDelete).
       await store.rewriteKeys();
       // Subscribers start from the head of the moment of opening, like the LevelDB adapter's.
-      store.published = await store.readHead();
+      store.delivery.startAt(await store.readHead());
       await store.startListening();
       store.pollTimer = setInterval(() => store.poll(), POLL_MS);
       store.pollTimer.unref();
@@ -139,7 +134,7 @@ export class PostgresEventStore implements EventStore {
 
   async headPosition(): Promise<number> {
     const head = await this.readHead();
-    await this.advanceTo(head);
+    await this.delivery.advanceTo(head);
     return head;
   }
 
@@ -262,7 +257,7 @@ export class PostgresEventStore implements EventStore {
 
   subscribe(options: SubscribeOptions = {}): Observable<RecordedEvent> {
     if (options.stream !== undefined) assertStreamName(options.stream);
-    return subscribeToLog(this.live, options);
+    return subscribeToLog(this.delivery.log, options);
   }
 
   async loadSnapshot<State>(name: string): Promise<Snapshot<State> | undefined> {
@@ -291,11 +286,11 @@ export class PostgresEventStore implements EventStore {
     // Queued writes were accepted before close was asked for: let them finish.
     await this.writes.drained();
     clearInterval(this.pollTimer);
-    await this.advancing;
+    await this.delivery.settled();
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
-    for (const listener of [...this.closeListeners]) listener();
+    this.delivery.close();
     // Ending a lease's session releases its lock; `lost` settles for whoever still held one.
     await Promise.all([...this.leaseClients].map((client) => client.end().catch(() => undefined)));
     await this.pool.end();
@@ -305,51 +300,16 @@ export class PostgresEventStore implements EventStore {
   // Live delivery
   // ----------------------------------------------------------------------------------------------
 
-  private addListener<L>(set: Set<L>, listener: L): () => void {
-    set.add(listener);
-    return () => set.delete(listener);
-  }
-
   private async readHead(): Promise<number> {
     const { rows } = await this.pool.query<{ position: string }>(`SELECT position FROM ${this.sql.head}`);
     return Number(rows[0]?.position ?? 0);
-  }
-
-  /**
-   * Publishes everything up to `target`, in order, one advance at a time. `known` are events this
-   * process just committed: when they directly follow what is published they are handed on without
-   * reading them back.
-   */
-  private advanceTo(target: number, known?: readonly RecordedEvent[]): Promise<void> {
-    const run = this.advancing.then(() => this.advance(target, known));
-    this.advancing = run.catch(() => undefined);
-    return run;
-  }
-
-  private async advance(target: number, known?: readonly RecordedEvent[]): Promise<void> {
-    if (target <= this.published) return;
-    if (known !== undefined && known[0]?.position === this.published + 1) {
-      this.publish(known, target);
-      return;
-    }
-    while (this.published < target) {
-      const events = await this.range(undefined, this.published + 1, target, READ_PAGE);
-      // A deleted stream leaves holes: a short page means nothing more up to the target.
-      this.publish(events, events.length < READ_PAGE ? target : (events.at(-1) as RecordedEvent).position);
-    }
-  }
-
-  private publish(events: readonly RecordedEvent[], head: number): void {
-    this.published = head;
-    if (events.length === 0 || this.commitListeners.size === 0) return;
-    for (const listener of [...this.commitListeners]) listener(events);
   }
 
   private async startListening(): Promise<void> {
     const client = new pg.Client({ connectionString: this.connectionString });
     client.on('notification', (message) => {
       const head = Number(message.payload);
-      if (Number.isSafeInteger(head)) this.advanceTo(head).catch(() => undefined);
+      if (Number.isSafeInteger(head)) this.delivery.advanceTo(head).catch(() => undefined);
     });
     client.on('error', () => this.relisten(client));
     client.on('end', () => this.relisten(client));
@@ -375,7 +335,7 @@ export class PostgresEventStore implements EventStore {
   private poll(): void {
     if (this.closed) return;
     this.readHead()
-      .then((head) => this.advanceTo(head))
+      .then((head) => this.delivery.advanceTo(head))
       .catch(() => undefined);
   }
 
@@ -538,7 +498,7 @@ export class PostgresEventStore implements EventStore {
     }
     for (const { append, error } of refused) append.reject(error);
     if (accepted.length === 0) return;
-    await this.advanceTo(head, recorded).catch(() => undefined);
+    await this.delivery.advanceTo(head, recorded).catch(() => undefined);
     for (const { append, result } of accepted) append.resolve(result);
   }
 
@@ -583,7 +543,7 @@ export class PostgresEventStore implements EventStore {
       task.reject(error);
       return;
     }
-    await this.advanceTo(head, recorded).catch(() => undefined);
+    await this.delivery.advanceTo(head, recorded).catch(() => undefined);
     task.resolve();
   }
 
@@ -644,7 +604,7 @@ export class PostgresEventStore implements EventStore {
       return;
     }
     const done = event as RecordedEvent;
-    await this.advanceTo(done.position, [done]).catch(() => undefined);
+    await this.delivery.advanceTo(done.position, [done]).catch(() => undefined);
     if (isKeyStream(task.stream)) {
       try {
         await this.rewriteKeys();

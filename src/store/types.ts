@@ -1,35 +1,15 @@
 import type { Observable } from 'rxjs';
 
-/** JSON value as stored in event data and metadata. */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+import type { EventMetadata, Json, RecordedEvent } from '../../streams/recorded-event.js';
 
-export interface EventMetadata {
-  correlationId?: string;
-  causationId?: string;
-  requestId?: string;
-  userId?: string | number | null;
-  /** ISO timestamp; the store fills it in at append time when absent. */
-  at?: string;
-  [key: string]: Json | undefined;
-}
+/** What the store gives back (`RecordedEvent`) is the shape the event catalog builds its events on. */
+export type { EventMetadata, Json, RecordedEvent };
 
 /** What a caller appends. `Type` and `Data` flow from the event catalog in streams/. */
 export interface EventData<Type extends string = string, Data = unknown> {
   type: Type;
   data: Data;
   metadata?: EventMetadata;
-}
-
-/** What the store gives back: the event with its place in the stream and in the global log. */
-export interface RecordedEvent<Type extends string = string, Data = unknown> {
-  stream: string;
-  /** Position within the stream, from 0. */
-  revision: number;
-  /** Position in the global log, from 1, dense and strictly increasing in append order. */
-  position: number;
-  type: Type;
-  data: Data;
-  metadata: EventMetadata & { at: string };
 }
 
 /** A revision the stream must be at (its last event's revision), or a condition on its existence. */

@@ -81,7 +81,8 @@ export interface Watched {
   done: Promise<CliResult>;
 }
 
-export function watch(child: CliChild, timeoutMs = 15_000): Watched {
+/** `timeoutMs` is a net for a hung command, not a measure: a loaded machine stretches any run. */
+export function watch(child: CliChild, timeoutMs = 60_000): Watched {
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -109,7 +110,8 @@ export function watch(child: CliChild, timeoutMs = 15_000): Watched {
 
 /**
  * The port of the first line of the child's standard error that `pattern` matches (its group 1), as
- * soon as it is written; the child is killed after 20 s without one, and an exit before it rejects.
+ * soon as it is written; an exit before it rejects. The child is killed after 120 s without one: a net
+ * for a hung start, not a measure (a start on a loaded machine has taken more than 20 s).
  */
 export function listeningPort(
   child: CliChild,
@@ -120,8 +122,8 @@ export function listeningPort(
   return new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`no listening line within 20 s; stderr: ${watched.stderr()}`));
-    }, 20_000);
+      reject(new Error(`no listening line within 120 s; stderr: ${watched.stderr()}`));
+    }, 120_000);
     const check = () => {
       const m = pattern.exec(watched.stderr());
       if (m) {

@@ -62,7 +62,7 @@ describe('diffRuns', () => {
         { name: 'F', value: 'flag-flip', secret: false },
       ]).variables,
       commit: 'aaa',
-      images: [{ service: 'web', image: 'nginx', digest: 'sha256:1' }],
+      images: [{ service: 'web', image: 'nginx', imageId: 'sha256:1', repoDigest: null }],
     });
     const to = side({
       runId: 2,
@@ -71,7 +71,7 @@ describe('diffRuns', () => {
         { name: 'F', value: 'flag-flip', secret: true },
       ]).variables,
       commit: 'bbb',
-      images: [{ service: 'web', image: 'nginx', digest: 'sha256:2' }],
+      images: [{ service: 'web', image: 'nginx', imageId: 'sha256:2', repoDigest: null }],
     });
     const diff = diffRuns(from, to);
     expect(diff.variables.changed).toEqual([

@@ -108,11 +108,9 @@ describe('resolveSecrets', () => {
       process.stdout.write('{"A":');
       setTimeout(() => {}, 60000);
     `);
-    const started = Date.now();
     const error = await failure(resolveSecrets(p, opts({ timeoutMs: 300 })));
     expect(error.failure).toBe('timeout');
     expect(error.message).toBe('secret provider "vault" timed out after 300 ms');
-    expect(Date.now() - started).toBeLessThan(3000);
     await new Promise((r) => setTimeout(r, 1800));
     await expect(readFile(marker)).rejects.toThrow();
   });

@@ -225,10 +225,9 @@ process.stdout.write(JSON.stringify(out));
     await s.saveCompose(ref, compose({ up: { lines: ['waiting'], sleepMs: 30_000 } }), false, OPTIONS, 'a');
     const started: StartedJob = await s.deploy(ref, OPTIONS, 'admin');
     await new Promise((r) => setTimeout(r, 300));
-    const t0 = Date.now();
     await s.close();
     service = undefined;
-    expect(Date.now() - t0).toBeLessThan(10_000);
+    // Compose sleeps for 30 s: a close that waited for it would end the job with success.
     const result = await started.result;
     expect(result).toMatchObject({ success: false, error: SERVER_STOPPING_MESSAGE });
     expect('exitCode' in result).toBe(false);

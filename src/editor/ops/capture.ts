@@ -6,10 +6,9 @@ import {
   MIN_WIDTH,
 } from '../capture/index.js';
 import { EditorError, fail } from '../errors.js';
-import type { Bounds } from '../geometry/index.js';
 import { resolveTarget } from '../target.js';
 import { MODEL_SPACE } from './entities.js';
-import { windowOf } from './interaction.js';
+import { windowArea } from './interaction.js';
 import { layoutOf } from './plot.js';
 import type { OpContext, OpDefinition, OpOutcome, OpTable } from './types.js';
 
@@ -53,16 +52,6 @@ export function foregroundOn(background: string): string {
     number,
   ];
   return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.5 ? '#ffffff' : '#000000';
-}
-
-function windowArea(value: unknown): Bounds {
-  const [x1, y1, x2, y2] = windowOf(value);
-  if (!(x2 > x1 && y2 > y1))
-    return fail(
-      'invalid_point',
-      `window ${JSON.stringify(value)} encloses no area: its corners must differ in x and in y`,
-    );
-  return { min: [x1, y1, 0], max: [x2, y2, 0] };
 }
 
 /**

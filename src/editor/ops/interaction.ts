@@ -1,7 +1,7 @@
 import { editorEvent } from '../../../streams/editor.js';
 import { dictGet, dictHas } from '../dict.js';
 import { EditorError, fail } from '../errors.js';
-import { bounds } from '../geometry/index.js';
+import { type Bounds, bounds } from '../geometry/index.js';
 import { documentContext } from '../geometry/types.js';
 import { cancelledResult, cancelPick, type PickOp, pickFields, pickOptions } from '../picks.js';
 import { handleList } from '../request.js';
@@ -25,6 +25,17 @@ export function windowOf(value: unknown): [number, number, number, number] {
   }
   const [x1, y1, x2, y2] = value as [number, number, number, number];
   return [Math.min(x1, x2), Math.min(y1, y2), Math.max(x1, x2), Math.max(y1, y2)];
+}
+
+/** A `window` that encloses an area, as bounds (a line or a point cannot be plotted or captured). */
+export function windowArea(value: unknown): Bounds {
+  const [x1, y1, x2, y2] = windowOf(value);
+  if (!(x2 > x1 && y2 > y1))
+    return fail(
+      'invalid_point',
+      `window ${JSON.stringify(value)} encloses no area: its corners must differ in x and in y`,
+    );
+  return { min: [x1, y1, 0], max: [x2, y2, 0] };
 }
 
 /**

@@ -16,7 +16,7 @@ import { plotScene } from '../plot/scene.js';
 import { plotSvg } from '../plot/svg.js';
 import { pathArgument } from './documents.js';
 import { MODEL_SPACE } from './entities.js';
-import { windowOf } from './interaction.js';
+import { windowArea } from './interaction.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
 export type PlotFormat = 'pdf' | 'svg';
@@ -49,17 +49,6 @@ export function layoutOf(layouts: Record<string, Layout>, value: unknown): Layou
     return fail('layout_missing', `no layout named ${JSON.stringify(value)}; layouts: ${names.join(', ')}`);
   }
   return layout;
-}
-
-/** The plotted window in model space: 4 numbers enclosing an area (a line or a point cannot be put on paper). */
-function plotWindow(value: unknown): Bounds {
-  const [x1, y1, x2, y2] = windowOf(value);
-  if (!(x2 > x1 && y2 > y1))
-    return fail(
-      'invalid_point',
-      `window ${JSON.stringify(value)} encloses no area: its corners must differ in x and in y`,
-    );
-  return { min: [x1, y1, 0], max: [x2, y2, 0] };
 }
 
 /** The page setup of a plot: the layout's, with the request's `paper`, `orientation`, `fit`, `scale`, `center` over it. */
@@ -256,7 +245,7 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
   if (r.window !== undefined && r.layout !== undefined && String(r.layout).toUpperCase() !== 'MODEL') {
     fail('invalid_request', 'window plots model space: leave layout out (or give "Model") with a window');
   }
-  const window = r.window === undefined ? undefined : plotWindow(r.window);
+  const window = r.window === undefined ? undefined : windowArea(r.window);
   const layouts = all
     ? Object.values(doc.model.layouts).sort((a, b) => a.tab_order - b.tab_order)
     : [

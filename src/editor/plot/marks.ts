@@ -140,19 +140,12 @@ function pagePart(item: PlotItem, placement: Placement): PagePart {
   const color = colorOf(item.aci);
   switch (item.kind) {
     case 'curves':
-      return {
-        kind: 'path',
-        color,
-        width: strokeWidth(item.weight),
-        d: pathData(item.curves, placement),
-        ...pageDash(item.dash, placement),
-      };
     case 'outline':
       return {
         kind: 'path',
         color,
         width: strokeWidth(item.weight),
-        d: outlineData(item.points, placement),
+        d: item.kind === 'curves' ? pathData(item.curves, placement) : outlineData(item.points, placement),
         ...pageDash(item.dash, placement),
       };
     case 'image': {

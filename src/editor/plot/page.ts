@@ -5,7 +5,6 @@
 import type { Bounds } from '../geometry/index.js';
 import type { PageSetup } from '../model.js';
 import { findPaper, type Orientation, type PaperUnits } from '../paper.js';
-import type { PlotImages } from './images.js';
 
 /** A printer's usual unprintable border, in millimetres, on every side of the sheet. */
 export const PRINT_MARGIN_MM = 5;
@@ -118,16 +117,6 @@ export function placePlot(
     defaulted: !own,
     toPage: (x, y) => [atX + (x - refX) * factor, page.height - (atY + (y - refY) * factor)],
   };
-}
-
-/** What the file writers need besides the marks and the page. */
-export interface PlotFileOptions {
-  /** The document's title line. */
-  title: string;
-  /** Page millimetres to cut everything at (a plotted window), when given. */
-  clip?: Bounds;
-  /** The image files the marks' images show. */
-  images: PlotImages;
 }
 
 /** Whether two boxes overlap (touching counts), in the XY plane. */

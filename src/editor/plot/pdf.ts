@@ -3,9 +3,10 @@
  * points per mm), paths stroked from the same SVG path data the SVG writer emits, text in Helvetica.
  */
 import PDFDocument from 'pdfkit';
+import type { PlotFileOptions } from './file-options.js';
 import type { PlotImages } from './images.js';
 import type { PageMark, PagePart } from './marks.js';
-import type { Placement, PlotFileOptions } from './page.js';
+import type { Placement } from './page.js';
 import { CAP_HEIGHT, PDF_FONT } from './text-font.js';
 
 const POINTS_PER_MM = 72 / 25.4;

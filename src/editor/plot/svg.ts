@@ -2,9 +2,11 @@
  * A plot as SVG, written directly (it is text): one element per drawn entity — the entity's only part, or a
  * `<g>` of its parts — carrying `data-handle`, `data-type` and `data-layer`, sized in millimetres.
  */
+
+import type { PlotFileOptions } from './file-options.js';
 import type { PlotImages } from './images.js';
 import { num, type PageMark, type PagePart } from './marks.js';
-import type { Placement, PlotFileOptions } from './page.js';
+import type { Placement } from './page.js';
 import { CAP_HEIGHT, FONT_FAMILY } from './text-font.js';
 
 const escapeXml = (text: string) =>

@@ -1,17 +1,23 @@
-import { type DocumentState, inDrawingOrder } from '../../../projections/editor-session.js';
 import type { Change } from '../../../streams/editor.js';
 import { dictGet } from '../dict.js';
+import { inDrawingOrder } from '../drawing-order.js';
 import { documentContext } from '../geometry/index.js';
+import type { DxfDocumentModel } from '../model.js';
 import { SpatialIndex } from './spatial-index.js';
+
+/** An open document (the read model's `DocumentState`): its index is kept by the document's identity. */
+interface IndexedDocument {
+  model: DxfDocumentModel;
+}
 
 /**
  * The spatial index of each open document: derived data, never in events or snapshots. Built on the
  * first spatial query (one bulk load), then kept current by the read model as steps apply, so a query
  * after a mutation does not rebuild it.
  */
-const indexes = new WeakMap<DocumentState, SpatialIndex>();
+const indexes = new WeakMap<IndexedDocument, SpatialIndex>();
 
-export function documentIndex(doc: DocumentState): SpatialIndex {
+export function documentIndex(doc: IndexedDocument): SpatialIndex {
   let index = indexes.get(doc);
   if (!index) {
     index = SpatialIndex.ofModel(doc.model, documentContext(doc.model));
@@ -21,7 +27,7 @@ export function documentIndex(doc: DocumentState): SpatialIndex {
 }
 
 /** Keeps a built index current with one applied change; a block change drops it (inserts move with it). */
-export function indexChange(doc: DocumentState, change: Change): void {
+export function indexChange(doc: IndexedDocument, change: Change): void {
   const index = indexes.get(doc);
   if (!index) return;
   if (change.kind === 'block') {
@@ -35,4 +41,4 @@ export function indexChange(doc: DocumentState, change: Change): void {
 }
 
 /** Forgets a document's index when entities arrive outside of steps (a DXF being loaded). */
-export const dropIndex = (doc: DocumentState) => indexes.delete(doc);
+export const dropIndex = (doc: IndexedDocument) => indexes.delete(doc);

@@ -10,24 +10,31 @@
  * ```
  */
 import type { z } from 'zod';
+import type { historySchemas } from './history-routes.js';
+import { fillPath } from './route-path.js';
 import { type StacksRouteName, type StacksRoutes, stacksRoutes } from './routes.js';
 
-type SchemaOf<N extends StacksRouteName> = StacksRoutes[N]['schema'];
+type HistoryRoutes = typeof historySchemas;
+/** Every route of the API: the route table's and issue 19's (history-routes.ts), by operation id. */
+export type ApiRoutes = StacksRoutes & HistoryRoutes;
+export type ApiRouteName = keyof ApiRoutes;
+
+type SchemaOf<N extends ApiRouteName> = ApiRoutes[N]['schema'];
 
 /** A request part's type as the client sends it (the schema's input), or never when the route has none. */
-type InputOf<N extends StacksRouteName, Part extends string> =
+type InputOf<N extends ApiRouteName, Part extends string> =
   SchemaOf<N> extends { readonly [P in Part]: infer S extends z.core.$ZodType } ? z.input<S> : never;
 
-export type StacksParams<N extends StacksRouteName> = InputOf<N, 'params'>;
-export type StacksQuery<N extends StacksRouteName> = InputOf<N, 'querystring'>;
-export type StacksBody<N extends StacksRouteName> = InputOf<N, 'body'>;
+export type StacksParams<N extends ApiRouteName> = InputOf<N, 'params'>;
+export type StacksQuery<N extends ApiRouteName> = InputOf<N, 'querystring'>;
+export type StacksBody<N extends ApiRouteName> = InputOf<N, 'body'>;
 
 /** The statuses a route answers. */
-export type StacksStatus<N extends StacksRouteName> = keyof SchemaOf<N>['response'];
+export type StacksStatus<N extends ApiRouteName> = keyof SchemaOf<N>['response'];
 
 /** A route's JSON answer for a status (the text of a `text/plain` or `text/event-stream` answer: string). */
 export type StacksAnswer<
-  N extends StacksRouteName,
+  N extends ApiRouteName,
   S extends StacksStatus<N>,
 > = SchemaOf<N>['response'][S] extends { content: infer C }
   ? {
@@ -41,16 +48,7 @@ export function routePath<N extends StacksRouteName>(
   params: StacksParams<N> extends never ? undefined : StacksParams<N>,
   query?: Record<string, string | undefined>,
 ): string {
-  const values = (params ?? {}) as Record<string, string>;
-  const path = stacksRoutes[name].url.replace(/:([A-Za-z]+)/g, (_, key: string) => {
-    const value = values[key];
-    if (value === undefined) throw new Error(`${name}: the path parameter ${key} is missing`);
-    return encodeURIComponent(value);
-  });
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) search.set(key, value);
-  const text = search.toString();
-  return text === '' ? path : `${path}?${text}`;
+  return fillPath(name, stacksRoutes[name].url, params ?? {}, query);
 }
 
 export const routeMethod = <N extends StacksRouteName>(name: N): StacksRoutes[N]['method'] =>

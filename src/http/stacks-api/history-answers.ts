@@ -57,7 +57,38 @@ export const RunVariables = z
     ],
   });
 
-const RunImage = z.object({ service: z.string(), image: z.string(), digest: z.string() });
+const IMAGE_ID = `sha256:${'3f'.repeat(32)}`;
+
+export const RunImage = z
+  .object({
+    service: z.string(),
+    image: z.string().meta({ description: 'The reference its container was created from.' }),
+    imageId: z.string().meta({ description: 'The image id (`sha256:…`) the container ran.' }),
+    repoDigest: z
+      .string()
+      .nullable()
+      .meta({ description: 'A registry digest (`name@sha256:…`); null for a built or imported image.' }),
+  })
+  .meta({ id: 'RunImage', description: "A service's image after the run's `up`, as the engine showed it." });
+
+export const RunImages = z
+  .object({
+    runId: RUN_ID,
+    images: z.array(RunImage).meta({
+      description: 'One per service, by name; empty when the engine showed none (no engine, a fake compose).',
+    }),
+  })
+  .meta({
+    id: 'RunImages',
+    description: 'The image each service ran after the run, recorded when the engine reported it.',
+    examples: [
+      {
+        runId: 1,
+        images: [{ service: 'app', image: 'local/busybox:1', imageId: IMAGE_ID, repoDigest: null }],
+      },
+    ],
+  });
+
 const FromTo = <S extends z.ZodType>(s: S) => z.object({ from: s, to: s });
 
 export const RunDiff = z

@@ -8,6 +8,7 @@ import {
   NotificationTestOutcome,
   RunCompose,
   RunDiff,
+  RunImages,
   RunVariables,
 } from './history-answers.js';
 import { RunParams, StackParams } from './requests.js';
@@ -56,27 +57,44 @@ const JOB = {
 } as const;
 const HISTORY = ['deploy history'];
 
-const route = <E extends object, R extends object>(
+/** A route: its method and URL (what the handlers register and the page calls), and its schema. */
+const route = <M extends string, U extends string, E extends object, R extends object>(
+  method: M,
+  url: U,
   operationId: string,
   summary: string,
   extra: E,
   response: R,
-) => ({ schema: { operationId, summary, tags: HISTORY, ...extra, response } });
+) => ({ method, url, schema: { operationId, summary, tags: HISTORY, ...extra, response } });
 
 export const historySchemas = {
   getRunCompose: route(
+    'GET',
+    '/api/stacks/:name/deploys/:runId/compose',
     'getRunCompose',
     'The compose text a run deployed',
     { params: RunParams },
     { 200: json('The text and its hash.', RunCompose), ...RUN_FAILS },
   ),
   getRunVariables: route(
+    'GET',
+    '/api/stacks/:name/deploys/:runId/variables',
     'getRunVariables',
     'The variables a run deployed (secrets by name only)',
     { params: RunParams },
     { 200: json('The variables.', RunVariables), ...RUN_FAILS },
   ),
+  getRunImages: route(
+    'GET',
+    '/api/stacks/:name/deploys/:runId/images',
+    'getRunImages',
+    'The image each service of a run ran (id and registry digest)',
+    { params: RunParams },
+    { 200: json('The images.', RunImages), ...RUN_FAILS },
+  ),
   getRunDiff: route(
+    'GET',
+    '/api/stacks/:name/deploys/:runId/diff',
     'getRunDiff',
     'The difference of two runs (`?to=<runId>`)',
     {
@@ -90,6 +108,8 @@ export const historySchemas = {
     },
   ),
   redeployRun: route(
+    'POST',
+    '/api/stacks/:name/deploys/:runId/redeploy',
     'redeployRun',
     'Redeploy what a run deployed (a recorded run)',
     { params: RunParams },
@@ -101,12 +121,16 @@ export const historySchemas = {
     },
   ),
   getHistorySettings: route(
+    'GET',
+    '/api/stacks/:name/history-settings',
     'getHistorySettings',
     "A stack's auto-rollback and retention settings",
     { params: StackParams, querystring: z.object({ env: ENV }) },
     { 200: json('The settings.', HistorySettings), ...STACK_FAILS },
   ),
   setHistorySettings: route(
+    'PUT',
+    '/api/stacks/:name/history-settings',
     'setHistorySettings',
     "Change a stack's auto-rollback and retention settings",
     {
@@ -117,6 +141,8 @@ export const historySchemas = {
     { 200: json('The settings now.', HistorySettings), ...STACK_FAILS },
   ),
   listAudit: route(
+    'GET',
+    '/api/audit',
     'listAudit',
     'The audit trail, newest first (admins only); `format=ndjson` streams it',
     {
@@ -146,6 +172,8 @@ export const historySchemas = {
     },
   ),
   runRetention: route(
+    'POST',
+    '/api/schedules/deploy_run_retention/run',
     'runRetention',
     'Run the deploy-run retention now',
     {},
@@ -157,6 +185,8 @@ export const historySchemas = {
     },
   ),
   testNotification: route(
+    'POST',
+    '/api/notifications/:name/test',
     'testNotification',
     'Send a test message to a channel (admins only)',
     {
@@ -172,6 +202,8 @@ export const historySchemas = {
     },
   ),
   listDeliveries: route(
+    'GET',
+    '/api/notifications/deliveries',
     'listDeliveries',
     'Notification deliveries and their attempts (admins only)',
     { querystring: z.object(PAGING) },

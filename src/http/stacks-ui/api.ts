@@ -11,8 +11,14 @@
  */
 import type { z } from 'zod';
 import type { Change as ChangeSchema } from '../stacks-api/answers.js';
-import type { StacksAnswer, StacksBody, StacksParams } from '../stacks-api/client.js';
-import type { StacksRouteName, StacksRoutes } from '../stacks-api/routes.js';
+import type {
+  ApiRouteName,
+  ApiRoutes,
+  StacksAnswer,
+  StacksBody,
+  StacksParams,
+} from '../stacks-api/client.js';
+import { fillPath } from '../stacks-api/route-path.js';
 
 export type Env = number | null;
 export type SessionUser = StacksAnswer<'getSession', 200>;
@@ -35,6 +41,24 @@ export type ExecutionsPage = StacksAnswer<'listExecutions', 200>;
 export type ReconcileExecution = StacksAnswer<'runSchedule', 200>;
 export type GitStack = StacksAnswer<'getGitStack', 200>;
 export type Change = z.output<typeof ChangeSchema>;
+export type RunCompose = StacksAnswer<'getRunCompose', 200>;
+export type RunVariables = StacksAnswer<'getRunVariables', 200>;
+export type RunDiff = StacksAnswer<'getRunDiff', 200>;
+export type HistorySettings = StacksAnswer<'getHistorySettings', 200>;
+export type AuditPage = StacksAnswer<'listAudit', 200>;
+export type AuditEntry = Extract<AuditPage, { entries: unknown }>['entries'][number];
+export type DeliveriesPage = StacksAnswer<'listDeliveries', 200>;
+export type NotificationTest = StacksAnswer<'testNotification', 200>;
+export type RetentionExecution = StacksAnswer<'runRetention', 200>;
+/** The audit filters as the route reads them (each optional). */
+export type AuditFilter = {
+  user?: string;
+  stack?: string;
+  env?: string;
+  type?: string;
+  since?: string;
+  until?: string;
+};
 
 /** The routes the page calls: [method, URL] exactly as the route table has them. */
 const ROUTES = {
@@ -69,8 +93,19 @@ const ROUTES = {
   configureGitStack: ['PUT', '/api/git-stacks/:name'],
   deployGitStack: ['POST', '/api/git-stacks/:name/deploy'],
   gitStackWebhook: ['POST', '/api/git-stacks/:name/webhook'],
+  openApiDocument: ['GET', '/api/openapi.json'],
+  getRunCompose: ['GET', '/api/stacks/:name/deploys/:runId/compose'],
+  getRunVariables: ['GET', '/api/stacks/:name/deploys/:runId/variables'],
+  getRunDiff: ['GET', '/api/stacks/:name/deploys/:runId/diff'],
+  redeployRun: ['POST', '/api/stacks/:name/deploys/:runId/redeploy'],
+  getHistorySettings: ['GET', '/api/stacks/:name/history-settings'],
+  setHistorySettings: ['PUT', '/api/stacks/:name/history-settings'],
+  listAudit: ['GET', '/api/audit'],
+  runRetention: ['POST', '/api/schedules/deploy_run_retention/run'],
+  testNotification: ['POST', '/api/notifications/:name/test'],
+  listDeliveries: ['GET', '/api/notifications/deliveries'],
 } as const satisfies Partial<{
-  [N in StacksRouteName]: readonly [StacksRoutes[N]['method'], StacksRoutes[N]['url']];
+  [N in ApiRouteName]: readonly [ApiRoutes[N]['method'], ApiRoutes[N]['url']];
 }>;
 
 type Called = keyof typeof ROUTES;
@@ -99,16 +134,7 @@ function pathOf<N extends Called>(
   params?: StacksParams<N>,
   query?: Record<string, string | undefined>,
 ): string {
-  const values = new Map(Object.entries((params ?? {}) as Record<string, string>));
-  const path = ROUTES[name][1].replace(/:([A-Za-z]+)/g, (_, key: string) => {
-    const value = values.get(key);
-    if (value === undefined) throw new Error(`${name}: the path parameter ${key} is missing`);
-    return encodeURIComponent(value);
-  });
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) search.set(key, value);
-  const text = search.toString();
-  return text === '' ? path : `${path}?${text}`;
+  return fillPath(name, ROUTES[name][1], params ?? {}, query);
 }
 
 /** The server's `{error}` message of a failed answer, else its status line. */
@@ -248,6 +274,41 @@ export const api = {
     call<'deployGitStack', JobAck>('deployGitStack', { params: { name }, query: envQuery(env), body: {} }),
   /** The webhook's path, for the person to copy into the git host. */
   webhookPath: (name: string, env: Env) => pathOf('gitStackWebhook', { name }, envQuery(env)),
+  apiDocumentUrl: () => pathOf('openApiDocument'),
+
+  runCompose: (name: string, id: number) =>
+    call<'getRunCompose', RunCompose>('getRunCompose', { params: runParams(name, id) }),
+  runVariables: (name: string, id: number) =>
+    call<'getRunVariables', RunVariables>('getRunVariables', { params: runParams(name, id) }),
+  runDiff: (name: string, from: number, to: number) =>
+    call<'getRunDiff', RunDiff>('getRunDiff', { params: runParams(name, from), query: { to: String(to) } }),
+  redeploy: (name: string, id: number) =>
+    call<'redeployRun', JobAck>('redeployRun', { params: runParams(name, id) }),
+  historySettings: (name: string, env: Env) =>
+    call<'getHistorySettings', HistorySettings>('getHistorySettings', {
+      params: { name },
+      query: envQuery(env),
+    }),
+  saveHistorySettings: (name: string, env: Env, body: Partial<HistorySettings>) =>
+    call<'setHistorySettings', HistorySettings>('setHistorySettings', {
+      params: { name },
+      query: envQuery(env),
+      body,
+    }),
+
+  audit: (filter: AuditFilter, limit: number, offset: number) =>
+    call<'listAudit', Extract<AuditPage, { entries: unknown }>>('listAudit', {
+      query: { ...filter, limit: String(limit), offset: String(offset) },
+    }),
+  /** The whole filtered trail as NDJSON (the server answers it as the attachment `audit.ndjson`). */
+  auditExportUrl: (filter: AuditFilter) => pathOf('listAudit', undefined, { ...filter, format: 'ndjson' }),
+  runRetention: () => call<'runRetention', RetentionExecution>('runRetention'),
+  testNotification: (channel: string) =>
+    call<'testNotification', NotificationTest>('testNotification', { params: { name: channel } }),
+  deliveries: (limit: number, offset: number) =>
+    call<'listDeliveries', DeliveriesPage>('listDeliveries', {
+      query: { limit: String(limit), offset: String(offset) },
+    }),
 };
 
 export interface EventStreamHandlers {

@@ -2,10 +2,13 @@
  * The deploys tab (after Dockhand's DeploysPanel): one row per run — status (a spinner while running),
  * when (relative; absolute on hover), duration, trigger with its icon, the summary in words, option
  * chips, the last error line — expanding to its details and the log viewer, loaded only when opened.
- * Delete asks to confirm and is hidden while the run runs and for a user without `edit`.
+ * Delete and Redeploy ask to confirm and are hidden while the run runs and for a user without `edit`;
+ * a redeploy opens its job's live output. Above the table, two runs compared (history.js); below it,
+ * the stack's history settings.
  */
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
+import { ComparePanel, HistorySettingsForm, OriginNote, RunContent } from './history.js';
 import { LogViewer } from './log-viewer.js';
 import { absoluteTime, html, isRunning, lastLine, relativeTime, runDuration, summaryWords } from './util.js';
 
@@ -22,15 +25,20 @@ const TRIGGER_ICONS = new Map([
 ]);
 
 /**
- * @param {{ stack: string, runs: import('./api.js').Run[] | null, canEdit: boolean, openRun: number | null,
- *   setOpenRun: (id: number | null) => void, reload: () => void }} props
+ * @param {{ stack: string, env: import('./api.js').Env, runs: import('./api.js').Run[] | null, canEdit: boolean,
+ *   openRun: number | null, setOpenRun: (id: number | null) => void, reload: () => void,
+ *   onJob: (jobId: string) => void }} props
  */
-export function DeploysTab({ stack, runs, canEdit, openRun, setOpenRun, reload }) {
-  const [confirming, setConfirming] = useState(/** @type {number | null} */ (null));
+export function DeploysTab({ stack, env, runs, canEdit, openRun, setOpenRun, reload, onJob }) {
+  const [confirming, setConfirming] = useState(
+    /** @type {{ id: number, action: 'delete' | 'redeploy' } | null} */ (null),
+  );
   const [error, setError] = useState(/** @type {string | null} */ (null));
+  const [compare, setCompare] = useState(/** @type {{ from: number, to: number } | null} */ (null));
+  const settings = html`<${HistorySettingsForm} stack=${stack} env=${env} canEdit=${canEdit} />`;
   if (runs === null) return html`<p class="muted">Loading the deploys…</p>`;
   if (runs.length === 0)
-    return html`<p class="muted" data-testid="no-runs">No deploys of this stack yet.</p>`;
+    return html`<p class="muted" data-testid="no-runs">No deploys of this stack yet.</p>${settings}`;
 
   const remove = async (/** @type {number} */ id) => {
     setError(null);
@@ -43,9 +51,34 @@ export function DeploysTab({ stack, runs, canEdit, openRun, setOpenRun, reload }
       setError(e instanceof Error ? e.message : String(e));
     }
   };
+  const redeploy = async (/** @type {number} */ id) => {
+    setError(null);
+    try {
+      const ack = await api.redeploy(stack, id);
+      setConfirming(null);
+      onJob(ack.jobId);
+      reload();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  };
+  /** The confirmation of an action on a run, in place of its button. */
+  const confirm = (
+    /** @type {import('./api.js').Run} */ run,
+    /** @type {'delete' | 'redeploy'} */ action,
+    /** @type {string} */ question,
+    /** @type {() => void} */ go,
+  ) =>
+    confirming?.id === run.id && confirming.action === action
+      ? html`<span role="group" aria-label=${`Confirm ${action}`}>${question}
+        <button type="button" class=${action === 'delete' ? 'danger' : 'primary'} onClick=${go}>${action === 'delete' ? 'Delete' : 'Redeploy'}</button>
+        <button type="button" onClick=${() => setConfirming(null)}>Cancel</button></span>`
+      : html`<button type="button" class=${action === 'delete' ? 'danger' : ''} aria-label=${`${action === 'delete' ? 'Delete' : 'Redeploy'} run ${run.id}`}
+        onClick=${() => setConfirming({ id: run.id, action })}>${action === 'delete' ? 'Delete' : 'Redeploy'}</button>`;
 
   return html`
-    ${error ? html`<p class="error-line" role="alert">${error}</p>` : null}
+    ${error ? html`<p class="error-line" role="alert" data-testid="deploys-error">${error}</p>` : null}
+    <${ComparePanel} stack=${stack} runs=${runs} compare=${compare} setCompare=${setCompare} />
     <table class="runs" data-testid="runs">
       <thead><tr><th scope="col">Status</th><th scope="col">When</th><th scope="col">Duration</th><th scope="col">Trigger</th>
         <th scope="col">Summary</th><th scope="col">Options</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
@@ -68,7 +101,7 @@ export function DeploysTab({ stack, runs, canEdit, openRun, setOpenRun, reload }
               </td>
               <td><time datetime=${run.startedAt} title=${absoluteTime(run.startedAt)}>${relativeTime(run.startedAt)}</time></td>
               <td>${runDuration(run)}</td>
-              <td data-testid="run-trigger">${TRIGGER_ICONS.get(run.trigger) ?? null} ${run.trigger}</td>
+              <td><span data-testid="run-trigger">${TRIGGER_ICONS.get(run.trigger) ?? null} ${run.trigger}</span><${OriginNote} run=${run} /></td>
               <td>
                 <span data-testid="run-summary">${running ? '' : summaryWords(run.details.summary)}</span>
                 ${run.errorMessage ? html`<div class="error-line" data-testid="run-error">${lastLine(run.errorMessage)}</div>` : null}
@@ -77,12 +110,8 @@ export function DeploysTab({ stack, runs, canEdit, openRun, setOpenRun, reload }
               <td class="actions">
                 ${
                   canEdit && !running
-                    ? confirming === run.id
-                      ? html`<span role="group" aria-label="Confirm delete">Delete run #${run.id}?
-                        <button type="button" class="danger" onClick=${() => remove(run.id)}>Delete</button>
-                        <button type="button" onClick=${() => setConfirming(null)}>Cancel</button></span>`
-                      : html`<button type="button" class="danger" aria-label=${`Delete run ${run.id}`}
-                        onClick=${() => setConfirming(run.id)}>Delete</button>`
+                    ? html`${confirm(run, 'redeploy', `Deploy again what run #${run.id} deployed?`, () => redeploy(run.id))}
+                      ${confirm(run, 'delete', `Delete run #${run.id}?`, () => remove(run.id))}`
                     : null
                 }
               </td>
@@ -91,6 +120,7 @@ export function DeploysTab({ stack, runs, canEdit, openRun, setOpenRun, reload }
               open
                 ? html`<tr class="run-details" id=${`run-${run.id}-details`}><td colspan="7">
                   <${RunDetails} run=${run} />
+                  <${RunContent} stack=${stack} run=${run} />
                   <${LogViewer} stack=${stack} run=${run} onRunEnd=${reload} />
                 </td></tr>`
                 : null
@@ -99,6 +129,7 @@ export function DeploysTab({ stack, runs, canEdit, openRun, setOpenRun, reload }
         })}
       </tbody>
     </table>
+    ${settings}
   `;
 }
 
@@ -114,6 +145,8 @@ function RunDetails({ run }) {
       <dt>Images</dt><dd>${s ? `${s.imagesPulled} pulled, ${s.imagesBuilt} built` : 'unknown'}</dd>
       <dt>Exit code</dt><dd>${d.exitCode ?? '—'}</dd>
       <dt>By</dt><dd>${d.userId ?? run.trigger}</dd>
+      ${typeof d.redeployOf === 'number' ? html`<dt>Redeploy of</dt><dd>run #${d.redeployOf}</dd>` : null}
+      ${typeof d.rollbackOf === 'number' ? html`<dt>Rollback of</dt><dd>run #${d.rollbackOf} (it failed)</dd>` : null}
       ${d.commit ? html`<dt>Commit</dt><dd><code>${d.commit}</code></dd>` : null}
       ${d.truncated ? html`<dt>Log</dt><dd><span class="badge status-warning" data-testid="truncated">truncated</span></dd>` : null}
       ${run.errorMessage ? html`<dt>Error</dt><dd><pre class="error-line">${run.errorMessage}</pre></dd>` : null}

@@ -6,6 +6,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, setUnauthorizedHandler } from './api.js';
+import { AuditPage } from './audit.js';
 import { openChanges } from './changes.js';
 import { GitCreate } from './git.js';
 import { SettingsPage } from './settings.js';
@@ -122,6 +123,8 @@ function App() {
       tab=${route.query.get('tab') ?? 'compose'} job=${route.query.get('job')} tick=${tick}
       openRun=${route.query.get('run') ? Number(route.query.get('run')) : null} navigate=${navigate} />`;
   else if (section === 'settings') page = html`<${SettingsPage} user=${user} tick=${tick} />`;
+  else if (section === 'audit' && user.admin)
+    page = html`<${AuditPage} environments=${user.environments} tick=${tick} />`;
   else if (section === 'git') page = html`<${GitCreate} env=${env} canEdit=${canEdit} />`;
   else page = html`<${StacksList} env=${env} canEdit=${canEdit} tick=${tick} />`;
 
@@ -132,6 +135,8 @@ function App() {
         <a href=${routeHref([], { env: envParam(env) })}>Stacks</a>
         ${canEdit ? html`<a href=${routeHref(['git'], { env: envParam(env) })}>New git stack</a>` : null}
         <a href=${routeHref(['settings'], { env: envParam(env) })}>Settings</a>
+        ${user.admin ? html`<a href=${routeHref(['audit'], { env: envParam(env) })}>Audit</a>` : null}
+        <a href=${api.apiDocumentUrl()} target="_blank" rel="noopener">API document</a>
       </nav>
       <label class="env">Environment
         <select value=${envParam(env)} onChange=${(/** @type {Event} */ e) => {

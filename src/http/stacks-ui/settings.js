@@ -1,77 +1,125 @@
 /**
- * Settings and schedules: the reconcile cron and its switch (admins change them; the server's message
- * for a bad cron is shown), "Run now", and the schedule executions, paged, filtered by type and status
- * (the API pages without filters, so the filters apply to the page shown), each row's details on demand.
+ * Settings and schedules: the reconcile and retention crons and their switches (admins change them; the
+ * server's message for a bad cron is shown), "Run now" of each, the notification channels' test and
+ * deliveries (admins), and the schedule executions, paged, filtered by type and status (the API pages
+ * without filters, so the filters apply to the page shown), each row's details on demand.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
+import { Notifications } from './notifications.js';
 import { absoluteTime, html, relativeTime, summaryWords } from './util.js';
 
 const PAGE = 20;
 
 /** @param {{ user: import('./api.js').SessionUser, tick: number }} props */
 export function SettingsPage({ user, tick }) {
+  const [reloads, setReloads] = useState(0);
+  const ran = () => setReloads((n) => n + 1);
+  return html`<section aria-labelledby="settings-title">
+    <h1 id="settings-title">Settings and schedules</h1>
+    <${Schedule} user=${user} onRan=${ran} keys=${RECONCILE} />
+    <${Schedule} user=${user} onRan=${ran} keys=${RETENTION} />
+    ${user.admin ? html`<${Notifications} tick=${tick} />` : null}
+    <${Executions} tick=${tick + reloads} />
+  </section>`;
+}
+
+/**
+ * A schedule of the settings: its keys, the words of its form, and its run now (the message it ends with).
+ * @typedef {{ cronKey: 'deployLogReconcileCron' | 'deployRunRetentionCron',
+ *   enabledKey: 'deployLogReconcileEnabled' | 'deployRunRetentionEnabled', title: string, about: string,
+ *   name: string, cronLabel: string, enabledLabel: string, save: string, run: string,
+ *   runNow: () => Promise<string> }} ScheduleKeys
+ */
+
+/** @type {ScheduleKeys} */
+const RECONCILE = {
+  cronKey: 'deployLogReconcileCron',
+  enabledKey: 'deployLogReconcileEnabled',
+  title: 'Deploy log reconcile',
+  about: 'Deletes log files without a run and flags runs whose log is gone.',
+  name: 'settings',
+  cronLabel: 'Cron expression',
+  enabledLabel: 'Enabled',
+  save: 'Save settings',
+  run: 'Run now',
+  runNow: async () => {
+    const row = await api.runReconcile();
+    return `Reconcile ${row.status}: ${row.details?.deletedFiles ?? 0} files deleted, ${row.details?.markedRecords ?? 0} runs flagged.`;
+  },
+};
+
+/** @type {ScheduleKeys} */
+const RETENTION = {
+  cronKey: 'deployRunRetentionCron',
+  enabledKey: 'deployRunRetentionEnabled',
+  title: 'Deploy-run retention',
+  about:
+    'Deletes the runs past each stack\'s "keep runs" or "keep days" (its deploys tab, or the config per environment); never a running one nor a stack\'s last successful run.',
+  name: 'retention',
+  cronLabel: 'Retention schedule (cron)',
+  enabledLabel: 'Retention enabled',
+  save: 'Save retention settings',
+  run: 'Run retention now',
+  runNow: async () => {
+    const row = await api.runRetention();
+    const kept = row.details.keptLastGood;
+    return `Retention ${row.status}: ${row.details.deletedRuns.length} runs deleted${kept.length ? `, kept the last good run${kept.length > 1 ? 's' : ''} ${kept.map((id) => `#${id}`).join(', ')}` : ''}.`;
+  },
+};
+
+/**
+ * A schedule's cron and switch (admins change them; the server's message for a bad cron is shown) and
+ * "Run now" (an admin or the stacks edit permission, as the server checks).
+ * @param {{ user: import('./api.js').SessionUser, onRan: () => void, keys: ScheduleKeys }} props
+ */
+function Schedule({ user, onRan, keys }) {
   const [cron, setCron] = useState('');
   const [enabled, setEnabled] = useState(true);
   const [error, setError] = useState(/** @type {string | null} */ (null));
   const [message, setMessage] = useState('');
-  const [reloads, setReloads] = useState(0);
-
+  const show = (/** @type {import('./api.js').Settings} */ s) => {
+    setCron(s[keys.cronKey]);
+    setEnabled(s[keys.enabledKey]);
+  };
   useEffect(() => {
-    api.settings().then(
-      (s) => {
-        setCron(s.deployLogReconcileCron);
-        setEnabled(s.deployLogReconcileEnabled);
-      },
-      (e) => setError(e.message),
-    );
+    api.settings().then(show, (e) => setError(e.message));
   }, []);
-
   const save = async (/** @type {Event} */ e) => {
     e.preventDefault();
     setError(null);
     setMessage('');
     try {
-      const s = await api.saveSettings({ deployLogReconcileCron: cron, deployLogReconcileEnabled: enabled });
-      setCron(s.deployLogReconcileCron);
-      setEnabled(s.deployLogReconcileEnabled);
-      setMessage('Settings saved.');
+      show(await api.saveSettings({ [keys.cronKey]: cron, [keys.enabledKey]: enabled }));
+      setMessage(keys.name === 'settings' ? 'Settings saved.' : `${keys.title} settings saved.`);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     }
   };
   const runNow = async () => {
     setError(null);
-    setMessage('Reconcile running…');
+    setMessage(`${keys.title} running…`);
     try {
-      const row = await api.runReconcile();
-      setMessage(
-        `Reconcile ${row.status}: ${row.details?.deletedFiles ?? 0} files deleted, ${row.details?.markedRecords ?? 0} runs flagged.`,
-      );
-      setReloads((n) => n + 1);
+      setMessage(await keys.runNow());
+      onRan();
     } catch (err) {
       setMessage('');
       setError(err instanceof Error ? err.message : String(err));
     }
   };
-
-  return html`<section aria-labelledby="settings-title">
-    <h1 id="settings-title">Settings and schedules</h1>
-    <form class="card" onSubmit=${save} aria-label="Deploy log reconcile">
-      <h2>Deploy log reconcile</h2>
-      <p class="muted">Deletes log files without a run and flags runs whose log is gone.</p>
-      <label>Cron expression <input name="cron" value=${cron} disabled=${!user.admin}
-        onInput=${(/** @type {InputEvent} */ e) => setCron(/** @type {HTMLInputElement} */ (e.target).value)} /></label>
-      <label><input type="checkbox" name="enabled" checked=${enabled} disabled=${!user.admin} onChange=${() => setEnabled(!enabled)} /> Enabled</label>
-      <div class="buttons">
-        ${user.admin ? html`<button type="submit" class="primary">Save settings</button>` : html`<span class="muted">Only an admin changes settings.</span>`}
-        ${user.mayRunSchedules ? html`<button type="button" onClick=${runNow}>Run now</button>` : null}
-      </div>
-      ${error ? html`<p class="error-line" role="alert" data-testid="settings-error">${error}</p>` : null}
-      ${message ? html`<p class="ok-line" role="status" data-testid="settings-message">${message}</p>` : null}
-    </form>
-    <${Executions} tick=${tick + reloads} />
-  </section>`;
+  return html`<form class="card" onSubmit=${save} aria-label=${keys.title}>
+    <h2>${keys.title}</h2>
+    <p class="muted">${keys.about}</p>
+    <label>${keys.cronLabel} <input name=${`${keys.name}-cron`} value=${cron} disabled=${!user.admin}
+      onInput=${(/** @type {InputEvent} */ e) => setCron(/** @type {HTMLInputElement} */ (e.target).value)} /></label>
+    <label><input type="checkbox" name=${`${keys.name}-enabled`} checked=${enabled} disabled=${!user.admin} onChange=${() => setEnabled(!enabled)} /> ${keys.enabledLabel}</label>
+    <div class="buttons">
+      ${user.admin ? html`<button type="submit" class="primary">${keys.save}</button>` : html`<span class="muted">Only an admin changes settings.</span>`}
+      ${user.mayRunSchedules ? html`<button type="button" onClick=${runNow}>${keys.run}</button>` : null}
+    </div>
+    ${error ? html`<p class="error-line" role="alert" data-testid=${`${keys.name}-error`}>${error}</p>` : null}
+    ${message ? html`<p class="ok-line" role="status" data-testid=${`${keys.name}-message`}>${message}</p>` : null}
+  </form>`;
 }
 
 /** @param {{ tick: number }} props */
@@ -95,7 +143,7 @@ function Executions({ tick }) {
     <h2 id="executions-title">Schedule executions</h2>
     <div class="filters">
       <label>Type <select value=${type} onChange=${(/** @type {Event} */ e) => setType(/** @type {HTMLSelectElement} */ (e.target).value)}>
-        <option value="">all</option><option value="stack_deploy">stack_deploy</option><option value="deploy_log_reconcile">deploy_log_reconcile</option>
+        <option value="">all</option><option value="stack_deploy">stack_deploy</option><option value="deploy_log_reconcile">deploy_log_reconcile</option><option value="deploy_run_retention">deploy_run_retention</option>
       </select></label>
       <label>Status <select value=${status} onChange=${(/** @type {Event} */ e) => setStatus(/** @type {HTMLSelectElement} */ (e.target).value)}>
         <option value="">all</option>${['running', 'success', 'failed', 'warning'].map((s) => html`<option value=${s}>${s}</option>`)}

@@ -8,6 +8,7 @@ import { api } from './api.js';
 import { ComposeEditor } from './compose-editor.js';
 import { DeploysTab } from './deploys.js';
 import { GitPanel } from './git.js';
+import { lastGood } from './history.js';
 import { LiveOutput } from './live-output.js';
 import { OptionsChecks } from './stacks-list.js';
 import { envParam, html, routeHref } from './util.js';
@@ -30,6 +31,7 @@ export function StackPage({ name, env, canEdit, tab, job, openRun, tick, navigat
   const [message, setMessage] = useState('');
   const [busy, setBusy] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [confirmRollback, setConfirmRollback] = useState(false);
   const [reloads, setReloads] = useState(0);
   const current = TABS.includes(/** @type {never} */ (tab)) ? tab : 'compose';
 
@@ -134,6 +136,13 @@ export function StackPage({ name, env, canEdit, tab, job, openRun, tick, navigat
     requestAnimationFrame(() => document.getElementById(`tab-${TABS[next]}`)?.focus());
   };
 
+  // Roll back: redeploy the last successful run, offered when a later run exists (else it is deployed).
+  const good = runs ? lastGood(runs) : null;
+  const rollback = async () => {
+    setConfirmRollback(false);
+    if (good) await act(() => api.redeploy(name, good.id));
+  };
+
   if (!stack && error) return html`<p class="error-line" role="alert">${error}</p>`;
   if (!stack) return html`<p class="muted">Loading…</p>`;
   return html`
@@ -151,6 +160,15 @@ export function StackPage({ name, env, canEdit, tab, job, openRun, tick, navigat
               (op) => html`<button type="button" disabled=${busy}
                 onClick=${() => act(() => api.operate(name, env, /** @type {'start'} */ (op)))}>${op[0]?.toUpperCase()}${op.slice(1)}</button>`,
             )}
+            ${
+              good && runs?.[0]?.id !== good.id
+                ? confirmRollback
+                  ? html`<span role="group" aria-label="Confirm roll back">Deploy again what run #${good.id}, the last successful one, deployed?
+                    <button type="button" class="primary" onClick=${rollback}>Roll back</button>
+                    <button type="button" onClick=${() => setConfirmRollback(false)}>Cancel</button></span>`
+                  : html`<button type="button" disabled=${busy} onClick=${() => setConfirmRollback(true)}>Roll back to #${good.id}…</button>`
+                : null
+            }
             ${
               confirmDelete
                 ? html`<span role="group" aria-label="Confirm stack delete">Delete ${name} and its files?
@@ -197,7 +215,7 @@ export function StackPage({ name, env, canEdit, tab, job, openRun, tick, navigat
         }
         ${
           current === 'deploys'
-            ? html`<${DeploysTab} stack=${name} runs=${runs} canEdit=${canEdit} openRun=${openRun}
+            ? html`<${DeploysTab} stack=${name} env=${env} runs=${runs} onJob=${(/** @type {string} */ id) => navigate({ job: id })} canEdit=${canEdit} openRun=${openRun}
               setOpenRun=${(/** @type {number | null} */ id) => navigate({ run: id ?? undefined })} reload=${reloadRuns} />`
             : null
         }

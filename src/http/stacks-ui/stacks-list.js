@@ -11,7 +11,10 @@ import { VariablesEditor, variablesOf } from './variables.js';
 
 const NEW_COMPOSE = 'services:\n  web:\n    image: nginx:alpine\n    ports:\n      - "8080:80"\n';
 
-/** @typedef {{ stack: import('./api.js').StackItem, runs: import('./api.js').Run[] }} Row */
+/**
+ * `git`: the stack's git settings when it is a git stack.
+ * @typedef {{ stack: import('./api.js').StackItem, runs: import('./api.js').Run[], git: import('./api.js').GitStack | undefined }} Row
+ */
 
 /** @param {{ env: import('./api.js').Env, canEdit: boolean, tick: number }} props */
 export function StacksList({ env, canEdit, tick }) {
@@ -23,9 +26,14 @@ export function StacksList({ env, canEdit, tick }) {
     let cancelled = false;
     (async () => {
       try {
-        const stacks = await api.stacks(env);
+        const [stacks, gits] = await Promise.all([api.stacks(env), api.gitStacks(env)]);
+        const git = new Map(gits.map((g) => [g.name, g]));
         const all = await Promise.all(
-          stacks.map(async (stack) => ({ stack, runs: await api.runs(stack.name, env).catch(() => []) })),
+          stacks.map(async (stack) => ({
+            stack,
+            runs: await api.runs(stack.name, env).catch(() => []),
+            git: git.get(stack.name),
+          })),
         );
         if (!cancelled) {
           setRows(all);
@@ -65,7 +73,7 @@ export function StacksList({ env, canEdit, tick }) {
 
 /** @param {{ row: Row, env: import('./api.js').Env }} props */
 function StackRow({ row, env }) {
-  const { stack, runs } = row;
+  const { stack, runs, git } = row;
   const last = runs[0];
   const ok = runs.filter((r) => r.status === 'success').length;
   const failed = runs.filter((r) => r.status === 'failed' || r.status === 'error').length;
@@ -79,7 +87,8 @@ function StackRow({ row, env }) {
         ? 'deployed'
         : 'last deploy failed';
   return html`<tr data-stack=${stack.name}>
-    <th scope="row"><a href=${routeHref(['stack', stack.name], { env: envParam(env) })}>${stack.name}</a></th>
+    <th scope="row"><a href=${routeHref(['stack', stack.name], { env: envParam(env) })}>${stack.name}</a>
+      ${git ? html` <span class="chip" data-testid="git-chip" title=${`${git.repository} (${git.composePath})`}>git: ${git.branch}</span>` : null}</th>
     <td>${state}</td>
     <td title="What the last successful deploy did (the engine's own status is not in the API yet)">${
       lastOk ? summaryWords(summary) : '—'

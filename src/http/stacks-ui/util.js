@@ -7,7 +7,7 @@ export const html = htm.bind(h);
 /** @typedef {import('./api.js').Env} Env */
 
 /**
- * The route in the hash: `#/` (stacks list), `#/stack/<name>`, `#/settings`, `#/git`, with a query
+ * The route in the hash: `#/` (stacks list), `#/stack/<name>`, `#/settings`, `#/audit`, `#/git`, with a query
  * (`env`, `tab`, `job`, `run`). The hash keeps the whole address, so a sign-in returns to it.
  * @returns {{ path: string[], query: URLSearchParams }}
  */

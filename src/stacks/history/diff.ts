@@ -1,6 +1,7 @@
 import { createTwoFilesPatch } from 'diff';
 import type { DeployOptions, RecordedVariable, RunImage } from '../../../streams/stacks.js';
 import { type ShownVariable, showVariable } from './content.js';
+import { imageChanged } from './images.js';
 
 /** Everything a run's record says it deployed, with the texts read from their content streams. */
 export interface RunSide {
@@ -86,7 +87,7 @@ export function diffRuns(from: RunSide, to: RunSide): RunDiff {
       from: from.images.find((i) => i.service === service) ?? null,
       to: to.images.find((i) => i.service === service) ?? null,
     }))
-    .filter((d) => d.from?.digest !== d.to?.digest || d.from?.image !== d.to?.image);
+    .filter((d) => imageChanged(d.from, d.to));
   return {
     from: from.runId,
     to: to.runId,

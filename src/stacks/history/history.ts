@@ -14,6 +14,7 @@ import {
   contentKeyScope,
   contentStream,
   type RecordedVariable,
+  type RunImage,
   stackStream,
   stacksEvent,
 } from '../../../streams/stacks.js';
@@ -22,11 +23,12 @@ import type { EventStore } from '../../store/types.js';
 import { badRequest, notFound, StacksError } from '../errors.js';
 import { OutputKeys } from '../output-keys.js';
 import type { RunRecorder } from '../recorder.js';
-import type { PreparedDeploy, StartedJob } from '../service.js';
+import { StackStatusReader } from '../stack-status.js';
 import { composeHash, getStack, loadHashKey, type Stack, saveCompose, setVariables } from '../stack-store.js';
-import type { StackRef } from '../types.js';
+import type { Environment, PreparedDeploy, StackRef, StartedJob } from '../types.js';
 import { recordVariables, variablesForRedeploy } from './content.js';
 import { diffRuns, type RunDiff, type RunSide } from './diff.js';
+import { describePins, pinImages, runImagesOf } from './images.js';
 
 /** What the history needs of the service: its runs and a deploy whose preparation holds the stack. */
 export interface HistoryHost {
@@ -50,12 +52,14 @@ const ROLLBACK_CLAIM_PAUSE_MS = 250;
 
 /**
  * Deploy history (issue 19): what each run deployed (compose text, variables without secret values,
- * options, commit), the difference of two runs, redeploying a recorded run, and the auto-rollback of a
- * failed deploy. The contents are events (streams/stacks.ts, DeployComposeStored...), the index of which
+ * options, commit, the images its services ran), the difference of two runs, redeploying a recorded
+ * run, and the auto-rollback of a failed deploy. The contents are events (streams/stacks.ts, DeployComposeStored...), the index of which
  * run deployed what a projection (projections/deploy-history.ts).
  */
 export class DeployHistory {
   private readonly keys: OutputKeys;
+  /** The engines asked for the images a run's services run (bounded like a stack's status). */
+  private readonly engines = new StackStatusReader();
   private queue: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -108,6 +112,27 @@ export class DeployHistory {
       );
       await this.model.waitFor(position);
     });
+  }
+
+  /**
+   * Records the image each service of the stack runs, just after a successful `up` (RunImagesRecorded):
+   * nothing when the engine has no container of the project (a fake compose) or does not answer. A
+   * failure to record is written on standard error: compose succeeded, and so does the run.
+   */
+  async recordImages(recorder: RunRecorder, environment: Environment | null, project: string): Promise<void> {
+    const status = (await this.engines.statuses(environment, [{ name: project }])).get(project);
+    const images = runImagesOf(status?.containers ?? []);
+    if (images.length === 0) return;
+    try {
+      const position = await recorder.note(
+        stacksEvent('RunImagesRecorded', { run_id: recorder.runId, images }),
+      );
+      await this.model.waitFor(position);
+    } catch (error) {
+      process.stderr.write(
+        `stacks: the images of run ${recorder.runId} could not be recorded: ${(error as Error).message}\n`,
+      );
+    }
   }
 
   /** The id of the live stored content of this kind and hash, stored (sealed, with a new key) when none is. */
@@ -177,6 +202,13 @@ export class DeployHistory {
     };
   }
 
+  /** The images the run's services ran (empty when the engine reported none); 404 without a record. */
+  images(run: DeployRun): RunImage[] {
+    const content = this.model.state.runs.get(run.id);
+    if (!content) throw notFound(NO_CONTENT_MESSAGE);
+    return content.images.map((i) => ({ ...i }));
+  }
+
   async diff(from: DeployRun, to: DeployRun): Promise<RunDiff> {
     return diffRuns(await this.side(from), await this.side(to));
   }
@@ -185,6 +217,8 @@ export class DeployHistory {
    * Deploys exactly what `run` deployed: its compose text and non-secret values, today's values of its
    * secrets (400 naming those the stack no longer has), its options; the stack's files become that
    * (recorded like any save). A new run, `details.redeployOf` (and `rollbackOf` for an auto-rollback).
+   * The images it recorded are pinned in the text compose is given, not in the stack's file, so the
+   * next plain deploy takes the tags' images again; `details.pinnedImages` says which.
    */
   async redeploy(
     run: DeployRun,
@@ -207,12 +241,14 @@ export class DeployHistory {
       const extra: Record<string, string | number | boolean | null> = { redeployOf: run.id };
       if (side.commit !== null) extra.commit = side.commit;
       if (origin.kind === 'rollback') extra.rollbackOf = origin.failed.id;
+      const pins = pinImages(side.compose, side.images);
+      if (pins.pinned.length > 0) extra.pinnedImages = describePins(pins.pinned);
       return {
         kind: 'deploy',
         options: { ...side.options },
         trigger: origin.kind === 'rollback' ? origin.failed.trigger : 'manual',
         userId,
-        variant: { extra },
+        variant: { extra, ...(pins.pinned.length > 0 ? { pinnedCompose: pins.compose } : {}) },
       };
     });
   }

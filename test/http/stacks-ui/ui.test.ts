@@ -367,6 +367,11 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     await eventually(() => page.getByTestId('git-panel').textContent()).toContain('Git settings saved.');
     const saved = await server.as('admin').get('/api/git-stacks/gitweb?env=null');
     expect((saved.value as { autoDeployCron: string }).autoDeployCron).toBe('0 5 * * *');
+    // The list marks it as a git stack, with its branch.
+    await page.getByRole('link', { name: 'Stacks', exact: true }).click();
+    const chip = page.locator('tr[data-stack="gitweb"]').getByTestId('git-chip');
+    await eventually(() => chip.textContent()).toBe('git: main');
+    expect(await page.locator('tr[data-stack="web"]').getByTestId('git-chip').count()).toBe(0);
   });
 
   it('has no serious accessibility violation (axe-core) on the list and the stack page', async () => {
@@ -378,6 +383,7 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
         ['#/stack/web?env=null&tab=deploys', 'tr.run-row'],
         ['#/stack/web?env=null&tab=compose', '.cm-content'],
         ['#/settings?env=null', '[data-testid="executions"] tbody tr'],
+        ['#/audit?env=null', '[data-testid="audit"] tbody tr'],
       ];
       await signIn(checked.page, `${base}/`, TOKENS.admin);
       for (const [address, ready] of pages) {

@@ -2,7 +2,7 @@
  * The audit trail (issue 19 point 6) over the real CLI: a scripted session by two users, then who did
  * what and when, filtered, paged, newest first, admins only, as NDJSON, with no secret value.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import {
   composeText,
   createStackDone,
@@ -12,36 +12,31 @@ import {
   type Json,
   objectOf,
   q,
-  type StacksClient,
-  type StacksServer,
   saveCompose,
-  startStacks,
+  serveStacks,
   waitRun,
 } from './helpers.js';
 
-let server: StacksServer;
-let admin: StacksClient;
+const stacks = serveStacks();
 const SECRET = 'audit-secret-value-4471';
 let runs: number[] = [];
 
 const audit = async (query = '') => {
-  const reply = await admin.get(`/api/audit${query}`);
+  const reply = await stacks.admin.get(`/api/audit${query}`);
   expectStatus(reply, 200, `GET /api/audit${query}`);
   return objectOf(reply) as { entries: Json[]; total: number };
 };
 
 describeStacks('audit', () => {
   beforeAll(async () => {
-    server = await startStacks();
-    admin = server.as('admin');
-    const editor = server.as('editor1');
+    const editor = stacks.server.as('editor1');
     // The session: admin makes a local stack and changes it; editor1 makes and deploys one in env 1.
-    const a = await createStackDone(admin, 'aud', null, {
+    const a = await createStackDone(stacks.admin, 'aud', null, {
       compose: composeText({ lines: ['a'] }),
       variables: [{ name: 'PASSWORD', value: SECRET, secret: true }],
     });
     expectStatus(
-      await admin.put(`/api/stacks/aud/variables${q(null)}`, {
+      await stacks.admin.put(`/api/stacks/aud/variables${q(null)}`, {
         variables: [
           { name: 'PASSWORD', value: `${SECRET}-2`, secret: true },
           { name: 'PORT', value: '8080', secret: false },
@@ -49,18 +44,15 @@ describeStacks('audit', () => {
       }),
       200,
     );
-    await saveCompose(admin, 'aud', null, composeText({ lines: ['b'] }));
-    const b = await deployDone(admin, 'aud', null, { pull: true });
-    await waitRun(admin, 'aud', b.runId as number);
-    expectStatus(await admin.del(`/api/stacks/aud/deploys/${a.runId}`), 200);
-    expectStatus(await admin.post('/api/settings/general', { deployLogReconcileEnabled: false }), 200);
+    await saveCompose(stacks.admin, 'aud', null, composeText({ lines: ['b'] }));
+    const b = await deployDone(stacks.admin, 'aud', null, { pull: true });
+    await waitRun(stacks.admin, 'aud', b.runId as number);
+    expectStatus(await stacks.admin.del(`/api/stacks/aud/deploys/${a.runId}`), 200);
+    expectStatus(await stacks.admin.post('/api/settings/general', { deployLogReconcileEnabled: false }), 200);
     const c = await createStackDone(editor, 'edit1', 1);
     await waitRun(editor, 'edit1', c.runId as number);
     runs = [a.runId as number, b.runId as number, c.runId as number];
   }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
 
   it('lists who did what, newest first, without a secret value', async () => {
     const { entries, total } = await audit('?limit=500');
@@ -95,7 +87,7 @@ describeStacks('audit', () => {
     expect(entries.find((e) => e.type === 'settings.changed')?.details).toEqual({
       deploy_log_reconcile_enabled: false,
     });
-    const raw = (await admin.get('/api/audit?limit=500')).text;
+    const raw = (await stacks.admin.get('/api/audit?limit=500')).text;
     expect(raw).not.toContain(SECRET);
   });
 
@@ -118,7 +110,7 @@ describeStacks('audit', () => {
   });
 
   it('streams NDJSON for export', async () => {
-    const reply = await admin.get('/api/audit?format=ndjson&stack=aud');
+    const reply = await stacks.admin.get('/api/audit?format=ndjson&stack=aud');
     expectStatus(reply, 200);
     expect(reply.headers.find(([n]) => n === 'content-type')?.[1]).toContain('application/x-ndjson');
     const lines = reply.text
@@ -129,9 +121,9 @@ describeStacks('audit', () => {
   });
 
   it('is for admins only, and refuses bad filters with 400', async () => {
-    expectStatus(await server.as('viewer').get('/api/audit'), 403);
-    expectStatus(await server.as('editor1').get('/api/audit'), 403);
+    expectStatus(await stacks.server.as('viewer').get('/api/audit'), 403);
+    expectStatus(await stacks.server.as('editor1').get('/api/audit'), 403);
     for (const bad of ['env=x', 'since=never', 'limit=0', 'limit=501', 'offset=-1', 'format=csv'])
-      expectStatus(await admin.get(`/api/audit?${bad}`), 400, bad);
+      expectStatus(await stacks.admin.get(`/api/audit?${bad}`), 400, bad);
   });
 });

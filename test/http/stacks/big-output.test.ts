@@ -13,16 +13,7 @@
  */
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import {
-  composeText,
-  createStack,
-  describeStacks,
-  objectOf,
-  type StacksClient,
-  type StacksServer,
-  startStacks,
-  waitRun,
-} from './helpers.js';
+import { composeText, createStack, describeStacks, objectOf, serveStacks, waitRun } from './helpers.js';
 import { countGet, mib, peakOf, readSse, resetPeak, rssOf, stalledGet } from './stream-helpers.js';
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 });
@@ -42,8 +33,7 @@ const lineAt = (i: number) => String(i).padEnd(WIDTH, '.');
  */
 const FOLLOW_BOUND = 128 * MiB;
 
-let server: StacksServer;
-let admin: StacksClient;
+const stacks = serveStacks();
 let jobId: string;
 let runId: number;
 const sockets: Socket[] = [];
@@ -52,37 +42,35 @@ const logUrl = () => `/api/stacks/big/deploys/${runId}/log`;
 
 /** The peak the server reached while `work` ran, over its resident memory before it. */
 async function peakDuring(work: () => Promise<void>): Promise<{ base: number; rise: number }> {
-  resetPeak(server.pid);
-  const base = rssOf(server.pid);
+  resetPeak(stacks.server.pid);
+  const base = rssOf(stacks.server.pid);
   await work();
-  return { base, rise: peakOf(server.pid) - base };
+  return { base, rise: peakOf(stacks.server.pid) - base };
 }
 
 describeStacks('big outputs', () => {
   beforeAll(async () => {
-    server = await startStacks();
-    admin = server.as('admin');
-    const ack = await createStack(admin, 'big', null, {
+    const ack = await createStack(stacks.admin, 'big', null, {
       compose: composeText({ count: { lines: LINES, width: WIDTH } }),
     });
     jobId = ack.jobId;
     runId = ack.runId as number;
-    const run = await waitRun(admin, 'big', runId, 240_000);
+    const run = await waitRun(stacks.admin, 'big', runId, 240_000);
     expect(run.status).toBe('success');
   });
   afterAll(async () => {
+    // Before the server stops (the shared server's afterAll runs after this one).
     for (const socket of sockets) socket.destroy();
-    await server?.stop();
   });
 
   it('six clients that never read a followed 51 MB log (and six of its job events) add a few MiB; a seventh gets every line', async () => {
     let reader: Awaited<ReturnType<typeof readSse>> | undefined;
     const { base, rise } = await peakDuring(async () => {
       for (let i = 0; i < 6; i++) {
-        sockets.push(await stalledGet(server.port, `${logUrl()}?follow=true`));
-        sockets.push(await stalledGet(server.port, `/api/jobs/${jobId}/events`));
+        sockets.push(await stalledGet(stacks.server.port, `${logUrl()}?follow=true`));
+        sockets.push(await stalledGet(stacks.server.port, `/api/jobs/${jobId}/events`));
       }
-      reader = await readSse(server.port, `${logUrl()}?follow=true`, { expectLine: lineAt });
+      reader = await readSse(stacks.server.port, `${logUrl()}?follow=true`, { expectLine: lineAt });
     });
     console.log(`following the log: server at ${mib(base)}, peak rose by ${mib(rise)}`);
     expect(reader).toMatchObject({ status: 200, lines: LINES, wrong: 0, lastId: String(LOG_BYTES) });
@@ -92,12 +80,12 @@ describeStacks('big outputs', () => {
   });
 
   it('a follower cut off resumes after its last line with Last-Event-ID, or from ?offset=; a mid-line offset is 400', async () => {
-    const first = await readSse(server.port, `${logUrl()}?follow=true`, {
+    const first = await readSse(stacks.server.port, `${logUrl()}?follow=true`, {
       expectLine: lineAt,
       stopAfter: 1_000_000,
     });
     expect(first).toMatchObject({ lines: 1_000_000, wrong: 0, lastId: String(1_000_000 * LINE_BYTES) });
-    const resumed = await readSse(server.port, `${logUrl()}?follow=true`, {
+    const resumed = await readSse(stacks.server.port, `${logUrl()}?follow=true`, {
       lastEventId: first.lastId,
       expectLine: (i) => lineAt(1_000_000 + i),
     });
@@ -105,7 +93,7 @@ describeStacks('big outputs', () => {
     expect(resumed.others).toEqual([{ type: 'end', status: 'success' }]);
 
     const fromOffset = await readSse(
-      server.port,
+      stacks.server.port,
       `${logUrl()}?follow=true&offset=${2_500_000 * LINE_BYTES}`,
       {
         expectLine: (i) => lineAt(2_500_000 + i),
@@ -113,19 +101,19 @@ describeStacks('big outputs', () => {
     );
     expect(fromOffset).toMatchObject({ lines: LINES - 2_500_000, wrong: 0 });
 
-    const midLine = await admin.get(`${logUrl()}?follow=true&offset=${LINE_BYTES + 3}`);
+    const midLine = await stacks.admin.get(`${logUrl()}?follow=true&offset=${LINE_BYTES + 3}`);
     expect([midLine.status, midLine.value]).toEqual([
       400,
       { error: `offset ${LINE_BYTES + 3} is not the start of a line of this log` },
     ]);
-    const badId = await admin.get(`${logUrl()}?follow=true`, { headers: { 'Last-Event-ID': 'x' } });
+    const badId = await stacks.admin.get(`${logUrl()}?follow=true`, { headers: { 'Last-Event-ID': 'x' } });
     expect(badId.status).toBe(400);
   });
 
   it('the plain log read streams the file: six reads of the whole 51 MB log at once add a few MiB; `offset` starts at a line', async () => {
     let bodies: Awaited<ReturnType<typeof countGet>>[] = [];
     const { rise } = await peakDuring(async () => {
-      bodies = await Promise.all(Array.from({ length: 6 }, () => countGet(server.port, logUrl())));
+      bodies = await Promise.all(Array.from({ length: 6 }, () => countGet(stacks.server.port, logUrl())));
     });
     console.log(`six reads of the whole log at once: peak rose by ${mib(rise)}`);
     for (const body of bodies) {
@@ -136,27 +124,29 @@ describeStacks('big outputs', () => {
     }
     expect(rise).toBeLessThan(FOLLOW_BOUND);
 
-    const from = await countGet(server.port, `${logUrl()}?offset=${2_000_000 * LINE_BYTES}`);
+    const from = await countGet(stacks.server.port, `${logUrl()}?offset=${2_000_000 * LINE_BYTES}`);
     expect(from).toMatchObject({
       status: 200,
       bytes: LOG_BYTES - 2_000_000 * LINE_BYTES,
       lines: LINES - 2_000_000,
     });
     expect(from.head.startsWith(`${lineAt(2_000_000)}\n`)).toBe(true);
-    const end = await admin.get(`${logUrl()}?offset=${LOG_BYTES}`);
+    const end = await stacks.admin.get(`${logUrl()}?offset=${LOG_BYTES}`);
     expect([end.status, end.text]).toEqual([200, '']);
-    const midLine = await admin.get(`${logUrl()}?offset=${LINE_BYTES + 3}`);
+    const midLine = await stacks.admin.get(`${logUrl()}?offset=${LINE_BYTES + 3}`);
     expect([midLine.status, midLine.value]).toEqual([
       400,
       { error: `offset ${LINE_BYTES + 3} is not the start of a line of this log` },
     ]);
     for (const query of ['offset=-1', 'offset=x'])
-      expect((await admin.get(`${logUrl()}?${query}`)).status, query).toBe(400);
+      expect((await stacks.admin.get(`${logUrl()}?${query}`)).status, query).toBe(400);
   });
 
   it('GET /api/jobs/{id} answers a page: 1,000 messages by default, then the next by `after`, within `limit`', async () => {
     const { rise } = await peakDuring(async () => {
-      const polls = await Promise.all(Array.from({ length: 6 }, () => admin.get(`/api/jobs/${jobId}`)));
+      const polls = await Promise.all(
+        Array.from({ length: 6 }, () => stacks.admin.get(`/api/jobs/${jobId}`)),
+      );
       for (const poll of polls) {
         expect(poll.status).toBe(200);
         expect(objectOf(poll)).toMatchObject({ status: 'done', from: 0, more: true, next: 999 });
@@ -166,7 +156,7 @@ describeStacks('big outputs', () => {
     console.log(`six polls of the job at once: peak rose by ${mib(rise)}`);
     expect(rise).toBeLessThan(FOLLOW_BOUND);
 
-    const first = objectOf(await admin.get(`/api/jobs/${jobId}`));
+    const first = objectOf(await stacks.admin.get(`/api/jobs/${jobId}`));
     const messages = first.messages as Array<{ type: string; line?: string }>;
     // Its statuses first, then the lines from 0.
     const firstLine = messages.findIndex((m) => m.type === 'line');
@@ -175,27 +165,27 @@ describeStacks('big outputs', () => {
     expect(first.result).toMatchObject({ type: 'result', success: true });
     expect((first.result as { output: string[] }).output.at(-1)).toBe(lineAt(LINES - 1));
 
-    const second = objectOf(await admin.get(`/api/jobs/${jobId}?after=999&limit=10000`));
+    const second = objectOf(await stacks.admin.get(`/api/jobs/${jobId}?after=999&limit=10000`));
     expect(second).toMatchObject({ from: 1_000, more: true, next: 10_999 });
     expect((second.messages as unknown[])[0]).toEqual({ type: 'line', line: lineAt(1_000 - firstLine) });
 
-    const tail = objectOf(await admin.get(`/api/jobs/${jobId}?after=${total - 4}`));
+    const tail = objectOf(await stacks.admin.get(`/api/jobs/${jobId}?after=${total - 4}`));
     expect(tail).toMatchObject({ from: total - 3, more: false, next: total - 1, status: 'done' });
     expect(tail.messages).toEqual([
       { type: 'line', line: lineAt(LINES - 2) },
       { type: 'line', line: lineAt(LINES - 1) },
       tail.result,
     ]);
-    const past = objectOf(await admin.get(`/api/jobs/${jobId}?after=${total + 10}`));
+    const past = objectOf(await stacks.admin.get(`/api/jobs/${jobId}?after=${total + 10}`));
     expect(past).toMatchObject({ messages: [], more: false, status: 'done', next: total + 10 });
     expect(past.result).toEqual(tail.result);
     for (const query of ['after=-1', 'after=x', 'limit=0', 'limit=10001'])
-      expect((await admin.get(`/api/jobs/${jobId}?${query}`)).status, query).toBe(400);
+      expect((await stacks.admin.get(`/api/jobs/${jobId}?${query}`)).status, query).toBe(400);
   });
 
   it('a job event client that stops reading during the job is dropped with a reason, and resumes with Last-Event-ID', async () => {
     const lines = 1_200_000;
-    const ack = await createStack(admin, 'stalls', null, {
+    const ack = await createStack(stacks.admin, 'stalls', null, {
       compose: composeText({ count: { lines, width: WIDTH } }),
     });
     let release: () => void = () => {};
@@ -203,8 +193,8 @@ describeStacks('big outputs', () => {
       release = resolve;
     });
     // Takes nothing until the job is over: meanwhile the job's output waits for it, past the bound.
-    const stalled = readSse(server.port, `/api/jobs/${ack.jobId}/events`, { pauseUntil: released });
-    const run = await waitRun(admin, 'stalls', ack.runId as number, 240_000);
+    const stalled = readSse(stacks.server.port, `/api/jobs/${ack.jobId}/events`, { pauseUntil: released });
+    const run = await waitRun(stacks.admin, 'stalls', ack.runId as number, 240_000);
     expect(run.status).toBe('success');
     release();
     const cut = await stalled;
@@ -216,7 +206,9 @@ describeStacks('big outputs', () => {
       ),
       lastEventId: cut.lastId,
     });
-    const rest = await readSse(server.port, `/api/jobs/${ack.jobId}/events`, { lastEventId: cut.lastId });
+    const rest = await readSse(stacks.server.port, `/api/jobs/${ack.jobId}/events`, {
+      lastEventId: cut.lastId,
+    });
     expect(cut.lines + rest.lines).toBe(lines);
     expect(rest.others.at(-1)).toMatchObject({ type: 'result', success: true });
   });

@@ -4,7 +4,7 @@
  * `details.truncated` is true; the budget is per environment.
  */
 import { statSync } from 'node:fs';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   composeText,
   createStackDone,
@@ -16,11 +16,9 @@ import {
   logLines,
   logPath,
   openSse,
-  type StacksClient,
-  type StacksServer,
   saveCompose,
+  serveStacks,
   stacksConfig,
-  startStacks,
   TOKENS,
   waitJob,
   waitRun,
@@ -33,32 +31,23 @@ const LINES = Array.from(
   (_, i) => `budget line ${String(i).padStart(4, '0')} ${'.'.repeat(40)}`,
 );
 
-let server: StacksServer;
-let admin: StacksClient;
+const stacks = serveStacks({
+  config: stacksConfig({ deployLogs: { budgetBytes: BUDGET, remeasureBytes: REMEASURE } }),
+});
 
 describeStacks('the deploy-log budget', () => {
-  beforeAll(async () => {
-    server = await startStacks({
-      config: stacksConfig({ deployLogs: { budgetBytes: BUDGET, remeasureBytes: REMEASURE } }),
-    });
-    admin = server.as('admin');
-  }, 30_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
-
   it('a deploy printing far more stops writing, with one notice line, and details.truncated = true', async () => {
-    await createStackDone(admin, 'noisy', 1, { compose: composeText({}) });
-    await saveCompose(admin, 'noisy', 1, composeText({ lines: LINES }));
-    const { runId, job } = await deployDone(admin, 'noisy', 1);
-    const run = await waitRun(admin, 'noisy', runId as number);
+    await createStackDone(stacks.admin, 'noisy', 1, { compose: composeText({}) });
+    await saveCompose(stacks.admin, 'noisy', 1, composeText({ lines: LINES }));
+    const { runId, job } = await deployDone(stacks.admin, 'noisy', 1);
+    const run = await waitRun(stacks.admin, 'noisy', runId as number);
     expect(run).toMatchObject({ status: 'success', details: { truncated: true, exitCode: 0 } });
     expect(job.result).toMatchObject({ success: true });
 
-    const size = statSync(logPath(server.dataDir, 1, runId as number)).size;
+    const size = statSync(logPath(stacks.server.dataDir, 1, runId as number)).size;
     // Measured again only every REMEASURE bytes of the run's own output: it may pass the budget by that much.
     expect(size).toBeLessThanOrEqual(BUDGET + REMEASURE + 500);
-    const logged = (await logLines(server.dataDir, 1, runId as number)) ?? [];
+    const logged = (await logLines(stacks.server.dataDir, 1, runId as number)) ?? [];
     const kept = logged.slice(0, -1);
     const notice = logged.at(-1) ?? '';
     expect(kept.length).toBeGreaterThan(0);
@@ -68,28 +57,28 @@ describeStacks('the deploy-log budget', () => {
     expect(notice.length).toBeGreaterThan(0);
     expect(logged.filter((line) => !LINES.includes(line))).toEqual([notice]);
 
-    const log = await admin.get(`/api/stacks/noisy/deploys/${runId}/log`);
+    const log = await stacks.admin.get(`/api/stacks/noisy/deploys/${runId}/log`);
     expect(log.status).toBe(200);
     expect(log.text.split('\n').filter((l) => l.length > 0)).toEqual(logged);
   });
 
   it('the budget is per environment: a run in another environment is written whole', async () => {
-    await createStackDone(admin, 'quiet', 2, { compose: composeText({}) });
-    await saveCompose(admin, 'quiet', 2, composeText({ lines: LINES.slice(0, 20) }));
-    const { runId } = await deployDone(admin, 'quiet', 2);
-    const run = await waitRun(admin, 'quiet', runId as number);
+    await createStackDone(stacks.admin, 'quiet', 2, { compose: composeText({}) });
+    await saveCompose(stacks.admin, 'quiet', 2, composeText({ lines: LINES.slice(0, 20) }));
+    const { runId } = await deployDone(stacks.admin, 'quiet', 2);
+    const run = await waitRun(stacks.admin, 'quiet', runId as number);
     expect(run).toMatchObject({ status: 'success', details: { truncated: false } });
-    expect(await logLines(server.dataDir, 2, runId as number)).toEqual(LINES.slice(0, 20));
+    expect(await logLines(stacks.server.dataDir, 2, runId as number)).toEqual(LINES.slice(0, 20));
   });
 
   it('past the budget the job takes no more lines either, and says so once (issue 15)', async () => {
-    await createStackDone(admin, 'counted', 2, { compose: composeText({}) });
-    await saveCompose(admin, 'counted', 2, composeText({ lines: LINES }));
-    const { runId, jobId } = await deploy(admin, 'counted', 2);
-    const live = await openSse(server.port, `/api/jobs/${jobId}/events`, TOKENS.admin);
-    const job = await waitJob(admin, jobId);
+    await createStackDone(stacks.admin, 'counted', 2, { compose: composeText({}) });
+    await saveCompose(stacks.admin, 'counted', 2, composeText({ lines: LINES }));
+    const { runId, jobId } = await deploy(stacks.admin, 'counted', 2);
+    const live = await openSse(stacks.server.port, `/api/jobs/${jobId}/events`, TOKENS.admin);
+    const job = await waitJob(stacks.admin, jobId);
     await ended(live);
-    const logged = (await logLines(server.dataDir, 2, runId as number)) ?? [];
+    const logged = (await logLines(stacks.server.dataDir, 2, runId as number)) ?? [];
     const kept = logged.slice(0, -1);
     expect(kept.length).toBeLessThan(LINES.length);
     const notice = logged.at(-1);
@@ -104,11 +93,11 @@ describeStacks('the deploy-log budget', () => {
   });
 
   it('once the environment is over budget, the next run there is truncated too', async () => {
-    await saveCompose(admin, 'noisy', 1, composeText({ lines: LINES.slice(0, 100) }));
-    const { runId } = await deployDone(admin, 'noisy', 1);
-    const run = await waitRun(admin, 'noisy', runId as number);
+    await saveCompose(stacks.admin, 'noisy', 1, composeText({ lines: LINES.slice(0, 100) }));
+    const { runId } = await deployDone(stacks.admin, 'noisy', 1);
+    const run = await waitRun(stacks.admin, 'noisy', runId as number);
     expect(run).toMatchObject({ status: 'success', details: { truncated: true } });
-    const logged = (await logLines(server.dataDir, 1, runId as number)) ?? [];
+    const logged = (await logLines(stacks.server.dataDir, 1, runId as number)) ?? [];
     expect(logged.filter((line) => !LINES.includes(line))).toHaveLength(1);
     expect(logged.length).toBeLessThan(100);
   });

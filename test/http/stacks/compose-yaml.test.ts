@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { tempDir } from '../../cli/helpers.js';
 import { makeRepo } from '../../stacks/git-repo.js';
 import {
@@ -16,10 +16,8 @@ import {
   describeStacks,
   expectStatus,
   objectOf,
-  type StacksClient,
-  type StacksServer,
+  serveStacks,
   stackDir,
-  startStacks,
   waitJob,
 } from './helpers.js';
 
@@ -45,40 +43,36 @@ const MANY_MERGES = `x-defaults: &defaults\n  image: nginx:alpine\n  restart: al
 ).join('')}`;
 
 describeStacks('compose YAML bounds', () => {
-  let server: StacksServer;
-  let admin: StacksClient;
+  const stacks = serveStacks();
 
   beforeAll(async () => {
-    server = await startStacks();
-    admin = server.as('admin');
-    const created = await admin.post('/api/stacks?env=1', { name: 'blog', compose: composeText({}) });
+    const created = await stacks.admin.post('/api/stacks?env=1', { name: 'blog', compose: composeText({}) });
     expectStatus(created, 202, 'create blog');
-    await waitJob(admin, objectOf(created).jobId as string);
+    await waitJob(stacks.admin, objectOf(created).jobId as string);
   }, 60_000);
 
-  afterAll(async () => {
-    await server?.stop();
-  });
-
   it('an alias bomb is 400 naming the aliases, on create and on a compose save; nothing is written', async () => {
-    const create = await admin.post('/api/stacks?env=1', { name: 'bomb', compose: ALIAS_BOMB });
+    const create = await stacks.admin.post('/api/stacks?env=1', { name: 'bomb', compose: ALIAS_BOMB });
     expectStatus(create, 400, 'create with an alias bomb');
     expect(String(objectOf(create).error)).toMatch(/Compose file uses its YAML aliases too often/);
-    expect(existsSync(stackDir(server.dataDir, 1, 'bomb'))).toBe(false);
+    expect(existsSync(stackDir(stacks.server.dataDir, 1, 'bomb'))).toBe(false);
 
-    const save = await admin.put('/api/stacks/blog/compose?env=1', { content: ALIAS_BOMB, restart: false });
+    const save = await stacks.admin.put('/api/stacks/blog/compose?env=1', {
+      content: ALIAS_BOMB,
+      restart: false,
+    });
     expectStatus(save, 400, 'save an alias bomb');
     expect(String(objectOf(save).error)).toMatch(/aliases too often/);
-    const redeploy = await admin.put('/api/stacks/blog/compose?env=1', {
+    const redeploy = await stacks.admin.put('/api/stacks/blog/compose?env=1', {
       content: ALIAS_BOMB,
       restart: true,
     });
     expectStatus(redeploy, 400, 'save and redeploy an alias bomb');
-    expect(await readFile(join(stackDir(server.dataDir, 1, 'blog'), 'compose.yaml'), 'utf8')).toBe(
+    expect(await readFile(join(stackDir(stacks.server.dataDir, 1, 'blog'), 'compose.yaml'), 'utf8')).toBe(
       composeText({}),
     );
     // The server goes on answering.
-    expectStatus(await admin.get('/api/stacks/blog?env=1'), 200, 'the stack is still there');
+    expectStatus(await stacks.admin.get('/api/stacks/blog?env=1'), 200, 'the stack is still there');
   });
 
   it('a nesting deeper than 100 levels (flow or block) is 400 saying so', async () => {
@@ -86,18 +80,18 @@ describeStacks('compose YAML bounds', () => {
       ['flow', FLOW_DEEP],
       ['block', BLOCK_DEEP],
     ] as const) {
-      const reply = await admin.post('/api/stacks?env=1', { name: `deep-${what}`, compose });
+      const reply = await stacks.admin.post('/api/stacks?env=1', { name: `deep-${what}`, compose });
       expectStatus(reply, 400, what);
       expect(String(objectOf(reply).error), what).toBe('Compose file is nested more than 100 levels deep');
-      expect(existsSync(stackDir(server.dataDir, 1, `deep-${what}`))).toBe(false);
+      expect(existsSync(stackDir(stacks.server.dataDir, 1, `deep-${what}`))).toBe(false);
     }
   });
 
   it('one anchor merged into 300 services is an ordinary file: created', async () => {
-    const reply = await admin.post('/api/stacks?env=1', { name: 'merges', compose: MANY_MERGES });
+    const reply = await stacks.admin.post('/api/stacks?env=1', { name: 'merges', compose: MANY_MERGES });
     expectStatus(reply, 202, 'many merges');
-    await waitJob(admin, objectOf(reply).jobId as string);
-    expect(await readFile(join(stackDir(server.dataDir, 1, 'merges'), 'compose.yaml'), 'utf8')).toBe(
+    await waitJob(stacks.admin, objectOf(reply).jobId as string);
+    expect(await readFile(join(stackDir(stacks.server.dataDir, 1, 'merges'), 'compose.yaml'), 'utf8')).toBe(
       MANY_MERGES,
     );
   });
@@ -105,7 +99,7 @@ describeStacks('compose YAML bounds', () => {
   it('a git stack whose repository holds an alias bomb: 422 naming the file and the aliases, nothing left', async () => {
     const root = await tempDir();
     const repo = await makeRepo(root, { 'compose.yaml': ALIAS_BOMB });
-    const reply = await admin.post('/api/git-stacks?env=null', {
+    const reply = await stacks.admin.post('/api/git-stacks?env=null', {
       name: 'git-bomb',
       repository: repo.bare,
       branch: 'main',
@@ -114,6 +108,6 @@ describeStacks('compose YAML bounds', () => {
     });
     expectStatus(reply, 422, 'git create with an alias bomb');
     expect(String(objectOf(reply).error)).toMatch(/^compose\.yaml at [0-9a-f]{12}: .*aliases too often/);
-    expect(existsSync(stackDir(server.dataDir, null, 'git-bomb'))).toBe(false);
+    expect(existsSync(stackDir(stacks.server.dataDir, null, 'git-bomb'))).toBe(false);
   });
 });

@@ -31,8 +31,8 @@ import {
   type StacksClient,
   type StartOptions,
   saveCompose,
-  startStacks,
   waitRun,
+  withStacks,
 } from './helpers.js';
 
 const pgUnavailable = await postgresUnavailable();
@@ -122,14 +122,8 @@ async function migrateTo(from: string, dataDir: string): Promise<void> {
 }
 
 /** Runs `work` as the admin of a server started with `options`; the server has stopped when it resolves. */
-async function withServer<T>(options: StartOptions, work: (admin: StacksClient) => Promise<T>): Promise<T> {
-  const server = await startStacks(options);
-  try {
-    return await work(server.as('admin'));
-  } finally {
-    await server.stop();
-  }
-}
+const withServer = <T>(options: StartOptions, work: (admin: StacksClient) => Promise<T>): Promise<T> =>
+  withStacks(options, (server) => work(server.as('admin')));
 
 /** On the copy: the run deleted after the copy is still there and readable, then deleted for good. */
 async function deleteOnCopy(copyDir: string, kept: Secret): Promise<void> {

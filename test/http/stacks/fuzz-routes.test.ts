@@ -8,7 +8,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { STACK_NAME_PATTERN } from '../../../src/stacks/names.js';
 import { tempDir } from '../../cli/helpers.js';
 import { lowerCasePrototypeNames, PROTOTYPE_NAMES, withPrototypeNames } from '../../fuzz-names.js';
@@ -17,9 +17,8 @@ import {
   describeStacks,
   type Reply,
   StacksClient,
-  type StacksServer,
+  serveStacks,
   stacksConfig,
-  startStacks,
   TOKENS,
   USER_KINDS,
   type UserKind,
@@ -190,24 +189,20 @@ const call: fc.Arbitrary<Call> = fc.oneof(
 );
 
 describeStacks('stacks routes with Object.prototype names (property)', () => {
-  let server: StacksServer;
   /** Answers by method and status, to show what the sequences reached. */
   const seen = new Map<string, number>();
 
-  beforeAll(async () => {
+  const stacks = serveStacks(async () => {
     const dir = await tempDir();
     const provider = join(dir, 'provider.mjs');
     await writeFile(provider, `process.stdout.write('{"__proto__": "proto-secret-value"}');\n`);
-    server = await startStacks({
+    return {
       config: stacksConfig({ secretProviders: { constructor: { command: [process.execPath, provider] } } }),
-    });
+    };
   }, 30_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
 
   const send = (c: Call): Promise<Reply> => {
-    const client = new StacksClient(server.port, c.as === null ? null : TOKENS[c.as]);
+    const client = new StacksClient(stacks.server.port, c.as === null ? null : TOKENS[c.as]);
     return client.call(c.method, c.path, {
       ...(c.body !== undefined ? { raw: c.body } : {}),
       headers: { ...(c.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...c.headers },
@@ -227,7 +222,7 @@ describeStacks('stacks routes with Object.prototype names (property)', () => {
           ).toBeLessThan(500);
           expect(reply.status).toBeGreaterThanOrEqual(200);
           if (c.expect !== undefined) expect(reply.status, `${c.method} ${c.path} as ${c.as}`).toBe(c.expect);
-          expect(server.child.exitCode, server.stderr()).toBeNull();
+          expect(stacks.server.child.exitCode, stacks.server.stderr()).toBeNull();
         }
       }),
       { numRuns: 80 },
@@ -236,11 +231,11 @@ describeStacks('stacks routes with Object.prototype names (property)', () => {
     expect(seen.get('POST /api/stacks 202') ?? 0, JSON.stringify([...seen])).toBeGreaterThan(0);
     expect([...seen.keys()].some((k) => / 20[0-2]$/.test(k) && k.startsWith('GET /api/stacks'))).toBe(true);
     // Still serving, and no error escaped a consumer on the way.
-    const settings = await server.as('admin').get('/api/settings/general');
+    const settings = await stacks.server.as('admin').get('/api/settings/general');
     expect(settings.status).toBe(200);
-    expect(server.stderr()).not.toContain('escaped a stream consumer');
-    expect(server.stderr()).not.toContain('Internal error');
-    const stopped = await server.stop();
+    expect(stacks.server.stderr()).not.toContain('escaped a stream consumer');
+    expect(stacks.server.stderr()).not.toContain('Internal error');
+    const stopped = await stacks.server.stop();
     expect(stopped.code, stopped.stderr).toBe(0);
   }, 600_000);
 });

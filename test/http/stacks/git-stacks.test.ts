@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { signatureOf } from '../../../src/stacks/webhook.js';
 import type { RecordedEvent } from '../../../src/store/types.js';
 import { tempDir, withDataStore } from '../../cli/helpers.js';
@@ -28,6 +28,7 @@ import {
   type Reply,
   type StacksClient,
   type StacksServer,
+  serveStacks,
   sleep,
   stackDir,
   startStacks,
@@ -76,26 +77,19 @@ function deliver(
 const signed = (body: string, secret = SECRET) => signatureOf(secret, Buffer.from(body));
 
 describeStacks('git stacks', () => {
-  let server: StacksServer;
-  let admin: StacksClient;
   let root: string;
   let repo: TestRepo & { first: string };
 
-  beforeAll(async () => {
+  const stacks = serveStacks(async () => {
     root = await tempDir();
     repo = await makeRepo(root, {
       'deploy/compose.yaml': composeOf(['deployed v1', 'second line v1']),
       'README.md': 'a repository\n',
     });
-    server = await startStacks();
-    admin = server.as('admin');
+    return {};
   }, 120_000);
 
-  afterAll(async () => {
-    await server?.stop();
-  });
-
-  const create = (body: Json, env: number | null = null, client = admin) =>
+  const create = (body: Json, env: number | null = null, client = stacks.admin) =>
     client.post(`/api/git-stacks${q(env)}`, body);
 
   it('creates a git stack without deploying: the compose file of the branch head, git.json, no run', async () => {
@@ -120,18 +114,18 @@ describeStacks('git stacks', () => {
       commit: repo.first,
     });
     expect(JSON.stringify(body)).not.toContain(SECRET);
-    const dir = stackDir(server.dataDir, null, 'plain-git');
+    const dir = stackDir(stacks.server.dataDir, null, 'plain-git');
     expect(await readFile(join(dir, 'compose.yaml'), 'utf8')).toBe(
       composeOf(['deployed v1', 'second line v1']),
     );
     const gitJson = JSON.parse(await readFile(join(dir, 'git.json'), 'utf8')) as Json;
     expect(gitJson).toMatchObject({ repository: repo.bare, branch: 'main', webhookSecret: SECRET });
     expect((await stat(join(dir, 'git.json'))).mode & 0o777).toBe(0o600);
-    expect(await runsOf(admin, 'plain-git')).toEqual([]);
-    const read = objectOf(await admin.get(`/api/git-stacks/plain-git${q(null)}`));
+    expect(await runsOf(stacks.admin, 'plain-git')).toEqual([]);
+    const read = objectOf(await stacks.admin.get(`/api/git-stacks/plain-git${q(null)}`));
     expect(read.webhookSecretSet).toBe(true);
     expect(JSON.stringify(read)).not.toContain(SECRET);
-    const list = arrayOf(await admin.get(`/api/git-stacks${q(null)}`));
+    const list = arrayOf(await stacks.admin.get(`/api/git-stacks${q(null)}`));
     expect(list.map((s) => s.name)).toContain('plain-git');
   });
 
@@ -146,14 +140,14 @@ describeStacks('git stacks', () => {
     });
     expectStatus(reply, 202, 'create and deploy');
     const { jobId, runId } = objectOf(reply) as { jobId: string; runId: number };
-    const job = await waitJob(admin, jobId);
+    const job = await waitJob(stacks.admin, jobId);
     expect(job.result).toMatchObject({ success: true, output: [] });
     expect(linesOf(job)).toEqual([]);
     const statuses = statusesOf(job);
     expect(statuses[0]).toBe(`Fetched main from ${repo.bare}`);
     expect(statuses).toContain(`Checked out ${repo.first}`);
     expect(statuses.at(-1)).toBe('Running compose up');
-    const run = await waitRun(admin, 'app', runId);
+    const run = await waitRun(stacks.admin, 'app', runId);
     expect(run).toMatchObject({ status: 'success', trigger: 'manual', entityName: 'app' });
     expect(detailsOf(run)).toMatchObject({
       source: 'git',
@@ -162,18 +156,18 @@ describeStacks('git stacks', () => {
       composePath: 'deploy/compose.yaml',
       commit: repo.first,
     });
-    expect(await logLines(server.dataDir, null, runId)).toEqual(['deployed v1', 'second line v1']);
-    const view = objectOf(await admin.get(`/api/git-stacks/app${q(null)}`));
+    expect(await logLines(stacks.server.dataDir, null, runId)).toEqual(['deployed v1', 'second line v1']);
+    const view = objectOf(await stacks.admin.get(`/api/git-stacks/app${q(null)}`));
     expect(view).toMatchObject({ lastCommit: repo.first, lastRunId: runId });
   });
 
   it('deploys a new commit: compose.yaml follows it and the run records it', async () => {
     const second = await repo.commit({ 'deploy/compose.yaml': composeOf(['deployed v2']) });
-    const previous = (await runsOf(admin, 'app'))[0] as Json;
-    const reply = await admin.post(`/api/git-stacks/app/deploy${q(null)}`, {});
+    const previous = (await runsOf(stacks.admin, 'app'))[0] as Json;
+    const reply = await stacks.admin.post(`/api/git-stacks/app/deploy${q(null)}`, {});
     expectStatus(reply, 202, 'deploy');
     const { jobId, runId } = objectOf(reply) as { jobId: string; runId: number };
-    const job = await waitJob(admin, jobId);
+    const job = await waitJob(stacks.admin, jobId);
     expect(linesOf(job)).toEqual([]);
     // The fetch runs in the job: its stages are statuses.
     expect(statusesOf(job)).toEqual([
@@ -182,7 +176,7 @@ describeStacks('git stacks', () => {
       'Updated compose.yaml from deploy/compose.yaml',
       'Running compose up',
     ]);
-    const run = await waitRun(admin, 'app', runId);
+    const run = await waitRun(stacks.admin, 'app', runId);
     expect(detailsOf(run)).toMatchObject({
       source: 'git',
       repository: repo.bare,
@@ -192,62 +186,62 @@ describeStacks('git stacks', () => {
     });
     // The hash is of the compose file the run deployed (written in the job), not of the one before it.
     expect(detailsOf(run).composeHash).not.toBe(detailsOf(previous).composeHash);
-    expect(await logLines(server.dataDir, null, runId)).toEqual(['deployed v2']);
-    expect(await readFile(join(stackDir(server.dataDir, null, 'app'), 'compose.yaml'), 'utf8')).toBe(
+    expect(await logLines(stacks.server.dataDir, null, runId)).toEqual(['deployed v2']);
+    expect(await readFile(join(stackDir(stacks.server.dataDir, null, 'app'), 'compose.yaml'), 'utf8')).toBe(
       composeOf(['deployed v2']),
     );
     // The JSON path answers after the job, without compose lines, and says the file is unchanged now.
-    const json = await admin.postJson(`/api/git-stacks/app/deploy${q(null)}`, {});
+    const json = await stacks.admin.postJson(`/api/git-stacks/app/deploy${q(null)}`, {});
     expectStatus(json, 200, 'deploy (JSON path)');
     const answer = objectOf(json);
     expect(answer).toMatchObject({ success: true, output: [] });
-    const again = await waitRun(admin, 'app', answer.runId as number);
+    const again = await waitRun(stacks.admin, 'app', answer.runId as number);
     expect(detailsOf(again).commit).toBe(second);
     expect(detailsOf(again).composeHash).toBe(detailsOf(run).composeHash);
-    const statuses = statusesOf(await waitJob(admin, answer.jobId as string));
+    const statuses = statusesOf(await waitJob(stacks.admin, answer.jobId as string));
     expect(statuses).toContain('compose.yaml unchanged (deploy/compose.yaml)');
   });
 
   it('changes settings; with redeploy it records a run; settings that give no compose file change nothing', async () => {
     const third = await repo.commit({ 'other/stack.yml': composeOf(['from the other file']) });
-    const saved = await admin.put(`/api/git-stacks/app${q(null)}`, { composePath: 'other/stack.yml' });
+    const saved = await stacks.admin.put(`/api/git-stacks/app${q(null)}`, { composePath: 'other/stack.yml' });
     expectStatus(saved, 200, 'PUT settings');
     expect(objectOf(saved).composePath).toBe('other/stack.yml');
-    const before = (await runsOf(admin, 'app')).length;
-    const redeploy = await admin.put(`/api/git-stacks/app${q(null)}`, { redeploy: true });
+    const before = (await runsOf(stacks.admin, 'app')).length;
+    const redeploy = await stacks.admin.put(`/api/git-stacks/app${q(null)}`, { redeploy: true });
     expectStatus(redeploy, 202, 'PUT with redeploy');
     const { jobId, runId } = objectOf(redeploy) as { jobId: string; runId: number };
-    await waitJob(admin, jobId);
-    const run = await waitRun(admin, 'app', runId);
+    await waitJob(stacks.admin, jobId);
+    const run = await waitRun(stacks.admin, 'app', runId);
     expect(run.trigger).toBe('manual');
     expect(detailsOf(run)).toMatchObject({ commit: third, composePath: 'other/stack.yml' });
-    expect(await logLines(server.dataDir, null, runId)).toEqual(['from the other file']);
-    expect((await runsOf(admin, 'app')).length).toBe(before + 1);
+    expect(await logLines(stacks.server.dataDir, null, runId)).toEqual(['from the other file']);
+    expect((await runsOf(stacks.admin, 'app')).length).toBe(before + 1);
 
     // The fetch comes after the answer: settings that give no compose file fail the job and its run,
     // and are not saved; compose.yaml stays as it was.
-    const composeFile = join(stackDir(server.dataDir, null, 'app'), 'compose.yaml');
+    const composeFile = join(stackDir(stacks.server.dataDir, null, 'app'), 'compose.yaml');
     const composeBefore = await readFile(composeFile, 'utf8');
-    const refused = await admin.put(`/api/git-stacks/app${q(null)}`, {
+    const refused = await stacks.admin.put(`/api/git-stacks/app${q(null)}`, {
       branch: 'no-such-branch',
       redeploy: true,
     });
     expectStatus(refused, 202, 'redeploy to a missing branch');
     const ids = objectOf(refused) as { jobId: string; runId: number };
-    const failedJob = await waitJob(admin, ids.jobId);
+    const failedJob = await waitJob(stacks.admin, ids.jobId);
     expect(failedJob.result).toMatchObject({ success: false });
     expect(String(failedJob.result?.error)).toContain('Branch no-such-branch not found');
     expect(statusesOf(failedJob)).toEqual([`Fetching no-such-branch from ${repo.bare}`]);
-    const failedRun = await waitRun(admin, 'app', ids.runId);
+    const failedRun = await waitRun(stacks.admin, 'app', ids.runId);
     expect(failedRun.status).toBe('failed');
     expect(String(failedRun.errorMessage)).toContain('Branch no-such-branch not found');
     expect(detailsOf(failedRun)).toMatchObject({ source: 'git', branch: 'no-such-branch' });
     expect(detailsOf(failedRun).commit).toBeUndefined();
-    const view = objectOf(await admin.get(`/api/git-stacks/app${q(null)}`));
+    const view = objectOf(await stacks.admin.get(`/api/git-stacks/app${q(null)}`));
     expect(view).toMatchObject({ branch: 'main', lastCommit: third, lastRunId: ids.runId });
     expect(await readFile(composeFile, 'utf8')).toBe(composeBefore);
     // The JSON path answers once the job has ended, with its failed result.
-    const refusedJson = await admin.put(
+    const refusedJson = await stacks.admin.put(
       `/api/git-stacks/app${q(null)}`,
       { branch: 'no-such-branch', redeploy: true },
       { headers: { Accept: 'application/json' }, timeoutMs: 120_000 },
@@ -255,12 +249,14 @@ describeStacks('git stacks', () => {
     expectStatus(refusedJson, 500, 'redeploy to a missing branch (JSON path)');
     expect(objectOf(refusedJson)).toMatchObject({ success: false, output: [] });
     expect(String(objectOf(refusedJson).error)).toContain('Branch no-such-branch not found');
-    expect((await waitRun(admin, 'app', objectOf(refusedJson).runId as number)).status).toBe('failed');
-    expect(objectOf(await admin.get(`/api/git-stacks/app${q(null)}`)).branch).toBe('main');
+    expect((await waitRun(stacks.admin, 'app', objectOf(refusedJson).runId as number)).status).toBe('failed');
+    expect(objectOf(await stacks.admin.get(`/api/git-stacks/app${q(null)}`)).branch).toBe('main');
     // Exactly one run per deploy.
-    expect((await runsOf(admin, 'app')).length).toBe(before + 3);
+    expect((await runsOf(stacks.admin, 'app')).length).toBe(before + 3);
 
-    const back = await admin.put(`/api/git-stacks/app${q(null)}`, { composePath: 'deploy/compose.yaml' });
+    const back = await stacks.admin.put(`/api/git-stacks/app${q(null)}`, {
+      composePath: 'deploy/compose.yaml',
+    });
     expectStatus(back, 200, 'PUT settings back');
   });
 
@@ -293,9 +289,9 @@ describeStacks('git stacks', () => {
       expectStatus(reply, 400, JSON.stringify(body));
       expect(String(objectOf(reply).error)).toContain(message);
     }
-    const put = await admin.put(`/api/git-stacks/app${q(null)}`, { autoDeployCron: 'nope' });
+    const put = await stacks.admin.put(`/api/git-stacks/app${q(null)}`, { autoDeployCron: 'nope' });
     expectStatus(put, 400, 'PUT bad cron');
-    expect(existsSync(stackDir(server.dataDir, null, 'bad-input'))).toBe(false);
+    expect(existsSync(stackDir(stacks.server.dataDir, null, 'bad-input'))).toBe(false);
   });
 
   it('answers 422 for a repository without the branch, the file or YAML, and leaves nothing behind', async () => {
@@ -318,30 +314,33 @@ describeStacks('git stacks', () => {
       });
       expectStatus(reply, 422, JSON.stringify(override));
       expect(String(objectOf(reply).error)).toContain(message);
-      expect(existsSync(stackDir(server.dataDir, null, 'left-nothing'))).toBe(false);
-      expect(existsSync(join(server.dataDir, 'git-cache', 'local', 'left-nothing'))).toBe(false);
+      expect(existsSync(stackDir(stacks.server.dataDir, null, 'left-nothing'))).toBe(false);
+      expect(existsSync(join(stacks.server.dataDir, 'git-cache', 'local', 'left-nothing'))).toBe(false);
     }
-    expectStatus(await admin.get(`/api/git-stacks/left-nothing${q(null)}`), 404, 'no git stack');
-    expect(await runsOf(admin, 'left-nothing')).toEqual([]);
+    expectStatus(await stacks.admin.get(`/api/git-stacks/left-nothing${q(null)}`), 404, 'no git stack');
+    expect(await runsOf(stacks.admin, 'left-nothing')).toEqual([]);
   });
 
   it('answers 409 for a taken name, 404 for a stack that is no git stack, 403 without edit', async () => {
     const taken = await create({ name: 'app', repository: repo.bare, composePath: 'deploy/compose.yaml' });
     expectStatus(taken, 409, 'taken');
-    const plain = await admin.post(`/api/stacks${q(null)}`, { name: 'not-git', compose: composeOf(['x']) });
+    const plain = await stacks.admin.post(`/api/stacks${q(null)}`, {
+      name: 'not-git',
+      compose: composeOf(['x']),
+    });
     expectStatus(plain, 202, 'plain stack');
-    await waitJob(admin, objectOf(plain).jobId as string);
+    await waitJob(stacks.admin, objectOf(plain).jobId as string);
     expectStatus(
-      await admin.post(`/api/git-stacks/not-git/deploy${q(null)}`, {}),
+      await stacks.admin.post(`/api/git-stacks/not-git/deploy${q(null)}`, {}),
       404,
       'deploy of a plain stack',
     );
     expectStatus(
-      await admin.put(`/api/git-stacks/not-git${q(null)}`, { branch: 'main' }),
+      await stacks.admin.put(`/api/git-stacks/not-git${q(null)}`, { branch: 'main' }),
       404,
       'PUT of a plain stack',
     );
-    const viewer = server.as('viewer');
+    const viewer = stacks.server.as('viewer');
     expectStatus(await viewer.post(`/api/git-stacks/app/deploy${q(null)}`, {}), 403, 'viewer deploy');
     expectStatus(
       await create({ name: 'by-viewer', repository: repo.bare }, null, viewer),
@@ -349,46 +348,46 @@ describeStacks('git stacks', () => {
       'viewer create',
     );
     expectStatus(await viewer.get(`/api/git-stacks/app${q(null)}`), 200, 'viewer read');
-    expectStatus(await server.as('nogrant').get(`/api/git-stacks${q(null)}`), 403, 'no grant');
-    expectStatus(await admin.get(`/api/git-stacks${q(9)}`), 404, 'unknown environment');
+    expectStatus(await stacks.server.as('nogrant').get(`/api/git-stacks${q(null)}`), 403, 'no grant');
+    expectStatus(await stacks.admin.get(`/api/git-stacks${q(9)}`), 404, 'unknown environment');
   });
 
   it('webhook: a valid signature deploys, missing or wrong is 401, a replayed delivery is ignored', async () => {
     const fourth = await repo.commit({ 'deploy/compose.yaml': composeOf(['deployed by webhook']) });
     const body = JSON.stringify({ ref: 'refs/heads/main', after: fourth });
-    const before = (await runsOf(admin, 'app')).length;
+    const before = (await runsOf(stacks.admin, 'app')).length;
 
-    const missing = await deliver(server, 'app', body, { 'X-GitHub-Delivery': 'd-1' });
+    const missing = await deliver(stacks.server, 'app', body, { 'X-GitHub-Delivery': 'd-1' });
     expectStatus(missing, 401, 'missing signature');
     expect(objectOf(missing).error).toContain('Missing X-Hub-Signature-256');
-    const wrong = await deliver(server, 'app', body, {
+    const wrong = await deliver(stacks.server, 'app', body, {
       'X-GitHub-Delivery': 'd-1',
       'X-Hub-Signature-256': signed(body, 'another-secret'),
     });
     expectStatus(wrong, 401, 'wrong signature');
     // Signed over other bytes (the same JSON re-serialised with a space) is wrong too: the raw body counts.
-    const reformatted = await deliver(server, 'app', body.replace(':', ': '), {
+    const reformatted = await deliver(stacks.server, 'app', body.replace(':', ': '), {
       'X-GitHub-Delivery': 'd-1',
       'X-Hub-Signature-256': signed(body),
     });
     expectStatus(reformatted, 401, 'signature of other bytes');
-    expect((await runsOf(admin, 'app')).length).toBe(before);
+    expect((await runsOf(stacks.admin, 'app')).length).toBe(before);
 
-    const valid = await deliver(server, 'app', body, {
+    const valid = await deliver(stacks.server, 'app', body, {
       'X-GitHub-Delivery': 'd-1',
       'X-GitHub-Event': 'push',
       'X-Hub-Signature-256': signed(body),
     });
     expectStatus(valid, 202, 'valid delivery');
     const { jobId, runId } = objectOf(valid) as { jobId: string; runId: number };
-    const job = await waitJob(admin, jobId);
+    const job = await waitJob(stacks.admin, jobId);
     expect(linesOf(job)).toEqual([]);
-    const run = await waitRun(admin, 'app', runId);
+    const run = await waitRun(stacks.admin, 'app', runId);
     expect(run).toMatchObject({ trigger: 'webhook', status: 'success' });
     expect(detailsOf(run).commit).toBe(fourth);
-    expect(await logLines(server.dataDir, null, runId)).toEqual(['deployed by webhook']);
+    expect(await logLines(stacks.server.dataDir, null, runId)).toEqual(['deployed by webhook']);
 
-    const replay = await deliver(server, 'app', body, {
+    const replay = await deliver(stacks.server, 'app', body, {
       'X-GitHub-Delivery': 'd-1',
       'X-Hub-Signature-256': signed(body),
     });
@@ -397,19 +396,19 @@ describeStacks('git stacks', () => {
     expect(String(objectOf(replay).reason)).toContain('d-1');
 
     const otherBranch = JSON.stringify({ ref: 'refs/heads/feature' });
-    const ignored = await deliver(server, 'app', otherBranch, {
+    const ignored = await deliver(stacks.server, 'app', otherBranch, {
       'X-GitHub-Delivery': 'd-2',
       'X-Hub-Signature-256': signed(otherBranch),
     });
     expectStatus(ignored, 200, 'push to another branch');
     expect(String(objectOf(ignored).reason)).toContain('refs/heads/feature');
-    const ping = await deliver(server, 'app', '{"zen":"hi"}', {
+    const ping = await deliver(stacks.server, 'app', '{"zen":"hi"}', {
       'X-GitHub-Delivery': 'd-3',
       'X-GitHub-Event': 'ping',
       'X-Hub-Signature-256': signed('{"zen":"hi"}'),
     });
     expectStatus(ping, 200, 'ping');
-    expect((await runsOf(admin, 'app')).length).toBe(before + 1);
+    expect((await runsOf(stacks.admin, 'app')).length).toBe(before + 1);
   });
 
   it('webhook: a stack without a secret, an unknown stack or environment answer 401 alike', async () => {
@@ -423,12 +422,12 @@ describeStacks('git stacks', () => {
         const made = await create({ name, repository: repo.bare, composePath: 'deploy/compose.yaml' });
         expectStatus(made, 201, 'create without secret');
       }
-      const reply = await deliver(server, name, body, { 'X-Hub-Signature-256': signed(body) }, env);
+      const reply = await deliver(stacks.server, name, body, { 'X-Hub-Signature-256': signed(body) }, env);
       expectStatus(reply, 401, `${name} in ${env}`);
       expect(objectOf(reply).error).toBe('Invalid webhook signature');
     }
     // A bearer token does not replace the signature.
-    const withToken = await admin.call('POST', `/api/git-stacks/app/webhook${q(null)}`, { raw: body });
+    const withToken = await stacks.admin.call('POST', `/api/git-stacks/app/webhook${q(null)}`, { raw: body });
     expectStatus(withToken, 401, 'token but no signature');
   });
 
@@ -442,57 +441,58 @@ describeStacks('git stacks', () => {
       deploy: true,
     });
     expectStatus(made, 202, 'create with cron');
-    await waitRun(admin, 'ticker', objectOf(made).runId as number);
+    await waitRun(stacks.admin, 'ticker', objectOf(made).runId as number);
     // The branch has not moved: a few seconds of ticks deploy nothing.
     await sleep(2500);
-    expect((await runsOf(admin, 'ticker')).map((r) => r.trigger)).toEqual(['manual']);
+    expect((await runsOf(stacks.admin, 'ticker')).map((r) => r.trigger)).toEqual(['manual']);
 
     const second = await cronRepo.commit({ 'compose.yaml': composeOf(['tick v2']) });
     const cronRun = await eventually(async () => {
-      const runs = await runsOf(admin, 'ticker');
+      const runs = await runsOf(stacks.admin, 'ticker');
       return runs.find((r) => r.trigger === 'cron');
     }, 'a cron run');
-    const finished = await waitRun(admin, 'ticker', cronRun.id as number);
+    const finished = await waitRun(stacks.admin, 'ticker', cronRun.id as number);
     expect(detailsOf(finished).commit).toBe(second);
-    expect(await logLines(server.dataDir, null, finished.id as number)).toEqual(['tick v2']);
+    expect(await logLines(stacks.server.dataDir, null, finished.id as number)).toEqual(['tick v2']);
     await sleep(2500);
-    expect((await runsOf(admin, 'ticker')).filter((r) => r.trigger === 'cron')).toHaveLength(1);
+    expect((await runsOf(stacks.admin, 'ticker')).filter((r) => r.trigger === 'cron')).toHaveLength(1);
 
     // Cleared: a new commit is not deployed.
     expectStatus(
-      await admin.put(`/api/git-stacks/ticker${q(null)}`, { autoDeployCron: null }),
+      await stacks.admin.put(`/api/git-stacks/ticker${q(null)}`, { autoDeployCron: null }),
       200,
       'clear cron',
     );
     const third = await cronRepo.commit({ 'compose.yaml': composeOf(['tick v3']) });
     await sleep(2500);
-    expect((await runsOf(admin, 'ticker')).filter((r) => r.trigger === 'cron')).toHaveLength(1);
+    expect((await runsOf(stacks.admin, 'ticker')).filter((r) => r.trigger === 'cron')).toHaveLength(1);
     // Set again: the waiting commit is deployed.
     expectStatus(
-      await admin.put(`/api/git-stacks/ticker${q(null)}`, { autoDeployCron: '* * * * * *' }),
+      await stacks.admin.put(`/api/git-stacks/ticker${q(null)}`, { autoDeployCron: '* * * * * *' }),
       200,
       'set cron',
     );
     await eventually(async () => {
-      const runs = await runsOf(admin, 'ticker');
+      const runs = await runsOf(stacks.admin, 'ticker');
       return runs.find((r) => r.trigger === 'cron' && detailsOf(r).commit === third);
     }, 'a cron run of the third commit');
     await eventually(async () => {
-      const runs = await runsOf(admin, 'ticker');
+      const runs = await runsOf(stacks.admin, 'ticker');
       return runs.every((r) => r.finishedAt !== null) ? true : undefined;
     }, 'runs to finish');
 
     // Deleted: its task stops and its cache goes.
-    expectStatus(await admin.del(`/api/stacks/ticker${q(null)}`), 200, 'delete');
-    const count = (await runsOf(admin, 'ticker')).length;
+    expectStatus(await stacks.admin.del(`/api/stacks/ticker${q(null)}`), 200, 'delete');
+    const count = (await runsOf(stacks.admin, 'ticker')).length;
     await cronRepo.commit({ 'compose.yaml': composeOf(['tick v4']) });
     await sleep(2500);
-    expect((await runsOf(admin, 'ticker')).length).toBe(count);
+    expect((await runsOf(stacks.admin, 'ticker')).length).toBe(count);
     await eventually(
-      async () => (existsSync(join(server.dataDir, 'git-cache', 'local', 'ticker')) ? undefined : true),
+      async () =>
+        existsSync(join(stacks.server.dataDir, 'git-cache', 'local', 'ticker')) ? undefined : true,
       'the cache to be removed',
     );
-    expectStatus(await admin.get(`/api/git-stacks/ticker${q(null)}`), 404, 'deleted git stack');
+    expectStatus(await stacks.admin.get(`/api/git-stacks/ticker${q(null)}`), 404, 'deleted git stack');
   }, 120_000);
 
   it('after a restart: a replayed delivery is still ignored and the cron is scheduled again', async () => {
@@ -505,20 +505,18 @@ describeStacks('git stacks', () => {
       deploy: true,
     });
     expectStatus(made, 202, 'create');
-    await waitRun(admin, 'survivor', objectOf(made).runId as number);
+    await waitRun(stacks.admin, 'survivor', objectOf(made).runId as number);
     const body = JSON.stringify({ ref: 'refs/heads/main' });
-    const first = await deliver(server, 'survivor', body, {
+    const first = await deliver(stacks.server, 'survivor', body, {
       'X-GitHub-Delivery': 'restart-1',
       'X-Hub-Signature-256': signed(body),
     });
     expectStatus(first, 202, 'first delivery');
-    await waitRun(admin, 'survivor', objectOf(first).runId as number);
+    await waitRun(stacks.admin, 'survivor', objectOf(first).runId as number);
 
-    await server.stop();
-    server = await startStacks({ dataDir: server.dataDir });
-    admin = server.as('admin');
+    await stacks.restart();
 
-    const replay = await deliver(server, 'survivor', body, {
+    const replay = await deliver(stacks.server, 'survivor', body, {
       'X-GitHub-Delivery': 'restart-1',
       'X-Hub-Signature-256': signed(body),
     });
@@ -526,12 +524,12 @@ describeStacks('git stacks', () => {
     expect(objectOf(replay).ignored).toBe(true);
     const next = await restartRepo.commit({ 'compose.yaml': composeOf(['restart v2']) });
     const cronRun = await eventually(async () => {
-      const runs = await runsOf(admin, 'survivor');
+      const runs = await runsOf(stacks.admin, 'survivor');
       return runs.find((r) => r.trigger === 'cron');
     }, 'a cron run after the restart');
-    expect(detailsOf(await waitRun(admin, 'survivor', cronRun.id as number)).commit).toBe(next);
+    expect(detailsOf(await waitRun(stacks.admin, 'survivor', cronRun.id as number)).commit).toBe(next);
     // The earlier runs carry on in the run list: manual, webhook, cron.
-    expect((await runsOf(admin, 'survivor')).map((r) => r.trigger).sort()).toEqual([
+    expect((await runsOf(stacks.admin, 'survivor')).map((r) => r.trigger).sort()).toEqual([
       'cron',
       'manual',
       'webhook',

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { describe } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import {
   assertBuilt,
   type CliChild,
@@ -187,7 +187,8 @@ export interface StacksServer {
 }
 
 export interface StartOptions {
-  config?: ConfigJson;
+  /** null: no `--config` at all (the server makes an admin token and prints it). */
+  config?: ConfigJson | null;
   /** Reuse a data directory (and its config file): a restart, or a second instance beside the first. */
   dataDir?: string;
   env?: NodeJS.ProcessEnv;
@@ -199,12 +200,13 @@ export async function startStacks(options: StartOptions = {}): Promise<StacksSer
   assertBuilt();
   const dataDir = options.dataDir ?? (await tempDir());
   const configFile = join(dataDir, 'config.json');
-  if (options.config || !existsSync(configFile))
+  if (options.config !== null && (options.config || !existsSync(configFile)))
     await writeFile(configFile, JSON.stringify(options.config ?? stacksConfig(), null, 2));
+  const configArgs = options.config === null ? [] : ['--config', configFile];
   const argvLog = join(dataDir, 'fake-compose-argv.log');
   const { CHRONICLE_DATA: _ignored, ...inherited } = process.env;
   const storeArgs = options.storeUrl === undefined ? [] : ['--store', options.storeUrl];
-  const child = startCli(['stacks', '--port', '0', '--data', dataDir, '--config', configFile, ...storeArgs], {
+  const child = startCli(['stacks', '--port', '0', '--data', dataDir, ...configArgs, ...storeArgs], {
     env: { ...inherited, FAKE_COMPOSE_ARGV_LOG: argvLog, ...options.env },
   });
   const watched = watch(child, 600_000);
@@ -239,6 +241,63 @@ export async function startStacks(options: StartOptions = {}): Promise<StacksSer
     },
     as: (kind) => new StacksClient(port, TOKENS[kind]),
   };
+}
+
+/** The server of a `describe` (or of a whole file), set once its `beforeAll` ran. */
+export interface SharedStacks {
+  readonly server: StacksServer;
+  /** `server.as('admin')`. */
+  readonly admin: StacksClient;
+  /** Stops the server and starts it again on the same data directory (a restart). */
+  restart(options?: StartOptions): Promise<void>;
+}
+
+/**
+ * Starts one server before the tests of the enclosing `describe` (or file) and stops it after them.
+ * `options` may be a function, for a config that needs something made first (a provider script);
+ * `timeoutMs` is the start's (vitest's hook time-out without it).
+ */
+export function serveStacks(
+  options: StartOptions | (() => Promise<StartOptions>) = {},
+  timeoutMs?: number,
+): SharedStacks {
+  let current: StacksServer | undefined;
+  const server = () => {
+    if (current === undefined) throw new Error('the shared stacks server starts in beforeAll');
+    return current;
+  };
+  beforeAll(async () => {
+    current = await startStacks(typeof options === 'function' ? await options() : options);
+  }, timeoutMs);
+  afterAll(async () => {
+    await current?.stop();
+  });
+  return {
+    get server() {
+      return server();
+    },
+    get admin() {
+      return server().as('admin');
+    },
+    async restart(again: StartOptions = {}) {
+      const { dataDir } = server();
+      await server().stop();
+      current = await startStacks({ ...again, dataDir });
+    },
+  };
+}
+
+/** Runs `work` on a server of its own, stopped when the work ends (whether it failed or not). */
+export async function withStacks<T>(
+  options: StartOptions,
+  work: (server: StacksServer) => Promise<T>,
+): Promise<T> {
+  const server = await startStacks(options);
+  try {
+    return await work(server);
+  } finally {
+    await server.stop();
+  }
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { lines, runCli } from '../../cli/helpers.js';
 import {
   arrayOf,
@@ -22,42 +22,32 @@ import {
   logLines,
   objectOf,
   q,
-  type StacksClient,
-  type StacksServer,
   saveCompose,
+  serveStacks,
   stackDir,
   startStacks,
   waitJob,
   waitRun,
 } from './helpers.js';
 
-let server: StacksServer;
-let admin: StacksClient;
+const stacks = serveStacks();
 
 const SECRET_1 = 'first-secret-value-81723';
 const SECRET_2 = 'second-secret-value-5521';
 
 const setVariables = async (name: string, variables: Json[]) =>
   expectStatus(
-    await admin.put(`/api/stacks/${name}/variables${q(null)}`, { variables }),
+    await stacks.admin.put(`/api/stacks/${name}/variables${q(null)}`, { variables }),
     200,
     'PUT variables',
   );
 
 describeStacks('deploy history', () => {
-  beforeAll(async () => {
-    server = await startStacks();
-    admin = server.as('admin');
-  }, 30_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
-
   describe('what each run deployed and the diff of two runs', () => {
     let run1: number;
     let run2: number;
     beforeAll(async () => {
-      const created = await createStackDone(admin, 'hist', null, {
+      const created = await createStackDone(stacks.admin, 'hist', null, {
         compose: composeText({ lines: ['version one'] }),
         variables: [
           { name: 'DB_PASSWORD', value: SECRET_1, secret: true },
@@ -66,22 +56,27 @@ describeStacks('deploy history', () => {
         ],
       });
       run1 = created.runId as number;
-      await saveCompose(admin, 'hist', null, composeText({ lines: ['version two'] }, ['web', 'worker']));
+      await saveCompose(
+        stacks.admin,
+        'hist',
+        null,
+        composeText({ lines: ['version two'] }, ['web', 'worker']),
+      );
       await setVariables('hist', [
         { name: 'DB_PASSWORD', value: SECRET_2, secret: true },
         { name: 'MODE', value: 'green', secret: false },
         { name: 'NEW', value: 'here', secret: false },
       ]);
-      run2 = (await deployDone(admin, 'hist', null, { pull: true })).runId as number;
-      await waitRun(admin, 'hist', run2);
+      run2 = (await deployDone(stacks.admin, 'hist', null, { pull: true })).runId as number;
+      await waitRun(stacks.admin, 'hist', run2);
     }, 60_000);
 
     it('answers the compose text and the variables (secrets by name only) each run deployed', async () => {
-      const c1 = objectOf(await admin.get(`/api/stacks/hist/deploys/${run1}/compose`));
+      const c1 = objectOf(await stacks.admin.get(`/api/stacks/hist/deploys/${run1}/compose`));
       expect(c1.compose).toBe(composeText({ lines: ['version one'] }));
-      const c2 = objectOf(await admin.get(`/api/stacks/hist/deploys/${run2}/compose`));
+      const c2 = objectOf(await stacks.admin.get(`/api/stacks/hist/deploys/${run2}/compose`));
       expect(c2.compose).toBe(composeText({ lines: ['version two'] }, ['web', 'worker']));
-      const v1 = objectOf(await admin.get(`/api/stacks/hist/deploys/${run1}/variables`));
+      const v1 = objectOf(await stacks.admin.get(`/api/stacks/hist/deploys/${run1}/variables`));
       expect(v1).toEqual({
         runId: run1,
         secretProvider: null,
@@ -94,7 +89,7 @@ describeStacks('deploy history', () => {
     });
 
     it('diffs the compose text, the variables by name, the options', async () => {
-      const reply = await admin.get(`/api/stacks/hist/deploys/${run1}/diff?to=${run2}`);
+      const reply = await stacks.admin.get(`/api/stacks/hist/deploys/${run1}/diff?to=${run2}`);
       expectStatus(reply, 200, 'diff');
       const diff = objectOf(reply);
       expect(diff.from).toBe(run1);
@@ -118,124 +113,140 @@ describeStacks('deploy history', () => {
       expect(reply.text).not.toContain(SECRET_1);
       expect(reply.text).not.toContain(SECRET_2);
       // The same run on both sides: nothing changed.
-      const same = objectOf(await admin.get(`/api/stacks/hist/deploys/${run2}/diff?to=${run2}`));
+      const same = objectOf(await stacks.admin.get(`/api/stacks/hist/deploys/${run2}/diff?to=${run2}`));
       expect(same.compose).toEqual({ changed: false, patch: '' });
       expect(same.variables).toEqual({ added: [], removed: [], changed: [] });
     });
 
     it('answers 400 without `to`, 404 for a run of another stack or none', async () => {
-      expectStatus(await admin.get(`/api/stacks/hist/deploys/${run1}/diff`), 400);
-      expectStatus(await admin.get(`/api/stacks/hist/deploys/${run1}/diff?to=99999`), 404);
-      expectStatus(await admin.get(`/api/stacks/other/deploys/${run1}/compose`), 404);
-      expectStatus(await admin.get(`/api/stacks/hist/deploys/abc/variables`), 400);
-      expectStatus(await server.as('viewer').post(`/api/stacks/hist/deploys/${run1}/redeploy`, {}), 403);
+      expectStatus(await stacks.admin.get(`/api/stacks/hist/deploys/${run1}/diff`), 400);
+      expectStatus(await stacks.admin.get(`/api/stacks/hist/deploys/${run1}/diff?to=99999`), 404);
+      expectStatus(await stacks.admin.get(`/api/stacks/other/deploys/${run1}/compose`), 404);
+      expectStatus(await stacks.admin.get(`/api/stacks/hist/deploys/abc/variables`), 400);
+      expectStatus(
+        await stacks.server.as('viewer').post(`/api/stacks/hist/deploys/${run1}/redeploy`, {}),
+        403,
+      );
     });
 
     it('redeploys run 1 after run 2 changed the compose: run 1 compose, today secret, a new manual run', async () => {
-      const ack = objectOf(await admin.post(`/api/stacks/hist/deploys/${run1}/redeploy`, {}));
+      const ack = objectOf(await stacks.admin.post(`/api/stacks/hist/deploys/${run1}/redeploy`, {}));
       const runId = ack.runId as number;
-      await waitJob(admin, ack.jobId as string);
-      const run = await waitRun(admin, 'hist', runId);
+      await waitJob(stacks.admin, ack.jobId as string);
+      const run = await waitRun(stacks.admin, 'hist', runId);
       expect(run.status).toBe('success');
       expect(run.trigger).toBe('manual');
       expect((run.details as Json).redeployOf).toBe(run1);
       expect((run.details as Json).options).toEqual({ pull: false, build: false, forceRecreate: false });
       // What compose was given: run 1's text, in the stack's folder.
-      expect(await logLines(server.dataDir, null, runId)).toEqual(['version one']);
-      expect(await readFile(join(stackDir(server.dataDir, null, 'hist'), 'compose.yaml'), 'utf8')).toBe(
-        composeText({ lines: ['version one'] }),
-      );
-      const vars = objectOf(await admin.get(`/api/stacks/hist/deploys/${runId}/variables`));
+      expect(await logLines(stacks.server.dataDir, null, runId)).toEqual(['version one']);
+      expect(
+        await readFile(join(stackDir(stacks.server.dataDir, null, 'hist'), 'compose.yaml'), 'utf8'),
+      ).toBe(composeText({ lines: ['version one'] }));
+      const vars = objectOf(await stacks.admin.get(`/api/stacks/hist/deploys/${runId}/variables`));
       expect(vars.variables).toEqual(
-        objectOf(await admin.get(`/api/stacks/hist/deploys/${run1}/variables`)).variables,
+        objectOf(await stacks.admin.get(`/api/stacks/hist/deploys/${run1}/variables`)).variables,
       );
       // Today's secret value (SECRET_2), not run 1's: the diff says the secret changed.
-      const diff = objectOf(await admin.get(`/api/stacks/hist/deploys/${run1}/diff?to=${runId}`));
+      const diff = objectOf(await stacks.admin.get(`/api/stacks/hist/deploys/${run1}/diff?to=${runId}`));
       expect(diff.compose).toEqual({ changed: false, patch: '' });
       expect(diff.variables).toEqual({
         added: [],
         removed: [],
         changed: [{ name: 'DB_PASSWORD', secret: true }],
       });
-      const stack = objectOf(await admin.get(`/api/stacks/hist${q(null)}`));
+      const stack = objectOf(await stacks.admin.get(`/api/stacks/hist${q(null)}`));
       expect(JSON.stringify(stack)).not.toContain(SECRET_1);
     });
 
     it('refuses (400, naming it) a redeploy whose secret the stack no longer has; nothing changes', async () => {
-      const before = arrayOf(await admin.get(`/api/stacks/hist/deploys${q(null)}`)).length;
+      const before = arrayOf(await stacks.admin.get(`/api/stacks/hist/deploys${q(null)}`)).length;
       await setVariables('hist', [{ name: 'MODE', value: 'green', secret: false }]);
-      const reply = await admin.post(`/api/stacks/hist/deploys/${run1}/redeploy`, {});
+      const reply = await stacks.admin.post(`/api/stacks/hist/deploys/${run1}/redeploy`, {});
       expectStatus(reply, 400);
       expect(objectOf(reply).error).toContain('DB_PASSWORD');
-      expect(arrayOf(await admin.get(`/api/stacks/hist/deploys${q(null)}`)).length).toBe(before);
+      expect(arrayOf(await stacks.admin.get(`/api/stacks/hist/deploys${q(null)}`)).length).toBe(before);
     });
   });
 
   describe('auto-rollback', () => {
     it('redeploys the last successful run once after a failed deploy, as its own run', async () => {
-      const good = await createStackDone(admin, 'roll', null, {
+      const good = await createStackDone(stacks.admin, 'roll', null, {
         compose: composeText({ lines: ['good one'] }),
       });
-      const settings = await admin.put(`/api/stacks/roll/history-settings${q(null)}`, { autoRollback: true });
+      const settings = await stacks.admin.put(`/api/stacks/roll/history-settings${q(null)}`, {
+        autoRollback: true,
+      });
       expectStatus(settings, 200);
       expect(objectOf(settings)).toEqual({ autoRollback: true, keepRuns: null, keepDays: null });
-      await saveCompose(admin, 'roll', null, composeText({ lines: ['bad one'], exit: 3 }));
-      const failed = await deployDone(admin, 'roll', null);
-      expect((await waitRun(admin, 'roll', failed.runId as number)).status).toBe('failed');
+      await saveCompose(stacks.admin, 'roll', null, composeText({ lines: ['bad one'], exit: 3 }));
+      const failed = await deployDone(stacks.admin, 'roll', null);
+      expect((await waitRun(stacks.admin, 'roll', failed.runId as number)).status).toBe('failed');
       const rollback = await eventually(async () => {
-        const runs = arrayOf(await admin.get(`/api/stacks/roll/deploys${q(null)}`));
+        const runs = arrayOf(await stacks.admin.get(`/api/stacks/roll/deploys${q(null)}`));
         const found = runs.find((r) => (r.details as Json).rollbackOf === failed.runId);
         return found && found.finishedAt !== null ? found : undefined;
       }, 'the rollback run');
       expect(rollback.status).toBe('success');
       expect((rollback.details as Json).redeployOf).toBe(good.runId);
-      expect(await logLines(server.dataDir, null, rollback.id as number)).toEqual(['good one']);
-      expect(await readFile(join(stackDir(server.dataDir, null, 'roll'), 'compose.yaml'), 'utf8')).toBe(
-        composeText({ lines: ['good one'] }),
-      );
+      expect(await logLines(stacks.server.dataDir, null, rollback.id as number)).toEqual(['good one']);
+      expect(
+        await readFile(join(stackDir(stacks.server.dataDir, null, 'roll'), 'compose.yaml'), 'utf8'),
+      ).toBe(composeText({ lines: ['good one'] }));
       // Exactly one rollback, and no further run after it.
-      const runs = arrayOf(await admin.get(`/api/stacks/roll/deploys${q(null)}`));
+      const runs = arrayOf(await stacks.admin.get(`/api/stacks/roll/deploys${q(null)}`));
       expect(runs.map((r) => r.id)).toEqual([rollback.id, failed.runId, good.runId]);
     });
 
     it('does not roll back without the setting, nor a stack with no successful run', async () => {
-      await createStackDone(admin, 'noroll', null, { compose: composeText({ lines: ['x'], exit: 1 }) });
+      await createStackDone(stacks.admin, 'noroll', null, {
+        compose: composeText({ lines: ['x'], exit: 1 }),
+      });
       expectStatus(
-        await admin.put(`/api/stacks/noroll/history-settings${q(null)}`, { autoRollback: true }),
+        await stacks.admin.put(`/api/stacks/noroll/history-settings${q(null)}`, { autoRollback: true }),
         200,
       );
-      const failed = await deployDone(admin, 'noroll', null);
-      await waitRun(admin, 'noroll', failed.runId as number);
+      const failed = await deployDone(stacks.admin, 'noroll', null);
+      await waitRun(stacks.admin, 'noroll', failed.runId as number);
       // A later deploy starts at once (no rollback holds the stack) and is the only newer run.
-      const next = await deployDone(admin, 'noroll', null);
-      const ids = arrayOf(await admin.get(`/api/stacks/noroll/deploys${q(null)}`)).map((r) => r.id);
+      const next = await deployDone(stacks.admin, 'noroll', null);
+      const ids = arrayOf(await stacks.admin.get(`/api/stacks/noroll/deploys${q(null)}`)).map((r) => r.id);
       expect(ids).toEqual([next.runId, failed.runId, (failed.runId as number) - 1]);
     });
 
     it('validates the settings body', async () => {
       expectStatus(
-        await admin.put(`/api/stacks/roll/history-settings${q(null)}`, { autoRollback: 'yes' }),
+        await stacks.admin.put(`/api/stacks/roll/history-settings${q(null)}`, { autoRollback: 'yes' }),
         400,
       );
-      expectStatus(await admin.put(`/api/stacks/roll/history-settings${q(null)}`, { keepRuns: 0 }), 400);
-      expectStatus(await admin.put(`/api/stacks/roll/history-settings${q(null)}`, { other: 1 }), 400);
-      expectStatus(await admin.put(`/api/stacks/nostack/history-settings${q(null)}`, { keepRuns: 2 }), 404);
-      expectStatus(await server.as('viewer').put(`/api/stacks/roll/history-settings${q(null)}`, {}), 403);
+      expectStatus(
+        await stacks.admin.put(`/api/stacks/roll/history-settings${q(null)}`, { keepRuns: 0 }),
+        400,
+      );
+      expectStatus(await stacks.admin.put(`/api/stacks/roll/history-settings${q(null)}`, { other: 1 }), 400);
+      expectStatus(
+        await stacks.admin.put(`/api/stacks/nostack/history-settings${q(null)}`, { keepRuns: 2 }),
+        404,
+      );
+      expectStatus(
+        await stacks.server.as('viewer').put(`/api/stacks/roll/history-settings${q(null)}`, {}),
+        403,
+      );
     });
   });
 
   describe('logs: download, range, search', () => {
     let runId: number;
     beforeAll(async () => {
-      const created = await createStackDone(admin, 'logs', null, {
+      const created = await createStackDone(stacks.admin, 'logs', null, {
         compose: composeText({ lines: ['alpha line', 'Beta LINE', 'gamma'], repeat: 1000 }),
       });
       runId = created.runId as number;
-      await waitRun(admin, 'logs', runId);
+      await waitRun(stacks.admin, 'logs', runId);
     }, 60_000);
 
     it('downloads with Content-Disposition', async () => {
-      const reply = await admin.get(`/api/stacks/logs/deploys/${runId}/log?download=true`);
+      const reply = await stacks.admin.get(`/api/stacks/logs/deploys/${runId}/log?download=true`);
       expectStatus(reply, 200);
       expect(reply.headers.find(([name]) => name === 'content-disposition')?.[1]).toBe(
         `attachment; filename="logs-run-${runId}.log"`,
@@ -244,7 +255,9 @@ describeStacks('deploy history', () => {
     });
 
     it('answers a range of lines with the next line and the total', async () => {
-      const page = objectOf(await admin.get(`/api/stacks/logs/deploys/${runId}/log?fromLine=2&limit=3`));
+      const page = objectOf(
+        await stacks.admin.get(`/api/stacks/logs/deploys/${runId}/log?fromLine=2&limit=3`),
+      );
       expect(page).toEqual({
         runId,
         fromLine: 2,
@@ -257,7 +270,7 @@ describeStacks('deploy history', () => {
         nextLine: 5,
         totalLines: 3000,
       });
-      const end = objectOf(await admin.get(`/api/stacks/logs/deploys/${runId}/log?fromLine=2999`));
+      const end = objectOf(await stacks.admin.get(`/api/stacks/logs/deploys/${runId}/log?fromLine=2999`));
       expect(end.lines).toEqual([
         { line: 2999, text: 'Beta LINE' },
         { line: 3000, text: 'gamma' },
@@ -266,7 +279,9 @@ describeStacks('deploy history', () => {
     });
 
     it('searches plain text case-insensitively, paged', async () => {
-      const page = objectOf(await admin.get(`/api/stacks/logs/deploys/${runId}/log?q=beta%20line&limit=2`));
+      const page = objectOf(
+        await stacks.admin.get(`/api/stacks/logs/deploys/${runId}/log?q=beta%20line&limit=2`),
+      );
       expect(page.lines).toEqual([
         { line: 2, text: 'Beta LINE' },
         { line: 5, text: 'Beta LINE' },
@@ -274,35 +289,40 @@ describeStacks('deploy history', () => {
       expect(page.matches).toBe(1000);
       expect(page.nextLine).toBe(8);
       const next = objectOf(
-        await admin.get(`/api/stacks/logs/deploys/${runId}/log?q=BETA&limit=1&fromLine=8`),
+        await stacks.admin.get(`/api/stacks/logs/deploys/${runId}/log?q=BETA&limit=1&fromLine=8`),
       );
       expect(next.lines).toEqual([{ line: 8, text: 'Beta LINE' }]);
       // Plain text, not a pattern.
-      expect(objectOf(await admin.get(`/api/stacks/logs/deploys/${runId}/log?q=.*`)).matches).toBe(0);
+      expect(objectOf(await stacks.admin.get(`/api/stacks/logs/deploys/${runId}/log?q=.*`)).matches).toBe(0);
     });
 
     it('refuses bad values with 400 and a run without a log with 404', async () => {
       for (const query of ['fromLine=0', 'limit=0', 'limit=10001', 'fromLine=x', 'q='])
-        expectStatus(await admin.get(`/api/stacks/logs/deploys/${runId}/log?${query}`), 400, query);
-      expectStatus(await admin.get(`/api/stacks/logs/deploys/99999/log?q=a`), 404);
+        expectStatus(await stacks.admin.get(`/api/stacks/logs/deploys/${runId}/log?${query}`), 400, query);
+      expectStatus(await stacks.admin.get(`/api/stacks/logs/deploys/99999/log?q=a`), 404);
     });
   });
 
   describe('retention', () => {
     it('keeps N runs per stack, never a running one nor the last successful one; deletes through the delete path', async () => {
-      const good = await createStackDone(admin, 'ret', null, { compose: composeText({ lines: ['ok'] }) });
-      await saveCompose(admin, 'ret', null, composeText({ lines: ['bad'], exit: 1 }));
+      const good = await createStackDone(stacks.admin, 'ret', null, {
+        compose: composeText({ lines: ['ok'] }),
+      });
+      await saveCompose(stacks.admin, 'ret', null, composeText({ lines: ['bad'], exit: 1 }));
       const failed: number[] = [];
       for (let i = 0; i < 3; i++) {
-        const run = await deployDone(admin, 'ret', null);
+        const run = await deployDone(stacks.admin, 'ret', null);
         failed.push(run.runId as number);
       }
       // Another stack without a policy keeps everything.
-      const other = await createStackDone(admin, 'ret-other', null);
-      expectStatus(await admin.put(`/api/stacks/ret/history-settings${q(null)}`, { keepRuns: 1 }), 200);
-      await saveCompose(admin, 'ret', null, composeText({ lines: ['slow'], sleepMs: 3000 }));
-      const slow = await deploy(admin, 'ret', null);
-      const reply = await admin.post('/api/schedules/deploy_run_retention/run', {});
+      const other = await createStackDone(stacks.admin, 'ret-other', null);
+      expectStatus(
+        await stacks.admin.put(`/api/stacks/ret/history-settings${q(null)}`, { keepRuns: 1 }),
+        200,
+      );
+      await saveCompose(stacks.admin, 'ret', null, composeText({ lines: ['slow'], sleepMs: 3000 }));
+      const slow = await deploy(stacks.admin, 'ret', null);
+      const reply = await stacks.admin.post('/api/schedules/deploy_run_retention/run', {});
       expectStatus(reply, 200, 'retention run');
       const row = objectOf(reply);
       expect(row).toMatchObject({
@@ -312,25 +332,26 @@ describeStacks('deploy history', () => {
       });
       expect((row.details as Json).deletedRuns).toEqual(failed);
       expect((row.details as Json).keptLastGood).toEqual([good.runId]);
-      const left = arrayOf(await admin.get(`/api/stacks/ret/deploys${q(null)}`)).map((r) => r.id);
+      const left = arrayOf(await stacks.admin.get(`/api/stacks/ret/deploys${q(null)}`)).map((r) => r.id);
       expect(left).toEqual([slow.runId, good.runId]);
       for (const id of failed) {
-        expectStatus(await admin.get(`/api/stacks/ret/deploys/${id}`), 404);
-        expect(await logLines(server.dataDir, null, id)).toBeNull();
+        expectStatus(await stacks.admin.get(`/api/stacks/ret/deploys/${id}`), 404);
+        expect(await logLines(stacks.server.dataDir, null, id)).toBeNull();
       }
-      expect(arrayOf(await admin.get(`/api/stacks/ret-other/deploys${q(null)}`)).map((r) => r.id)).toEqual([
-        other.runId,
-      ]);
-      await waitRun(admin, 'ret', slow.runId as number);
-      const rows = objectOf(await admin.get('/api/schedules/executions?limit=500')).executions as Json[];
+      expect(
+        arrayOf(await stacks.admin.get(`/api/stacks/ret-other/deploys${q(null)}`)).map((r) => r.id),
+      ).toEqual([other.runId]);
+      await waitRun(stacks.admin, 'ret', slow.runId as number);
+      const rows = objectOf(await stacks.admin.get('/api/schedules/executions?limit=500'))
+        .executions as Json[];
       expect(rows.some((r) => r.scheduleType === 'deploy_run_retention' && r.id === row.id)).toBe(true);
       // The rollback target is still there: its content too.
-      expectStatus(await admin.get(`/api/stacks/ret/deploys/${good.runId}/compose`), 200);
+      expectStatus(await stacks.admin.get(`/api/stacks/ret/deploys/${good.runId}/compose`), 200);
     }, 60_000);
 
     it('is refused to a user without edit, and follows its settings', async () => {
-      expectStatus(await server.as('viewer').post('/api/schedules/deploy_run_retention/run', {}), 403);
-      const set = await admin.post('/api/settings/general', {
+      expectStatus(await stacks.server.as('viewer').post('/api/schedules/deploy_run_retention/run', {}), 403);
+      const set = await stacks.admin.post('/api/settings/general', {
         deployRunRetentionCron: '0 4 * * *',
         deployRunRetentionEnabled: false,
       });
@@ -339,7 +360,10 @@ describeStacks('deploy history', () => {
         deployRunRetentionCron: '0 4 * * *',
         deployRunRetentionEnabled: false,
       });
-      expectStatus(await admin.post('/api/settings/general', { deployRunRetentionCron: '61 * * * *' }), 400);
+      expectStatus(
+        await stacks.admin.post('/api/settings/general', { deployRunRetentionCron: '61 * * * *' }),
+        400,
+      );
     });
   });
 
@@ -386,16 +410,16 @@ describeStacks('deploy history', () => {
           fc.pre(first !== second && !'services web nginx alpine image'.includes(first));
           n += 1;
           const name = `prop${n}`;
-          const created = await createStackDone(admin, name, null, {
+          const created = await createStackDone(stacks.admin, name, null, {
             compose: composeText({ lines: ['p'] }),
             variables: [{ name: 'TOKEN', value: first, secret: true }],
           });
           await setVariables(name, [{ name: 'TOKEN', value: second, secret: true }]);
-          const later = await deployDone(admin, name, null);
+          const later = await deployDone(stacks.admin, name, null);
           const redeployed = objectOf(
-            await admin.post(`/api/stacks/${name}/deploys/${created.runId}/redeploy`, {}),
+            await stacks.admin.post(`/api/stacks/${name}/deploys/${created.runId}/redeploy`, {}),
           );
-          await waitJob(admin, redeployed.jobId as string);
+          await waitJob(stacks.admin, redeployed.jobId as string);
           const answers = await Promise.all(
             [
               `/api/stacks/${name}/deploys${q(null)}`,
@@ -404,7 +428,7 @@ describeStacks('deploy history', () => {
               `/api/stacks/${name}/deploys/${created.runId}/diff?to=${later.runId}`,
               `/api/stacks/${name}/deploys/${later.runId}/diff?to=${redeployed.runId}`,
               `/api/stacks/${name}/history-settings${q(null)}`,
-            ].map((path) => admin.get(path)),
+            ].map((path) => stacks.admin.get(path)),
           );
           for (const answer of answers) {
             expect(answer.status).toBe(200);

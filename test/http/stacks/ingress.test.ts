@@ -9,7 +9,7 @@
  *   time-outs. This part runs a server with small limits (CHRONICLE_TEST_STACKS_HTTP_LIMITS, for tests).
  */
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { beforeAll, expect, it, vi } from 'vitest';
 import { signatureOf } from '../../../src/stacks/webhook.js';
 import { tempDir } from '../../cli/helpers.js';
 import { makeRepo } from '../../stacks/git-repo.js';
@@ -24,9 +24,8 @@ import {
   objectOf,
   openSse,
   type StacksClient,
-  type StacksServer,
+  serveStacks,
   sleep,
-  startStacks,
   TOKENS,
   waitJob,
 } from './helpers.js';
@@ -85,15 +84,8 @@ async function gitStacks(admin: StacksClient): Promise<void> {
 }
 
 describeStacks('webhook: checked before its body is read, hashed while it is', () => {
-  let server: StacksServer;
-
-  beforeAll(async () => {
-    server = await startStacks();
-    await gitStacks(server.as('admin'));
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const stacks = serveStacks();
+  beforeAll(() => gitStacks(stacks.admin));
 
   it('answers 401 or 413 from the headers while the caller still holds 20 MiB of body, and closes the connection', async () => {
     const signature = `X-Hub-Signature-256: ${signatureOf(SECRET, Buffer.from('whatever'))}`;
@@ -116,7 +108,7 @@ describeStacks('webhook: checked before its body is read, hashed while it is', (
         'Content-Type: application/json',
         `Content-Length: ${20 * MiB}`,
       ]);
-      const exchange = await rawExchange(server.port, [head, sent], { timeoutMs: 20_000 });
+      const exchange = await rawExchange(stacks.server.port, [head, sent], { timeoutMs: 20_000 });
       const answer = answerOf(exchange);
       expect(answer?.status, `${what}: answered with 1 KiB of 20 MiB sent (${exchange.ended})`).toBe(status);
       expect(errorOf(answer), what).toMatch(message);
@@ -125,7 +117,7 @@ describeStacks('webhook: checked before its body is read, hashed while it is', (
     }
     // Over GitHub's 25 MiB, declared: 413 at once too.
     const over = webhookHead('hooked', [signature, `Content-Length: ${25 * MiB + 1}`]);
-    const exchange = await rawExchange(server.port, [over, sent], { timeoutMs: 20_000 });
+    const exchange = await rawExchange(stacks.server.port, [over, sent], { timeoutMs: 20_000 });
     const answer = answerOf(exchange);
     expect(answer?.status, `over 25 MiB declared (${exchange.ended})`).toBe(413);
     expect(answer && header(answer, 'connection')).toBe('close');
@@ -141,7 +133,7 @@ describeStacks('webhook: checked before its body is read, hashed while it is', (
       `Content-Length: ${body.length}`,
     ]);
     const pieces = [head, body.subarray(0, 10), body.subarray(10, 30), body.subarray(30)];
-    const ping = answerOf(await rawExchange(server.port, pieces, { pauseMs: 200, timeoutMs: 20_000 }));
+    const ping = answerOf(await rawExchange(stacks.server.port, pieces, { pauseMs: 200, timeoutMs: 20_000 }));
     expect(ping?.status, ping?.text).toBe(200);
     expect(ping?.json).toEqual({ ignored: true, reason: 'ping' });
 
@@ -149,7 +141,7 @@ describeStacks('webhook: checked before its body is read, hashed while it is', (
       `X-Hub-Signature-256: ${signatureOf('not-the-secret', body)}`,
       `Content-Length: ${body.length}`,
     ]);
-    const refused = answerOf(await rawExchange(server.port, [wrong, body], { timeoutMs: 20_000 }));
+    const refused = answerOf(await rawExchange(stacks.server.port, [wrong, body], { timeoutMs: 20_000 }));
     expect(refused?.status).toBe(401);
     expect(errorOf(refused)).toBe('Invalid webhook signature');
 
@@ -164,11 +156,15 @@ describeStacks('webhook: checked before its body is read, hashed while it is', (
       Buffer.from('\r\n'),
     ]);
     const tooLarge = answerOf(
-      await rawExchange(server.port, [chunked, ...Array(26).fill(MiBChunk)], { timeoutMs: 60_000 }),
+      await rawExchange(stacks.server.port, [chunked, ...Array(26).fill(MiBChunk)], { timeoutMs: 60_000 }),
     );
     expect(tooLarge?.status).toBe(413);
     // The server answers on.
-    expectStatus(await server.as('admin').get('/api/git-stacks/hooked?env=null'), 200, 'still answering');
+    expectStatus(
+      await stacks.server.as('admin').get('/api/git-stacks/hooked?env=null'),
+      200,
+      'still answering',
+    );
   });
 
   it('webhook bodies being received at once are bounded (64 MiB): a further large one is 503 at once, a small one still fits', async () => {
@@ -177,7 +173,7 @@ describeStacks('webhook: checked before its body is read, hashed while it is', (
     try {
       // Two deliveries announce 25 MiB each and send 1 KiB: 50 MiB reserved while they are received.
       for (let i = 0; i < 2; i++) {
-        const socket = connect({ host: '127.0.0.1', port: server.port });
+        const socket = connect({ host: '127.0.0.1', port: stacks.server.port });
         socket.on('error', () => undefined);
         held.push(socket);
         await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
@@ -187,7 +183,7 @@ describeStacks('webhook: checked before its body is read, hashed while it is', (
       await sleep(500);
       const third = answerOf(
         await rawExchange(
-          server.port,
+          stacks.server.port,
           [webhookHead('hooked', [signature, `Content-Length: ${25 * MiB}`]), Buffer.alloc(1024)],
           { timeoutMs: 20_000 },
         ),
@@ -195,7 +191,7 @@ describeStacks('webhook: checked before its body is read, hashed while it is', (
       expect(third?.status, 'a third 25 MiB delivery').toBe(503);
       expect(third && header(third, 'retry-after')).toBe('10');
 
-      const small = await signedPing(server.port, Buffer.from(PING));
+      const small = await signedPing(stacks.server.port, Buffer.from(PING));
       expect(small?.status, 'a small delivery fits beside them').toBe(200);
     } finally {
       for (const socket of held) socket.destroy();
@@ -204,29 +200,20 @@ describeStacks('webhook: checked before its body is read, hashed while it is', (
     await sleep(500);
     const full = Buffer.alloc(25 * MiB, ' ');
     Buffer.from(PING).copy(full);
-    const answer = await signedPing(server.port, full);
+    const answer = await signedPing(stacks.server.port, full);
     expect(answer?.status, answer?.text).toBe(200);
   });
 });
 
 describeStacks('slow clients (small limits for tests)', () => {
   const LIMITS = { headersTimeoutMs: 2_000, requestTimeoutMs: 4_000, maxConnections: 24 };
-  let server: StacksServer;
-  let admin: StacksClient;
-
-  beforeAll(async () => {
-    server = await startStacks({ env: { CHRONICLE_TEST_STACKS_HTTP_LIMITS: JSON.stringify(LIMITS) } });
-    admin = server.as('admin');
-    await gitStacks(admin);
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const stacks = serveStacks({ env: { CHRONICLE_TEST_STACKS_HTTP_LIMITS: JSON.stringify(LIMITS) } });
+  beforeAll(() => gitStacks(stacks.admin));
 
   /** Sends `bytes` one at a time, 300 ms apart, until the server closes the connection. */
   const trickle = (bytes: Buffer, order: string[], what: string) =>
     rawExchange(
-      server.port,
+      stacks.server.port,
       [...bytes].map((b) => Buffer.from([b])),
       { pauseMs: 300, timeoutMs: 90_000 },
     ).then((exchange) => {
@@ -251,7 +238,7 @@ describeStacks('slow clients (small limits for tests)', () => {
       `GET /api/stacks?env=null HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKENS.admin}\r\nConnection: close\r\n\r\n`,
     );
     while (!answered && Date.now() < deadline) {
-      answered = answerOf(await rawExchange(server.port, request, { timeoutMs: 10_000 }));
+      answered = answerOf(await rawExchange(stacks.server.port, request, { timeoutMs: 10_000 }));
       if (answered) order.push('caller answered');
       else {
         refused += 1;
@@ -285,7 +272,7 @@ describeStacks('slow clients (small limits for tests)', () => {
     const slow = [create, create, hook, hook].map((bytes) => {
       const head = bytes.indexOf('\r\n\r\n') + 4;
       return rawExchange(
-        server.port,
+        stacks.server.port,
         [bytes.subarray(0, head), ...[...bytes.subarray(head)].map((b) => Buffer.from([b]))],
         { pauseMs: 300, timeoutMs: 90_000 },
       ).then((exchange) => {
@@ -294,7 +281,7 @@ describeStacks('slow clients (small limits for tests)', () => {
       });
     });
     await sleep(300);
-    expectStatus(await admin.get('/api/stacks?env=null'), 200, 'a caller during the uploads');
+    expectStatus(await stacks.admin.get('/api/stacks?env=null'), 200, 'a caller during the uploads');
     order.push('caller answered');
     const ends = await Promise.all(slow);
     for (const [i, end] of ends.entries()) {
@@ -302,17 +289,17 @@ describeStacks('slow clients (small limits for tests)', () => {
       expect(answerOf(end)?.status, `upload ${i}`).toBe(408);
     }
     expect(order[0], order.join(', ')).toBe('caller answered');
-    expectStatus(await admin.get('/api/stacks/slow?env=null'), 404, 'the cut create made nothing');
+    expectStatus(await stacks.admin.get('/api/stacks/slow?env=null'), 404, 'the cut create made nothing');
   });
 
   it('event streams live on past the time-outs: job events and a followed log get every line and their end', async () => {
     const lines = ['one', 'two', 'three', 'four'];
-    const ack = await createStack(admin, 'streamed', null, {
+    const ack = await createStack(stacks.admin, 'streamed', null, {
       compose: composeText({ lines, perLineMs: 2_500 }),
     });
-    const events = await openSse(server.port, `/api/jobs/${ack.jobId}/events`, TOKENS.admin);
+    const events = await openSse(stacks.server.port, `/api/jobs/${ack.jobId}/events`, TOKENS.admin);
     const follow = await openSse(
-      server.port,
+      stacks.server.port,
       `/api/stacks/streamed/deploys/${ack.runId}/log?follow=true`,
       TOKENS.admin,
     );
@@ -326,8 +313,8 @@ describeStacks('slow clients (small limits for tests)', () => {
     expect(dataOf(events).some((m) => typeof m.success === 'boolean')).toBe(true);
     expect(follow.text()).toContain('three');
     expect(follow.text()).toContain('four');
-    const job = await waitJob(admin, ack.jobId);
+    const job = await waitJob(stacks.admin, ack.jobId);
     expect(job.result).toMatchObject({ success: true });
-    expect(objectOf(await admin.get('/api/stacks/streamed?env=null')).name).toBe('streamed');
+    expect(objectOf(await stacks.admin.get('/api/stacks/streamed?env=null')).name).toBe('streamed');
   });
 });

@@ -5,30 +5,16 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  composeText,
-  createStackDone,
-  describeStacks,
-  objectOf,
-  type StacksServer,
-  stackDir,
-  startStacks,
-} from './helpers.js';
+import { expect, it } from 'vitest';
+import { composeText, createStackDone, describeStacks, objectOf, serveStacks, stackDir } from './helpers.js';
 
-let server: StacksServer;
-beforeAll(async () => {
-  server = await startStacks();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const stacks = serveStacks();
 
-const envFile = (name: string) => readFile(join(stackDir(server.dataDir, null, name), '.env'), 'utf8');
+const envFile = (name: string) => readFile(join(stackDir(stacks.server.dataDir, null, name), '.env'), 'utf8');
 
 describeStacks('secrets kept across a variables save', () => {
   it('keeps a secret sent as null and changes the rest', async () => {
-    const admin = server.as('admin');
+    const admin = stacks.server.as('admin');
     await createStackDone(admin, 'kept', null, {
       compose: composeText({ lines: ['x'] }),
       variables: [
@@ -54,7 +40,7 @@ describeStacks('secrets kept across a variables save', () => {
   });
 
   it('refuses a null for a name without a stored secret, and a null non-secret, leaving the stack as it was', async () => {
-    const admin = server.as('admin');
+    const admin = stacks.server.as('admin');
     const before = await envFile('kept');
     for (const variables of [
       [{ name: 'OTHER', value: null, secret: true }],

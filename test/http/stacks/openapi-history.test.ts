@@ -28,6 +28,7 @@ import { AnswerChecker, type Endpoint } from './openapi-helpers.js';
 const at = (method: string, url: string): Endpoint => ({ method, url });
 const COMPOSE = at('GET', '/api/stacks/:name/deploys/:runId/compose');
 const VARIABLES = at('GET', '/api/stacks/:name/deploys/:runId/variables');
+const IMAGES = at('GET', '/api/stacks/:name/deploys/:runId/images');
 const DIFF = at('GET', '/api/stacks/:name/deploys/:runId/diff');
 const REDEPLOY = at('POST', '/api/stacks/:name/deploys/:runId/redeploy');
 const GET_SETTINGS = at('GET', '/api/stacks/:name/history-settings');
@@ -101,6 +102,10 @@ describeStacks('a scripted history session, every answer as the OpenAPI document
       { name: 'DB_PASSWORD', secret: true },
       { name: 'MODE', secret: false, value: 'green' },
     ]);
+    // The fake compose makes no container: the engine shows no image of the run.
+    const images = objectOf(c.check(IMAGES, await admin.get(`/api/stacks/hist/deploys/${run1}/images`)));
+    expect(images).toEqual({ runId: run1, images: [] });
+    expect(c.check(IMAGES, await admin.get('/api/stacks/hist/deploys/999/images')).status).toBe(404);
     c.check(VARIABLES, await admin.get('/api/stacks/hist/deploys/abc/variables'));
     c.check(COMPOSE, await admin.get('/api/stacks/hist/deploys/999/compose'));
     c.check(
@@ -192,6 +197,7 @@ describeStacks('a scripted history session, every answer as the OpenAPI document
     for (const route of [
       COMPOSE,
       VARIABLES,
+      IMAGES,
       DIFF,
       GET_SETTINGS,
       PUT_SETTINGS,

@@ -6,7 +6,7 @@
  * component its route names. The web page's session (sign-in, who, sign-out) and change feed too.
  * And the docs page is served with its own assets, nothing from elsewhere.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { type StacksRouteName, stacksRoutes } from '../../../src/http/stacks-api/routes.js';
 import { signatureOf } from '../../../src/stacks/webhook.js';
 import { tempDir } from '../../cli/helpers.js';
@@ -23,24 +23,20 @@ import {
   openSse,
   q,
   StacksClient,
-  type StacksServer,
-  startStacks,
+  serveStacks,
 } from './helpers.js';
 import { AnswerChecker, type Json, validateDocument } from './openapi-helpers.js';
 
 const SECRET = 'hook-secret-value';
 
 describeStacks('a scripted session, every answer as the OpenAPI document says', () => {
-  let server: StacksServer;
-  let admin: StacksClient;
+  const stacks = serveStacks();
   let anonymous: StacksClient;
   let doc: Json;
   let c: AnswerChecker;
 
   beforeAll(async () => {
-    server = await startStacks();
-    admin = server.as('admin');
-    anonymous = new StacksClient(server.port, null);
+    anonymous = new StacksClient(stacks.server.port, null);
     const served = await anonymous.get('/api/openapi.json');
     expect(served.status).toBe(200);
     doc = objectOf(served);
@@ -48,14 +44,10 @@ describeStacks('a scripted session, every answer as the OpenAPI document says', 
     c.check('openApiDocument', served);
   }, 60_000);
 
-  afterAll(async () => {
-    await server?.stop();
-  });
-
   /** Polls a job until done, checking every poll. */
   const jobDone = async (jobId: string) => {
     for (;;) {
-      const poll = objectOf(c.check('getJob', await admin.get(`/api/jobs/${jobId}`)));
+      const poll = objectOf(c.check('getJob', await stacks.admin.get(`/api/jobs/${jobId}`)));
       if (poll.status === 'done') return poll;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -70,7 +62,7 @@ describeStacks('a scripted session, every answer as the OpenAPI document says', 
     const variables = [{ name: 'DB_PASSWORD', value: 's3cret-value', secret: true }];
     const created = c.check(
       'createStack',
-      await admin.post(`/api/stacks${q(null)}`, {
+      await stacks.admin.post(`/api/stacks${q(null)}`, {
         name: 'web',
         compose: composeText({ lines: ['created web', 'password s3cret-value'] }),
         variables,
@@ -80,25 +72,28 @@ describeStacks('a scripted session, every answer as the OpenAPI document says', 
     const job = await jobDone(ack.jobId);
     expect(job.result).toMatchObject({ success: true });
 
-    const events = await openSse(server.port, `/api/jobs/${ack.jobId}/events`, 't-admin');
+    const events = await openSse(stacks.server.port, `/api/jobs/${ack.jobId}/events`, 't-admin');
     await ended(events);
     expect([events.status, events.contentType]).toEqual([200, 'text/event-stream; charset=utf-8']);
     expect(events.events.length).toBeGreaterThan(1);
     for (const message of dataOf(events)) c.checkComponent('JobMessage', message);
     c.seen.add('getJobEvents 200');
 
-    c.check('deployStack', await admin.postJson(`/api/stacks/web/deploy${q(null)}`, { forceRecreate: true }));
+    c.check(
+      'deployStack',
+      await stacks.admin.postJson(`/api/stacks/web/deploy${q(null)}`, { forceRecreate: true }),
+    );
     c.check(
       'saveCompose',
-      await admin.put(`/api/stacks/web/compose${q(null)}`, {
+      await stacks.admin.put(`/api/stacks/web/compose${q(null)}`, {
         content: composeText({ lines: ['about to fail'], exit: 3 }),
       }),
     );
-    const failed = c.check('deployStack', await admin.postJson(`/api/stacks/web/deploy${q(null)}`));
+    const failed = c.check('deployStack', await stacks.admin.postJson(`/api/stacks/web/deploy${q(null)}`));
     expect([failed.status, objectOf(failed).success]).toEqual([500, false]);
     const redeploy = c.check(
       'saveCompose',
-      await admin.put(`/api/stacks/web/compose${q(null)}`, {
+      await stacks.admin.put(`/api/stacks/web/compose${q(null)}`, {
         content: composeText({ lines: ['redeployed web'] }),
         restart: true,
       }),
@@ -106,14 +101,14 @@ describeStacks('a scripted session, every answer as the OpenAPI document says', 
     await jobDone(ackOf(redeploy).jobId);
     c.check(
       'saveCompose',
-      await admin.put(
+      await stacks.admin.put(
         `/api/stacks/web/compose${q(null)}`,
         { content: composeText({ lines: ['again'] }), restart: true },
         { headers: { Accept: 'application/json' } },
       ),
     );
 
-    const list = c.check('listStacks', await admin.get(`/api/stacks${q(null)}`));
+    const list = c.check('listStacks', await stacks.admin.get(`/api/stacks${q(null)}`));
     expect(JSON.parse(list.text)).toMatchObject([
       {
         name: 'web',
@@ -122,83 +117,96 @@ describeStacks('a scripted session, every answer as the OpenAPI document says', 
         variables: [{ name: 'DB_PASSWORD', secret: true }],
       },
     ]);
-    c.check('getStack', await admin.get(`/api/stacks/web${q(null)}`));
+    c.check('getStack', await stacks.admin.get(`/api/stacks/web${q(null)}`));
     c.check(
       'setVariables',
-      await admin.put(`/api/stacks/web/variables${q(null)}`, {
+      await stacks.admin.put(`/api/stacks/web/variables${q(null)}`, {
         variables: [...variables, { name: 'MODE', value: 'production', secret: false }],
       }),
     );
     for (const operation of ['start', 'stop', 'restart', 'down'] as const) {
       const route = `${operation}Stack` as const;
-      const started = c.check(route, await admin.post(`/api/stacks/web/${operation}${q(null)}`));
+      const started = c.check(route, await stacks.admin.post(`/api/stacks/web/${operation}${q(null)}`));
       await jobDone(ackOf(started).jobId);
-      c.check(route, await admin.postJson(`/api/stacks/web/${operation}${q(null)}`));
+      c.check(route, await stacks.admin.postJson(`/api/stacks/web/${operation}${q(null)}`));
     }
   });
 
   it('runs: list, read, log, follow the log, delete', async () => {
-    const list = c.check('listRuns', await admin.get(`/api/stacks/web/deploys${q(null)}`));
+    const list = c.check('listRuns', await stacks.admin.get(`/api/stacks/web/deploys${q(null)}`));
     const runs = JSON.parse(list.text) as Json[];
     expect(runs.map((r) => r.status)).toEqual(['success', 'success', 'failed', 'success', 'success']);
     const id = runs.at(-1)?.id as number;
-    c.check('getRun', await admin.get(`/api/stacks/web/deploys/${id}`));
-    const log = c.check('getRunLog', await admin.get(`/api/stacks/web/deploys/${id}/log`));
+    c.check('getRun', await stacks.admin.get(`/api/stacks/web/deploys/${id}`));
+    const log = c.check('getRunLog', await stacks.admin.get(`/api/stacks/web/deploys/${id}/log`));
     expect(log.text).toBe('created web\npassword ***\n');
-    const follow = await openSse(server.port, `/api/stacks/web/deploys/${id}/log?follow=true`, 't-admin');
+    const follow = await openSse(
+      stacks.server.port,
+      `/api/stacks/web/deploys/${id}/log?follow=true`,
+      't-admin',
+    );
     await ended(follow);
     expect(follow.contentType).toBe('text/event-stream; charset=utf-8');
     const followed = dataOf(follow);
     for (const event of followed) c.checkComponent('LogFollowEvent', event);
     expect(followed.at(-1)).toEqual({ type: 'end', status: 'success' });
     c.seen.add('getRunLog 200 follow');
-    c.check('deleteRun', await admin.del(`/api/stacks/web/deploys/${id}`));
-    c.check('deleteRun', await admin.del(`/api/stacks/web/deploys/${id}`)); // 404 Run not found
-    c.check('getRunLog', await admin.get(`/api/stacks/web/deploys/${id}/log`)); // 404
-    c.check('getRun', await admin.get('/api/stacks/web/deploys/0')); // 400 run id
+    c.check('deleteRun', await stacks.admin.del(`/api/stacks/web/deploys/${id}`));
+    c.check('deleteRun', await stacks.admin.del(`/api/stacks/web/deploys/${id}`)); // 404 Run not found
+    c.check('getRunLog', await stacks.admin.get(`/api/stacks/web/deploys/${id}/log`)); // 404
+    c.check('getRun', await stacks.admin.get('/api/stacks/web/deploys/0')); // 400 run id
   });
 
   it('settings, schedules and executions', async () => {
-    c.check('getSettings', await admin.get('/api/settings/general'));
+    c.check('getSettings', await stacks.admin.get('/api/settings/general'));
     c.check(
       'changeSettings',
-      await admin.post('/api/settings/general', { deployLogReconcileCron: '30 2 * * *' }),
+      await stacks.admin.post('/api/settings/general', { deployLogReconcileCron: '30 2 * * *' }),
     );
     c.check(
       'changeSettings',
-      await admin.post('/api/settings/general', { deployLogReconcileCron: '61 * * * *' }),
+      await stacks.admin.post('/api/settings/general', { deployLogReconcileCron: '61 * * * *' }),
     );
-    c.check('changeSettings', await server.as('viewer').post('/api/settings/general', {}));
-    const executed = c.check('runSchedule', await admin.post('/api/schedules/deploy_log_reconcile/run'));
+    c.check('changeSettings', await stacks.server.as('viewer').post('/api/settings/general', {}));
+    const executed = c.check(
+      'runSchedule',
+      await stacks.admin.post('/api/schedules/deploy_log_reconcile/run'),
+    );
     expect(objectOf(executed)).toMatchObject({ scheduleType: 'deploy_log_reconcile', status: 'success' });
-    c.check('runSchedule', await admin.post('/api/schedules/nightly/run')); // 404
-    c.check('toggleSchedule', await admin.post('/api/schedules/deploy_log_reconcile/0/toggle')); // 400
-    c.check('toggleSchedule', await admin.post('/api/schedules/nightly/0/toggle')); // 404
-    const page = c.check('listExecutions', await admin.get('/api/schedules/executions?limit=3'));
+    c.check('runSchedule', await stacks.admin.post('/api/schedules/nightly/run')); // 404
+    c.check('toggleSchedule', await stacks.admin.post('/api/schedules/deploy_log_reconcile/0/toggle')); // 400
+    c.check('toggleSchedule', await stacks.admin.post('/api/schedules/nightly/0/toggle')); // 404
+    const page = c.check('listExecutions', await stacks.admin.get('/api/schedules/executions?limit=3'));
     expect(objectOf(page).total).toBe(5);
-    c.check('listExecutions', await admin.get('/api/schedules/executions?limit=0')); // 400
+    c.check('listExecutions', await stacks.admin.get('/api/schedules/executions?limit=0')); // 400
   });
 
   it('a git stack: create, read, list, change, deploy, webhook', async () => {
     const root = await tempDir();
     const repo = await makeRepo(root, { 'compose.yaml': composeText({ lines: ['from git'] }) });
     const body = { name: 'site', repository: repo.bare, webhookSecret: SECRET };
-    c.check('createGitStack', await admin.post(`/api/git-stacks${q(null)}`, body)); // 201
-    c.check('createGitStack', await admin.post(`/api/git-stacks${q(null)}`, body)); // 409
+    c.check('createGitStack', await stacks.admin.post(`/api/git-stacks${q(null)}`, body)); // 201
+    c.check('createGitStack', await stacks.admin.post(`/api/git-stacks${q(null)}`, body)); // 409
     c.check(
       'createGitStack',
-      await admin.post(`/api/git-stacks${q(null)}`, { ...body, name: 'nobranch', branch: 'absent' }),
+      await stacks.admin.post(`/api/git-stacks${q(null)}`, { ...body, name: 'nobranch', branch: 'absent' }),
     ); // 422
     c.check(
       'createGitStack',
-      await admin.post(`/api/git-stacks${q(null)}`, { ...body, name: 'x', colour: 1 }),
+      await stacks.admin.post(`/api/git-stacks${q(null)}`, { ...body, name: 'x', colour: 1 }),
     );
-    c.check('listGitStacks', await admin.get(`/api/git-stacks${q(null)}`));
-    c.check('getGitStack', await admin.get(`/api/git-stacks/site${q(null)}`));
-    c.check('getGitStack', await admin.get(`/api/git-stacks/nowhere${q(null)}`)); // 404
-    c.check('configureGitStack', await admin.put(`/api/git-stacks/site${q(null)}`, { autoDeployCron: null }));
-    c.check('deployGitStack', await admin.postJson(`/api/git-stacks/site/deploy${q(null)}`));
-    const streamed = c.check('deployGitStack', await admin.post(`/api/git-stacks/site/deploy${q(null)}`, {}));
+    c.check('listGitStacks', await stacks.admin.get(`/api/git-stacks${q(null)}`));
+    c.check('getGitStack', await stacks.admin.get(`/api/git-stacks/site${q(null)}`));
+    c.check('getGitStack', await stacks.admin.get(`/api/git-stacks/nowhere${q(null)}`)); // 404
+    c.check(
+      'configureGitStack',
+      await stacks.admin.put(`/api/git-stacks/site${q(null)}`, { autoDeployCron: null }),
+    );
+    c.check('deployGitStack', await stacks.admin.postJson(`/api/git-stacks/site/deploy${q(null)}`));
+    const streamed = c.check(
+      'deployGitStack',
+      await stacks.admin.post(`/api/git-stacks/site/deploy${q(null)}`, {}),
+    );
     await jobDone(ackOf(streamed).jobId);
     const ping = '{"zen": "Keep it logically awesome."}';
     const deliver = (payload: string, signature: string, event: string) =>
@@ -234,7 +242,7 @@ describeStacks('a scripted session, every answer as the OpenAPI document says', 
     c.check('getSession', await anonymous.get('/api/session')); // 401
     c.check('changeEvents', await anonymous.get('/api/events')); // 401
 
-    const feed = await openSse(server.port, '/api/events', null, { headers: { Cookie: cookie } });
+    const feed = await openSse(stacks.server.port, '/api/events', null, { headers: { Cookie: cookie } });
     expect([feed.status, feed.contentType]).toEqual([200, 'text/event-stream; charset=utf-8']);
     c.seen.add('changeEvents 200');
     // Subscribed once its opening comment arrived; then a stack created with the cookie is a change.
@@ -251,7 +259,7 @@ describeStacks('a scripted session, every answer as the OpenAPI document says', 
     );
     feed.close();
     for (const change of dataOf(feed)) c.checkComponent('Change', change);
-    c.check('deleteStack', await admin.del(`/api/stacks/feed${q(null)}`));
+    c.check('deleteStack', await stacks.admin.del(`/api/stacks/feed${q(null)}`));
 
     const elsewhere = { headers: { Cookie: cookie, Origin: 'http://elsewhere.example' } };
     c.check('signOut', await anonymous.del('/api/session', elsewhere)); // 401
@@ -261,21 +269,21 @@ describeStacks('a scripted session, every answer as the OpenAPI document says', 
 
   it('the failures a client meets: 400, 401, 403, 404, 409 with the error body', async () => {
     c.check('listStacks', await anonymous.get('/api/stacks')); // 401
-    c.check('listStacks', await admin.get('/api/stacks?env=abc')); // 400
-    c.check('listStacks', await admin.get('/api/stacks?env=99')); // 404
+    c.check('listStacks', await stacks.admin.get('/api/stacks?env=abc')); // 400
+    c.check('listStacks', await stacks.admin.get('/api/stacks?env=99')); // 404
     // A parameter given twice is read once, its first value (as the routes always did).
-    expect(c.check('listStacks', await admin.get('/api/stacks?env=null&env=abc')).status).toBe(200);
-    expect(c.check('listStacks', await admin.get('/api/stacks?env=abc&env=null')).status).toBe(400);
-    c.check('getStack', await admin.get('/api/stacks/Bad%20Name')); // 400
-    c.check('getStack', await admin.get('/api/stacks/absent')); // 404
-    c.check('deleteStack', await server.as('viewer').del('/api/stacks/web')); // 403
-    c.check('createStack', await admin.post('/api/stacks', { name: 'web', compose: composeText() })); // 409
-    c.check('createStack', await admin.post('/api/stacks', { name: 'other', compose: 5 })); // 400
-    c.check('deployStack', await admin.post('/api/stacks/web/deploy', { pull: 'yes' })); // 400
-    c.check('getJob', await admin.get('/api/jobs/no-such-job')); // 404
-    c.check('getJobEvents', await admin.get('/api/jobs/no-such-job/events')); // 404
-    c.check('listRuns', await server.as('viewer1').get(`/api/stacks/web/deploys${q(null)}`)); // 403
-    c.check('deleteStack', await admin.del(`/api/stacks/web${q(null)}`)); // 200
+    expect(c.check('listStacks', await stacks.admin.get('/api/stacks?env=null&env=abc')).status).toBe(200);
+    expect(c.check('listStacks', await stacks.admin.get('/api/stacks?env=abc&env=null')).status).toBe(400);
+    c.check('getStack', await stacks.admin.get('/api/stacks/Bad%20Name')); // 400
+    c.check('getStack', await stacks.admin.get('/api/stacks/absent')); // 404
+    c.check('deleteStack', await stacks.server.as('viewer').del('/api/stacks/web')); // 403
+    c.check('createStack', await stacks.admin.post('/api/stacks', { name: 'web', compose: composeText() })); // 409
+    c.check('createStack', await stacks.admin.post('/api/stacks', { name: 'other', compose: 5 })); // 400
+    c.check('deployStack', await stacks.admin.post('/api/stacks/web/deploy', { pull: 'yes' })); // 400
+    c.check('getJob', await stacks.admin.get('/api/jobs/no-such-job')); // 404
+    c.check('getJobEvents', await stacks.admin.get('/api/jobs/no-such-job/events')); // 404
+    c.check('listRuns', await stacks.server.as('viewer1').get(`/api/stacks/web/deploys${q(null)}`)); // 403
+    c.check('deleteStack', await stacks.admin.del(`/api/stacks/web${q(null)}`)); // 200
   });
 
   it('went through every route of the document', () => {
@@ -297,7 +305,7 @@ describeStacks('a scripted session, every answer as the OpenAPI document says', 
     for (const asset of assets) {
       // Relative to the page: nothing from a CDN or another host.
       expect(asset, asset).not.toMatch(/^(?:[a-z]+:)?\/\//i);
-      const url = new URL(asset, `http://127.0.0.1:${server.port}/api/docs/`);
+      const url = new URL(asset, `http://127.0.0.1:${stacks.server.port}/api/docs/`);
       const reply = await anonymous.get(url.pathname);
       expect(reply.status, url.pathname).toBe(200);
       expect(reply.body.length, url.pathname).toBeGreaterThan(0);

@@ -5,7 +5,7 @@
  */
 
 import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   StacksClient as Client,
   composeText,
@@ -21,10 +21,9 @@ import {
   q,
   type Reply,
   type StacksClient,
-  type StacksServer,
   saveCompose,
+  serveStacks,
   ended as sseEnded,
-  startStacks,
   USER_KINDS,
   USERS,
   type UserJson,
@@ -70,8 +69,7 @@ const runRule = (u: UserJson, a: Action, runEnv: Env) =>
 const ENVS: Env[] = [null, 1, 2];
 const key = (env: Env) => (env === null ? 'local' : String(env));
 
-let server: StacksServer;
-let admin: StacksClient;
+const stacks = serveStacks();
 /** Makes stack names unique across the matrix and the token checks. */
 let serial = 0;
 /** Per environment: the `perm` stack's create run and its job. */
@@ -88,7 +86,7 @@ interface Endpoint {
 
 /** Waits for a job the request started, so jobs of one stack do not overlap. */
 async function settle(reply: Reply): Promise<Reply> {
-  if (reply.status === 202) await waitJob(admin, objectOf(reply).jobId as string);
+  if (reply.status === 202) await waitJob(stacks.admin, objectOf(reply).jobId as string);
   return reply;
 }
 
@@ -149,8 +147,8 @@ const ENDPOINTS: Endpoint[] = [
     rule: 'run',
     ok: 200,
     request: async (c, env) => {
-      const { runId } = await deployDone(admin, 'perm', env);
-      await waitRun(admin, 'perm', runId as number);
+      const { runId } = await deployDone(stacks.admin, 'perm', env);
+      await waitRun(stacks.admin, 'perm', runId as number);
       return c.del(`/api/stacks/perm/deploys/${runId}`);
     },
   },
@@ -226,7 +224,7 @@ const ENDPOINTS: Endpoint[] = [
     ok: 200,
     request: async (c, env, user) => {
       const name = `gone-${user}-${key(env)}-${++serial}`;
-      await createStackDone(admin, name, env, { compose: composeText({ lines: ['g'] }) });
+      await createStackDone(stacks.admin, name, env, { compose: composeText({ lines: ['g'] }) });
       return c.del(`/api/stacks/${name}${q(env)}`);
     },
   },
@@ -276,16 +274,13 @@ const expected = (endpoint: Endpoint, user: UserKind, env: Env) => {
 
 describeStacks('permissions', () => {
   beforeAll(async () => {
-    server = await startStacks();
-    admin = server.as('admin');
     for (const env of ENVS) {
-      const created = await createStackDone(admin, 'perm', env, { compose: composeText({ lines: ['p'] }) });
+      const created = await createStackDone(stacks.admin, 'perm', env, {
+        compose: composeText({ lines: ['p'] }),
+      });
       fixtures[key(env)] = { runId: created.runId as number, jobId: created.jobId };
     }
   }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
 
   it('the rules themselves, on the configured users', () => {
     // A guard on the table: if these fail, the rules above were mis-typed, not the server.
@@ -306,7 +301,7 @@ describeStacks('permissions', () => {
         for (const user of USER_KINDS) {
           for (const env of ENVS) {
             const want = expected(endpoint, user, env);
-            const reply = await endpoint.request(server.as(user), env, user);
+            const reply = await endpoint.request(stacks.server.as(user), env, user);
             const forbiddenBodyOk = want !== 403 || isForbiddenBody(reply);
             if (reply.status !== want || !forbiddenBodyOk)
               wrong.push(
@@ -323,7 +318,7 @@ describeStacks('permissions', () => {
     it('every endpoint answers 401 unauthorized without a token or with a wrong one', async () => {
       const wrong: string[] = [];
       for (const token of [null, 't-wrong', '']) {
-        const client = new Client(server.port, token);
+        const client = new Client(stacks.server.port, token);
         for (const endpoint of ENDPOINTS) {
           const reply = await endpoint.request(client, 1, 'nogrant');
           if (reply.status !== 401 || JSON.stringify(reply.value) !== '{"error":"unauthorized"}')
@@ -335,7 +330,7 @@ describeStacks('permissions', () => {
 
     it('a malformed Authorization header is 401 too', async () => {
       for (const value of ['t-admin', 'Basic t-admin', 'Bearer', 'Bearer  t-admin x']) {
-        const reply = await new Client(server.port, null).get('/api/stacks', {
+        const reply = await new Client(stacks.server.port, null).get('/api/stacks', {
           headers: { Authorization: value },
         });
         expect([reply.status, reply.value], value).toEqual([401, { error: 'unauthorized' }]);
@@ -346,7 +341,7 @@ describeStacks('permissions', () => {
   describe('a grant without an environment list (CONTRACT.md: global only)', () => {
     it('reads nothing of environment 1: single run, log, log follow, job poll and job events are 403', async () => {
       const { runId, jobId } = fixtures[key(1)] as { runId: number; jobId: string };
-      const client = server.as('globalviewer');
+      const client = stacks.server.as('globalviewer');
       const base = `/api/stacks/perm/deploys/${runId}`;
       const answers: Array<[string, number, boolean]> = [];
       const note = async (what: string, reply: Reply) => {
@@ -379,23 +374,23 @@ describeStacks('permissions', () => {
         '/api/stacks/perm?env=99',
         '/api/stacks/perm/deploys?env=99',
       ]) {
-        const reply = await admin.get(path);
+        const reply = await stacks.admin.get(path);
         expect([reply.status, reply.value], path).toEqual([404, { error: 'Environment not found' }]);
       }
     });
 
     it('DELETE of a running run: 404 for the wrong stack and 403 for the unauthorised before 409', async () => {
-      await saveCompose(admin, 'perm', 1, composeText({ lines: ['hold'], sleepMs: 4000 }));
-      const { runId, jobId } = await deploy(admin, 'perm', 1);
+      await saveCompose(stacks.admin, 'perm', 1, composeText({ lines: ['hold'], sleepMs: 4000 }));
+      const { runId, jobId } = await deploy(stacks.admin, 'perm', 1);
       await eventually(
-        async () => (existsSync(logPath(server.dataDir, 1, runId as number)) ? true : undefined),
+        async () => (existsSync(logPath(stacks.server.dataDir, 1, runId as number)) ? true : undefined),
         'the first line',
       );
-      await createStackDone(admin, 'perm-other', 1, { compose: composeText({ lines: ['o'] }) });
+      await createStackDone(stacks.admin, 'perm-other', 1, { compose: composeText({ lines: ['o'] }) });
       const path = `/api/stacks/perm/deploys/${runId}`;
       const answers: Array<[string, number, unknown]> = [];
       for (const user of ['viewer', 'viewer1', 'nogrant'] as const) {
-        const reply = await server.as(user).del(path);
+        const reply = await stacks.server.as(user).del(path);
         answers.push([user, reply.status, isForbiddenBody(reply)]);
       }
       expect(answers).toEqual([
@@ -403,23 +398,23 @@ describeStacks('permissions', () => {
         ['viewer1', 403, true],
         ['nogrant', 403, true],
       ]);
-      const other = await admin.del(`/api/stacks/perm-other/deploys/${runId}`);
+      const other = await stacks.admin.del(`/api/stacks/perm-other/deploys/${runId}`);
       expect([other.status, other.value]).toEqual([404, { error: 'Run not found' }]);
       for (const user of ['editor1', 'noaccess', 'admin'] as const) {
-        const reply = await server.as(user).del(path);
+        const reply = await stacks.server.as(user).del(path);
         expect([reply.status, reply.value], user).toEqual([409, { error: 'Run is still running' }]);
       }
-      await waitJob(admin, jobId);
-      await saveCompose(admin, 'perm', 1, composeText({ lines: ['p'] }));
+      await waitJob(stacks.admin, jobId);
+      await saveCompose(stacks.admin, 'perm', 1, composeText({ lines: ['p'] }));
     }, 60_000);
 
     it('a run of environment 2 cannot be deleted by an editor scoped to environment 1, whatever env it passes', async () => {
-      const { runId } = await deployDone(admin, 'perm', 2);
+      const { runId } = await deployDone(stacks.admin, 'perm', 2);
       for (const query of ['', '?env=1', '?env=null']) {
-        const reply = await server.as('editor1').del(`/api/stacks/perm/deploys/${runId}${query}`);
+        const reply = await stacks.server.as('editor1').del(`/api/stacks/perm/deploys/${runId}${query}`);
         expect(reply.status, query).toBe(403);
       }
-      expect((await admin.get(`/api/stacks/perm/deploys/${runId}`)).status).toBe(200);
+      expect((await stacks.admin.get(`/api/stacks/perm/deploys/${runId}`)).status).toBe(200);
     });
   });
 });

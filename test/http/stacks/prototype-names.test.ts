@@ -8,7 +8,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { signatureOf } from '../../../src/stacks/webhook.js';
 import { runCli, tempDir } from '../../cli/helpers.js';
 import { PROTOTYPE_NAMES } from '../../fuzz-names.js';
@@ -27,6 +27,7 @@ import {
   q,
   StacksClient,
   type StacksServer,
+  serveStacks,
   stacksConfig,
   startStacks,
   TOKENS,
@@ -50,30 +51,24 @@ async function expectServing(server: StacksServer, client: StacksClient): Promis
 }
 
 describeStacks('Object.prototype names', () => {
-  let server: StacksServer;
-  let admin: StacksClient;
   let providerDir: string;
 
-  beforeAll(async () => {
+  const stacks = serveStacks(async () => {
     providerDir = await tempDir();
     const provider = join(providerDir, 'provider.mjs');
     // JSON text, not an object literal: a literal's `__proto__:` would set a prototype, not a key.
     const printed =
       '{"__proto__": "from-provider-proto", "constructor": "from-provider-ctor", "PLAIN_KEY": "from-provider-plain"}';
     await writeFile(provider, `process.stdout.write(${JSON.stringify(printed)});\n`);
-    server = await startStacks({
+    return {
       config: stacksConfig({
         secretProviders: {
           constructor: { command: [process.execPath, provider] },
           toString: { command: [process.execPath, provider] },
         },
       }),
-    });
-    admin = server.as('admin');
+    };
   }, 30_000);
-  afterAll(async () => {
-    await server?.stop();
-  }, 120_000);
 
   it('compose lines naming prototype properties are counted as names, and the server keeps answering', async () => {
     const lines = [
@@ -90,12 +85,12 @@ describeStacks('Object.prototype names', () => {
       ' Network __proto__  Created',
       'hasOwnProperty valueOf toString',
     ];
-    const { runId, job } = await createStackDone(admin, 'words', null, {
+    const { runId, job } = await createStackDone(stacks.admin, 'words', null, {
       compose: composeText({ lines }),
     });
     expect(job.result).toMatchObject({ success: true });
     expect(linesOf(job.messages)).toEqual(lines);
-    const run = await waitRun(admin, 'words', runId as number);
+    const run = await waitRun(stacks.admin, 'words', runId as number);
     expect(run.status).toBe('success');
     expect((run.details as Json).summary).toEqual({
       containersCreated: 1,
@@ -106,87 +101,87 @@ describeStacks('Object.prototype names', () => {
       imagesBuilt: 1,
       buildStepsCached: 0,
     });
-    expect(await logLines(server.dataDir, null, runId as number)).toEqual(lines);
+    expect(await logLines(stacks.server.dataDir, null, runId as number)).toEqual(lines);
     // A second deploy of the same words: the stack was let go and the process is the same one.
-    const again = await deployDone(admin, 'words', null);
+    const again = await deployDone(stacks.admin, 'words', null);
     expect(again.job.result).toMatchObject({ success: true });
-    await expectServing(server, admin);
+    await expectServing(stacks.server, stacks.admin);
   }, 120_000);
 
   it('GET /api/jobs/{name} and its events are 404 Job not found for every user', async () => {
     for (const name of NAMES) {
       for (const kind of USER_KINDS) {
-        const reply = await server.as(kind).get(`/api/jobs/${name}`);
+        const reply = await stacks.server.as(kind).get(`/api/jobs/${name}`);
         expect(reply.status, `${kind} GET /api/jobs/${name}: ${reply.text}`).toBe(404);
         expect(reply.value).toEqual({ error: 'Job not found' });
       }
-      const events = await openSse(server.port, `/api/jobs/${name}/events`, TOKENS.viewer);
+      const events = await openSse(stacks.server.port, `/api/jobs/${name}/events`, TOKENS.viewer);
       expect(events.status, `events of ${name}`).toBe(404);
       await events.closed;
       expect(JSON.parse(events.text())).toEqual({ error: 'Job not found' });
     }
-    await expectServing(server, admin);
+    await expectServing(stacks.server, stacks.admin);
   }, 120_000);
 
   it('the schedule toggle and run answer 404 for a prototype name, as for any unknown type', async () => {
     for (const name of NAMES) {
-      const toggle = await admin.post(`/api/schedules/${name}/1/toggle`);
+      const toggle = await stacks.admin.post(`/api/schedules/${name}/1/toggle`);
       expect(toggle.status, `toggle ${name}: ${toggle.text}`).toBe(404);
       expect(toggle.value).toEqual({ error: `No schedule type ${JSON.stringify(name)}` });
-      const run = await admin.post(`/api/schedules/${name}/run`);
+      const run = await stacks.admin.post(`/api/schedules/${name}/run`);
       expect(run.status, `run ${name}`).toBe(404);
     }
-    await expectServing(server, admin);
+    await expectServing(stacks.server, stacks.admin);
   }, 120_000);
 
   it('a stack named constructor (or tostring, valueof, hasownproperty) is created, deployed, listed and deleted', async () => {
     for (const env of [null, 1]) {
       for (const name of STACK_NAMES) {
-        const created = await createStackDone(admin, name, env);
+        const created = await createStackDone(stacks.admin, name, env);
         expect(created.job.result, `${name} in ${env}`).toMatchObject({ success: true });
-        const one = await admin.get(`/api/stacks/${name}${q(env)}`);
+        const one = await stacks.admin.get(`/api/stacks/${name}${q(env)}`);
         expectStatus(one, 200, `GET stack ${name}`);
         expect(objectOf(one)).toMatchObject({ name, environmentId: env });
-        const deployed = await deployDone(admin, name, env);
+        const deployed = await deployDone(stacks.admin, name, env);
         expect(deployed.job.result).toMatchObject({ success: true });
-        const runs = arrayOf(await admin.get(`/api/stacks/${name}/deploys${q(env)}`));
+        const runs = arrayOf(await stacks.admin.get(`/api/stacks/${name}/deploys${q(env)}`));
         expect(runs.map((r) => r.id)).toEqual([deployed.runId, created.runId]);
-        const log = await admin.get(`/api/stacks/${name}/deploys/${deployed.runId}/log`);
+        const log = await stacks.admin.get(`/api/stacks/${name}/deploys/${deployed.runId}/log`);
         expectStatus(log, 200, `log of ${name}`);
-        const variables = await admin.put(`/api/stacks/${name}/variables${q(env)}`, {
+        const variables = await stacks.admin.put(`/api/stacks/${name}/variables${q(env)}`, {
           variables: [{ name: 'A', value: '1', secret: false }],
         });
         expectStatus(variables, 200, `variables of ${name}`);
       }
-      const listed = arrayOf(await admin.get(`/api/stacks${q(env)}`)).map((s) => s.name);
+      const listed = arrayOf(await stacks.admin.get(`/api/stacks${q(env)}`)).map((s) => s.name);
       for (const name of STACK_NAMES) expect(listed).toContain(name);
       for (const name of STACK_NAMES) {
-        expectStatus(await admin.del(`/api/stacks/${name}${q(env)}`), 200, `DELETE ${name}`);
-        expect((await admin.get(`/api/stacks/${name}${q(env)}`)).status).toBe(404);
+        expectStatus(await stacks.admin.del(`/api/stacks/${name}${q(env)}`), 200, `DELETE ${name}`);
+        expect((await stacks.admin.get(`/api/stacks/${name}${q(env)}`)).status).toBe(404);
       }
-      const after = arrayOf(await admin.get(`/api/stacks${q(env)}`)).map((s) => s.name);
+      const after = arrayOf(await stacks.admin.get(`/api/stacks${q(env)}`)).map((s) => s.name);
       for (const name of STACK_NAMES) expect(after).not.toContain(name);
     }
-    await expectServing(server, admin);
+    await expectServing(stacks.server, stacks.admin);
   }, 120_000);
 
   it('variables named __proto__ and constructor reach compose like any other', async () => {
     const variables = NAMES.map((name, i) => ({ name, value: `variable-value-${i}`, secret: false }));
-    const put = await createStackDone(admin, 'protovars', null, {
+    const put = await createStackDone(stacks.admin, 'protovars', null, {
       compose: composeText({ env: [...NAMES] }),
       variables,
     });
     expect(put.job.result).toMatchObject({ success: true });
     // Every value is redacted (variables are, secret or not): `***` shows that it arrived.
     expect(linesOf(put.job.messages)).toEqual(NAMES.map((name) => `${name}=***`));
-    const read = objectOf(await admin.get('/api/stacks/protovars'));
+    const read = objectOf(await stacks.admin.get('/api/stacks/protovars'));
     expect((read.variables as Json[]).map((v) => v.name)).toEqual([...NAMES]);
     // Replaced by a set without them: gone from the stack and from the next deploy's environment.
-    const replaced = await admin.put('/api/stacks/protovars/variables', {
+    const replaced = await stacks.admin.put('/api/stacks/protovars/variables', {
       variables: [{ name: 'constructor', value: 'only-this-one', secret: true }],
     });
     expectStatus(replaced, 200, 'PUT variables');
-    const next = await deployDone(admin, 'protovars', null);
+    const next = await deployDone(stacks.admin, 'protovars', null);
     expect(linesOf(next.job.messages)).toEqual(
       NAMES.map((name) => `${name}=${name === 'constructor' ? '***' : ''}`),
     );
@@ -195,7 +190,7 @@ describeStacks('Object.prototype names', () => {
   it('secret providers named constructor and toString resolve, and the keys they print reach compose', async () => {
     for (const provider of ['constructor', 'toString']) {
       const name = `provider-${provider.toLowerCase()}`;
-      const done = await createStackDone(admin, name, null, {
+      const done = await createStackDone(stacks.admin, name, null, {
         compose: composeText({
           env: ['__proto__', 'constructor', 'PLAIN_KEY'],
           lines: ['from-provider-proto'],
@@ -211,7 +206,7 @@ describeStacks('Object.prototype names', () => {
       ]);
     }
     for (const provider of ['__proto__', 'hasOwnProperty', 'valueOf']) {
-      const reply = await admin.post('/api/stacks', {
+      const reply = await stacks.admin.post('/api/stacks', {
         name: 'unknown-provider',
         compose: composeText(),
         secretProvider: provider,
@@ -219,26 +214,26 @@ describeStacks('Object.prototype names', () => {
       expect(reply.status, `${provider}: ${reply.text}`).toBe(400);
       expect(reply.value).toEqual({ error: `Unknown secret provider ${JSON.stringify(provider)}` });
     }
-    expect((await admin.get('/api/stacks/unknown-provider')).status).toBe(404);
+    expect((await stacks.admin.get('/api/stacks/unknown-provider')).status).toBe(404);
   }, 120_000);
 
   it('settings keys named after prototype properties are unknown keys (400), and nothing changes', async () => {
-    const before = objectOf(await admin.get('/api/settings/general'));
+    const before = objectOf(await stacks.admin.get('/api/settings/general'));
     for (const name of NAMES) {
       const body = `{${JSON.stringify(name)}: {"deployLogReconcileEnabled": false}, "deployLogReconcileCron": "0 4 * * *"}`;
-      const reply = await admin.post('/api/settings/general', undefined, {
+      const reply = await stacks.admin.post('/api/settings/general', undefined, {
         raw: body,
         headers: { 'Content-Type': 'application/json' },
       });
       expect(reply.status, `${name}: ${reply.text}`).toBe(400);
     }
-    expect(objectOf(await admin.get('/api/settings/general'))).toEqual(before);
-    await expectServing(server, admin);
+    expect(objectOf(await stacks.admin.get('/api/settings/general'))).toEqual(before);
+    await expectServing(stacks.server, stacks.admin);
   }, 120_000);
 
   it('environments named by a prototype word are a 400 in `env`', async () => {
     for (const name of NAMES) {
-      const reply = await admin.get(`/api/stacks?env=${name}`);
+      const reply = await stacks.admin.get(`/api/stacks?env=${name}`);
       expect(reply.status, name).toBe(400);
     }
   }, 120_000);
@@ -247,22 +242,22 @@ describeStacks('Object.prototype names', () => {
     const root = await tempDir();
     const repo = await makeRepo(root, { 'compose.yaml': composeText({ lines: ['git deploy'] }) });
     const secret = 'hook-secret-0123';
-    const created = await admin.post('/api/git-stacks', {
+    const created = await stacks.admin.post('/api/git-stacks', {
       name: 'constructor',
       repository: repo.bare,
       webhookSecret: secret,
       deploy: true,
     });
     expectStatus(created, 202, 'create and deploy git stack constructor');
-    const job = await waitJob(admin, objectOf(created).jobId as string);
+    const job = await waitJob(stacks.admin, objectOf(created).jobId as string);
     expect(job.result).toMatchObject({ success: true });
-    const view = await admin.get('/api/git-stacks/constructor');
+    const view = await stacks.admin.get('/api/git-stacks/constructor');
     expectStatus(view, 200, 'GET git stack constructor');
     expect(objectOf(view)).toMatchObject({ name: 'constructor', repository: repo.bare });
-    expect(arrayOf(await admin.get('/api/git-stacks')).map((s) => s.name)).toContain('constructor');
+    expect(arrayOf(await stacks.admin.get('/api/git-stacks')).map((s) => s.name)).toContain('constructor');
 
     // Deliveries whose ids are prototype names: each deploys once, and a replay of one is ignored.
-    const hook = new StacksClient(server.port, null);
+    const hook = new StacksClient(stacks.server.port, null);
     const deliver = (id: string) => {
       const body = JSON.stringify({ ref: 'refs/heads/main' });
       return hook.call('POST', '/api/git-stacks/constructor/webhook', {
@@ -277,20 +272,20 @@ describeStacks('Object.prototype names', () => {
     for (const id of ['__proto__', 'constructor', 'toString']) {
       const delivered = await deliver(id);
       expectStatus(delivered, 202, `delivery ${id}`);
-      const run = await waitRun(admin, 'constructor', objectOf(delivered).runId as number);
+      const run = await waitRun(stacks.admin, 'constructor', objectOf(delivered).runId as number);
       expect(run).toMatchObject({ trigger: 'webhook', status: 'success' });
       const replayed = await deliver(id);
       expectStatus(replayed, 200, `replay of ${id}`);
       expect(objectOf(replayed)).toMatchObject({ ignored: true });
     }
     for (const name of STACK_NAMES.filter((n) => n !== 'constructor')) {
-      expect((await admin.get(`/api/git-stacks/${name}`)).status, name).toBe(404);
-      const deploy = await admin.post(`/api/git-stacks/${name}/deploy`, {});
+      expect((await stacks.admin.get(`/api/git-stacks/${name}`)).status, name).toBe(404);
+      const deploy = await stacks.admin.post(`/api/git-stacks/${name}/deploy`, {});
       expect(deploy.status, `deploy ${name}`).toBe(404);
     }
-    expectStatus(await admin.del('/api/stacks/constructor'), 200, 'DELETE git stack constructor');
-    expect((await admin.get('/api/git-stacks/constructor')).status).toBe(404);
-    await expectServing(server, admin);
+    expectStatus(await stacks.admin.del('/api/stacks/constructor'), 200, 'DELETE git stack constructor');
+    expect((await stacks.admin.get('/api/git-stacks/constructor')).status).toBe(404);
+    await expectServing(stacks.server, stacks.admin);
   }, 120_000);
 });
 

@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { tempDir } from '../../cli/helpers.js';
 import {
   composeText,
@@ -21,11 +21,9 @@ import {
   logLines,
   objectOf,
   openSse,
-  type StacksClient,
-  type StacksServer,
   saveCompose,
+  serveStacks,
   stacksConfig,
-  startStacks,
   TOKENS,
   waitJob,
   waitRun,
@@ -38,9 +36,6 @@ const PROVIDED = 'provider-secret-xyz';
 const LATE = 'late-provider-secret';
 const EVERY_VALUE = [SECRET, PLAIN, SHORT, PROVIDED, LATE];
 
-let server: StacksServer;
-let admin: StacksClient;
-
 /** Fails when any value (or a line that held the short one) is found in `where`. */
 function expectClean(text: string, where: string): void {
   for (const value of EVERY_VALUE) expect(text.includes(value), `${value} in ${where}`).toBe(false);
@@ -48,7 +43,7 @@ function expectClean(text: string, where: string): void {
 }
 
 describeStacks('output redaction', () => {
-  beforeAll(async () => {
+  const stacks = serveStacks(async () => {
     const dir = await tempDir();
     const provider = join(dir, 'provider.mjs');
     await writeFile(
@@ -61,19 +56,15 @@ describeStacks('output redaction', () => {
       slow,
       `setTimeout(() => process.stdout.write(JSON.stringify({ LATE_KEY: ${JSON.stringify(LATE)} })), 1500);\n`,
     );
-    server = await startStacks({
+    return {
       config: stacksConfig({
         secretProviders: {
           vault: { command: [process.execPath, provider] },
           slowvault: { command: [process.execPath, slow] },
         },
       }),
-    });
-    admin = server.as('admin');
+    };
   }, 30_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
 
   it('variables (secret and not) and provider values are *** everywhere; a line with a short value is withheld', async () => {
     const compose = composeText({
@@ -89,7 +80,7 @@ describeStacks('output redaction', () => {
       perLineMs: 30,
       exit: 1,
     });
-    const ack = await createStack(admin, 'redacted', 1, {
+    const ack = await createStack(stacks.admin, 'redacted', 1, {
       compose,
       variables: [
         { name: 'SECRET_TOKEN', value: SECRET, secret: true },
@@ -98,8 +89,8 @@ describeStacks('output redaction', () => {
       ],
       secretProvider: 'vault',
     });
-    const live = await openSse(server.port, `/api/jobs/${ack.jobId}/events`, TOKENS.admin);
-    const job = await waitJob(admin, ack.jobId);
+    const live = await openSse(stacks.server.port, `/api/jobs/${ack.jobId}/events`, TOKENS.admin);
+    const job = await waitJob(stacks.admin, ack.jobId);
     await ended(live);
     const expected = [
       'token is *** here',
@@ -117,14 +108,14 @@ describeStacks('output redaction', () => {
     expect(dataOf(live)).toEqual(job.messages);
     expectClean(live.text(), 'the job event stream');
 
-    const run = await waitRun(admin, 'redacted', ack.runId as number);
+    const run = await waitRun(stacks.admin, 'redacted', ack.runId as number);
     expect(run.status).toBe('failed');
     expect(typeof run.errorMessage).toBe('string');
     expectClean(JSON.stringify(run), 'the run');
-    expect(await logLines(server.dataDir, 1, ack.runId as number)).toEqual(expected);
+    expect(await logLines(stacks.server.dataDir, 1, ack.runId as number)).toEqual(expected);
 
     const follow = await openSse(
-      server.port,
+      stacks.server.port,
       `/api/stacks/redacted/deploys/${ack.runId}/log?follow=true`,
       TOKENS.admin,
     );
@@ -135,7 +126,7 @@ describeStacks('output redaction', () => {
       { type: 'end', status: 'failed' },
     ]);
 
-    const log = await admin.get(`/api/stacks/redacted/deploys/${ack.runId}/log`);
+    const log = await stacks.admin.get(`/api/stacks/redacted/deploys/${ack.runId}/log`);
     expectClean(log.text, 'the log endpoint');
   });
 
@@ -145,27 +136,27 @@ describeStacks('output redaction', () => {
     // The cut falls 8 characters into the secret (`s3cr3t-t`), on stdout and on stderr alike.
     const before = 'x'.repeat(LIMIT - 8);
     const long = `${before}${SECRET}${'z'.repeat(5000)}`;
-    const ack = await createStack(admin, 'straddle', 1, {
+    const ack = await createStack(stacks.admin, 'straddle', 1, {
       compose: composeText({ lines: [long, 'after'], stderr: [long], exit: 3 }),
       variables: [{ name: 'SECRET_TOKEN', value: SECRET, secret: true }],
     });
-    const live = await openSse(server.port, `/api/jobs/${ack.jobId}/events`, TOKENS.admin);
-    const job = await waitJob(admin, ack.jobId);
+    const live = await openSse(stacks.server.port, `/api/jobs/${ack.jobId}/events`, TOKENS.admin);
+    const job = await waitJob(stacks.admin, ack.jobId);
     await ended(live);
     const cut = `${before}***${marker}`;
     const prefix = SECRET.slice(0, 8);
     const lines = job.messages.filter((m) => m.type === 'line').map((m) => m.line);
     expect(lines).toEqual([cut, 'after', cut]);
-    const run = await waitRun(admin, 'straddle', ack.runId as number);
+    const run = await waitRun(stacks.admin, 'straddle', ack.runId as number);
     expect(run.status).toBe('failed');
-    expect(await logLines(server.dataDir, 1, ack.runId as number)).toEqual([cut, 'after', cut]);
+    expect(await logLines(stacks.server.dataDir, 1, ack.runId as number)).toEqual([cut, 'after', cut]);
     const follow = await openSse(
-      server.port,
+      stacks.server.port,
       `/api/stacks/straddle/deploys/${ack.runId}/log?follow=true`,
       TOKENS.admin,
     );
     await ended(follow);
-    const log = await admin.get(`/api/stacks/straddle/deploys/${ack.runId}/log`);
+    const log = await stacks.admin.get(`/api/stacks/straddle/deploys/${ack.runId}/log`);
     for (const [where, text] of [
       ['the job poll', JSON.stringify(job)],
       ['the job event stream', live.text()],
@@ -179,7 +170,7 @@ describeStacks('output redaction', () => {
   }, 60_000);
 
   it('the JSON path’s answer and error are redacted too', async () => {
-    const reply = await admin.post(
+    const reply = await stacks.admin.post(
       '/api/stacks?env=2',
       {
         name: 'redacted-json',
@@ -205,26 +196,26 @@ describeStacks('output redaction', () => {
   });
 
   it('an error line holding only a short value leaves a placeholder, never the value', async () => {
-    const ack = await createStack(admin, 'short-error', null, {
+    const ack = await createStack(stacks.admin, 'short-error', null, {
       compose: composeText({ stderr: [`the short one ${SHORT}`], exit: 9 }),
       variables: [{ name: 'SHORT_VALUE', value: SHORT, secret: true }],
     });
-    await waitJob(admin, ack.jobId);
-    const run = await waitRun(admin, 'short-error', ack.runId as number);
+    await waitJob(stacks.admin, ack.jobId);
+    const run = await waitRun(stacks.admin, 'short-error', ack.runId as number);
     expect(run.status).toBe('failed');
     expect(typeof run.errorMessage).toBe('string');
     expect((run.errorMessage as string).length).toBeGreaterThan(0);
     expectClean(JSON.stringify(run), 'the run');
-    expect(await logLines(server.dataDir, null, ack.runId as number)).toBeNull();
+    expect(await logLines(stacks.server.dataDir, null, ack.runId as number)).toBeNull();
   });
 
   it('a provider value resolved late still redacts the stored error message', async () => {
-    const ack = await createStack(admin, 'late-secret', 1, {
+    const ack = await createStack(stacks.admin, 'late-secret', 1, {
       compose: composeText({ stderr: [`leaked ${LATE} while failing`], exit: 5 }),
       secretProvider: 'slowvault',
     });
-    const job = await waitJob(admin, ack.jobId);
-    const run = await waitRun(admin, 'late-secret', ack.runId as number);
+    const job = await waitJob(stacks.admin, ack.jobId);
+    const run = await waitRun(stacks.admin, 'late-secret', ack.runId as number);
     expect(run.status).toBe('failed');
     expectClean(JSON.stringify(run), 'the run');
     // Only the stored error is checked: the spec (rule 3) allows the provider's value to arrive after the
@@ -234,7 +225,7 @@ describeStacks('output redaction', () => {
   });
 
   it('property: for random values and lines, no long value and no line with a short one reaches any output', async () => {
-    await createStackDone(admin, 'prop', 2, { compose: composeText({}) });
+    await createStackDone(stacks.admin, 'prop', 2, { compose: composeText({}) });
     // Long values in lower case starting `zq` (in no JSON key), short ones in upper case, filler in
     // digits: no value can be formed by accident from the others or from the filler.
     const long = fc.stringMatching(/^zq[a-z]{4,12}$/);
@@ -267,14 +258,14 @@ describeStacks('output redaction', () => {
           value,
           secret: i % 2 === 0,
         }));
-        const put = await admin.put('/api/stacks/prop/variables?env=2', { variables });
+        const put = await stacks.admin.put('/api/stacks/prop/variables?env=2', { variables });
         expect(put.status).toBe(200);
-        await saveCompose(admin, 'prop', 2, composeText({ lines }));
-        const { runId, jobId, job } = await deployDone(admin, 'prop', 2);
-        const stream = await openSse(server.port, `/api/jobs/${jobId}/events`, TOKENS.admin);
+        await saveCompose(stacks.admin, 'prop', 2, composeText({ lines }));
+        const { runId, jobId, job } = await deployDone(stacks.admin, 'prop', 2);
+        const stream = await openSse(stacks.server.port, `/api/jobs/${jobId}/events`, TOKENS.admin);
         await ended(stream);
-        const run = await waitRun(admin, 'prop', runId as number);
-        const logged = (await logLines(server.dataDir, 2, runId as number)) ?? [];
+        const run = await waitRun(stacks.admin, 'prop', runId as number);
+        const logged = (await logLines(stacks.server.dataDir, 2, runId as number)) ?? [];
         // Every place a line reaches (status messages are the server's own text, not checked here).
         const lineTexts = (messages: Json[]) =>
           messages.flatMap((m) =>

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStore } from '../../../src/store/open.js';
 import { executionStream, stacksEvent } from '../../../streams/stacks.js';
 import {
@@ -20,7 +20,7 @@ import {
   logPath,
   objectOf,
   StacksClient,
-  type StacksServer,
+  serveStacks,
   sleep,
   startStacks,
   type UserKind,
@@ -53,21 +53,12 @@ async function page(client: StacksClient, query = ''): Promise<Page> {
 const reconcileRows = (p: Page) => p.executions.filter((e) => e.scheduleType === 'deploy_log_reconcile');
 
 describeStacks('settings, schedules and executions', () => {
-  let server: StacksServer;
-  let admin: StacksClient;
-
-  beforeAll(async () => {
-    server = await startStacks();
-    admin = server.as('admin');
-  }, 30_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const stacks = serveStacks();
 
   describe('GET/POST /api/settings/general', () => {
     it('answers the defaults to every authenticated user, 401 without a token', async () => {
       for (const kind of ['admin', 'viewer', 'nogrant', 'noaccess'] as UserKind[]) {
-        const reply = await server.as(kind).get('/api/settings/general');
+        const reply = await stacks.server.as(kind).get('/api/settings/general');
         expect(reply.status).toBe(200);
         expect(reply.value).toEqual({
           deployLogReconcileCron: '0 3 * * *',
@@ -75,18 +66,20 @@ describeStacks('settings, schedules and executions', () => {
           ...RETENTION_DEFAULTS,
         });
       }
-      expect((await new StacksClient(server.port, null).get('/api/settings/general')).status).toBe(401);
+      expect((await new StacksClient(stacks.server.port, null).get('/api/settings/general')).status).toBe(
+        401,
+      );
     });
 
     it('only an admin changes them (403 otherwise, nothing recorded)', async () => {
       for (const kind of ['viewer', 'editor1', 'noaccess', 'nogrant'] as UserKind[]) {
-        const reply = await server
+        const reply = await stacks.server
           .as(kind)
           .post('/api/settings/general', { deployLogReconcileEnabled: false });
         expect(reply.status).toBe(403);
         expect(objectOf(reply).error).toMatch(/admin/);
       }
-      expect((await admin.get('/api/settings/general')).value).toMatchObject({
+      expect((await stacks.admin.get('/api/settings/general')).value).toMatchObject({
         deployLogReconcileEnabled: true,
       });
     });
@@ -102,19 +95,21 @@ describeStacks('settings, schedules and executions', () => {
         [{ somethingElse: 1 }, /Unknown setting "somethingElse"/],
       ] as const;
       for (const [body, message] of bad) {
-        const reply = await admin.post('/api/settings/general', body);
+        const reply = await stacks.admin.post('/api/settings/general', body);
         expect(reply.status).toBe(400);
         expect(objectOf(reply).error).toMatch(message);
       }
-      const changed = await admin.post('/api/settings/general', { deployLogReconcileCron: '0 4 * * *' });
+      const changed = await stacks.admin.post('/api/settings/general', {
+        deployLogReconcileCron: '0 4 * * *',
+      });
       expect(changed.status).toBe(200);
       expect(changed.value).toEqual({
         deployLogReconcileCron: '0 4 * * *',
         deployLogReconcileEnabled: true,
         ...RETENTION_DEFAULTS,
       });
-      expect((await server.as('viewer').get('/api/settings/general')).value).toEqual(changed.value);
-      const back = await admin.post('/api/settings/general', { deployLogReconcileCron: '0 3 * * *' });
+      expect((await stacks.server.as('viewer').get('/api/settings/general')).value).toEqual(changed.value);
+      const back = await stacks.admin.post('/api/settings/general', { deployLogReconcileCron: '0 3 * * *' });
       expect(back.value).toEqual({
         deployLogReconcileCron: '0 3 * * *',
         deployLogReconcileEnabled: true,
@@ -126,13 +121,13 @@ describeStacks('settings, schedules and executions', () => {
   describe('the manual run and the toggle', () => {
     it('admin or the stacks edit permission may run it; it deletes old orphans, keeps fresh ones and other files', async () => {
       for (const kind of ['viewer', 'viewer1', 'nogrant'] as UserKind[]) {
-        const reply = await server.as(kind).post('/api/schedules/deploy_log_reconcile/run');
+        const reply = await stacks.server.as(kind).post('/api/schedules/deploy_log_reconcile/run');
         expect(reply.status).toBe(403);
       }
-      const old = await orphan(server.dataDir, 2, '7001.log');
-      const fresh = await orphan(server.dataDir, null, '7002.log', new Date());
-      const other = await orphan(server.dataDir, 2, 'README.txt');
-      const reply = await server.as('editor1').post('/api/schedules/deploy_log_reconcile/run');
+      const old = await orphan(stacks.server.dataDir, 2, '7001.log');
+      const fresh = await orphan(stacks.server.dataDir, null, '7002.log', new Date());
+      const other = await orphan(stacks.server.dataDir, 2, 'README.txt');
+      const reply = await stacks.server.as('editor1').post('/api/schedules/deploy_log_reconcile/run');
       expect(reply.status).toBe(200);
       const row = objectOf(reply);
       expect(row).toMatchObject({
@@ -157,36 +152,38 @@ describeStacks('settings, schedules and executions', () => {
       expect(existsSync(other)).toBe(true);
       await rm(fresh);
       // `noaccess` has edit everywhere (no environment access needed for a global schedule).
-      expect((await server.as('noaccess').post('/api/schedules/deploy_log_reconcile/run')).status).toBe(200);
+      expect(
+        (await stacks.server.as('noaccess').post('/api/schedules/deploy_log_reconcile/run')).status,
+      ).toBe(200);
     });
 
     it('runs even when the schedule is disabled', async () => {
-      await admin.post('/api/settings/general', { deployLogReconcileEnabled: false });
+      await stacks.admin.post('/api/settings/general', { deployLogReconcileEnabled: false });
       try {
-        const reply = await admin.post('/api/schedules/deploy_log_reconcile/run');
+        const reply = await stacks.admin.post('/api/schedules/deploy_log_reconcile/run');
         expect(reply.status).toBe(200);
         expect(objectOf(reply).status).toBe('success');
       } finally {
-        await admin.post('/api/settings/general', { deployLogReconcileEnabled: true });
+        await stacks.admin.post('/api/settings/general', { deployLogReconcileEnabled: true });
       }
     });
 
     it('an unknown schedule type to run is a 404', async () => {
-      const reply = await admin.post('/api/schedules/backup/run');
+      const reply = await stacks.admin.post('/api/schedules/backup/run');
       expect(reply.status).toBe(404);
       expect(objectOf(reply).error).toMatch(/backup/);
     });
 
     it('the toggle refuses deploy_log_reconcile (400), and stack_deploy; an unknown type is a 404', async () => {
-      const refused = await admin.post('/api/schedules/deploy_log_reconcile/0/toggle');
+      const refused = await stacks.admin.post('/api/schedules/deploy_log_reconcile/0/toggle');
       expect(refused.status).toBe(400);
       expect(objectOf(refused).error).toMatch(/deploy_log_reconcile cannot be paused or resumed per item/);
-      expect((await admin.post('/api/schedules/stack_deploy/3/toggle')).status).toBe(400);
-      const unknown = await admin.post('/api/schedules/nightly/1/toggle');
+      expect((await stacks.admin.post('/api/schedules/stack_deploy/3/toggle')).status).toBe(400);
+      const unknown = await stacks.admin.post('/api/schedules/nightly/1/toggle');
       expect(unknown.status).toBe(404);
       expect(objectOf(unknown).error).toMatch(/nightly/);
       // Nothing changed.
-      expect((await admin.get('/api/settings/general')).value).toMatchObject({
+      expect((await stacks.admin.get('/api/settings/general')).value).toMatchObject({
         deployLogReconcileEnabled: true,
       });
     });
@@ -194,28 +191,28 @@ describeStacks('settings, schedules and executions', () => {
 
   describe('reconcile and records', () => {
     it('a finished run whose file is gone is flagged details.logMissing (never deleted); its file present: not', async () => {
-      await createStackDone(admin, 'flagged', 1);
-      const lost = await deployDone(admin, 'flagged', 1);
-      const keptRun = await deployDone(admin, 'flagged', 1);
+      await createStackDone(stacks.admin, 'flagged', 1);
+      const lost = await deployDone(stacks.admin, 'flagged', 1);
+      const keptRun = await deployDone(stacks.admin, 'flagged', 1);
       const lostId = lost.runId as number;
-      await rm(logPath(server.dataDir, 1, lostId));
-      const reply = await admin.post('/api/schedules/deploy_log_reconcile/run');
+      await rm(logPath(stacks.server.dataDir, 1, lostId));
+      const reply = await stacks.admin.post('/api/schedules/deploy_log_reconcile/run');
       expect(objectOf(reply).details).toMatchObject({ failed: 0 });
       expect((objectOf(reply).details as Json).markedRecords as number).toBeGreaterThanOrEqual(1);
-      const flagged = objectOf(await admin.get(`/api/stacks/flagged/deploys/${lostId}`));
+      const flagged = objectOf(await stacks.admin.get(`/api/stacks/flagged/deploys/${lostId}`));
       expect(flagged.details).toMatchObject({ logMissing: true });
       expect(flagged.status).toBe('success');
-      const kept = objectOf(await admin.get(`/api/stacks/flagged/deploys/${keptRun.runId}`));
+      const kept = objectOf(await stacks.admin.get(`/api/stacks/flagged/deploys/${keptRun.runId}`));
       expect((kept.details as Json).logMissing).toBeUndefined();
     });
   });
 
   describe('GET /api/schedules/executions', () => {
     it('lists stack_deploy and reconcile rows newest first, paged, with total', async () => {
-      await createStackDone(admin, 'listed', null);
-      await deployDone(admin, 'listed', null);
-      await admin.post('/api/schedules/deploy_log_reconcile/run');
-      const all = await page(admin, '?limit=500');
+      await createStackDone(stacks.admin, 'listed', null);
+      await deployDone(stacks.admin, 'listed', null);
+      await stacks.admin.post('/api/schedules/deploy_log_reconcile/run');
+      const all = await page(stacks.admin, '?limit=500');
       expect(all.total).toBe(all.executions.length);
       const starts = all.executions.map((e) => e.startedAt as string);
       expect([...starts].sort().reverse()).toEqual(starts);
@@ -227,7 +224,7 @@ describeStacks('settings, schedules and executions', () => {
       // Pages of 2 cover the same list in the same order.
       const paged: Json[] = [];
       for (let offset = 0; offset < all.total; offset += 2) {
-        const p = await page(admin, `?limit=2&offset=${offset}`);
+        const p = await page(stacks.admin, `?limit=2&offset=${offset}`);
         expect(p.total).toBe(all.total);
         expect(p.executions.length).toBeLessThanOrEqual(2);
         paged.push(...p.executions);
@@ -235,30 +232,30 @@ describeStacks('settings, schedules and executions', () => {
       expect(paged.map((e) => [e.scheduleType, e.id])).toEqual(
         all.executions.map((e) => [e.scheduleType, e.id]),
       );
-      expect((await page(admin, `?offset=${all.total}`)).executions).toEqual([]);
+      expect((await page(stacks.admin, `?offset=${all.total}`)).executions).toEqual([]);
       // The default page is 50.
-      expect((await page(admin)).executions.length).toBe(Math.min(50, all.total));
+      expect((await page(stacks.admin)).executions.length).toBe(Math.min(50, all.total));
     });
 
     it('bad paging is a 400', async () => {
       for (const query of ['?limit=0', '?limit=501', '?limit=x', '?offset=-1', '?offset=1.5']) {
-        const reply = await admin.get(`/api/schedules/executions${query}`);
+        const reply = await stacks.admin.get(`/api/schedules/executions${query}`);
         expect(reply.status, query).toBe(400);
         expect(typeof objectOf(reply).error).toBe('string');
       }
     });
 
     it('stack_deploy rows only of environments the caller may view; reconcile rows for everyone', async () => {
-      await createStackDone(admin, 'seen1', 1);
-      await createStackDone(admin, 'seen2', 2);
-      const everything = await page(admin, '?limit=500');
+      await createStackDone(stacks.admin, 'seen1', 1);
+      await createStackDone(stacks.admin, 'seen2', 2);
+      const everything = await page(stacks.admin, '?limit=500');
       const envsOf = (p: Page) =>
         new Set(p.executions.filter((e) => e.scheduleType === 'stack_deploy').map((e) => e.environmentId));
       expect(envsOf(everything)).toEqual(new Set([null, 1, 2]));
-      const viewer1 = await page(server.as('viewer1'), '?limit=500');
+      const viewer1 = await page(stacks.server.as('viewer1'), '?limit=500');
       expect(envsOf(viewer1)).toEqual(new Set([null, 1]));
       expect(reconcileRows(viewer1).length).toBe(reconcileRows(everything).length);
-      const nogrant = await page(server.as('nogrant'), '?limit=500');
+      const nogrant = await page(stacks.server.as('nogrant'), '?limit=500');
       expect(envsOf(nogrant)).toEqual(new Set());
       expect(nogrant.total).toBe(reconcileRows(everything).length);
       expect(reconcileRows(nogrant).length).toBeGreaterThan(0);
@@ -270,22 +267,24 @@ describeStacks('settings, schedules and executions', () => {
 
   describe('a settings change reschedules at once', () => {
     it('every second: cron rows appear; disabled: none do; back to daily', async () => {
-      const before = reconcileRows(await page(admin, '?limit=500')).filter(
+      const before = reconcileRows(await page(stacks.admin, '?limit=500')).filter(
         (e) => e.trigger === 'cron',
       ).length;
-      const set = await admin.post('/api/settings/general', { deployLogReconcileCron: '* * * * * *' });
+      const set = await stacks.admin.post('/api/settings/general', { deployLogReconcileCron: '* * * * * *' });
       expect(set.status).toBe(200);
       await eventually(async () => {
-        const rows = reconcileRows(await page(admin, '?limit=500')).filter((e) => e.trigger === 'cron');
+        const rows = reconcileRows(await page(stacks.admin, '?limit=500')).filter(
+          (e) => e.trigger === 'cron',
+        );
         return rows.length > before && rows.some((e) => e.finishedAt !== null) ? true : undefined;
       }, 'a cron execution');
-      await admin.post('/api/settings/general', { deployLogReconcileEnabled: false });
+      await stacks.admin.post('/api/settings/general', { deployLogReconcileEnabled: false });
       // A tick already under way when the change landed may still finish: wait for it, then count.
       await sleep(1_200);
-      const stopped = reconcileRows(await page(admin, '?limit=500')).length;
+      const stopped = reconcileRows(await page(stacks.admin, '?limit=500')).length;
       await sleep(2_500);
-      expect(reconcileRows(await page(admin, '?limit=500')).length).toBe(stopped);
-      const reset = await admin.post('/api/settings/general', {
+      expect(reconcileRows(await page(stacks.admin, '?limit=500')).length).toBe(stopped);
+      const reset = await stacks.admin.post('/api/settings/general', {
         deployLogReconcileCron: '0 3 * * *',
         deployLogReconcileEnabled: true,
       });

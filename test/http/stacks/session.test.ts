@@ -6,26 +6,15 @@
  * And GET /api/events: changes of runs and jobs, only of environments the caller may view.
  */
 import { request } from 'node:http';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  composeText,
-  createStackDone,
-  describeStacks,
-  type StacksServer,
-  startStacks,
-  TOKENS,
-} from './helpers.js';
+import { beforeAll, expect, it } from 'vitest';
+import { composeText, createStackDone, describeStacks, serveStacks, TOKENS } from './helpers.js';
 
 const IDLE_MS = 1_500;
-let server: StacksServer;
 let base: string;
 
+const stacks = serveStacks({ env: { CHRONICLE_TEST_SESSION_IDLE_MS: String(IDLE_MS) } });
 beforeAll(async () => {
-  server = await startStacks({ env: { CHRONICLE_TEST_SESSION_IDLE_MS: String(IDLE_MS) } });
-  base = `http://127.0.0.1:${server.port}`;
-});
-afterAll(async () => {
-  await server?.stop();
+  base = `http://127.0.0.1:${stacks.server.port}`;
 });
 
 async function signIn(token: string) {
@@ -149,8 +138,12 @@ describeStacks('stacks sessions and change events', () => {
     const global = readEvents('/api/events', { authorization: `Bearer ${TOKENS.globalviewer}` }, 1);
     const admin = readEvents('/api/events', { authorization: `Bearer ${TOKENS.admin}` }, 4);
     await Promise.all([global.open, admin.open]);
-    await createStackDone(server.as('admin'), 'edge-one', 1, { compose: composeText({ lines: ['y'] }) });
-    await createStackDone(server.as('admin'), 'local-one', null, { compose: composeText({ lines: ['x'] }) });
+    await createStackDone(stacks.server.as('admin'), 'edge-one', 1, {
+      compose: composeText({ lines: ['y'] }),
+    });
+    await createStackDone(stacks.server.as('admin'), 'local-one', null, {
+      compose: composeText({ lines: ['x'] }),
+    });
     const seen = (await admin.events) as Array<Record<string, unknown>>;
     expect(seen.map((c) => c.stack)).toContain('edge-one');
     expect(seen.some((c) => c.kind === 'run' && c.type === 'RunStarted')).toBe(true);

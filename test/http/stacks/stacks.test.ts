@@ -6,7 +6,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   arrayOf,
   composeText,
@@ -14,15 +14,12 @@ import {
   createStackDone,
   describeStacks,
   objectOf,
-  type StacksClient,
-  type StacksServer,
+  serveStacks,
   stackDir,
-  startStacks,
   waitJob,
 } from './helpers.js';
 
-let server: StacksServer;
-let admin: StacksClient;
+const stacks = serveStacks();
 
 const createBody = (name: string, compose = composeText({ lines: ['c'] })) => ({
   name,
@@ -35,14 +32,6 @@ const createBody = (name: string, compose = composeText({ lines: ['c'] })) => ({
 });
 
 describeStacks('stacks', () => {
-  beforeAll(async () => {
-    server = await startStacks();
-    admin = server.as('admin');
-  }, 30_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
-
   describe('create, get, list, variables', () => {
     /** The engine's view of a stack of environment 1 or 2 (a dockerHost no engine answers on here). */
     const unreachable = (env: 1 | 2) => ({
@@ -57,14 +46,14 @@ describeStacks('stacks', () => {
 
     it('a created stack reads back; secret values are never sent back', async () => {
       const compose = composeText({ lines: ['hello'] }, ['web', 'db']);
-      await createStackDone(admin, 'shop', 1, {
+      await createStackDone(stacks.admin, 'shop', 1, {
         compose,
         variables: [
           { name: 'PUBLIC_URL', value: 'https://shop.example', secret: false },
           { name: 'DB_PASSWORD', value: 'correct-horse-battery', secret: true },
         ],
       });
-      const reply = await admin.get('/api/stacks/shop?env=1');
+      const reply = await stacks.admin.get('/api/stacks/shop?env=1');
       expect(reply.status).toBe(200);
       expect(reply.value).toEqual({
         name: 'shop',
@@ -81,7 +70,7 @@ describeStacks('stacks', () => {
     });
 
     it('the stack’s files are where CONTRACT.md puts them; stack.json holds no value', async () => {
-      const dir = stackDir(server.dataDir, 1, 'shop');
+      const dir = stackDir(stacks.server.dataDir, 1, 'shop');
       const compose = await readFile(join(dir, 'compose.yaml'), 'utf8');
       expect(compose).toBe(composeText({ lines: ['hello'] }, ['web', 'db']));
       expect(existsSync(join(dir, '.env'))).toBe(true);
@@ -93,9 +82,9 @@ describeStacks('stacks', () => {
     });
 
     it('the list holds the stacks of that environment only, with variable names and flags', async () => {
-      await createStackDone(admin, 'shop', 2, { compose: composeText({}) });
-      await createStackDone(admin, 'blog', 1, { compose: composeText({}) });
-      const one = arrayOf(await admin.get('/api/stacks?env=1')).sort((a, b) =>
+      await createStackDone(stacks.admin, 'shop', 2, { compose: composeText({}) });
+      await createStackDone(stacks.admin, 'blog', 1, { compose: composeText({}) });
+      const one = arrayOf(await stacks.admin.get('/api/stacks?env=1')).sort((a, b) =>
         String(a.name).localeCompare(String(b.name)),
       );
       expect(one).toEqual([
@@ -111,16 +100,16 @@ describeStacks('stacks', () => {
           ...unreachable(1),
         },
       ]);
-      expect(arrayOf(await admin.get('/api/stacks?env=2'))).toEqual([
+      expect(arrayOf(await stacks.admin.get('/api/stacks?env=2'))).toEqual([
         { name: 'shop', environmentId: 2, secretProvider: null, variables: [], ...unreachable(2) },
       ]);
-      const local = arrayOf(await admin.get('/api/stacks'));
+      const local = arrayOf(await stacks.admin.get('/api/stacks'));
       expect(local.map((s) => s.name)).not.toContain('shop');
-      expect(await admin.get('/api/stacks?env=null')).toMatchObject({ status: 200 });
+      expect(await stacks.admin.get('/api/stacks?env=null')).toMatchObject({ status: 200 });
     });
 
     it('PUT variables answers the stack as GET does', async () => {
-      const reply = await admin.put('/api/stacks/blog/variables?env=1', {
+      const reply = await stacks.admin.put('/api/stacks/blog/variables?env=1', {
         variables: [
           { name: 'TOKEN', value: 'a-long-token-value', secret: true },
           { name: 'MODE', value: 'production', secret: false },
@@ -139,11 +128,11 @@ describeStacks('stacks', () => {
         ...unreachable(1),
       };
       expect(reply.value).toEqual(expected);
-      expect((await admin.get('/api/stacks/blog?env=1')).value).toEqual(expected);
+      expect((await stacks.admin.get('/api/stacks/blog?env=1')).value).toEqual(expected);
     });
 
     it('a name taken in that environment is 409 Stack already exists', async () => {
-      const reply = await admin.post('/api/stacks?env=1', createBody('shop'));
+      const reply = await stacks.admin.post('/api/stacks?env=1', createBody('shop'));
       expect([reply.status, reply.value]).toEqual([409, { error: 'Stack already exists' }]);
     });
   });
@@ -164,15 +153,15 @@ describeStacks('stacks', () => {
         'é',
         'a'.repeat(64),
       ]) {
-        const reply = await admin.post('/api/stacks?env=1', createBody(bad));
+        const reply = await stacks.admin.post('/api/stacks?env=1', createBody(bad));
         expect(reply.status, JSON.stringify(bad)).toBe(400);
         expect(typeof objectOf(reply).error).toBe('string');
       }
       for (const good of ['a', '0-x_y', 'z'.repeat(63)]) {
-        const ack = await createStack(admin, good, 2);
-        await waitJob(admin, ack.jobId);
+        const ack = await createStack(stacks.admin, good, 2);
+        await waitJob(stacks.admin, ack.jobId);
       }
-      expect(readdirSync(join(server.dataDir, 'stacks', '2')).sort()).toEqual(
+      expect(readdirSync(join(stacks.server.dataDir, 'stacks', '2')).sort()).toEqual(
         ['0-x_y', 'a', 'shop', 'z'.repeat(63)].sort(),
       );
     });
@@ -186,25 +175,28 @@ describeStacks('stacks', () => {
         '',
       ];
       for (const [i, compose] of cases.entries()) {
-        const reply = await admin.post('/api/stacks?env=1', createBody(`invalid-${i}`, compose));
+        const reply = await stacks.admin.post('/api/stacks?env=1', createBody(`invalid-${i}`, compose));
         expect(reply.status, JSON.stringify(compose)).toBe(400);
         expect(typeof objectOf(reply).error).toBe('string');
-        expect(existsSync(stackDir(server.dataDir, 1, `invalid-${i}`))).toBe(false);
+        expect(existsSync(stackDir(stacks.server.dataDir, 1, `invalid-${i}`))).toBe(false);
       }
-      const put = await admin.put('/api/stacks/blog/compose?env=1', { content: 'a: b: c\n', restart: false });
+      const put = await stacks.admin.put('/api/stacks/blog/compose?env=1', {
+        content: 'a: b: c\n',
+        restart: false,
+      });
       expect(put.status).toBe(400);
-      expect(await readFile(join(stackDir(server.dataDir, 1, 'blog'), 'compose.yaml'), 'utf8')).toBe(
+      expect(await readFile(join(stackDir(stacks.server.dataDir, 1, 'blog'), 'compose.yaml'), 'utf8')).toBe(
         composeText({}),
       );
     });
 
     it('an unknown secret provider is 400', async () => {
-      const reply = await admin.post('/api/stacks?env=1', {
+      const reply = await stacks.admin.post('/api/stacks?env=1', {
         ...createBody('providerless'),
         secretProvider: 'nope',
       });
       expect(reply.status).toBe(400);
-      expect(existsSync(stackDir(server.dataDir, 1, 'providerless'))).toBe(false);
+      expect(existsSync(stackDir(stacks.server.dataDir, 1, 'providerless'))).toBe(false);
     });
 
     it('an unknown stack is 404 Stack not found', async () => {
@@ -217,7 +209,7 @@ describeStacks('stacks', () => {
         ['POST', '/api/stacks/nowhere/stop?env=1', {}],
         ['GET', '/api/stacks/shop?env=null', undefined],
       ] as const) {
-        const reply = await admin.call(method, path, body === undefined ? {} : { json: body });
+        const reply = await stacks.admin.call(method, path, body === undefined ? {} : { json: body });
         expect([reply.status, reply.value], `${method} ${path}`).toEqual([404, { error: 'Stack not found' }]);
       }
     });
@@ -225,7 +217,7 @@ describeStacks('stacks', () => {
 
   describe('no path leaves the stacks folder', () => {
     it('`..` and encoded slashes in a name are refused, and nothing is written outside', async () => {
-      const stacksRoot = join(server.dataDir, 'stacks');
+      const stacksRoot = join(stacks.server.dataDir, 'stacks');
       // Environment folders with their entries; a file beside them (the envHash key `.hash-key`) as itself.
       const tree = () =>
         readdirSync(stacksRoot, { withFileTypes: true })
@@ -248,7 +240,7 @@ describeStacks('stacks', () => {
           ['PUT', { variables: [] }],
           ['DELETE', undefined],
         ] as const) {
-          const reply = await admin.call(
+          const reply = await stacks.admin.call(
             method,
             path.replace('?', method === 'PUT' ? '/variables?' : '?'),
             body === undefined ? {} : { json: body },
@@ -256,38 +248,40 @@ describeStacks('stacks', () => {
           expect([400, 404], `${method} ${path}: ${reply.status} ${reply.text}`).toContain(reply.status);
         }
       }
-      const put = await admin.put('/api/stacks/..%2F..%2Fescape/compose?env=1', {
+      const put = await stacks.admin.put('/api/stacks/..%2F..%2Fescape/compose?env=1', {
         content: composeText({}),
         restart: false,
       });
       expect([400, 404]).toContain(put.status);
       expect(tree()).toEqual(before);
-      expect(existsSync(join(server.dataDir, 'events'))).toBe(true);
-      expect(existsSync(join(server.dataDir, 'escape'))).toBe(false);
-      expect(existsSync(join(server.dataDir, 'stacks', 'escape'))).toBe(false);
+      expect(existsSync(join(stacks.server.dataDir, 'events'))).toBe(true);
+      expect(existsSync(join(stacks.server.dataDir, 'escape'))).toBe(false);
+      expect(existsSync(join(stacks.server.dataDir, 'stacks', 'escape'))).toBe(false);
       // The stacks the escapes pointed at are untouched.
-      expect((await admin.get('/api/stacks/shop?env=2')).status).toBe(200);
-      expect((await admin.get('/api/stacks/shop?env=1')).status).toBe(200);
+      expect((await stacks.admin.get('/api/stacks/shop?env=2')).status).toBe(200);
+      expect((await stacks.admin.get('/api/stacks/shop?env=1')).status).toBe(200);
     });
   });
 
   describe('delete', () => {
     it('removes the files, keeps the runs', async () => {
-      const { runId } = await createStackDone(admin, 'doomed', null, {
+      const { runId } = await createStackDone(stacks.admin, 'doomed', null, {
         compose: composeText({ lines: ['d'] }),
       });
-      const dir = stackDir(server.dataDir, null, 'doomed');
+      const dir = stackDir(stacks.server.dataDir, null, 'doomed');
       expect(existsSync(dir)).toBe(true);
-      const reply = await admin.del('/api/stacks/doomed');
+      const reply = await stacks.admin.del('/api/stacks/doomed');
       expect([reply.status, reply.value]).toEqual([200, { deleted: true }]);
       expect(existsSync(dir)).toBe(false);
-      expect((await admin.get('/api/stacks/doomed')).status).toBe(404);
-      expect(arrayOf(await admin.get('/api/stacks/doomed/deploys')).map((r) => r.id)).toEqual([runId]);
-      const run = await admin.get(`/api/stacks/doomed/deploys/${runId}`);
+      expect((await stacks.admin.get('/api/stacks/doomed')).status).toBe(404);
+      expect(arrayOf(await stacks.admin.get('/api/stacks/doomed/deploys')).map((r) => r.id)).toEqual([runId]);
+      const run = await stacks.admin.get(`/api/stacks/doomed/deploys/${runId}`);
       expect(objectOf(run)).toMatchObject({ id: runId, status: 'success' });
       // The name is free again.
-      const again = await createStackDone(admin, 'doomed', null, { compose: composeText({ lines: ['d'] }) });
-      expect(arrayOf(await admin.get('/api/stacks/doomed/deploys')).map((r) => r.id)).toEqual([
+      const again = await createStackDone(stacks.admin, 'doomed', null, {
+        compose: composeText({ lines: ['d'] }),
+      });
+      expect(arrayOf(await stacks.admin.get('/api/stacks/doomed/deploys')).map((r) => r.id)).toEqual([
         again.runId,
         runId,
       ]);

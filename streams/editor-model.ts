@@ -1,0 +1,322 @@
+/**
+ * The document model of the headless CAD editor: what a DXF file holds, in the shape the engine
+ * decides on and the projection keeps. Everything is plain JSON (it travels in events and snapshots),
+ * so it is part of the event catalog: the editor's events carry it, and src/editor/model.ts passes it on.
+ *
+ * Modeled parts (entities of the types below, layers, blocks, groups, layouts, APPIDs, header
+ * variables) are edited by operations. Everything else the file held — entity types we do not model,
+ * group codes we do not model on modeled entities, table records, objects, classes — is kept as raw
+ * group-code tags and written back unchanged, so a save loses nothing.
+ */
+
+/** One DXF group-code pair, value as the file's text (numbers are not reformatted on the way back). */
+export interface DxfTag {
+  code: number;
+  value: string;
+}
+
+/** Points are 3 numbers in the model; requests may give 2 (z = 0). */
+export type Point3 = [number, number, number];
+
+/** Extended entity data item: group code 1000-1071 and its value. */
+export interface XdataItem {
+  code: number;
+  value: string | number | Point3;
+}
+
+export const MODELED_TYPES = [
+  'Line',
+  'Circle',
+  'Arc',
+  'Text',
+  'MText',
+  'Point',
+  'LwPolyline',
+  'Insert',
+  'Image',
+] as const;
+export type ModeledType = (typeof MODELED_TYPES)[number];
+
+/** Fields every entity has. */
+export interface EntityCommon {
+  /** Uppercase hex, unique in the document. */
+  handle: string;
+  /** Name of the block record that owns it: `*Model_Space`, `*Paper_Space`, `*Paper_Space0`..., or a block. */
+  space: string;
+  layer: string;
+  /** ACI colour: 256 = BYLAYER, 0 = BYBLOCK, 1-255. */
+  color: number;
+  /** Linetype name, `BYLAYER` by default. */
+  linetype: string;
+  /** Lineweight in 1/100 mm, or -1 BYLAYER, -2 BYBLOCK, -3 default. */
+  lineweight: number;
+  /** APPID name -> items, in file order. */
+  xdata?: Record<string, XdataItem[]>;
+  /** Group codes of a modeled entity the engine does not model (thickness, extrusion, ...), written back as they were. */
+  extra?: DxfTag[];
+}
+
+export interface LineEntity extends EntityCommon {
+  type: 'Line';
+  start: Point3;
+  end: Point3;
+}
+export interface CircleEntity extends EntityCommon {
+  type: 'Circle';
+  center: Point3;
+  radius: number;
+}
+export interface ArcEntity extends EntityCommon {
+  type: 'Arc';
+  center: Point3;
+  radius: number;
+  /** Degrees, counter-clockwise from the x axis. */
+  start_angle: number;
+  end_angle: number;
+}
+export interface TextEntity extends EntityCommon {
+  type: 'Text';
+  value: string;
+  position: Point3;
+  height: number;
+  /** Degrees. */
+  rotation: number;
+  style: string;
+  /**
+   * Alignment point (group code 11), present when the text is aligned (horizontal or vertical
+   * justification not left/baseline): readers place the text by this point, so a transform moves it too.
+   */
+  align_point?: Point3;
+}
+export interface MTextEntity extends EntityCommon {
+  type: 'MText';
+  value: string;
+  position: Point3;
+  height: number;
+  /** Reference column width; 0 = no wrapping. */
+  width: number;
+  rotation: number;
+  style: string;
+  /** 1-9: top-left ... bottom-right. */
+  attachment: number;
+}
+export interface PointEntity extends EntityCommon {
+  type: 'Point';
+  location: Point3;
+}
+export interface LwPolylineVertex {
+  x: number;
+  y: number;
+  /** Bulge of the segment that starts here: tan(angle / 4); 0 = straight. */
+  bulge: number;
+  /** Segment start and end width (group codes 40, 41), when the file gave them. */
+  start_width?: number;
+  end_width?: number;
+}
+export interface LwPolylineEntity extends EntityCommon {
+  type: 'LwPolyline';
+  vertices: LwPolylineVertex[];
+  closed: boolean;
+  elevation: number;
+  /** Linetype pattern generated continuously around the vertices (flag 128). */
+  plinegen?: boolean;
+}
+export interface InsertEntity extends EntityCommon {
+  type: 'Insert';
+  /** Block name. */
+  name: string;
+  position: Point3;
+  scale: Point3;
+  rotation: number;
+  /**
+   * The ATTRIB entities and their SEQEND that follow the INSERT in the file, as raw tags (each starting
+   * with its `0 ATTRIB` / `0 SEQEND` tag). A copy may keep them as they are: on save, sub-entities
+   * whose handle another one has get new handles.
+   */
+  attribs?: DxfTag[];
+}
+export interface ImageEntity extends EntityCommon {
+  type: 'Image';
+  /** Lower-left corner. */
+  position: Point3;
+  /** One pixel's width and height vectors, in drawing units. */
+  u_vector: Point3;
+  v_vector: Point3;
+  /** Pixels: [width, height]. */
+  size: [number, number];
+  /** Handle of the IMAGEDEF object. */
+  image_def: string;
+}
+/**
+ * An entity type the engine does not model: kept as the file had it. Handle, layer, colour, linetype,
+ * lineweight and xdata are read from its tags into the common fields, and those fields win on save.
+ */
+export interface RawEntity extends EntityCommon {
+  type: 'Raw';
+  /** DXF type name, e.g. HATCH, SPLINE, DIMENSION. */
+  dxf_type: string;
+  /**
+   * Every tag of the entity after its `0 <TYPE>` line, including handle, owner and layer, except its
+   * xdata (in `xdata`). A POLYLINE's VERTEX and SEQEND entities follow in the same list, each from its
+   * `0 VERTEX` / `0 SEQEND` tag on. Entities read from R12 files get the R2000 subclass markers and
+   * owner tags here, so what is kept is what the save writes.
+   */
+  tags: DxfTag[];
+}
+
+export type Entity =
+  | LineEntity
+  | CircleEntity
+  | ArcEntity
+  | TextEntity
+  | MTextEntity
+  | PointEntity
+  | LwPolylineEntity
+  | InsertEntity
+  | ImageEntity
+  | RawEntity;
+
+export interface Layer {
+  name: string;
+  handle: string;
+  /** ACI colour; a layer that is off is stored with a negative colour in DXF, kept here as `off`. */
+  color: number;
+  linetype: string;
+  lineweight: number;
+  off: boolean;
+  frozen: boolean;
+  locked: boolean;
+  /** Bits of the record's flags (70) other than frozen (1) and locked (4), e.g. 2 = frozen in new viewports. */
+  flags?: number;
+  /** Unmodeled tags of the LAYER record (plot flag 290, true colour, plot style, material, xdata...). */
+  extra?: DxfTag[];
+}
+
+export interface Block {
+  name: string;
+  /** Handle of the BLOCK_RECORD table entry. */
+  record_handle: string;
+  /** Handles of the BLOCK and ENDBLK entities. */
+  block_handle: string;
+  end_handle: string;
+  base: Point3;
+  layer: string;
+  /** Block type flags (group code 70). */
+  flags: number;
+  /**
+   * Entities of the block, in order. Layout blocks (`*Model_Space`, `*Paper_Space...`) keep this empty:
+   * their entities are listed in `DxfDocumentModel.order`.
+   */
+  entities: string[];
+  /** Unmodeled tags of the BLOCK entity (xref path, description, xdata...). */
+  extra?: DxfTag[];
+  /** Unmodeled tags of its BLOCK_RECORD (insert units, explodability, preview, xdata...). */
+  record_extra?: DxfTag[];
+}
+
+export interface PageSetup {
+  paper: string;
+  orientation: 'portrait' | 'landscape';
+  fit: boolean;
+  center: boolean;
+  /** Drawing units per paper unit, when not fitted: [paper, drawing]. */
+  scale: [number, number];
+  /**
+   * Paper width and height in millimetres as the LAYOUT stores them (group codes 44, 45). When absent the
+   * writer takes them from a name like `ISO_A4_(210.00_x_297.00_MM)`, else keeps what the layout had.
+   */
+  size?: [number, number];
+}
+
+export interface Layout {
+  name: string;
+  /** Handle of the LAYOUT object. */
+  handle: string;
+  /** Name of its block record (`*Model_Space`, `*Paper_Space`, `*Paper_Space0`...). */
+  block: string;
+  tab_order: number;
+  page_setup: PageSetup;
+  /**
+   * The LAYOUT object's tags as read (after `0 LAYOUT`); on save, handle, owner, name, tab order, block
+   * record and the page setup fields are written from the modeled fields over them. Absent for new layouts.
+   */
+  extra?: DxfTag[];
+}
+
+export interface Group {
+  name: string;
+  handle: string;
+  description: string;
+  /** Member entities. On save, members that no longer exist or are not in a layout are left out. */
+  handles: string[];
+  /** Selectable flag (group code 71); true when absent. */
+  selectable?: boolean;
+  /** Unmodeled tags of the GROUP object (extension dictionary, xdata). */
+  extra?: DxfTag[];
+}
+
+/** A table record or object the engine keeps without modeling it. */
+export interface RawRecord {
+  /** DXF type, e.g. LTYPE, STYLE, DICTIONARY, IMAGEDEF. */
+  type: string;
+  handle: string | undefined;
+  tags: DxfTag[];
+}
+
+export interface DxfDocumentModel {
+  /** $ACADVER of the file read (written as at least AC1015). */
+  version: string;
+  /**
+   * Header variables by name (with `$`): their value tags, kept as text. $HANDSEED is not here (it is
+   * `handseed`); the save writes $ACADVER from `version`.
+   */
+  header: Record<string, DxfTag[]>;
+  /** Next free handle, as a number (the $HANDSEED). */
+  handseed: number;
+  /** The CLASSES section, raw. */
+  classes: DxfTag[];
+  layers: Record<string, Layer>;
+  /** Other table records by table name (LTYPE, STYLE, VIEW, UCS, VPORT, DIMSTYLE, APPID...), raw. */
+  tables: Record<string, RawRecord[]>;
+  /** Handles of the TABLE heads, by table name, so a save keeps them. */
+  table_handles: Record<string, string>;
+  /** Unmodeled tags of the TABLE heads (extension dictionaries), by table name. */
+  table_extra?: Record<string, DxfTag[]>;
+  /**
+   * Registered application names (the APPID table). A name's record keeps its handle from
+   * `tables.APPID` when there is one; names only here get a new record on save.
+   */
+  appids: string[];
+  blocks: Record<string, Block>;
+  layouts: Record<string, Layout>;
+  groups: Record<string, Group>;
+  /** Entities by handle. */
+  entities: Record<string, Entity>;
+  /**
+   * Drawing order of model and paper space entities: every entity whose `space` is a layout block
+   * (`*Model_Space`, `*Paper_Space`, `*Paper_SpaceN`). Block contents are in `Block.entities`.
+   */
+  order: string[];
+  /**
+   * OBJECTS section records the engine does not model, raw, in file order; the first is the root
+   * dictionary. The ACAD_GROUP and ACAD_LAYOUT dictionaries stay here and get their entries from
+   * `groups` and `layouts` on save.
+   */
+  objects: RawRecord[];
+  /** Sections other than the standard six (THUMBNAILIMAGE, ACDSDATA), raw, written back after OBJECTS. */
+  sections?: { name: string; tags: DxfTag[] }[];
+}
+
+export type SysvarType = 'int' | 'real' | 'string' | 'point2' | 'point3' | 'bool';
+export type Point2 = [number, number];
+
+/** The JSON value of a system variable of each type (src/editor/sysvars.ts holds the variables). */
+export interface SysvarValueOf {
+  int: number;
+  real: number;
+  string: string;
+  point2: Point2;
+  point3: Point3;
+  bool: boolean;
+}
+export type SysvarValue = SysvarValueOf[SysvarType];
