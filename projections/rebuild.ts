@@ -1,6 +1,7 @@
 import { StreamDeletedError } from '../src/store/errors.js';
 import type { EventStore, RecordedEvent } from '../src/store/types.js';
 import { failureOf, ProjectionHaltedError } from './health.js';
+import { partReleaser } from './heap.js';
 import { loadState, type Projection, persists, saveState } from './projection.js';
 
 export interface RebuildProgress {
@@ -203,7 +204,8 @@ function evolveOrHalt<State>(
  * each stream of the prefix is read and evolved from `initial()` on its own, up to the head of the
  * moment the replay starts, handed to `onPart`, and let go, so the replay holds one part at a time
  * (the editor's sessions hold whole drawings: all of a log's at once took gigabytes). Events of other
- * streams are not read. The result's `state` is `initial()`: the parts went to `onPart`.
+ * streams are not read. The result's `state` is `initial()`: the parts went to `onPart`. The heap of
+ * the parts let go is collected before the next is built (see partReleaser).
  */
 async function replayByStream<State>(
   store: EventStore,
@@ -216,26 +218,15 @@ async function replayByStream<State>(
   const started = performance.now();
   const head = await store.headPosition();
   let events = 0;
+  const applied = (position: number) => {
+    events += 1;
+    if (events % progressEvery === 0)
+      onProgress?.({ projection: projection.name, done: events, total: head, position });
+  };
+  const heap = partReleaser();
   for await (const stream of streams) {
-    let part = projection.initial();
-    let position = 0;
-    try {
-      read: for await (const chunk of streamChunks(store, stream)) {
-        for (const event of chunk) {
-          if (event.position > head) break read;
-          part = evolveOrHalt(projection, part, event, position);
-          position = event.position;
-          events += 1;
-          if (events % progressEvery === 0)
-            onProgress?.({ projection: projection.name, done: events, total: head, position });
-        }
-      }
-    } catch (error) {
-      // Deleted since it was listed: gone from the read model as from the log.
-      if (error instanceof StreamDeletedError) continue;
-      throw error;
-    }
-    options.onPart?.(stream, part);
+    heap.release();
+    await replayPart(store, stream, projection, head, applied, options.onPart);
   }
   onProgress?.({ projection: projection.name, done: head, total: head, position: head });
   return {
@@ -244,4 +235,37 @@ async function replayByStream<State>(
     events,
     seconds: (performance.now() - started) / 1000,
   };
+}
+
+/**
+ * One stream's part, evolved from `initial()` up to `head` and handed to `onPart`. A function of its
+ * own so that nothing of the part outlives it: an async function keeps its locals (a loop's block-scoped
+ * ones too) reachable across its awaits until they are overwritten, and the caller collects the heap of
+ * the part it let go before building the next (see partReleaser).
+ */
+async function replayPart<State>(
+  store: EventStore,
+  stream: string,
+  projection: Projection<State>,
+  head: number,
+  applied: (position: number) => void,
+  onPart: ((stream: string, part: State) => void) | undefined,
+): Promise<void> {
+  let part = projection.initial();
+  let position = 0;
+  try {
+    read: for await (const chunk of streamChunks(store, stream)) {
+      for (const event of chunk) {
+        if (event.position > head) break read;
+        part = evolveOrHalt(projection, part, event, position);
+        position = event.position;
+        applied(position);
+      }
+    }
+  } catch (error) {
+    // Deleted since it was listed: gone from the read model as from the log.
+    if (error instanceof StreamDeletedError) return;
+    throw error;
+  }
+  onPart?.(stream, part);
 }
