@@ -12,15 +12,13 @@ import {
   RunVariables,
 } from './history-answers.js';
 import { RunParams, StackParams } from './requests.js';
+import { fail, json, UNAUTHORIZED } from './route-answers.js';
 
 /**
  * Schemas of issue 19's routes (deploy history, audit, retention, notifications): parameters, queries,
  * bodies, every status each answers and the exact answers (history-answers.ts). The queries are plain
  * optional strings: the handlers parse and word their own refusals.
  */
-const json = <S extends z.ZodType>(description: string, schema: S) =>
-  ({ description, content: { 'application/json': { schema } } }) as const;
-const fail = (description: string) => json(description, ErrorBody);
 const text = (description: string, examples: string[]) =>
   z.string().meta({ description, examples }).optional();
 const ENV = text('The environment: an integer id, or `null` (or omitted) for the local one.', ['null', '1']);
@@ -29,7 +27,6 @@ const PAGING = {
   offset: text('Entries to skip (default 0).', ['0']),
 };
 const BAD = fail('Bad input, naming the field (or a malformed stack name or run id).');
-const UNAUTHORIZED = fail('No `Authorization: Bearer <token>`, or an unknown token (`unauthorized`).');
 const RUN_FAILS = {
   400: BAD,
   401: UNAUTHORIZED,
