@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorBody, JobAccepted, JobOutcome, RetentionExecution } from './answers.js';
+import { RetentionExecution } from './answers.js';
 import {
   AuditPage,
   DeliveriesPage,
@@ -12,7 +12,7 @@ import {
   RunVariables,
 } from './history-answers.js';
 import { RunParams, StackParams } from './requests.js';
-import { fail, json, UNAUTHORIZED } from './route-answers.js';
+import { fail, jobAnswers, json, UNAUTHORIZED } from './route-answers.js';
 
 /**
  * Schemas of issue 19's routes (deploy history, audit, retention, notifications): parameters, queries,
@@ -44,14 +44,10 @@ const ADMIN_FAILS = {
   401: UNAUTHORIZED,
   403: fail('Only an admin may.'),
 } as const;
-const JOB = {
-  202: json('The job started: follow it by its id.', JobAccepted),
-  200: json('With `Accept: application/json`: the job ended and succeeded.', JobOutcome),
-  500: json(
-    'With `Accept: application/json`: the job failed; or an internal error.',
-    z.union([JobOutcome, ErrorBody]),
-  ),
-} as const;
+const JOB = jobAnswers(
+  'The job started: follow it by its id.',
+  'With `Accept: application/json`: the job failed; or an internal error.',
+);
 const HISTORY = ['deploy history'];
 
 /** A route: its method and URL (what the handlers register and the page calls), and its schema. */

@@ -8,13 +8,11 @@ import { z } from 'zod';
 import { DEFAULT_EXECUTIONS_LIMIT, MAX_EXECUTIONS_LIMIT } from '../../stacks/paging.js';
 import {
   ComposeSaved,
-  ErrorBody,
   EventStreamText,
   ExecutionsPage,
   GitStack,
   GitStackCreated,
   Job,
-  JobAccepted,
   JobOutcome,
   ReconcileExecution,
   Run,
@@ -50,7 +48,7 @@ import {
   WebhookBody,
   WebhookHeaders,
 } from './requests.js';
-import { fail, json, UNAUTHORIZED } from './route-answers.js';
+import { fail, jobAnswers, json, UNAUTHORIZED } from './route-answers.js';
 
 // ------------------------------------------------------------------------------------------------
 // Answers by status
@@ -73,14 +71,10 @@ const envFailures = (action: 'view' | 'edit', bad: string, missing = `${ENV_404}
   ({ 400: fail(bad), 401: UNAUTHORIZED, 403: fail(ENV_403(action)), 404: fail(missing) }) as const;
 
 /** The three answers of a job route: at once (202), or after the job with `Accept: application/json`. */
-const JOB_ANSWERS = {
-  202: json('The job started (without `Accept: application/json`): follow it by its id.', JobAccepted),
-  200: json('With `Accept: application/json`: the job ended and succeeded.', JobOutcome),
-  500: json(
-    'With `Accept: application/json`: the job ended and failed (a JobOutcome with `error`); or an internal error.',
-    z.union([JobOutcome, ErrorBody]),
-  ),
-} as const;
+const JOB_ANSWERS = jobAnswers(
+  'The job started (without `Accept: application/json`): follow it by its id.',
+  'With `Accept: application/json`: the job ended and failed (a JobOutcome with `error`); or an internal error.',
+);
 
 const STACKS = ['stacks'];
 const RUNS = ['deploy runs'];
