@@ -9,7 +9,7 @@ import { keepSecrets } from './stacks-kept-secrets.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { allow, answerJob, userOf } from './stacks-request.js';
 
-/** A job's options from a request body: pull and build off when omitted, `forceRecreate` the route's default. */
+/** A job's options from a request body: pull and build off when omitted, forceRecreate as the route says. */
 const optionsOf = (
   body: { pull?: boolean | null; build?: boolean | null; forceRecreate?: boolean | null },
   forceRecreate: boolean,
@@ -157,8 +157,7 @@ export function stackRoutes(
     handler: async (request, reply) => {
       const user = userOf(request);
       const ref = refOf(request, user, 'edit', request.params.name);
-      const body = request.body;
-      const started = await service.deploy(ref, optionsOf(body, false), user.name);
+      const started = await service.deploy(ref, optionsOf(request.body, false), user.name);
       return answerJob(request, reply, started);
     },
   });
