@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { Observer } from 'rxjs';
+import { firstEvent } from '../stacks/first-event.js';
 
 /**
  * A server-sent events answer over a Fastify reply. The writer never buffers without bound: `ready()`
@@ -85,15 +86,7 @@ export class EventStream {
   ready(): Promise<void> | undefined {
     const raw = this.reply.raw;
     if (this.ended || !raw.writableNeedDrain) return undefined;
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        raw.off('drain', done);
-        raw.off('close', done);
-        resolve();
-      };
-      raw.once('drain', done);
-      raw.once('close', done);
-    });
+    return firstEvent(raw, ['drain', 'close']);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { EnvironmentId } from '../../streams/stacks.js';
+import type { DeployOptions, EnvironmentId } from '../../streams/stacks.js';
 import { checkEnvAccess } from '../stacks/auth.js';
 import type { StacksService } from '../stacks/service.js';
 import { type StackStatus, StackStatusReader } from '../stacks/stack-status.js';
@@ -8,6 +8,16 @@ import { stacksRoutes as routes } from './stacks-api/routes.js';
 import { keepSecrets } from './stacks-kept-secrets.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { allow, answerJob, userOf } from './stacks-request.js';
+
+/** A job's options from a request body: pull and build off when omitted, forceRecreate as the route says. */
+const optionsOf = (
+  body: { pull?: boolean | null; build?: boolean | null; forceRecreate?: boolean | null },
+  forceRecreate: boolean,
+): DeployOptions => ({
+  pull: body.pull ?? false,
+  build: body.build ?? false,
+  forceRecreate: body.forceRecreate ?? forceRecreate,
+});
 
 /**
  * The stack routes of STACKS.md: create-and-start, list, read, variables, compose, deploy, the
@@ -82,7 +92,7 @@ export function stackRoutes(
           variables: validateVariables(body.variables ?? []),
           secretProvider: body.secretProvider ?? null,
         },
-        { pull: body.pull ?? false, build: body.build ?? false, forceRecreate: body.forceRecreate ?? false },
+        optionsOf(body, false),
         user.name,
       );
       return answerJob(request, reply, started);
@@ -133,12 +143,8 @@ export function stackRoutes(
         ref,
         body.content,
         body.restart ?? false,
-        {
-          pull: body.pull ?? false,
-          build: body.build ?? false,
-          // Spec, Job request options: true on save-and-redeploy when omitted.
-          forceRecreate: body.forceRecreate ?? true,
-        },
+        // Spec, Job request options: forceRecreate is true on save-and-redeploy when omitted.
+        optionsOf(body, true),
         user.name,
       );
       if ('saved' in answer) return answer;
@@ -151,12 +157,7 @@ export function stackRoutes(
     handler: async (request, reply) => {
       const user = userOf(request);
       const ref = refOf(request, user, 'edit', request.params.name);
-      const body = request.body;
-      const started = await service.deploy(
-        ref,
-        { pull: body.pull ?? false, build: body.build ?? false, forceRecreate: body.forceRecreate ?? false },
-        user.name,
-      );
+      const started = await service.deploy(ref, optionsOf(request.body, false), user.name);
       return answerJob(request, reply, started);
     },
   });

@@ -41,6 +41,9 @@ const text = (what = 'a non-empty string') =>
 const positive = (what: string) =>
   z.number({ error: `must be ${what}` }).positive({ error: `must be ${what}` });
 const integerId = z.int({ error: 'must be an integer environment id' });
+const byteCount = z
+  .int({ error: 'must be a positive integer (bytes)' })
+  .positive({ error: 'must be a positive integer (bytes)' });
 const command = z
   .array(text(), { error: 'must be a non-empty list of strings' })
   .min(1, { error: 'must be a non-empty list of strings' });
@@ -101,14 +104,8 @@ const configSchema = z.strictObject(
     deployLogs: z
       .strictObject(
         {
-          budgetBytes: z
-            .int({ error: 'must be a positive integer (bytes)' })
-            .positive({ error: 'must be a positive integer (bytes)' })
-            .optional(),
-          remeasureBytes: z
-            .int({ error: 'must be a positive integer (bytes)' })
-            .positive({ error: 'must be a positive integer (bytes)' })
-            .optional(),
+          budgetBytes: byteCount.optional(),
+          remeasureBytes: byteCount.optional(),
         },
         { error: 'must be an object {budgetBytes?, remeasureBytes?}' },
       )

@@ -95,25 +95,17 @@ export function checkCron(value: unknown): string | null {
   return expression;
 }
 
-const CREATE_FIELDS = new Set([
-  'name',
+/** The fields a create and an update both take; a create also names the stack. */
+const SETTING_FIELDS = [
   'repository',
   'branch',
   'composePath',
   'webhookSecret',
   'autoDeployCron',
   'variables',
-  'deploy',
-]);
-const UPDATE_FIELDS = new Set([
-  'repository',
-  'branch',
-  'composePath',
-  'webhookSecret',
-  'autoDeployCron',
-  'variables',
-  'redeploy',
-]);
+];
+const CREATE_FIELDS = new Set(['name', ...SETTING_FIELDS, 'deploy']);
+const UPDATE_FIELDS = new Set([...SETTING_FIELDS, 'redeploy']);
 
 function unknownFields(body: Record<string, unknown>, allowed: ReadonlySet<string>): void {
   const unknown = Object.keys(body).filter((k) => !allowed.has(k));

@@ -12,10 +12,9 @@
  * Why the command and not a library: the maintained pure-JS client (isomorphic-git) speaks http(s)
  * only (no ssh, no local or file:// repositories), and git is on every machine that builds stacks.
  */
-import { spawn } from 'node:child_process';
 import { access, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { signalGroup } from './compose-runner.js';
+import { type RunStop, runBounded } from './bounded-run.js';
 
 /** A repository as git is asked for it, and what must never be shown of it. */
 export interface GitRemote {
@@ -199,55 +198,30 @@ export function gitEnv(base: NodeJS.ProcessEnv, remote?: GitRemote): Record<stri
 }
 
 /** Runs git to its end (its own process group: a time-out also ends the helpers it started). */
-function runGit(args: readonly string[], options: GitRunOptions): Promise<GitOutput> {
+async function runGit(args: readonly string[], options: GitRunOptions): Promise<GitOutput> {
   const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const stdout: Buffer[] = [];
-    let stdoutBytes = 0;
-    let stderr = '';
-    const child = spawn('git', args, {
-      cwd: options.cwd,
-      env: gitEnv(process.env, options.remote),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-      shell: false,
-    });
-    const fail = (error: GitError, running: boolean) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (running && child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
-      reject(error);
-    };
-    const timer = setTimeout(
-      () => fail(new GitError('timeout', `git ${args[0]} timed out after ${options.timeoutMs} ms`), true),
-      options.timeoutMs,
-    );
-    const cancel = () =>
-      fail(new GitError('cancelled', `git ${args[0]} was stopped: the server is stopping`), true);
-    if (options.signal?.aborted) cancel();
-    options.signal?.addEventListener('abort', cancel, { once: true });
-    child.on('close', () => options.signal?.removeEventListener('abort', cancel));
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdoutBytes += chunk.length;
-      if (stdoutBytes > maxOutput)
-        fail(new GitError('not_a_file', `git ${args[0]} printed more than ${maxOutput} bytes`), true);
-      else stdout.push(chunk);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEEP);
-    });
-    child.on('error', (error: NodeJS.ErrnoException) =>
-      fail(new GitError('spawn', `git could not be started: ${error.code ?? error.message}`), false),
-    );
-    child.on('close', (code) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve({ code, stdout: Buffer.concat(stdout), stderr });
-    });
+  const stopped = (stop: RunStop): GitError => {
+    switch (stop.why) {
+      case 'timeout':
+        return new GitError('timeout', `git ${args[0]} timed out after ${options.timeoutMs} ms`);
+      case 'cancelled':
+        return new GitError('cancelled', `git ${args[0]} was stopped: the server is stopping`);
+      case 'output':
+        return new GitError('not_a_file', `git ${args[0]} printed more than ${maxOutput} bytes`);
+      case 'spawn':
+        return new GitError('spawn', `git could not be started: ${stop.error.code ?? stop.error.message}`);
+    }
+  };
+  const { code, stdout, stderr } = await runBounded('git', args, {
+    cwd: options.cwd,
+    env: gitEnv(process.env, options.remote),
+    timeoutMs: options.timeoutMs,
+    maxOutputBytes: maxOutput,
+    stderrKeep: STDERR_KEEP,
+    signal: options.signal,
+    stopped,
   });
+  return { code, stdout, stderr };
 }
 
 /** git's own explanation: its `fatal:`/`error:` lines (else its last line), without the prefixes. */

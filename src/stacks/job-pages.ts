@@ -22,6 +22,15 @@ export interface StoredEvent {
   chunk: JobChunk | undefined;
 }
 
+/** Where a page starts (`revision`, its first message `index`), and what to open of it (see `load`). */
+export interface PageAt {
+  jobId: string;
+  revision: number;
+  index: number;
+  reader: JobReader;
+  openFrom: number;
+}
+
 /** A hundred stored events of a deploy or so: what its clients spread over while they catch up. */
 const DEFAULT_BYTES = 2 * 1024 * 1024;
 
@@ -50,18 +59,12 @@ export class JobPages {
    * no event there. A read of the same page under way is shared when it opens what this one needs.
    * Throws what the store throws (StreamDeletedError for a deleted job).
    */
-  load(
-    jobId: string,
-    revision: number,
-    index: number,
-    reader: JobReader,
-    openFrom: number,
-  ): Promise<StoredEvent[]> {
-    const key = keyOf(jobId, revision);
+  load(at: PageAt): Promise<StoredEvent[]> {
+    const key = keyOf(at.jobId, at.revision);
     const under = this.reading.get(key);
-    if (under !== undefined && under.openFrom <= openFrom) return under.events;
-    const events = this.read(jobId, revision, index, reader, openFrom);
-    const reading = { openFrom, events };
+    if (under !== undefined && under.openFrom <= at.openFrom) return under.events;
+    const events = this.read(at);
+    const reading = { openFrom: at.openFrom, events };
     this.reading.set(key, reading);
     const forget = () => {
       if (this.reading.get(key) === reading) this.reading.delete(key);
@@ -70,13 +73,7 @@ export class JobPages {
     return events;
   }
 
-  private async read(
-    jobId: string,
-    revision: number,
-    index: number,
-    reader: JobReader,
-    openFrom: number,
-  ): Promise<StoredEvent[]> {
+  private async read({ jobId, revision, index, reader, openFrom }: PageAt): Promise<StoredEvent[]> {
     const stream = jobStream(jobId);
     await reader.prime(this.store, stream);
     let at = index;

@@ -212,7 +212,13 @@ export class JobSubscription implements JobSink {
         let stored = this.deps.exists() ? this.deps.pages.event(this.jobId, revision) : undefined;
         // Not read lately, or skipped unopened by a reader further on and needed now: read its page.
         if (stored === undefined || (stored.chunk === undefined && stored.index + stored.count > next)) {
-          const page = await this.deps.pages.load(this.jobId, revision, index, this.deps.reader, next);
+          const page = await this.deps.pages.load({
+            jobId: this.jobId,
+            revision,
+            index,
+            reader: this.deps.reader,
+            openFrom: next,
+          });
           stored = page[0];
           if (stored === undefined) return found ? 'more' : 'missing';
         }

@@ -2,6 +2,7 @@ import type { WriteStream } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { EnvironmentId } from '../../streams/stacks.js';
+import { firstEvent } from './first-event.js';
 import { unlessMissing } from './missing-files.js';
 
 /**
@@ -410,16 +411,7 @@ export class RunLogWriter {
         resolve();
       });
     });
-    if (!ok && !this.failure)
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          stream.off('drain', done);
-          stream.off('error', done);
-          resolve();
-        };
-        stream.once('drain', done);
-        stream.once('error', done);
-      });
+    if (!ok && !this.failure) await firstEvent(stream, ['drain', 'error']);
   }
 
   private fail(error: unknown): void {

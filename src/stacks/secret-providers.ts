@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { signalGroup } from './compose-runner.js';
+import { type RunStop, runBounded } from './bounded-run.js';
 import { ENV_NAME_PATTERN } from './env-file.js';
 
 /**
@@ -84,80 +83,41 @@ function parseSecrets(stdout: string, label: string): Record<string, string> {
 }
 
 /** Runs the provider and returns its secrets, or rejects with a SecretProviderError. */
-export function resolveSecrets(
+export async function resolveSecrets(
   provider: SecretProvider,
   opts: ResolveOptions,
 ): Promise<Record<string, string>> {
   const label = `secret provider${opts.name ? ` "${opts.name}"` : ''}`;
   const [program, ...args] = provider.command;
   if (program === undefined || program === '')
-    return Promise.reject(new SecretProviderError('spawn', `${label} has no command`));
+    throw new SecretProviderError('spawn', `${label} has no command`);
   const maxOutput = opts.maxOutputBytes ?? DEFAULT_MAX_PROVIDER_OUTPUT;
 
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const stdout: Buffer[] = [];
-    let stdoutBytes = 0;
-    let stderr = '';
-    // Its own process group, so a time-out also ends whatever the provider started.
-    const child = spawn(program, args, {
-      cwd: opts.cwd,
-      env: { ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-      shell: false,
-    });
-    const killGroup = () => {
-      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
-    };
-    const fail = (error: SecretProviderError, running = true) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (running) killGroup();
-      reject(error);
-    };
-    const timer = setTimeout(
-      () => fail(new SecretProviderError('timeout', `${label} timed out after ${opts.timeoutMs} ms`)),
-      opts.timeoutMs,
-    );
-
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdoutBytes += chunk.length;
-      if (stdoutBytes > maxOutput)
-        fail(new SecretProviderError('output', `${label} printed more than ${maxOutput} bytes`));
-      else stdout.push(chunk);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEEP);
-    });
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      fail(
-        new SecretProviderError(
-          'spawn',
-          `${label} could not be started (${program}): ${error.code ?? error.message}`,
-          {
-            cause: error,
-          },
-        ),
-        false,
+  const stopped = (stop: RunStop): SecretProviderError => {
+    if (stop.why === 'spawn')
+      return new SecretProviderError(
+        'spawn',
+        `${label} could not be started (${program}): ${stop.error.code ?? stop.error.message}`,
+        { cause: stop.error },
       );
-    });
-    child.on('close', (code, signal) => {
-      if (settled) return;
-      if (code !== 0) {
-        const how = code === null ? `was killed by ${signal}` : `exited with code ${code}`;
-        const why = lastLine(stderr);
-        fail(new SecretProviderError('exit', `${label} ${how}${why ? `: ${why}` : ''}`), false);
-        return;
-      }
-      settled = true;
-      clearTimeout(timer);
-      try {
-        resolve(parseSecrets(Buffer.concat(stdout).toString('utf8'), label));
-      } catch (error) {
-        reject(error);
-      }
-    });
+    if (stop.why === 'output')
+      return new SecretProviderError('output', `${label} printed more than ${maxOutput} bytes`);
+    // No abort signal is given: a time-out is the only other end.
+    return new SecretProviderError('timeout', `${label} timed out after ${opts.timeoutMs} ms`);
+  };
+  // Its own process group, so a time-out also ends whatever the provider started.
+  const { code, signal, stdout, stderr } = await runBounded(program, args, {
+    cwd: opts.cwd,
+    env: { ...opts.env },
+    timeoutMs: opts.timeoutMs,
+    maxOutputBytes: maxOutput,
+    stderrKeep: STDERR_KEEP,
+    stopped,
   });
+  if (code !== 0) {
+    const how = code === null ? `was killed by ${signal}` : `exited with code ${code}`;
+    const why = lastLine(stderr);
+    throw new SecretProviderError('exit', `${label} ${how}${why ? `: ${why}` : ''}`);
+  }
+  return parseSecrets(stdout.toString('utf8'), label);
 }

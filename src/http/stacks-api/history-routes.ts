@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorBody, JobAccepted, JobOutcome, RetentionExecution } from './answers.js';
+import { RetentionExecution } from './answers.js';
 import {
   AuditPage,
   DeliveriesPage,
@@ -12,15 +12,13 @@ import {
   RunVariables,
 } from './history-answers.js';
 import { RunParams, StackParams } from './requests.js';
+import { fail, jobAnswers, json, UNAUTHORIZED } from './route-answers.js';
 
 /**
  * Schemas of issue 19's routes (deploy history, audit, retention, notifications): parameters, queries,
  * bodies, every status each answers and the exact answers (history-answers.ts). The queries are plain
  * optional strings: the handlers parse and word their own refusals.
  */
-const json = <S extends z.ZodType>(description: string, schema: S) =>
-  ({ description, content: { 'application/json': { schema } } }) as const;
-const fail = (description: string) => json(description, ErrorBody);
 const text = (description: string, examples: string[]) =>
   z.string().meta({ description, examples }).optional();
 const ENV = text('The environment: an integer id, or `null` (or omitted) for the local one.', ['null', '1']);
@@ -29,7 +27,6 @@ const PAGING = {
   offset: text('Entries to skip (default 0).', ['0']),
 };
 const BAD = fail('Bad input, naming the field (or a malformed stack name or run id).');
-const UNAUTHORIZED = fail('No `Authorization: Bearer <token>`, or an unknown token (`unauthorized`).');
 const RUN_FAILS = {
   400: BAD,
   401: UNAUTHORIZED,
@@ -47,14 +44,10 @@ const ADMIN_FAILS = {
   401: UNAUTHORIZED,
   403: fail('Only an admin may.'),
 } as const;
-const JOB = {
-  202: json('The job started: follow it by its id.', JobAccepted),
-  200: json('With `Accept: application/json`: the job ended and succeeded.', JobOutcome),
-  500: json(
-    'With `Accept: application/json`: the job failed; or an internal error.',
-    z.union([JobOutcome, ErrorBody]),
-  ),
-} as const;
+const JOB = jobAnswers(
+  'The job started: follow it by its id.',
+  'With `Accept: application/json`: the job failed; or an internal error.',
+);
 const HISTORY = ['deploy history'];
 
 /** A route: its method and URL (what the handlers register and the page calls), and its schema. */

@@ -96,6 +96,21 @@ export const EnvQuery = z.object({
     .transform(byParser(parseEnvParam)),
 });
 
+/** An optional offset or index, 0 or more: undefined when omitted. */
+const positionQuery = (name: string, description: string, example: string) =>
+  z
+    .string()
+    .regex(/^(0|[1-9][0-9]*)$/, {
+      error: (issue) => pagingMessage(name, issue.input, 0, Number.MAX_SAFE_INTEGER),
+    })
+    .meta({ description, examples: [example] })
+    .optional()
+    .transform(
+      byParser((value: string | undefined) =>
+        value === undefined ? undefined : pagingParam(value, name, 0, 0, Number.MAX_SAFE_INTEGER),
+      ),
+    );
+
 export const LogQuery = z.object({
   follow: z
     .string()
@@ -123,22 +138,11 @@ export const LogQuery = z.object({
     .string()
     .meta({ description: 'Plain text to search for, case-insensitive: a JSON page of matches.' })
     .optional(),
-  offset: z
-    .string()
-    .regex(/^(0|[1-9][0-9]*)$/, {
-      error: (issue) => pagingMessage('offset', issue.input, 0, Number.MAX_SAFE_INTEGER),
-    })
-    .meta({
-      description:
-        'A byte offset of the log, at the start of a line (400 otherwise): the text, or the followed log, from there. The `id:` of a followed line is the offset after it; `Last-Event-ID` wins over `offset` (issue 15).',
-      examples: ['0'],
-    })
-    .optional()
-    .transform(
-      byParser((value: string | undefined) =>
-        value === undefined ? undefined : pagingParam(value, 'offset', 0, 0, Number.MAX_SAFE_INTEGER),
-      ),
-    ),
+  offset: positionQuery(
+    'offset',
+    'A byte offset of the log, at the start of a line (400 otherwise): the text, or the followed log, from there. The `id:` of a followed line is the offset after it; `Last-Event-ID` wins over `offset` (issue 15).',
+    '0',
+  ),
 });
 
 const pagingQuery = (name: string, fallback: number, min: number, max: number, description: string) =>
@@ -151,22 +155,11 @@ const pagingQuery = (name: string, fallback: number, min: number, max: number, d
 
 /** `GET /api/jobs/{id}`: the page after a message (issue 15). */
 export const JobPollQuery = z.object({
-  after: z
-    .string()
-    .regex(/^(0|[1-9][0-9]*)$/, {
-      error: (issue) => pagingMessage('after', issue.input, 0, Number.MAX_SAFE_INTEGER),
-    })
-    .meta({
-      description:
-        'Index of the last message the caller has (as `Last-Event-ID` of the event stream): the page starts after it. Without it, from the first.',
-      examples: ['999'],
-    })
-    .optional()
-    .transform(
-      byParser((value: string | undefined) =>
-        value === undefined ? undefined : pagingParam(value, 'after', 0, 0, Number.MAX_SAFE_INTEGER),
-      ),
-    ),
+  after: positionQuery(
+    'after',
+    'Index of the last message the caller has (as `Last-Event-ID` of the event stream): the page starts after it. Without it, from the first.',
+    '999',
+  ),
   limit: pagingQuery(
     'limit',
     DEFAULT_POLL_LIMIT,

@@ -8,13 +8,11 @@ import { z } from 'zod';
 import { DEFAULT_EXECUTIONS_LIMIT, MAX_EXECUTIONS_LIMIT } from '../../stacks/paging.js';
 import {
   ComposeSaved,
-  ErrorBody,
   EventStreamText,
   ExecutionsPage,
   GitStack,
   GitStackCreated,
   Job,
-  JobAccepted,
   JobOutcome,
   ReconcileExecution,
   Run,
@@ -50,36 +48,33 @@ import {
   WebhookBody,
   WebhookHeaders,
 } from './requests.js';
+import { fail, jobAnswers, json, UNAUTHORIZED } from './route-answers.js';
 
 // ------------------------------------------------------------------------------------------------
 // Answers by status
 // ------------------------------------------------------------------------------------------------
 
-/** A JSON answer and what it means. */
-const json = <S extends z.ZodType>(description: string, schema: S) =>
-  ({ description, content: { 'application/json': { schema } } }) as const;
-
-/** A failure; its description starts with a capital, whatever the phrase it starts with. */
-const fail = (description: string) =>
-  json(`${description.charAt(0).toUpperCase()}${description.slice(1)}`, ErrorBody);
-
-const UNAUTHORIZED = fail('No `Authorization: Bearer <token>`, or an unknown token (`unauthorized`).');
 const ENV_400 = 'the `env` query is neither omitted, `null` nor an integer';
 const NAME_400 = 'the stack name breaks the name rule';
 const ENV_403 = (action: 'view' | 'edit') =>
   `The caller lacks \`${action}\` for this environment, or access to it (\`forbidden: needs the stacks ${action} permission for environment 1\`).`;
 const ENV_404 = 'No environment with that id (`Environment not found`)';
+const STACK_404 = `${ENV_404}, or no such stack (\`Stack not found\`).`;
+const GIT_STACK_404 = 'No such git stack (`Git stack not found`).';
 const BODY_413 = fail('The body is larger than the route takes.');
 
+/**
+ * The failures of a route that works in one environment: `bad` and `missing` are the whole 400 and 404
+ * descriptions, `action` the permission the 403 names.
+ */
+const envFailures = (action: 'view' | 'edit', bad: string, missing = `${ENV_404}.`) =>
+  ({ 400: fail(bad), 401: UNAUTHORIZED, 403: fail(ENV_403(action)), 404: fail(missing) }) as const;
+
 /** The three answers of a job route: at once (202), or after the job with `Accept: application/json`. */
-const JOB_ANSWERS = {
-  202: json('The job started (without `Accept: application/json`): follow it by its id.', JobAccepted),
-  200: json('With `Accept: application/json`: the job ended and succeeded.', JobOutcome),
-  500: json(
-    'With `Accept: application/json`: the job ended and failed (a JobOutcome with `error`); or an internal error.',
-    z.union([JobOutcome, ErrorBody]),
-  ),
-} as const;
+const JOB_ANSWERS = jobAnswers(
+  'The job started (without `Accept: application/json`): follow it by its id.',
+  'With `Accept: application/json`: the job ended and failed (a JobOutcome with `error`); or an internal error.',
+);
 
 const STACKS = ['stacks'];
 const RUNS = ['deploy runs'];
@@ -105,10 +100,7 @@ const stackOperation = (operation: 'start' | 'stop' | 'restart' | 'down', summar
       querystring: EnvQuery,
       response: {
         ...JOB_ANSWERS,
-        400: fail(`${ENV_400}, or ${NAME_400}.`),
-        401: UNAUTHORIZED,
-        403: fail(ENV_403('edit')),
-        404: fail(`${ENV_404}, or no such stack (\`Stack not found\`).`),
+        ...envFailures('edit', `${ENV_400}, or ${NAME_400}.`, STACK_404),
         409: fail('The stack has a job running, or the server is stopping.'),
       },
     },
@@ -128,10 +120,7 @@ export const stacksRoutes = {
           'The stacks, by name, each with its state and containers on its Docker engine (asked for at most 2 s; `unknown` with the reason past that).',
           z.array(StackSummary),
         ),
-        400: fail(`${ENV_400}.`),
-        401: UNAUTHORIZED,
-        403: fail(ENV_403('view')),
-        404: fail(`${ENV_404}.`),
+        ...envFailures('view', `${ENV_400}.`),
       },
     },
   },
@@ -146,12 +135,10 @@ export const stacksRoutes = {
       body: CreateStackBody,
       response: {
         ...JOB_ANSWERS,
-        400: fail(
+        ...envFailures(
+          'edit',
           `${ENV_400}; the body is no JSON object, a field has the wrong type, ${NAME_400}, the compose file is no YAML mapping, or the secret provider is unknown.`,
         ),
-        401: UNAUTHORIZED,
-        403: fail(ENV_403('edit')),
-        404: fail(`${ENV_404}.`),
         409: fail('A stack of that name exists (`Stack already exists`), or the server is stopping.'),
         413: BODY_413,
       },
@@ -168,10 +155,7 @@ export const stacksRoutes = {
       querystring: EnvQuery,
       response: {
         200: json('The stack, with its state and containers on its Docker engine.', Stack),
-        400: fail(`${ENV_400}, or ${NAME_400}.`),
-        401: UNAUTHORIZED,
-        403: fail(ENV_403('view')),
-        404: fail(`${ENV_404}, or no such stack (\`Stack not found\`).`),
+        ...envFailures('view', `${ENV_400}, or ${NAME_400}.`, STACK_404),
       },
     },
   },
@@ -186,10 +170,7 @@ export const stacksRoutes = {
       querystring: EnvQuery,
       response: {
         200: json('The stack is gone.', StackDeleted),
-        400: fail(`${ENV_400}, or ${NAME_400}.`),
-        401: UNAUTHORIZED,
-        403: fail(ENV_403('edit')),
-        404: fail(`${ENV_404}, or no such stack (\`Stack not found\`).`),
+        ...envFailures('edit', `${ENV_400}, or ${NAME_400}.`, STACK_404),
         409: fail('The stack has a job running.'),
       },
     },
@@ -206,10 +187,11 @@ export const stacksRoutes = {
       body: VariablesBody,
       response: {
         200: json('The stack with its new variables.', Stack),
-        400: fail(`${ENV_400}, ${NAME_400}, or a variable is malformed or given twice.`),
-        401: UNAUTHORIZED,
-        403: fail(ENV_403('edit')),
-        404: fail(`${ENV_404}, or no such stack (\`Stack not found\`).`),
+        ...envFailures(
+          'edit',
+          `${ENV_400}, ${NAME_400}, or a variable is malformed or given twice.`,
+          STACK_404,
+        ),
         409: fail('The stack has a job running.'),
         413: BODY_413,
       },
@@ -231,12 +213,11 @@ export const stacksRoutes = {
           'Saved (`restart` false: `{"saved": true}`); or, with `restart` and `Accept: application/json`, the job ended and succeeded.',
           z.union([ComposeSaved, JobOutcome]),
         ),
-        400: fail(
+        ...envFailures(
+          'edit',
           `${ENV_400}, ${NAME_400}, a field has the wrong type, or the compose file is no YAML mapping.`,
+          STACK_404,
         ),
-        401: UNAUTHORIZED,
-        403: fail(ENV_403('edit')),
-        404: fail(`${ENV_404}, or no such stack (\`Stack not found\`).`),
         409: fail('The stack has a job running, or the server is stopping.'),
         413: BODY_413,
       },
@@ -254,10 +235,7 @@ export const stacksRoutes = {
       body: DeployBody,
       response: {
         ...JOB_ANSWERS,
-        400: fail(`${ENV_400}, ${NAME_400}, or an option is not a boolean.`),
-        401: UNAUTHORIZED,
-        403: fail(ENV_403('edit')),
-        404: fail(`${ENV_404}, or no such stack (\`Stack not found\`).`),
+        ...envFailures('edit', `${ENV_400}, ${NAME_400}, or an option is not a boolean.`, STACK_404),
         409: fail('The stack has a job running, or the server is stopping.'),
       },
     },
@@ -278,10 +256,7 @@ export const stacksRoutes = {
       querystring: EnvQuery,
       response: {
         200: json('The runs of that stack in that environment only.', z.array(Run)),
-        400: fail(`${ENV_400}, or ${NAME_400}.`),
-        401: UNAUTHORIZED,
-        403: fail(ENV_403('view')),
-        404: fail(`${ENV_404}.`),
+        ...envFailures('view', `${ENV_400}, or ${NAME_400}.`),
       },
     },
   },
@@ -429,12 +404,10 @@ export const stacksRoutes = {
           'Created, not deployed: the stack and the commit its compose file came from.',
           GitStackCreated,
         ),
-        400: fail(
+        ...envFailures(
+          'edit',
           `${ENV_400}; ${NAME_400}, an unknown field, or a field that is wrong (URL, branch, path, cron).`,
         ),
-        401: UNAUTHORIZED,
-        403: fail(ENV_403('edit')),
-        404: fail(`${ENV_404}.`),
         409: fail('A stack of that name exists, or the server is stopping.'),
         413: BODY_413,
         422: fail(
@@ -454,10 +427,7 @@ export const stacksRoutes = {
       querystring: EnvQuery,
       response: {
         200: json('The git stack.', GitStack),
-        400: fail(`${ENV_400}, or ${NAME_400}.`),
-        401: UNAUTHORIZED,
-        403: fail(ENV_403('view')),
-        404: fail('No such git stack (`Git stack not found`).'),
+        ...envFailures('view', `${ENV_400}, or ${NAME_400}.`, GIT_STACK_404),
       },
     },
   },
@@ -477,12 +447,11 @@ export const stacksRoutes = {
           'The new settings; or, with `redeploy` and `Accept: application/json`, the job ended and succeeded.',
           z.union([GitStack, JobOutcome]),
         ),
-        400: fail(
+        ...envFailures(
+          'edit',
           `${ENV_400}; ${NAME_400}, an unknown field, or a field that is wrong (URL, branch, path, cron).`,
+          GIT_STACK_404,
         ),
-        401: UNAUTHORIZED,
-        403: fail(ENV_403('edit')),
-        404: fail('No such git stack (`Git stack not found`).'),
         409: fail('The stack has a job running, or the server is stopping.'),
         413: BODY_413,
         422: fail(
@@ -503,10 +472,7 @@ export const stacksRoutes = {
       body: EmptyBody,
       response: {
         ...JOB_ANSWERS,
-        400: fail(`${ENV_400}, ${NAME_400}, or the body is no JSON object.`),
-        401: UNAUTHORIZED,
-        403: fail(ENV_403('edit')),
-        404: fail('No such git stack (`Git stack not found`).'),
+        ...envFailures('edit', `${ENV_400}, ${NAME_400}, or the body is no JSON object.`, GIT_STACK_404),
         409: fail('The stack has a job running, or the server is stopping.'),
       },
     },
