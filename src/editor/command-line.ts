@@ -335,26 +335,20 @@ function command(name: string, r: Reader, text: string): Command {
       return { text, name, selection };
     }
     case 'MOVE':
-    case 'COPY': {
-      const selection = r.selection(false);
-      const base = r.point('a base point');
-      const destination = r.point('a destination point');
-      r.done();
-      return { text, name, selection, base, destination };
-    }
-    case 'ROTATE': {
-      const selection = r.selection(false);
-      const base = r.point('a base point');
-      const angle = r.number('a rotation angle (degrees)');
-      r.done();
-      return { text, name, selection, base, angle };
-    }
+    case 'COPY':
+    case 'ROTATE':
     case 'SCALE': {
+      // A selection and a base point, then what each does with them.
       const selection = r.selection(false);
       const base = r.point('a base point');
-      const factor = r.number('a scale factor');
+      const command: Command =
+        name === 'ROTATE'
+          ? { text, name, selection, base, angle: r.number('a rotation angle (degrees)') }
+          : name === 'SCALE'
+            ? { text, name, selection, base, factor: r.number('a scale factor') }
+            : { text, name, selection, base, destination: r.point('a destination point') };
       r.done();
-      return { text, name, selection, base, factor };
+      return command;
     }
     case 'LAYER': {
       const option = r.word('M (make) or S (set)').toUpperCase();

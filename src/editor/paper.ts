@@ -38,11 +38,12 @@ export type PageSetupErrorCode = 'invalid_paper' | 'invalid_scale' | 'invalid_or
 /** A bad paper, scale or orientation; an EditorError, so the dispatcher answers it with its `code`. */
 export class PageSetupError extends EditorError {
   declare readonly code: PageSetupErrorCode;
-  readonly value: unknown;
-  constructor(code: PageSetupErrorCode, value: unknown, message: string) {
+  constructor(
+    code: PageSetupErrorCode,
+    readonly value: unknown,
+    message: string,
+  ) {
     super(code, message);
-    this.name = new.target.name;
-    this.value = value;
   }
 }
 

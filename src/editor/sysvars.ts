@@ -99,12 +99,13 @@ export type SysvarErrorCode = 'unknown_sysvar' | 'invalid_sysvar_value';
 /** A failure of the sysvar tables; an EditorError, so the dispatcher answers it with its `code`. */
 export class SysvarError extends EditorError {
   declare readonly code: SysvarErrorCode;
-  /** The variable name as given (unknown_sysvar) or as defined (invalid_sysvar_value). */
-  readonly variable: string;
-  constructor(code: SysvarErrorCode, variable: string, message: string) {
+  constructor(
+    code: SysvarErrorCode,
+    /** The variable name as given (unknown_sysvar) or as defined (invalid_sysvar_value). */
+    readonly variable: string,
+    message: string,
+  ) {
     super(code, message);
-    this.name = new.target.name;
-    this.variable = variable;
   }
 }
 

@@ -85,6 +85,13 @@ export const ENTITY_QUERY_PARAMS = [
 
 const op = (name: string, fields: Record<string, unknown> = {}) => ({ op: name, fields });
 
+/** POST /documents per the spec: Mutate `new` with a template, else *Run* `open` with a path, else `new`. */
+function newOrOpen(body: Record<string, unknown>): ReturnType<EditorRoute['build']> {
+  if (typeof body.template === 'string') return op('new', { template: body.template });
+  if (typeof body.path === 'string') return { ...op('open', { path: body.path }), run: true };
+  return op('new');
+}
+
 /** The endpoint table of spec/editor-rest-api.md, in its order. Specific routes win over `/:op`. */
 export const editorRoutes: readonly EditorRoute[] = [
   {
@@ -141,13 +148,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     answer:
       '`document_id` of the new or opened document; from a template `result.total` counts the entities it brought in. A DWG file (AC10xx) is refused with `unsupported_format`.',
     body: 'object',
-    build: (input) => {
-      const body = bodyObject(input);
-      if (typeof body.template === 'string') return op('new', { template: body.template });
-      // The spec: Mutate `new` with a template, else *Run* `open` with a path, else Mutate `new`.
-      if (typeof body.path === 'string') return { ...op('open', { path: body.path }), run: true };
-      return op('new');
-    },
+    build: (input) => newOrOpen(bodyObject(input)),
   },
   {
     method: 'DELETE',

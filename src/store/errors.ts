@@ -2,11 +2,13 @@ import type { ExpectedRevision } from './types.js';
 
 /** Base class so callers can tell store failures from their own. */
 export class StoreError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string, options?: ErrorOptions) {
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
     super(message, options);
     this.name = new.target.name;
-    this.code = code;
   }
 }
 

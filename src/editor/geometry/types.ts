@@ -52,6 +52,5 @@ export class GeometryError extends EditorError {
   declare readonly code: GeometryErrorCode;
   constructor(code: GeometryErrorCode, message: string) {
     super(code, message);
-    this.name = 'GeometryError';
   }
 }

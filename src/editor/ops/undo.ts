@@ -6,40 +6,28 @@ import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js'
 const inverted = (changes: readonly Change[]) =>
   [...changes].reverse().map((c) => ({ ...c, before: c.after, after: c.before }) as Change);
 
-/** Undo is an event of its own: the undone step stays in the log, and redo can bring it back. */
-function undo(ctx: OpContext): OpOutcome {
-  const doc = docOf(ctx);
-  const step = doc.undo.at(-1);
-  if (!step) return fail('nothing_to_undo', `document ${doc.id} has nothing to undo`);
-  const event = editorEvent('StepUndone', {
-    document_id: doc.id,
-    revision: doc.revision + 1,
-    step_revision: step.revision,
-  });
-  return {
-    events: [event],
-    result: { undone: step.op, step_revision: step.revision },
-    changes: inverted(step.changes),
-  };
-}
+/** What tells undo from redo: the stack the step comes from, the event and answer, which way it runs. */
+const DIRECTIONS = {
+  undo: { event: 'StepUndone', done: 'undone', changes: inverted },
+  redo: { event: 'StepRedone', done: 'redone', changes: (changes: Change[]) => changes },
+} as const;
 
-function redo(ctx: OpContext): OpOutcome {
+/** Undo is an event of its own: the undone step stays in the log, and redo can bring it back. */
+function move(direction: keyof typeof DIRECTIONS, ctx: OpContext): OpOutcome {
+  const { event, done, changes } = DIRECTIONS[direction];
   const doc = docOf(ctx);
-  const step = doc.redo.at(-1);
-  if (!step) return fail('nothing_to_redo', `document ${doc.id} has nothing to redo`);
-  const event = editorEvent('StepRedone', {
-    document_id: doc.id,
-    revision: doc.revision + 1,
-    step_revision: step.revision,
-  });
+  const step = doc[direction].at(-1);
+  if (!step) return fail(`nothing_to_${direction}`, `document ${doc.id} has nothing to ${direction}`);
   return {
-    events: [event],
-    result: { redone: step.op, step_revision: step.revision },
-    changes: step.changes,
+    events: [
+      editorEvent(event, { document_id: doc.id, revision: doc.revision + 1, step_revision: step.revision }),
+    ],
+    result: { [done]: step.op, step_revision: step.revision },
+    changes: changes(step.changes),
   };
 }
 
 export const undoOps: OpTable = {
-  undo: { kind: 'mutation', document: 'active', run: undo },
-  redo: { kind: 'mutation', document: 'active', run: redo },
+  undo: { kind: 'mutation', document: 'active', run: (ctx) => move('undo', ctx) },
+  redo: { kind: 'mutation', document: 'active', run: (ctx) => move('redo', ctx) },
 };

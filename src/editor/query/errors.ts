@@ -7,6 +7,5 @@ export class QueryError extends EditorError {
   declare readonly code: QueryErrorCode;
   constructor(code: QueryErrorCode, message: string) {
     super(code, message);
-    this.name = 'QueryError';
   }
 }
