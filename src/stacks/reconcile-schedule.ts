@@ -1,6 +1,7 @@
-import cron, { type ScheduledTask } from 'node-cron';
+import type { ScheduledTask } from 'node-cron';
 import { distinctUntilChanged, map, type Observable, type Subscription } from 'rxjs';
 import type { GeneralSettings } from '../../projections/settings.js';
+import { cronTask } from './cron-task.js';
 
 /**
  * The `deploy_log_reconcile` schedule: one node-cron task on `deployLogReconcileCron` while
@@ -51,38 +52,8 @@ export class ReconcileSchedule {
   private reschedule(expression: string | null): void {
     const log = this.options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
     void this.task?.destroy();
-    this.task = undefined;
-    this.expression = null;
-    if (expression === null) return;
-    try {
-      this.task = cron.schedule(
-        expression,
-        async () => {
-          try {
-            await this.options.tick();
-          } catch (error) {
-            // A tick while a manual run is going (409) or a store failure: the next tick tries again.
-            log(`stacks: scheduled deploy_log_reconcile did not run: ${(error as Error).message}`);
-          }
-        },
-        {
-          name: 'deploy_log_reconcile',
-          noOverlap: true,
-          logger: {
-            info: () => {},
-            debug: () => {},
-            warn: (message) => log(`stacks: reconcile schedule: ${message}`),
-            error: (message) => log(`stacks: reconcile schedule: ${String(message)}`),
-          },
-        },
-      );
-      this.expression = expression;
-    } catch (error) {
-      // Settings are checked before they are recorded; an expression node-cron still refuses (a log
-      // written by another version, say) leaves the schedule off rather than the service down.
-      log(
-        `stacks: cannot schedule deploy_log_reconcile on ${JSON.stringify(expression)}: ${(error as Error).message}`,
-      );
-    }
+    this.task =
+      expression === null ? undefined : cronTask('deploy_log_reconcile', expression, this.options.tick, log);
+    this.expression = this.task ? expression : null;
   }
 }

@@ -1,4 +1,4 @@
-import cron, { type ScheduledTask } from 'node-cron';
+import type { ScheduledTask } from 'node-cron';
 import { distinctUntilChanged, map, type Observable, type Subscription } from 'rxjs';
 import { type DeployHistoryState, settingsOf } from '../../projections/deploy-history.js';
 import { type DeployRun, isTerminalRunStatus } from '../../projections/deploy-runs.js';
@@ -12,6 +12,7 @@ import type { GeneralSettings } from '../../projections/settings.js';
 import { type ReconcileTrigger, retentionStream, stacksEvent } from '../../streams/stacks.js';
 import { WrongExpectedRevisionError } from '../store/errors.js';
 import type { EventStore } from '../store/types.js';
+import { cronTask } from './cron-task.js';
 import { conflict, StacksError } from './errors.js';
 import { ScheduleLease } from './schedule-lease.js';
 import type { StacksConfig } from './types.js';
@@ -189,25 +190,15 @@ export class Retention {
 
   private reschedule(expression: string | null): void {
     void this.task?.destroy();
-    this.task = undefined;
-    if (expression === null) return;
-    try {
-      this.task = cron.schedule(
-        expression,
-        async () => {
-          try {
-            await this.run('cron', null);
-          } catch (failure) {
-            process.stderr.write(
-              `stacks: scheduled deploy_run_retention did not run: ${(failure as Error).message}\n`,
-            );
-          }
-        },
-        { name: 'deploy_run_retention', noOverlap: true },
-      );
-    } catch (failure) {
-      process.stderr.write(`stacks: cannot schedule deploy_run_retention: ${(failure as Error).message}\n`);
-    }
+    this.task =
+      expression === null
+        ? undefined
+        : cronTask(
+            'deploy_run_retention',
+            expression,
+            () => this.run('cron', null),
+            (line) => process.stderr.write(`${line}\n`),
+          );
   }
 
   async close(): Promise<void> {
