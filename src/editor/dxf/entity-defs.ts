@@ -86,17 +86,22 @@ function point<E>(code: number, key: KeyOf<E, Point3 | undefined>, optional = fa
   };
 }
 
-/** A real, left out on write when it equals `omit`. */
-function real<E>(code: number, key: KeyOf<E, number>, omit?: number): FieldDef<E> {
+/** A real (`int`: an integer), left out on write when it equals `omit`. */
+function real<E>(
+  code: number,
+  key: KeyOf<E, number>,
+  omit?: number,
+  kind: 'real' | 'int' = 'real',
+): FieldDef<E> {
   return {
     codes: [code],
     read(e, _c, t, i) {
-      e[key] = t.real(i) as E[typeof key];
+      e[key] = t[kind](i) as E[typeof key];
       return true;
     },
     write(w, e) {
       const v = e[key] as number;
-      if (v !== omit) w.real(code, v);
+      if (v !== omit) w[kind](code, v);
     },
   };
 }
@@ -116,20 +121,8 @@ function element<E>(code: number, key: KeyOf<E, number[]>, at: number, omit?: nu
   };
 }
 
-function int<E>(code: number, key: KeyOf<E, number>): FieldDef<E> {
-  return {
-    codes: [code],
-    read(e, _c, t, i) {
-      e[key] = t.int(i) as E[typeof key];
-      return true;
-    },
-    write(w, e) {
-      w.int(code, e[key] as number);
-    },
-  };
-}
+const int = <E>(code: number, key: KeyOf<E, number>): FieldDef<E> => real(code, key, undefined, 'int');
 
-/** A string (decoded from `\U+XXXX` in older files), left out on write when `omit` says so. */
 function text<E>(code: number, key: KeyOf<E, string>, omit?: (value: string) => boolean): FieldDef<E> {
   return {
     codes: [code],

@@ -12,19 +12,13 @@ const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
  * look ahead freely).
  */
 export class TagList {
-  readonly text: string;
-  readonly codes: Int32Array;
-  readonly starts: Int32Array;
-  readonly ends: Int32Array;
-  readonly count: number;
-
-  constructor(text: string, codes: Int32Array, starts: Int32Array, ends: Int32Array, count: number) {
-    this.text = text;
-    this.codes = codes;
-    this.starts = starts;
-    this.ends = ends;
-    this.count = count;
-  }
+  constructor(
+    readonly text: string,
+    readonly codes: Int32Array,
+    readonly starts: Int32Array,
+    readonly ends: Int32Array,
+    readonly count: number,
+  ) {}
 
   /** The value of tag i as the file has it (without the line end). */
   value(i: number): string {
