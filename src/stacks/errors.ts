@@ -6,11 +6,13 @@ export type StacksErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 500 | 
  * missing, conflict), the message is what the caller reads. Messages never hold variable values.
  */
 export class StacksError extends Error {
-  readonly status: StacksErrorStatus;
-  constructor(status: StacksErrorStatus, message: string, options?: ErrorOptions) {
+  override name = 'StacksError';
+  constructor(
+    readonly status: StacksErrorStatus,
+    message: string,
+    options?: ErrorOptions,
+  ) {
     super(message, options);
-    this.name = 'StacksError';
-    this.status = status;
   }
 }
 

@@ -24,11 +24,13 @@ export interface ResolveOptions {
 export type SecretProviderFailure = 'spawn' | 'exit' | 'timeout' | 'output';
 
 export class SecretProviderError extends Error {
-  readonly failure: SecretProviderFailure;
-  constructor(failure: SecretProviderFailure, message: string, options?: ErrorOptions) {
+  override name = 'SecretProviderError';
+  constructor(
+    readonly failure: SecretProviderFailure,
+    message: string,
+    options?: ErrorOptions,
+  ) {
     super(message, options);
-    this.name = 'SecretProviderError';
-    this.failure = failure;
   }
 }
 
