@@ -235,8 +235,12 @@ export async function benchDeploysEngine(): Promise<void> {
   });
 }
 
-export async function benchDeploys(): Promise<void> {
-  // The same 100 secrets (8-40 chars) the redaction measure uses.
+/**
+ * What a deploy benchmark's server and stack need: the 100 secrets (8-40 chars) the redaction measure
+ * uses as secret variables beside `BENCH_LINES`, and a config (admin `TOKEN`, the bench compose program)
+ * in a new temporary folder.
+ */
+export async function benchStackSetup(folder: string, lines: number) {
   const { secrets } = redactionWorkload(0);
   const variables = [
     ...secrets.map((value, i) => ({
@@ -244,9 +248,9 @@ export async function benchDeploys(): Promise<void> {
       value,
       secret: true,
     })),
-    { name: 'BENCH_LINES', value: String(LINES), secret: false },
+    { name: 'BENCH_LINES', value: String(lines), secret: false },
   ];
-  const dir = await mkdtemp(join(tmpdir(), 'chronicle-bench-deploys-'));
+  const dir = await mkdtemp(join(tmpdir(), folder));
   const config = join(dir, 'config.json');
   await writeFile(
     config,
@@ -256,6 +260,11 @@ export async function benchDeploys(): Promise<void> {
       jobs: { timeoutSeconds: 600, retentionHours: 24 },
     }),
   );
+  return { secrets, variables, dir, config };
+}
+
+export async function benchDeploys(): Promise<void> {
+  const { secrets, variables, dir, config } = await benchStackSetup('chronicle-bench-deploys-', LINES);
 
   // The raw limit first, while nothing else runs.
   const raw = await rawPipe(Object.fromEntries(variables.map((v) => [v.name, v.value])));

@@ -20,15 +20,13 @@
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { call, startServer, stopServer } from './deploys.js';
-import { redactionWorkload } from './redaction.js';
+import { benchStackSetup, call, startServer, stopServer } from './deploys.js';
 import { type BenchReport, printReport } from './report.js';
 import { type ClientCheck, type ClientResult, now } from './sse-client.js';
 import { ClientPool } from './sse-client-pool.js';
@@ -202,25 +200,7 @@ async function fanoutLimit(
 }
 
 export async function benchSoak(): Promise<void> {
-  const { secrets } = redactionWorkload(0);
-  const variables = [
-    ...secrets.map((value, i) => ({
-      name: `BENCH_SECRET_${String(i).padStart(3, '0')}`,
-      value,
-      secret: true,
-    })),
-    { name: 'BENCH_LINES', value: String(LINES), secret: false },
-  ];
-  const dir = await mkdtemp(join(tmpdir(), 'chronicle-bench-soak-'));
-  const config = join(dir, 'config.json');
-  await writeFile(
-    config,
-    JSON.stringify({
-      users: [{ name: 'bench', token: TOKEN, admin: true }],
-      compose: { command: [process.execPath, BENCH_COMPOSE] },
-      jobs: { timeoutSeconds: 600, retentionHours: 24 },
-    }),
-  );
+  const { secrets, variables, dir, config } = await benchStackSetup('chronicle-bench-soak-', LINES);
   const pool = await ClientPool.start();
   let limit: { perSecond: number; seconds: number; peak: number };
   try {
