@@ -91,6 +91,10 @@ describe.each(storeKinds)('rebuildProjection over the %s store', (kind) => {
 
   // A WeakRef holds its target to the end of the turn that made it; the memory store answers within
   // one turn (microtasks only), so only a store that reads from disk lets that turn end between parts.
+  if (kind === 'memory')
+    console.log(
+      'skipped: "holds no part it handed to onPart" on the memory store: it answers within one turn, so a WeakRef cannot clear (LevelDB runs it)',
+    );
   it.skipIf(kind === 'memory')('holds no part it handed to onPart while it builds the next', async () => {
     type Parts = Record<string, number[]>;
     const partitioned = {
