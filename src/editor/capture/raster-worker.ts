@@ -5,6 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { Resvg } from '@resvg/resvg-js';
+import { encodePng } from './png.js';
 import type { RasterJob, RasterReply } from './raster.js';
 
 const port = parentPort;
@@ -19,7 +20,8 @@ port.on('message', (job: RasterJob) => {
     const t1 = performance.now();
     const image = resvg.render();
     const t2 = performance.now();
-    const png = image.asPng();
+    // Our own encoding: `asPng` takes twice as long for a larger file (png.ts).
+    const png = encodePng(image.pixels, image.width, image.height);
     const t3 = performance.now();
     reply = {
       id: job.id,
