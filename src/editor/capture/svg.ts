@@ -40,6 +40,11 @@ export const DOT_PX = 2;
 export const TEXT_MIN_PX = 5;
 /** A dash pattern shorter than this many pixels shows as a solid line, and is drawn as one. */
 const MIN_PATTERN_PX = 4;
+/**
+ * Arcs drawn as at most this many chords (within a tenth of a pixel: up to about 10 pixels of radius for
+ * a whole circle); larger ones as SVG arcs, whose few numbers cost less to write and parse than the chords.
+ */
+const MAX_CHORDS = 24;
 /** POINT entities: a square this many pixels wide at least. */
 const POINT_PX = 3;
 /** The selection, as the viewer shows it: its accent colour, 3 px wide, dashed. */
@@ -85,6 +90,16 @@ class Stroke {
 
   moveTo(x: number, y: number): void {
     if (x !== this.x || y !== this.y) this.parts.push(`M${x} ${y}`);
+    this.x = x;
+    this.y = y;
+  }
+
+  /**
+   * Starts a figure that `close` ends: always with its own `M`, since `z` goes back to the last `M`
+   * (one left out because the pen stood there would close the figure at an earlier one's start).
+   */
+  begin(x: number, y: number): void {
+    this.parts.push(`M${x} ${y}`);
     this.x = x;
     this.y = y;
   }
@@ -270,7 +285,7 @@ export function captureSvg(
           const n = prims[i + 2] as number;
           const x0 = X(prims[i + 3] as number);
           const y0 = Y(prims[i + 4] as number);
-          pen.moveTo(x0, y0);
+          pen.begin(x0, y0);
           for (let p = 1; p < n; p++)
             pen.lineTo(X(prims[i + 3 + 2 * p] as number), Y(prims[i + 4 + 2 * p] as number));
           pen.close(x0, y0);
@@ -306,10 +321,17 @@ export function captureSvg(
       canvas.pixel(styleColors[style] as string, Math.floor(X(cx) / UNIT), Math.floor(Y(cy) / UNIT));
       return;
     }
-    // The page's y axis points down: a counter-clockwise arc turns clockwise there (sweep flag 0).
-    const flag = ccw ? 0 : 1;
     const from = ccw ? start : start + sweep;
     const step = ccw ? 1 : -1;
+    // A small arc as the chords that stay within a tenth of a pixel of it: the rasteriser strokes
+    // straight segments two to three times faster than its curves.
+    const chords = Math.ceil(Math.min(sweep, TAU) / (2 * Math.acos(1 - 1 / Math.max(radius, 1))));
+    if (chords <= MAX_CHORDS) {
+      polyArc(pen, cx, cy, r, from, (step * Math.min(sweep, TAU)) / chords, chords, sweep >= TAU);
+      return;
+    }
+    // The page's y axis points down: a counter-clockwise arc turns clockwise there (sweep flag 0).
+    const flag = ccw ? 0 : 1;
     const pieces = sweep > Math.PI ? 2 : 1;
     const piece = Math.min(sweep, TAU) / pieces;
     pen.moveTo(X(cx + r * Math.cos(from)), Y(cy + r * Math.sin(from)));
@@ -319,6 +341,39 @@ export function captureSvg(
       const y = Y(cy + r * Math.sin(angle));
       pen.arcTo(Math.max(radius, 1), flag, x, y);
     }
+  };
+
+  /**
+   * `chords` straight segments from angle `from`, each turning `turn`, around (cx, cy) at radius `r`
+   * (drawing units): each point the last one turned (no sine or cosine per point), a whole circle closed.
+   */
+  const polyArc = (
+    pen: Stroke,
+    cx: number,
+    cy: number,
+    r: number,
+    from: number,
+    turn: number,
+    chords: number,
+    closed: boolean,
+  ) => {
+    const cos = Math.cos(turn);
+    const sin = Math.sin(turn);
+    let dx = r * Math.cos(from);
+    let dy = r * Math.sin(from);
+    const x0 = X(cx + dx);
+    const y0 = Y(cy + dy);
+    if (closed) pen.begin(x0, y0);
+    else pen.moveTo(x0, y0);
+    const last = closed ? chords - 1 : chords;
+    for (let c = 1; c <= last; c++) {
+      [dx, dy] = [dx * cos - dy * sin, dx * sin + dy * cos];
+      const x = X(cx + dx);
+      const y = Y(cy + dy);
+      // Two points on one tenth of a pixel are one.
+      if (x !== pen.x || y !== pen.y) pen.lineTo(x, y);
+    }
+    if (closed) pen.close(x0, y0);
   };
 
   /** Text too small to read: a stroke through the middle of each line, as long as the line would be. */
@@ -347,7 +402,7 @@ export function captureSvg(
       corners.forEach(([x, y], c) => {
         const px = X(o[0] + x * u[0] + y * v[0]);
         const py = Y(o[1] + x * u[1] + y * v[1]);
-        if (c === 0) pen.moveTo(px, py);
+        if (c === 0) pen.begin(px, py);
         else pen.lineTo(px, py);
       });
       pen.close(X(o[0] + x0 * u[0] + line.y * v[0]), Y(o[1] + x0 * u[1] + line.y * v[1]));
@@ -368,7 +423,7 @@ export function captureSvg(
 
   const square = (pen: Stroke, x: number, y: number, side: number) => {
     const h = Math.round(side / 2);
-    pen.moveTo(x - h, y - h);
+    pen.begin(x - h, y - h);
     pen.lineTo(x + h, y - h);
     pen.lineTo(x + h, y + h);
     pen.lineTo(x - h, y + h);
