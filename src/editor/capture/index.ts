@@ -76,7 +76,7 @@ async function buildScene(
     const order = [...model.order];
     const cache = pieceCache(model, pieces.get(doc));
     pieces.set(doc, cache);
-    const builder = new FlatSceneBuilder(plotContext(model, space), cache);
+    const builder = new FlatSceneBuilder(plotContext(model, space), cache, { whole: !handles });
     let slice = performance.now();
     let n = 0;
     let moved = false;

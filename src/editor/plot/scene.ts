@@ -317,25 +317,30 @@ export function plotItemBounds(item: PlotItem): Bounds | undefined {
     case 'clip':
       return item.box;
     case 'text': {
-      // The frame's corners over the lines, with the same width estimate as the editor's text boxes.
       const corners: Point3[] = [];
-      for (const line of item.lines) {
-        const width = line.text.length * CHAR_WIDTH;
-        const x0 = line.x - line.anchor * width;
-        for (const [x, y] of [
-          [x0, line.y],
-          [x0 + width, line.y],
-          [x0, line.y + 1],
-          [x0 + width, line.y + 1],
-        ] as const) {
-          corners.push([
-            item.origin[0] + x * item.u[0] + y * item.v[0],
-            item.origin[1] + x * item.u[1] + y * item.v[1],
-            item.origin[2],
-          ]);
-        }
-      }
+      textCorners(item, (x, y) => corners.push([x, y, item.origin[2]]));
       return boundsOfPoints(corners);
+    }
+  }
+}
+
+/**
+ * The corners of a text item's lines, in drawing coordinates, each given to `visit` (nothing allocated:
+ * a capture visits those of every text of a large drawing): the frame's corners over each line, with
+ * the same width estimate as the editor's text boxes.
+ */
+export function textCorners(
+  item: Pick<Extract<DrawnItem, { kind: 'text' }>, 'origin' | 'u' | 'v' | 'lines'>,
+  visit: (x: number, y: number) => void,
+): void {
+  const { origin: o, u, v } = item;
+  for (const line of item.lines) {
+    const width = line.text.length * CHAR_WIDTH;
+    const x0 = line.x - line.anchor * width;
+    for (let c = 0; c < 4; c++) {
+      const x = c & 1 ? x0 + width : x0;
+      const y = c & 2 ? line.y + 1 : line.y;
+      visit(o[0] + x * u[0] + y * v[0], o[1] + x * u[1] + y * v[1]);
     }
   }
 }
