@@ -16,7 +16,8 @@ port.on('message', (job: RasterJob) => {
   try {
     const t0 = performance.now();
     // System fonts only when there is text to draw: looking them up is the slowest part of a small capture.
-    const resvg = new Resvg(job.svg, { font: { loadSystemFonts: job.fonts }, logLevel: 'off' });
+    const svg = Buffer.from(job.svg.buffer, job.svg.byteOffset, job.svg.byteLength);
+    const resvg = new Resvg(svg, { font: { loadSystemFonts: job.fonts }, logLevel: 'off' });
     const t1 = performance.now();
     const image = resvg.render();
     const t2 = performance.now();

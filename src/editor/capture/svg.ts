@@ -12,6 +12,7 @@ import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
 import { CHAR_WIDTH } from '../geometry/text-box.js';
 import { CAP_HEIGHT, FONT_FAMILY } from '../plot/text-font.js';
+import { Bytes } from './bytes.js';
 
 import {
   ARC,
@@ -61,7 +62,10 @@ export interface CaptureColors {
 }
 
 export interface CaptureDrawing {
-  svg: string;
+  /** The SVG document as UTF-8, what the rasteriser reads. */
+  bytes: Uint8Array;
+  /** The same as text. */
+  readonly svg: string;
   /** Entities in the view, drawn; those of them drawn as one pixel; text elements; highlighted entities. */
   entities: number;
   dots: number;
@@ -78,9 +82,24 @@ const num = (x: number) => {
   return Object.is(r, -0) ? '0' : String(r);
 };
 
+const M = 77; // 'M'
+const L = 108; // 'l'
+const A = 97; // 'a'
+const Z = 122; // 'z'
+const SPACE = 32;
+const H = 104; // 'h'
+const PIXEL_DOWN = `v${UNIT}h`;
+
+/** Two numbers of a path: a minus sign is their separator when the second is negative. */
+function pair(d: Bytes, x: number, y: number): void {
+  d.int(x);
+  if (y >= 0) d.char(SPACE);
+  d.int(y);
+}
+
 /** The path data of one stroke style (in one clip), and where its pen stands (absolute units). */
 class Stroke {
-  readonly parts: string[] = [];
+  readonly d = new Bytes();
   x = Number.NaN;
   y = Number.NaN;
   constructor(
@@ -89,7 +108,10 @@ class Stroke {
   ) {}
 
   moveTo(x: number, y: number): void {
-    if (x !== this.x || y !== this.y) this.parts.push(`M${x} ${y}`);
+    if (x !== this.x || y !== this.y) {
+      this.d.char(M);
+      pair(this.d, x, y);
+    }
     this.x = x;
     this.y = y;
   }
@@ -99,26 +121,34 @@ class Stroke {
    * (one left out because the pen stood there would close the figure at an earlier one's start).
    */
   begin(x: number, y: number): void {
-    this.parts.push(`M${x} ${y}`);
+    this.d.char(M);
+    pair(this.d, x, y);
     this.x = x;
     this.y = y;
   }
 
   /** Relative: small numbers are shorter to write and to parse. */
   lineTo(x: number, y: number): void {
-    this.parts.push(`l${x - this.x} ${y - this.y}`);
+    this.d.char(L);
+    pair(this.d, x - this.x, y - this.y);
     this.x = x;
     this.y = y;
   }
 
   arcTo(radius: number, flag: number, x: number, y: number): void {
-    this.parts.push(`a${radius} ${radius} 0 0 ${flag} ${x - this.x} ${y - this.y}`);
+    const d = this.d;
+    d.char(A);
+    d.int(radius);
+    d.char(SPACE);
+    d.int(radius);
+    d.text(flag ? ' 0 0 1 ' : ' 0 0 0 ');
+    pair(d, x - this.x, y - this.y);
     this.x = x;
     this.y = y;
   }
 
   close(x: number, y: number): void {
-    this.parts.push('z');
+    this.d.char(Z);
     this.x = x;
     this.y = y;
   }
@@ -128,7 +158,7 @@ class Stroke {
 class Canvas {
   readonly strokes = new Map<number, Stroke>();
   /** Filled squares of POINT entities, by colour. */
-  readonly fills = new Map<string, string[]>();
+  readonly fills = new Map<string, Bytes>();
   /**
    * Entities smaller than a pixel or two, as the pixel they fall on: per pixel (row by row) the colour
    * last put there, as an index into `colors` plus one. Many tiny entities on one pixel are one pixel.
@@ -155,13 +185,13 @@ class Canvas {
     return stroke;
   }
 
-  fill(color: string): string[] {
-    let parts = this.fills.get(color);
-    if (!parts) {
-      parts = [];
-      this.fills.set(color, parts);
+  fill(color: string): Bytes {
+    let d = this.fills.get(color);
+    if (!d) {
+      d = new Bytes();
+      this.fills.set(color, d);
     }
-    return parts;
+    return d;
   }
 
   pixel(color: string, column: number, row: number): void {
@@ -176,8 +206,8 @@ class Canvas {
   }
 
   /** The pixels as one filled path per colour: each run of a row in one colour, one rectangle. */
-  pixelPaths(): string[] {
-    const runs = this.colors.map((): string[] => []);
+  pixelPaths(out: Bytes): void {
+    const runs = this.colors.map(() => new Bytes());
     const { pixels, width } = this;
     for (let row = 0; row < this.height; row++) {
       const at = row * width;
@@ -190,12 +220,23 @@ class Canvas {
         }
         let end = column + 1;
         while (end < width && pixels[at + end] === id) end += 1;
-        const length = (end - column) * UNIT;
-        (runs[id - 1] as string[]).push(`M${column * UNIT} ${row * UNIT}h${length}v${UNIT}h${-length}z`);
+        const d = runs[id - 1] as Bytes;
+        d.char(M);
+        pair(d, column * UNIT, row * UNIT);
+        // Across and back, a pixel high.
+        d.char(H);
+        d.int((end - column) * UNIT);
+        d.text(PIXEL_DOWN);
+        d.int((column - end) * UNIT);
+        d.char(Z);
         column = end;
       }
     }
-    return runs.map((parts, i) => `<path fill="${this.colors[i]}" d="${parts.join('')}"/>`);
+    runs.forEach((d, i) => {
+      out.text(`<path fill="${this.colors[i]}" d="`);
+      out.append(d);
+      out.text('"/>');
+    });
   }
 }
 
@@ -274,10 +315,12 @@ export function captureSvg(
           const y = Y(prims[i + 3] as number);
           const side = Math.round(Math.max(POINT_PX, (scene.styles[style]?.weight ?? 0) * PX_PER_MM) * UNIT);
           if (only) square(only, x, y, side);
-          else
-            canvas
-              .fill(styleColors[style] as string)
-              .push(`M${x - side / 2} ${y - side / 2}h${side}v${side}h${-side}z`);
+          else {
+            const d = canvas.fill(styleColors[style] as string);
+            d.char(M);
+            pair(d, x - side / 2, y - side / 2);
+            d.text(`h${side}v${side}h${-side}z`);
+          }
           i += 4;
           break;
         }
@@ -467,10 +510,17 @@ export function captureSvg(
       return `<clipPath id="c${i}"><rect x="${x}" y="${y}" width="${X(box.max[0]) - x}" height="${Y(box.min[1]) - y}"/></clipPath>`;
     })
     .join('');
-  const strokes: string[] = [];
+  const out = new Bytes(1 << 20);
+  out.text(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${view.width}" height="${view.height}" viewBox="0 0 ${view.width * UNIT} ${view.height * UNIT}">`,
+  );
+  if (defs) out.text(`<defs>${defs}</defs>`);
+  out.text(
+    `<rect width="${view.width * UNIT}" height="${view.height * UNIT}" fill="${colors.background}"/><g fill="none">`,
+  );
   for (const stroke of canvas.strokes.values()) {
     const style = scene.styles[stroke.style];
-    if (!style || stroke.parts.length === 0) continue;
+    if (!style || stroke.d.length === 0) continue;
     const widthPx = Math.max(1, style.weight * PX_PER_MM);
     const pattern = style.dash?.map((l) => Math.abs(l) * view.scale);
     const dashed =
@@ -478,29 +528,41 @@ export function captureSvg(
         ? ` stroke-dasharray="${pattern.map((l) => num(l * UNIT)).join(' ')}"`
         : '';
     const clipped = stroke.clip >= 0 ? ` clip-path="url(#c${stroke.clip})"` : '';
-    strokes.push(
-      `<path stroke="${styleColors[stroke.style]}" stroke-width="${num(widthPx * UNIT)}"${dashed}${clipped} d="${stroke.parts.join('')}"/>`,
+    out.text(
+      `<path stroke="${styleColors[stroke.style]}" stroke-width="${num(widthPx * UNIT)}"${dashed}${clipped} d="`,
     );
+    out.append(stroke.d);
+    out.text('"/>');
   }
-  const fills = [
-    ...[...canvas.fills].map(([color, parts]) => `<path fill="${color}" d="${parts.join('')}"/>`),
-    ...canvas.pixelPaths(),
-  ];
-  const marks =
-    highlight.parts.length > 0
-      ? `<path stroke="${HIGHLIGHT}" stroke-width="${HIGHLIGHT_WIDTH_PX * UNIT}" stroke-dasharray="${HIGHLIGHT_DASH_PX.map((l) => l * UNIT).join(' ')}" d="${highlight.parts.join('')}"/>`
-      : '';
-  const svg = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${view.width}" height="${view.height}" viewBox="0 0 ${view.width * UNIT} ${view.height * UNIT}">`,
-    defs ? `<defs>${defs}</defs>` : '',
-    `<rect width="${view.width * UNIT}" height="${view.height * UNIT}" fill="${colors.background}"/>`,
-    `<g fill="none">${strokes.join('')}</g>`,
-    `<g stroke="none">${fills.join('')}</g>`,
-    canvas.texts.length > 0
-      ? `<g font-family="${CAPTURE_FONTS}" stroke="none">${canvas.texts.join('')}</g>`
-      : '',
-    marks ? `<g fill="none" stroke-linecap="round" stroke-linejoin="round">${marks}</g>` : '',
-    '</svg>',
-  ].join('');
-  return { svg, entities, dots, texts: canvas.texts.length, highlighted };
+  out.text('</g><g stroke="none">');
+  for (const [color, d] of canvas.fills) {
+    out.text(`<path fill="${color}" d="`);
+    out.append(d);
+    out.text('"/>');
+  }
+  canvas.pixelPaths(out);
+  out.text('</g>');
+  if (canvas.texts.length > 0)
+    out.text(`<g font-family="${CAPTURE_FONTS}" stroke="none">${canvas.texts.join('')}</g>`);
+  if (highlight.d.length > 0) {
+    out.text(
+      `<g fill="none" stroke-linecap="round" stroke-linejoin="round"><path stroke="${HIGHLIGHT}" stroke-width="${HIGHLIGHT_WIDTH_PX * UNIT}" stroke-dasharray="${HIGHLIGHT_DASH_PX.map((l) => l * UNIT).join(' ')}" d="`,
+    );
+    out.append(highlight.d);
+    out.text('"/></g>');
+  }
+  out.text('</svg>');
+  const bytes = out.bytes();
+  let svg: string | undefined;
+  return {
+    bytes,
+    get svg() {
+      svg ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
+      return svg;
+    },
+    entities,
+    dots,
+    texts: canvas.texts.length,
+    highlighted,
+  };
 }
