@@ -164,6 +164,8 @@ class Canvas {
    * last put there, as an index into `colors` plus one. Many tiny entities on one pixel are one pixel.
    */
   readonly pixels: Uint16Array;
+  /** Where `pixels` has a colour, in the order first put: a few thousand of four million to visit. */
+  private readonly lit: number[] = [];
   readonly colors: string[] = [];
   readonly texts: string[] = [];
   private readonly colorIds = new Map<string, number>();
@@ -202,35 +204,35 @@ class Canvas {
       id = this.colors.length;
       this.colorIds.set(color, id);
     }
-    this.pixels[row * this.width + column] = id;
+    const at = row * this.width + column;
+    if (this.pixels[at] === 0) this.lit.push(at);
+    this.pixels[at] = id;
   }
 
   /** The pixels as one filled path per colour: each run of a row in one colour, one rectangle. */
   pixelPaths(out: Bytes): void {
     const runs = this.colors.map(() => new Bytes());
     const { pixels, width } = this;
-    for (let row = 0; row < this.height; row++) {
-      const at = row * width;
-      let column = 0;
-      while (column < width) {
-        const id = pixels[at + column] as number;
-        if (id === 0) {
-          column += 1;
-          continue;
-        }
-        let end = column + 1;
-        while (end < width && pixels[at + end] === id) end += 1;
-        const d = runs[id - 1] as Bytes;
-        d.char(M);
-        pair(d, column * UNIT, row * UNIT);
-        // Across and back, a pixel high.
-        d.char(H);
-        d.int((end - column) * UNIT);
-        d.text(PIXEL_DOWN);
-        d.int((column - end) * UNIT);
-        d.char(Z);
-        column = end;
-      }
+    // Row by row, left to right: the lit pixels in order, each run of one colour from its first.
+    const lit = Int32Array.from(this.lit).sort();
+    let done = 0;
+    for (const at of lit) {
+      if (at < done) continue;
+      const row = Math.floor(at / width);
+      const column = at - row * width;
+      const id = pixels[at] as number;
+      let end = column + 1;
+      while (end < width && pixels[row * width + end] === id) end += 1;
+      const d = runs[id - 1] as Bytes;
+      d.char(M);
+      pair(d, column * UNIT, row * UNIT);
+      // Across and back, a pixel high.
+      d.char(H);
+      d.int((end - column) * UNIT);
+      d.text(PIXEL_DOWN);
+      d.int((column - end) * UNIT);
+      d.char(Z);
+      done = row * width + end;
     }
     runs.forEach((d, i) => {
       out.text(`<path fill="${this.colors[i]}" d="`);
