@@ -117,6 +117,8 @@ export interface SceneContext {
   /** Linetype dash patterns by upper-case name, and $LTSCALE. */
   patterns: ReadonlyMap<string, number[]>;
   ltscale: number;
+  /** `layerPlots` by layer name, as found during this plot (the model does not change during one). */
+  plots?: Map<string, boolean>;
 }
 
 /** Layers AutoCAD never plots: `Defpoints` holds dimension definition points. */
@@ -136,6 +138,17 @@ function layerPlots(model: DxfDocumentModel, name: string, hidden: ReadonlySet<s
   if (!layer) return true;
   if (layer.off || layer.frozen) return false;
   return !layer.extra?.some((t) => t.code === 290 && t.value.trim() === '0');
+}
+
+/** `layerPlots` for the plot `ctx`, looked up once per layer rather than once per entity. */
+function plotsOn(ctx: SceneContext, layer: string): boolean {
+  ctx.plots ??= new Map();
+  let plots = ctx.plots.get(layer);
+  if (plots === undefined) {
+    plots = layerPlots(ctx.model, layer, ctx.hidden);
+    ctx.plots.set(layer, plots);
+  }
+  return plots;
 }
 
 function layerFrozen(model: DxfDocumentModel, name: string, hidden: ReadonlySet<string>): boolean {
@@ -174,6 +187,8 @@ function linetypeOf(
  * linetype's lengths times $LTSCALE, the entity's own linetype scale (48) and the frame's scale.
  */
 function dashOf(ctx: SceneContext, linetype: string, entity: Entity, m: Matrix): number[] | undefined {
+  // Most drawings have no dashed linetype: no name to upper-case per entity then.
+  if (ctx.patterns.size === 0) return undefined;
   const pattern = ctx.patterns.get(linetype.toUpperCase());
   if (!pattern) return undefined;
   const own = extraNumber(entity.extra, 48);
@@ -186,6 +201,7 @@ const SPECIAL: Record<string, string> = { d: '\u00b0', p: '\u00b1', c: '\u00d8',
 
 /** The characters a Text shows for its `%%` codes (degree, plus-minus, diameter, %%nnn); underline/overline marks dropped. */
 export function textCharacters(value: string): string {
+  if (!value.includes('%%')) return value;
   // One pass, left to right, as AutoCAD reads them: `%%%` is a percent sign, not the start of another code.
   return value.replace(/%%(\d{3}|[dDpPcC%uUoOkK])/g, (_, code: string) => {
     if (/^\d{3}$/.test(code)) return String.fromCharCode(Number(code));
@@ -421,7 +437,7 @@ function collect(
     }
     return;
   }
-  if (!layerPlots(model, layer, hidden) || entity.type === 'Raw') return;
+  if (!plotsOn(ctx, layer) || entity.type === 'Raw') return;
   const flat = planar(entity);
   if (flat.type === 'Text' || flat.type === 'MText') {
     const text = flat.type === 'Text' ? textItem(flat, m) : mtextItem(flat, m);
