@@ -75,20 +75,30 @@ export interface FlatScene {
 }
 
 /**
- * The pieces of a document's entities, by entity object (the read model replaces an entity whenever it
- * changes and never edits one in place), with the style ids they use. Right while the layers, linetypes
- * and $LTSCALE are the same objects (`signature`); a capture after a small change then takes the
- * entities it did not touch from here.
- *
- * A Map, not a WeakMap: 100,000 entries cost a WeakMap twice the time to fill and the garbage collector
- * more to trace. Each whole scene built replaces it with the pieces of that scene (`FlatSceneBuilder`),
- * so it holds no entity the drawing has replaced or deleted beyond the windows captured since.
+ * The pieces of the last whole scene of a document, by entity object (the read model replaces an
+ * entity whenever it changes and never edits one in place), with the style ids they use. Right while
+ * the layers, linetypes and $LTSCALE are the same objects (`signature`); a capture after a small change
+ * then takes the entities it did not touch from here.
  */
 export interface PieceCache {
   signature: readonly unknown[];
-  pieces: Map<Entity, Piece>;
+  last: KeptScene | undefined;
   styles: FlatStyle[];
   styleIds: Map<string | number, number>;
+}
+
+/**
+ * A whole scene's pieces with the entity each was drawn from (none for those never taken again: block
+ * references and viewports). The next scene walks it in step with the drawing's order, so an unchanged
+ * entity is found where it was; only out of step (an entity added, deleted or moved, or a window) is it
+ * looked up, in a map made then. No map per scene: filling one with 100,000 entities was a tenth of a
+ * cold scene's time, for a scene whose styles changed it is never used.
+ */
+export interface KeptScene {
+  entities: Array<Entity | undefined>;
+  pieces: Piece[];
+  /** Entity to position, made when first needed. */
+  index?: Map<Entity, number>;
 }
 
 /** What every entity's printed parts depend on besides itself (block references are never kept). */
@@ -100,7 +110,7 @@ export const pieceSignature = (model: DxfDocumentModel): unknown[] => [
 
 const emptyCache = (signature: readonly unknown[]): PieceCache => ({
   signature,
-  pieces: new Map(),
+  last: undefined,
   styles: [],
   styleIds: new Map(),
 });
@@ -121,14 +131,17 @@ const NONE: readonly never[] = [];
 
 /**
  * Builds a FlatScene one entity at a time (`add`), so a caller can stop between entities. A builder of
- * the `whole` layout leaves in the cache (on `finish`) the pieces of its scene only.
+ * the `whole` layout leaves its scene in the cache (on `finish`) for the next one.
  */
 export class FlatSceneBuilder {
   private readonly plot: PlotContext;
   private readonly cache: PieceCache;
   private readonly scene: FlatScene;
-  /** The pieces kept for the next scene: a new map for a whole scene, else the cache's own. */
-  private readonly keep: Map<Entity, Piece>;
+  /** The last whole scene's pieces, and where in it the next entity is looked for. */
+  private readonly last: KeptScene | undefined;
+  private step = 0;
+  /** A whole scene: the entity of each piece (`KeptScene`), kept for the next. */
+  private readonly entities: Array<Entity | undefined> | undefined;
   // The piece being built: its primitives written from 0 to `n` in a buffer reused for every entity and
   // copied at their exact length (growing a small array per entity is most of what a scene allocates).
   private prims: number[] = [];
@@ -143,7 +156,8 @@ export class FlatSceneBuilder {
   constructor(plot: PlotContext, cache?: PieceCache, options: { whole?: boolean } = {}) {
     this.plot = plot;
     this.cache = cache ?? emptyCache([]);
-    this.keep = options.whole ? new Map() : this.cache.pieces;
+    this.last = this.cache.last;
+    this.entities = options.whole ? [] : undefined;
     this.scene = {
       handles: [],
       pieces: [],
@@ -157,11 +171,11 @@ export class FlatSceneBuilder {
   /** Adds one entity of the drawing, if it prints in this layout block. */
   add(handle: string, entity: Entity | undefined): void {
     if (!entity) return;
-    const kept = this.cache.pieces.get(entity);
+    const kept = this.kept(entity);
     if (kept && entity.space.toUpperCase() === this.plot.space) {
       this.scene.reused += 1;
       this.push(handle, kept);
-      this.keep.set(entity, kept);
+      this.entities?.push(entity);
       return;
     }
     const items = plotEntityItems(this.plot, entity);
@@ -189,7 +203,24 @@ export class FlatSceneBuilder {
     this.push(handle, piece);
     // Block references draw their blocks' entities, which change without the reference: never kept.
     // Viewports (Raw) show model space: neither.
-    if (entity.type !== 'Insert' && entity.type !== 'Raw') this.keep.set(entity, piece);
+    this.entities?.push(entity.type !== 'Insert' && entity.type !== 'Raw' ? entity : undefined);
+  }
+
+  /** The piece `entity` had in the last whole scene, if it was in it. */
+  private kept(entity: Entity): Piece | undefined {
+    const last = this.last;
+    if (!last) return undefined;
+    if (last.entities[this.step] === entity) return last.pieces[this.step++];
+    if (!last.index) {
+      last.index = new Map();
+      last.entities.forEach((e, i) => {
+        if (e) last.index?.set(e, i);
+      });
+    }
+    const at = last.index.get(entity);
+    if (at === undefined) return undefined;
+    this.step = at + 1;
+    return last.pieces[at];
   }
 
   /** Appends one number to the piece being built. */
@@ -224,7 +255,7 @@ export class FlatSceneBuilder {
   }
 
   finish(): FlatScene {
-    this.cache.pieces = this.keep;
+    if (this.entities) this.cache.last = { entities: this.entities, pieces: this.scene.pieces };
     return this.scene;
   }
 
