@@ -13,6 +13,7 @@ import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
 import {
   type DrawnItem,
   imageCorners,
+  inPlottedSpace,
   type PlotContext,
   type PlotItem,
   plotEntityItems,
@@ -172,7 +173,7 @@ export class FlatSceneBuilder {
   add(handle: string, entity: Entity | undefined): void {
     if (!entity) return;
     const kept = this.kept(entity);
-    if (kept && entity.space.toUpperCase() === this.plot.space) {
+    if (kept && inPlottedSpace(this.plot, entity)) {
       this.scene.reused += 1;
       this.push(handle, kept);
       this.entities?.push(entity);

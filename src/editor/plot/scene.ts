@@ -534,6 +534,17 @@ export interface PlotContext {
   /** The layout block drawn, upper case. */
   space: string;
   skipped: Record<string, number>;
+  /** The last block name an entity gave and whether it is `space`: no upper-casing per entity. */
+  seen?: { name: string; drawn: boolean };
+}
+
+/** Whether `entity` is of the layout block `plot` draws (its name in any case). */
+export function inPlottedSpace(plot: PlotContext, entity: Entity): boolean {
+  const seen = plot.seen;
+  if (seen?.name === entity.space) return seen.drawn;
+  const drawn = entity.space.toUpperCase() === plot.space;
+  plot.seen = { name: entity.space, drawn };
+  return drawn;
 }
 
 /**
@@ -559,7 +570,7 @@ export function plotContext(
  */
 export function plotEntityItems(plot: PlotContext, entity: Entity): PlotItem[] | undefined {
   const { scene, space } = plot;
-  if (entity.space.toUpperCase() !== space) return undefined;
+  if (!inPlottedSpace(plot, entity)) return undefined;
   if (entity.type === 'Raw') {
     const viewport =
       space === MODEL_SPACE.toUpperCase() ? undefined : viewportItems(scene.model, entity, scene.hidden);
