@@ -96,7 +96,8 @@ export interface PieceCache {
  * cold scene's time, for a scene whose styles changed it is never used.
  */
 export interface KeptScene {
-  entities: Array<Entity | undefined>;
+  /** Piece i's entity (an array, not the model's dictionary of entities). */
+  sources: Array<Entity | undefined>;
   pieces: Piece[];
   /** Entity to position, made when first needed. */
   index?: Map<Entity, number>;
@@ -142,7 +143,7 @@ export class FlatSceneBuilder {
   private readonly last: KeptScene | undefined;
   private step = 0;
   /** A whole scene: the entity of each piece (`KeptScene`), kept for the next. */
-  private readonly entities: Array<Entity | undefined> | undefined;
+  private readonly sources: Array<Entity | undefined> | undefined;
   // The piece being built: its primitives written from 0 to `n` in a buffer reused for every entity and
   // copied at their exact length (growing a small array per entity is most of what a scene allocates).
   private prims: number[] = [];
@@ -158,7 +159,7 @@ export class FlatSceneBuilder {
     this.plot = plot;
     this.cache = cache ?? emptyCache([]);
     this.last = this.cache.last;
-    this.entities = options.whole ? [] : undefined;
+    this.sources = options.whole ? [] : undefined;
     this.scene = {
       handles: [],
       pieces: [],
@@ -176,7 +177,7 @@ export class FlatSceneBuilder {
     if (kept && inPlottedSpace(this.plot, entity)) {
       this.scene.reused += 1;
       this.push(handle, kept);
-      this.entities?.push(entity);
+      this.sources?.push(entity);
       return;
     }
     const items = plotEntityItems(this.plot, entity);
@@ -204,17 +205,17 @@ export class FlatSceneBuilder {
     this.push(handle, piece);
     // Block references draw their blocks' entities, which change without the reference: never kept.
     // Viewports (Raw) show model space: neither.
-    this.entities?.push(entity.type !== 'Insert' && entity.type !== 'Raw' ? entity : undefined);
+    this.sources?.push(entity.type !== 'Insert' && entity.type !== 'Raw' ? entity : undefined);
   }
 
   /** The piece `entity` had in the last whole scene, if it was in it. */
   private kept(entity: Entity): Piece | undefined {
     const last = this.last;
     if (!last) return undefined;
-    if (last.entities[this.step] === entity) return last.pieces[this.step++];
+    if (last.sources[this.step] === entity) return last.pieces[this.step++];
     if (!last.index) {
       last.index = new Map();
-      last.entities.forEach((e, i) => {
+      last.sources.forEach((e, i) => {
         if (e) last.index?.set(e, i);
       });
     }
@@ -256,7 +257,7 @@ export class FlatSceneBuilder {
   }
 
   finish(): FlatScene {
-    if (this.entities) this.cache.last = { entities: this.entities, pieces: this.scene.pieces };
+    if (this.sources) this.cache.last = { sources: this.sources, pieces: this.scene.pieces };
     return this.scene;
   }
 
