@@ -119,6 +119,8 @@ export interface SceneContext {
   ltscale: number;
   /** `layerPlots` by layer name, as found during this plot (the model does not change during one). */
   plots?: Map<string, boolean>;
+  /** `patterns` by linetype name in any case, as looked up during this plot. */
+  byName?: Map<string, number[] | undefined>;
 }
 
 /** Layers AutoCAD never plots: `Defpoints` holds dimension definition points. */
@@ -189,7 +191,12 @@ function linetypeOf(
 function dashOf(ctx: SceneContext, linetype: string, entity: Entity, m: Matrix): number[] | undefined {
   // Most drawings have no dashed linetype: no name to upper-case per entity then.
   if (ctx.patterns.size === 0) return undefined;
-  const pattern = ctx.patterns.get(linetype.toUpperCase());
+  ctx.byName ??= new Map();
+  let pattern = ctx.byName.get(linetype);
+  if (pattern === undefined && !ctx.byName.has(linetype)) {
+    pattern = ctx.patterns.get(linetype.toUpperCase());
+    ctx.byName.set(linetype, pattern);
+  }
   if (!pattern) return undefined;
   const own = extraNumber(entity.extra, 48);
   const scale = ctx.ltscale * (own && own > 0 ? own : 1) * matrixScale(m);
