@@ -4,8 +4,9 @@
  * draws a pixel. Here every stroke of one colour, width and dash (per viewport clip) is one `<path>`,
  * coordinates are whole tenths of a pixel and relative where they can be, entities smaller than two pixels
  * are one pixel of their colour (many on one pixel: one; a row of them: one rectangle), strokes have butt
- * ends (a round end per tiny stroke costs the rasteriser more than the stroke), and text too small to
- * read is a stroke where its line runs. Pure.
+ * ends (a round end per tiny stroke costs the rasteriser more than the stroke), small arcs are chords
+ * (it strokes straight segments faster than curves), and text too small to read is a stroke where its
+ * line runs. The document is written as bytes (bytes.ts), not as a string per command. Pure.
  */
 import { aciHex } from '../colors.js';
 import type { Bounds } from '../geometry/index.js';
