@@ -6,18 +6,19 @@
  * build again after a change from the pieces of the entities the change did not touch.
  */
 
-import { curveBounds } from '../geometry/curves.js';
+import { type ArcCurve, inSweep } from '../geometry/curves.js';
 import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
 import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
 import {
   type DrawnItem,
   imageCorners,
+  inPlottedSpace,
   type PlotContext,
   type PlotItem,
   plotEntityItems,
-  plotItemBounds,
   type TextLine,
+  textCorners,
 } from '../plot/scene.js';
 
 /**
@@ -75,16 +76,31 @@ export interface FlatScene {
 }
 
 /**
- * The pieces of a document's entities, by entity object (the read model replaces an entity whenever it
- * changes and never edits one in place), with the style ids they use. Right while the layers, linetypes
- * and $LTSCALE are the same objects (`signature`); a capture after a small change then takes the
- * entities it did not touch from here.
+ * The pieces of the last whole scene of a document, by entity object (the read model replaces an
+ * entity whenever it changes and never edits one in place), with the style ids they use. Right while
+ * the layers, linetypes and $LTSCALE are the same objects (`signature`); a capture after a small change
+ * then takes the entities it did not touch from here.
  */
 export interface PieceCache {
   signature: readonly unknown[];
-  pieces: WeakMap<Entity, Piece>;
+  last: KeptScene | undefined;
   styles: FlatStyle[];
   styleIds: Map<string | number, number>;
+}
+
+/**
+ * A whole scene's pieces with the entity each was drawn from (none for those never taken again: block
+ * references and viewports). The next scene walks it in step with the drawing's order, so an unchanged
+ * entity is found where it was; only out of step (an entity added, deleted or moved, or a window) is it
+ * looked up, in a map made then. No map per scene: filling one with 100,000 entities was a tenth of a
+ * cold scene's time, for a scene whose styles changed it is never used.
+ */
+export interface KeptScene {
+  /** Piece i's entity (an array, not the model's dictionary of entities). */
+  sources: Array<Entity | undefined>;
+  pieces: Piece[];
+  /** Entity to position, made when first needed. */
+  index?: Map<Entity, number>;
 }
 
 /** What every entity's printed parts depend on besides itself (block references are never kept). */
@@ -96,7 +112,7 @@ export const pieceSignature = (model: DxfDocumentModel): unknown[] => [
 
 const emptyCache = (signature: readonly unknown[]): PieceCache => ({
   signature,
-  pieces: new WeakMap(),
+  last: undefined,
   styles: [],
   styleIds: new Map(),
 });
@@ -115,13 +131,23 @@ export function pieceCache(model: DxfDocumentModel, kept: PieceCache | undefined
 
 const NONE: readonly never[] = [];
 
-/** Builds a FlatScene one entity at a time (`add`), so a caller can stop between entities. */
+/**
+ * Builds a FlatScene one entity at a time (`add`), so a caller can stop between entities. A builder of
+ * the `whole` layout leaves its scene in the cache (on `finish`) for the next one.
+ */
 export class FlatSceneBuilder {
   private readonly plot: PlotContext;
   private readonly cache: PieceCache;
   private readonly scene: FlatScene;
-  // The piece being built.
+  /** The last whole scene's pieces, and where in it the next entity is looked for. */
+  private readonly last: KeptScene | undefined;
+  private step = 0;
+  /** A whole scene: the entity of each piece (`KeptScene`), kept for the next. */
+  private readonly sources: Array<Entity | undefined> | undefined;
+  // The piece being built: its primitives written from 0 to `n` in a buffer reused for every entity and
+  // copied at their exact length (growing a small array per entity is most of what a scene allocates).
   private prims: number[] = [];
+  private n = 0;
   private texts: FlatText[] = [];
   private clips: Bounds[] = [];
   private minX = 0;
@@ -129,9 +155,11 @@ export class FlatSceneBuilder {
   private maxX = 0;
   private maxY = 0;
 
-  constructor(plot: PlotContext, cache?: PieceCache) {
+  constructor(plot: PlotContext, cache?: PieceCache, options: { whole?: boolean } = {}) {
     this.plot = plot;
     this.cache = cache ?? emptyCache([]);
+    this.last = this.cache.last;
+    this.sources = options.whole ? [] : undefined;
     this.scene = {
       handles: [],
       pieces: [],
@@ -145,15 +173,16 @@ export class FlatSceneBuilder {
   /** Adds one entity of the drawing, if it prints in this layout block. */
   add(handle: string, entity: Entity | undefined): void {
     if (!entity) return;
-    const kept = this.cache.pieces.get(entity);
-    if (kept && entity.space.toUpperCase() === this.plot.space) {
+    const kept = this.kept(entity);
+    if (kept && inPlottedSpace(this.plot, entity)) {
       this.scene.reused += 1;
       this.push(handle, kept);
+      this.sources?.push(entity);
       return;
     }
     const items = plotEntityItems(this.plot, entity);
     if (!items) return;
-    this.prims = [];
+    this.n = 0;
     this.texts = [];
     this.clips = [];
     this.minX = Infinity;
@@ -165,9 +194,9 @@ export class FlatSceneBuilder {
       const style = this.addItem(item);
       if (dotStyle < 0) dotStyle = style;
     }
-    if (this.prims.length === 0 || !(this.minX <= this.maxX && this.minY <= this.maxY)) return;
+    if (this.n === 0 || !(this.minX <= this.maxX && this.minY <= this.maxY)) return;
     const piece: Piece = {
-      prims: this.prims,
+      prims: this.prims.slice(0, this.n),
       box: [this.minX, this.minY, this.maxX, this.maxY],
       dotStyle: Math.max(dotStyle, 0),
       texts: this.texts.length > 0 ? this.texts : NONE,
@@ -176,7 +205,40 @@ export class FlatSceneBuilder {
     this.push(handle, piece);
     // Block references draw their blocks' entities, which change without the reference: never kept.
     // Viewports (Raw) show model space: neither.
-    if (entity.type !== 'Insert' && entity.type !== 'Raw') this.cache.pieces.set(entity, piece);
+    this.sources?.push(entity.type !== 'Insert' && entity.type !== 'Raw' ? entity : undefined);
+  }
+
+  /** The piece `entity` had in the last whole scene, if it was in it. */
+  private kept(entity: Entity): Piece | undefined {
+    const last = this.last;
+    if (!last) return undefined;
+    if (last.sources[this.step] === entity) return last.pieces[this.step++];
+    if (!last.index) {
+      last.index = new Map();
+      last.sources.forEach((e, i) => {
+        if (e) last.index?.set(e, i);
+      });
+    }
+    const at = last.index.get(entity);
+    if (at === undefined) return undefined;
+    this.step = at + 1;
+    return last.pieces[at];
+  }
+
+  /** Appends one number to the piece being built. */
+  private put(v: number): void {
+    this.prims[this.n++] = v;
+  }
+
+  /** Appends a primitive's kind, style and two numbers. */
+  private put4(kind: number, style: number, a: number, b: number): void {
+    const prims = this.prims;
+    const n = this.n;
+    prims[n] = kind;
+    prims[n + 1] = style;
+    prims[n + 2] = a;
+    prims[n + 3] = b;
+    this.n = n + 4;
   }
 
   private push(handle: string, piece: Piece): void {
@@ -195,6 +257,7 @@ export class FlatSceneBuilder {
   }
 
   finish(): FlatScene {
+    if (this.sources) this.cache.last = { sources: this.sources, pieces: this.scene.pieces };
     return this.scene;
   }
 
@@ -204,6 +267,21 @@ export class FlatSceneBuilder {
     if (b.min[1] < this.minY) this.minY = b.min[1];
     if (b.max[0] > this.maxX) this.maxX = b.max[0];
     if (b.max[1] > this.maxY) this.maxY = b.max[1];
+  }
+
+  private readonly visit = (x: number, y: number) => this.point(x, y);
+
+  /** Grows the box by an arc's ends and the axis extremes it passes (curveBounds, allocating nothing). */
+  private arcBox(c: ArcCurve): void {
+    const [cx, cy] = c.center;
+    const r = c.radius;
+    const end = c.start + c.sweep;
+    this.point(cx + r * Math.cos(c.start), cy + r * Math.sin(c.start));
+    this.point(cx + r * Math.cos(end), cy + r * Math.sin(end));
+    if (inSweep(c, 0, 0)) this.point(cx + r, cy);
+    if (inSweep(c, Math.PI / 2, 0)) this.point(cx, cy + r);
+    if (inSweep(c, Math.PI, 0)) this.point(cx - r, cy);
+    if (inSweep(c, (3 * Math.PI) / 2, 0)) this.point(cx, cy - r);
   }
 
   private point(x: number, y: number): void {
@@ -228,15 +306,14 @@ export class FlatSceneBuilder {
 
   /** Appends one part's primitives; answers its style (-1 for a clip, which has none of its own). */
   private addItem(item: PlotItem): number {
-    const prims = this.prims;
     if (item.kind === 'clip') {
-      prims.push(CLIP);
+      this.put(CLIP);
       this.clips.push(item.box);
       // What a viewport shows is cut at its border: the border, not the model, is the entity's box.
       const box = [this.minX, this.minY, this.maxX, this.maxY] as const;
       for (const inner of item.items) this.addItem(inner);
       [this.minX, this.minY, this.maxX, this.maxY] = box;
-      prims.push(UNCLIP);
+      this.put(UNCLIP);
       this.grow(item.box);
       return -1;
     }
@@ -244,21 +321,23 @@ export class FlatSceneBuilder {
   }
 
   private addDrawn(item: DrawnItem): number {
-    const prims = this.prims;
     switch (item.kind) {
       case 'curves': {
         const style = this.style(item.aci, item.weight, item.dash);
         for (const c of item.curves) {
           if (c.kind === 'segment') {
-            prims.push(SEG, style, c.a[0], c.a[1], c.b[0], c.b[1]);
+            this.put4(SEG, style, c.a[0], c.a[1]);
+            this.put(c.b[0]);
+            this.put(c.b[1]);
             this.point(c.a[0], c.a[1]);
             this.point(c.b[0], c.b[1]);
           } else {
-            prims.push(ARC, style, c.center[0], c.center[1], c.radius, c.start, c.sweep, c.ccw ? 1 : 0);
+            this.put4(ARC, style, c.center[0], c.center[1]);
+            this.put4(c.radius, c.start, c.sweep, c.ccw ? 1 : 0);
             if (c.sweep >= TAU) {
               this.point(c.center[0] - c.radius, c.center[1] - c.radius);
               this.point(c.center[0] + c.radius, c.center[1] + c.radius);
-            } else this.grow(curveBounds(c));
+            } else this.arcBox(c);
           }
         }
         return style;
@@ -268,24 +347,28 @@ export class FlatSceneBuilder {
         // An image shows as its frame: a capture is for seeing where things are, not the picture.
         const points = item.kind === 'outline' ? item.points : imageCorners(item);
         const style = this.style(item.aci, item.weight, item.kind === 'outline' ? item.dash : undefined);
-        prims.push(POLY, style, points.length);
+        this.put(POLY);
+        this.put(style);
+        this.put(points.length);
         for (const p of points) {
-          prims.push(p[0], p[1]);
+          this.put(p[0]);
+          this.put(p[1]);
           this.point(p[0], p[1]);
         }
         return style;
       }
       case 'dot': {
         const style = this.style(item.aci, item.weight, undefined);
-        prims.push(DOT, style, item.point[0], item.point[1]);
+        this.put4(DOT, style, item.point[0], item.point[1]);
         this.point(item.point[0], item.point[1]);
         return style;
       }
       case 'text': {
         const style = this.style(item.aci, item.weight, undefined);
-        prims.push(TEXT, style);
+        this.put(TEXT);
+        this.put(style);
         this.texts.push({ origin: item.origin, u: item.u, v: item.v, lines: item.lines });
-        this.grow(plotItemBounds(item));
+        textCorners(item, this.visit);
         return style;
       }
     }

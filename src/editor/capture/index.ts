@@ -76,7 +76,7 @@ async function buildScene(
     const order = [...model.order];
     const cache = pieceCache(model, pieces.get(doc));
     pieces.set(doc, cache);
-    const builder = new FlatSceneBuilder(plotContext(model, space), cache);
+    const builder = new FlatSceneBuilder(plotContext(model, space), cache, { whole: !handles });
     let slice = performance.now();
     let n = 0;
     let moved = false;
@@ -129,7 +129,7 @@ export async function captureDocument(doc: DocumentState, request: CaptureReques
   const view = captureView(request.width, request.window, scene.extents);
   const drawing = captureSvg(scene, view, request.colors, new Set(request.selection));
   const t2 = performance.now();
-  const raster = await rasterize(drawing.svg, drawing.texts > 0);
+  const raster = await rasterize(drawing.bytes, drawing.texts > 0);
   return {
     png: raster.png,
     view,

@@ -9,7 +9,8 @@ import { Worker } from 'node:worker_threads';
 
 export interface RasterJob {
   id: number;
-  svg: string;
+  /** The SVG document, UTF-8. */
+  svg: Uint8Array;
   /** Load the system's fonts (the SVG has text elements). */
   fonts: boolean;
 }
@@ -70,14 +71,17 @@ function started(): Worker {
   return w;
 }
 
-/** The PNG of `svg`, drawn by resvg off the event loop. */
-export function rasterize(svg: string, fonts: boolean): Promise<Raster> {
+/**
+ * The PNG of `svg` (UTF-8), drawn by resvg off the event loop. Its buffer is handed to the worker, not
+ * copied: `svg` is empty afterwards.
+ */
+export function rasterize(svg: Uint8Array, fonts: boolean): Promise<Raster> {
   const w = started();
   const id = ++nextId;
   return new Promise<Raster>((resolve, reject) => {
     waiting.set(id, { resolve, reject });
     // Referenced while a capture waits for it, so a process with nothing else to do still gets its answer.
     w.ref();
-    w.postMessage({ id, svg, fonts } satisfies RasterJob);
+    w.postMessage({ id, svg, fonts } satisfies RasterJob, [svg.buffer as ArrayBuffer]);
   });
 }

@@ -4,14 +4,16 @@
  * draws a pixel. Here every stroke of one colour, width and dash (per viewport clip) is one `<path>`,
  * coordinates are whole tenths of a pixel and relative where they can be, entities smaller than two pixels
  * are one pixel of their colour (many on one pixel: one; a row of them: one rectangle), strokes have butt
- * ends (a round end per tiny stroke costs the rasteriser more than the stroke), and text too small to
- * read is a stroke where its line runs. Pure.
+ * ends (a round end per tiny stroke costs the rasteriser more than the stroke), small arcs are chords
+ * (it strokes straight segments faster than curves), and text too small to read is a stroke where its
+ * line runs. The document is written as bytes (bytes.ts), not as a string per command. Pure.
  */
 import { aciHex } from '../colors.js';
 import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
 import { CHAR_WIDTH } from '../geometry/text-box.js';
 import { CAP_HEIGHT, FONT_FAMILY } from '../plot/text-font.js';
+import { Bytes } from './bytes.js';
 
 import {
   ARC,
@@ -40,6 +42,11 @@ export const DOT_PX = 2;
 export const TEXT_MIN_PX = 5;
 /** A dash pattern shorter than this many pixels shows as a solid line, and is drawn as one. */
 const MIN_PATTERN_PX = 4;
+/**
+ * Arcs drawn as at most this many chords (within a tenth of a pixel: up to about 10 pixels of radius for
+ * a whole circle); larger ones as SVG arcs, whose few numbers cost less to write and parse than the chords.
+ */
+const MAX_CHORDS = 24;
 /** POINT entities: a square this many pixels wide at least. */
 const POINT_PX = 3;
 /** The selection, as the viewer shows it: its accent colour, 3 px wide, dashed. */
@@ -56,7 +63,10 @@ export interface CaptureColors {
 }
 
 export interface CaptureDrawing {
-  svg: string;
+  /** The SVG document as UTF-8, what the rasteriser reads. */
+  bytes: Uint8Array;
+  /** The same as text. */
+  readonly svg: string;
   /** Entities in the view, drawn; those of them drawn as one pixel; text elements; highlighted entities. */
   entities: number;
   dots: number;
@@ -73,9 +83,24 @@ const num = (x: number) => {
   return Object.is(r, -0) ? '0' : String(r);
 };
 
+const M = 77; // 'M'
+const L = 108; // 'l'
+const A = 97; // 'a'
+const Z = 122; // 'z'
+const SPACE = 32;
+const H = 104; // 'h'
+const PIXEL_DOWN = `v${UNIT}h`;
+
+/** Two numbers of a path: a minus sign is their separator when the second is negative. */
+function pair(d: Bytes, x: number, y: number): void {
+  d.int(x);
+  if (y >= 0) d.char(SPACE);
+  d.int(y);
+}
+
 /** The path data of one stroke style (in one clip), and where its pen stands (absolute units). */
 class Stroke {
-  readonly parts: string[] = [];
+  readonly d = new Bytes();
   x = Number.NaN;
   y = Number.NaN;
   constructor(
@@ -84,26 +109,47 @@ class Stroke {
   ) {}
 
   moveTo(x: number, y: number): void {
-    if (x !== this.x || y !== this.y) this.parts.push(`M${x} ${y}`);
+    if (x !== this.x || y !== this.y) {
+      this.d.char(M);
+      pair(this.d, x, y);
+    }
+    this.x = x;
+    this.y = y;
+  }
+
+  /**
+   * Starts a figure that `close` ends: always with its own `M`, since `z` goes back to the last `M`
+   * (one left out because the pen stood there would close the figure at an earlier one's start).
+   */
+  begin(x: number, y: number): void {
+    this.d.char(M);
+    pair(this.d, x, y);
     this.x = x;
     this.y = y;
   }
 
   /** Relative: small numbers are shorter to write and to parse. */
   lineTo(x: number, y: number): void {
-    this.parts.push(`l${x - this.x} ${y - this.y}`);
+    this.d.char(L);
+    pair(this.d, x - this.x, y - this.y);
     this.x = x;
     this.y = y;
   }
 
   arcTo(radius: number, flag: number, x: number, y: number): void {
-    this.parts.push(`a${radius} ${radius} 0 0 ${flag} ${x - this.x} ${y - this.y}`);
+    const d = this.d;
+    d.char(A);
+    d.int(radius);
+    d.char(SPACE);
+    d.int(radius);
+    d.text(flag ? ' 0 0 1 ' : ' 0 0 0 ');
+    pair(d, x - this.x, y - this.y);
     this.x = x;
     this.y = y;
   }
 
   close(x: number, y: number): void {
-    this.parts.push('z');
+    this.d.char(Z);
     this.x = x;
     this.y = y;
   }
@@ -113,12 +159,14 @@ class Stroke {
 class Canvas {
   readonly strokes = new Map<number, Stroke>();
   /** Filled squares of POINT entities, by colour. */
-  readonly fills = new Map<string, string[]>();
+  readonly fills = new Map<string, Bytes>();
   /**
    * Entities smaller than a pixel or two, as the pixel they fall on: per pixel (row by row) the colour
    * last put there, as an index into `colors` plus one. Many tiny entities on one pixel are one pixel.
    */
   readonly pixels: Uint16Array;
+  /** Where `pixels` has a colour, in the order first put: a few thousand of four million to visit. */
+  private readonly lit: number[] = [];
   readonly colors: string[] = [];
   readonly texts: string[] = [];
   private readonly colorIds = new Map<string, number>();
@@ -140,13 +188,13 @@ class Canvas {
     return stroke;
   }
 
-  fill(color: string): string[] {
-    let parts = this.fills.get(color);
-    if (!parts) {
-      parts = [];
-      this.fills.set(color, parts);
+  fill(color: string): Bytes {
+    let d = this.fills.get(color);
+    if (!d) {
+      d = new Bytes();
+      this.fills.set(color, d);
     }
-    return parts;
+    return d;
   }
 
   pixel(color: string, column: number, row: number): void {
@@ -157,30 +205,41 @@ class Canvas {
       id = this.colors.length;
       this.colorIds.set(color, id);
     }
-    this.pixels[row * this.width + column] = id;
+    const at = row * this.width + column;
+    if (this.pixels[at] === 0) this.lit.push(at);
+    this.pixels[at] = id;
   }
 
   /** The pixels as one filled path per colour: each run of a row in one colour, one rectangle. */
-  pixelPaths(): string[] {
-    const runs = this.colors.map((): string[] => []);
+  pixelPaths(out: Bytes): void {
+    const runs = this.colors.map(() => new Bytes());
     const { pixels, width } = this;
-    for (let row = 0; row < this.height; row++) {
-      const at = row * width;
-      let column = 0;
-      while (column < width) {
-        const id = pixels[at + column] as number;
-        if (id === 0) {
-          column += 1;
-          continue;
-        }
-        let end = column + 1;
-        while (end < width && pixels[at + end] === id) end += 1;
-        const length = (end - column) * UNIT;
-        (runs[id - 1] as string[]).push(`M${column * UNIT} ${row * UNIT}h${length}v${UNIT}h${-length}z`);
-        column = end;
-      }
+    // Row by row, left to right: the lit pixels in order, each run of one colour from its first.
+    const lit = Int32Array.from(this.lit).sort();
+    let done = 0;
+    for (const at of lit) {
+      if (at < done) continue;
+      const row = Math.floor(at / width);
+      const column = at - row * width;
+      const id = pixels[at] as number;
+      let end = column + 1;
+      while (end < width && pixels[row * width + end] === id) end += 1;
+      const d = runs[id - 1] as Bytes;
+      d.char(M);
+      pair(d, column * UNIT, row * UNIT);
+      // Across and back, a pixel high.
+      d.char(H);
+      d.int((end - column) * UNIT);
+      d.text(PIXEL_DOWN);
+      d.int((column - end) * UNIT);
+      d.char(Z);
+      done = row * width + end;
     }
-    return runs.map((parts, i) => `<path fill="${this.colors[i]}" d="${parts.join('')}"/>`);
+    runs.forEach((d, i) => {
+      out.text(`<path fill="${this.colors[i]}" d="`);
+      out.append(d);
+      out.text('"/>');
+    });
   }
 }
 
@@ -259,10 +318,12 @@ export function captureSvg(
           const y = Y(prims[i + 3] as number);
           const side = Math.round(Math.max(POINT_PX, (scene.styles[style]?.weight ?? 0) * PX_PER_MM) * UNIT);
           if (only) square(only, x, y, side);
-          else
-            canvas
-              .fill(styleColors[style] as string)
-              .push(`M${x - side / 2} ${y - side / 2}h${side}v${side}h${-side}z`);
+          else {
+            const d = canvas.fill(styleColors[style] as string);
+            d.char(M);
+            pair(d, x - side / 2, y - side / 2);
+            d.text(`h${side}v${side}h${-side}z`);
+          }
           i += 4;
           break;
         }
@@ -270,7 +331,7 @@ export function captureSvg(
           const n = prims[i + 2] as number;
           const x0 = X(prims[i + 3] as number);
           const y0 = Y(prims[i + 4] as number);
-          pen.moveTo(x0, y0);
+          pen.begin(x0, y0);
           for (let p = 1; p < n; p++)
             pen.lineTo(X(prims[i + 3 + 2 * p] as number), Y(prims[i + 4 + 2 * p] as number));
           pen.close(x0, y0);
@@ -306,10 +367,17 @@ export function captureSvg(
       canvas.pixel(styleColors[style] as string, Math.floor(X(cx) / UNIT), Math.floor(Y(cy) / UNIT));
       return;
     }
-    // The page's y axis points down: a counter-clockwise arc turns clockwise there (sweep flag 0).
-    const flag = ccw ? 0 : 1;
     const from = ccw ? start : start + sweep;
     const step = ccw ? 1 : -1;
+    // A small arc as the chords that stay within a tenth of a pixel of it: the rasteriser strokes
+    // straight segments two to three times faster than its curves.
+    const chords = Math.ceil(Math.min(sweep, TAU) / (2 * Math.acos(1 - 1 / Math.max(radius, 1))));
+    if (chords <= MAX_CHORDS) {
+      polyArc(pen, cx, cy, r, from, (step * Math.min(sweep, TAU)) / chords, chords, sweep >= TAU);
+      return;
+    }
+    // The page's y axis points down: a counter-clockwise arc turns clockwise there (sweep flag 0).
+    const flag = ccw ? 0 : 1;
     const pieces = sweep > Math.PI ? 2 : 1;
     const piece = Math.min(sweep, TAU) / pieces;
     pen.moveTo(X(cx + r * Math.cos(from)), Y(cy + r * Math.sin(from)));
@@ -319,6 +387,39 @@ export function captureSvg(
       const y = Y(cy + r * Math.sin(angle));
       pen.arcTo(Math.max(radius, 1), flag, x, y);
     }
+  };
+
+  /**
+   * `chords` straight segments from angle `from`, each turning `turn`, around (cx, cy) at radius `r`
+   * (drawing units): each point the last one turned (no sine or cosine per point), a whole circle closed.
+   */
+  const polyArc = (
+    pen: Stroke,
+    cx: number,
+    cy: number,
+    r: number,
+    from: number,
+    turn: number,
+    chords: number,
+    closed: boolean,
+  ) => {
+    const cos = Math.cos(turn);
+    const sin = Math.sin(turn);
+    let dx = r * Math.cos(from);
+    let dy = r * Math.sin(from);
+    const x0 = X(cx + dx);
+    const y0 = Y(cy + dy);
+    if (closed) pen.begin(x0, y0);
+    else pen.moveTo(x0, y0);
+    const last = closed ? chords - 1 : chords;
+    for (let c = 1; c <= last; c++) {
+      [dx, dy] = [dx * cos - dy * sin, dx * sin + dy * cos];
+      const x = X(cx + dx);
+      const y = Y(cy + dy);
+      // Two points on one tenth of a pixel are one.
+      if (x !== pen.x || y !== pen.y) pen.lineTo(x, y);
+    }
+    if (closed) pen.close(x0, y0);
   };
 
   /** Text too small to read: a stroke through the middle of each line, as long as the line would be. */
@@ -347,7 +448,7 @@ export function captureSvg(
       corners.forEach(([x, y], c) => {
         const px = X(o[0] + x * u[0] + y * v[0]);
         const py = Y(o[1] + x * u[1] + y * v[1]);
-        if (c === 0) pen.moveTo(px, py);
+        if (c === 0) pen.begin(px, py);
         else pen.lineTo(px, py);
       });
       pen.close(X(o[0] + x0 * u[0] + line.y * v[0]), Y(o[1] + x0 * u[1] + line.y * v[1]));
@@ -368,7 +469,7 @@ export function captureSvg(
 
   const square = (pen: Stroke, x: number, y: number, side: number) => {
     const h = Math.round(side / 2);
-    pen.moveTo(x - h, y - h);
+    pen.begin(x - h, y - h);
     pen.lineTo(x + h, y - h);
     pen.lineTo(x + h, y + h);
     pen.lineTo(x - h, y + h);
@@ -412,10 +513,17 @@ export function captureSvg(
       return `<clipPath id="c${i}"><rect x="${x}" y="${y}" width="${X(box.max[0]) - x}" height="${Y(box.min[1]) - y}"/></clipPath>`;
     })
     .join('');
-  const strokes: string[] = [];
+  const out = new Bytes(1 << 20);
+  out.text(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${view.width}" height="${view.height}" viewBox="0 0 ${view.width * UNIT} ${view.height * UNIT}">`,
+  );
+  if (defs) out.text(`<defs>${defs}</defs>`);
+  out.text(
+    `<rect width="${view.width * UNIT}" height="${view.height * UNIT}" fill="${colors.background}"/><g fill="none">`,
+  );
   for (const stroke of canvas.strokes.values()) {
     const style = scene.styles[stroke.style];
-    if (!style || stroke.parts.length === 0) continue;
+    if (!style || stroke.d.length === 0) continue;
     const widthPx = Math.max(1, style.weight * PX_PER_MM);
     const pattern = style.dash?.map((l) => Math.abs(l) * view.scale);
     const dashed =
@@ -423,29 +531,41 @@ export function captureSvg(
         ? ` stroke-dasharray="${pattern.map((l) => num(l * UNIT)).join(' ')}"`
         : '';
     const clipped = stroke.clip >= 0 ? ` clip-path="url(#c${stroke.clip})"` : '';
-    strokes.push(
-      `<path stroke="${styleColors[stroke.style]}" stroke-width="${num(widthPx * UNIT)}"${dashed}${clipped} d="${stroke.parts.join('')}"/>`,
+    out.text(
+      `<path stroke="${styleColors[stroke.style]}" stroke-width="${num(widthPx * UNIT)}"${dashed}${clipped} d="`,
     );
+    out.append(stroke.d);
+    out.text('"/>');
   }
-  const fills = [
-    ...[...canvas.fills].map(([color, parts]) => `<path fill="${color}" d="${parts.join('')}"/>`),
-    ...canvas.pixelPaths(),
-  ];
-  const marks =
-    highlight.parts.length > 0
-      ? `<path stroke="${HIGHLIGHT}" stroke-width="${HIGHLIGHT_WIDTH_PX * UNIT}" stroke-dasharray="${HIGHLIGHT_DASH_PX.map((l) => l * UNIT).join(' ')}" d="${highlight.parts.join('')}"/>`
-      : '';
-  const svg = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${view.width}" height="${view.height}" viewBox="0 0 ${view.width * UNIT} ${view.height * UNIT}">`,
-    defs ? `<defs>${defs}</defs>` : '',
-    `<rect width="${view.width * UNIT}" height="${view.height * UNIT}" fill="${colors.background}"/>`,
-    `<g fill="none">${strokes.join('')}</g>`,
-    `<g stroke="none">${fills.join('')}</g>`,
-    canvas.texts.length > 0
-      ? `<g font-family="${CAPTURE_FONTS}" stroke="none">${canvas.texts.join('')}</g>`
-      : '',
-    marks ? `<g fill="none" stroke-linecap="round" stroke-linejoin="round">${marks}</g>` : '',
-    '</svg>',
-  ].join('');
-  return { svg, entities, dots, texts: canvas.texts.length, highlighted };
+  out.text('</g><g stroke="none">');
+  for (const [color, d] of canvas.fills) {
+    out.text(`<path fill="${color}" d="`);
+    out.append(d);
+    out.text('"/>');
+  }
+  canvas.pixelPaths(out);
+  out.text('</g>');
+  if (canvas.texts.length > 0)
+    out.text(`<g font-family="${CAPTURE_FONTS}" stroke="none">${canvas.texts.join('')}</g>`);
+  if (highlight.d.length > 0) {
+    out.text(
+      `<g fill="none" stroke-linecap="round" stroke-linejoin="round"><path stroke="${HIGHLIGHT}" stroke-width="${HIGHLIGHT_WIDTH_PX * UNIT}" stroke-dasharray="${HIGHLIGHT_DASH_PX.map((l) => l * UNIT).join(' ')}" d="`,
+    );
+    out.append(highlight.d);
+    out.text('"/></g>');
+  }
+  out.text('</svg>');
+  const bytes = out.bytes();
+  let svg: string | undefined;
+  return {
+    bytes,
+    get svg() {
+      svg ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
+      return svg;
+    },
+    entities,
+    dots,
+    texts: canvas.texts.length,
+    highlighted,
+  };
 }

@@ -117,6 +117,10 @@ export interface SceneContext {
   /** Linetype dash patterns by upper-case name, and $LTSCALE. */
   patterns: ReadonlyMap<string, number[]>;
   ltscale: number;
+  /** `layerPlots` by layer name, as found during this plot (the model does not change during one). */
+  plots?: Map<string, boolean>;
+  /** `patterns` by linetype name in any case, as looked up during this plot. */
+  byName?: Map<string, number[] | undefined>;
 }
 
 /** Layers AutoCAD never plots: `Defpoints` holds dimension definition points. */
@@ -136,6 +140,17 @@ function layerPlots(model: DxfDocumentModel, name: string, hidden: ReadonlySet<s
   if (!layer) return true;
   if (layer.off || layer.frozen) return false;
   return !layer.extra?.some((t) => t.code === 290 && t.value.trim() === '0');
+}
+
+/** `layerPlots` for the plot `ctx`, looked up once per layer rather than once per entity. */
+function plotsOn(ctx: SceneContext, layer: string): boolean {
+  ctx.plots ??= new Map();
+  let plots = ctx.plots.get(layer);
+  if (plots === undefined) {
+    plots = layerPlots(ctx.model, layer, ctx.hidden);
+    ctx.plots.set(layer, plots);
+  }
+  return plots;
 }
 
 function layerFrozen(model: DxfDocumentModel, name: string, hidden: ReadonlySet<string>): boolean {
@@ -174,7 +189,14 @@ function linetypeOf(
  * linetype's lengths times $LTSCALE, the entity's own linetype scale (48) and the frame's scale.
  */
 function dashOf(ctx: SceneContext, linetype: string, entity: Entity, m: Matrix): number[] | undefined {
-  const pattern = ctx.patterns.get(linetype.toUpperCase());
+  // Most drawings have no dashed linetype: no name to upper-case per entity then.
+  if (ctx.patterns.size === 0) return undefined;
+  ctx.byName ??= new Map();
+  let pattern = ctx.byName.get(linetype);
+  if (pattern === undefined && !ctx.byName.has(linetype)) {
+    pattern = ctx.patterns.get(linetype.toUpperCase());
+    ctx.byName.set(linetype, pattern);
+  }
   if (!pattern) return undefined;
   const own = extraNumber(entity.extra, 48);
   const scale = ctx.ltscale * (own && own > 0 ? own : 1) * matrixScale(m);
@@ -186,6 +208,7 @@ const SPECIAL: Record<string, string> = { d: '\u00b0', p: '\u00b1', c: '\u00d8',
 
 /** The characters a Text shows for its `%%` codes (degree, plus-minus, diameter, %%nnn); underline/overline marks dropped. */
 export function textCharacters(value: string): string {
+  if (!value.includes('%%')) return value;
   // One pass, left to right, as AutoCAD reads them: `%%%` is a percent sign, not the start of another code.
   return value.replace(/%%(\d{3}|[dDpPcC%uUoOkK])/g, (_, code: string) => {
     if (/^\d{3}$/.test(code)) return String.fromCharCode(Number(code));
@@ -317,25 +340,30 @@ export function plotItemBounds(item: PlotItem): Bounds | undefined {
     case 'clip':
       return item.box;
     case 'text': {
-      // The frame's corners over the lines, with the same width estimate as the editor's text boxes.
       const corners: Point3[] = [];
-      for (const line of item.lines) {
-        const width = line.text.length * CHAR_WIDTH;
-        const x0 = line.x - line.anchor * width;
-        for (const [x, y] of [
-          [x0, line.y],
-          [x0 + width, line.y],
-          [x0, line.y + 1],
-          [x0 + width, line.y + 1],
-        ] as const) {
-          corners.push([
-            item.origin[0] + x * item.u[0] + y * item.v[0],
-            item.origin[1] + x * item.u[1] + y * item.v[1],
-            item.origin[2],
-          ]);
-        }
-      }
+      textCorners(item, (x, y) => corners.push([x, y, item.origin[2]]));
       return boundsOfPoints(corners);
+    }
+  }
+}
+
+/**
+ * The corners of a text item's lines, in drawing coordinates, each given to `visit` (nothing allocated:
+ * a capture visits those of every text of a large drawing): the frame's corners over each line, with
+ * the same width estimate as the editor's text boxes.
+ */
+export function textCorners(
+  item: Pick<Extract<DrawnItem, { kind: 'text' }>, 'origin' | 'u' | 'v' | 'lines'>,
+  visit: (x: number, y: number) => void,
+): void {
+  const { origin: o, u, v } = item;
+  for (const line of item.lines) {
+    const width = line.text.length * CHAR_WIDTH;
+    const x0 = line.x - line.anchor * width;
+    for (let c = 0; c < 4; c++) {
+      const x = c & 1 ? x0 + width : x0;
+      const y = c & 2 ? line.y + 1 : line.y;
+      visit(o[0] + x * u[0] + y * v[0], o[1] + x * u[1] + y * v[1]);
     }
   }
 }
@@ -416,7 +444,7 @@ function collect(
     }
     return;
   }
-  if (!layerPlots(model, layer, hidden) || entity.type === 'Raw') return;
+  if (!plotsOn(ctx, layer) || entity.type === 'Raw') return;
   const flat = planar(entity);
   if (flat.type === 'Text' || flat.type === 'MText') {
     const text = flat.type === 'Text' ? textItem(flat, m) : mtextItem(flat, m);
@@ -513,6 +541,17 @@ export interface PlotContext {
   /** The layout block drawn, upper case. */
   space: string;
   skipped: Record<string, number>;
+  /** The last block name an entity gave and whether it is `space`: no upper-casing per entity. */
+  seen?: { name: string; drawn: boolean };
+}
+
+/** Whether `entity` is of the layout block `plot` draws (its name in any case). */
+export function inPlottedSpace(plot: PlotContext, entity: Entity): boolean {
+  const seen = plot.seen;
+  if (seen?.name === entity.space) return seen.drawn;
+  const drawn = entity.space.toUpperCase() === plot.space;
+  plot.seen = { name: entity.space, drawn };
+  return drawn;
 }
 
 /**
@@ -538,7 +577,7 @@ export function plotContext(
  */
 export function plotEntityItems(plot: PlotContext, entity: Entity): PlotItem[] | undefined {
   const { scene, space } = plot;
-  if (entity.space.toUpperCase() !== space) return undefined;
+  if (!inPlottedSpace(plot, entity)) return undefined;
   if (entity.type === 'Raw') {
     const viewport =
       space === MODEL_SPACE.toUpperCase() ? undefined : viewportItems(scene.model, entity, scene.hidden);

@@ -101,6 +101,25 @@ describe('capture', () => {
     }
   });
 
+  it('draws a circle a few pixels wide as round: as tall as it is wide', async () => {
+    const h = await startHarness();
+    try {
+      await h.newDoc();
+      // 2 pixels per unit: a radius of 1.85 pixels, its centre between pixels.
+      await h.create([{ type: 'Circle', center: [50.3, 10.1], radius: 0.925, color: 1 }]);
+      const result = resultOf<CaptureResult>(await h.ok('capture', RED_LINE_CAPTURE));
+      const red = pixelsWhere(picture(result), reddish);
+      const xs = red.map(([x]) => x);
+      const ys = red.map(([, y]) => y);
+      const wide = Math.max(...xs) - Math.min(...xs);
+      const tall = Math.max(...ys) - Math.min(...ys);
+      expect(wide).toBeGreaterThanOrEqual(4);
+      expect(tall).toBe(wide);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('highlights the selection in the viewer accent, and only it', async () => {
     const h = await startHarness();
     try {
