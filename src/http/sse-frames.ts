@@ -52,6 +52,17 @@ function writeHead(out: Buffer, at: number, id: number): number {
 
 /** Job messages as frames, ids from `from` (the message indexes). */
 export function messageFrames(from: number, messages: readonly JobMessage[]): Buffer {
+  return indexedMessageFrames(from, messages).bytes;
+}
+
+/**
+ * `messageFrames`, and where each message's frame starts in them (`starts[i]`; `starts[n]` is the
+ * length): the frames of any run of the messages are then a view of the same bytes, no copy.
+ */
+export function indexedMessageFrames(
+  from: number,
+  messages: readonly JobMessage[],
+): { bytes: Buffer; starts: Uint32Array } {
   let size = 0;
   // The JSON of the messages that are not plain lines (statuses, the result, lines with escapes).
   let texts: Map<number, string> | undefined;
@@ -68,9 +79,11 @@ export function messageFrames(from: number, messages: readonly JobMessage[]): Bu
     }
   }
   const out = Buffer.allocUnsafe(size);
+  const starts = new Uint32Array(messages.length + 1);
   let at = 0;
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i] as JobMessage;
+    starts[i] = at;
     at += writeHead(out, at, from + i);
     const text = texts?.get(i);
     if (text === undefined) {
@@ -82,7 +95,8 @@ export function messageFrames(from: number, messages: readonly JobMessage[]): Bu
       at += out.write('\n\n', at, 'latin1');
     }
   }
-  return out;
+  starts[messages.length] = at;
+  return { bytes: out, starts };
 }
 
 /**

@@ -74,6 +74,11 @@ export class JobSubscription implements JobSink {
   private waiting = false;
   private completeWhenDrained = false;
   private detach: (() => void) | undefined;
+  /**
+   * The job this subscriber attached to while it ran here: once it has finished, its kept chunks (up to
+   * its result) still serve this subscriber's catch-up from memory, as they did while it ran.
+   */
+  private attached: LiveJob | undefined;
   private storeFeed: Unsubscribable | undefined;
   /** The first stored event not read whole yet: its revision, and the index of its first message. */
   private cursor = { revision: 0, index: 0 };
@@ -104,6 +109,7 @@ export class JobSubscription implements JobSink {
     this.queue = [];
     this.detach?.();
     this.detach = undefined;
+    this.attached = undefined;
     this.storeFeed?.unsubscribe();
     this.storeFeed = undefined;
   }
@@ -132,10 +138,11 @@ export class JobSubscription implements JobSink {
    */
   private async follow(): Promise<void> {
     while (!this.closed) {
-      const job = this.deps.running();
+      const job = this.deps.running() ?? (this.deps.exists() ? this.attached : undefined);
       if (job !== undefined) {
         // Attached first, so nothing published while the store is read goes unseen (it is counted).
         this.detach ??= job.attach(this);
+        this.attached = job;
         const { historyFrom, history } = job.snapshot();
         const next = this.lastTaken + 1;
         if (next < historyFrom) {
@@ -165,6 +172,7 @@ export class JobSubscription implements JobSink {
       }
       this.detach?.();
       this.detach = undefined;
+      this.attached = undefined;
       const read = await this.fromStore(Number.POSITIVE_INFINITY);
       if (read === 'missing') return this.fail(notFound());
       if (read === 'ended' || this.closed) return;
@@ -248,11 +256,7 @@ export class JobSubscription implements JobSink {
     if (end > first) {
       await this.pace();
       if (this.closed) return 'ended';
-      this.emit(
-        first === index && end === chunkEnd
-          ? chunk
-          : new JobChunk(first, chunk.messages.slice(first - index, end - index)),
-      );
+      this.emit(chunk.slice(first, end));
     } else if (result) {
       // Resuming after the last message: nothing more will come.
       this.finish();
