@@ -137,7 +137,15 @@ export class JobSubscription implements JobSink {
    * are, then goes live. Runs again whenever the live queue overflows.
    */
   private async follow(): Promise<void> {
+    /** Whether to wait for the consumer before this pass (it takes kept chunks at its own pace). */
+    let pacing = false;
     while (!this.closed) {
+      const paced = pacing;
+      pacing = false;
+      if (paced) {
+        await this.pace();
+        if (this.closed) return;
+      }
       const job = this.deps.running() ?? (this.deps.exists() ? this.attached : undefined);
       if (job !== undefined) {
         // Attached first, so nothing published while the store is read goes unseen (it is counted).
@@ -161,13 +169,12 @@ export class JobSubscription implements JobSink {
           for (const chunk of history) this.enqueue(chunk);
           return;
         }
-        // More is kept than a live queue may hold: taken at the consumer's pace first, like the store.
-        for (const chunk of history) {
-          if (chunk.end <= this.lastTaken + 1) continue;
-          await this.pace();
-          if (this.closed) return;
-          this.emit(chunk.tail(this.lastTaken + 1));
-        }
+        // More is kept than a live queue may hold: taken at the consumer's pace first, like the store, a
+        // chunk after each wait, from a new look at the job: nothing of its kept chunks is held while
+        // the consumer does not read (a stalled one costs none of the job's memory, which may let go).
+        const chunk = paced ? history.find((c) => c.end > next) : undefined;
+        if (chunk !== undefined) this.emit(chunk.tail(next));
+        pacing = true;
         continue;
       }
       this.detach?.();

@@ -379,7 +379,17 @@ export class Job implements LiveJob {
     if (this.failure) await this.recordFailure();
     this.home.forget(this);
     for (const sink of this.sinks) sink.completeAfterQueue();
+    // Subscribers still catching up (they hold this job) take the kept chunks a while more, then the
+    // store: a client that stopped reading does not keep a finished job's output in memory.
+    setTimeout(() => {
+      this.history = [];
+      this.historyHead = 0;
+      this.historyBytes = 0;
+    }, FINISHED_HISTORY_MS).unref();
   }
 }
 
 const EMPTY_CHUNK = new JobChunk(0, []);
+
+/** How long a finished job keeps its latest chunks for subscribers still catching up. */
+const FINISHED_HISTORY_MS = 10_000;
