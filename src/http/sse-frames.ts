@@ -8,18 +8,6 @@ import type { JobMessage } from '../../streams/stacks.js';
  * costs one buffer per batch, not several short-lived strings per line for the collector.
  */
 
-/**
- * Whether JSON.stringify would write `text` other than as it is: a quote, a backslash or a control
- * character (below U+0020) is escaped; a surrogate sends the text through JSON.stringify too (a lone one
- * is escaped there, where the UTF-8 encoder would replace it).
- */
-const needsEscapeText = (text: string): boolean => {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return true;
-  }
-  return false;
-};
 const LF = 0x0a;
 const LINE_PREFIX = '{"type":"line","line":"';
 const LINE_SUFFIX = '"}\n\n';
@@ -52,37 +40,95 @@ function writeHead(out: Buffer, at: number, id: number): number {
 
 /** Job messages as frames, ids from `from` (the message indexes). */
 export function messageFrames(from: number, messages: readonly JobMessage[]): Buffer {
-  let size = 0;
+  return indexedMessageFrames(from, messages).bytes;
+}
+
+/**
+ * Whether JSON.stringify would write a line other than as it is: a quote, a backslash or a control
+ * character (below U+0020) is escaped; a surrogate sends the text through JSON.stringify too (a lone one
+ * is escaped there, where the UTF-8 encoder would replace it). And whether it holds anything beyond
+ * ASCII (its UTF-8 is then longer than its UTF-16 length). RegExps: a scan in JavaScript, a character
+ * at a time, was most of what framing a line cost (issue 22).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const ESCAPED_TEXT = /["\\\u0000-\u001f\ud800-\udfff]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the range is all of ASCII, controls included
+const BEYOND_ASCII = /[^\u0000-\u007f]/;
+const ID_BYTES = Buffer.from('id: ', 'latin1');
+/** What follows a plain line's id: the data field up to the line's text. */
+const LINE_HEAD_BYTES = Buffer.from(`\ndata: ${LINE_PREFIX}`, 'latin1');
+const LINE_SUFFIX_BYTES = Buffer.from(LINE_SUFFIX, 'latin1');
+/** How a message is framed: a plain ASCII line, a plain line beyond ASCII, or its JSON. */
+const PLAIN_ASCII = 0;
+const PLAIN_UTF8 = 1;
+const AS_JSON = 2;
+
+/**
+ * `messageFrames`, and where each message's frame starts in them (`starts[i]`; `starts[n]` is the
+ * length): the frames of any run of the messages are then a view of the same bytes, no copy.
+ */
+export function indexedMessageFrames(
+  from: number,
+  messages: readonly JobMessage[],
+): { bytes: Buffer; starts: Uint32Array } {
+  const n = messages.length;
+  const kinds = new Uint8Array(n);
   // The JSON of the messages that are not plain lines (statuses, the result, lines with escapes).
   let texts: Map<number, string> | undefined;
-  for (let i = 0; i < messages.length; i++) {
+  let size = 0;
+  for (let i = 0; i < n; i++) {
     const message = messages[i] as JobMessage;
-    size += headBytes(from + i);
-    if (message.type === 'line' && !needsEscapeText(message.line)) {
-      size += LINE_PREFIX.length + Buffer.byteLength(message.line) + LINE_SUFFIX.length;
+    const width = digits(from + i);
+    if (message.type === 'line' && !ESCAPED_TEXT.test(message.line)) {
+      const ascii = !BEYOND_ASCII.test(message.line);
+      kinds[i] = ascii ? PLAIN_ASCII : PLAIN_UTF8;
+      size +=
+        ID_BYTES.length +
+        width +
+        LINE_HEAD_BYTES.length +
+        (ascii ? message.line.length : Buffer.byteLength(message.line)) +
+        LINE_SUFFIX_BYTES.length;
     } else {
+      kinds[i] = AS_JSON;
       const text = JSON.stringify(message);
       texts ??= new Map();
       texts.set(i, text);
-      size += Buffer.byteLength(text) + 2;
+      size += headBytes(from + i) + Buffer.byteLength(text) + 2;
     }
   }
   const out = Buffer.allocUnsafe(size);
+  const starts = new Uint32Array(n + 1);
   let at = 0;
-  for (let i = 0; i < messages.length; i++) {
-    const message = messages[i] as JobMessage;
-    at += writeHead(out, at, from + i);
-    const text = texts?.get(i);
-    if (text === undefined) {
-      at += out.write(LINE_PREFIX, at, 'latin1');
-      at += out.write((message as { line: string }).line, at);
-      at += out.write(LINE_SUFFIX, at, 'latin1');
-    } else {
-      at += out.write(text, at);
-      at += out.write('\n\n', at, 'latin1');
+  for (let i = 0; i < n; i++) {
+    starts[i] = at;
+    const kind = kinds[i];
+    if (kind === AS_JSON) {
+      at += writeHead(out, at, from + i);
+      at += out.write(texts?.get(i) as string, at);
+      out[at++] = LF;
+      out[at++] = LF;
+      continue;
     }
+    // Constant bytes copied with `set`, the id's digits stored one by one: no string, no encoder call.
+    out.set(ID_BYTES, at);
+    at += ID_BYTES.length;
+    const id = from + i;
+    const width = digits(id);
+    let rest = id;
+    for (let d = at + width - 1; d >= at; d--) {
+      out[d] = 0x30 + (rest % 10);
+      rest = Math.floor(rest / 10);
+    }
+    at += width;
+    out.set(LINE_HEAD_BYTES, at);
+    at += LINE_HEAD_BYTES.length;
+    const line = (messages[i] as { line: string }).line;
+    at += kind === PLAIN_ASCII ? out.write(line, at, 'latin1') : out.write(line, at);
+    out.set(LINE_SUFFIX_BYTES, at);
+    at += LINE_SUFFIX_BYTES.length;
   }
-  return out;
+  starts[n] = at;
+  return { bytes: out, starts };
 }
 
 /**

@@ -5,7 +5,7 @@ import { notFound } from '../stacks/errors.js';
 import { type JobChunk, JobSubscriberTooSlowError } from '../stacks/jobs.js';
 import type { StacksService } from '../stacks/service.js';
 import { EventStream, streamObserver } from './event-stream.js';
-import { messageFrames } from './sse-frames.js';
+import { indexedMessageFrames } from './sse-frames.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { allow, userOf } from './stacks-request.js';
@@ -14,17 +14,24 @@ const JOB_NOT_FOUND = 'Job not found';
 
 /**
  * SSE bytes by chunk: a live chunk reaches every subscriber as the same object (and a stored one, read
- * by several, too), so 50 clients of one job cost one framing of each chunk, not 50. Weak: the bytes go
- * with their chunk.
+ * by several, too), so 50 clients of one job cost one framing of each chunk, not 50. A part of a chunk
+ * (subscribers that fell behind resume inside one, each at its own index) is a view of the whole's
+ * frames: the whole is framed once, its parts never. Weak: the bytes go with their chunk.
  */
-const frames = new WeakMap<JobChunk, Buffer>();
-function framesOf(chunk: JobChunk): Buffer {
-  let bytes = frames.get(chunk);
-  if (bytes === undefined) {
-    bytes = messageFrames(chunk.from, chunk.messages);
-    frames.set(chunk, bytes);
+const frames = new WeakMap<JobChunk, { bytes: Buffer; starts: Uint32Array }>();
+function framed(chunk: JobChunk): { bytes: Buffer; starts: Uint32Array } {
+  let known = frames.get(chunk);
+  if (known === undefined) {
+    known = indexedMessageFrames(chunk.from, chunk.messages);
+    frames.set(chunk, known);
   }
-  return bytes;
+  return known;
+}
+function framesOf(chunk: JobChunk): Buffer {
+  if (chunk.whole === undefined) return framed(chunk).bytes;
+  const whole = framed(chunk.whole);
+  const skip = chunk.from - chunk.whole.from;
+  return whole.bytes.subarray(whole.starts[skip], whole.starts[skip + chunk.messages.length]);
 }
 
 /**

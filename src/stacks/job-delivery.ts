@@ -44,9 +44,15 @@ export class JobChunk {
   readonly messages: readonly JobMessage[];
   /** Bytes it holds, about: its messages' text and MESSAGE_OVERHEAD each. */
   readonly size: number;
-  constructor(from: number, messages: readonly JobMessage[]) {
+  /**
+   * The chunk this one is a part of (a subscriber resuming inside a chunk takes its tail), when it is
+   * one: a consumer may derive what it memoized for the whole (its frames) rather than do it again.
+   */
+  readonly whole: JobChunk | undefined;
+  constructor(from: number, messages: readonly JobMessage[], whole?: JobChunk) {
     this.from = from;
     this.messages = messages;
+    this.whole = whole;
     let size = 0;
     for (const message of messages) size += messageSize(message) + MESSAGE_OVERHEAD;
     this.size = size;
@@ -59,7 +65,14 @@ export class JobChunk {
 
   /** The messages from `index` on: this chunk itself when it starts there (or later). */
   tail(index: number): JobChunk {
-    return index <= this.from ? this : new JobChunk(index, this.messages.slice(index - this.from));
+    return index <= this.from ? this : this.slice(index, this.end);
+  }
+
+  /** The messages from `from` to `end` (exclusive, within this chunk): this chunk itself when all. */
+  slice(from: number, end: number): JobChunk {
+    if (from <= this.from && end >= this.end) return this;
+    const whole = this.whole ?? this;
+    return new JobChunk(from, whole.messages.slice(from - whole.from, end - whole.from), whole);
   }
 }
 

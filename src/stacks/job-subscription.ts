@@ -74,6 +74,11 @@ export class JobSubscription implements JobSink {
   private waiting = false;
   private completeWhenDrained = false;
   private detach: (() => void) | undefined;
+  /**
+   * The job this subscriber attached to while it ran here: once it has finished, its kept chunks (up to
+   * its result) still serve this subscriber's catch-up from memory, as they did while it ran.
+   */
+  private attached: LiveJob | undefined;
   private storeFeed: Unsubscribable | undefined;
   /** The first stored event not read whole yet: its revision, and the index of its first message. */
   private cursor = { revision: 0, index: 0 };
@@ -104,6 +109,7 @@ export class JobSubscription implements JobSink {
     this.queue = [];
     this.detach?.();
     this.detach = undefined;
+    this.attached = undefined;
     this.storeFeed?.unsubscribe();
     this.storeFeed = undefined;
   }
@@ -131,11 +137,20 @@ export class JobSubscription implements JobSink {
    * are, then goes live. Runs again whenever the live queue overflows.
    */
   private async follow(): Promise<void> {
+    /** Whether to wait for the consumer before this pass (it takes kept chunks at its own pace). */
+    let pacing = false;
     while (!this.closed) {
-      const job = this.deps.running();
+      const paced = pacing;
+      pacing = false;
+      if (paced) {
+        await this.pace();
+        if (this.closed) return;
+      }
+      const job = this.deps.running() ?? (this.deps.exists() ? this.attached : undefined);
       if (job !== undefined) {
         // Attached first, so nothing published while the store is read goes unseen (it is counted).
         this.detach ??= job.attach(this);
+        this.attached = job;
         const { historyFrom, history } = job.snapshot();
         const next = this.lastTaken + 1;
         if (next < historyFrom) {
@@ -154,17 +169,17 @@ export class JobSubscription implements JobSink {
           for (const chunk of history) this.enqueue(chunk);
           return;
         }
-        // More is kept than a live queue may hold: taken at the consumer's pace first, like the store.
-        for (const chunk of history) {
-          if (chunk.end <= this.lastTaken + 1) continue;
-          await this.pace();
-          if (this.closed) return;
-          this.emit(chunk.tail(this.lastTaken + 1));
-        }
+        // More is kept than a live queue may hold: taken at the consumer's pace first, like the store, a
+        // chunk after each wait, from a new look at the job: nothing of its kept chunks is held while
+        // the consumer does not read (a stalled one costs none of the job's memory, which may let go).
+        const chunk = paced ? history.find((c) => c.end > next) : undefined;
+        if (chunk !== undefined) this.emit(chunk.tail(next));
+        pacing = true;
         continue;
       }
       this.detach?.();
       this.detach = undefined;
+      this.attached = undefined;
       const read = await this.fromStore(Number.POSITIVE_INFINITY);
       if (read === 'missing') return this.fail(notFound());
       if (read === 'ended' || this.closed) return;
@@ -248,11 +263,7 @@ export class JobSubscription implements JobSink {
     if (end > first) {
       await this.pace();
       if (this.closed) return 'ended';
-      this.emit(
-        first === index && end === chunkEnd
-          ? chunk
-          : new JobChunk(first, chunk.messages.slice(first - index, end - index)),
-      );
+      this.emit(chunk.slice(first, end));
     } else if (result) {
       // Resuming after the last message: nothing more will come.
       this.finish();

@@ -112,6 +112,8 @@ export class Job implements LiveJob {
   private history: JobChunk[] = [];
   private historyHead = 0;
   private historyBytes = 0;
+  /** When a subscriber last looked at the kept chunks (snapshot): a finished job keeps them while they do. */
+  private lookedAt = 0;
   private revision: number;
   private done: Promise<JobResult> | undefined;
 
@@ -222,6 +224,7 @@ export class Job implements LiveJob {
    * and historyBytes more): earlier messages are in the store.
    */
   snapshot(): { historyFrom: number; history: readonly JobChunk[] } {
+    this.lookedAt = performance.now();
     const history = this.history.slice(this.historyHead);
     return { historyFrom: history[0]?.from ?? this.unpublishedFrom, history };
   }
@@ -379,7 +382,25 @@ export class Job implements LiveJob {
     if (this.failure) await this.recordFailure();
     this.home.forget(this);
     for (const sink of this.sinks) sink.completeAfterQueue();
+    // Subscribers still catching up (they hold this job) take the kept chunks while they go on taking
+    // them; once none has looked for FINISHED_IDLE_MS, the store serves whoever comes back: clients that
+    // stopped reading do not keep a finished job's output in memory.
+    this.lookedAt = performance.now();
+    const letGo = () => {
+      const idle = performance.now() - this.lookedAt;
+      if (idle < FINISHED_IDLE_MS) {
+        setTimeout(letGo, FINISHED_IDLE_MS - idle).unref();
+        return;
+      }
+      this.history = [];
+      this.historyHead = 0;
+      this.historyBytes = 0;
+    };
+    setTimeout(letGo, FINISHED_IDLE_MS).unref();
   }
 }
 
 const EMPTY_CHUNK = new JobChunk(0, []);
+
+/** How long a finished job keeps its latest chunks after a subscriber last looked at them (ms). */
+const FINISHED_IDLE_MS = 1_000;

@@ -82,7 +82,12 @@ export interface JobBookOptions {
   liveQueueBytes?: number;
   /** Bytes a subscriber may fall behind the running job's output before it is dropped (default 16 MiB). */
   dropBehindBytes?: number;
-  /** Bytes of the latest messages a running job keeps for subscribers that join late (default 1 MiB). */
+  /**
+   * Bytes of the latest messages a running job keeps, shared, for subscribers that join late or fall
+   * behind their live queue (default 4 MiB, about half a second of a fast deploy): they catch up from
+   * these chunks, framed once for all, rather than each read and frame the store again (issue 22).
+   * Per job, whatever its number of subscribers.
+   */
   historyBytes?: number;
   /** Lines of the result's `output` block (the tail of the job's output). */
   outputLines?: number;
@@ -120,7 +125,7 @@ export class JobBook {
       batchLines: 1_000,
       liveQueueBytes: 512 * 1024,
       dropBehindBytes: 16 * 1024 * 1024,
-      historyBytes: 0,
+      historyBytes: 4 * 1024 * 1024,
       outputLines: 200,
       outputBytes: 128 * 1024,
       ...rest,

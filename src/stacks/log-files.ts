@@ -232,6 +232,14 @@ export class RunLogWriter {
     return this.pendingChars + this.inWriteBytes;
   }
 
+  /**
+   * Of `backlogBytes`, the lines still queued as they were given (about: UTF-16 units): strings the
+   * caller may hold too (a job's messages); the rest is written text in flight, a copy of its own.
+   */
+  get queuedLineChars(): number {
+    return this.pendingChars;
+  }
+
   /** Bytes in the file so far, whole lines only (what a follower may read). */
   get writtenBytes(): number {
     return this.fileBytes;

@@ -515,6 +515,11 @@ export class RunRecorder {
     return this.writer.backlogBytes;
   }
 
+  /** Of `backlogBytes`, the lines queued as `line()` was given them (the same strings as the job's). */
+  get queuedLineBytes(): number {
+    return this.writer.queuedLineChars;
+  }
+
   /**
    * A redacted output line, for the log file. False once the environment's log budget is reached: the
    * line was dropped (and so will every later one be).

@@ -700,7 +700,15 @@ export class StacksService {
           }
         });
         // Output that comes faster than the store and the log file take it waits in compose's pipe.
-        paceOutput(process_, () => job.backlogBytes + (recorder?.backlogBytes ?? 0));
+        // The job and the run's log queue the very same line strings: the output held is the longer of
+        // the two queues, and the log's write in flight (a copy of its own). Their sum counted every
+        // line twice: compose was paused at half the bound (issue 22).
+        const backlog = () =>
+          recorder === undefined
+            ? job.backlogBytes
+            : Math.max(job.backlogBytes, recorder.queuedLineBytes) +
+              (recorder.backlogBytes - recorder.queuedLineBytes);
+        paceOutput(process_, backlog);
         exit = await process_.exit;
         if (feed.faulted) {
           const reason = feed.fault instanceof Error ? feed.fault : new Error(String(feed.fault));

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { eventFrame } from '../../src/http/event-stream.js';
-import { logLineFrames, messageFrames } from '../../src/http/sse-frames.js';
+import { indexedMessageFrames, logLineFrames, messageFrames } from '../../src/http/sse-frames.js';
 import type { JobMessage } from '../../streams/stacks.js';
 
 /** Any text a line may hold: quotes, backslashes, control characters, any code point. */
@@ -29,6 +29,28 @@ describe('SSE frames in bytes', () => {
         const expected = messages.map((m, i) => eventFrame(JSON.stringify(m), from + i)).join('');
         expect(messageFrames(from, messages).toString('utf8')).toBe(expected);
       }),
+    );
+  });
+
+  it('the frames of any run of messages are the bytes between their starts', () => {
+    fc.assert(
+      fc.property(
+        fc.nat(1_000_000),
+        fc.array(message, { minLength: 1, maxLength: 20 }),
+        fc.nat(),
+        fc.nat(),
+        (from, messages, a, b) => {
+          const { bytes, starts } = indexedMessageFrames(from, messages);
+          expect(starts).toHaveLength(messages.length + 1);
+          expect(starts[messages.length]).toBe(bytes.length);
+          const first = a % messages.length;
+          const end = first + 1 + (b % (messages.length - first));
+          // What a subscriber resuming inside a chunk is sent: a view of the whole's frames.
+          expect(bytes.subarray(starts[first], starts[end]).toString('utf8')).toBe(
+            messageFrames(from + first, messages.slice(first, end)).toString('utf8'),
+          );
+        },
+      ),
     );
   });
 

@@ -47,6 +47,26 @@ describe('RunLogWriter', () => {
     expect(() => writer.line('late')).toThrow(/closed/);
   });
 
+  it('tells the lines it queued as given from the text it writes: both in its backlog, none once flushed', async () => {
+    const writer = await RunLogWriter.open(logPath(dataDir, null, 9), big);
+    const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i}`);
+    for (const line of lines) writer.line(line);
+    // Most of it still queued as given (the caller's strings, a job's too), each line with its line
+    // break; the pump took the first line at once (it opens the file meanwhile).
+    const all = lines.reduce((n, line) => n + line.length + 1, 0);
+    const queued = writer.queuedLineChars;
+    expect(queued).toBe(all - 'line 0\n'.length);
+    expect(writer.backlogBytes).toBeGreaterThanOrEqual(queued);
+    // Once the pump has taken more, they are text in flight: in the backlog, no longer queued.
+    while (writer.queuedLineChars === queued) await new Promise((r) => setTimeout(r, 1));
+    expect(writer.queuedLineChars).toBeLessThan(queued);
+    expect(writer.backlogBytes).toBeGreaterThanOrEqual(writer.queuedLineChars);
+    await writer.flush();
+    expect(writer.queuedLineChars).toBe(0);
+    expect(writer.backlogBytes).toBe(0);
+    await writer.close();
+  });
+
   it('never creates a file for a run without lines', async () => {
     const path = logPath(dataDir, 2, 1);
     await new RunLogWriter(path, big).close();
