@@ -67,6 +67,20 @@ export function sixWords(line: string): boolean {
   return false;
 }
 
+/** The words of a line as `line.trim().split(/\s+/)` gives them (none for a blank line), in one pass. */
+export function wordsOf(line: string): string[] {
+  const words: string[] = [];
+  let start = -1;
+  for (let i = 0; i < line.length; i++) {
+    if (isSpace(line.charCodeAt(i))) {
+      if (start >= 0) words.push(line.slice(start, i));
+      start = -1;
+    } else if (start < 0) start = i;
+  }
+  if (start >= 0) words.push(line.slice(start));
+  return words;
+}
+
 const V1_PROGRESS =
   /^(Creating|Recreating|Starting|Stopping|Removing|Restarting|Killing|Pausing|Unpausing|Pulling) (\S+)\s+\.\.\.\s*(\S*)\s*$/;
 const V1_UP_TO_DATE = /^(\S+) is up-to-date$/;
@@ -227,7 +241,7 @@ export class SummaryCounter {
     // Told apart without splitting: most lines are program output, and a split of each was most of what
     // a deploy allocated (issue 15's soak).
     if (sixWords(line) && !line.includes('Skipped')) return;
-    const tokens = line.trim().split(/\s+/);
+    const tokens = wordsOf(line);
     if (tokens.length > 0 && DECORATIONS.has(tokens[0] as string)) tokens.shift();
     // `web Skipped - Image is already present locally`, `Image x Skipped - ...`: a pull that was not needed.
     const skipped = tokens.indexOf('Skipped');

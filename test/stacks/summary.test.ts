@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SummaryCounter, sixWords } from '../../src/stacks/summary.js';
+import { SummaryCounter, sixWords, wordsOf } from '../../src/stacks/summary.js';
 import { PROTOTYPE_NAMES } from '../fuzz-names.js';
 
 const count = (text: string) => {
@@ -87,30 +87,39 @@ describe('SummaryCounter on real compose output (test/fixtures/compose-output)',
   });
 });
 
-describe('sixWords', () => {
+describe('sixWords and wordsOf', () => {
+  const unit = fc.constantFrom(
+    'a',
+    'B',
+    '-',
+    ' ',
+    '\t',
+    '\n',
+    '\r',
+    '\v',
+    '\f',
+    '\u00a0',
+    '\u2003',
+    '\u2028',
+    '\u3000',
+    '\ufeff',
+    '\u0085',
+    '\u200b',
+    'é',
+  );
   it('tells six words or more as /^\\s*(?:\\S+\\s+){5}\\S/ does, every kind of white space included', () => {
-    const unit = fc.constantFrom(
-      'a',
-      'B',
-      '-',
-      ' ',
-      '\t',
-      '\n',
-      '\r',
-      '\v',
-      '\f',
-      '\u00a0',
-      '\u2003',
-      '\u2028',
-      '\u3000',
-      '\ufeff',
-      '\u0085',
-      '\u200b',
-      'é',
-    );
     fc.assert(
       fc.property(fc.string({ unit, maxLength: 40 }), (line) => {
         expect(sixWords(line)).toBe(/^\s*(?:\S+\s+){5}\S/.test(line));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('splits words as line.trim().split(/\\s+/) does (none for a blank line)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 40 }), (line) => {
+        expect(wordsOf(line)).toEqual(line.trim() === '' ? [] : line.trim().split(/\s+/));
       }),
       { numRuns: 2_000 },
     );
