@@ -14,11 +14,11 @@ import type {
   OperationRecord,
   Step,
 } from '../../../projections/editor-session.js';
-import { dictSet } from '../dict.js';
+import { dictGet, dictSet } from '../dict.js';
 import type { DxfDocumentModel } from '../model.js';
 
 /** How the digests are made; a snapshot that carries no such field holds the whole state (older sessions). */
-export const DIGEST_FORMAT = 'sha256-96 of canonical JSON';
+export const DIGEST_FORMAT = 'shake256-96 of canonical JSON';
 
 type Digested<T, K extends keyof T, D> = Omit<T, K> & { [P in K]: D };
 
@@ -40,26 +40,45 @@ export type VerificationDigest = Digested<EditorSessionState, 'documents' | 'ope
  * round trip read the same.
  */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    const members: string[] = [];
-    for (const key of Object.keys(record).sort()) {
-      const member = record[key];
-      if (member !== undefined) members.push(`${JSON.stringify(key)}:${canonicalJson(member)}`);
-    }
-    return `{${members.join(',')}}`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) {
+    // Coordinates, the bulk of a drawing: no object inside, no key to sort.
+    if (value.every((item) => item === null || typeof item !== 'object')) return JSON.stringify(value);
+    let text = '[';
+    for (let i = 0; i < value.length; i++) text += `${i > 0 ? ',' : ''}${canonicalJson(value[i] ?? null)}`;
+    return `${text}]`;
   }
-  return JSON.stringify(value) ?? 'null';
+  const record = value as Record<string, unknown>;
+  let text = '{';
+  for (const key of Object.keys(record).sort()) {
+    const member = record[key];
+    if (member === undefined) continue;
+    text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(member)}`;
+  }
+  return `${text}}`;
 }
 
-/** 96 bits of the SHA-256 of the value's canonical JSON, base64url: 16 characters. */
-export const digestOf = (value: unknown): string =>
-  createHash('sha256').update(canonicalJson(value)).digest('base64url').slice(0, 16);
+/**
+ * A 96-bit SHAKE256 digest of the value's canonical JSON, base64url: 16 characters, made at that length
+ * (a slice of a longer one would keep the longer string alive beside it, 100,000 times over). An
+ * array's items are hashed one by one (the same text as a whole), so a step of 1,000 entities never
+ * becomes one string.
+ */
+export function digestOf(value: unknown): string {
+  const hash = createHash('shake256', { outputLength: 12 });
+  if (Array.isArray(value) && value.length > 1) {
+    hash.update('[');
+    for (let i = 0; i < value.length; i++)
+      hash.update(`${i > 0 ? ',' : ''}${canonicalJson(value[i] ?? null)}`);
+    hash.update(']');
+  } else hash.update(canonicalJson(value));
+  return hash.digest('base64url');
+}
 
+/** Each entry's digest. By key (Object.entries would hold a pair array per entity for the whole walk). */
 function digestEntries<T>(dict: Readonly<Record<string, T>>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(dict)) dictSet(out, key, digestOf(value));
+  for (const key of Object.keys(dict)) dictSet(out, key, digestOf(dictGet(dict, key)));
   return out;
 }
 
@@ -77,8 +96,10 @@ export function verificationDigest(state: EditorSessionState): VerificationDiges
   const documents: Record<string, DigestedDocument> = {};
   for (const [id, doc] of Object.entries(state.documents)) dictSet(documents, id, digestDocument(doc));
   const operations: VerificationDigest['operations'] = {};
-  for (const [id, record] of Object.entries(state.operations))
+  for (const id of Object.keys(state.operations)) {
+    const record = dictGet(state.operations, id) as OperationRecord;
     dictSet(operations, id, { ...record, answer: digestOf(record.answer) });
+  }
   return { digest: DIGEST_FORMAT, ...state, documents, operations };
 }
 
