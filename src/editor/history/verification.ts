@@ -1,8 +1,8 @@
 /**
  * The form in which a session keeps its read model for `chronicle replay --verify`: the state with its
  * large collections (each document's entities, the changes of its undo and redo steps, each answered
- * operation's answer) replaced entry by entry with a digest of the entry's canonical JSON, and
- * everything else in full. A 100,000-entity drawing's state is some 59 MB of JSON, and writing it
+ * operation's answer) replaced entry by entry with a digest of the entry's canonical JSON (a step's
+ * entities written in it as their own digests), and everything else in full. A 100,000-entity drawing's state is some 59 MB of JSON, and writing it
  * whole at the session's end was the peak of the editor's memory; its digest is a few MB. A replay
  * digested the same way differs from it exactly where the states differ, and the difference still names
  * the entity by its handle, the step by its place and the operation by its request id.
@@ -14,11 +14,12 @@ import type {
   OperationRecord,
   Step,
 } from '../../../projections/editor-session.js';
+import type { Change } from '../../../streams/editor.js';
 import { dictGet, dictSet } from '../dict.js';
-import type { DxfDocumentModel } from '../model.js';
+import type { DxfDocumentModel, Entity } from '../model.js';
 
 /** How the digests are made; a snapshot that carries no such field holds the whole state (older sessions). */
-export const DIGEST_FORMAT = 'shake256-96 of canonical JSON';
+export const DIGEST_FORMAT = "shake256-96 of canonical JSON; a step's entities as their digests";
 
 type Digested<T, K extends keyof T, D> = Omit<T, K> & { [P in K]: D };
 
@@ -42,54 +43,81 @@ export type VerificationDigest = Digested<EditorSessionState, 'documents' | 'ope
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) {
+    let flat = true;
+    for (let i = 0; i < value.length && flat; i++) flat = value[i] === null || typeof value[i] !== 'object';
     // Coordinates, the bulk of a drawing: no object inside, no key to sort.
-    if (value.every((item) => item === null || typeof item !== 'object')) return JSON.stringify(value);
+    if (flat) return JSON.stringify(value);
     let text = '[';
-    for (let i = 0; i < value.length; i++) text += `${i > 0 ? ',' : ''}${canonicalJson(value[i] ?? null)}`;
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) text += ',';
+      text += canonicalJson(value[i] ?? null);
+    }
     return `${text}]`;
   }
   const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length > 1) keys.sort();
   let text = '{';
-  for (const key of Object.keys(record).sort()) {
+  for (const key of keys) {
     const member = record[key];
     if (member === undefined) continue;
-    text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(member)}`;
+    if (text.length > 1) text += ',';
+    text += JSON.stringify(key);
+    text += ':';
+    text += canonicalJson(member);
   }
   return `${text}}`;
 }
 
+/** A 96-bit SHAKE256 digest of a text, base64url: 16 characters, made at that length (see digestOf). */
+const hashOf = (text: string) =>
+  createHash('shake256', { outputLength: 12 }).update(text).digest('base64url');
+
 /**
- * A 96-bit SHAKE256 digest of the value's canonical JSON, base64url: 16 characters, made at that length
- * (a slice of a longer one would keep the longer string alive beside it, 100,000 times over). An
- * array's items are hashed one by one (the same text as a whole), so a step of 1,000 entities never
- * becomes one string.
+ * The digest of a value's canonical JSON. Made at its length: a slice of a longer one would keep the
+ * longer string alive beside it, 100,000 times over.
  */
-export function digestOf(value: unknown): string {
+export const digestOf = (value: unknown): string => hashOf(canonicalJson(value));
+
+/**
+ * A step's changes: the digest of their canonical JSON with each entity written as its digest (`digest`
+ * gives it), hashed change by change (a step of 1,000 entities never becomes one string).
+ */
+function changesDigest(
+  changes: readonly Change[],
+  digest: (entity: Entity, handle: string) => string,
+): string {
   const hash = createHash('shake256', { outputLength: 12 });
-  if (Array.isArray(value) && value.length > 1) {
-    hash.update('[');
-    for (let i = 0; i < value.length; i++)
-      hash.update(`${i > 0 ? ',' : ''}${canonicalJson(value[i] ?? null)}`);
-    hash.update(']');
-  } else hash.update(canonicalJson(value));
+  hash.update('[');
+  for (let i = 0; i < changes.length; i++) {
+    const change = changes[i] as Change;
+    const text =
+      change.kind === 'entity'
+        ? canonicalJson({
+            ...change,
+            before: change.before && digest(change.before, change.key),
+            after: change.after && digest(change.after, change.key),
+          })
+        : canonicalJson(change);
+    hash.update(i > 0 ? `,${text}` : text);
+  }
+  hash.update(']');
   return hash.digest('base64url');
 }
 
-/** Each entry's digest. By key (Object.entries would hold a pair array per entity for the whole walk). */
-function digestEntries<T>(dict: Readonly<Record<string, T>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const key of Object.keys(dict)) dictSet(out, key, digestOf(dictGet(dict, key)));
-  return out;
+function digestDocument(doc: DocumentState): DigestedDocument {
+  const model = doc.model;
+  const entities: Record<string, string> = {};
+  // By key: Object.entries would hold a pair array per entity for the whole walk.
+  for (const handle of Object.keys(model.entities))
+    dictSet(entities, handle, digestOf(dictGet(model.entities, handle)));
+  // The undo steps hold the very entity objects the model does (what a step made is what the model
+  // has): those are digested once. Digesting them twice was half the work of a close.
+  const digest = (entity: Entity, handle: string) =>
+    dictGet(model.entities, handle) === entity ? (dictGet(entities, handle) as string) : digestOf(entity);
+  const step = (s: Step) => ({ ...s, changes: changesDigest(s.changes, digest) });
+  return { ...doc, model: { ...model, entities }, undo: doc.undo.map(step), redo: doc.redo.map(step) };
 }
-
-const digestStep = (step: Step) => ({ ...step, changes: digestOf(step.changes) });
-
-const digestDocument = (doc: DocumentState): DigestedDocument => ({
-  ...doc,
-  model: { ...doc.model, entities: digestEntries(doc.model.entities) },
-  undo: doc.undo.map(digestStep),
-  redo: doc.redo.map(digestStep),
-});
 
 /** The state's verification digest. Shares the state's small parts: serialize it before the state changes. */
 export function verificationDigest(state: EditorSessionState): VerificationDigest {
