@@ -13,6 +13,7 @@ import { benchSoak } from './soak.js';
 import { benchStore } from './store.js';
 import { benchStorePg } from './store-pg.js';
 import { benchUi } from './ui.js';
+import { benchViewer } from './viewer.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
   store: benchStore,
@@ -28,6 +29,8 @@ const benchmarks: Record<string, () => Promise<void>> = {
   soak: benchSoak,
   // Issue 18: the stacks web page on a 200,000-line log, in Chromium.
   ui: benchUi,
+  // The GUI-hosted editor's viewer: a change over REST until the viewer's stream shows it.
+  viewer: benchViewer,
   'log-query': runLogQueryBench,
   // Issue 23: what checking answers against their schemas costs.
   answers: runAnswersBench,

@@ -198,6 +198,16 @@ function entryOf(state: AuditState, event: RecordedEvent): Omit<AuditEntry, 'id'
         details: { scheduleType: 'deploy_log_reconcile', executionId: d.execution_id, trigger: d.trigger },
       };
     }
+    case 'RetentionStarted': {
+      const d = event.data as Data<'RetentionStarted'>;
+      return {
+        type: 'schedule.run',
+        user: who(event, d.user_id),
+        stack: null,
+        environmentId: null,
+        details: { scheduleType: 'deploy_run_retention', executionId: d.execution_id, trigger: d.trigger },
+      };
+    }
     case 'NotificationAttempted': {
       const d = event.data as Data<'NotificationAttempted'>;
       return {
@@ -226,7 +236,8 @@ function entryOf(state: AuditState, event: RecordedEvent): Omit<AuditEntry, 'id'
 
 export const audit: Projection<AuditState> = {
   name: 'audit',
-  version: 1,
+  // 2: the retention's runs are in the trail too (schedule.run), as the reconcile's always were.
+  version: 2,
   initial: () => ({ entries: [], runs: new Map(), variables: new Map() }),
   evolve(state, event) {
     const entry = entryOf(state, event);

@@ -228,6 +228,21 @@ function evolveStep(state: EditorSessionState, event: RecordedEvent<string, Step
 }
 
 /**
+ * More changes of the step on top of the undo stack (a step recorded in parts). The step is replaced,
+ * not extended in place: a checkpoint or a batch's scratch state may share it.
+ */
+function continueStep(doc: DocumentState, data: { revision: number; changes: Change[] }): void {
+  const top = doc.undo.at(-1);
+  if (!top || top.revision !== data.revision || doc.revision !== data.revision) {
+    throw new Error(
+      `continuation of step ${data.revision} does not follow it (document at ${doc.revision}, undo top ${top?.revision})`,
+    );
+  }
+  applyStep(doc, data.changes, false);
+  doc.undo[doc.undo.length - 1] = { ...top, changes: top.changes.concat(data.changes) };
+}
+
+/**
  * Undo takes the top of the undo stack, applies it backwards and puts it on the redo stack; redo the
  * other way round. The event names the step it moves: a mismatch halts the read model, never skips.
  */
@@ -317,6 +332,9 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
       doc.saved_revision = doc.revision;
       return state;
     }
+    case 'StepContinued':
+      continueStep(documentOf(state, event.data.document_id), event.data);
+      return state;
     case 'StepUndone':
       moveStep(documentOf(state, event.data.document_id), 'undo', event.data);
       return state;

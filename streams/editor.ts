@@ -130,6 +130,13 @@ export interface EditorEventMap {
   PageSetupSet: StepData;
   SysvarsSet: StepData;
   FileIdentityAssigned: StepData;
+  /**
+   * More changes of the step just recorded (same document and revision), appended in the same write:
+   * a step whose changes do not fit in one event (the store's 4 MiB limit; deleting 20,000 entities
+   * is ~4.5 MB) is recorded as its step event with the first part and one of these per further part.
+   * Applied in order they are the whole step, which undo and redo move as one.
+   */
+  StepContinued: Stamped & { part: number; changes: Change[] };
   /** Undo and redo are events of their own: the log keeps every step, also the undone ones. */
   StepUndone: Stamped & { step_revision: number };
   StepRedone: Stamped & { step_revision: number };

@@ -14,8 +14,9 @@ import {
   type NewEditorEvent,
   sessionStream,
 } from '../../streams/editor.js';
+import { EventTooLargeError } from '../store/errors.js';
 import type { EventStore, RecordedEvent } from '../store/types.js';
-import { knownJsonOf, serializeEventBody } from '../store/validate.js';
+import { knownJsonOf } from '../store/validate.js';
 import { dictGet } from './dict.js';
 import { EditorError } from './errors.js';
 import { verificationDigest } from './history/verification.js';
@@ -24,6 +25,7 @@ import { cancelPick, pickRefusal } from './picks.js';
 import { type EditorRequest, isObject } from './request.js';
 import { resumeEvents } from './resume/events.js';
 import type { ResumeSource } from './resume/source.js';
+import { sizedParts } from './step-parts.js';
 import { resolveTarget } from './target.js';
 
 export const MAX_REQUEST_ID_BYTES = 128;
@@ -477,7 +479,6 @@ export class EditorSession {
     const stream = sessionStream(this.sessionId);
     const at = new Date().toISOString();
     const metadata = requestId === undefined ? { at } : { requestId, at };
-    const stamped = events.map((event) => ({ ...event, metadata }));
     // Serializing and parsing a large outcome (an open of 300,000 entities is ~100 MB of JSON) takes
     // seconds: it is done an event at a time, letting the loop answer other requests in between. The
     // state is only touched once all of it is ready, so nobody sees half an outcome.
@@ -487,9 +488,14 @@ export class EditorSession {
       await new Promise((resolve) => setImmediate(resolve));
       breath = performance.now();
     };
+    const stamped: Array<NewEditorEvent & { metadata: typeof metadata }> = [];
+    // A step too large for one event is recorded in parts (step-parts.ts), in this same append.
     const bodies: string[] = [];
-    for (const event of stamped) {
-      bodies.push(serializeEventBody(event, at));
+    for (const event of events) {
+      for (const part of sizedParts({ ...event, metadata }, at)) {
+        stamped.push(part.event);
+        bodies.push(part.body);
+      }
       await breathe();
     }
     const recorded: RecordedEvent[] = [];
@@ -585,6 +591,9 @@ export class EditorSession {
 
   private failure(request: EditorRequest, error: unknown): Answer {
     if (error instanceof EditorError) return this.withState(this.failureBody(request, error));
+    // Nothing was recorded: one change alone is over the store's event limit (step-parts.ts).
+    if (error instanceof EventTooLargeError)
+      return this.withState(this.failureBody(request, new EditorError('too_large', error.message)));
     const message = error instanceof Error ? error.message : String(error);
     return this.withState({ ok: false, code: 'internal_error', error: message });
   }

@@ -6,13 +6,22 @@ import { historySchemas } from './stacks-api/history-routes.js';
 import { userOf } from './stacks-request.js';
 
 /**
- * Notifications (issue 19 point 4), admins only: a test message to a channel, and the deliveries with
+ * Notifications (issue 19 point 4), admins only: the channels, a test message to one, and the deliveries with
  * every attempt, newest first (`limit` 1-500, default 50; `offset`).
  */
 export function notificationRoutes(app: FastifyInstance, service: StacksService): void {
   const admin = (request: Parameters<typeof userOf>[0]) => {
     if (!userOf(request).admin) throw new StacksError(403, 'Only an admin may manage notifications');
   };
+
+  app.get(
+    historySchemas.listNotificationChannels.url,
+    historySchemas.listNotificationChannels,
+    async (request) => {
+      admin(request);
+      return { channels: service.notifications.list() };
+    },
+  );
 
   app.post(historySchemas.testNotification.url, historySchemas.testNotification, async (request) => {
     admin(request);

@@ -110,8 +110,8 @@ export class Dirt {
     if (!isEditorEvent(event)) return;
     const e = event as EditorEvent;
     const active = state.active;
-    if (isStepEvent(e.type)) {
-      const data = e.data as StepData;
+    if (isStepEvent(e.type) || e.type === 'StepContinued') {
+      const data = e.data as Pick<StepData, 'document_id' | 'changes'>;
       this.tabs = true;
       if (data.document_id !== active) return;
       for (const change of data.changes) {

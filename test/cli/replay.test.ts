@@ -83,6 +83,27 @@ describe('chronicle replay', () => {
     expect(result.stdout).toMatch(/^verified: \d+ events replayed equal the live read model's snapshot$/m);
   });
 
+  it('--verify passes after a save and a selection, which are no revision of their own', async () => {
+    const own = await tempDir();
+    try {
+      const editor = await startEditor(['--data', own]);
+      const client = new Client(editor.port);
+      const session = body(await client.get('/api/v1/ready')).session_id as string;
+      expect((await client.post('/api/v1/entities', { entities: [LINE(0)] })).status).toBe(201);
+      const saved = await client.post('/api/v1/save', { path: join(own, 'saved.dxf') });
+      expect(saved.status, saved.text).toBe(200);
+      const selected = await client.post('/api/v1/commands', { cmd: 'SELECT ALL' });
+      expect(selected.status, selected.text).toBe(200);
+      await editor.stop();
+      const result = await runCli(['replay', session, '--verify', '--data', own], { timeoutMs: 30_000 });
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/ document 1 \(saved\.dxf\) at revision 1 of 1: /);
+    } finally {
+      await rm(own, { recursive: true, force: true });
+    }
+  });
+
   /** A copy of the data directory (the log as it is) whose live snapshot of `ended` is `tamper`'s. */
   async function withTamperedSnapshot(tamper: (source: EventStore) => Promise<Snapshot>): Promise<string> {
     const copy = await tempDir();

@@ -83,11 +83,8 @@ describe('the live feed', () => {
 
     // Each batch is a few MB of drawables: a few of them fill the socket buffers and the page's limit.
     let created = 0;
-    let slowest = 0;
     for (let batch = 0; batch < 40 && feed.dropped === 0; batch++) {
-      const started = performance.now();
       await h.ok('entities_create', { document_id: doc, entities: zigzags(50, batch * 50) });
-      slowest = Math.max(slowest, performance.now() - started);
       created += 50;
       await new Promise((r) => setTimeout(r, 40));
     }
@@ -102,8 +99,8 @@ describe('the live feed', () => {
           .filter((e) => e.event === 'entities')
           .reduce((n, e) => n + (e.data.upsert as unknown[]).length, 0) === created,
     );
-    // A batch is decided, recorded and answered without waiting for any page.
-    expect(slowest).toBeLessThan(5_000);
+    // A batch is decided, recorded and answered without waiting for any page: the loop above got every
+    // answer while the stalled page read nothing (it would hang there otherwise).
     expect((await h.call('state')).ok).toBe(true);
   });
 });

@@ -304,6 +304,17 @@ export function foldHistory(history: SessionHistory, event: EditorEvent): Sessio
   if (!doc) return history;
   if (isStepEvent(event.type) || REVISION_EVENTS.has(event.type)) {
     foldRevision(doc, event, history.policy);
+  } else if (event.type === 'StepContinued') {
+    // The rest of the latest step: its row names what this part changed too.
+    const row = doc.revisions.at(-1);
+    if (row?.revision !== event.data.revision) {
+      throw new Error(`document ${key}: continuation of step ${event.data.revision} does not follow it`);
+    }
+    const part = changedOf(event.data.changes);
+    row.handles = [...new Set([...row.handles, ...part.handles])];
+    row.keys = [...new Set([...row.keys, ...part.keys])];
+    apply(doc, event, event.data.revision);
+    doc.work += event.data.changes.length;
   } else if (event.type === 'DocumentClosed') {
     doc.closed = { at: event.metadata.at, discarded: event.data.discarded, stream_revision: event.revision };
     doc.openRequest = undefined;

@@ -196,6 +196,47 @@ export const AuditPage = z
   .object({ entries: z.array(AuditEntry), total: z.number().int() })
   .meta({ id: 'AuditPage', description: 'A page of the audit trail, newest first, and how many match.' });
 
+export const NotificationChannels = z
+  .object({
+    channels: z.array(
+      z.object({
+        name: z.string(),
+        type: z.enum(['webhook', 'ntfy', 'gotify', 'slack']),
+        host: z
+          .string()
+          .meta({ description: "The URL's host: its path, query and the token are not shown." }),
+        events: z.array(z.string()),
+        stacks: z.array(z.string()).nullable().meta({ description: 'Only these stacks; null: all.' }),
+        environments: z
+          .array(z.number().int().nullable())
+          .nullable()
+          .meta({ description: 'Only these environments (null: the local one); null: all.' }),
+        maxAttempts: z.number().int(),
+        retryBaseMs: z.number().int(),
+      }),
+    ),
+  })
+  .meta({
+    id: 'NotificationChannels',
+    description: "The config's notification channels, in config order, without their URL's path or token.",
+    examples: [
+      {
+        channels: [
+          {
+            name: 'ops',
+            type: 'webhook',
+            host: 'hooks.example.com',
+            events: ['run.failed'],
+            stacks: null,
+            environments: null,
+            maxAttempts: 6,
+            retryBaseMs: 2000,
+          },
+        ],
+      },
+    ],
+  });
+
 export const NotificationTestOutcome = z
   .object({
     key: z.string(),

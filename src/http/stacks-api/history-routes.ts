@@ -5,6 +5,7 @@ import {
   DeliveriesPage,
   HistorySettings,
   HistorySettingsChange,
+  NotificationChannels,
   NotificationTestOutcome,
   RunCompose,
   RunDiff,
@@ -175,6 +176,18 @@ export const historySchemas = {
       401: UNAUTHORIZED,
       403: fail('Needs an admin or the stacks edit permission.'),
       409: fail('A retention is running.'),
+    },
+  ),
+  listNotificationChannels: route(
+    'GET',
+    '/api/notifications',
+    'listNotificationChannels',
+    'The notification channels of the config (admins only)',
+    {},
+    {
+      200: json('Every channel, in config order.', NotificationChannels),
+      401: UNAUTHORIZED,
+      403: fail('Only an admin may.'),
     },
   ),
   testNotification: route(

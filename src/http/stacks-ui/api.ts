@@ -48,6 +48,7 @@ export type HistorySettings = StacksAnswer<'getHistorySettings', 200>;
 export type AuditPage = StacksAnswer<'listAudit', 200>;
 export type AuditEntry = Extract<AuditPage, { entries: unknown }>['entries'][number];
 export type DeliveriesPage = StacksAnswer<'listDeliveries', 200>;
+export type NotificationChannels = StacksAnswer<'listNotificationChannels', 200>;
 export type NotificationTest = StacksAnswer<'testNotification', 200>;
 export type RetentionExecution = StacksAnswer<'runRetention', 200>;
 /** The audit filters as the route reads them (each optional). */
@@ -102,6 +103,7 @@ const ROUTES = {
   setHistorySettings: ['PUT', '/api/stacks/:name/history-settings'],
   listAudit: ['GET', '/api/audit'],
   runRetention: ['POST', '/api/schedules/deploy_run_retention/run'],
+  listNotificationChannels: ['GET', '/api/notifications'],
   testNotification: ['POST', '/api/notifications/:name/test'],
   listDeliveries: ['GET', '/api/notifications/deliveries'],
 } as const satisfies Partial<{
@@ -303,6 +305,8 @@ export const api = {
   /** The whole filtered trail as NDJSON (the server answers it as the attachment `audit.ndjson`). */
   auditExportUrl: (filter: AuditFilter) => pathOf('listAudit', undefined, { ...filter, format: 'ndjson' }),
   runRetention: () => call<'runRetention', RetentionExecution>('runRetention'),
+  notificationChannels: () =>
+    call<'listNotificationChannels', NotificationChannels>('listNotificationChannels'),
   testNotification: (channel: string) =>
     call<'testNotification', NotificationTest>('testNotification', { params: { name: channel } }),
   deliveries: (limit: number, offset: number) =>

@@ -1,7 +1,6 @@
 /**
- * Notifications (admins): a test message to a channel, and the deliveries with every attempt, paged.
- * The channels are the config's (no route lists them), so the name is typed, offered from the channels
- * the deliveries name; an unknown one is the server's 404 message.
+ * Notifications (admins): the config's channels, each with a test message, and the deliveries with
+ * every attempt, paged. The server shows a channel's host only: its URL's path and token may be secret.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
@@ -9,41 +8,65 @@ import { absoluteTime, html, relativeTime } from './util.js';
 
 const PAGE = 20;
 
+/** @param {{ stacks: string[] | null, environments: Array<number | null> | null }} channel */
+const scopeOf = ({ stacks, environments }) =>
+  [
+    stacks ? `stacks ${stacks.join(', ')}` : 'every stack',
+    environments ? `environments ${environments.map((e) => (e === null ? 'local' : e)).join(', ')}` : null,
+  ]
+    .filter(Boolean)
+    .join('; ');
+
 /** @param {{ tick: number }} props */
 export function Notifications({ tick }) {
-  const [channel, setChannel] = useState('');
+  const [channels, setChannels] = useState(
+    /** @type {import('./api.js').NotificationChannels['channels'] | null} */ (null),
+  );
   const [offset, setOffset] = useState(0);
   const [page, setPage] = useState(/** @type {import('./api.js').DeliveriesPage | null} */ (null));
   const [error, setError] = useState(/** @type {string | null} */ (null));
   const [message, setMessage] = useState('');
   const [sent, setSent] = useState(0);
   useEffect(() => {
+    api.notificationChannels().then(
+      (answer) => setChannels(answer.channels),
+      (e) => setError(e.message),
+    );
+  }, []);
+  useEffect(() => {
     api.deliveries(PAGE, offset).then(setPage, (e) => setError(e.message));
   }, [offset, tick, sent]);
-  const test = async (/** @type {Event} */ e) => {
-    e.preventDefault();
+  const test = async (/** @type {string} */ channel) => {
     setError(null);
     setMessage('');
     try {
-      const outcome = await api.testNotification(channel.trim());
-      if (outcome.ok) setMessage(`Test sent to ${channel.trim()} (HTTP ${outcome.status}).`);
-      else setError(`The test to ${channel.trim()} failed: ${outcome.error ?? `HTTP ${outcome.status}`}`);
+      const outcome = await api.testNotification(channel);
+      if (outcome.ok) setMessage(`Test sent to ${channel} (HTTP ${outcome.status}).`);
+      else setError(`The test to ${channel} failed: ${outcome.error ?? `HTTP ${outcome.status}`}`);
       setSent((n) => n + 1);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     }
   };
   const total = page?.total ?? 0;
-  const known = [...new Set((page?.deliveries ?? []).map((d) => d.channel))];
   return html`<section class="card" aria-labelledby="notifications-title">
     <h2 id="notifications-title">Notifications</h2>
-    <p class="muted">Channels are set in the config (<code>notifications</code>). Send one a test message:</p>
-    <form class="filters" onSubmit=${test}>
-      <label>Channel <input name="channel" list="known-channels" required value=${channel}
-        onInput=${(/** @type {InputEvent} */ e) => setChannel(/** @type {HTMLInputElement} */ (e.target).value)} /></label>
-      <datalist id="known-channels">${known.map((name) => html`<option value=${name} />`)}</datalist>
-      <button type="submit">Send test</button>
-    </form>
+    <p class="muted">Channels are set in the config (<code>notifications</code>).</p>
+    ${channels !== null && channels.length === 0 ? html`<p class="muted">No channel is configured.</p>` : null}
+    ${
+      channels?.length
+        ? html`<table data-testid="channels">
+          <thead><tr><th scope="col">Channel</th><th scope="col">Type</th><th scope="col">Host</th><th scope="col">Events</th><th scope="col">Scope</th><th scope="col"><span class="sr-only">Test</span></th></tr></thead>
+          <tbody>${channels.map(
+            (c) => html`<tr data-channel=${c.name}>
+              <td>${c.name}</td><td>${c.type}</td><td><code>${c.host}</code></td>
+              <td>${c.events.join(', ')}</td><td>${scopeOf(c)}</td>
+              <td><button type="button" aria-label=${`Send test to ${c.name}`} onClick=${() => test(c.name)}>Send test</button></td>
+            </tr>`,
+          )}</tbody>
+        </table>`
+        : null
+    }
     ${error ? html`<p class="error-line" role="alert" data-testid="notification-error">${error}</p>` : null}
     ${message ? html`<p class="ok-line" role="status" data-testid="notification-message">${message}</p>` : null}
     <h3>Deliveries</h3>

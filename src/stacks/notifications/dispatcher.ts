@@ -24,6 +24,18 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
  * again, with the same key). Deliveries run in the background: a channel that is down slows neither
  * deploys nor the start.
  */
+/** A channel without what could be secret (see `list`). */
+export interface ChannelSummary {
+  name: string;
+  type: NotificationChannel['type'];
+  host: string;
+  events: string[];
+  stacks: string[] | null;
+  environments: Array<number | null> | null;
+  maxAttempts: number;
+  retryBaseMs: number;
+}
+
 export class NotificationDispatcher {
   readonly model: ProjectionRunner<NotificationsState>;
   private subscription: Subscription | undefined;
@@ -132,6 +144,23 @@ export class NotificationDispatcher {
     // The next pass must see this attempt, or it would count it again.
     await this.model.waitFor(position);
     return result;
+  }
+
+  /**
+   * `GET /api/notifications`: the config's channels as an admin may see them. The URL's path and query
+   * and the token are left out: a Slack or Discord webhook URL is its own secret; the host says where.
+   */
+  list(): ChannelSummary[] {
+    return this.channels.map((c) => ({
+      name: c.name,
+      type: c.type,
+      host: new URL(c.url).host,
+      events: [...c.events],
+      stacks: c.stacks ? [...c.stacks] : null,
+      environments: c.environments ? [...c.environments] : null,
+      maxAttempts: c.maxAttempts,
+      retryBaseMs: c.retryBaseMs,
+    }));
   }
 
   /** `POST /api/notifications/{name}/test`: one attempt now, recorded; answers its outcome. */

@@ -110,7 +110,7 @@ describe('pipelined mutations', () => {
         document_id: doc,
         entities: [{ type: 'text', layer: '0', position: [0, 0], height: 1, value: huge }],
       });
-      expect(refused).toMatchObject({ ok: false, code: 'internal_error' });
+      expect(refused).toMatchObject({ ok: false, code: 'too_large' });
       expect(refused.error).toMatch(/EntitiesCreated.* bytes/);
       const after = await h.call('entities_create', { document_id: doc, entities: [LINE] });
       expect(after.ok).toBe(true);

@@ -180,13 +180,21 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page: deploy history'
     expect(await page.locator('tr.run-row[data-run="6"]').getAttribute('data-status')).toBe('failed');
   });
 
-  it('sends a test notification to a local receiver and lists the delivery', async () => {
+  it('lists the channels and sends a test notification to a local receiver, then lists the delivery', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
-    await page.getByLabel('Channel').fill('nope');
-    await page.getByRole('button', { name: 'Send test' }).click();
-    await eventually(() => page.getByTestId('notification-error').textContent()).toMatch(/nope/);
-    await page.getByLabel('Channel').fill('hook');
-    await page.getByRole('button', { name: 'Send test' }).click();
+    const channel = page.locator('[data-testid="channels"] tr[data-channel="hook"]');
+    await eventually(() => channel.count()).toBe(1);
+    const cells = await channel.locator('td').allTextContents();
+    expect(cells.slice(0, 5)).toEqual([
+      'hook',
+      'webhook',
+      `127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+      'reconcile.failed',
+      'every stack',
+    ]);
+    // The URL's path is not shown: a webhook URL can be its own secret.
+    expect(await page.getByTestId('channels').textContent()).not.toContain('/hook');
+    await page.getByRole('button', { name: 'Send test to hook' }).click();
     await eventually(() => page.getByTestId('notification-message').textContent()).toBe(
       'Test sent to hook (HTTP 200).',
     );

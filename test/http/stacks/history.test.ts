@@ -345,6 +345,16 @@ describeStacks('deploy history', () => {
       const rows = objectOf(await stacks.admin.get('/api/schedules/executions?limit=500'))
         .executions as Json[];
       expect(rows.some((r) => r.scheduleType === 'deploy_run_retention' && r.id === row.id)).toBe(true);
+      // The run is in the audit trail, with who asked for it.
+      const trail = objectOf(await stacks.admin.get('/api/audit?type=schedule.run&limit=500'))
+        .entries as Json[];
+      expect(trail.filter((e) => (e.details as Json).scheduleType === 'deploy_run_retention')).toEqual([
+        expect.objectContaining({
+          type: 'schedule.run',
+          user: 'admin',
+          details: { scheduleType: 'deploy_run_retention', executionId: row.id, trigger: 'manual' },
+        }),
+      ]);
       // The rollback target is still there: its content too.
       expectStatus(await stacks.admin.get(`/api/stacks/ret/deploys/${good.runId}/compose`), 200);
     }, 60_000);

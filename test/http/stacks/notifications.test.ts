@@ -138,6 +138,37 @@ describeStacks('notifications', () => {
     expect(JSON.stringify(audit)).not.toContain(SECRET);
   }, 120_000);
 
+  it('lists the channels without their URL path or token, admins only', async () => {
+    const reply = await server.as('admin').get('/api/notifications');
+    expectStatus(reply, 200);
+    expect(objectOf(reply)).toEqual({
+      channels: [
+        {
+          name: 'hook',
+          type: 'webhook',
+          host: `127.0.0.1:${port}`,
+          events: ['run.failed'],
+          stacks: null,
+          environments: null,
+          maxAttempts: 6,
+          retryBaseMs: 200,
+        },
+        {
+          name: 'down',
+          type: 'ntfy',
+          host: '127.0.0.1:9',
+          events: ['run.failed', 'run.succeeded'],
+          stacks: null,
+          environments: null,
+          maxAttempts: 2,
+          retryBaseMs: 50,
+        },
+      ],
+    });
+    expect(JSON.stringify(objectOf(reply))).not.toMatch(/\/hook|\/topic/);
+    expectStatus(await server.as('viewer').get('/api/notifications'), 403);
+  });
+
   it('sends a test message, admins only', async () => {
     const admin = server.as('admin');
     const reply = await admin.post('/api/notifications/hook/test', {});
@@ -147,6 +178,7 @@ describeStacks('notifications', () => {
     expectStatus(await admin.post('/api/notifications/nope/test', {}), 404);
     expectStatus(await server.as('viewer').post('/api/notifications/hook/test', {}), 403);
     expectStatus(await server.as('viewer').get('/api/notifications/deliveries'), 403);
+    expectStatus(await server.as('viewer').get('/api/notifications'), 403);
     expectStatus(await admin.get(`/api/stacks${q(null)}`), 200);
   });
 });

@@ -216,7 +216,7 @@ export class SseReader {
   }
 
   /** The first event after index `from` that `match` accepts; fails after `timeoutMs`. */
-  async next(match: (e: SseEvent) => boolean, from = 0, timeoutMs = 5_000): Promise<SseEvent> {
+  async next(match: (e: SseEvent) => boolean, from = 0, timeoutMs = 20_000): Promise<SseEvent> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.events.slice(from).find(match);

@@ -60,7 +60,7 @@ describe('the viewer listener', () => {
     expect(body(missing)).toMatchObject({ ok: false, code: 'unknown_route' });
   });
 
-  it('streams the scene of the opened file, then entities created and erased over REST within 200 ms', async () => {
+  it('streams the scene of the opened file, then entities created and erased over REST (latency: `npm run bench -- viewer`)', async () => {
     const sse = await SseReader.open(gui.guiPort);
     try {
       expect(sse.status).toBe(200);
@@ -71,14 +71,12 @@ describe('the viewer listener', () => {
       expect(walls).toMatchObject({ layer: 'WALLS', color: '#ff0000' });
 
       const from = sse.events.length;
-      const sent = performance.now();
       const created = await gui.rest.post('/api/v1/entities', {
         entities: [{ type: 'Circle', center: [20, 30], radius: 5, layer: 'DOORS' }],
       });
       expect(created.status, created.text).toBe(201);
       const [handle] = strings(body(created), 'result.handles');
       const update = await sse.next((e) => e.event === 'entities', from);
-      expect(update.at - sent).toBeLessThan(200);
       expect(update.data).toMatchObject({
         upsert: [{ handle, type: 'Circle', color: '#00ff00' }],
         erase: [],
