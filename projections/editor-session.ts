@@ -15,6 +15,7 @@ import {
   sessionStream,
 } from '../streams/editor.js';
 import type { Projection } from './projection.js';
+import { sharedName, shareEntityNames } from './shared-names.js';
 
 /** One undo step as the document keeps it. */
 export interface Step {
@@ -95,6 +96,9 @@ export function applyChange(doc: DocumentState, change: Change, backwards: boole
     case 'entity': {
       const from = backwards ? change.after : change.before;
       const to = backwards ? change.before : change.after;
+      // Both stay in the state: the one in the model, the other in the undo step.
+      if (from !== null) shareEntityNames(from);
+      if (to !== null) shareEntityNames(to);
       dictPut(model.entities, change.key, to);
       const ordered = (e: Entity | null) => e !== null && inDrawingOrder(model, e);
       if (ordered(from) && !ordered(to)) removeFromOrder(model.order, change.key);
@@ -169,7 +173,20 @@ function documentOf(state: EditorSessionState, id: number): DocumentState {
   return doc;
 }
 
+/**
+ * The request id an answer repeats, and that the step it answers carries (from its event's metadata):
+ * one string for the three (each event's JSON made its own; an editor log's ids are 19 bytes or more).
+ */
+function shareRequestId(state: EditorSessionState, answered: EditorEventMap['OperationAnswered']): void {
+  const id = answered.request_id;
+  if (answered.answer.request_id === id) answered.answer.request_id = id;
+  if (answered.document_id === null) return;
+  const step = state.documents[String(answered.document_id)]?.undo.at(-1);
+  if (step?.request_id === id) step.request_id = id;
+}
+
 function openDocument(state: EditorSessionState, doc: DocumentState): void {
+  for (const entity of Object.values(doc.model.entities)) shareEntityNames(entity);
   state.documents[String(doc.id)] = doc;
   state.tabs.push(doc.id);
   state.active = doc.id;
@@ -202,7 +219,7 @@ function evolveStep(state: EditorSessionState, event: RecordedEvent<string, Step
   applyStep(doc, event.data.changes, false);
   doc.undo.push({
     revision: event.data.revision,
-    op: event.data.op,
+    op: sharedName(event.data.op),
     request_id: event.metadata.requestId,
     changes: event.data.changes,
   });
@@ -291,7 +308,10 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
       const doc = documentOf(state, event.data.document_id);
       const model = doc.model;
       dropIndex(doc);
-      for (const entity of event.data.entities) dictSet(model.entities, entity.handle, entity);
+      for (const entity of event.data.entities) {
+        shareEntityNames(entity);
+        dictSet(model.entities, entity.handle, entity);
+      }
       for (const handle of event.data.order) model.order.push(handle);
       return state;
     }
@@ -342,9 +362,10 @@ export function evolveSession(state: EditorSessionState, event: EditorEvent): Ed
       return state;
     case 'OperationAnswered': {
       const d = event.data;
+      shareRequestId(state, d);
       dictSet(state.operations, d.request_id, {
         request_id: d.request_id,
-        op: d.op,
+        op: sharedName(d.op),
         body_hash: d.body_hash,
         document_id: d.document_id,
         revision: d.revision,

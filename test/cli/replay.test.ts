@@ -6,9 +6,12 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { EditorSessionState } from '../../projections/editor-session.js';
+import { type EditorSessionState, editorSessionProjection } from '../../projections/editor-session.js';
 import { readDxf } from '../../src/editor/dxf/index.js';
+import { DIGEST_FORMAT, type VerificationDigest } from '../../src/editor/history/index.js';
 import { liveSnapshotName } from '../../src/editor/session.js';
+import type { EventStore, Snapshot } from '../../src/store/types.js';
+import { sessionStream } from '../../streams/editor.js';
 import { body, Client, startEditor } from '../http/editor/helpers.js';
 import { assertBuilt, runCli, tempDir, withDataStore } from './helpers.js';
 
@@ -101,30 +104,104 @@ describe('chronicle replay', () => {
     }
   });
 
-  it('--verify fails with a summary of the differences when the snapshot disagrees', async () => {
+  /** A copy of the data directory (the log as it is) whose live snapshot of `ended` is `tamper`'s. */
+  async function withTamperedSnapshot(tamper: (source: EventStore) => Promise<Snapshot>): Promise<string> {
     const copy = await tempDir();
-    try {
-      // A copy of the data directory with a snapshot that says otherwise (the log is not touched).
-      await withDataStore(data, async (source) => {
-        await withDataStore(copy, async (target) => {
-          for await (const event of source.readAll())
-            await target.append(event.stream, [
-              { type: event.type, data: event.data, metadata: event.metadata },
-            ]);
-          const snapshot = await source.loadSnapshot<EditorSessionState>(liveSnapshotName(ended));
-          if (!snapshot) throw new Error('the ended session left no live snapshot');
-          const doc = snapshot.state.documents['1'];
-          if (!doc) throw new Error('no document 1 in the snapshot');
-          doc.title = 'Tampered.dxf';
-          await target.saveSnapshot(snapshot);
-        });
+    await withDataStore(data, async (source) => {
+      await withDataStore(copy, async (target) => {
+        for await (const event of source.readAll())
+          await target.append(event.stream, [
+            { type: event.type, data: event.data, metadata: event.metadata },
+          ]);
+        await target.saveSnapshot(await tamper(source));
       });
+    });
+    return copy;
+  }
+
+  /** The session's read model, replayed from the log by its projection. */
+  async function replayedState(source: EventStore): Promise<EditorSessionState> {
+    const projection = editorSessionProjection(ended);
+    let state = projection.initial();
+    for await (const event of source.readStream(sessionStream(ended)))
+      state = projection.evolve(state, event);
+    return state;
+  }
+
+  /** The handle of document 1's line (one is left after the undo). */
+  function lineOf(state: EditorSessionState): string {
+    const lines = Object.values(state.documents['1']?.model.entities ?? {}).filter((e) => e.type === 'Line');
+    expect(lines).toHaveLength(1);
+    return (lines[0] as { handle: string }).handle;
+  }
+
+  it('the live snapshot is the digest of the read model: entities by digest, the rest in full', async () => {
+    await withDataStore(data, async (store) => {
+      const snapshot = await store.loadSnapshot<VerificationDigest>(liveSnapshotName(ended));
+      expect(snapshot?.state.digest).toBe(DIGEST_FORMAT);
+      const doc = snapshot?.state.documents['1'];
+      expect(doc?.title).toBe('Drawing1.dxf');
+      const digests = Object.values(doc?.model.entities ?? {});
+      expect(digests.length).toBeGreaterThan(0);
+      for (const digest of digests) expect(digest).toMatch(/^[\w-]{16}$/);
+    });
+  });
+
+  it('--verify fails with a summary naming what differs, the entity by its handle', async () => {
+    let handle = '';
+    const copy = await withTamperedSnapshot(async (source) => {
+      const snapshot = await source.loadSnapshot<VerificationDigest>(liveSnapshotName(ended));
+      if (!snapshot) throw new Error('the ended session left no live snapshot');
+      const doc = snapshot.state.documents['1'];
+      if (!doc) throw new Error('no document 1 in the snapshot');
+      doc.title = 'Tampered.dxf';
+      // The one line left after the undo: its digest as if it were another entity.
+      handle = lineOf(await replayedState(source));
+      expect(doc.model.entities[handle]).toMatch(/^[\w-]{16}$/);
+      doc.model.entities[handle] = 'AAAAAAAAAAAAAAAA';
+      return snapshot;
+    });
+    try {
       const result = await runCli(['replay', ended, '--verify', '--data', copy]);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/verify failed/);
       expect(result.stderr).toContain('documents.1.title: "Tampered.dxf" -> "Drawing1.dxf"');
+      expect(result.stderr).toMatch(
+        new RegExp(`documents\\.1\\.model\\.entities\\.${handle}: "AAAAAAAAAAAAAAAA" -> "[\\w-]{16}"`),
+      );
     } finally {
       await rm(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('--verify of a snapshot of the whole state (older sessions) compares it whole', async () => {
+    let handle = '';
+    const whole = async (source: EventStore, change?: (state: EditorSessionState) => void) => {
+      const live = await source.loadSnapshot<VerificationDigest>(liveSnapshotName(ended));
+      if (!live) throw new Error('the ended session left no live snapshot');
+      const state = await replayedState(source);
+      change?.(state);
+      return { ...live, state } as Snapshot;
+    };
+    const same = await withTamperedSnapshot((source) => whole(source));
+    const moved = await withTamperedSnapshot((source) =>
+      whole(source, (state) => {
+        handle = lineOf(state);
+        const line = state.documents['1']?.model.entities[handle];
+        if (line?.type !== 'Line') throw new Error('no line in document 1');
+        line.start = [5, 5, 0];
+      }),
+    );
+    try {
+      const verified = await runCli(['replay', ended, '--verify', '--data', same]);
+      expect(verified.stderr).toBe('');
+      expect(verified.code).toBe(0);
+      const failed = await runCli(['replay', ended, '--verify', '--data', moved]);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain(`documents.1.model.entities.${handle}.start[0]: 5 -> 0`);
+    } finally {
+      await rm(same, { recursive: true, force: true });
+      await rm(moved, { recursive: true, force: true });
     }
   });
 

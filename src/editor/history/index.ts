@@ -14,3 +14,11 @@ export {
 export { readSessionHistory, SessionHistories } from './histories.js';
 export { jsonDifferences } from './json-differences.js';
 export { documentAt, headRevision, revisionOf, type TreeStatus, treeStatus } from './time-travel.js';
+export {
+  canonicalJson,
+  DIGEST_FORMAT,
+  digestOf,
+  isVerificationDigest,
+  type VerificationDigest,
+  verificationDigest,
+} from './verification.js';
