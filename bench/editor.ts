@@ -3,10 +3,11 @@
  * LevelDB event store in a temporary directory, durable appends: every batch is fsynced, as the product
  * runs it).
  *
- *  1. create 100,000 entities as 100 `entities_create` requests of 1,000 mixed entities: entities/s,
+ *  1. (in a child process per round, BENCH_ROUNDS rounds: medians and spreads; steps 3 and 4 too)
+ *     create 100,000 entities as 100 `entities_create` requests of 1,000 mixed entities: entities/s,
  *     RSS after (target < 400 MB) and the process's peak RSS so far; then the peak RSS through the
- *     session's close, held to the same 400 MB (a session keeps no read-model snapshot: its stream is
- *     its checkpoint — a snapshot of this one was 59 MB of JSON and pushed the peak to ~510 MB);
+ *     session's close, held to the same 400 MB (the close writes the read model's verification digest
+ *     for `replay --verify`, ~3.5 MB, not the whole state: 59 MB of JSON, which pushed the peak to ~430 MB);
  *  2. `open` a 100,000-entity DXF made by ezdxf at bench time, until the answer, against ezdxf's own
  *     `readfile` of the same file, timed inside Python (interpreter start and `import ezdxf` excluded),
  *     the two in turn for BENCH_ROUNDS rounds after a warm-up; target: the median of the rounds' ratios
@@ -21,6 +22,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { bounds, documentContext } from '../src/editor/geometry/index.js';
 import { editorOps } from '../src/editor/ops/index.js';
@@ -207,7 +209,7 @@ async function dispose(h: Harness): Promise<void> {
 }
 
 /** (1) The 100,000-entity document, made by `entities_create` batches; (3) queries and (4) undo on it. */
-async function createQueryUndo(rows: BenchReport['rows'], ratios: BenchReport['ratios']) {
+export async function createQueryUndo(rows: BenchReport['rows'], ratios: BenchReport['ratios']) {
   const h = await harness('create');
   const created = await ok(h.session, { op: 'new', request_id: requestId(h) });
   const documentId = created.document_id as number;
@@ -431,11 +433,51 @@ async function openAndCompare(path: string, rows: BenchReport['rows'], ratios: B
   return { bytes };
 }
 
+const CREATE_CHILD = fileURLToPath(new URL('./editor-create-child.js', import.meta.url));
+
+/**
+ * (1), (3) and (4) in BENCH_ROUNDS child processes: each row's numbers and each ratio as the median of
+ * the rounds, with their spread.
+ */
+async function createRounds(rows: BenchReport['rows'], ratios: BenchReport['ratios']) {
+  const rounds: Array<{
+    rows: BenchReport['rows'];
+    ratios: BenchReport['ratios'];
+    created: { entities: number; meanMatches: number };
+  }> = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const { stdout } = await run(process.execPath, [CREATE_CHILD], { maxBuffer: 1 << 20 });
+    rounds.push(JSON.parse(stdout));
+  }
+  const first = rounds[0] as (typeof rounds)[number];
+  for (const [i, row] of first.rows.entries()) {
+    const merged: Record<string, string | number> = {};
+    for (const [key, value] of Object.entries(row)) {
+      const values = rounds.map((r) => r.rows[i]?.[key]);
+      merged[key] =
+        typeof value === 'number'
+          ? spreadCell(values as number[], Number.isInteger(value) ? 0 : 2)
+          : (value as string);
+    }
+    rows.push(merged);
+  }
+  for (const [key, ratio] of Object.entries(first.ratios)) {
+    ratios[key] = ratioOf(
+      rounds.map((r) => r.ratios[key]?.value as number),
+      ratio.target,
+      ratio.max ? { max: true } : {},
+    );
+  }
+  return first.created;
+}
+
 export async function benchEditor(): Promise<void> {
   const rows: BenchReport['rows'] = [];
   const ratios: BenchReport['ratios'] = {};
-  // Creation first, so the RSS and peak RSS it reports are of the 100,000 created entities alone.
-  const created = await createQueryUndo(rows, ratios);
+  // Creation, queries, undo and close run in a child process per round, so that each round's RSS and
+  // peak RSS are of its own 100,000 created entities alone (this process has loaded every benchmark's
+  // modules: resvg, playwright, ... ~50 MB the editor does not have); the medians meet the targets.
+  const created = await createRounds(rows, ratios);
   const opened = await openDxf(rows, ratios);
   printReport({
     name: 'editor: EditorSession.dispatch over a LevelDB event store in a temp dir (durable appends, fsync per batch)',
