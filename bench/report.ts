@@ -86,6 +86,9 @@ export function spreadCell(values: readonly number[], digits = 0): string {
     : `${f(median(values))} [${f(Math.min(...values))}–${f(Math.max(...values))}]`;
 }
 
+/** Every target missed by the reports printed so far, as `<report name>: <ratio line>`. */
+export const missedTargets: string[] = [];
+
 export function printReport(report: BenchReport): void {
   const columns = [...new Set(report.rows.flatMap((row) => Object.keys(row)))];
   const table = [columns, ...report.rows.map((row) => columns.map((c) => cell(row[c] ?? '')))];
@@ -101,9 +104,9 @@ export function printReport(report: BenchReport): void {
     const spread = r.spread
       ? `  median of ${r.runs} runs, spread ${r.spread[0].toFixed(2)}–${r.spread[1].toFixed(2)}`
       : '';
-    console.log(
-      `  ${key}: ${r.value.toFixed(2)} (${r.max ? '<' : '>='} ${r.target}) ${r.ok ? 'ok' : 'MISSES TARGET'}${spread}`,
-    );
+    const text = `${key}: ${r.value.toFixed(2)} (${r.max ? '<' : '>='} ${r.target}) ${r.ok ? 'ok' : 'MISSES TARGET'}${spread}`;
+    console.log(`  ${text}`);
+    if (!r.ok) missedTargets.push(`${report.name.split(':')[0]}: ${text}`);
   }
   console.log(`\nJSON ${JSON.stringify(report)}`);
 }
