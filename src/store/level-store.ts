@@ -207,28 +207,9 @@ export class LevelEventStore implements EventStore {
     assertStreamName(stream);
     const head = await this.streamHead(stream);
     if (head.deleted) throw new StreamDeletedError(stream);
-    // The events of the next chunk are read (on LevelDB's thread) while this one is used: a rebuild
-    // otherwise waited for every chunk's reads in turn (15% of its time idle, CPU profile of the replay
-    // bench).
-    let pending: Promise<RecordedEvent[]> | undefined;
-    try {
-      for await (const entries of prefetched(this.db.iterator(revisionRange(stream)))) {
-        const next = this.eventsAt(entries);
-        if (pending) {
-          const events = await pending;
-          pending = next;
-          yield events;
-        } else pending = next;
-      }
-      if (pending) {
-        const events = await pending;
-        pending = undefined;
-        yield events;
-      }
-    } finally {
-      // A reader that stopped early leaves a read in flight: it ends before the store may close.
-      await pending?.catch(() => undefined);
-    }
+    // The index entries point to the events: the next chunk's are read with them, while this one is
+    // used (a rebuild otherwise waited for every chunk's reads in turn: 15% of its time idle).
+    yield* prefetched(this.db.iterator(revisionRange(stream)), (entries) => this.eventsAt(entries));
   }
 
   /**
@@ -651,18 +632,32 @@ export class LevelEventStore implements EventStore {
 }
 
 /**
- * The iterator's entries a chunk at a time, the next chunk read (on LevelDB's thread) while this one is
- * decoded and used; the iterator is closed when the reader is done or stops.
+ * The iterator's entries a chunk at a time, the next chunk read (on LevelDB's thread), and given to
+ * `load` when there is one, while this one is used; the iterator is closed when the reader is done or
+ * stops.
  */
-async function* prefetched(iterator: StringIterator): AsyncIterable<Array<[string, string]>> {
-  let next: Promise<Array<[string, string]>> | undefined = iterator.nextv(READ_CHUNK);
+function prefetched(iterator: StringIterator): AsyncIterable<Array<[string, string]>>;
+function prefetched<T>(
+  iterator: StringIterator,
+  load: (entries: Array<[string, string]>) => Promise<T>,
+): AsyncIterable<T>;
+async function* prefetched<T>(
+  iterator: StringIterator,
+  load?: (entries: Array<[string, string]>) => Promise<T>,
+): AsyncIterable<T | Array<[string, string]>> {
+  const read = async () => {
+    const entries: Array<[string, string]> = await iterator.nextv(READ_CHUNK);
+    if (entries.length === 0) return undefined;
+    return { value: load ? await load(entries) : entries };
+  };
+  let next: ReturnType<typeof read> | undefined = read();
   try {
     for (;;) {
-      const entries: Array<[string, string]> = await next;
+      const chunk = await next;
       next = undefined;
-      if (entries.length === 0) return;
-      next = iterator.nextv(READ_CHUNK);
-      yield entries;
+      if (chunk === undefined) return;
+      next = read();
+      yield chunk.value;
     }
   } finally {
     // A read still in flight must end before the iterator closes.
