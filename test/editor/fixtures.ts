@@ -1,4 +1,5 @@
 import type { DxfDocumentModel, Entity, LineEntity } from '../../src/editor/model.js';
+import type { EditorEventMap } from '../../streams/editor.js';
 
 /** A model with nothing in it but layer 0: enough for decisions and evolve, no DXF involved. */
 export function emptyModel(): DxfDocumentModel {
@@ -44,3 +45,13 @@ export const line = (handle: string, x = 0): LineEntity => ({
 });
 
 export const handlesOf = (entities: Record<string, Entity>) => Object.keys(entities).sort();
+
+/** The data of a DocumentCreated of a blank document: `Drawing<id>.dxf` at revision 0, never saved. */
+export const documentCreated = (id = 1, title = `Drawing${id}.dxf`): EditorEventMap['DocumentCreated'] => ({
+  document_id: id,
+  revision: 0,
+  title,
+  path: null,
+  template: null,
+  model: emptyModel(),
+});

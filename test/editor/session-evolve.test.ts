@@ -7,7 +7,7 @@ import {
 } from '../../projections/editor-session.js';
 import type { RecordedEvent } from '../../src/store/types.js';
 import type { Change, EditorEvent, EditorEventMap, EditorEventType } from '../../streams/editor.js';
-import { emptyModel, line } from './fixtures.js';
+import { documentCreated, emptyModel, line } from './fixtures.js';
 
 let position = 0;
 function recorded<T extends EditorEventType>(
@@ -107,17 +107,7 @@ describe('applyStep', () => {
 describe('evolveSession', () => {
   it('keeps undo and redo stacks: undo moves a step to redo, a new step clears redo', () => {
     const state = initialSession('s1');
-    evolveSession(
-      state,
-      recorded('DocumentCreated', {
-        document_id: 1,
-        revision: 0,
-        title: 'Drawing1.dxf',
-        path: null,
-        template: null,
-        model: emptyModel(),
-      }),
-    );
+    evolveSession(state, recorded('DocumentCreated', documentCreated(1)));
     const created = (h: string, revision: number): Change[] => [
       { kind: 'entity', key: h, before: null, after: line(h), index: revision - 1 },
     ];
@@ -161,17 +151,7 @@ describe('evolveSession', () => {
 
   it('refuses an undo that does not match the undo stack instead of skipping it', () => {
     const state = initialSession('s1');
-    evolveSession(
-      state,
-      recorded('DocumentCreated', {
-        document_id: 1,
-        revision: 0,
-        title: 'D',
-        path: null,
-        template: null,
-        model: emptyModel(),
-      }),
-    );
+    evolveSession(state, recorded('DocumentCreated', documentCreated(1, 'D')));
     expect(() =>
       evolveSession(state, recorded('StepUndone', { document_id: 1, revision: 1, step_revision: 7 })),
     ).toThrow(/does not match/);
@@ -180,17 +160,7 @@ describe('evolveSession', () => {
   it('closing the active document activates the last remaining tab', () => {
     const state = initialSession('s1');
     for (const id of [1, 2, 3]) {
-      evolveSession(
-        state,
-        recorded('DocumentCreated', {
-          document_id: id,
-          revision: 0,
-          title: `D${id}`,
-          path: null,
-          template: null,
-          model: emptyModel(),
-        }),
-      );
+      evolveSession(state, recorded('DocumentCreated', documentCreated(id, `D${id}`)));
     }
     evolveSession(state, recorded('DocumentActivated', { document_id: 2 }));
     evolveSession(state, recorded('DocumentClosed', { document_id: 2, discarded: false }));

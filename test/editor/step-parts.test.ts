@@ -13,7 +13,7 @@ import {
   type NewEditorEvent,
   type StepData,
 } from '../../streams/editor.js';
-import { emptyModel, line } from './fixtures.js';
+import { documentCreated, line } from './fixtures.js';
 
 const handles = Array.from({ length: 300 }, (_, i) => (0x100 + i).toString(16).toUpperCase());
 const created: Change[] = handles.map((h, i) => ({
@@ -89,19 +89,7 @@ const recorded = (event: NewEditorEvent, requestId = 'r1'): EditorEvent =>
 
 function session() {
   const state = initialSession('s1');
-  evolveSession(
-    state,
-    recorded(
-      editorEvent('DocumentCreated', {
-        document_id: 1,
-        revision: 0,
-        title: 'Drawing1.dxf',
-        path: null,
-        template: null,
-        model: emptyModel(),
-      }),
-    ),
-  );
+  evolveSession(state, recorded(editorEvent('DocumentCreated', documentCreated(1))));
   return state;
 }
 
