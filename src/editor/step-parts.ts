@@ -29,7 +29,7 @@ export function stepParts(event: NewEditorEvent, partBytes = PART_BYTES): NewEdi
   const parts: Change[][] = [[]];
   let bytes = 0;
   for (const change of data.changes) {
-    // JSON's length in UTF-16 units is at most its UTF-8 size / 1 and at least / 3: measure bytes.
+    // The store's limit is in UTF-8 bytes, which a string's length does not give beyond ASCII.
     const size = Buffer.byteLength(JSON.stringify(change));
     const current = parts[parts.length - 1] as Change[];
     if (current.length > 0 && bytes + size > partBytes) {
