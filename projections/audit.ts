@@ -43,6 +43,19 @@ export const addAuditMapper = (mapper: AuditMapper) => extraMappers.push(mapper)
 const who = (event: RecordedEvent, userId: string | null | undefined): string | null =>
   userId ?? (typeof event.metadata.userId === 'string' ? event.metadata.userId : null);
 
+/** The start of a schedule's run (the reconcile's, the retention's), by whoever asked for it. */
+const scheduleRun = (
+  event: RecordedEvent,
+  scheduleType: 'deploy_log_reconcile' | 'deploy_run_retention',
+  d: Data<'ReconcileStarted'> | Data<'RetentionStarted'>,
+): Omit<AuditEntry, 'id' | 'at'> => ({
+  type: 'schedule.run',
+  user: who(event, d.user_id),
+  stack: null,
+  environmentId: null,
+  details: { scheduleType, executionId: d.execution_id, trigger: d.trigger },
+});
+
 function entryOf(state: AuditState, event: RecordedEvent): Omit<AuditEntry, 'id' | 'at'> | undefined {
   switch (event.type) {
     case 'StackCreated': {
@@ -188,26 +201,10 @@ function entryOf(state: AuditState, event: RecordedEvent): Omit<AuditEntry, 'id'
         details: { deliveryId: d.delivery_id, outcome: d.outcome, runId: d.run_id },
       };
     }
-    case 'ReconcileStarted': {
-      const d = event.data as Data<'ReconcileStarted'>;
-      return {
-        type: 'schedule.run',
-        user: who(event, d.user_id),
-        stack: null,
-        environmentId: null,
-        details: { scheduleType: 'deploy_log_reconcile', executionId: d.execution_id, trigger: d.trigger },
-      };
-    }
-    case 'RetentionStarted': {
-      const d = event.data as Data<'RetentionStarted'>;
-      return {
-        type: 'schedule.run',
-        user: who(event, d.user_id),
-        stack: null,
-        environmentId: null,
-        details: { scheduleType: 'deploy_run_retention', executionId: d.execution_id, trigger: d.trigger },
-      };
-    }
+    case 'ReconcileStarted':
+      return scheduleRun(event, 'deploy_log_reconcile', event.data as Data<'ReconcileStarted'>);
+    case 'RetentionStarted':
+      return scheduleRun(event, 'deploy_run_retention', event.data as Data<'RetentionStarted'>);
     case 'NotificationAttempted': {
       const d = event.data as Data<'NotificationAttempted'>;
       return {
