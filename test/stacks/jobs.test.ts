@@ -195,58 +195,20 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
     expect(seenAtFinish).toBeLessThan(20_001);
   });
 
-  it('a subscriber slower than the job lets its live queue go and reads the store instead: every message once, in order', async () => {
-    // No kept chunks: what it fell behind on is only in the store.
-    const bare = await openRecords(kind, { jobs: { historyBytes: 0 } });
-    try {
-      const job = await start(bare);
-      let taken = 0;
-      let release: () => void = () => {};
-      const held = new Promise<void>((r) => {
-        release = r;
-      });
-      // Slow: a pause of a few ms after every 20 chunks, while the job prints as fast as it can, and held
-      // from its 40th chunk until the job has finished.
-      const slow = lastValueFrom(
-        bare.jobs
-          .chunks(job.id, 0, {
-            liveQueueBytes: 2_000,
-            ready: () => {
-              taken += 1;
-              if (taken === 40) return held;
-              return taken % 20 === 0 ? new Promise<void>((r) => setTimeout(r, 2)) : undefined;
-            },
-          })
-          .pipe(toArray()),
-      );
-      const live = lastValueFrom(bare.jobs.chunks(job.id, 0).pipe(toArray()));
-      for (let i = 0; i < 30_000; i++) {
-        job.line(`l${i}`);
-        if (i % 500 === 499) await new Promise((r) => setImmediate(r));
-      }
-      await job.finish({ success: true, exitCode: 0 });
-      release();
-      const chunks = await slow;
-      const indexes = chunks.flatMap((c) => c.messages.map((_, i) => c.from + i));
-      expect(indexes).toEqual(Array.from({ length: 30_001 }, (_, i) => i));
-      // It did fall behind: some of what it got came from the store (chunks no live subscriber got).
-      const published = new Set(await live);
-      expect(chunks.some((c) => !published.has(c.whole ?? c))).toBe(true);
-    } finally {
-      await bare.dispose();
-    }
-  });
-
-  it('a subscriber that falls behind catches up from the chunks the job keeps, also once it has finished: the live chunk objects, no store read', async () => {
-    const job = await start(records);
+  /**
+   * A job printing 30,000 lines as fast as it can, watched by one live subscriber and one slow one (a
+   * pause after every 20 chunks, held from its 40th chunk until the job has finished): what the slow
+   * one got, the chunks the live one got, and how many the slow one had taken when held.
+   */
+  async function fallBehind(book: Records, whenFinished: (jobId: string) => void = () => {}) {
+    const job = await start(book);
     let taken = 0;
     let release: () => void = () => {};
     const held = new Promise<void>((r) => {
       release = r;
     });
-    // Slow: a pause after every 20 chunks, and held from its 40th until the job has finished.
     const slow = lastValueFrom(
-      records.jobs
+      book.jobs
         .chunks(job.id, 0, {
           liveQueueBytes: 2_000,
           ready: () => {
@@ -257,21 +219,41 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
         })
         .pipe(toArray()),
     );
-    const live = lastValueFrom(records.jobs.chunks(job.id, 0).pipe(toArray()));
+    const live = lastValueFrom(book.jobs.chunks(job.id, 0).pipe(toArray()));
     for (let i = 0; i < 30_000; i++) {
       job.line(`l${i}`);
       if (i % 500 === 499) await new Promise((r) => setImmediate(r));
     }
     await job.finish({ success: true, exitCode: 0 });
-    // Finished and recorded: the book runs it no more, and the store holds all of it.
-    expect(records.jobs.running(job.id)).toBeUndefined();
+    whenFinished(job.id);
     release();
     const chunks = await slow;
+    return { chunks, published: new Set(await live), taken };
+  }
+
+  it('a subscriber slower than the job lets its live queue go and reads the store instead: every message once, in order', async () => {
+    // No kept chunks: what it fell behind on is only in the store.
+    const bare = await openRecords(kind, { jobs: { historyBytes: 0 } });
+    try {
+      const { chunks, published } = await fallBehind(bare);
+      const indexes = chunks.flatMap((c) => c.messages.map((_, i) => c.from + i));
+      expect(indexes).toEqual(Array.from({ length: 30_001 }, (_, i) => i));
+      // It did fall behind: some of what it got came from the store (chunks no live subscriber got).
+      expect(chunks.some((c) => !published.has(c.whole ?? c))).toBe(true);
+    } finally {
+      await bare.dispose();
+    }
+  });
+
+  it('a subscriber that falls behind catches up from the chunks the job keeps, also once it has finished: the live chunk objects, no store read', async () => {
+    const { chunks, published, taken } = await fallBehind(records, (jobId) => {
+      // Finished and recorded: the book runs it no more, and the store holds all of it.
+      expect(records.jobs.running(jobId)).toBeUndefined();
+    });
     const indexes = chunks.flatMap((c) => c.messages.map((_, i) => c.from + i));
     expect(indexes).toEqual(Array.from({ length: 30_001 }, (_, i) => i));
     expect(chunks.at(-1)?.messages.at(-1)?.type).toBe('result');
     // Every chunk it got is a live chunk, or the part of one it resumed in: none was read from the store.
-    const published = new Set(await live);
     expect(chunks.filter((c) => !published.has(c.whole ?? c))).toEqual([]);
     // And it did fall behind: held at its 40th chunk until the end, with far more than its live queue
     // (2,000 bytes; a chunk of 500 lines is some 30 KB) still to come.
