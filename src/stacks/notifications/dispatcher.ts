@@ -15,15 +15,6 @@ import { channelRequest, wants } from './channels.js';
 /** How long one attempt may take before it counts as failed. */
 const ATTEMPT_TIMEOUT_MS = 10_000;
 
-/**
- * Delivers notifications (issue 19 point 4): a subscriber over the log (the `notifications` read model)
- * with its own checkpoint (NotificationsCheckpointed). Each occurrence past the checkpoint gets a
- * delivery per channel that wants it, key `<channel>:<position>:<event>`; a failed attempt is retried after
- * retryBaseMs, doubled each time, up to maxAttempts; every attempt is an event. At least once: a
- * restart resumes pending deliveries from the log (an attempt whose answer was not recorded is sent
- * again, with the same key). Deliveries run in the background: a channel that is down slows neither
- * deploys nor the start.
- */
 /** A channel without what could be secret (see `list`). */
 export interface ChannelSummary {
   name: string;
@@ -36,6 +27,15 @@ export interface ChannelSummary {
   retryBaseMs: number;
 }
 
+/**
+ * Delivers notifications (issue 19 point 4): a subscriber over the log (the `notifications` read model)
+ * with its own checkpoint (NotificationsCheckpointed). Each occurrence past the checkpoint gets a
+ * delivery per channel that wants it, key `<channel>:<position>:<event>`; a failed attempt is retried after
+ * retryBaseMs, doubled each time, up to maxAttempts; every attempt is an event. At least once: a
+ * restart resumes pending deliveries from the log (an attempt whose answer was not recorded is sent
+ * again, with the same key). Deliveries run in the background: a channel that is down slows neither
+ * deploys nor the start.
+ */
 export class NotificationDispatcher {
   readonly model: ProjectionRunner<NotificationsState>;
   private subscription: Subscription | undefined;
