@@ -63,10 +63,8 @@ export interface CaptureColors {
 }
 
 export interface CaptureDrawing {
-  /** The SVG document as UTF-8, what the rasteriser reads. */
+  /** The SVG document as UTF-8, what the rasteriser reads (and takes: see rasterize). */
   bytes: Uint8Array;
-  /** The same as text. */
-  readonly svg: string;
   /** Entities in the view, drawn; those of them drawn as one pixel; text elements; highlighted entities. */
   entities: number;
   dots: number;
@@ -96,6 +94,13 @@ function pair(d: Bytes, x: number, y: number): void {
   d.int(x);
   if (y >= 0) d.char(SPACE);
   d.int(y);
+}
+
+/** `<path {attributes} d="{d}"/>` into `out`. */
+function writePath(out: Bytes, attributes: string, d: Bytes): void {
+  out.text(`<path ${attributes} d="`);
+  out.append(d);
+  out.text('"/>');
 }
 
 /** The path data of one stroke style (in one clip), and where its pen stands (absolute units). */
@@ -235,11 +240,7 @@ class Canvas {
       d.char(Z);
       done = row * width + end;
     }
-    runs.forEach((d, i) => {
-      out.text(`<path fill="${this.colors[i]}" d="`);
-      out.append(d);
-      out.text('"/>');
-    });
+    for (const [i, d] of runs.entries()) writePath(out, `fill="${this.colors[i]}"`, d);
   }
 }
 
@@ -531,38 +532,30 @@ export function captureSvg(
         ? ` stroke-dasharray="${pattern.map((l) => num(l * UNIT)).join(' ')}"`
         : '';
     const clipped = stroke.clip >= 0 ? ` clip-path="url(#c${stroke.clip})"` : '';
-    out.text(
-      `<path stroke="${styleColors[stroke.style]}" stroke-width="${num(widthPx * UNIT)}"${dashed}${clipped} d="`,
+    writePath(
+      out,
+      `stroke="${styleColors[stroke.style]}" stroke-width="${num(widthPx * UNIT)}"${dashed}${clipped}`,
+      stroke.d,
     );
-    out.append(stroke.d);
-    out.text('"/>');
   }
   out.text('</g><g stroke="none">');
-  for (const [color, d] of canvas.fills) {
-    out.text(`<path fill="${color}" d="`);
-    out.append(d);
-    out.text('"/>');
-  }
+  for (const [color, d] of canvas.fills) writePath(out, `fill="${color}"`, d);
   canvas.pixelPaths(out);
   out.text('</g>');
   if (canvas.texts.length > 0)
     out.text(`<g font-family="${CAPTURE_FONTS}" stroke="none">${canvas.texts.join('')}</g>`);
   if (highlight.d.length > 0) {
-    out.text(
-      `<g fill="none" stroke-linecap="round" stroke-linejoin="round"><path stroke="${HIGHLIGHT}" stroke-width="${HIGHLIGHT_WIDTH_PX * UNIT}" stroke-dasharray="${HIGHLIGHT_DASH_PX.map((l) => l * UNIT).join(' ')}" d="`,
+    out.text('<g fill="none" stroke-linecap="round" stroke-linejoin="round">');
+    writePath(
+      out,
+      `stroke="${HIGHLIGHT}" stroke-width="${HIGHLIGHT_WIDTH_PX * UNIT}" stroke-dasharray="${HIGHLIGHT_DASH_PX.map((l) => l * UNIT).join(' ')}"`,
+      highlight.d,
     );
-    out.append(highlight.d);
-    out.text('"/></g>');
+    out.text('</g>');
   }
   out.text('</svg>');
-  const bytes = out.bytes();
-  let svg: string | undefined;
   return {
-    bytes,
-    get svg() {
-      svg ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
-      return svg;
-    },
+    bytes: out.bytes(),
     entities,
     dots,
     texts: canvas.texts.length,

@@ -9,6 +9,8 @@ import { backgroundOf, foregroundOn } from '../../../src/editor/ops/capture.js';
 import { plotContext } from '../../../src/editor/plot/scene.js';
 import { emptyModel } from '../fixtures.js';
 
+const textOf = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
+
 const box = (x1: number, y1: number, x2: number, y2: number): Bounds => ({
   min: [x1, y1, 0],
   max: [x2, y2, 0],
@@ -77,11 +79,12 @@ describe('captureSvg', () => {
     ]);
     const view = captureView(256, box(0, -10, 100, 60), undefined);
     const drawing = captureSvg(flat, view, colors, new Set());
-    expect(drawing.svg.match(/<path stroke="#ff0000"/g)).toHaveLength(1);
-    expect(drawing.svg.match(/<path stroke="#00ff00"/g)).toHaveLength(1);
+    const svg = textOf(drawing.bytes);
+    expect(svg.match(/<path stroke="#ff0000"/g)).toHaveLength(1);
+    expect(svg.match(/<path stroke="#00ff00"/g)).toHaveLength(1);
     // 30 points on one spot are one pixel: one rectangle in the yellow fill.
     expect(drawing.dots).toBe(31);
-    expect(/<path fill="#ffff00" d="M[^"]*"/.exec(drawing.svg)?.[0].match(/M/g)).toHaveLength(1);
+    expect(/<path fill="#ffff00" d="M[^"]*"/.exec(svg)?.[0].match(/M/g)).toHaveLength(1);
     expect(drawing.entities).toBe(34);
   });
 
@@ -93,6 +96,6 @@ describe('captureSvg', () => {
     const view = captureView(256, box(-5, -5, 15, 5), undefined);
     const drawing = captureSvg(flat, view, colors, new Set(['101', '100']));
     expect([drawing.entities, drawing.highlighted]).toEqual([1, 1]);
-    expect(drawing.svg).toContain('stroke="#4aa3ff"');
+    expect(textOf(drawing.bytes)).toContain('stroke="#4aa3ff"');
   });
 });
