@@ -6,7 +6,7 @@
  * build again after a change from the pieces of the entities the change did not touch.
  */
 
-import { type ArcCurve, inSweep } from '../geometry/curves.js';
+import { arcExtent } from '../geometry/curves.js';
 import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
 import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
@@ -271,19 +271,6 @@ export class FlatSceneBuilder {
 
   private readonly visit = (x: number, y: number) => this.point(x, y);
 
-  /** Grows the box by an arc's ends and the axis extremes it passes (curveBounds, allocating nothing). */
-  private arcBox(c: ArcCurve): void {
-    const [cx, cy] = c.center;
-    const r = c.radius;
-    const end = c.start + c.sweep;
-    this.point(cx + r * Math.cos(c.start), cy + r * Math.sin(c.start));
-    this.point(cx + r * Math.cos(end), cy + r * Math.sin(end));
-    if (inSweep(c, 0, 0)) this.point(cx + r, cy);
-    if (inSweep(c, Math.PI / 2, 0)) this.point(cx, cy + r);
-    if (inSweep(c, Math.PI, 0)) this.point(cx - r, cy);
-    if (inSweep(c, (3 * Math.PI) / 2, 0)) this.point(cx, cy - r);
-  }
-
   private point(x: number, y: number): void {
     if (x < this.minX) this.minX = x;
     if (y < this.minY) this.minY = y;
@@ -337,7 +324,7 @@ export class FlatSceneBuilder {
             if (c.sweep >= TAU) {
               this.point(c.center[0] - c.radius, c.center[1] - c.radius);
               this.point(c.center[0] + c.radius, c.center[1] + c.radius);
-            } else this.arcBox(c);
+            } else arcExtent(c, this.visit);
           }
         }
         return style;

@@ -79,6 +79,23 @@ export function inSweep(c: ArcCurve, angle: number, eps = 1e-12): boolean {
   return offset <= c.sweep + eps || offset >= TAU - eps;
 }
 
+/**
+ * The points that bound an arc of less than a turn, in the XY plane: its two ends and the axis extremes
+ * (0, 90, 180, 270 degrees) it passes. Given to `visit` one by one, so a caller growing a box of its own
+ * makes no array.
+ */
+export function arcExtent(c: ArcCurve, visit: (x: number, y: number) => void): void {
+  const [cx, cy] = c.center;
+  const r = c.radius;
+  const end = c.start + c.sweep;
+  visit(cx + r * Math.cos(c.start), cy + r * Math.sin(c.start));
+  visit(cx + r * Math.cos(end), cy + r * Math.sin(end));
+  if (inSweep(c, 0, 0)) visit(cx + r, cy);
+  if (inSweep(c, Math.PI / 2, 0)) visit(cx, cy + r);
+  if (inSweep(c, Math.PI, 0)) visit(cx - r, cy);
+  if (inSweep(c, (3 * Math.PI) / 2, 0)) visit(cx, cy - r);
+}
+
 export function curveBounds(c: Curve): Bounds {
   if (c.kind === 'segment') {
     return {
@@ -89,16 +106,16 @@ export function curveBounds(c: Curve): Bounds {
   const [cx, cy, z] = c.center;
   const r = c.radius;
   if (c.sweep >= TAU) return { min: [cx - r, cy - r, z], max: [cx + r, cy + r, z] };
-  const [p0, p1] = arcEnds(c);
-  let minX = Math.min(p0[0], p1[0]);
-  let minY = Math.min(p0[1], p1[1]);
-  let maxX = Math.max(p0[0], p1[0]);
-  let maxY = Math.max(p0[1], p1[1]);
-  // The axis extremes (0, 90, 180, 270 degrees) the arc passes.
-  if (inSweep(c, 0, 0)) maxX = cx + r;
-  if (inSweep(c, Math.PI / 2, 0)) maxY = cy + r;
-  if (inSweep(c, Math.PI, 0)) minX = cx - r;
-  if (inSweep(c, (3 * Math.PI) / 2, 0)) minY = cy - r;
+  let minX = Infinity;
+  let minY = Infinity;
+  let maxX = -Infinity;
+  let maxY = -Infinity;
+  arcExtent(c, (x, y) => {
+    if (x < minX) minX = x;
+    if (x > maxX) maxX = x;
+    if (y < minY) minY = y;
+    if (y > maxY) maxY = y;
+  });
   return { min: [minX, minY, z], max: [maxX, maxY, z] };
 }
 
