@@ -35,7 +35,6 @@
  * `npm run bench -- deploys-engine` runs the real-engine line alone.
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -44,6 +43,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { createRedactor } from '../src/stacks/redaction.js';
 import { type EngineServer, measureEngine } from './deploys-engine.js';
+import { cpuSeconds } from './process-cpu.js';
 import { measureRedaction, redactionWorkload } from './redaction.js';
 import {
   type BenchReport,
@@ -75,20 +75,6 @@ const FANOUT_JS = fileURLToPath(new URL('./sse-fanout-child.js', import.meta.url
 const BENCH_COMPOSE = fileURLToPath(new URL('../../bench/fixtures/bench-compose.mjs', import.meta.url));
 
 type Child = ChildProcessByStdio<null, Readable, Readable>;
-
-/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
-const CLOCK_TICKS = 100;
-/** User + system CPU seconds a process has used so far (NaN where /proc cannot tell). */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces) start at field 3; utime, stime are 14, 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return Number.NaN;
-  }
-}
 
 /** Starts `chronicle stacks` and waits for its listening line. */
 export function startServer(

@@ -28,13 +28,13 @@
  * previous one close (the spec's limit; the bare server has none).
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { cpuSeconds } from './process-cpu.js';
 import {
   type BenchReport,
   interleaved,
@@ -50,8 +50,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 const CLIENTS = 8;
 const STORE = process.env.BENCH_HTTP_STORE === 'memory' ? 'memory' : 'level';
-/** Linux reports process CPU time in clock ticks of 1/100 s. */
-const CLOCK_TICKS = 100;
 /** Extra node options for our server only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
 const NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -105,14 +103,6 @@ function stop(server: Server): Promise<void> {
     });
     server.child.kill('SIGTERM');
   });
-}
-
-/** User + system CPU seconds the process has used so far. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces) start at field 3; utime, stime are 14, 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
 /** The bytes of one request, as every client sends it. */
