@@ -27,13 +27,12 @@
  * editor's 8-connection limit: a client's next connection can arrive before the server has seen its
  * previous one close (the spec's limit; the bare server has none).
  */
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { type Server, start, stop } from './child-server.js';
 import { cpuSeconds } from './process-cpu.js';
 import {
   type BenchReport,
@@ -55,55 +54,6 @@ const NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(B
 
 const MAIN_JS = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const BARE_JS = fileURLToPath(new URL('./bare-http-child.js', import.meta.url));
-
-type Child = ChildProcessByStdio<null, Readable, Readable>;
-
-interface Server {
-  name: string;
-  child: Child;
-  port: number;
-}
-
-/** Starts `args` under node and waits for the line `pattern` finds the port in (stdout or stderr). */
-function start(name: string, args: readonly string[], pattern: RegExp): Promise<Server> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${name} did not report a port within 15 s: ${output}`));
-    }, 15_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const port = pattern.exec(output)?.[1];
-      if (port === undefined) return;
-      clearTimeout(timer);
-      child.stdout.off('data', onData);
-      child.stderr.off('data', onData);
-      child.stdout.resume();
-      child.stderr.resume();
-      resolve({ name, child, port: Number(port) });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited (${code}) before listening: ${output}`));
-    });
-  });
-}
-
-function stop(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    if (server.child.exitCode !== null) return resolve();
-    const timer = setTimeout(() => server.child.kill('SIGKILL'), 5_000);
-    server.child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    server.child.kill('SIGTERM');
-  });
-}
 
 /** The bytes of one request, as every client sends it. */
 function requestBytes(port: number, method: string, path: string, body?: string): Buffer {

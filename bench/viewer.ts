@@ -10,13 +10,12 @@
  *    event naming the new handle; BENCH_ROUNDS rounds of SAMPLES samples, after a warm-up round.
  * Target: the viewer's update p99 under 200 ms after the request, as the median of the rounds' p99s.
  */
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { type Server, start, stop } from './child-server.js';
 import { type BenchReport, percentile, printReport, ROUNDS, ratioOf, spreadCell } from './report.js';
 
 const SAMPLES = Number(process.env.BENCH_VIEWER_SAMPLES ?? 50);
@@ -33,26 +32,14 @@ const PLAN = [
   '0\nENDSEC\n0\nEOF\n',
 ].join('');
 
-type Child = ChildProcessByStdio<null, Readable, Readable>;
-
-async function startGui(file: string, store: string): Promise<{ child: Child; rest: number; gui: number }> {
-  const child = spawn(process.execPath, [MAIN_JS, 'editor', '--http', '0', file, '--store', store], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const seen = (c: Buffer) => {
-      output += c.toString('utf8');
-      const rest = /editor listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1];
-      const gui = /gui listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1];
-      if (rest && gui) resolve({ child, rest: Number(rest), gui: Number(gui) });
-    };
-    child.stdout.on('data', seen);
-    child.stderr.on('data', seen);
-    child.once('exit', (code) =>
-      reject(new Error(`chronicle editor exited ${code} before listening: ${output}`)),
-    );
-  });
+/** `chronicle editor` GUI-hosted on `file`: its REST and viewer ports. */
+async function startGui(file: string, store: string): Promise<{ server: Server; rest: number; gui: number }> {
+  const server = await start(
+    'chronicle editor',
+    [MAIN_JS, 'editor', '--http', '0', file, '--store', store],
+    /editor listening on http:\/\/127\.0\.0\.1:(\d+)[\s\S]*gui listening on http:\/\/127\.0\.0\.1:(\d+)/,
+  );
+  return { server, rest: server.port, gui: Number(server.match[2]) };
 }
 
 /** Handles of the viewer's `entities` events, each with when it arrived. */
@@ -153,8 +140,7 @@ export async function benchViewer(): Promise<void> {
     }
   } finally {
     events.close();
-    server.child.kill('SIGTERM');
-    await new Promise((r) => server.child.once('exit', r));
+    await stop(server.server);
     await rm(dir, { recursive: true, force: true });
   }
   const p = (which: 'answer' | 'update', q: number) => rounds.map((r) => percentile(r[which], q));
