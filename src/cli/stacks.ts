@@ -1,4 +1,5 @@
 import type { LiveModel } from '../../projections/live-model.js';
+import { EndingStreams } from '../http/ending-streams.js';
 import { stacksApp } from '../http/stacks-app.js';
 import { stacksHttpLimits } from '../http/stacks-limits.js';
 import { ComposeNotFoundError, ComposeResolver, describeCompose } from '../stacks/compose-program.js';
@@ -12,6 +13,8 @@ import { dataDirOf, openStoreUnlessStopped, type StoreOptions } from './store-op
 
 export const DEFAULT_STACKS_HOST = '127.0.0.1';
 export const DEFAULT_STACKS_PORT = 5080;
+/** How long close() lets streams write how their job or run ended (a client that reads no more, say). */
+const STREAM_END_GRACE_MS = 2_000;
 
 export interface StacksServerOptions {
   store: EventStore;
@@ -56,7 +59,8 @@ export async function startStacksServer(options: StacksServerOptions): Promise<S
     await service.close();
     throw error;
   }
-  const app = stacksApp(service, { git, limits });
+  const streams = new EndingStreams();
+  const app = stacksApp(service, { git, limits, streams });
   try {
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
@@ -80,6 +84,8 @@ export async function startStacksServer(options: StacksServerOptions): Promise<S
         git.stopSchedules();
         await service.close();
         await git.close();
+        // The jobs have ended: their event streams and followed logs write their last event first.
+        await streams.ended(STREAM_END_GRACE_MS);
         app.server.closeAllConnections?.();
         await server;
       })();

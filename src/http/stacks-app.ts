@@ -4,6 +4,7 @@ import { isStacksError } from '../stacks/errors.js';
 import type { GitStacks } from '../stacks/git-stacks.js';
 import type { StacksService } from '../stacks/service.js';
 import type { StackStatusReader } from '../stacks/stack-status.js';
+import { EndingStreams } from './ending-streams.js';
 import { parseQuery } from './query-string.js';
 import { changeRoutes } from './stacks-changes.js';
 import {
@@ -46,9 +47,16 @@ export const registeredRoutes = (app: FastifyInstance): readonly RegisteredRoute
  */
 export function stacksApp(
   service: StacksService,
-  parts: { git?: GitStacks; limits?: StacksHttpLimits; status?: StackStatusReader } = {},
+  parts: {
+    git?: GitStacks;
+    limits?: StacksHttpLimits;
+    status?: StackStatusReader;
+    /** The streams close() lets end first (ending-streams.ts). */
+    streams?: EndingStreams;
+  } = {},
 ): FastifyInstance {
   const limits = parts.limits ?? DEFAULT_STACKS_HTTP_LIMITS;
+  const streams = parts.streams ?? new EndingStreams();
   const sessions = new Sessions(service.config);
   const app = Fastify({
     bodyLimit: SMALL_BODY_LIMIT,
@@ -128,13 +136,13 @@ export function stacksApp(
     sessionRoutes(scope, service.config, sessions);
     changeRoutes(scope, service);
     stackRoutes(scope, service, parts.status);
-    runRoutes(scope, service);
+    runRoutes(scope, service, streams);
     // Issue 19's routes (deploy history, audit, retention, notifications): no zod schemas yet.
     historyRoutes(scope, service);
     auditRoutes(scope, service);
     retentionRoutes(scope, service);
     notificationRoutes(scope, service);
-    jobRoutes(scope, service, limits.droppedClientGraceMs);
+    jobRoutes(scope, service, limits.droppedClientGraceMs, streams);
     if (parts.git) gitStackRoutes(scope, parts.git);
     scheduleRoutes(scope, service);
     documentRoute(scope);

@@ -4,6 +4,7 @@ import { checkEnvAccess } from '../stacks/auth.js';
 import { notFound } from '../stacks/errors.js';
 import { type JobChunk, JobSubscriberTooSlowError } from '../stacks/jobs.js';
 import type { StacksService } from '../stacks/service.js';
+import type { EndingStreams } from './ending-streams.js';
 import { EventStream, streamObserver } from './event-stream.js';
 import { indexedMessageFrames } from './sse-frames.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
@@ -38,7 +39,12 @@ function framesOf(chunk: JobChunk): Buffer {
  * The job poll and its event stream. Beyond the spec, on purpose (issue 6): both need a token and
  * `view` on the job's stack, by the list rule for the job's environment.
  */
-export function jobRoutes(app: StacksFastify, service: StacksService, droppedClientGraceMs: number): void {
+export function jobRoutes(
+  app: StacksFastify,
+  service: StacksService,
+  droppedClientGraceMs: number,
+  streams: EndingStreams,
+): void {
   const jobOf = async (
     request: Pick<FastifyRequest, 'stacksUser'> & { params: { id: string } },
   ): Promise<JobInfo> => {
@@ -65,6 +71,7 @@ export function jobRoutes(app: StacksFastify, service: StacksService, droppedCli
       const info = await jobOf(request);
       const from = resumeIndex(request.headers['last-event-id']);
       const stream = new EventStream(reply);
+      streams.add(stream);
       const subscription = service.jobs.chunks(info.id, from, { ready: () => stream.ready() }).subscribe(
         streamObserver(stream, `stacks: events of job ${info.id}`, {
           next: (chunk) => stream.write(framesOf(chunk)),

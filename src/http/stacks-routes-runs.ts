@@ -12,6 +12,7 @@ import {
 import { pagingParam } from '../stacks/paging.js';
 import type { StacksService } from '../stacks/service.js';
 import type { StackAction } from '../stacks/types.js';
+import type { EndingStreams } from './ending-streams.js';
 import { EventStream } from './event-stream.js';
 import { logLineFrames } from './sse-frames.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
@@ -22,7 +23,7 @@ import { allow, userOf } from './stacks-request.js';
  * The run endpoints of the spec: list (rule 3 with the list permission rule), and the three single-run
  * endpoints (rule 2: the run's own environment, never a caller's `env`).
  */
-export function runRoutes(app: StacksFastify, service: StacksService): void {
+export function runRoutes(app: StacksFastify, service: StacksService, streams: EndingStreams): void {
   /**
    * The single-run checks, in the spec's order (the name and run id were checked by the schema): the
    * global permission, then that the run exists and is of the stack in the path (404 Run not found),
@@ -71,7 +72,7 @@ export function runRoutes(app: StacksFastify, service: StacksService): void {
       if (request.query.follow) {
         const offset = resumeOffset(request.headers['last-event-id'], request.query.offset);
         await checked(checkLogOffset(path, offset));
-        followLog(service, run, offset, reply);
+        followLog(service, streams, run, offset, reply);
         return reply;
       }
       // Issue 19 point 7: a range or a search of a large log, answered as JSON (history/log-query.ts).
@@ -127,16 +128,31 @@ function resumeOffset(header: string | string[] | undefined, offset: number | un
  * then `{type: 'end', status}`. Each line an event whose id is the byte offset after it. A slow client's
  * backlog stays in the file: it is never dropped for it.
  */
-function followLog(service: StacksService, run: DeployRun, offset: number, reply: FastifyReply): void {
+function followLog(
+  service: StacksService,
+  streams: EndingStreams,
+  run: DeployRun,
+  offset: number,
+  reply: FastifyReply,
+): void {
   const follow = service.runs.followLog(run.id);
   const stream = new EventStream(reply);
+  streams.add(stream);
   const pump = async () => {
-    for await (const batch of followLogFile(follow.source, offset, stream.closed)) {
-      if (!stream.open) return;
-      stream.write(logLineFrames(batch.bytes, batch.at));
+    // Read by hand: the generator's return value says whether the log was read to its end.
+    const batches = followLogFile(follow.source, offset, Promise.race([stream.closed, streams.closing]));
+    for (let next = await batches.next(); stream.open; next = await batches.next()) {
+      // Not read to its end (the server stops while the run goes on elsewhere): no `end`, the client
+      // resumes from its Last-Event-ID.
+      if (next.done) {
+        if (next.value) stream.send(JSON.stringify({ type: 'end', status: await follow.status() }));
+        return;
+      }
+      stream.write(logLineFrames(next.value.bytes, next.value.at));
       await stream.ready();
     }
-    if (stream.open) stream.send(JSON.stringify({ type: 'end', status: await follow.status() }));
+    // The client has gone: the generator's finally closes the file.
+    await batches.return(false);
   };
   pump()
     .catch((error: unknown) => {

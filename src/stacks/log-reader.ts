@@ -103,13 +103,17 @@ export interface LogLines {
 /**
  * The log's whole lines from `offset` on, a read at a time, until the log is complete and read to its
  * end. Reads only when the consumer asks for the next batch (an async generator: back-pressure for
- * free). Throws LogOffsetError when `offset` is not a line start. `stop` ends a wait for more.
+ * free). Throws LogOffsetError when `offset` is not a line start.
+ *
+ * `stop` ends a wait for more lines, never the reads of a complete log: a follower stopped as the run
+ * ends still gets the rest (a consumer that has gone simply stops asking). Returns true when the log
+ * was complete and read to its end, false when `stop` ended a wait.
  */
 export async function* followLog(
   source: LogSource,
   offset: number,
   stop: Promise<void>,
-): AsyncGenerator<LogBytes> {
+): AsyncGenerator<LogBytes, boolean> {
   let stopped = false;
   void stop.then(() => {
     stopped = true;
@@ -119,7 +123,7 @@ export async function* followLog(
   let at = offset;
   let checked = false;
   try {
-    while (!stopped) {
+    for (;;) {
       // Whether it was complete is taken before the size: the size read after it is then the final one.
       const complete = source.complete();
       handle ??= await openLog(source.path);
@@ -148,7 +152,12 @@ export async function* followLog(
         }
         // A line still being written by another process: wait for its end.
       }
-      if (complete) return;
+      if (complete) return true;
+      // Stopped: no wait for more, but a log that became complete meanwhile is read to its end.
+      if (stopped) {
+        if (!source.complete()) return false;
+        continue;
+      }
       await Promise.race([source.changed(), stop]);
     }
   } finally {
