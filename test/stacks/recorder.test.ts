@@ -17,7 +17,7 @@ import {
 } from '../../src/stacks/recorder.js';
 import { createRedactor } from '../../src/stacks/redaction.js';
 import { jobStream, runStream } from '../../streams/stacks.js';
-import { noExit, openRecords, type Records, readAllEvents, storeKinds, within } from './records-helpers.js';
+import { noExit, openRecords, type Records, readAllEvents, storeKinds } from './records-helpers.js';
 
 const runInput = (over: Partial<RunStart> = {}): RunStart => ({
   jobId: 'job-1',
@@ -339,7 +339,7 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
       exit: { ...noExit, exitCode: 1 },
       redactor: createRedactor([]),
     });
-    const got = await within(5_000, followed);
+    const got = await followed;
     const file = (await readLog(recorder.logPath)) as string;
     expect(got.lines).toEqual(file.trimEnd().split('\n'));
     expect(got.lines).toHaveLength(6_100);

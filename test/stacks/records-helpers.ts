@@ -91,11 +91,3 @@ export async function readAllEvents(store: EventStore, stream?: string): Promise
 }
 
 export const noExit = { exitCode: 0, signal: null, timedOut: false, cancelled: false } as const;
-
-export function within<T>(ms: number, work: Promise<T>, what = 'work'): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
