@@ -43,7 +43,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { createRedactor } from '../src/stacks/redaction.js';
 import { type EngineServer, measureEngine } from './deploys-engine.js';
-import { cpuSeconds } from './process-cpu.js';
+import { cpuSeconds, peakRssBytes } from './process-usage.js';
 import { measureRedaction, redactionWorkload } from './redaction.js';
 import {
   type BenchReport,
@@ -65,6 +65,8 @@ const TARGET_LINES_PER_SECOND = 50_000;
 const TARGET_REDACTION_RATIO = 5;
 /** Of the bare fan-out limit, the same clients served the same frames by bare node:http (issue 22). */
 const TARGET_FANOUT_RATIO = 0.9;
+/** Megabytes as memory is reported (10^6 bytes). */
+const MB = 1_000_000;
 /** Extra node options for the server only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
 const NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
@@ -193,7 +195,7 @@ function rawPipe(env: NodeJS.ProcessEnv): Promise<{
 async function fanoutLimit(
   env: NodeJS.ProcessEnv,
   pool: ClientPool,
-): Promise<{ perSecond: number; seconds: number; serverCpu: number }> {
+): Promise<{ perSecond: number; seconds: number; serverCpu: number; serverPeakMb: number }> {
   const child = spawn(process.execPath, [FANOUT_JS, BENCH_COMPOSE], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -217,13 +219,14 @@ async function fanoutLimit(
     await call(port, 'POST', '/start');
     const done = await clients;
     const serverCpu = cpuSeconds(child.pid) - cpu0;
+    const serverPeakMb = peakRssBytes(child.pid) / MB;
     const failed = done.filter((c) => c.lines !== LINES || c.outOfOrder > 0);
     if (failed.length > 0)
       throw new Error(`fan-out limit: ${failed.length} clients did not get every line in order`);
     const first = Math.min(...done.map((c) => c.firstEmitMs));
     const last = Math.max(...done.map((c) => c.lastLineAt));
     const seconds = (last - first) / 1000;
-    return { perSecond: LINES / seconds, seconds, serverCpu };
+    return { perSecond: LINES / seconds, seconds, serverCpu, serverPeakMb };
   } finally {
     child.kill();
   }
@@ -295,6 +298,8 @@ interface ChronicleRound {
   runSeconds: number;
   /** CPU seconds the server used from the POST until the last client had its result. */
   serverCpu: number;
+  /** The server's peak resident memory (VmHWM) once the log was read, in MB. */
+  serverPeakMb: number;
   runStatus: string;
   logLines: number;
   postMs: number;
@@ -315,6 +320,7 @@ async function chronicleRound(pool: ClientPool): Promise<ChronicleRound> {
   let postMs = 0;
   let runSeconds = Number.NaN;
   let serverCpu = Number.NaN;
+  let serverPeakMb = Number.NaN;
   try {
     const cpu0 = cpuSeconds(server.child.pid);
     const t0 = now();
@@ -357,6 +363,7 @@ async function chronicleRound(pool: ClientPool): Promise<ChronicleRound> {
       logLines++;
       if (redactor.line(line) !== line) logLeaks++;
     }
+    serverPeakMb = peakRssBytes(server.child.pid) / MB;
   } finally {
     const code = await stopServer(server.child);
     if (code !== 0) process.stderr.write(`chronicle stacks exited ${code}: ${server.stderr()}\n`);
@@ -385,6 +392,7 @@ async function chronicleRound(pool: ClientPool): Promise<ChronicleRound> {
     p99: percentile(sorted, 99),
     runSeconds,
     serverCpu,
+    serverPeakMb,
     runStatus,
     logLines,
     postMs,
@@ -450,6 +458,7 @@ export async function benchDeploys(): Promise<void> {
         'p50 ms': median(ours.map((r) => r.p50)),
         'p99 ms': median(ours.map((r) => r.p99)),
         'server CPU s': median(ours.map((r) => r.serverCpu)),
+        'server peak MB': median(ours.map((r) => r.serverPeakMb)),
         '% of raw': (100 * median(ours.map((r) => r.perSecond))) / rawPerSecond,
       },
       { case: 'end to end (fastest client)', 'lines/s': spreadCell(ours.map((r) => r.fastest)) },
@@ -463,6 +472,7 @@ export async function benchDeploys(): Promise<void> {
         'lines/s': spreadCell(limits.map((r) => r.perSecond)),
         seconds: median(limits.map((r) => r.seconds)),
         'server CPU s': median(limits.map((r) => r.serverCpu)),
+        'server peak MB': median(limits.map((r) => r.serverPeakMb)),
       },
       {
         case: 'raw pipe into a Node child (one run)',
@@ -508,6 +518,8 @@ export async function benchDeploys(): Promise<void> {
       runSeconds: ours.map((r) => r.runSeconds),
       serverCpuSeconds: ours.map((r) => r.serverCpu),
       fanoutServerCpuSeconds: limits.map((r) => r.serverCpu),
+      serverPeakMb: ours.map((r) => r.serverPeakMb),
+      fanoutServerPeakMb: limits.map((r) => r.serverPeakMb),
       endToEndOfRaw: median(ours.map((r) => r.perSecond)) / rawPerSecond,
       logLines: ours.map((r) => r.logLines),
       postMs: ours.map((r) => r.postMs),

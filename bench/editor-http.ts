@@ -33,7 +33,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Server, start, stop } from './child-server.js';
-import { cpuSeconds } from './process-cpu.js';
+import { cpuSeconds } from './process-usage.js';
 import {
   type BenchReport,
   interleaved,

@@ -84,9 +84,12 @@ export interface JobBookOptions {
   dropBehindBytes?: number;
   /**
    * Bytes of the latest messages a running job keeps, shared, for subscribers that join late or fall
-   * behind their live queue (default 4 MiB, about half a second of a fast deploy): they catch up from
-   * these chunks, framed once for all, rather than each read and frame the store again (issue 22).
-   * Per job, whatever its number of subscribers.
+   * behind their live queue: they catch up from these chunks, framed once for all, rather than each
+   * read, open and frame the store again (issue 22). Per job, whatever its number of subscribers. The
+   * default is the drop bound's 16 MiB: a subscriber the job has not dropped never needs the store while
+   * the job runs here. With 4 MiB (half a second of a fast deploy), 50 clients a second or two behind a
+   * 200,000-line deploy read and framed its output twice more from the store: a quarter of the
+   * server's CPU. Only a job that prints that much keeps that much.
    */
   historyBytes?: number;
   /** Lines of the result's `output` block (the tail of the job's output). */
@@ -96,6 +99,9 @@ export interface JobBookOptions {
   /** The output keys (shared with the run book); a book of its own by default. */
   keys?: OutputKeys;
 }
+
+/** How far a subscriber may fall behind a running job before it is dropped; also what the job keeps. */
+const DROP_BEHIND_BYTES = 16 * 1024 * 1024;
 
 /** The result of a job whose server stopped before it finished. */
 export const INTERRUPTED_JOB_MESSAGE = 'The server stopped before this job finished';
@@ -124,8 +130,8 @@ export class JobBook {
       flushIntervalMs: 10,
       batchLines: 1_000,
       liveQueueBytes: 512 * 1024,
-      dropBehindBytes: 16 * 1024 * 1024,
-      historyBytes: 4 * 1024 * 1024,
+      dropBehindBytes: DROP_BEHIND_BYTES,
+      historyBytes: DROP_BEHIND_BYTES,
       outputLines: 200,
       outputBytes: 128 * 1024,
       ...rest,

@@ -14,3 +14,13 @@ export function cpuSeconds(pid: number | undefined): number {
     return Number.NaN;
   }
 }
+
+/** Another process's peak resident memory so far (VmHWM), in bytes (NaN where /proc cannot tell). */
+export function peakRssBytes(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1] ?? Number.NaN) * 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
