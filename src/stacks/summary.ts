@@ -50,22 +50,39 @@ function isSpace(c: number): boolean {
 }
 
 /**
- * Whether the line holds six words or more (`/^\s*(?:\S+\s+){5}\S/`), counted in one pass that stops
- * at the sixth: every output line goes through this, and the RegExp's backtracking was a tenth of
- * what a line cost to count (issue 22).
+ * A line's words counted up to six, and where its first and last words are (`last*` only when it has
+ * fewer than six), in one pass that makes no string: every output line goes through this, and the
+ * RegExp's backtracking (then a split of each line with four or five words) was most of what a line
+ * cost to count (issue 22). One shared answer, overwritten by the next call.
  */
-export function sixWords(line: string): boolean {
-  let words = 0;
-  let inWord = false;
+const shape = { count: 0, firstStart: 0, firstEnd: 0, lastStart: 0, lastEnd: 0 };
+export function wordShape(line: string): Readonly<typeof shape> {
+  let count = 0;
+  let start = -1;
   for (let i = 0; i < line.length; i++) {
-    if (isSpace(line.charCodeAt(i))) inWord = false;
-    else if (!inWord) {
-      inWord = true;
-      if (++words === 6) return true;
+    if (isSpace(line.charCodeAt(i))) {
+      if (start < 0) continue;
+      if (count === 1) shape.firstEnd = i;
+      shape.lastStart = start;
+      shape.lastEnd = i;
+      start = -1;
+    } else if (start < 0) {
+      start = i;
+      if (++count === 6) break;
+      if (count === 1) shape.firstStart = i;
     }
   }
-  return false;
+  if (start >= 0 && count < 6) {
+    if (count === 1) shape.firstEnd = line.length;
+    shape.lastStart = start;
+    shape.lastEnd = line.length;
+  }
+  shape.count = count;
+  return shape;
 }
+
+/** Whether the line holds six words or more (`/^\s*(?:\S+\s+){5}\S/`). */
+export const sixWords = (line: string): boolean => wordShape(line).count === 6;
 
 /** The words of a line as `line.trim().split(/\s+/)` gives them (none for a blank line), in one pass. */
 export function wordsOf(line: string): string[] {
@@ -237,10 +254,22 @@ export class SummaryCounter {
 
   /** Compose v2's progress events. */
   private v2(line: string): void {
-    // Six words or more and no `Skipped`: no event (a decoration, three words and a duration at most).
-    // Told apart without splitting: most lines are program output, and a split of each was most of what
-    // a deploy allocated (issue 15's soak).
-    if (sixWords(line) && !line.includes('Skipped')) return;
+    // No event but `Skipped` has more than three words besides a leading decoration and a trailing
+    // duration. Told apart without splitting: most lines are program output, and a split of each was
+    // most of what a deploy allocated (issue 15's soak).
+    if (!line.includes('Skipped')) {
+      const words = wordShape(line);
+      if (words.count === 6) return;
+      let spare = words.count - 3;
+      if (
+        spare > 0 &&
+        words.firstEnd - words.firstStart === 1 &&
+        DECORATIONS.has(line[words.firstStart] as string)
+      )
+        spare--;
+      if (spare > 0 && DURATION.test(line.slice(words.lastStart, words.lastEnd))) spare--;
+      if (spare > 0) return;
+    }
     const tokens = wordsOf(line);
     if (tokens.length > 0 && DECORATIONS.has(tokens[0] as string)) tokens.shift();
     // `web Skipped - Image is already present locally`, `Image x Skipped - ...`: a pull that was not needed.

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SummaryCounter, sixWords, wordsOf } from '../../src/stacks/summary.js';
+import { SummaryCounter, sixWords, wordShape, wordsOf } from '../../src/stacks/summary.js';
 import { PROTOTYPE_NAMES } from '../fuzz-names.js';
 
 const count = (text: string) => {
@@ -111,6 +111,20 @@ describe('sixWords and wordsOf', () => {
     fc.assert(
       fc.property(fc.string({ unit, maxLength: 40 }), (line) => {
         expect(sixWords(line)).toBe(/^\s*(?:\S+\s+){5}\S/.test(line));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('counts words up to six and finds the first and the last as the split does', () => {
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 40 }), (line) => {
+        const words = wordsOf(line);
+        const shape = { ...wordShape(line) };
+        expect(shape.count).toBe(Math.min(6, words.length));
+        if (words.length >= 1) expect(line.slice(shape.firstStart, shape.firstEnd)).toBe(words[0]);
+        if (words.length >= 1 && words.length < 6)
+          expect(line.slice(shape.lastStart, shape.lastEnd)).toBe(words.at(-1));
       }),
       { numRuns: 2_000 },
     );
