@@ -54,6 +54,8 @@ export function messageFrames(from: number, messages: readonly JobMessage[]): Bu
 const ESCAPED_TEXT = /["\\\u0000-\u001f\ud800-\udfff]/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is all of ASCII, controls included
 const BEYOND_ASCII = /[^\u0000-\u007f]/;
+/** Anything but printable ASCII other than a quote or a backslash: nearly every line has none, one test. */
+const NOT_PLAIN_ASCII = /[^\u0020\u0021\u0023-\u005b\u005d-\u007e]/;
 const ID_BYTES = Buffer.from('id: ', 'latin1');
 /** What follows a plain line's id: the data field up to the line's text. */
 const LINE_HEAD_BYTES = Buffer.from(`\ndata: ${LINE_PREFIX}`, 'latin1');
@@ -79,8 +81,9 @@ export function indexedMessageFrames(
   for (let i = 0; i < n; i++) {
     const message = messages[i] as JobMessage;
     const width = digits(from + i);
-    if (message.type === 'line' && !ESCAPED_TEXT.test(message.line)) {
-      const ascii = !BEYOND_ASCII.test(message.line);
+    const plain = message.type === 'line' && !NOT_PLAIN_ASCII.test(message.line);
+    if (message.type === 'line' && (plain || !ESCAPED_TEXT.test(message.line))) {
+      const ascii = plain || !BEYOND_ASCII.test(message.line);
       kinds[i] = ascii ? PLAIN_ASCII : PLAIN_UTF8;
       size +=
         ID_BYTES.length +
