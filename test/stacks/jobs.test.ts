@@ -1,5 +1,5 @@
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type IndexedMessage, JobSubscriberTooSlowError } from '../../src/stacks/jobs.js';
 import { jobStream } from '../../streams/stacks.js';
 import { openRecords, type Records, readAllEvents, storeKinds } from './records-helpers.js';
@@ -153,6 +153,37 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
       expect(new Set(lastOf).size).toBeLessThan(lastOf.length);
     } finally {
       await small.dispose();
+    }
+  });
+
+  it('a finished job keeps its latest chunks while subscribers look at them, and lets them go a second after', async () => {
+    const looked = await start(records);
+    const unlooked = await start(records);
+    for (let i = 0; i < 100; i++) {
+      looked.line(`l${i}`);
+      unlooked.line(`l${i}`);
+    }
+    // The job's clock (the idle second and its timer), from here on in the test's hands.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      await Promise.all([looked.finish({ success: true }), unlooked.finish({ success: true })]);
+      const kept = (job: typeof looked) => job.snapshot().history.length;
+      vi.advanceTimersByTime(500);
+      expect(kept(looked)).toBeGreaterThan(0);
+      vi.advanceTimersByTime(600);
+      // A second after the end: the one nobody looked at has let go; the other was looked at 600 ms ago.
+      expect(kept(unlooked)).toBe(0);
+      expect(kept(looked)).toBeGreaterThan(0);
+      // Each look keeps them another second; a whole second without one, and they are gone.
+      vi.advanceTimersByTime(999);
+      expect(kept(looked)).toBeGreaterThan(0);
+      vi.advanceTimersByTime(1_001);
+      expect(kept(looked)).toBe(0);
+      // What it let go is in the store: a late subscriber still gets every message.
+      const late = await lastValueFrom(records.jobs.messages(looked.id).pipe(toArray()));
+      expect(late).toHaveLength(101);
+    } finally {
+      vi.useRealTimers();
     }
   });
 
