@@ -133,8 +133,62 @@ function compile(values: readonly string[]): Automaton {
   };
 }
 
+/** Characters hashed together by the skip filter, and the size of its shift table. */
+const BLOCK = 3;
+const SHIFT_TABLE_SIZE = 1 << 16;
+/** Below this shortest value the filter skips too little to pay for itself. */
+const MIN_FILTER_SPAN = 5;
+
+const blockHash = (text: string, end: number) =>
+  ((text.charCodeAt(end - 2) << 10) ^ (text.charCodeAt(end - 1) << 5) ^ text.charCodeAt(end)) &
+  (SHIFT_TABLE_SIZE - 1);
+
+/**
+ * A skip filter in front of the automaton (Wu and Manber's shift table): most lines hold no value, and
+ * it tells most of those after looking at one block of three characters in every few, where the
+ * automaton reads every character. `span` is the shortest value's length: a window of `span`
+ * characters is tested by its last block, and `shift[h]` is how far the window may move when its last
+ * block hashes to `h` without passing the end of any value's first `span` characters — 0 when such a
+ * block ends one. No occurrence is skipped (a collision only shortens a shift), so a false answer means
+ * no value occurs; a true one sends the line to the automaton.
+ */
+class SkipFilter {
+  private readonly shift = new Uint8Array(SHIFT_TABLE_SIZE);
+
+  private constructor(private readonly span: number) {}
+
+  static of(values: readonly string[]): SkipFilter | null {
+    const span = values.reduce((n, v) => Math.min(n, v.length), Number.POSITIVE_INFINITY);
+    // The table holds shifts up to 255: a longer span gains nothing measurable over 255.
+    if (!(span >= MIN_FILTER_SPAN)) return null;
+    const filter = new SkipFilter(Math.min(span, 255 + BLOCK - 1));
+    const { shift } = filter;
+    const fullShift = filter.span - BLOCK + 1;
+    shift.fill(fullShift);
+    for (const v of values) {
+      for (let end = BLOCK - 1; end < filter.span; end++) {
+        const h = blockHash(v, end);
+        shift[h] = Math.min(shift[h] as number, filter.span - 1 - end);
+      }
+    }
+    return filter;
+  }
+
+  /** False when no value occurs in `text`; true when one may. */
+  mayHold(text: string): boolean {
+    const { shift } = this;
+    for (let end = this.span - 1; end < text.length; ) {
+      const step = shift[blockHash(text, end)] as number;
+      if (step === 0) return true;
+      end += step;
+    }
+    return false;
+  }
+}
+
 class CompiledRedactor implements Redactor {
   private readonly automaton: Automaton | null;
+  private readonly filter: SkipFilter | null;
   readonly longestBytes: number;
 
   constructor(private readonly values: readonly string[]) {
@@ -142,6 +196,7 @@ class CompiledRedactor implements Redactor {
     // seen one line at a time: each of its lines is a value of its own.
     const distinct = [...new Set(values.flatMap((v) => v.split(/\r?\n/)).filter((v) => v.length > 0))];
     this.automaton = distinct.length === 0 ? null : compile(distinct);
+    this.filter = SkipFilter.of(distinct);
     // +2: a value may begin or end with a lone surrogate, which matches half of a 4-byte character
     // that byteLength counts as 3 bytes.
     this.longestBytes = distinct.reduce((n, v) => Math.max(n, Buffer.byteLength(v) + 2), 0);
@@ -164,6 +219,8 @@ class CompiledRedactor implements Redactor {
     const a = this.automaton;
     const whole = keep === text.length && suffix === '';
     if (a === null) return whole ? text : text.slice(0, keep) + suffix;
+    // A whole line holding no value is itself (a cut one is scanned again with its marker, below).
+    if (whole && this.filter !== null && !this.filter.mayHold(text)) return text;
     const { longLen, shortLen, accepts, dense } = a;
     // Merged long spans as [start, end) pairs, and short occurrences; both in order of their ends.
     let spans: number[] | null = null;
