@@ -5,7 +5,7 @@
  * output after a reload mid-deploy, change the reconcile cron and run it now, and a viewer without
  * write actions. Skips, saying why, when Chromium is not installed.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -139,8 +139,14 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
 
   it('resumes the live output after a reload mid-deploy, without losing or repeating lines', async () => {
     const admin = server.as('admin');
+    // The deploy waits after its second line until the page has reloaded: it cannot end meanwhile.
+    const gate = join(await tempDir(), 'reloaded');
     await admin.put('/api/stacks/web/compose?env=null', {
-      content: composeText({ lines: ['one', 'two', 'three', 'four', 'five', 'six'], perLineMs: 400 }),
+      content: composeText({
+        lines: ['one', 'two', 'three', 'four', 'five', 'six'],
+        perLineMs: 100,
+        gate: { afterLines: 2, file: gate },
+      }),
       restart: false,
     });
     const before = page.url();
@@ -158,6 +164,8 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     await page.reload();
     await page.waitForSelector('body[data-ready="true"]');
     expect(page.url()).toBe(url);
+    await eventually(() => resumedFrom.length).toBeGreaterThan(0);
+    await writeFile(gate, '');
     await eventually(() => page.getByTestId('job-state').textContent()).toContain('ok');
     expect(await page.locator('.out-line').allTextContents()).toEqual([
       'one',

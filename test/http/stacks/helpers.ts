@@ -377,6 +377,8 @@ export interface FakeBehaviour {
   count?: { lines: number; width?: number };
   stderr?: string[];
   perLineMs?: number;
+  /** After the first `afterLines` lines, the program waits until `file` exists (fake-compose.mjs). */
+  gate?: { afterLines: number; file: string };
   crlf?: boolean;
   sleepMs?: number;
   exit?: number;
