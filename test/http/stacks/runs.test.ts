@@ -3,7 +3,7 @@
  * Output redaction and log storage 2 and 5, Errors) over the real CLI with the fake compose program.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -134,11 +134,17 @@ describeStacks('deploy runs', () => {
 
     it('the log file appears with the first line, holds the lines in order and never the result block', async () => {
       await createStackDone(stacks.admin, 'logged', 1, { compose: composeText({}) });
+      // The deploy waits after its first line until the test has looked: it is still running then.
+      const gate = join(stacks.server.dataDir, 'gate-logged');
       await saveCompose(
         stacks.admin,
         'logged',
         1,
-        composeText({ lines: ['one', 'two', 'three', 'four'], perLineMs: 700 }),
+        composeText({
+          lines: ['one', 'two', 'three', 'four'],
+          perLineMs: 100,
+          gate: { afterLines: 1, file: gate },
+        }),
       );
       const { runId } = await deploy(stacks.admin, 'logged', 1);
       const id = runId as number;
@@ -153,6 +159,7 @@ describeStacks('deploy runs', () => {
       expect((await stacks.admin.get(`/api/stacks/logged/deploys/${id}`)).value).toMatchObject({
         status: 'running',
       });
+      await writeFile(gate, '');
       const run = await waitRun(stacks.admin, 'logged', id);
       expect(run.status).toBe('success');
       expect(await logLines(stacks.server.dataDir, 1, id)).toEqual(['one', 'two', 'three', 'four']);
