@@ -81,9 +81,6 @@ export function wordShape(line: string): Readonly<typeof shape> {
   return shape;
 }
 
-/** Whether the line holds six words or more (`/^\s*(?:\S+\s+){5}\S/`). */
-export const sixWords = (line: string): boolean => wordShape(line).count === 6;
-
 /** The words of a line as `line.trim().split(/\s+/)` gives them (none for a blank line), in one pass. */
 export function wordsOf(line: string): string[] {
   const words: string[] = [];

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SummaryCounter, sixWords, wordShape, wordsOf } from '../../src/stacks/summary.js';
+import { SummaryCounter, wordShape, wordsOf } from '../../src/stacks/summary.js';
 import { PROTOTYPE_NAMES } from '../fuzz-names.js';
 
 const count = (text: string) => {
@@ -87,7 +87,7 @@ describe('SummaryCounter on real compose output (test/fixtures/compose-output)',
   });
 });
 
-describe('sixWords and wordsOf', () => {
+describe('wordShape and wordsOf', () => {
   const unit = fc.constantFrom(
     'a',
     'B',
@@ -110,7 +110,7 @@ describe('sixWords and wordsOf', () => {
   it('tells six words or more as /^\\s*(?:\\S+\\s+){5}\\S/ does, every kind of white space included', () => {
     fc.assert(
       fc.property(fc.string({ unit, maxLength: 40 }), (line) => {
-        expect(sixWords(line)).toBe(/^\s*(?:\S+\s+){5}\S/.test(line));
+        expect(wordShape(line).count === 6).toBe(/^\s*(?:\S+\s+){5}\S/.test(line));
       }),
       { numRuns: 2_000 },
     );
