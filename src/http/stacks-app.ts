@@ -142,7 +142,7 @@ export function stacksApp(
     auditRoutes(scope, service);
     retentionRoutes(scope, service);
     notificationRoutes(scope, service);
-    jobRoutes(scope, service, limits.droppedClientGraceMs, streams);
+    jobRoutes(scope, service, limits, streams);
     if (parts.git) gitStackRoutes(scope, parts.git);
     scheduleRoutes(scope, service);
     documentRoute(scope);

@@ -25,6 +25,11 @@ export interface StacksHttpLimits {
    * reason, last) before its connection is closed.
    */
   droppedClientGraceMs: number;
+  /**
+   * A job event client more than 16 MiB behind its job is dropped once it has taken nothing for this
+   * long: one that reads, however slowly, catches up from the store at its own pace (JobBook stalledMs).
+   */
+  stalledClientMs: number;
 }
 
 export const DEFAULT_STACKS_HTTP_LIMITS: StacksHttpLimits = {
@@ -33,6 +38,7 @@ export const DEFAULT_STACKS_HTTP_LIMITS: StacksHttpLimits = {
   keepAliveTimeoutMs: 5_000,
   maxConnections: 512,
   droppedClientGraceMs: 30_000,
+  stalledClientMs: 10_000,
 };
 
 /**

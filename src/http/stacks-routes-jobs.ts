@@ -8,6 +8,7 @@ import type { EndingStreams } from './ending-streams.js';
 import { EventStream, streamObserver } from './event-stream.js';
 import { indexedMessageFrames } from './sse-frames.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
+import type { StacksHttpLimits } from './stacks-limits.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { allow, userOf } from './stacks-request.js';
 
@@ -42,7 +43,7 @@ function framesOf(chunk: JobChunk): Buffer {
 export function jobRoutes(
   app: StacksFastify,
   service: StacksService,
-  droppedClientGraceMs: number,
+  limits: Pick<StacksHttpLimits, 'droppedClientGraceMs' | 'stalledClientMs'>,
   streams: EndingStreams,
 ): void {
   const jobOf = async (
@@ -72,19 +73,24 @@ export function jobRoutes(
       const from = resumeIndex(request.headers['last-event-id']);
       const stream = new EventStream(reply);
       streams.add(stream);
-      const subscription = service.jobs.chunks(info.id, from, { ready: () => stream.ready() }).subscribe(
-        streamObserver(stream, `stacks: events of job ${info.id}`, {
-          next: (chunk) => stream.write(framesOf(chunk)),
-          error: (error: unknown) => {
-            if (!(error instanceof JobSubscriberTooSlowError)) return stream.end();
-            // Too far behind the job: it is told why and where to resume (Last-Event-ID), then let go;
-            // one that reads no more is cut off after droppedClientGraceMs (stacks-limits.ts).
-            const lastEventId = error.lastIndex >= 0 ? String(error.lastIndex) : null;
-            stream.send(JSON.stringify({ type: 'dropped', reason: error.message, lastEventId }));
-            stream.end(droppedClientGraceMs);
-          },
-        }),
-      );
+      const subscription = service.jobs
+        .chunks(info.id, from, {
+          ready: () => stream.ready(),
+          stalledMs: limits.stalledClientMs,
+        })
+        .subscribe(
+          streamObserver(stream, `stacks: events of job ${info.id}`, {
+            next: (chunk) => stream.write(framesOf(chunk)),
+            error: (error: unknown) => {
+              if (!(error instanceof JobSubscriberTooSlowError)) return stream.end();
+              // Too far behind the job: it is told why and where to resume (Last-Event-ID), then let go;
+              // one that reads no more is cut off after droppedClientGraceMs (stacks-limits.ts).
+              const lastEventId = error.lastIndex >= 0 ? String(error.lastIndex) : null;
+              stream.send(JSON.stringify({ type: 'dropped', reason: error.message, lastEventId }));
+              stream.end(limits.droppedClientGraceMs);
+            },
+          }),
+        );
       stream.onClose(() => subscription.unsubscribe());
       return reply;
     },

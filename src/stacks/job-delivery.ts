@@ -81,6 +81,8 @@ export interface MessagesOptions {
   liveQueueBytes?: number;
   /** Overrides the book's dropBehindBytes for this subscriber. */
   dropBehindBytes?: number;
+  /** Overrides the book's stalledMs for this subscriber. */
+  stalledMs?: number;
   /**
    * Back-pressure from the consumer (an SSE response whose socket is full, say): called before each
    * chunk is delivered; a returned promise holds delivery until it settles. Meanwhile live messages
@@ -90,7 +92,8 @@ export interface MessagesOptions {
 }
 
 /**
- * A subscriber that fell more than its bound behind the running job; resume with
+ * A subscriber that fell more than its bound behind the running job and took nothing for a while
+ * (stalledMs); resume with
  * `messages(id, lastIndex + 1)` (an SSE client: reconnect with `Last-Event-ID: lastIndex`).
  */
 export class JobSubscriberTooSlowError extends Error {

@@ -15,7 +15,10 @@ import type { JobPages } from './job-pages.js';
  * `liveQueueBytes`; past that it lets them go and reads from the store again (where they are, or in
  * the job's history until they are), so a slow or stalled client costs a page of the store and its
  * socket's buffer, never the job's output. Only a client that falls more than `dropBehindBytes` behind
- * the job is dropped (JobSubscriberTooSlowError, resume from its last index).
+ * the job *and* stalled, having taken nothing for `stalledMs`, is dropped (JobSubscriberTooSlowError,
+ * resume from its last index). One that reads, however slowly, is never dropped: it costs a page of the
+ * store, not the job's memory, and a drop would only make it start over (issue 22: the slowest of 50
+ * clients of a fast deploy, dropped and reconnecting, cost the server more CPU than all the rest).
  */
 
 /** The running job a subscriber attaches to (see Job). */
@@ -47,6 +50,8 @@ export interface SubscriptionDeps {
 export interface SubscriptionLimits {
   liveQueueBytes: number;
   dropBehindBytes: number;
+  /** How long a subscriber past `dropBehindBytes` may take nothing before it is dropped (ms). */
+  stalledMs: number;
   /** Back-pressure from the consumer (see MessagesOptions.ready). */
   ready?: () => Promise<void> | undefined;
 }
@@ -70,6 +75,8 @@ export class JobSubscription implements JobSink {
   private queueBytes = 0;
   /** Bytes the job published since this subscriber attached that it has not taken yet (about). */
   private behindBytes = 0;
+  /** When a chunk was last handed to the consumer (or the subscription started): its progress. */
+  private tookAt = performance.now();
   private scheduled = false;
   private waiting = false;
   private completeWhenDrained = false;
@@ -119,8 +126,7 @@ export class JobSubscription implements JobSink {
     if (this.closed) return;
     if (this.mode !== 'live') {
       this.behindBytes += chunk.size;
-      if (this.behindBytes > this.limits.dropBehindBytes)
-        this.fail(new JobSubscriberTooSlowError(this.limits.dropBehindBytes, this.lastIndex));
+      this.dropWhenStalled();
       return;
     }
     this.enqueue(chunk);
@@ -291,12 +297,17 @@ export class JobSubscription implements JobSink {
     this.completeWhenDrained = false;
     this.storeFeed?.unsubscribe();
     this.storeFeed = undefined;
-    if (this.behindBytes > this.limits.dropBehindBytes) {
-      this.fail(new JobSubscriberTooSlowError(this.limits.dropBehindBytes, this.lastIndex));
-      return;
-    }
+    if (this.dropWhenStalled()) return;
     // Not from inside the push that overflowed: the job goes on publishing meanwhile (counted).
     setImmediate(() => this.start());
+  }
+
+  /** Drops this subscriber when it is too far behind and has taken nothing for a while; true if so. */
+  private dropWhenStalled(): boolean {
+    const { dropBehindBytes, stalledMs } = this.limits;
+    if (this.behindBytes <= dropBehindBytes || performance.now() - this.tookAt < stalledMs) return false;
+    this.fail(new JobSubscriberTooSlowError(dropBehindBytes, this.lastIndex));
+    return true;
   }
 
   private enqueue(chunk: JobChunk): void {
@@ -318,6 +329,7 @@ export class JobSubscription implements JobSink {
     this.lastIndex = chunk.end - 1;
     this.lastTaken = Math.max(this.lastTaken, this.lastIndex);
     this.behindBytes = Math.max(0, this.behindBytes - chunk.size);
+    this.tookAt = performance.now();
     this.subscriber.next(chunk);
     if (chunk.messages.at(-1)?.type === 'result') this.finish();
   }

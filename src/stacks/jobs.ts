@@ -80,8 +80,16 @@ export interface JobBookOptions {
    * the store later, at its own pace.
    */
   liveQueueBytes?: number;
-  /** Bytes a subscriber may fall behind the running job's output before it is dropped (default 16 MiB). */
+  /**
+   * Bytes a subscriber may fall behind the running job's output before it may be dropped (default
+   * 16 MiB): it is dropped once it has also taken nothing for `stalledMs`.
+   */
   dropBehindBytes?: number;
+  /**
+   * How long a subscriber past `dropBehindBytes` may take nothing before it is dropped (default 10 s).
+   * One that reads, however slowly, reads what it is behind from the store at its own pace instead.
+   */
+  stalledMs?: number;
   /**
    * Bytes of the latest messages a running job keeps, shared, for subscribers that join late or fall
    * behind their live queue: they catch up from these chunks, framed once for all, rather than each
@@ -102,6 +110,9 @@ export interface JobBookOptions {
 
 /** How far a subscriber may fall behind a running job before it is dropped; also what the job keeps. */
 const DROP_BEHIND_BYTES = 16 * 1024 * 1024;
+
+/** How long a subscriber past the drop bound may take nothing before it is dropped. */
+const STALLED_MS = 10_000;
 
 /** The result of a job whose server stopped before it finished. */
 export const INTERRUPTED_JOB_MESSAGE = 'The server stopped before this job finished';
@@ -131,6 +142,7 @@ export class JobBook {
       batchLines: 1_000,
       liveQueueBytes: 512 * 1024,
       dropBehindBytes: DROP_BEHIND_BYTES,
+      stalledMs: STALLED_MS,
       historyBytes: DROP_BEHIND_BYTES,
       outputLines: 200,
       outputBytes: 128 * 1024,
@@ -331,6 +343,7 @@ export class JobBook {
         {
           liveQueueBytes: options.liveQueueBytes ?? this.options.liveQueueBytes,
           dropBehindBytes: options.dropBehindBytes ?? this.options.dropBehindBytes,
+          stalledMs: options.stalledMs ?? this.options.stalledMs,
           ...(options.ready ? { ready: options.ready } : {}),
         },
       );

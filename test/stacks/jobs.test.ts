@@ -4,6 +4,8 @@ import { type IndexedMessage, JobSubscriberTooSlowError } from '../../src/stacks
 import { jobStream } from '../../streams/stacks.js';
 import { openRecords, type Records, readAllEvents, storeKinds } from './records-helpers.js';
 
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 const start = (records: Records, runId: number | null = null) =>
   records.jobs.start({ kind: 'deploy', stack: 'web', environmentId: null, userId: 'alice', runId });
 
@@ -187,6 +189,25 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
     }
   });
 
+  it('never drops a subscriber far behind that keeps reading; one that stalls there is dropped', async () => {
+    const job = await start(records);
+    // Both take a chunk a millisecond: far slower than the job prints, so both fall past the bound.
+    const slowly = { liveQueueBytes: 1_000, dropBehindBytes: 5_000, ready: () => delay(1) };
+    const reading = lastValueFrom(records.jobs.messages(job.id, 0, slowly).pipe(toArray()));
+    const stalling = lastValueFrom(
+      records.jobs.messages(job.id, 0, { ...slowly, stalledMs: 0 }).pipe(toArray()),
+    ).catch((error: unknown) => error);
+    for (let i = 0; i < 20_000; i++) {
+      job.line(`l${i}`);
+      if (i % 1_000 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await job.finish({ success: true, exitCode: 0 });
+    // Taking a chunk now and then, it is not stalled: it reads what it is behind at its own pace.
+    expect((await reading).map((m) => m.index)).toEqual(Array.from({ length: 20_001 }, (_, i) => i));
+    // The same pace with no time allowed to take nothing: past the bound, it is dropped.
+    expect(await stalling).toBeInstanceOf(JobSubscriberTooSlowError);
+  });
+
   it('drops a subscriber that falls behind without slowing the job or others; it resumes from its index', async () => {
     const job = await start(records);
     let release: () => void = () => {};
@@ -199,6 +220,8 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
         .messages(job.id, 0, {
           liveQueueBytes: 1_000,
           dropBehindBytes: 5_000,
+          // Dropped as soon as it is past the bound without taking anything (10 s by default).
+          stalledMs: 0,
           ready: () => (slowSeen.length > 0 ? stalled : undefined),
         })
         .subscribe({ next: (m) => slowSeen.push(m), error: resolve, complete: () => resolve(undefined) });

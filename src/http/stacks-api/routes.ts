@@ -357,7 +357,7 @@ export const stacksRoutes = {
       operationId: 'getJobEvents',
       summary: "Stream a job's messages",
       description:
-        'Every message so far, then live ones; the stream ends after the result. Resume with `Last-Event-ID` (the `id:` of the last event read). Read from the store at the client\'s pace: a slow client holds no backlog in memory; one that falls more than 16 MiB of output behind the running job gets a last event `{"type":"dropped","reason":"too slow: ...","lastEventId":"<id>"}` and the stream ends (resume with that `Last-Event-ID`).',
+        'Every message so far, then live ones; the stream ends after the result. Resume with `Last-Event-ID` (the `id:` of the last event read). Read from the store at the client\'s pace: a slow client holds no backlog in memory; one that falls more than 16 MiB of output behind the running job and takes nothing for 10 s gets a last event `{"type":"dropped","reason":"too slow: ...","lastEventId":"<id>"}` and the stream ends (resume with that `Last-Event-ID`).',
       tags: JOBS,
       params: JobParams,
       response: {
