@@ -8,6 +8,7 @@ import {
   stacksEvent,
 } from '../../streams/stacks.js';
 import type { EventStore, RecordedEvent } from '../store/types.js';
+import { withKnownJson } from '../store/validate.js';
 import type { OutputKeys, Sealer } from './output-keys.js';
 
 /**
@@ -44,6 +45,20 @@ export async function* readPaged(store: EventStore, stream: string, from = 0): A
 }
 
 /**
+ * A JobOutputSealed's data, with its JSON text handed to the store (withKnownJson): a sealed text is
+ * base64, which JSON writes as it is, so the store need not scan the 40 KB of each event again for
+ * characters to escape (issue 22: 3% of a fast deploy's server CPU).
+ */
+export function sealedOutput(
+  jobId: string,
+  count: number,
+  sealed: string,
+): StacksEventMap['JobOutputSealed'] {
+  const json = `{"job_id":${JSON.stringify(jobId)},"count":${count},"sealed":"${sealed}"}`;
+  return withKnownJson({ job_id: jobId, count, sealed }, json);
+}
+
+/**
  * Consecutive lines become one JobOutput (bounded in lines and size); each status and the result its own
  * event. With a sealer (every job since sealing) the `…Sealed` events, their texts sealed; without one
  * (a job of an older log being closed) the clear-text ones.
@@ -60,11 +75,10 @@ export function toEvents(
     if (lines.length > 0)
       events.push(
         sealer
-          ? stacksEvent('JobOutputSealed', {
-              job_id: jobId,
-              count: lines.length,
-              sealed: sealer.seal(JSON.stringify(lines)),
-            })
+          ? stacksEvent(
+              'JobOutputSealed',
+              sealedOutput(jobId, lines.length, sealer.seal(JSON.stringify(lines))),
+            )
           : stacksEvent('JobOutput', { job_id: jobId, lines }),
       );
     lines = [];
