@@ -107,6 +107,11 @@ const CLASSIC_BUILT = /^Successfully built ([0-9a-f]+)$/;
 const CLASSIC_CACHE = /^ ---> Using cache$/;
 const BUILDKIT_CACHED = /^(?:#\d+ CACHED$| => CACHED )/;
 const BUILDKIT_LINE = /^(?:#\d+ |\[\+\] Building )/;
+const initials = (text: string) => new Set(Array.from(text, (c) => c.charCodeAt(0)));
+/** The first letters of V1_PROGRESS's (and V1_PULL_FOR_UP's) verbs. */
+const V1_VERB_INITIALS = initials('CRSKPU');
+/** The first characters of CLASSIC_CACHE, BUILDKIT_CACHED, CLASSIC_STEP and BUILDKIT_LINE. */
+const BUILD_INITIALS = initials(' #S[');
 
 type ContainerState = 'created' | 'started' | 'recreated' | 'removed';
 /**
@@ -178,7 +183,9 @@ export class SummaryCounter {
    * tried only on lines that hold its fixed text (most lines are program output that none matches).
    */
   private v1(line: string): boolean {
-    const dots = line.includes('...');
+    // Every v1 progress line starts with one of V1_PROGRESS's verbs: the search for `...` is skipped
+    // for the rest, nearly every line (issue 22).
+    const dots = V1_VERB_INITIALS.has(line.charCodeAt(0)) && line.includes('...');
     const progress = dots ? V1_PROGRESS.exec(line) : null;
     if (progress) {
       const [, verb, name, status] = progress as unknown as [string, string, string, string];
@@ -229,7 +236,9 @@ export class SummaryCounter {
       this.building = undefined;
       return true;
     }
-    if (CLASSIC_CACHE.test(line) || BUILDKIT_CACHED.test(line)) {
+    // The four patterns below start with ` `, `#`, `S` or `[`: not tried on other lines.
+    const anchored = BUILD_INITIALS.has(line.charCodeAt(0));
+    if (anchored && (CLASSIC_CACHE.test(line) || BUILDKIT_CACHED.test(line))) {
       this.seen.builds = true;
       this.cached++;
       return true;
@@ -242,7 +251,7 @@ export class SummaryCounter {
         return true;
       }
     }
-    if (CLASSIC_STEP.test(line) || BUILDKIT_LINE.test(line)) {
+    if (anchored && (CLASSIC_STEP.test(line) || BUILDKIT_LINE.test(line))) {
       this.seen.builds = true;
       return true;
     }
