@@ -94,10 +94,11 @@ export interface JobBookOptions {
    * Bytes of the latest messages a running job keeps, shared, for subscribers that join late or fall
    * behind their live queue: they catch up from these chunks, framed once for all, rather than each
    * read, open and frame the store again (issue 22). Per job, whatever its number of subscribers. The
-   * default is the drop bound's 16 MiB: a subscriber the job has not dropped never needs the store while
-   * the job runs here. With 4 MiB (half a second of a fast deploy), 50 clients a second or two behind a
-   * 200,000-line deploy read and framed its output twice more from the store: a quarter of the
-   * server's CPU. Only a job that prints that much keeps that much.
+   * default is 32 MiB, twice the drop bound: with 4 MiB (half a second of a fast deploy), 50 clients a
+   * second or two behind a 200,000-line deploy read and framed its output twice more from the store, a
+   * quarter of the server's CPU; with 16 MiB, the slowest of them, which are no longer dropped, still
+   * did so on a loaded machine (a deploy's output framed 2.3 times over). Only a job that prints that
+   * much keeps that much.
    */
   historyBytes?: number;
   /** Lines of the result's `output` block (the tail of the job's output). */
@@ -108,8 +109,10 @@ export interface JobBookOptions {
   keys?: OutputKeys;
 }
 
-/** How far a subscriber may fall behind a running job before it is dropped; also what the job keeps. */
+/** How far a subscriber may fall behind a running job before it is dropped (once stalled). */
 const DROP_BEHIND_BYTES = 16 * 1024 * 1024;
+/** What a running job keeps of its latest output for its subscribers (historyBytes). */
+const HISTORY_BYTES = 32 * 1024 * 1024;
 
 /** How long a subscriber past the drop bound may take nothing before it is dropped. */
 const STALLED_MS = 10_000;
@@ -143,7 +146,7 @@ export class JobBook {
       liveQueueBytes: 512 * 1024,
       dropBehindBytes: DROP_BEHIND_BYTES,
       stalledMs: STALLED_MS,
-      historyBytes: DROP_BEHIND_BYTES,
+      historyBytes: HISTORY_BYTES,
       outputLines: 200,
       outputBytes: 128 * 1024,
       ...rest,
