@@ -30,8 +30,9 @@
  *    the same file by hand; skipped, saying why, without an engine.
  *  - rounds (issue 22): after one unmeasured fan-out run that warms the client threads up, chronicle (a
  *    fresh server and data dir each time) and the fan-out limit run in turn, BENCH_ROUNDS times
- *    (bench/report.ts `interleaved`), so load that comes and goes on a shared machine falls on both alike; lines/s are printed as median [lowest–highest], and the median of the
- *    rounds (and of each round's chronicle / limit ratio) is what the targets hold.
+ *    (bench/report.ts `interleaved`), so load that comes and goes on a shared machine falls on both
+ *    alike; lines/s are printed as median [lowest–highest], and the median of the rounds (and of each
+ *    round's chronicle / limit ratio) is what the targets hold.
  * Targets: >= 50,000 lines/s end to end and >= 0.9 of the fan-out limit; redaction >= 5x the naive loop;
  * the real engine within 1.2x.
  * `npm run bench -- deploys-engine` runs the real-engine line alone.

@@ -93,8 +93,8 @@ export interface MessagesOptions {
 
 /**
  * A subscriber that fell more than its bound behind the running job and took nothing for a while
- * (stalledMs); resume with
- * `messages(id, lastIndex + 1)` (an SSE client: reconnect with `Last-Event-ID: lastIndex`).
+ * (stalledMs); resume with `messages(id, lastIndex + 1)` (an SSE client: reconnect with
+ * `Last-Event-ID: lastIndex`).
  */
 export class JobSubscriberTooSlowError extends Error {
   readonly lastIndex: number;

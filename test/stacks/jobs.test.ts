@@ -1,10 +1,9 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type IndexedMessage, JobSubscriberTooSlowError } from '../../src/stacks/jobs.js';
 import { jobStream } from '../../streams/stacks.js';
 import { openRecords, type Records, readAllEvents, storeKinds } from './records-helpers.js';
-
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const start = (records: Records, runId: number | null = null) =>
   records.jobs.start({ kind: 'deploy', stack: 'web', environmentId: null, userId: 'alice', runId });

@@ -142,29 +142,28 @@ describe('wordShape and wordsOf', () => {
 
 describe('SummaryCounter', () => {
   it('recognises each progress verb of v1 and each kind of build line (the first-character gates let all through)', () => {
-    const verbs = ['Creating', 'Recreating', 'Starting', 'Stopping', 'Removing', 'Restarting', 'Killing'];
-    for (const verb of [...verbs, 'Pausing', 'Unpausing']) {
-      const counter = new SummaryCounter();
-      counter.add(`${verb} shop_web_1 ... done`);
-      expect(counter.summary(), verb).toHaveProperty('containersCreated');
-    }
-    const pulls = new SummaryCounter();
-    pulls.add('Pulling web (nginx:1.27)...');
-    expect(pulls.summary()).toEqual({ imagesPulled: 0 });
-    for (const line of [' ---> Using cache', '#5 CACHED', ' => CACHED [web 2/3] RUN x']) {
-      const counter = new SummaryCounter();
-      counter.add(line);
-      expect(counter.summary(), line).toEqual({ imagesBuilt: 0, buildStepsCached: 1 });
-    }
+    const verbs = [
+      'Creating',
+      'Recreating',
+      'Starting',
+      'Stopping',
+      'Removing',
+      'Restarting',
+      'Killing',
+      'Pausing',
+      'Unpausing',
+    ];
+    for (const verb of verbs)
+      expect(count(`${verb} shop_web_1 ... done`), verb).toHaveProperty('containersCreated');
+    expect(count('Pulling web (nginx:1.27)...')).toEqual({ imagesPulled: 0 });
+    for (const line of [' ---> Using cache', '#5 CACHED', ' => CACHED [web 2/3] RUN x'])
+      expect(count(line), line).toEqual({ imagesBuilt: 0, buildStepsCached: 1 });
     for (const line of [
       'Step 1/5 : FROM node:22',
       '#3 [web 1/2] FROM docker.io/x',
       '[+] Building 1.2s (9/9)',
-    ]) {
-      const counter = new SummaryCounter();
-      counter.add(line);
-      expect(counter.summary(), line).toEqual({ imagesBuilt: 0, buildStepsCached: 0 });
-    }
+    ])
+      expect(count(line), line).toEqual({ imagesBuilt: 0, buildStepsCached: 0 });
   });
 
   it('is undefined before any line, and empty (no zeros) after lines it does not recognise', () => {
