@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Subject } from 'rxjs';
 import {
   type DocumentState,
@@ -17,6 +17,7 @@ import {
 import { EventTooLargeError } from '../store/errors.js';
 import type { EventStore, RecordedEvent } from '../store/types.js';
 import { knownJsonOf } from '../store/validate.js';
+import { bodyHash } from './body-hash.js';
 import { dictGet } from './dict.js';
 import { EditorError } from './errors.js';
 import { verificationDigest } from './history/verification.js';
@@ -34,23 +35,6 @@ export const MAX_REQUEST_ID_BYTES = 128;
 export const liveSnapshotName = (sessionId: string) => `editor-session-live:${sessionId}`;
 /** Longest stretch a large commit works before it lets the event loop answer others (ms). */
 const BREATH_MS = 8;
-
-/** A deterministic JSON text of a value, keys sorted: two bodies are "the same" when these match. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isObject(value)) {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-const bodyHash = (request: EditorRequest) => {
-  const { request_id: _id, ...body } = request;
-  return createHash('sha256').update(canonical(body)).digest('hex');
-};
 
 /** `changes` of an answer: the entities a step created, modified or erased. */
 export function answerChanges(changes: readonly Change[]): Array<{ handle: string; kind: string }> {
