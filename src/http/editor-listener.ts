@@ -56,16 +56,13 @@ function parseHead(text: string): Head | undefined {
  * other bytes of their own type (the PNG of POST /capture).
  */
 export function answerBytes(status: number, body: string | Buffer, type = 'application/json'): Buffer {
-  const payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  return Buffer.concat([
-    Buffer.from(
-      `HTTP/1.1 ${status} ${REASONS[status] ?? 'Unknown'}\r\n` +
-        `Content-Type: ${type}\r\n` +
-        `Content-Length: ${payload.length}\r\n${CORS_AND_TRANSPORT}\r\n`,
-      'latin1',
-    ),
-    payload,
-  ]);
+  const head =
+    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Unknown'}\r\n` +
+    `Content-Type: ${type}\r\n` +
+    `Content-Length: ${typeof body === 'string' ? Buffer.byteLength(body) : body.length}\r\n${CORS_AND_TRANSPORT}\r\n`;
+  // A JSON answer is written as one string into one buffer; other bytes (a PNG) are joined to the head.
+  if (typeof body === 'string') return Buffer.from(head + body, 'utf8');
+  return Buffer.concat([Buffer.from(head, 'latin1'), body]);
 }
 
 /** A `Host` header naming this loopback listener (the DNS-rebinding guard of CONTRACT.md). */
@@ -154,7 +151,10 @@ export class EditorListener {
       // A declared length over the limit is passed on with an empty body, and the body is not read.
       const wanted = head.length > MAX_BODY_BYTES ? 0 : head.length;
       if (bodyBytes < wanted) return;
-      const body = Buffer.concat(bodyChunks, bodyBytes).subarray(0, wanted);
+      // Most bodies come in the head's packet: one chunk is used as it is, not copied.
+      const whole =
+        bodyChunks.length === 1 ? (bodyChunks[0] as Buffer) : Buffer.concat(bodyChunks, bodyBytes);
+      const body = whole.subarray(0, wanted);
       readWhole = head.length <= MAX_BODY_BYTES;
       socket.off('data', onData);
       socket.pause();
@@ -167,9 +167,11 @@ export class EditorListener {
     };
     // Once the answer is with the kernel, a connection whose request was read whole is closed at once
     // rather than when the client's FIN arrives: the slot frees a round trip sooner, so a client's next
-    // connection is not turned away at the limit. The kernel still delivers the answer, then FIN. With
-    // an unread body (over the limit) it waits for the client instead: closing over unread data sends
-    // RST, which can throw the answer away before the client has read it.
+    // connection is not turned away at the limit. The kernel still delivers the answer, then FIN (a
+    // close sends it as a shutdown would, so the answer is written and the socket closed, without the
+    // stream's end and finish steps in between). With an unread body (over the limit) it ends its side
+    // and waits for the client instead: closing over unread data sends RST, which can throw the answer
+    // away before the client has read it.
     let readWhole = false;
     const finish = (status: number, text: string | Buffer, type?: string) => {
       socket.off('data', onData);
@@ -177,9 +179,9 @@ export class EditorListener {
       if (socket.destroyed) return;
       // The idle limit again while the answer is written (spec: read and write).
       socket.setTimeout(IDLE_MS);
-      socket.end(answerBytes(status, text, type), () => {
-        if (readWhole) socket.destroy();
-      });
+      const bytes = answerBytes(status, text, type);
+      if (readWhole) socket.write(bytes, () => socket.destroy());
+      else socket.end(bytes);
     };
     socket.on('data', onData);
   }
