@@ -30,6 +30,7 @@ import { EditorSession } from '../src/editor/session.js';
 import { openStore } from '../src/store/open.js';
 import type { EventStore } from '../src/store/types.js';
 import type { Answer } from '../streams/editor.js';
+import { ownPeakRssMb } from './process-usage.js';
 import {
   type BenchReport,
   interleaved,
@@ -54,8 +55,8 @@ const EXTENT = 10_000;
 const WINDOW = 100;
 const MB = 1024 * 1024;
 
-/** The process's peak RSS so far (maxRSS is in kilobytes). */
-const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+/** The process's peak RSS so far, MB. */
+const peakRssMb = () => Math.round(ownPeakRssMb());
 
 /** A small deterministic generator, so runs compare. */
 export function random(seed: number): () => number {

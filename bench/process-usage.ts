@@ -24,3 +24,14 @@ export function peakRssBytes(pid: number | undefined): number {
     return Number.NaN;
   }
 }
+
+/**
+ * This process's peak resident memory so far, in MB: VmHWM, the high-water mark of its own address space.
+ * Not `process.resourceUsage().maxRSS`: Linux carries the parent's peak across fork and exec into it, so
+ * a child spawned by the runner of `npm run bench` (600 MB by the replay benchmark) reported the
+ * runner's peak, not its own (635 MB for a raw read that peaks at 236).
+ */
+export function ownPeakRssMb(): number {
+  const bytes = peakRssBytes(process.pid);
+  return Number.isNaN(bytes) ? process.resourceUsage().maxRSS / 1024 : bytes / (1024 * 1024);
+}

@@ -3,6 +3,7 @@
 import { rebuildProjection } from '../projections/rebuild.js';
 import { streamCatalog } from '../projections/stream-catalog.js';
 import { openStore } from '../src/store/open.js';
+import { ownPeakRssMb } from './process-usage.js';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: rebuild-child <level dir>');
@@ -14,7 +15,6 @@ process.stdout.write(
     events: result.events,
     seconds: result.seconds,
     eventsPerSecond: result.events / result.seconds,
-    // maxRSS is in kilobytes and covers the whole life of the process.
-    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    peakRssMb: ownPeakRssMb(),
   }),
 );

@@ -9,6 +9,7 @@ import { ProjectionRunner } from '../projections/runtime.js';
 import { DEPLOY_LOGS_DIR } from '../src/stacks/log-files.js';
 import { Reconciler } from '../src/stacks/reconcile.js';
 import { openStore } from '../src/store/open.js';
+import { ownPeakRssMb } from './process-usage.js';
 
 const [mode, dataDir] = process.argv.slice(2);
 if ((mode !== 'walk' && mode !== 'reconcile') || !dataDir)
@@ -75,5 +76,4 @@ async function reconcile(): Promise<Record<string, number | string>> {
 }
 
 const result = mode === 'walk' ? await walk() : await reconcile();
-// maxRSS is in kilobytes and covers the whole life of the process.
-process.stdout.write(JSON.stringify({ ...result, peakRssMb: process.resourceUsage().maxRSS / 1024 }));
+process.stdout.write(JSON.stringify({ ...result, peakRssMb: ownPeakRssMb() }));

@@ -5,6 +5,7 @@ import { Level } from 'level';
 import { editorModels } from '../projections/editor-models.js';
 import { rebuildProjection } from '../projections/rebuild.js';
 import { openStore } from '../src/store/open.js';
+import { ownPeakRssMb } from './process-usage.js';
 
 const [mode, dir] = process.argv.slice(2);
 if ((mode !== 'rebuild' && mode !== 'raw') || !dir)
@@ -53,7 +54,6 @@ process.stdout.write(
     eventsPerSecond: events / seconds,
     sessions,
     entities,
-    // maxRSS is in kilobytes and covers the whole life of the process.
-    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    peakRssMb: ownPeakRssMb(),
   }),
 );
