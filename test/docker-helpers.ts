@@ -21,6 +21,14 @@ const PROJECT_LABEL = 'com.docker.compose.project';
 
 type Availability = { available: true; compose: string } | { available: false; reason: string };
 
+/** One Compose generation the real-engine suites run on: the `compose.command` that picks it. */
+export interface ComposeUnderTest {
+  generation: 'v1' | 'v2';
+  command: string[];
+  /** What its `version` printed (first line). */
+  version: string;
+}
+
 function run(program: string, args: readonly string[]): { ok: boolean; output: string } {
   const r = spawnSync(program, args, { encoding: 'utf8', timeout: 60_000 });
   return { ok: r.status === 0, output: `${r.stdout ?? ''}${r.stderr ?? ''}`.trim() || String(r.error ?? '') };
@@ -41,6 +49,62 @@ function probe(): Availability {
 
 export const docker = probe();
 const required = process.env.CHRONICLE_TEST_DOCKER === 'required';
+
+/** The commands of each generation, as `compose.command` names them (CONTRACT.md). */
+const GENERATION_COMMANDS: ReadonlyArray<readonly ['v1' | 'v2', string[]]> = [
+  ['v2', ['docker', 'compose']],
+  ['v1', ['docker-compose']],
+];
+
+/**
+ * Which generations answer here: `docker compose version` (v2) and `docker-compose version` (v1, or a
+ * v2 binary of that name, which then counts as neither: the matrix wants both generations).
+ */
+function probeGenerations(): { found: ComposeUnderTest[]; missing: string[] } {
+  const found: ComposeUnderTest[] = [];
+  const missing: string[] = [];
+  for (const [generation, command] of GENERATION_COMMANDS) {
+    const [program, ...args] = command as [string, ...string[]];
+    const answer = run(program, [...args, 'version']);
+    const line = answer.output.split('\n')[0] ?? '';
+    const major = /compose version:?\s+v?(\d+)\./i.exec(line)?.[1];
+    const is = major === undefined ? undefined : Number(major) <= 1 ? 'v1' : 'v2';
+    if (answer.ok && is === generation) found.push({ generation, command, version: line });
+    else missing.push(`${generation} (\`${command.join(' ')} version\`: ${line || 'no answer'})`);
+  }
+  return { found, missing };
+}
+
+const generations = docker.available ? probeGenerations() : { found: [], missing: [] };
+
+/**
+ * `describeDocker` once per Compose generation: the same tests on v2 and on v1, each suite given its
+ * `compose.command` (title suffixed ` [compose v2]`). CHRONICLE_TEST_COMPOSE=v1 or v2 narrows it to one
+ * (a quick local run); with CHRONICLE_TEST_DOCKER=required a generation that does not answer fails.
+ */
+export function describeCompose(name: string, body: (compose: ComposeUnderTest) => void): void {
+  const only = process.env.CHRONICLE_TEST_COMPOSE;
+  if (!docker.available) {
+    describeDocker(name, () => body({ generation: 'v2', command: ['docker', 'compose'], version: '' }));
+    return;
+  }
+  for (const [generation] of GENERATION_COMMANDS) {
+    if (only !== undefined && only !== '' && only !== generation) continue;
+    const title = `${name} [compose ${generation}]`;
+    const compose = generations.found.find((c) => c.generation === generation);
+    if (compose) {
+      describe(title, () => body(compose));
+      continue;
+    }
+    const why = generations.missing.find((m) => m.startsWith(generation)) ?? generation;
+    if (required)
+      throw new Error(
+        `CHRONICLE_TEST_DOCKER=required but Compose ${why} does not answer: .ci/run installs both`,
+      );
+    console.log(`skipped: ${title}: Compose ${why} does not answer`);
+    describe.skip(title, () => body({ generation, command: [], version: '' }));
+  }
+}
 
 /** `describe` on the real engine; skipped with a printed reason without one (a failure where required). */
 export function describeDocker(name: string, body: () => void): void {

@@ -22,8 +22,8 @@
  * Failures of the repository (unreachable, no such branch, no compose file there, not YAML) are 422
  * where they come before the answer; bad input is 400.
  */
-import { readdir, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import type { Subscription } from 'rxjs';
 import { type GitStack, type GitStacksState, gitStackKey, gitStacks } from '../../projections/git-stacks.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
@@ -38,8 +38,11 @@ import {
 } from '../../streams/stacks.js';
 import { badRequest, conflict, isStacksError, notFound, StacksError } from './errors.js';
 import {
+  checkLinks,
+  checkoutTree,
   credentialValues,
   fetchBranch,
+  fetchCommit,
   GitError,
   gitRemote,
   hasControlCharacter,
@@ -71,7 +74,7 @@ import {
   validateCompose,
   writeAtomic,
 } from './stack-store.js';
-import type { StackRef } from './types.js';
+import type { ComposePlace, ComposeTrees, StackRef } from './types.js';
 import { DELIVERY_HEADER, EVENT_HEADER, isBranchRef, MAX_DELIVERY_ID_LENGTH, pushedRef } from './webhook.js';
 
 /** The largest compose file read from a repository (the API's own body limit). */
@@ -99,7 +102,25 @@ const sourceDetails = (settings: Pick<GitSettings, 'repository' | 'branch' | 'co
 // The service
 // ------------------------------------------------------------------------------------------------
 
-export class GitStacks {
+/** A git stack's checked-out tree in its folder: the tree, its git index, and the commit it holds. */
+export const TREE_DIR = 'tree';
+const TREE_INDEX = 'tree.index';
+const TREE_COMMIT = 'tree.commit';
+
+const treePaths = (stackFolder: string) => ({
+  tree: join(stackFolder, TREE_DIR),
+  index: join(stackFolder, TREE_INDEX),
+  commit: join(stackFolder, TREE_COMMIT),
+});
+
+/** The commit the tree holds, or undefined (none checked out yet). */
+const treeCommit = async (file: string): Promise<string | undefined> => {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  const sha = text.trim();
+  return /^[0-9a-f]{40,64}$/.test(sha) ? sha : undefined;
+};
+
+export class GitStacks implements ComposeTrees {
   private readonly service: StacksService;
   private readonly model: ProjectionRunner<GitStacksState>;
   private readonly schedules: AutoDeploySchedules;
@@ -128,6 +149,7 @@ export class GitStacks {
       process.stderr.write(`stacks: git caches could not be pruned: ${(error as Error).message}\n`);
     }
     git.subscription = model.updates.subscribe(({ state }) => git.follow(state));
+    service.trees = git;
     return git;
   }
 
@@ -264,6 +286,8 @@ export class GitStacks {
           ...options,
           maxBytes: MAX_COMPOSE_BYTES,
         });
+        // Before anything is made of the commit: its tree is what compose will read.
+        await checkLinks(dir, commit, options);
         try {
           validateCompose(compose);
         } catch (error) {
@@ -325,6 +349,76 @@ export class GitStacks {
       await source.details({ ...sourceDetails(settings), commit });
       source.status(`Checked out ${commit}`);
     });
+  }
+
+  /**
+   * Checks the commit out into the stack's tree (git.ts `checkoutTree`), under the cache's lock; a commit
+   * the cache lacks (a redeploy of an old run) is fetched by id first when `fetchMissing`. 422 when git
+   * refuses (a link leading outside the repository, a commit the remote does not give).
+   */
+  private async checkout(
+    ref: StackRef,
+    settings: Pick<GitSettings, 'repository'>,
+    commit: string,
+    fetchMissing: boolean,
+  ): Promise<void> {
+    const redactor = createRedactor(credentialValues(settings.repository));
+    const options = {
+      timeoutMs: this.gitTimeoutMs(),
+      redact: (text: string) => redactor.text(text),
+      signal: this.stopping.signal,
+    };
+    const paths = treePaths(stackDir(this.dataDir, ref));
+    const key = gitStackKey(ref.environmentId, ref.name);
+    try {
+      await this.locked(`cache ${key}`, async () => {
+        const cache = this.cacheDir(ref);
+        const check = () => checkoutTree(cache, paths.tree, paths.index, commit, options);
+        try {
+          await check();
+        } catch (error) {
+          if (!(fetchMissing && error instanceof GitError && error.kind === 'commit_missing')) throw error;
+          await fetchCommit(cache, gitRemote(settings.repository), commit, options);
+          await check();
+        }
+        await writeAtomic(paths.commit, `${commit}\n`);
+      });
+    } catch (error) {
+      if (error instanceof GitError) throw new StacksError(422, options.redact(error.message));
+      throw error;
+    }
+  }
+
+  /**
+   * Where compose runs for a git stack (ComposeTrees): the folder of `composePath` in its tree, the
+   * tree at `commit` when one is asked for (else as last checked out; a tree a server before trees
+   * never made is checked out at the last deployed commit). The tree's compose file is made the
+   * stack's text, which differs from the commit's after `PUT …/compose` or in a redeploy.
+   */
+  async place(
+    stack: StackRef & { compose: string },
+    commit: string | undefined,
+  ): Promise<ComposePlace | undefined> {
+    const ref: StackRef = { name: stack.name, environmentId: stack.environmentId };
+    const settings = await readGitSettings(this.dataDir, ref);
+    if (!settings) return undefined;
+    const paths = treePaths(stackDir(this.dataDir, ref));
+    const current = await treeCommit(paths.commit);
+    const wanted =
+      commit ?? current ?? this.model.state.stacks.get(gitStackKey(ref.environmentId, ref.name))?.lastCommit;
+    if (wanted === undefined || wanted === null)
+      throw new StacksError(
+        409,
+        `Git stack ${ref.name} has no checked-out tree yet: deploy it from git (POST /api/git-stacks/${ref.name}/deploy)`,
+      );
+    const there = await readFile(join(paths.tree, settings.composePath), 'utf8').catch(() => undefined);
+    if (wanted !== current || there === undefined) await this.checkout(ref, settings, wanted, true);
+    const file = join(paths.tree, settings.composePath);
+    if ((await readFile(file, 'utf8').catch(() => undefined)) !== stack.compose) {
+      await mkdir(dirname(file), { recursive: true });
+      await writeAtomic(file, stack.compose);
+    }
+    return { root: paths.tree, cwd: dirname(file), file };
   }
 
   private async recordSettings(ref: StackRef, settings: GitSettings, userId: string | null): Promise<void> {
@@ -402,6 +496,7 @@ export class GitStacks {
         throw error;
       }
       try {
+        await this.checkout(ref, settings, commit, false);
         await this.saveSettings(ref, settings, undefined, userId);
       } catch (error) {
         // The stack must not stay without its git settings: it goes (and StackDeleted says so).
@@ -454,6 +549,7 @@ export class GitStacks {
       const settings = await this.settingsOf(ref);
       return this.fetchingPlan(trigger, userId, settings, async (source) => {
         const fetched = await this.fetchInJob(ref, settings, source);
+        await this.checkout(ref, settings, fetched.commit, false);
         source.status(await this.writeCompose(ref, settings, fetched, userId));
       });
     });
@@ -506,6 +602,7 @@ export class GitStacks {
           if (next.repository !== planned.repository) source.redact(credentialValues(next.repository));
           // Fetched before anything is saved: settings that do not give a compose file are refused whole.
           const fetched = await this.fetchInJob(ref, next, source);
+          await this.checkout(ref, next, fetched.commit, false);
           await persist(previous, next);
           source.status(await this.writeCompose(ref, next, fetched, userId));
         }),

@@ -1,7 +1,7 @@
 /**
  * The `git` command, run as a child process (never through a shell), for git stacks: checking a branch
  * name, asking a remote for a branch's commit, fetching that commit into a bare cache repository, and
- * reading one file of it.
+ * reading one file of it, and checking a commit out into the tree compose runs in.
  *
  * Credentials: a repository URL may carry `user:password@` (or a token as `token@`). git never sees
  * them in its arguments (where `ps` would show them): it is given the URL without them, and an
@@ -35,7 +35,9 @@ export class GitError extends Error {
     | 'not_a_file'
     | 'timeout'
     | 'cancelled'
-    | 'spawn';
+    | 'spawn'
+    | 'commit_missing'
+    | 'unsafe_link';
   constructor(kind: GitError['kind'], message: string) {
     super(message);
     this.name = 'GitError';
@@ -161,6 +163,8 @@ export interface GitRunOptions {
   remote?: GitRemote;
   /** Bytes of standard output kept; more is an error (a compose file is small). */
   maxOutputBytes?: number;
+  /** The index file of a checked-out tree (GIT_INDEX_FILE); the cache repository's own otherwise. */
+  indexFile?: string;
   /** Aborted when the server stops: git (and what it started) is killed at once. */
   signal?: AbortSignal;
 }
@@ -214,7 +218,10 @@ async function runGit(args: readonly string[], options: GitRunOptions): Promise<
   };
   const { code, stdout, stderr } = await runBounded('git', args, {
     cwd: options.cwd,
-    env: gitEnv(process.env, options.remote),
+    env: {
+      ...gitEnv(process.env, options.remote),
+      ...(options.indexFile === undefined ? {} : { GIT_INDEX_FILE: options.indexFile }),
+    },
     timeoutMs: options.timeoutMs,
     maxOutputBytes: maxOutput,
     stderrKeep: STDERR_KEEP,
@@ -315,6 +322,29 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
+/** Makes the bare cache repository at `cacheDir` when it is missing (or is no repository). */
+async function ensureCache(cacheDir: string, options: GitStepOptions): Promise<void> {
+  if (await exists(join(cacheDir, 'HEAD'))) return;
+  await rm(cacheDir, { recursive: true, force: true });
+  await mkdir(cacheDir, { recursive: true, mode: 0o700 });
+  const init = await runGit(['init', '--quiet', '--bare', cacheDir], { ...options, cwd: '/' });
+  if (init.code !== 0) throw new Error(`git init of the cache ${cacheDir} failed: ${gitReason(init.stderr)}`);
+}
+
+/** `git fetch --depth 1` of one refspec into the cache (made when missing). */
+async function shallowFetch(
+  cacheDir: string,
+  remote: GitRemote,
+  refspec: string,
+  options: GitStepOptions,
+): Promise<GitOutput> {
+  await ensureCache(cacheDir, options);
+  return runGit(
+    ['fetch', '--quiet', '--depth', '1', '--no-tags', '--no-write-fetch-head', '--', remote.url, refspec],
+    { ...options, remote, cwd: cacheDir },
+  );
+}
+
 /**
  * Fetches the branch's head (depth 1) into the bare cache repository at `cacheDir` (made when missing)
  * and returns its commit.
@@ -325,27 +355,7 @@ export async function fetchBranch(
   branch: string,
   options: GitStepOptions,
 ): Promise<string> {
-  if (!(await exists(join(cacheDir, 'HEAD')))) {
-    await rm(cacheDir, { recursive: true, force: true });
-    await mkdir(cacheDir, { recursive: true, mode: 0o700 });
-    const init = await runGit(['init', '--quiet', '--bare', cacheDir], { ...options, cwd: '/' });
-    if (init.code !== 0)
-      throw new Error(`git init of the cache ${cacheDir} failed: ${gitReason(init.stderr)}`);
-  }
-  const fetched = await runGit(
-    [
-      'fetch',
-      '--quiet',
-      '--depth',
-      '1',
-      '--no-tags',
-      '--no-write-fetch-head',
-      '--',
-      remote.url,
-      `+refs/heads/${branch}:${FETCHED_REF}`,
-    ],
-    { ...options, remote, cwd: cacheDir },
-  );
+  const fetched = await shallowFetch(cacheDir, remote, `+refs/heads/${branch}:${FETCHED_REF}`, options);
   if (fetched.code !== 0) {
     const reason = gitReason(fetched.stderr);
     if (/couldn't find remote ref/i.test(reason))
@@ -395,4 +405,125 @@ export async function readFileAt(
   });
   if (blob.code !== 0) throw new Error(`git cat-file of ${path} failed: ${gitReason(blob.stderr)}`);
   return blob.stdout.toString('utf8');
+}
+
+/** Where a checked-out commit is kept in the cache, so a later redeploy of it finds its objects. */
+const keptRef = (commit: string) => `refs/chronicle/commits/${commit}`;
+
+/** The commit's symbolic links (git's mode 120000): path from the repository root → the link's text. */
+async function symlinksAt(
+  cacheDir: string,
+  commit: string,
+  options: GitStepOptions,
+): Promise<Map<string, string>> {
+  const listed = await runGit(['ls-tree', '-r', '-z', '--full-tree', commit], { ...options, cwd: cacheDir });
+  if (listed.code !== 0)
+    throw new Error(`git ls-tree of ${commit.slice(0, 12)} failed: ${gitReason(listed.stderr)}`);
+  const links = new Map<string, string>();
+  for (const entry of listed.stdout.toString('utf8').split('\0')) {
+    const tab = entry.indexOf('\t');
+    if (tab < 0 || !entry.startsWith('120000 ')) continue;
+    const sha = entry.slice(0, tab).split(' ')[2] ?? '';
+    const blob = await runGit(['cat-file', 'blob', sha], { ...options, cwd: cacheDir, maxOutputBytes: 4096 });
+    links.set(entry.slice(tab + 1), blob.stdout.toString('utf8'));
+  }
+  return links;
+}
+
+/** Links followed in one path before it counts as a loop (Linux's own limit). */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * The first link (by path) that leads outside the repository when the file system follows it, or
+ * undefined. Resolved on the commit's own listing, before anything is written: component by component,
+ * a link replaced by its text (so `..` after it leaves the folder it points at, as the kernel does), an
+ * absolute text, a `..` above the root or a loop leading out. Pure.
+ */
+export function escapingLink(links: ReadonlyMap<string, string>): string | undefined {
+  const leadsOut = (path: string): boolean => {
+    const at: string[] = [];
+    const queue = path.split('/');
+    let hops = 0;
+    while (queue.length > 0) {
+      const part = queue.shift() as string;
+      if (part === '' || part === '.') continue;
+      if (part === '..') {
+        if (at.length === 0) return true;
+        at.pop();
+        continue;
+      }
+      at.push(part);
+      const text = links.get(at.join('/'));
+      if (text === undefined) continue;
+      if (++hops > MAX_LINK_HOPS || text.startsWith('/')) return true;
+      at.pop();
+      queue.unshift(...text.split('/'));
+    }
+    return false;
+  };
+  return [...links.keys()].sort().find(leadsOut);
+}
+
+/** A GitError (`unsafe_link`) when a symbolic link of the commit leads outside the repository. */
+export async function checkLinks(cacheDir: string, commit: string, options: GitStepOptions): Promise<void> {
+  const escaping = escapingLink(await symlinksAt(cacheDir, commit, options));
+  if (escaping !== undefined)
+    throw new GitError(
+      'unsafe_link',
+      `${escaping} in commit ${commit.slice(0, 12)} is a symbolic link that leads outside the repository`,
+    );
+}
+
+/**
+ * Checks `commit` of the cache repository out into `tree` (made when missing), as `git reset --hard`
+ * would: the files the commit tracks become its own, those the previous checkout tracked and it does
+ * not are removed, and untracked files (what a bind mount wrote there) stay. `indexFile` is the tree's
+ * index (kept beside it, so the next checkout knows what it tracked). A commit with a symbolic link that
+ * leads outside the tree is refused before anything is written: compose reads the files a compose file
+ * names through such links, and a container could be given any file of the host. The commit is kept by
+ * a ref, so its objects outlive later fetches (a redeploy of it).
+ */
+export async function checkoutTree(
+  cacheDir: string,
+  tree: string,
+  indexFile: string,
+  commit: string,
+  options: GitStepOptions,
+): Promise<void> {
+  const present = await runGit(['cat-file', '-e', `${commit}^{commit}`], { ...options, cwd: cacheDir });
+  if (present.code !== 0)
+    throw new GitError('commit_missing', `Commit ${commit.slice(0, 12)} is not in the repository cache`);
+  await checkLinks(cacheDir, commit, options);
+  await mkdir(tree, { recursive: true, mode: 0o700 });
+  const out = await runGit(['--work-tree', tree, 'read-tree', '--reset', '-u', commit], {
+    ...options,
+    cwd: cacheDir,
+    indexFile,
+  });
+  if (out.code !== 0)
+    throw new Error(
+      `git could not check out ${commit.slice(0, 12)}: ${options.redact(gitReason(out.stderr))}`,
+    );
+  const kept = await runGit(['update-ref', keptRef(commit), commit], { ...options, cwd: cacheDir });
+  if (kept.code !== 0) throw new Error(`git update-ref in the cache failed: ${gitReason(kept.stderr)}`);
+}
+
+/**
+ * Fetches one commit by its id (depth 1) into the cache: a redeploy of a commit the cache no longer
+ * holds. Remotes that do not serve commits by id refuse it (a GitError).
+ */
+export async function fetchCommit(
+  cacheDir: string,
+  remote: GitRemote,
+  commit: string,
+  options: GitStepOptions,
+): Promise<void> {
+  const fetched = await shallowFetch(cacheDir, remote, `+${commit}:${keptRef(commit)}`, options);
+  if (fetched.code !== 0)
+    throw new GitError(
+      'commit_missing',
+      options.redact(
+        `Commit ${commit.slice(0, 12)} is not in the repository cache and ${describeRemote(remote)} did not give it: ${gitReason(fetched.stderr)}`,
+      ),
+    );
 }

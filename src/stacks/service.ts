@@ -49,7 +49,9 @@ import {
 import { SummaryCounter } from './summary.js';
 import type {
   ComposeExit,
+  ComposePlace,
   ComposeProcess,
+  ComposeTrees,
   DeploySource,
   DeployVariant,
   Environment,
@@ -158,6 +160,8 @@ export class StacksService {
   /** The look for interrupted work under way (one at a time). */
   private interrupted: Promise<void> | undefined;
   private closing = false;
+  /** Git stacks' checked-out trees (git-stacks.ts sets it when it opens); without it every stack is plain. */
+  trees: ComposeTrees | undefined;
 
   private constructor(
     options: StacksServiceOptions,
@@ -610,6 +614,7 @@ export class StacksService {
     let exit: ComposeExit = { exitCode: null, signal: null, timedOut: false, cancelled: false };
     let failure: string | undefined;
     const cwd = stackDir(this.dataDir, stack);
+    let place: ComposePlace | undefined;
     try {
       if (variant.resolve) {
         await variant.resolve({
@@ -646,9 +651,10 @@ export class StacksService {
       const environment =
         stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
       const program = await this.compose.resolve();
-      let composeFile = join(cwd, COMPOSE_FILE);
+      place = await this.placeOf(stack, variant);
+      let composeFile = place.file;
       if (variant.pinnedCompose !== undefined) {
-        composeFile = join(cwd, PINNED_COMPOSE_FILE);
+        composeFile = join(place.cwd, PINNED_COMPOSE_FILE);
         await writeFile(composeFile, variant.pinnedCompose);
       }
       const steps = composeSteps(
@@ -667,7 +673,7 @@ export class StacksService {
         if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
         job.status(`Running compose ${step.subcommand}`);
         const process_ = runCompose(
-          { argv: step.argv, cwd, env, timeoutMs: Math.max(1, deadline - Date.now()) },
+          { argv: step.argv, cwd: place.cwd, env, timeoutMs: Math.max(1, deadline - Date.now()) },
           { overlapBytes: redactor.longestBytes },
         );
         slot.process = process_;
@@ -738,8 +744,8 @@ export class StacksService {
       failure = (error as Error).message;
     }
     // Compose has read it; the next redeploy writes its own.
-    if (variant.pinnedCompose !== undefined)
-      await rm(join(cwd, PINNED_COMPOSE_FILE), { force: true }).catch(() => undefined);
+    if (variant.pinnedCompose !== undefined && place !== undefined)
+      await rm(join(place.cwd, PINNED_COMPOSE_FILE), { force: true }).catch(() => undefined);
     const success = failure === undefined;
     // Spec, Output redaction 3: the stored error is redacted with secrets the provider gives now too.
     let finalRedactor = redactor;
@@ -791,6 +797,18 @@ export class StacksService {
         output: [],
       };
     }
+  }
+
+  /**
+   * Where compose runs for the stack (ComposePlace): a git stack's tree (at the commit a redeploy
+   * recorded), else the stack's folder and its compose.yaml.
+   */
+  private async placeOf(stack: Stack, variant: DeployVariant): Promise<ComposePlace> {
+    const commit = variant.extra?.commit;
+    const tree = await this.trees?.place(stack, typeof commit === 'string' ? commit : undefined);
+    if (tree) return tree;
+    const dir = stackDir(this.dataDir, stack);
+    return { root: dir, cwd: dir, file: join(dir, COMPOSE_FILE) };
   }
 
   private async resolveProvider(

@@ -188,6 +188,29 @@ export interface DeployVariant {
   pinnedCompose?: string;
 }
 
+/**
+ * Where compose runs for a stack (CONTRACT.md): a plain stack in its folder, on its `compose.yaml`; a git
+ * stack in its checked-out tree, on the file at `composePath` there, whose folder is the working and
+ * project directory (so `env_file`, the project's `.env` and build contexts resolve in the tree).
+ */
+export interface ComposePlace {
+  /** The folder the paths a compose file names must stay in: the stack's folder or the git tree. */
+  root: string;
+  /** The working directory: the compose file's folder. */
+  cwd: string;
+  /** The compose file compose is given. */
+  file: string;
+}
+
+/** Gives a git stack its checked-out tree (git-stacks.ts); undefined for a stack that is no git stack. */
+export interface ComposeTrees {
+  /**
+   * The place of the stack, its tree at `commit` (a redeploy of a recorded run), else as last checked
+   * out; the tree's compose file made the stack's compose text.
+   */
+  place(stack: StackRef & { compose: string }, commit: string | undefined): Promise<ComposePlace | undefined>;
+}
+
 /** What a prepared deploy's preparation (run with the stack claimed) decided. */
 export interface PreparedDeploy {
   kind: 'deploy' | 'create';

@@ -3,12 +3,17 @@
  * file of the fetched commit, and credentials sent as a header (never in the URL git is given) to a
  * smart-HTTP server that demands them.
  */
+
+import { existsSync } from 'node:fs';
+import { readFile, readlink, writeFile } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkBranchName,
+  checkoutTree,
   credentialValues,
+  escapingLink,
   fetchBranch,
   GitError,
   gitRemote,
@@ -89,6 +94,76 @@ describe('remoteCommit, fetchBranch and readFileAt', () => {
     );
     expect(unreachable.kind).toBe('unreachable');
     expect(unreachable.message).toContain('none.git');
+  });
+});
+
+describe('escapingLink', () => {
+  const links = (entries: Record<string, string>) => new Map(Object.entries(entries));
+  it('lets links that stay in the repository through, as the file system follows them', () => {
+    expect(escapingLink(links({ 'deploy/.env': '../.env', 'a/b': 'c/d', 'c/d': '../x', x: '.' }))).toBe(
+      undefined,
+    );
+    // A link to a folder, then `..` inside it: back in the folder above the target, still inside.
+    expect(
+      escapingLink(links({ 'deploy/conf': '../shared/conf', 'deploy/up': 'conf/../../README.md' })),
+    ).toBe(undefined);
+  });
+  it('names the first link that leads out: absolute, above the root, through another link, a loop', () => {
+    expect(escapingLink(links({ 'deploy/app.env': '/etc/shadow' }))).toBe('deploy/app.env');
+    expect(escapingLink(links({ 'deploy/app.env': '../../secrets' }))).toBe('deploy/app.env');
+    // `here` is the root itself, so `here/..` is above it: a lexical check would let it through.
+    expect(escapingLink(links({ here: '.', 'deploy/out': '../here/..' }))).toBe('deploy/out');
+    expect(escapingLink(links({ a: 'b', b: 'a' }))).toBe('a');
+  });
+});
+
+describe('checkoutTree', () => {
+  it('checks a commit out like reset --hard: tracked files follow it, untracked ones stay; an escaping link is refused before anything is written', async () => {
+    const own = await makeRepo(
+      root,
+      {
+        'deploy/compose.yaml': 'one\n',
+        'deploy/old.txt': 'old\n',
+        'deploy/.env': { link: '../root.env' },
+        'root.env': 'A=1\n',
+      },
+      'tree-repo',
+    );
+    const cache = join(root, 'tree-cache');
+    const tree = join(root, 'tree');
+    const index = join(root, 'tree.index');
+    const first = await fetchBranch(cache, gitRemote(own.bare), 'main', options);
+    await checkoutTree(cache, tree, index, first, options);
+    expect(await readFile(join(tree, 'deploy/compose.yaml'), 'utf8')).toBe('one\n');
+    expect(await readlink(join(tree, 'deploy/.env'))).toBe('../root.env');
+    await writeFile(join(tree, 'deploy/data.db'), 'written by a container\n');
+    await writeFile(join(tree, 'deploy/compose.yaml'), 'edited\n');
+
+    const second = await own.commit({ 'deploy/compose.yaml': 'two\n', 'deploy/old.txt': null });
+    await fetchBranch(cache, gitRemote(own.bare), 'main', options);
+    await checkoutTree(cache, tree, index, second, options);
+    expect(await readFile(join(tree, 'deploy/compose.yaml'), 'utf8')).toBe('two\n');
+    expect(existsSync(join(tree, 'deploy/old.txt'))).toBe(false);
+    expect(await readFile(join(tree, 'deploy/data.db'), 'utf8')).toBe('written by a container\n');
+    // The first commit is kept: checking it out again needs no fetch.
+    await checkoutTree(cache, tree, index, first, options);
+    expect(await readFile(join(tree, 'deploy/old.txt'), 'utf8')).toBe('old\n');
+
+    const bad = await own.commit({
+      'deploy/app.env': { link: '../../../etc/passwd' },
+      'deploy/compose.yaml': 'three\n',
+    });
+    await fetchBranch(cache, gitRemote(own.bare), 'main', options);
+    const refused = await failure(checkoutTree(cache, tree, index, bad, options));
+    expect(refused.kind).toBe('unsafe_link');
+    expect(refused.message).toBe(
+      `deploy/app.env in commit ${bad.slice(0, 12)} is a symbolic link that leads outside the repository`,
+    );
+    expect(existsSync(join(tree, 'deploy/app.env'))).toBe(false);
+    expect(await readFile(join(tree, 'deploy/compose.yaml'), 'utf8')).toBe('one\n');
+    expect((await failure(checkoutTree(cache, tree, index, 'f'.repeat(40), options))).kind).toBe(
+      'commit_missing',
+    );
   });
 });
 

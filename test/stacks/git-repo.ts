@@ -4,7 +4,7 @@
  * credentials, so a URL with `user:password@` is fetched for real.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -27,19 +27,25 @@ export async function git(args: readonly string[], cwd: string): Promise<string>
   return stdout.trim();
 }
 
+/** A file's text, a symbolic link's text, or null for a file to remove. */
+export type RepoFile = string | { link: string } | null;
+
 export interface TestRepo {
   /** The bare repository (what a stack fetches from). */
   bare: string;
   /** The work clone that commits. */
   work: string;
-  /** Writes (or, with null, removes) files, commits them on `branch` and pushes; returns the commit. */
-  commit(files: Record<string, string | null>, branch?: string): Promise<string>;
+  /**
+   * Writes (or, with null, removes) files — `{ link }` makes a symbolic link with that text — commits
+   * them on `branch` and pushes; returns the commit.
+   */
+  commit(files: Record<string, RepoFile>, branch?: string): Promise<string>;
 }
 
 /** A bare repository at `<root>/<name>.git` with a first commit of `files` on `main`. */
 export async function makeRepo(
   root: string,
-  files: Record<string, string>,
+  files: Record<string, RepoFile>,
   name = 'repo',
 ): Promise<TestRepo & { first: string }> {
   const bare = join(root, `${name}.git`);
@@ -47,7 +53,7 @@ export async function makeRepo(
   await git(['init', '--quiet', '--bare', '--initial-branch=main', bare], root);
   await git(['init', '--quiet', '--initial-branch=main', work], root);
   let count = 0;
-  const commit = async (changes: Record<string, string | null>, branch = 'main') => {
+  const commit = async (changes: Record<string, RepoFile>, branch = 'main') => {
     const current = await git(['rev-parse', '--abbrev-ref', 'HEAD'], work).catch(() => 'main');
     if (current !== branch) {
       const exists = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], work).then(
@@ -58,11 +64,11 @@ export async function makeRepo(
     }
     for (const [path, content] of Object.entries(changes)) {
       const file = join(work, path);
-      if (content === null) await rm(file, { force: true });
-      else {
-        await mkdir(dirname(file), { recursive: true });
-        await writeFile(file, content);
-      }
+      await rm(file, { force: true });
+      if (content === null) continue;
+      await mkdir(dirname(file), { recursive: true });
+      if (typeof content === 'string') await writeFile(file, content);
+      else await symlink(content.link, file);
     }
     await git(['add', '--all'], work);
     await git(['commit', '--quiet', '--allow-empty', '-m', `change ${++count}`], work);

@@ -14,6 +14,7 @@ import type { RecordedEvent } from '../../../src/store/types.js';
 import { tempDir, withDataStore } from '../../cli/helpers.js';
 import { makeRepo, serveGitHttp, type TestRepo } from '../../stacks/git-repo.js';
 import {
+  argvCalls,
   arrayOf,
   StacksClient as Client,
   composeText,
@@ -319,6 +320,65 @@ describeStacks('git stacks', () => {
     }
     expectStatus(await stacks.admin.get(`/api/git-stacks/left-nothing${q(null)}`), 404, 'no git stack');
     expect(await runsOf(stacks.admin, 'left-nothing')).toEqual([]);
+  });
+
+  it('runs compose in the checked-out tree; a commit with a link out of the repository is refused (422 on create, nothing left; a failed deploy that leaves the tree)', async () => {
+    const linked = await makeRepo(
+      root,
+      {
+        'deploy/compose.yaml': composeOf(['in the tree']),
+        'deploy/.env': { link: '../shared.env' },
+        'shared.env': 'A=1\n',
+      },
+      'linked-repo',
+    );
+    const made = await create({
+      name: 'treed',
+      repository: linked.bare,
+      composePath: 'deploy/compose.yaml',
+      deploy: true,
+    });
+    const ack = objectOf(made) as { jobId: string; runId: number };
+    expect((await waitJob(stacks.admin, ack.jobId)).result).toMatchObject({ success: true });
+    const tree = join(stackDir(stacks.server.dataDir, null, 'treed'), 'tree');
+    const calls = (await argvCalls(stacks.server)).filter((c) => c.cwd.startsWith(tree));
+    expect(
+      calls.map((c) => [c.cwd, c.argv.slice(c.argv.indexOf('--file'), c.argv.indexOf('--file') + 2)]),
+    ).toEqual([[join(tree, 'deploy'), ['--file', join(tree, 'deploy', 'compose.yaml')]]]);
+    expect(await readFile(join(tree, 'deploy', '.env'), 'utf8')).toBe('A=1\n');
+
+    // A push that links a file of the host: the deploy fails before compose, the tree stays as it was.
+    const bad = await linked.commit({
+      'deploy/compose.yaml': composeOf(['never run']),
+      'deploy/app.env': { link: '../../../../../../../../etc/passwd' },
+    });
+    const deployed = await stacks.admin.post(`/api/git-stacks/treed/deploy${q(null)}`, {});
+    const again = objectOf(deployed) as { jobId: string; runId: number };
+    await waitJob(stacks.admin, again.jobId);
+    const failed = await waitRun(stacks.admin, 'treed', again.runId);
+    expect(failed).toMatchObject({
+      status: 'failed',
+      errorMessage: `deploy/app.env in commit ${bad.slice(0, 12)} is a symbolic link that leads outside the repository`,
+    });
+    expect(existsSync(join(tree, 'deploy', 'app.env'))).toBe(false);
+    expect(await readFile(join(tree, 'deploy', 'compose.yaml'), 'utf8')).toBe(composeOf(['in the tree']));
+    expect((await argvCalls(stacks.server)).filter((c) => c.cwd.startsWith(tree))).toHaveLength(1);
+
+    // A create from that commit: 422, and nothing is made (no folder, no cache, no event).
+    const refused = await create({
+      name: 'linked-out',
+      repository: linked.bare,
+      composePath: 'deploy/compose.yaml',
+      deploy: true,
+    });
+    expectStatus(refused, 422, 'a link out of the repository');
+    expect(objectOf(refused).error).toBe(
+      `deploy/app.env in commit ${bad.slice(0, 12)} is a symbolic link that leads outside the repository`,
+    );
+    expect(existsSync(stackDir(stacks.server.dataDir, null, 'linked-out'))).toBe(false);
+    expect(existsSync(join(stacks.server.dataDir, 'git-cache', 'local', 'linked-out'))).toBe(false);
+    const trail = objectOf(await stacks.admin.get('/api/audit?stack=linked-out'));
+    expect(trail).toMatchObject({ entries: [], total: 0 });
   });
 
   it('answers 409 for a taken name, 404 for a stack that is no git stack, 403 without edit', async () => {
