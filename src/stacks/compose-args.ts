@@ -4,7 +4,7 @@
  *
  * Arguments differ by generation (checked against `docker-compose <cmd> --help` of 1.29.2 and
  * `docker compose <cmd> --help` of v2): v1 has no `up --pull`, so a deploy with `pull` runs
- * `pull` first and then `up` without it. Every other flag used here (`--project-name`, `--file`,
+ * `pull` first and then `up` without it, and no `up --wait`. Every other flag used here (`--project-name`, `--file`,
  * `up --detach --remove-orphans --build --force-recreate`, `stop`, `start`, `restart`, `down`) is
  * the same in both. v1 given a flag it does not know prints its usage and exits 0, so a step whose
  * output holds compose's usage text has failed whatever its exit code (`isUsageLine`).
@@ -32,11 +32,16 @@ export interface ComposeStep {
   argv: string[];
 }
 
-/** The steps of an operation, in order: one, or `pull` then `up` for a v1 deploy with `pull`. */
+/**
+ * The steps of an operation, in order: one, or `pull` then `up` for a v1 deploy with `pull`. v2's `up`
+ * waits for its services (`--wait`: running, healthy where they have a health check) for at most
+ * `waitSeconds` (the job's time left); v1 has no such flag, service.ts asks the engine after its `up`.
+ */
 export function composeSteps(
   target: ComposeTarget,
   operation: ComposeOperation,
   options?: DeployOptions,
+  waitSeconds = 0,
 ): ComposeStep[] {
   if (target.command.length === 0) throw new Error('compose.command is empty');
   const base = [...target.command, '--project-name', target.project, '--file', target.composeFile];
@@ -49,8 +54,20 @@ export function composeSteps(
   }
   if (options?.build) up.push('--build');
   if (options?.forceRecreate) up.push('--force-recreate');
+  if (target.generation === 'v2' && waitSeconds > 0) up.push('--wait', '--wait-timeout', String(waitSeconds));
   steps.push({ subcommand: 'up', argv: up });
   return steps;
+}
+
+/**
+ * Whether a line is v2's `up --wait` giving up on a container (2.26: `container x-app-1 exited (3)`,
+ * `container x-web-1 is unhealthy`, `application not healthy after 30s`): the services, not compose,
+ * failed, and the engine decides (a one-shot that exited 0 is fine, which `--wait` does not know).
+ */
+export function isWaitFailureLine(line: string): boolean {
+  return /^(?:container \S+ (?:exited \(-?\d+\)|is unhealthy)|application not healthy after \d+s)$/.test(
+    line.trim(),
+  );
 }
 
 /**

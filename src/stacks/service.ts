@@ -8,7 +8,13 @@ import type { LiveModel } from '../../projections/live-model.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
 import type { DeployOptions, EnvironmentId, JobKind, Trigger } from '../../streams/stacks.js';
 import type { EventStore } from '../store/types.js';
-import { type ComposeOperation, composeEnv, composeSteps, isUsageLine } from './compose-args.js';
+import {
+  type ComposeOperation,
+  composeEnv,
+  composeSteps,
+  isUsageLine,
+  isWaitFailureLine,
+} from './compose-args.js';
 import { type ComposeProgram, ComposeResolver } from './compose-program.js';
 import { runCompose } from './compose-runner.js';
 import { findEnvironment } from './config.js';
@@ -28,6 +34,8 @@ import { createRedactor } from './redaction.js';
 import { Retention } from './retention.js';
 import { StacksSchedules } from './schedules.js';
 import { resolveSecrets } from './secret-providers.js';
+import { type WatchResult, watchServices } from './service-health.js';
+import { StackStatusReader } from './stack-status.js';
 import {
   COMPOSE_FILE,
   composeHash,
@@ -162,6 +170,8 @@ export class StacksService {
   private closing = false;
   /** Git stacks' checked-out trees (git-stacks.ts sets it when it opens); without it every stack is plain. */
   trees: ComposeTrees | undefined;
+  /** The engines asked whether a deploy's services came up. */
+  private readonly engines = new StackStatusReader();
 
   private constructor(
     options: StacksServiceOptions,
@@ -613,6 +623,8 @@ export class StacksService {
     let printed = 0;
     let exit: ComposeExit = { exitCode: null, signal: null, timedOut: false, cancelled: false };
     let failure: string | undefined;
+    /** The last step's output held v2's `up --wait` giving up on a container. */
+    let waitGaveUp = false;
     const cwd = stackDir(this.dataDir, stack);
     let place: ComposePlace | undefined;
     try {
@@ -666,6 +678,7 @@ export class StacksService {
         },
         operation,
         options,
+        Math.max(1, Math.ceil((deadline - Date.now()) / 1000)),
       );
       const env = composeEnv(process.env, stack.variables, secrets, environment);
       const lineRedactor = redactor;
@@ -684,12 +697,14 @@ export class StacksService {
           else job.composeStarted(group);
         }
         let usage = false;
+        waitGaveUp = false;
         // Subscribed at once: the runner replays what came before the first subscriber. A throw in here
         // stops compose and fails this job (below), never the process.
         const feed = consumeLines(process_, (output) => {
           printed += 1;
           summary.add(output.line);
           if (isUsageLine(output.line, step.subcommand)) usage = true;
+          if (step.subcommand === 'up' && isWaitFailureLine(output.line)) waitGaveUp = true;
           // A cut line is redacted whole, then cut: a value crossing the cut never shows its start.
           const shown =
             output.cut === undefined
@@ -737,6 +752,25 @@ export class StacksService {
         if (stderrTail.length > 0 && !feed.faulted && !usage)
           failure = `${failure}:\n${stderrTail.join('\n')}`;
         break;
+      }
+      // Whether the services came up: v1's `up` does not wait for them, v2's stops at a one-shot.
+      const gaveUp = waitGaveUp && !exit.timedOut && !exit.cancelled && !this.closing;
+      if (operation === 'up' && (failure === undefined ? program.generation === 'v1' : gaveUp)) {
+        const watched = await this.watchServices(
+          environment,
+          stack.name,
+          summary.containerNames(),
+          deadline,
+          job,
+        );
+        if (watched === undefined) {
+          // The engine could not be asked: compose's own answer stands.
+        } else if (watched.ready) {
+          failure = undefined;
+          // Compose's exit code said `--wait` gave up on a one-shot that completed: the deploy succeeded.
+          if (exit.exitCode !== 0) exit = { ...exit, exitCode: 0 };
+        } else if (this.closing) failure = SERVER_STOPPING_MESSAGE;
+        else failure = watched.error;
       }
       if (failure === undefined && recorder && operation === 'up')
         await this.history.recordImages(recorder, environment, stack.name);
@@ -796,6 +830,41 @@ export class StacksService {
         ...(exitCode !== undefined ? { exitCode } : {}),
         output: [],
       };
+    }
+  }
+
+  /**
+   * After `up`: asks the stack's engine until the containers `up` named settle (service-health.ts), at
+   * most until the job's deadline. Undefined when the engine cannot be asked (a job status says so).
+   */
+  private async watchServices(
+    environment: Environment | null,
+    project: string,
+    names: ReadonlySet<string>,
+    deadline: number,
+    job: Job,
+  ): Promise<WatchResult | undefined> {
+    const client = this.engines.client(environment);
+    if ('error' in client) {
+      job.status(`The services' state was not checked: ${client.error}`);
+      return undefined;
+    }
+    job.status('Waiting for the services to run');
+    try {
+      const result = await watchServices(client.docker, project, {
+        deadline,
+        names,
+        stopped: () => this.closing,
+      });
+      if (!result.ready && result.timedOut)
+        return {
+          ...result,
+          error: `Timed out after ${this.config.jobs.timeoutSeconds} s waiting for the services:\n${result.error}`,
+        };
+      return result;
+    } catch (error) {
+      job.status(`The services' state was not checked: ${this.engines.failed(environment, error)}`);
+      return undefined;
     }
   }
 

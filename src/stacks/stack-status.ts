@@ -39,6 +39,8 @@ export interface ContainerStatus {
   state: string;
   /** healthy, unhealthy or starting; null without a health check. */
   health: string | null;
+  /** The exit code of a container that exited (or is dead); null for one that runs or never ran. */
+  exitCode: number | null;
   /** The image as the compose file names it (`nginx:1.27`). */
   image: string;
   /** The image's id (`sha256:…`), which is the digest of its configuration. */
@@ -108,7 +110,7 @@ export function stackStateOf(
 /** One container as the answer shows it, from the engine's list entry and its inspection. */
 export function containerStatusOf(
   listed: Docker.ContainerInfo,
-  inspected: { startedAt?: string; health?: string } | undefined,
+  inspected: { startedAt?: string; health?: string; exitCode?: number } | undefined,
   repoDigests: readonly string[] | undefined,
 ): ContainerStatus {
   const started = inspected?.startedAt;
@@ -117,6 +119,10 @@ export function containerStatusOf(
     name: (listed.Names?.[0] ?? listed.Id).replace(/^\//, ''),
     state: listed.State,
     health: inspected?.health ?? null,
+    exitCode:
+      (listed.State === 'exited' || listed.State === 'dead') && started && started !== NEVER
+        ? (inspected?.exitCode ?? null)
+        : null,
     image: listed.Image,
     imageId: listed.ImageID,
     imageDigest: repoDigests?.[0] ?? null,
@@ -190,6 +196,26 @@ export class StackStatusReader {
   }
 
   /**
+   * The engine client of an environment, or why there is none: a `dockerHost` dockerode cannot reach, or
+   * a failure of the last FAILURE_HOLD_MS (`failed` notes one).
+   */
+  client(environment: Environment | null): { docker: Docker } | { error: string } {
+    const engine = this.engineOf(environment);
+    if (engine.error !== undefined) return { error: engine.error };
+    const holdMs = this.options.holdMs ?? FAILURE_HOLD_MS;
+    if (engine.failed && Date.now() - engine.failed.at < holdMs) return { error: engine.failed.reason };
+    return { docker: engine.docker as Docker };
+  }
+
+  /** Notes that the engine of an environment failed to answer (held like a failed status read). */
+  failed(environment: Environment | null, error: unknown): string {
+    const engine = this.engineOf(environment);
+    const reason = `The Docker engine (${engine.where}) cannot be reached: ${(error as Error).message}`;
+    engine.failed = { reason, at: Date.now() };
+    return reason;
+  }
+
+  /**
    * The status of each stack (by name) of one environment; `compose` gives the services `up` starts.
    * Never rejects: an engine that fails makes every stack `unknown` with the reason.
    */
@@ -249,7 +275,11 @@ export class StackStatusReader {
             .getContainer(c.Id)
             .inspect()
             .then(
-              (info) => ({ startedAt: info.State.StartedAt, health: info.State.Health?.Status }),
+              (info) => ({
+                startedAt: info.State.StartedAt,
+                health: info.State.Health?.Status,
+                exitCode: info.State.ExitCode,
+              }),
               // Removed between the list and now: listed without these details.
               () => undefined,
             ),

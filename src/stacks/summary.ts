@@ -163,6 +163,8 @@ export class SummaryCounter {
     recreated: new Set(),
     removed: new Set(),
   };
+  /** Every container a container line named (what `up` acted on, for the health check of service.ts). */
+  private readonly named = new Set<string>();
   private readonly pulled = new Set<string>();
   private readonly built = new Set<string>();
   private readonly namedImages = new Set<string>();
@@ -195,11 +197,14 @@ export class SummaryCounter {
         return true;
       }
       this.seen.containers = true;
+      if (verb !== 'Removing') this.named.add(name);
       if (status === 'done') for (const state of V1_COUNTED.get(verb) ?? []) this.containers[state].add(name);
       return true;
     }
-    if (line.endsWith(' is up-to-date') && V1_UP_TO_DATE.test(line)) {
+    const upToDate = line.endsWith(' is up-to-date') ? V1_UP_TO_DATE.exec(line) : null;
+    if (upToDate?.[1] !== undefined) {
       this.seen.containers = true;
+      this.named.add(upToDate[1]);
       return true;
     }
     const orphan = line.startsWith('Removing orphan') ? V1_ORPHAN.exec(line) : null;
@@ -291,6 +296,7 @@ export class SummaryCounter {
     if (tokens.length === 3 && first === 'Container') {
       if (!V2_CONTAINER_WORDS.has(status)) return;
       this.seen.containers = true;
+      if (status !== 'Removing' && status !== 'Removed') this.named.add(second);
       const state = V2_COUNTED.get(status);
       if (state) this.containers[state].add(second);
       return;
@@ -305,6 +311,11 @@ export class SummaryCounter {
       this.seen.builds = true;
       if (status === 'Built') this.built.add(name);
     }
+  }
+
+  /** The containers the output named, but those it removed: what the deploy created, started or kept. */
+  containerNames(): ReadonlySet<string> {
+    return this.named;
   }
 
   /** The counts so far; undefined while no line was fed (unknown, never zero). */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { composeEnv, composeSteps, isUsageLine } from '../../src/stacks/compose-args.js';
+import { composeEnv, composeSteps, isUsageLine, isWaitFailureLine } from '../../src/stacks/compose-args.js';
 import { PROTOTYPE_NAMES, withPrototypeNames } from '../fuzz-names.js';
 
 const v2 = {
@@ -32,6 +32,31 @@ describe('composeSteps', () => {
     expect(
       argvs(composeSteps(v2, 'up', { pull: false, build: true, forceRecreate: false }))[0]?.slice(-1),
     ).toEqual(['--build']);
+  });
+
+  it('v2 up waits for its services for the time given; v1 has no --wait', () => {
+    expect(argvs(composeSteps(v2, 'up', { pull: true, build: false, forceRecreate: false }, 3600))).toEqual([
+      [...base, 'up', '--detach', '--remove-orphans', '--pull', 'always', '--wait', '--wait-timeout', '3600'],
+    ]);
+    expect(argvs(composeSteps(v1, 'up', undefined, 3600))).toEqual([
+      [...base1, 'up', '--detach', '--remove-orphans'],
+    ]);
+    expect(argvs(composeSteps(v2, 'down', undefined, 3600))).toEqual([[...base, 'down']]);
+  });
+
+  it("v2's `up --wait` giving up on a container is told from compose's own failures", () => {
+    for (const line of [
+      'container web-app-1 exited (3)',
+      'container web-web-1 is unhealthy',
+      'application not healthy after 30s',
+    ])
+      expect(isWaitFailureLine(line), line).toBe(true);
+    for (const line of [
+      'Error response from daemon: pull access denied',
+      'service "app" refers to undefined network',
+      ' Container web-app-1  Exited',
+    ])
+      expect(isWaitFailureLine(line), line).toBe(false);
   });
 
   it('v1 up with pull: `pull` first, then `up` without --pull (v1 has no such flag)', () => {

@@ -16,6 +16,7 @@ const container = (over: Partial<ContainerStatus>): ContainerStatus => ({
   name: 'p-web-1',
   state: 'running',
   health: null,
+  exitCode: null,
   image: 'x:latest',
   imageId: ID_A,
   imageDigest: null,

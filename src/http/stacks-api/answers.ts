@@ -37,6 +37,10 @@ export const StackContainer = z
       .string()
       .nullable()
       .meta({ description: 'healthy, unhealthy or starting; null without a health check.' }),
+    exitCode: z.number().int().nullable().meta({
+      description:
+        'The exit code of a container that exited (or is dead); null while it runs or before it ran.',
+    }),
     image: z.string().meta({ description: 'The image as the compose file names it.' }),
     imageId: z.string().meta({ description: 'The image id (`sha256:…`), the digest of its configuration.' }),
     imageDigest: z
@@ -72,6 +76,7 @@ const CONTAINER_EXAMPLE = {
   name: 'web-web-1',
   state: 'running',
   health: null,
+  exitCode: null,
   image: 'nginx:alpine',
   imageId: 'sha256:c8f58e35cd9393b51b135bef09177afb42cec4564175029a8a07ae7485bdd902',
   imageDigest: null,

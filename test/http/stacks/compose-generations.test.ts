@@ -1,7 +1,7 @@
 /**
  * Arguments per compose generation (CONTRACT.md, issue 17) over the real CLI with the fake compose, which
  * answers `version` as FAKE_COMPOSE_VERSION says: v1 gets `pull` before `up` (it has no `up --pull`), v2
- * `up --pull always`; a step that prints compose's usage fails its run even with exit code 0; a failed
+ * `up --pull always` (and `--wait`, which v1 lacks too); a step that prints compose's usage fails its run even with exit code 0; a failed
  * `pull` leaves `up` unrun and the run says so. The real v1 is driven in docker-engine.test.ts.
  */
 import { join } from 'node:path';
@@ -64,9 +64,10 @@ describeStacks('compose generations (fake compose)', () => {
       ['pull'],
       ['up', '--detach', '--remove-orphans', '--build', '--force-recreate'],
     ]);
+    const wait = ['--wait', '--wait-timeout', expect.stringMatching(/^\d+$/)];
     expect(await callsOf(v2, 'pulled')).toEqual([
-      ['up', '--detach', '--remove-orphans'],
-      ['up', '--detach', '--remove-orphans', '--pull', 'always', '--build', '--force-recreate'],
+      ['up', '--detach', '--remove-orphans', ...wait],
+      ['up', '--detach', '--remove-orphans', '--pull', 'always', '--build', '--force-recreate', ...wait],
     ]);
   });
 

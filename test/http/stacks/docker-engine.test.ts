@@ -95,6 +95,7 @@ describeDocker('stacks on a real Docker engine: operations', () => {
         name: up?.Names[0]?.slice(1),
         state: 'running',
         health: null,
+        exitCode: null,
         image: TEST_IMAGE,
         imageId: up?.ImageID,
         imageDigest: null,

@@ -7,14 +7,13 @@
  * repository's `.env`. What the container got is read from the engine.
  */
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { tempDir } from '../../cli/helpers.js';
 import {
   type ComposeUnderTest,
   DockerRun,
   describeCompose,
   engine,
-  ensureTestImage,
   TEST_IMAGE,
 } from '../../docker-helpers.js';
 import { makeRepo, type TestRepo } from '../../stacks/git-repo.js';
@@ -24,9 +23,7 @@ import {
   objectOf,
   q,
   type StacksClient,
-  type StacksServer,
-  startStacks,
-  USERS,
+  serveEngineStacks,
   waitJob,
   waitRun,
 } from './helpers.js';
@@ -52,10 +49,7 @@ function catIn(id: string, path: string): string {
 
 describeCompose('git stacks of a real compose project', (compose: ComposeUnderTest) => {
   const docker = new DockerRun(`git${compose.generation}`);
-  let server: StacksServer;
-  let admin: StacksClient;
   let repo: TestRepo & { first: string };
-
   const project = (image: string, marker: string): Record<string, string> => ({
     'deploy/compose.yaml': [
       'services:',
@@ -76,30 +70,24 @@ describeCompose('git stacks of a real compose project', (compose: ComposeUnderTe
     'README.md': 'an application\n',
   });
 
+  const suite = serveEngineStacks(compose.command, () => docker.cleanUp());
   beforeAll(async () => {
-    await ensureTestImage();
-    const root = await tempDir();
-    repo = await makeRepo(root, project(docker.image('app'), 'first commit'));
-    server = await startStacks({ config: { users: [USERS.admin], compose: { command: compose.command } } });
-    admin = server.as('admin');
-  }, 120_000);
-  afterAll(async () => {
-    await server?.stop();
-    await docker.cleanUp();
-  }, 120_000);
+    repo = await makeRepo(await tempDir(), project(docker.image('app'), 'first commit'));
+  });
 
+  const admin = (): StacksClient => suite.admin;
   const deployed = async (reply: Awaited<ReturnType<StacksClient['post']>>, name: string): Promise<Json> => {
     expectStatus(reply, 202, 'git deploy');
     const ack = objectOf(reply);
-    const job = await waitJob(admin, ack.jobId as string, 240_000);
-    const run = await waitRun(admin, name, ack.runId as number, 60_000);
+    const job = await waitJob(admin(), ack.jobId as string, 240_000);
+    const run = await waitRun(admin(), name, ack.runId as number, 60_000);
     return { ...run, job };
   };
 
   it('create-and-deploy runs compose in the checked-out tree: env_file, the repository .env, build: ./app; the stack variables win', async () => {
     const name = docker.stack('web');
     const run = await deployed(
-      await admin.post(`/api/git-stacks${q(null)}`, {
+      await admin().post(`/api/git-stacks${q(null)}`, {
         name,
         repository: repo.bare,
         branch: 'main',
@@ -124,7 +112,7 @@ describeCompose('git stacks of a real compose project', (compose: ComposeUnderTe
 
     // A new commit changes the build context: a git deploy checks it out and compose builds from it.
     await repo.commit({ 'deploy/app/marker.txt': 'second commit\n', 'deploy/app.env': 'APP_COLOR=green\n' });
-    const again = await deployed(await admin.post(`/api/git-stacks/${name}/deploy${q(null)}`, {}), name);
+    const again = await deployed(await admin().post(`/api/git-stacks/${name}/deploy${q(null)}`, {}), name);
     expect(again, JSON.stringify(again)).toMatchObject({ status: 'success' });
     // Not rebuilt by itself (the image exists): the env_file change recreates the container.
     const [next] = await docker.containers(name);
@@ -133,7 +121,7 @@ describeCompose('git stacks of a real compose project', (compose: ComposeUnderTe
 
     // A redeploy of the first run checks its commit out again: its app.env is back.
     const back = await deployed(
-      await admin.post(`/api/stacks/${name}/deploys/${run.id as number}/redeploy${q(null)}`, {}),
+      await admin().post(`/api/stacks/${name}/deploys/${run.id as number}/redeploy${q(null)}`, {}),
       name,
     );
     expect(back, JSON.stringify(back)).toMatchObject({
@@ -145,7 +133,7 @@ describeCompose('git stacks of a real compose project', (compose: ComposeUnderTe
 
     // Stop and down read the project from the tree too (v1 loads the env_file even for down).
     for (const op of ['stop', 'down']) {
-      const reply = await admin.post(
+      const reply = await admin().post(
         `/api/stacks/${name}/${op}`,
         {},
         { headers: { Accept: 'application/json' }, timeoutMs: 120_000 },

@@ -665,3 +665,48 @@ export async function eventually<T>(
     await sleep(50);
   }
 }
+
+// ------------------------------------------------------------------------------------------------
+// Suites on a real Docker engine
+// ------------------------------------------------------------------------------------------------
+
+/** The server of a suite on the real engine: its compose chosen by `command`, its stacks cleaned up. */
+export interface EngineSuite {
+  readonly server: StacksServer;
+  readonly admin: StacksClient;
+}
+
+/**
+ * Starts a server with `compose.command` set (one generation of the matrix, test/docker-helpers.ts)
+ * before the suite's tests, after importing the test image; stops it and runs `cleanUp` after them.
+ */
+export function serveEngineStacks(
+  command: readonly string[],
+  cleanUp: () => Promise<void>,
+  config: ConfigJson = {},
+): EngineSuite {
+  let current: StacksServer | undefined;
+  beforeAll(async () => {
+    const { ensureTestImage } = await import('../../docker-helpers.js');
+    await ensureTestImage();
+    current = await startStacks({
+      config: { users: [USERS.admin], compose: { command: [...command] }, ...config },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await current?.stop();
+    await cleanUp();
+  }, 120_000);
+  const server = () => {
+    if (current === undefined) throw new Error('the engine suite starts its server in beforeAll');
+    return current;
+  };
+  return {
+    get server() {
+      return server();
+    },
+    get admin() {
+      return server().as('admin');
+    },
+  };
+}

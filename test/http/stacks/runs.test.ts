@@ -334,10 +334,22 @@ describeStacks('deploy runs', () => {
       const file = join(dir, 'compose.yaml');
       const calls = (await argvCalls(stacks.server)).filter((c) => c.argv.includes(file));
       const base = ['--project-name', 'ops', '--file', file];
+      // v2's `up` waits for its services for the job's time left (a second or so may have passed).
+      const wait = ['--wait', '--wait-timeout', expect.stringMatching(/^3[0-9]{3}$/)];
       expect(calls.map((c) => c.argv)).toEqual([
-        [...base, 'up', '--detach', '--remove-orphans'],
-        [...base, 'up', '--detach', '--remove-orphans', '--pull', 'always', '--build', '--force-recreate'],
-        [...base, 'up', '--detach', '--remove-orphans', '--force-recreate'],
+        [...base, 'up', '--detach', '--remove-orphans', ...wait],
+        [
+          ...base,
+          'up',
+          '--detach',
+          '--remove-orphans',
+          '--pull',
+          'always',
+          '--build',
+          '--force-recreate',
+          ...wait,
+        ],
+        [...base, 'up', '--detach', '--remove-orphans', '--force-recreate', ...wait],
         [...base, 'start'],
         [...base, 'stop'],
         [...base, 'restart'],
