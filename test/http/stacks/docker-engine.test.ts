@@ -1,10 +1,17 @@
 /**
- * Every stack operation on a real Docker engine (issue 17), black-box over the CLI: no compose.command,
- * so chronicle finds the compose of the machine (`docker compose`, else `docker-compose`) itself. What
- * each run records and what the API answers is checked against what the engine shows.
+ * Every stack operation on a real Docker engine (issue 17), black-box over the CLI, on each Compose
+ * generation (`compose.command` picks it; test/docker-helpers.ts), and once with no compose.command,
+ * where chronicle finds the compose of the machine itself. What each run records and what the API
+ * answers is checked against what the engine shows.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DockerRun, describeDocker, ensureTestImage, TEST_IMAGE } from '../../docker-helpers.js';
+import { beforeAll, expect, it } from 'vitest';
+import {
+  type ComposeUnderTest,
+  DockerRun,
+  describeCompose,
+  describeDocker,
+  TEST_IMAGE,
+} from '../../docker-helpers.js';
 import {
   arrayOf,
   createStack,
@@ -14,12 +21,12 @@ import {
   type Json,
   objectOf,
   type StacksClient,
-  type StacksServer,
   saveCompose,
-  startStacks,
+  serveEngineStacks,
   USERS,
   waitJob,
   waitRun,
+  withStacks,
 } from './helpers.js';
 
 /**
@@ -34,20 +41,23 @@ const sleeper = (seconds: number, services: readonly string[] = ['web']) =>
     )
     .join('')}`;
 
-describeDocker('stacks on a real Docker engine: operations', () => {
-  const docker = new DockerRun('ops');
-  let server: StacksServer;
+describeDocker('stacks on a real Docker engine: the compose found', () => {
+  it('says which compose runs the stacks on standard error (no compose.command: found at start)', async () => {
+    await withStacks({ config: { users: [USERS.admin] } }, async (server) => {
+      expect(server.stderr()).toMatch(
+        /^stacks compose: (docker compose|docker-compose) \d+\.\d+\.\d+\S* \(v[12], detected\)$/m,
+      );
+    });
+  });
+});
+
+describeCompose('stacks on a real Docker engine: operations', (compose: ComposeUnderTest) => {
+  const docker = new DockerRun(`ops${compose.generation}`);
+  const suite = serveEngineStacks(compose.command, () => docker.cleanUp());
   let admin: StacksClient;
-  beforeAll(async () => {
-    await ensureTestImage();
-    // No compose.command: the compose of this machine, found at start (CONTRACT.md).
-    server = await startStacks({ config: { users: [USERS.admin] } });
-    admin = server.as('admin');
-  }, 120_000);
-  afterAll(async () => {
-    await server?.stop();
-    await docker.cleanUp();
-  }, 120_000);
+  beforeAll(() => {
+    admin = suite.admin;
+  });
 
   const stackOf = async (name: string): Promise<Json> => {
     const reply = await admin.get(`/api/stacks/${name}`);
@@ -64,12 +74,6 @@ describeDocker('stacks on a real Docker engine: operations', () => {
     const job = await waitJob(admin, objectOf(reply).jobId as string, 120_000);
     expect(job.result, op).toMatchObject({ success: true, exitCode: 0 });
   };
-
-  it('says which compose runs the stacks on standard error', () => {
-    expect(server.stderr()).toMatch(
-      /^stacks compose: (docker compose|docker-compose) \d+\.\d+\.\d+\S* \(v[12], detected\)$/m,
-    );
-  });
 
   it('create-and-start, redeploys, stop, start, restart and down, as the engine shows them', async () => {
     const name = docker.stack('web');

@@ -1,5 +1,6 @@
 /**
- * Builds and failures on a real Docker engine (issue 17), black-box over the CLI: a build that prints a
+ * Builds and failures on a real Docker engine (issue 17), black-box over the CLI, on each Compose
+ * generation: a build that prints a
  * secret, a pull of an image no registry has, a build step outliving `jobs.timeoutSeconds`, and
  * `kill -9` of chronicle during a real deploy.
  */
@@ -8,7 +9,13 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DockerRun, describeDocker, ensureTestImage, TEST_IMAGE } from '../../docker-helpers.js';
+import {
+  type ComposeUnderTest,
+  DockerRun,
+  describeCompose,
+  ensureTestImage,
+  TEST_IMAGE,
+} from '../../docker-helpers.js';
 import {
   createStack,
   createStackDone,
@@ -50,12 +57,12 @@ function processesMentioning(text: string): string[] {
 
 const sleeper = `command: ["sh", "-c", "trap 'exit 0' TERM; sleep 3600 & wait"]`;
 
-describeDocker('stacks on a real Docker engine: builds and failures', () => {
-  const docker = new DockerRun('fail');
+describeCompose('stacks on a real Docker engine: builds and failures', (compose: ComposeUnderTest) => {
+  const docker = new DockerRun(`fail${compose.generation}`);
   const servers: StacksServer[] = [];
   const start = async (config: Json = {}, dataDir?: string) => {
     const server = await startStacks({
-      config: { users: [USERS.admin], ...config },
+      config: { users: [USERS.admin], compose: { command: compose.command }, ...config },
       ...(dataDir === undefined ? {} : { dataDir }),
     });
     servers.push(server);
@@ -71,8 +78,9 @@ describeDocker('stacks on a real Docker engine: builds and failures', () => {
     const server = await start();
     const admin = server.as('admin');
     const secret = 'tok-7f3a9c-secret';
+    // A step of its own (BuildKit would answer a step it ran before with `CACHED`, printing nothing).
     const context = await buildContext(
-      `FROM ${TEST_IMAGE}\nARG TOKEN\nRUN echo "token is $TOKEN"\nCMD ["sh", "-c", "trap 'exit 0' TERM; sleep 3600 & wait"]\n`,
+      `FROM ${TEST_IMAGE}\nARG TOKEN\nRUN echo "token is $TOKEN" && echo ${docker.prefix}-${Date.now()}\nCMD ["sh", "-c", "trap 'exit 0' TERM; sleep 3600 & wait"]\n`,
     );
     const name = docker.stack('built');
     const compose = `services:\n  app:\n    build:\n      context: ${context}\n      args:\n        TOKEN: \${TOKEN}\n    image: ${docker.image('built')}\n`;
@@ -104,7 +112,11 @@ describeDocker('stacks on a real Docker engine: builds and failures', () => {
       ['log', logged],
       ['stream', streamed],
     ] as const) {
-      expect(lines, where).toContain('token is ***');
+      // v1's classic builder prints the step's output as it is; v2's BuildKit as `#6 0.412 token is ***`.
+      expect(
+        lines.some((l) => /(?:^|\s)token is \*\*\*$/.test(l)),
+        `${where}: ${lines.join('\n')}`,
+      ).toBe(true);
       expect(lines.join('\n'), where).not.toContain(secret);
     }
     expect(streamed).toEqual(jobLines);
@@ -113,7 +125,7 @@ describeDocker('stacks on a real Docker engine: builds and failures', () => {
   it('pull: true of an image no registry has: failed with the exit code and a redacted error; the running stack stays as it was', async () => {
     const server = await start();
     const admin = server.as('admin');
-    const generation = /^stacks compose: .* \((v[12]), /m.exec(server.stderr())?.[1];
+    const generation = compose.generation;
     const name = docker.stack('nopull');
     // A private registry's name is the secret here: compose's error names the registry it could not reach.
     const registry = 'team-secret-registry.invalid';

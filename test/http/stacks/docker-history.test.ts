@@ -2,7 +2,7 @@
  * Deploy history on a real Docker engine (issue 19): each run records the image its services ran, the
  * diff of two runs shows a rebuilt tag's new image, and a redeploy of the first run runs the first
  * image again (pinned by image id: no registry here, the images are built locally), checked through the
- * engine. Black-box over the CLI, compose found on the machine.
+ * engine. Black-box over the CLI, on each Compose generation.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -10,7 +10,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DockerRun, describeDocker, engine, ensureTestImage, TEST_IMAGE } from '../../docker-helpers.js';
+import {
+  type ComposeUnderTest,
+  DockerRun,
+  describeCompose,
+  engine,
+  ensureTestImage,
+  TEST_IMAGE,
+} from '../../docker-helpers.js';
 import {
   createStackDone,
   deployDone,
@@ -26,8 +33,8 @@ import {
   waitRun,
 } from './helpers.js';
 
-describeDocker('deploy history on a real Docker engine: images', () => {
-  const docker = new DockerRun('hist');
+describeCompose('deploy history on a real Docker engine: images', (compose: ComposeUnderTest) => {
+  const docker = new DockerRun(`hist${compose.generation}`);
   const tag = `${docker.prefix}-x:latest`;
   const built: string[] = [];
   let context: string;
@@ -51,7 +58,7 @@ describeDocker('deploy history on a real Docker engine: images', () => {
     await ensureTestImage();
     context = await mkdtemp(join(tmpdir(), 'chronicle-history-image-'));
     await writeFile(join(context, 'Dockerfile'), `FROM ${TEST_IMAGE}\nCOPY marker /marker\n`);
-    server = await startStacks({ config: { users: [USERS.admin] } });
+    server = await startStacks({ config: { users: [USERS.admin], compose: { command: compose.command } } });
     admin = server.as('admin');
   }, 120_000);
   afterAll(async () => {
