@@ -45,7 +45,10 @@ export interface ContainerStatus {
   image: string;
   /** The image's id (`sha256:…`), which is the digest of its configuration. */
   imageId: string;
-  /** A registry digest (`nginx@sha256:…`) of the image; null for an image no registry gave (built, imported). */
+  /**
+   * The registry digest (`nginx@sha256:…`) of the repository `image` names; null for an image no
+   * registry gave (built, imported) or none of that repository.
+   */
   imageDigest: string | null;
   ports: ContainerPort[];
   /** ISO time of its last start; null when it never started. */
@@ -107,6 +110,31 @@ export function stackStateOf(
   return running.length === containers.length && !missing ? 'running' : 'partial';
 }
 
+/**
+ * The repository an image reference names, spelled as the engine spells RepoDigests: `nginx:1.27` →
+ * `nginx`, `docker.io/library/nginx` → `nginx`, `reg:5000/team/app:1` → `reg:5000/team/app`, a digest
+ * reference `x@sha256:…` → `x`; undefined for an image id (`sha256:…`, a pinned service). Pure.
+ */
+export function repositoryOf(reference: string): string | undefined {
+  if (/^(?:sha256:)?[0-9a-f]{64}$/.test(reference)) return undefined;
+  let name = reference.split('@')[0] ?? reference;
+  const slash = name.lastIndexOf('/');
+  const colon = name.lastIndexOf(':');
+  if (colon > slash) name = name.slice(0, colon);
+  return name.replace(/^(?:docker\.io|index\.docker\.io)\//, '').replace(/^library\//, '');
+}
+
+/**
+ * The registry digest of the repository the container's image reference names, among the image's
+ * RepoDigests (an image pulled from several repositories has one per repository); null when none is of
+ * that repository (then a pin uses the image id). Pure.
+ */
+export function digestFor(reference: string, repoDigests: readonly string[] | undefined): string | null {
+  const repository = repositoryOf(reference);
+  if (repository === undefined) return null;
+  return repoDigests?.find((d) => repositoryOf(d) === repository) ?? null;
+}
+
 /** One container as the answer shows it, from the engine's list entry and its inspection. */
 export function containerStatusOf(
   listed: Docker.ContainerInfo,
@@ -125,7 +153,7 @@ export function containerStatusOf(
         : null,
     image: listed.Image,
     imageId: listed.ImageID,
-    imageDigest: repoDigests?.[0] ?? null,
+    imageDigest: digestFor(listed.Image, repoDigests),
     ports: (listed.Ports ?? [])
       .map((p) => ({
         containerPort: p.PrivatePort,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { deployHistory } from '../../projections/deploy-history.js';
 import { diffRuns, type RunSide } from '../../src/stacks/history/diff.js';
-import { describePins, pinImages, runImagesOf } from '../../src/stacks/history/images.js';
+import { describePins, pinImages, runImagesOf, serviceImages } from '../../src/stacks/history/images.js';
 import type { ContainerStatus } from '../../src/stacks/stack-status.js';
 import type { RecordedEvent } from '../../src/store/types.js';
 import { type RunImage, runStream } from '../../streams/stacks.js';
@@ -58,6 +58,17 @@ describe('runImagesOf', () => {
       { service: 'web', image: 'x:latest', imageId: ID_A, repoDigest: null },
     ]);
     expect(runImagesOf([])).toEqual([]);
+  });
+});
+
+describe('serviceImages', () => {
+  it("each service's image: as written; services without one or of another shape left out", () => {
+    const compose = `services:\n  web:\n    image: nginx:1.27\n  app:\n    build: .\n  odd: 3\n  db:\n    image: \${DB}:16\n`;
+    expect([...serviceImages(compose)]).toEqual([
+      ['web', 'nginx:1.27'],
+      ['db', `\${DB}:16`],
+    ]);
+    expect(serviceImages('services: [unclosed').size).toBe(0);
   });
 });
 

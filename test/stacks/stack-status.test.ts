@@ -7,7 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   type ContainerStatus,
   containerStatusOf,
+  digestFor,
   engineOptions,
+  repositoryOf,
   StackStatusReader,
   stackStateOf,
   startedServices,
@@ -97,6 +99,38 @@ describe('containerStatusOf', () => {
     });
     const never = containerStatusOf(listed, { startedAt: '0001-01-01T00:00:00Z' }, undefined);
     expect(never).toMatchObject({ startedAt: null, health: null, imageDigest: null });
+    const exited = containerStatusOf(
+      { ...listed, State: 'exited' } as Docker.ContainerInfo,
+      { startedAt: '2026-11-25T10:00:00.123Z', exitCode: 3 },
+      undefined,
+    );
+    expect(exited).toMatchObject({ state: 'exited', exitCode: 3 });
+  });
+
+  it('the digest is of the repository the service names, not the first the image has', () => {
+    const digest = (n: string) => `sha256:${n.repeat(64)}`;
+    const pulled = {
+      Id: 'abc',
+      Names: ['/evc-pullme-1'],
+      Image: 'reg.example:5000/evc/pullme:1',
+      ImageID: 'sha256:5d5f',
+      State: 'running',
+      Labels: {},
+    } as unknown as Docker.ContainerInfo;
+    const repoDigests = [
+      `reg.example:5000/evc/other@${digest('a')}`,
+      `reg.example:5000/evc/pullme@${digest('b')}`,
+    ];
+    expect(containerStatusOf(pulled, undefined, repoDigests).imageDigest).toBe(
+      `reg.example:5000/evc/pullme@${digest('b')}`,
+    );
+    // Of another repository only: no digest (a pin then uses the image id).
+    expect(containerStatusOf(pulled, undefined, repoDigests.slice(0, 1)).imageDigest).toBeNull();
+    // Docker Hub's short names, a pinned image id.
+    expect(digestFor('docker.io/library/nginx:1.27', [`nginx@${digest('c')}`])).toBe(`nginx@${digest('c')}`);
+    expect(digestFor(digest('d'), [`nginx@${digest('c')}`])).toBeNull();
+    expect(repositoryOf('localhost:5000/app')).toBe('localhost:5000/app');
+    expect(repositoryOf(`app@${digest('e')}`)).toBe('app');
   });
 });
 

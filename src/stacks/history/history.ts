@@ -28,7 +28,7 @@ import { composeHash, getStack, loadHashKey, type Stack, saveCompose, setVariabl
 import type { Environment, PreparedDeploy, StackRef, StartedJob } from '../types.js';
 import { recordVariables, variablesForRedeploy } from './content.js';
 import { diffRuns, type RunDiff, type RunSide } from './diff.js';
-import { describePins, pinImages, runImagesOf } from './images.js';
+import { describePins, pinImages, runImagesOf, serviceImages } from './images.js';
 
 /** What the history needs of the service: its runs and a deploy whose preparation holds the stack. */
 export interface HistoryHost {
@@ -39,6 +39,8 @@ export interface HistoryHost {
     list(stack: string, env: DeployRun['environmentId']): DeployRun[];
   };
   preparedDeploy(ref: StackRef, prepare: () => Promise<PreparedDeploy>): Promise<StartedJob>;
+  /** The environment of an id (null: local). */
+  environment(env: StackRef['environmentId']): Environment | null;
 }
 
 /** How a redeploy came about: asked for (`redeployOf`), or the auto-rollback of a failed run. */
@@ -217,8 +219,9 @@ export class DeployHistory {
    * Deploys exactly what `run` deployed: its compose text and non-secret values, today's values of its
    * secrets (400 naming those the stack no longer has), its options; the stack's files become that
    * (recorded like any save). A new run, `details.redeployOf` (and `rollbackOf` for an auto-rollback).
-   * The images it recorded are pinned in the text compose is given, not in the stack's file, so the
-   * next plain deploy takes the tags' images again; `details.pinnedImages` says which.
+   * The images it recorded that the tags no longer name are pinned (`imagesToPin`) in the text compose
+   * is given, not in the stack's file, so the next plain deploy takes the tags' images again;
+   * `details.pinnedImages` says which.
    */
   async redeploy(
     run: DeployRun,
@@ -241,7 +244,7 @@ export class DeployHistory {
       const extra: Record<string, string | number | boolean | null> = { redeployOf: run.id };
       if (side.commit !== null) extra.commit = side.commit;
       if (origin.kind === 'rollback') extra.rollbackOf = origin.failed.id;
-      const pins = pinImages(side.compose, side.images);
+      const pins = pinImages(side.compose, await this.imagesToPin(ref, side.compose, side.images));
       if (pins.pinned.length > 0) extra.pinnedImages = describePins(pins.pinned);
       return {
         kind: 'deploy',
@@ -251,6 +254,39 @@ export class DeployHistory {
         variant: { extra, ...(pins.pinned.length > 0 ? { pinnedCompose: pins.compose } : {}) },
       };
     });
+  }
+
+  /**
+   * The recorded images a redeploy must pin: those whose service's `image:` no longer names the recorded
+   * image on the engine (a tag moved on). A pin of an image the tag still names would change the
+   * reference compose compares (tag → id) and recreate a container that runs it already; left unpinned,
+   * compose sees nothing changed (a rollback to what runs recreates nothing), and neither does the next
+   * plain deploy. An engine that cannot be asked: every image is pinned, which is always right.
+   */
+  private async imagesToPin(
+    ref: StackRef,
+    compose: string,
+    images: readonly RunImage[],
+  ): Promise<RunImage[]> {
+    if (images.length === 0) return [];
+    const client = this.engines.client(this.host.environment(ref.environmentId));
+    if ('error' in client) return [...images];
+    const named = serviceImages(compose);
+    const pinned = await Promise.all(
+      images.map(async (image) => {
+        const reference = named.get(image.service);
+        if (reference === undefined) return image;
+        const id = await client.docker
+          .getImage(reference)
+          .inspect()
+          .then(
+            (found) => found.Id,
+            () => undefined,
+          );
+        return id === image.imageId ? undefined : image;
+      }),
+    );
+    return pinned.filter((image): image is RunImage => image !== undefined);
   }
 
   /** The stack's last successful run with recorded content, if any (what a rollback goes back to). */

@@ -56,6 +56,26 @@ export function pinImages(compose: string, images: readonly RunImage[]): { compo
   return pinned.length === 0 ? unchanged : { compose: doc.toString(), pinned };
 }
 
+/**
+ * The `image:` each service of a compose text names (services without one, or not a plain string, left
+ * out). Pure.
+ */
+export function serviceImages(compose: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const doc = parseDocument(compose);
+  if (doc.errors.length > 0) return out;
+  const services = doc.get('services', true);
+  if (!isMap(services)) return out;
+  for (const item of services.items) {
+    const service = item.value;
+    const name = String((item.key as { value?: unknown } | null)?.value ?? item.key);
+    if (!isMap(service)) continue;
+    const image = service.get('image');
+    if (typeof image === 'string') out.set(name, image);
+  }
+  return out;
+}
+
 /** The pins as the run's details say them: `web=nginx@sha256:…, db=sha256:…`. */
 export const describePins = (pinned: readonly Pin[]): string =>
   pinned.map((p) => `${p.service}=${p.reference}`).join(', ');

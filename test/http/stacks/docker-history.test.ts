@@ -19,8 +19,10 @@ import {
   TEST_IMAGE,
 } from '../../docker-helpers.js';
 import {
+  arrayOf,
   createStackDone,
   deployDone,
+  eventually,
   expectStatus,
   type Json,
   objectOf,
@@ -141,5 +143,55 @@ describeCompose('deploy history on a real Docker engine: images', (compose: Comp
     expect(await waitRun(admin, name, run4)).toMatchObject({ status: 'success' });
     expect(await runningImage(name)).toBe(imageB);
     expect((await get(`${images}/${run4}`)).details).not.toHaveProperty('pinnedImages');
+  }, 300_000);
+
+  it('a rollback after a failed deploy that touched nothing recreates nothing, nor does the next deploy', async () => {
+    const name = docker.stack('back');
+    const web = `  web:\n    image: ${TEST_IMAGE}\n    command: ["sh", "-c", "trap 'exit 0' TERM; sleep 3600 & wait"]\n`;
+    const good = `services:\n${web}`;
+    const run1 = (await createStackDone(admin, name, null, { compose: good })).runId as number;
+    expect(await waitRun(admin, name, run1)).toMatchObject({ status: 'success' });
+    const webId = async () =>
+      (await docker.containers(name)).find((c) => c.Labels['com.docker.compose.service'] === 'web')?.Id;
+    const first = await webId();
+    expect(first).toBeDefined();
+    expectStatus(
+      await admin.put(`/api/stacks/${name}/history-settings`, { autoRollback: true }),
+      200,
+      'auto-rollback on',
+    );
+
+    // A deploy that adds a crashing service fails; web is left as it is.
+    const bad = `${good}  crash:\n    image: ${TEST_IMAGE}\n    command: ["sh", "-c", "exit 1"]\n`;
+    await admin.put(`/api/stacks/${name}/compose`, { content: bad, restart: false });
+    const failed = (await deployDone(admin, name, null)).runId as number;
+    expect(await waitRun(admin, name, failed)).toMatchObject({ status: 'failed' });
+    // The auto-rollback redeploys run 1: nothing of web changes (no pin, no recreate).
+    const rollback = await eventually(
+      async () => {
+        const runs = arrayOf(await admin.get(`/api/stacks/${name}/deploys`));
+        const found = runs.find((r) => (r.details as Json).rollbackOf === failed);
+        return found && found.status !== 'running' ? found : undefined;
+      },
+      'the rollback run',
+      120_000,
+    );
+    expect(rollback).toMatchObject({ status: 'success', details: { redeployOf: run1 } });
+    expect(rollback.details as Json).not.toHaveProperty('pinnedImages');
+    expect((rollback.details as Json).summary).toMatchObject({
+      containersRecreated: 0,
+      containersCreated: 0,
+    });
+    expect(await webId()).toBe(first);
+    expect((await docker.containers(name)).map((c) => c.Labels['com.docker.compose.service'])).toEqual([
+      'web',
+    ]);
+
+    const next = (await deployDone(admin, name, null)).runId as number;
+    expect(await waitRun(admin, name, next)).toMatchObject({
+      status: 'success',
+      details: { summary: { containersRecreated: 0, containersCreated: 0 } },
+    });
+    expect(await webId()).toBe(first);
   }, 300_000);
 });
