@@ -189,3 +189,18 @@ export class DockerRun {
     );
   }
 }
+
+/** Writes a line into a running container's standard output, as its own program would. */
+export function sayIn(container: string, text: string): void {
+  const r = spawnSync('docker', ['exec', container, 'sh', '-c', `echo ${text} > /proc/1/fd/1`], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (r.status !== 0) throw new Error(`docker exec failed: ${r.stderr}`);
+}
+
+/** The name of a service's container in a project (the first one), or '' when it has none. */
+export async function containerOf(docker: DockerRun, stack: string, service: string): Promise<string> {
+  const listed = await docker.containers(stack);
+  return (listed.find((c) => c.Labels['com.docker.compose.service'] === service)?.Names[0] ?? '').slice(1);
+}

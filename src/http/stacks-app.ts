@@ -1,12 +1,14 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { ContainerEvents } from '../stacks/engine/container-events.js';
+import { Engines } from '../stacks/engine/engines.js';
 import { isStacksError } from '../stacks/errors.js';
 import type { GitStacks } from '../stacks/git-stacks.js';
 import type { StacksService } from '../stacks/service.js';
-import type { StackStatusReader } from '../stacks/stack-status.js';
+import { StackStatusReader } from '../stacks/stack-status.js';
 import { EndingStreams } from './ending-streams.js';
 import { parseQuery } from './query-string.js';
-import { changeRoutes } from './stacks-changes.js';
+import { changeRoutes, type EngineFeed } from './stacks-changes.js';
 import {
   bodyLimitOf,
   DEFAULT_STACKS_HTTP_LIMITS,
@@ -15,6 +17,7 @@ import {
 } from './stacks-limits.js';
 import { documentRoute, isPageRoute, useStacksSchemas, validationMessage } from './stacks-openapi.js';
 import { auditRoutes } from './stacks-routes-audit.js';
+import { containerRoutes } from './stacks-routes-containers.js';
 import { gitStackRoutes } from './stacks-routes-git.js';
 import { historyRoutes } from './stacks-routes-history.js';
 import { jobRoutes } from './stacks-routes-jobs.js';
@@ -53,11 +56,16 @@ export function stacksApp(
     status?: StackStatusReader;
     /** The streams close() lets end first (ending-streams.ts). */
     streams?: EndingStreams;
+    /** The Docker engines the container routes and the change feed follow (engine/). */
+    engine?: EngineFeed;
   } = {},
 ): FastifyInstance {
   const limits = parts.limits ?? DEFAULT_STACKS_HTTP_LIMITS;
   const streams = parts.streams ?? new EndingStreams();
   const sessions = new Sessions(service.config);
+  const engines = parts.engine?.engines ?? new Engines(service.config);
+  const engine: EngineFeed = parts.engine ?? { engines, events: new ContainerEvents(engines) };
+  const status = parts.status ?? new StackStatusReader();
   const app = Fastify({
     bodyLimit: SMALL_BODY_LIMIT,
     logger: false,
@@ -134,8 +142,9 @@ export function stacksApp(
   typed.register(async (scope) => {
     uiRoutes(scope);
     sessionRoutes(scope, service.config, sessions);
-    changeRoutes(scope, service);
-    stackRoutes(scope, service, parts.status);
+    changeRoutes(scope, service, engine);
+    stackRoutes(scope, service, status);
+    containerRoutes(scope, service, engine, status, streams);
     runRoutes(scope, service, streams);
     // Issue 19's routes (deploy history, audit, retention, notifications): no zod schemas yet.
     historyRoutes(scope, service);

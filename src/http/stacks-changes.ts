@@ -1,3 +1,4 @@
+import { concatMap, filter, merge, mergeMap, type Observable } from 'rxjs';
 import type { z } from 'zod';
 import {
   type EnvironmentId,
@@ -7,7 +8,10 @@ import {
   SETTINGS_STREAM,
 } from '../../streams/stacks.js';
 import { checkEnvAccess } from '../stacks/auth.js';
+import type { ContainerEvents, EngineEvent } from '../stacks/engine/container-events.js';
+import type { Engines } from '../stacks/engine/engines.js';
 import type { StacksService } from '../stacks/service.js';
+import { stackExists } from '../stacks/stack-store.js';
 import type { RecordedEvent } from '../store/types.js';
 import { EventStream, streamObserver } from './event-stream.js';
 import type { Change as ChangeSchema } from './stacks-api/answers.js';
@@ -18,7 +22,8 @@ import { userOf } from './stacks-request.js';
 /**
  * GET /api/events: one server-sent event per change of a run, job or stack the caller may view (and
  * of the settings and schedule executions, which every user may read), so the web page's lists update
- * without a reload. Each event's data is a JSON `Change`; the page re-reads what it shows. Job output
+ * without a reload. Changes of the stacks' containers on their engines come from the engines' own event
+ * streams (engine/container-events.ts), merged in; they are not in the log. Each event's data is a JSON `Change`; the page re-reads what it shows. Job output
  * lines are not changes (GET /api/jobs/{id}/events streams them). Live only: no replay, no resume.
  * Its schema, and Change's: stacks-api/routes.ts (`changeEvents`), stacks-api/answers.ts (`Change`).
  */
@@ -82,7 +87,47 @@ const MAX_BACKLOG = 1024 * 1024;
 /** Places remembered; the oldest are forgotten past it (their streams have long ended). */
 const MAX_PLACES = 10_000;
 
-export function changeRoutes(app: StacksFastify, service: StacksService): void {
+/** The Docker engines' container events, when the server follows them (stacks-app.ts). */
+export interface EngineFeed {
+  engines: Engines;
+  events: ContainerEvents;
+}
+
+/**
+ * The changes an engine event stands for: one per environment on that engine whose stack of that
+ * name chronicle manages (a container event), or one per environment on it (the engine came or went).
+ */
+export async function engineChangesOf(
+  event: EngineEvent,
+  engines: Engines,
+  managed: (stack: string, environmentId: EnvironmentId) => Promise<boolean>,
+): Promise<Change[]> {
+  const environments = engines.all().find((e) => e.engine.key === event.engine)?.environments ?? [];
+  if (event.kind === 'engine')
+    return environments.map((environmentId) => ({
+      kind: 'engine' as const,
+      type: event.connected ? ('connected' as const) : ('disconnected' as const),
+      environmentId,
+      reason: event.reason,
+    }));
+  const out: Change[] = [];
+  for (const environmentId of environments) {
+    if (!(await managed(event.project, environmentId))) continue;
+    out.push({
+      kind: 'container',
+      type: event.action,
+      stack: event.project,
+      environmentId,
+      container: event.container,
+      service: event.service,
+      exitCode: event.exitCode,
+      at: event.at,
+    });
+  }
+  return out;
+}
+
+export function changeRoutes(app: StacksFastify, service: StacksService, engine?: EngineFeed): void {
   const jobs = new Map<string, Place>();
   const runs = new Map<number, Place>();
   const remember = <K>(map: Map<K, Place>, key: K, place: Place) => {
@@ -128,17 +173,33 @@ export function changeRoutes(app: StacksFastify, service: StacksService): void {
       const stream = new EventStream(reply);
       // A comment first, so the client knows the feed is open before any change.
       stream.write(': changes\n\n');
-      const subscription = service.store.subscribe({ from: 'end', bufferSize: 10_000 }).subscribe(
-        streamObserver(stream, 'stacks: change events', {
-          next: (event: RecordedEvent) => {
-            learn(event);
-            const change = changeOf(event, places);
-            if (!change || !mayView(change)) return;
-            stream.send(JSON.stringify(change));
-            if (reply.raw.writableLength > MAX_BACKLOG) stream.end();
-          },
+      const logged: Observable<Change> = service.store.subscribe({ from: 'end', bufferSize: 10_000 }).pipe(
+        mergeMap((event: RecordedEvent) => {
+          learn(event);
+          const change = changeOf(event, places);
+          return change ? [change] : [];
         }),
       );
+      const managed = (stack: string, environmentId: EnvironmentId) =>
+        // A project whose name is no stack name is none of chronicle's.
+        stackExists(service.dataDir, { name: stack, environmentId }).catch(() => false);
+      const live: Observable<Change> = engine
+        ? engine.events.all().pipe(
+            // In the engine's order: each event's changes before the next event's.
+            concatMap((event) => engineChangesOf(event, engine.engines, managed)),
+            mergeMap((changes) => changes),
+          )
+        : merge();
+      const subscription = merge(logged, live)
+        .pipe(filter(mayView))
+        .subscribe(
+          streamObserver(stream, 'stacks: change events', {
+            next: (change: Change) => {
+              stream.send(JSON.stringify(change));
+              if (reply.raw.writableLength > MAX_BACKLOG) stream.end();
+            },
+          }),
+        );
       stream.onClose(() => subscription.unsubscribe());
       return reply;
     },

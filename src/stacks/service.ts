@@ -64,6 +64,7 @@ import type {
   DeployVariant,
   Environment,
   PreparedDeploy,
+  Redactor,
   StackRef,
   StacksConfig,
   StackVariable,
@@ -878,6 +879,21 @@ export class StacksService {
     if (tree) return tree;
     const dir = stackDir(this.dataDir, stack);
     return { root: dir, cwd: dir, file: join(dir, COMPOSE_FILE) };
+  }
+
+  /**
+   * A redactor of what the stack's containers print (their logs, a console): its variables' values and
+   * its secret provider's secrets as the provider gives them now. Rejects when the provider fails.
+   */
+  async redactorOf(stack: Stack): Promise<Redactor> {
+    const values = stack.variables.map((v) => v.value);
+    if (stack.secretProvider === null) return createRedactor(values);
+    const secrets = await this.resolveProvider(
+      stack,
+      stackDir(this.dataDir, stack),
+      this.config.jobs.timeoutSeconds * 1000,
+    );
+    return createRedactor([...values, ...Object.values(secrets)]);
   }
 
   private async resolveProvider(

@@ -53,6 +53,19 @@ export interface ContainerStatus {
   ports: ContainerPort[];
   /** ISO time of its last start; null when it never started. */
   startedAt: string | null;
+  /** ISO time it last stopped; null when it never did. */
+  finishedAt: string | null;
+  /** How often the engine restarted it (its restart policy). */
+  restartCount: number;
+}
+
+/** What a container's inspection adds to its list entry. */
+export interface InspectedContainer {
+  startedAt?: string;
+  finishedAt?: string;
+  health?: string;
+  exitCode?: number;
+  restartCount?: number;
 }
 
 export interface StackStatus {
@@ -138,10 +151,11 @@ export function digestFor(reference: string, repoDigests: readonly string[] | un
 /** One container as the answer shows it, from the engine's list entry and its inspection. */
 export function containerStatusOf(
   listed: Docker.ContainerInfo,
-  inspected: { startedAt?: string; health?: string; exitCode?: number } | undefined,
+  inspected: InspectedContainer | undefined,
   repoDigests: readonly string[] | undefined,
 ): ContainerStatus {
   const started = inspected?.startedAt;
+  const finished = inspected?.finishedAt;
   return {
     service: labelOf(listed.Labels ?? {}, SERVICE_LABEL) ?? null,
     name: (listed.Names?.[0] ?? listed.Id).replace(/^\//, ''),
@@ -163,6 +177,8 @@ export function containerStatusOf(
       }))
       .sort((a, b) => a.containerPort - b.containerPort || (a.hostIp ?? '').localeCompare(b.hostIp ?? '')),
     startedAt: started && started !== NEVER ? started : null,
+    finishedAt: finished && finished !== NEVER ? finished : null,
+    restartCount: inspected?.restartCount ?? 0,
   };
 }
 
@@ -303,10 +319,12 @@ export class StackStatusReader {
             .getContainer(c.Id)
             .inspect()
             .then(
-              (info) => ({
+              (info): InspectedContainer => ({
                 startedAt: info.State.StartedAt,
+                finishedAt: info.State.FinishedAt,
                 health: info.State.Health?.Status,
                 exitCode: info.State.ExitCode,
+                restartCount: info.RestartCount,
               }),
               // Removed between the list and now: listed without these details.
               () => undefined,

@@ -22,6 +22,8 @@ const container = (over: Partial<ContainerStatus>): ContainerStatus => ({
   imageDigest: null,
   ports: [],
   startedAt: null,
+  finishedAt: null,
+  restartCount: 0,
   ...over,
 });
 

@@ -26,6 +26,8 @@ const container = (service: string, state: string): ContainerStatus => ({
   imageDigest: null,
   ports: [],
   startedAt: null,
+  finishedAt: null,
+  restartCount: 0,
 });
 
 describe('stackStateOf', () => {
@@ -96,9 +98,28 @@ describe('containerStatusOf', () => {
         { containerPort: 443, protocol: 'tcp', hostIp: null, hostPort: null },
       ],
       startedAt: '2026-11-25T10:00:00.123Z',
+      finishedAt: null,
+      restartCount: 0,
     });
     const never = containerStatusOf(listed, { startedAt: '0001-01-01T00:00:00Z' }, undefined);
-    expect(never).toMatchObject({ startedAt: null, health: null, imageDigest: null });
+    expect(never).toMatchObject({ startedAt: null, finishedAt: null, health: null, imageDigest: null });
+    // A running container's exit code (0 at the engine) is no exit: null; an exited one's is its own.
+    const inspected = {
+      startedAt: '2026-11-25T10:00:00.123Z',
+      finishedAt: '2026-11-25T10:05:00.456Z',
+      exitCode: 137,
+      restartCount: 3,
+    };
+    expect(containerStatusOf(listed, { ...inspected, exitCode: 0 }, undefined)).toMatchObject({
+      exitCode: null,
+      finishedAt: '2026-11-25T10:05:00.456Z',
+      restartCount: 3,
+    });
+    expect(containerStatusOf({ ...listed, State: 'exited' }, inspected, undefined)).toMatchObject({
+      state: 'exited',
+      exitCode: 137,
+      restartCount: 3,
+    });
     const exited = containerStatusOf(
       { ...listed, State: 'exited' } as Docker.ContainerInfo,
       { startedAt: '2026-11-25T10:00:00.123Z', exitCode: 3 },

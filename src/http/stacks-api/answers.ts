@@ -56,6 +56,11 @@ export const StackContainer = z
       }),
     ),
     startedAt: TIME.nullable().meta({ description: 'Its last start; null when it never started.' }),
+    finishedAt: TIME.nullable().meta({ description: 'When it last stopped; null when it never did.' }),
+    restartCount: z
+      .number()
+      .int()
+      .meta({ description: 'How often the engine restarted it (restart policy).' }),
   })
   .meta({ id: 'StackContainer', description: "One of a stack's containers, as the Docker engine shows it." });
 
@@ -82,6 +87,8 @@ const CONTAINER_EXAMPLE = {
   imageDigest: null,
   ports: [],
   startedAt: '2026-11-26T01:34:29.99094112Z',
+  finishedAt: null,
+  restartCount: 0,
 };
 
 export const StackSummary = z
@@ -595,13 +602,44 @@ export const Change = z
     }),
     z.object({ kind: z.literal('stack'), type: z.string(), ...PLACE }),
     z.object({ kind: z.enum(['settings', 'schedule']), type: z.string() }),
+    z.object({
+      kind: z.literal('container'),
+      type: z.string().meta({
+        description:
+          "The engine's action: `create`, `start`, `restart`, `stop`, `die`, `kill`, `oom`, `pause`, `unpause`, `destroy`, `rename`, `update`, or `health_status: healthy` (`unhealthy`, `starting`).",
+      }),
+      ...PLACE,
+      container: z.string().meta({ description: "The container's name." }),
+      service: z.string().nullable(),
+      exitCode: z.number().int().nullable().meta({ description: 'What a `die` reports; null otherwise.' }),
+      at: TIME,
+    }),
+    z.object({
+      kind: z.literal('engine'),
+      type: z.enum(['connected', 'disconnected']).meta({
+        description:
+          "The engine's event stream opened (again) or ended: what the page shows of it may have changed meanwhile.",
+      }),
+      environmentId: EnvironmentId,
+      reason: z.string().nullable(),
+    }),
   ])
   .meta({
     id: 'Change',
     description:
-      'The data of each event of `GET /api/events`: what changed (`type` is the event recorded); the client re-reads what it shows.',
+      "The data of each event of `GET /api/events`: what changed (`type` is the event recorded, or the Docker engine's action on a container of a stack); the client re-reads what it shows.",
     examples: [
       { kind: 'run', type: 'RunFinished', runId: 3, stack: 'web', environmentId: null },
       { kind: 'settings', type: 'SettingsChanged' },
+      {
+        kind: 'container',
+        type: 'die',
+        stack: 'web',
+        environmentId: null,
+        container: 'web-web-1',
+        service: 'web',
+        exitCode: 137,
+        at: '2026-11-26T01:40:12.502Z',
+      },
     ],
   });

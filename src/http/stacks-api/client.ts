@@ -10,13 +10,17 @@
  * ```
  */
 import type { z } from 'zod';
+import type { EngineRoutes } from './engine-routes.js';
 import type { historySchemas } from './history-routes.js';
 import { fillPath } from './route-path.js';
 import { type StacksRouteName, type StacksRoutes, stacksRoutes } from './routes.js';
 
 type HistoryRoutes = typeof historySchemas;
-/** Every route of the API: the route table's and issue 19's (history-routes.ts), by operation id. */
-export type ApiRoutes = StacksRoutes & HistoryRoutes;
+/**
+ * Every route of the API: the route table's, issue 19's (history-routes.ts) and the containers'
+ * (engine-routes.ts), by operation id.
+ */
+export type ApiRoutes = StacksRoutes & HistoryRoutes & EngineRoutes;
 export type ApiRouteName = keyof ApiRoutes;
 
 type SchemaOf<N extends ApiRouteName> = ApiRoutes[N]['schema'];

@@ -18,6 +18,7 @@ import type {
   StacksBody,
   StacksParams,
 } from '../stacks-api/client.js';
+import type { ContainerLogLine as ContainerLogLineSchema } from '../stacks-api/engine-routes.js';
 import { fillPath } from '../stacks-api/route-path.js';
 
 export type Env = number | null;
@@ -41,6 +42,9 @@ export type ExecutionsPage = StacksAnswer<'listExecutions', 200>;
 export type ReconcileExecution = StacksAnswer<'runSchedule', 200>;
 export type GitStack = StacksAnswer<'getGitStack', 200>;
 export type Change = z.output<typeof ChangeSchema>;
+export type StackContainers = StacksAnswer<'getStackContainers', 200>;
+export type Container = NonNullable<StackContainers['containers']>[number];
+export type ContainerLogLine = z.output<typeof ContainerLogLineSchema>;
 export type RunCompose = StacksAnswer<'getRunCompose', 200>;
 export type RunVariables = StacksAnswer<'getRunVariables', 200>;
 export type RunDiff = StacksAnswer<'getRunDiff', 200>;
@@ -106,6 +110,9 @@ const ROUTES = {
   listNotificationChannels: ['GET', '/api/notifications'],
   testNotification: ['POST', '/api/notifications/:name/test'],
   listDeliveries: ['GET', '/api/notifications/deliveries'],
+  getStackContainers: ['GET', '/api/stacks/:name/containers'],
+  getContainerLogs: ['GET', '/api/stacks/:name/containers/:container/logs'],
+  getStackLogs: ['GET', '/api/stacks/:name/logs'],
 } as const satisfies Partial<{
   [N in ApiRouteName]: readonly [ApiRoutes[N]['method'], ApiRoutes[N]['url']];
 }>;
@@ -244,6 +251,22 @@ export const api = {
     }
   },
   runLogFollowUrl: (name: string, id: number) => pathOf('getRunLog', runParams(name, id), { follow: 'true' }),
+
+  /** The stack's state and containers on its engine. */
+  containers: (name: string, env: Env) =>
+    call<'getStackContainers', StackContainers>('getStackContainers', {
+      params: { name },
+      query: envQuery(env),
+    }),
+  /** A container's log (or, without a container, the whole stack's) as a followed event stream. */
+  containerLogsUrl: (name: string, env: Env, container: string | null, tail: number | 'all') =>
+    container === null
+      ? pathOf('getStackLogs', { name }, { ...envQuery(env), tail: String(tail), follow: 'true' })
+      : pathOf(
+          'getContainerLogs',
+          { name, container },
+          { ...envQuery(env), tail: String(tail), follow: 'true' },
+        ),
 
   job: (id: string) => call<'getJob', Job>('getJob', { params: { id } }),
   jobEventsUrl: (id: string) => pathOf('getJobEvents', { id }),

@@ -53,14 +53,6 @@ function lineText(text, query) {
 export function LogViewer({ stack, run, onRunEnd }) {
   const [lines, setLines] = useState(/** @type {string[] | null} */ (null));
   const [problem, setProblem] = useState(/** @type {string | null} */ (null));
-  const [query, setQuery] = useState('');
-  const [filter, setFilter] = useState(false);
-  const [wrap, setWrap] = useState(false);
-  const [current, setCurrent] = useState(0);
-  const [scrollTop, setScrollTop] = useState(0);
-  const [height, setHeight] = useState(400);
-  const [notice, setNotice] = useState('');
-  const box = useRef(/** @type {HTMLDivElement | null} */ (null));
   const live = run.status === 'running' || run.status === 'queued';
   const [following, setFollowing] = useState(live);
   const ended = useRef(onRunEnd);
@@ -140,6 +132,42 @@ export function LogViewer({ stack, run, onRunEnd }) {
     };
   }, [stack, run.id, live, run.details.logMissing]);
 
+  return html`<${LogView} lines=${lines} problem=${problem} live=${live} following=${following}
+    setFollowing=${setFollowing} fileName=${`${stack}-run-${run.id}.txt`} label=${`Log of run ${run.id}`} />`;
+}
+
+/**
+ * A log's lines, virtualised, with its tools (the run log's, a container's, a stack's). `prefix` gives a
+ * line's decoration before its text (a container's name, a time), `lineClass` a class of its row; both by
+ * the line's index. `tools` are more controls for the toolbar; `downloadText` the text a download saves
+ * (default: the lines).
+ * @param {{ lines: string[] | null, problem: string | null, live: boolean, following: boolean,
+ *   setFollowing: (on: boolean) => void, fileName: string, label: string,
+ *   prefix?: (index: number) => unknown, lineClass?: (index: number) => string,
+ *   tools?: unknown, downloadText?: () => string }} props
+ */
+export function LogView({
+  lines,
+  problem,
+  live,
+  following,
+  setFollowing,
+  fileName,
+  label,
+  prefix,
+  lineClass,
+  tools,
+  downloadText: textOf,
+}) {
+  const [query, setQuery] = useState('');
+  const [filter, setFilter] = useState(false);
+  const [wrap, setWrap] = useState(false);
+  const [current, setCurrent] = useState(0);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [height, setHeight] = useState(400);
+  const [notice, setNotice] = useState('');
+  const box = useRef(/** @type {HTMLDivElement | null} */ (null));
+
   useEffect(() => {
     const el = box.current;
     if (!el) return;
@@ -185,9 +213,10 @@ export function LogViewer({ stack, run, onRunEnd }) {
     const index = shown ? (shown[r] ?? 0) : r;
     const text = all[index] ?? '';
     const isCurrent = matches.length > 0 && matches[current] === index;
-    rows.push(html`<div class=${`log-row${isCurrent ? ' current' : ''}`}>
+    const extra = lineClass ? ` ${lineClass(index)}` : '';
+    rows.push(html`<div class=${`log-row${isCurrent ? ' current' : ''}${extra}`}>
       <span class="ln" aria-hidden="true">${index + 1}</span>
-      ${lineText(text, query)}
+      ${prefix ? prefix(index) : null}${lineText(text, query)}
     </div>`);
   }
 
@@ -195,7 +224,6 @@ export function LogViewer({ stack, run, onRunEnd }) {
     setNotice(text);
     setTimeout(() => setNotice(''), 2000);
   };
-  const fileName = `${stack}-run-${run.id}.txt`;
 
   return html`
     <div class="log-viewer" data-testid="log-viewer">
@@ -213,7 +241,8 @@ export function LogViewer({ stack, run, onRunEnd }) {
         <label title=${canWrap ? '' : `Wrapping is offered up to ${WRAP_LIMIT} lines`}><input type="checkbox" checked=${wrapped} disabled=${!canWrap} onChange=${() => setWrap(!wrap)} /> Wrap</label>
         ${live ? html`<label><input type="checkbox" checked=${following} onChange=${() => setFollowing(!following)} /> Follow</label>` : null}
         <button type="button" disabled=${!all.length} onClick=${async () => flash((await copyText(all.join('\n'))) ? 'Copied' : 'Copy failed')}>Copy</button>
-        <button type="button" disabled=${!all.length} data-testid="log-download" onClick=${() => downloadText(fileName, `${all.join('\n')}\n`)}>Download .txt</button>
+        <button type="button" disabled=${!all.length} data-testid="log-download" onClick=${() => downloadText(fileName, textOf ? textOf() : `${all.join('\n')}\n`)}>Download .txt</button>
+        ${tools ?? null}
         <span class="muted" data-testid="log-count">${all.length.toLocaleString()} lines</span>
         <span role="status">${notice}</span>
       </div>
@@ -221,7 +250,7 @@ export function LogViewer({ stack, run, onRunEnd }) {
       ${
         lines === null
           ? html`<p class="muted">Loading the log…</p>`
-          : html`<div class=${`log-lines${wrapped ? ' wrapped' : ''}`} ref=${box} tabindex="0" aria-label=${`Log of run ${run.id}`}
+          : html`<div class=${`log-lines${wrapped ? ' wrapped' : ''}`} ref=${box} tabindex="0" aria-label=${label}
             data-testid="log-lines"
             onScroll=${(/** @type {Event} */ e) => {
               const el = /** @type {HTMLDivElement} */ (e.currentTarget);

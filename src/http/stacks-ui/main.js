@@ -7,7 +7,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, setUnauthorizedHandler } from './api.js';
 import { AuditPage } from './audit.js';
-import { openChanges } from './changes.js';
+import { isEngineChange, openChanges } from './changes.js';
 import { GitCreate } from './git.js';
 import { SettingsPage } from './settings.js';
 import { StackPage } from './stack-page.js';
@@ -67,6 +67,8 @@ function App() {
   const [user, setUser] = useState(/** @type {SessionUser | null | undefined} */ (undefined));
   const [expired, setExpired] = useState(false);
   const [tick, setTick] = useState(0);
+  // Bumped by changes of the engines (containers): what reads their state reads it again.
+  const [live, setLive] = useState(0);
 
   useEffect(() => {
     setUnauthorizedHandler(() => {
@@ -78,10 +80,14 @@ function App() {
     api.session().then(setUser, () => setUser(null));
   }, []);
 
-  // Live updates: every run or job change the user may see bumps `tick`, and the pages reload.
+  // Live updates: every run or job change the user may see bumps `tick`, and the pages reload; a change
+  // of a container bumps `live`, and what shows containers reloads.
   useEffect(() => {
     if (!user) return;
-    return openChanges(() => setTick((n) => n + 1));
+    return openChanges((changes) => {
+      if (changes.some(isEngineChange)) setLive((n) => n + 1);
+      if (!changes.every(isEngineChange)) setTick((n) => n + 1);
+    });
   }, [user]);
 
   useEffect(() => {
@@ -120,13 +126,14 @@ function App() {
   if (!envEntry) page = html`<p class="muted">Your user may view no environment's stacks.</p>`;
   else if (section === 'stack' && name)
     page = html`<${StackPage} key=${`${name}-${env}`} name=${name} env=${env} canEdit=${canEdit}
-      tab=${route.query.get('tab') ?? 'compose'} job=${route.query.get('job')} tick=${tick}
+      tab=${route.query.get('tab') ?? 'compose'} job=${route.query.get('job')} tick=${tick} live=${live}
+      container=${route.query.get('container')}
       openRun=${route.query.get('run') ? Number(route.query.get('run')) : null} navigate=${navigate} />`;
   else if (section === 'settings') page = html`<${SettingsPage} user=${user} tick=${tick} />`;
   else if (section === 'audit' && user.admin)
     page = html`<${AuditPage} environments=${user.environments} tick=${tick} />`;
   else if (section === 'git') page = html`<${GitCreate} env=${env} canEdit=${canEdit} />`;
-  else page = html`<${StacksList} env=${env} canEdit=${canEdit} tick=${tick} />`;
+  else page = html`<${StacksList} env=${env} canEdit=${canEdit} tick=${tick} live=${live} />`;
 
   return html`
     <header class="top">

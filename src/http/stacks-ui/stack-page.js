@@ -6,6 +6,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { ComposeEditor } from './compose-editor.js';
+import { ContainerLogs } from './container-logs.js';
+import { ContainersPanel, useContainers } from './containers.js';
 import { DeploysTab } from './deploys.js';
 import { GitPanel } from './git.js';
 import { lastGood } from './history.js';
@@ -14,13 +16,15 @@ import { OptionsChecks } from './stacks-list.js';
 import { envParam, html, routeHref } from './util.js';
 import { rowsOf, VariablesEditor, variablesOf } from './variables.js';
 
-const TABS = /** @type {const} */ (['compose', 'variables', 'deploys']);
+const TABS = /** @type {const} */ (['compose', 'variables', 'logs', 'deploys']);
 
 /**
+ * `live` changes with the stack's containers (the change feed); `container` is the one the logs tab shows.
  * @param {{ name: string, env: import('./api.js').Env, canEdit: boolean, tab: string, job: string | null,
- *   openRun: number | null, tick: number, navigate: (query: Record<string, string | number | null | undefined>) => void }} props
+ *   openRun: number | null, tick: number, live: number, container: string | null,
+ *   navigate: (query: Record<string, string | number | null | undefined>) => void }} props
  */
-export function StackPage({ name, env, canEdit, tab, job, openRun, tick, navigate }) {
+export function StackPage({ name, env, canEdit, tab, job, openRun, tick, live, container, navigate }) {
   const [stack, setStack] = useState(/** @type {import('./api.js').Stack | null} */ (null));
   const [runs, setRuns] = useState(/** @type {import('./api.js').Run[] | null} */ (null));
   const [compose, setCompose] = useState('');
@@ -34,6 +38,8 @@ export function StackPage({ name, env, canEdit, tab, job, openRun, tick, navigat
   const [confirmRollback, setConfirmRollback] = useState(false);
   const [reloads, setReloads] = useState(0);
   const current = TABS.includes(/** @type {never} */ (tab)) ? tab : 'compose';
+  // The engine's view, read again after each job too (its containers changed).
+  const engine = useContainers(name, env, live + tick);
 
   useEffect(() => {
     let cancelled = false;
@@ -183,6 +189,8 @@ export function StackPage({ name, env, canEdit, tab, job, openRun, tick, navigat
       ${message ? html`<p class="ok-line" role="status">${message}</p>` : null}
       ${job ? html`<${LiveOutput} jobId=${job} onDone=${reloadRuns} onClose=${() => navigate({ job: undefined })} />` : null}
       <${GitPanel} name=${name} env=${env} canEdit=${canEdit} tick=${tick} onJob=${(/** @type {string} */ id) => navigate({ job: id })} />
+      <${ContainersPanel} status=${engine.status} error=${engine.error} canEdit=${canEdit}
+        onLogs=${(/** @type {string} */ c) => navigate({ tab: 'logs', container: c })} />
       <div class="tabs" role="tablist" aria-label="Stack sections" onKeyDown=${onTabKey}>
         ${TABS.map(
           (t) => html`<button type="button" role="tab" id=${`tab-${t}`} aria-selected=${current === t}
@@ -211,6 +219,12 @@ export function StackPage({ name, env, canEdit, tab, job, openRun, tick, navigat
           current === 'variables'
             ? html`<${VariablesEditor} rows=${rows} setRows=${setRows} readOnly=${!canEdit} />
               ${canEdit ? html`<div class="buttons"><button type="button" class="primary" disabled=${busy} onClick=${saveVariables}>Save variables</button></div>` : null}`
+            : null
+        }
+        ${
+          current === 'logs'
+            ? html`<${ContainerLogs} name=${name} env=${env} containers=${engine.status?.containers ?? []}
+                selected=${container} onSelect=${(/** @type {string | null} */ c) => navigate({ container: c ?? undefined })} />`
             : null
         }
         ${

@@ -1,12 +1,14 @@
 /**
- * The stacks of one environment: name, state and containers as the last run left them (the engine's own
- * status is not in the API yet), the last run's status and when, the tally of runs, and a form to create
- * a stack (name, compose, variables, options) that starts it and opens its page on the live output.
+ * The stacks of one environment: name, state and containers as the engine shows them (read again on
+ * every change of a container the change feed brings, `live`), the last run's status and when, the tally
+ * of runs, and a form to create a stack (name, compose, variables, options) that starts it and opens its
+ * page on the live output.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { ComposeEditor } from './compose-editor.js';
-import { absoluteTime, envParam, html, isRunning, relativeTime, routeHref, summaryWords } from './util.js';
+import { containerCounts, StateBadge } from './containers.js';
+import { absoluteTime, envParam, html, isRunning, relativeTime, routeHref } from './util.js';
 import { VariablesEditor, variablesOf } from './variables.js';
 
 const NEW_COMPOSE = 'services:\n  web:\n    image: nginx:alpine\n    ports:\n      - "8080:80"\n';
@@ -16,37 +18,64 @@ const NEW_COMPOSE = 'services:\n  web:\n    image: nginx:alpine\n    ports:\n   
  * @typedef {{ stack: import('./api.js').StackItem, runs: import('./api.js').Run[], git: import('./api.js').GitStack | undefined }} Row
  */
 
-/** @param {{ env: import('./api.js').Env, canEdit: boolean, tick: number }} props */
-export function StacksList({ env, canEdit, tick }) {
-  const [rows, setRows] = useState(/** @type {Row[] | null} */ (null));
+/**
+ * A stack's runs, and its git settings when it is a git stack.
+ * @typedef {{ runs: import('./api.js').Run[], git: import('./api.js').GitStack | undefined }} History
+ */
+
+/**
+ * `tick` changes with runs and stacks, `live` with the engines' containers: a container's change reads
+ * the stacks (their state) again, not their runs.
+ * @param {{ env: import('./api.js').Env, canEdit: boolean, tick: number, live: number }} props
+ */
+export function StacksList({ env, canEdit, tick, live }) {
+  const [stacks, setStacks] = useState(/** @type {import('./api.js').StackItem[] | null} */ (null));
+  const [history, setHistory] = useState(/** @type {Map<string, History>} */ (new Map()));
   const [error, setError] = useState(/** @type {string | null} */ (null));
   const [creating, setCreating] = useState(false);
 
   useEffect(() => {
     let cancelled = false;
+    api.stacks(env).then(
+      (all) => {
+        if (cancelled) return;
+        setStacks(all);
+        setError(null);
+      },
+      (e) => !cancelled && setError(e instanceof Error ? e.message : String(e)),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [env, tick, live]);
+
+  const names = (stacks ?? []).map((s) => s.name).join('\n');
+  useEffect(() => {
+    let cancelled = false;
     (async () => {
-      try {
-        const [stacks, gits] = await Promise.all([api.stacks(env), api.gitStacks(env)]);
-        const git = new Map(gits.map((g) => [g.name, g]));
-        const all = await Promise.all(
-          stacks.map(async (stack) => ({
-            stack,
-            runs: await api.runs(stack.name, env).catch(() => []),
-            git: git.get(stack.name),
-          })),
-        );
-        if (!cancelled) {
-          setRows(all);
-          setError(null);
-        }
-      } catch (e) {
-        if (!cancelled) setError(e instanceof Error ? e.message : String(e));
-      }
+      const gits = await api.gitStacks(env).catch(() => []);
+      const git = new Map(gits.map((g) => [g.name, g]));
+      const all = await Promise.all(
+        names
+          .split('\n')
+          .filter(Boolean)
+          .map(async (name) => {
+            /** @type {History} */
+            const found = { runs: await api.runs(name, env).catch(() => []), git: git.get(name) };
+            return /** @type {const} */ ([name, found]);
+          }),
+      );
+      if (!cancelled) setHistory(new Map(all));
     })();
     return () => {
       cancelled = true;
     };
-  }, [env, tick]);
+  }, [env, tick, names]);
+  const rows = stacks?.map((stack) => ({
+    stack,
+    runs: history.get(stack.name)?.runs ?? [],
+    git: history.get(stack.name)?.git,
+  }));
 
   return html`
     <section aria-labelledby="stacks-title">
@@ -77,22 +106,13 @@ function StackRow({ row, env }) {
   const last = runs[0];
   const ok = runs.filter((r) => r.status === 'success').length;
   const failed = runs.filter((r) => r.status === 'failed' || r.status === 'error').length;
-  const lastOk = runs.find((r) => r.status === 'success');
-  const summary = lastOk?.details.summary;
-  const state = !last
-    ? 'never deployed'
-    : isRunning(last.status)
-      ? 'deploying'
-      : last.status === 'success'
-        ? 'deployed'
-        : 'last deploy failed';
+  const deploying = last !== undefined && isRunning(last.status);
   return html`<tr data-stack=${stack.name}>
     <th scope="row"><a href=${routeHref(['stack', stack.name], { env: envParam(env) })}>${stack.name}</a>
       ${git ? html` <span class="chip" data-testid="git-chip" title=${`${git.repository} (${git.composePath})`}>git: ${git.branch}</span>` : null}</th>
-    <td>${state}</td>
-    <td title="What the last successful deploy did (the engine's own status is not in the API yet)">${
-      lastOk ? summaryWords(summary) : '—'
-    }</td>
+    <td><${StateBadge} status=${stack} />
+      ${deploying ? html` <span class="badge status-running"><span class="spinner" aria-hidden="true"></span>deploying</span>` : null}</td>
+    <td data-testid="stack-containers">${containerCounts(stack.containers)}</td>
     <td>${
       last
         ? html`<span class=${`badge status-${last.status}`}>${last.status}</span>

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -60,4 +61,16 @@ export async function signIn(page: Page, url: string, token: string): Promise<vo
   await page.getByLabel('Token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForSelector('[data-testid="user"]');
+}
+
+/**
+ * The serious and critical axe-core violations of the page as it is (a browser opened with
+ * `bypassCSP`: axe is injected as a script), each as `rule: targets`.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  const axe = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+  await page.addScriptTag({ path: axe });
+  return (await page.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))",
+  )) as string[];
 }

@@ -105,6 +105,8 @@ describeCompose('stacks on a real Docker engine: operations', (compose: ComposeU
         imageDigest: null,
         ports: [],
         startedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        finishedAt: null,
+        restartCount: 0,
       },
     ]);
     const listed = arrayOf(await admin.get('/api/stacks')).find((s) => s.name === name);
@@ -141,7 +143,11 @@ describeCompose('stacks on a real Docker engine: operations', (compose: ComposeU
 
     await operate(name, 'stop');
     expect(await engineState(name)).toEqual([{ id: again?.Id, state: 'exited' }]);
-    expect(await stackOf(name)).toMatchObject({ state: 'stopped', containers: [{ state: 'exited' }] });
+    // Stopped by compose: its program ended on SIGTERM with 0.
+    expect(await stackOf(name)).toMatchObject({
+      state: 'stopped',
+      containers: [{ state: 'exited', exitCode: 0, finishedAt: expect.stringMatching(/^\d{4}-/) }],
+    });
 
     await operate(name, 'start');
     expect(await engineState(name)).toEqual([{ id: again?.Id, state: 'running' }]);

@@ -1,0 +1,191 @@
+/**
+ * Schemas of the routes that read a stack's containers on its Docker engine (src/http/
+ * stacks-routes-containers.ts): their state, their logs, a stack's logs. Registered, documented and
+ * typed for the page like the route table's (routes.ts, client.ts). This module imports no Node module.
+ */
+import { z } from 'zod';
+import { DEFAULT_TAIL, MAX_TAIL } from '../../stacks/engine/log-limits.js';
+import { EventStreamText, StackContainer } from './answers.js';
+import { EnvQuery, StackName } from './requests.js';
+import { fail, json, UNAUTHORIZED } from './route-answers.js';
+
+const CONTAINERS = ['containers'];
+
+/** A container as a route names it: its name (or id), as the engine spells them. */
+export const CONTAINER_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,254}$/;
+
+export const ContainerParams = z.object({
+  name: StackName,
+  container: z
+    .string()
+    .regex(CONTAINER_PATTERN, {
+      error: (issue) => `Invalid container name ${JSON.stringify(issue.input)}`,
+    })
+    .meta({
+      description: "The container's name (`containers[].name` of the stack) or id.",
+      examples: ['web-web-1'],
+    }),
+});
+
+const flag = (description: string) =>
+  z
+    .string()
+    .meta({ description, examples: ['true'] })
+    .optional()
+    .transform((value) => value === 'true' || value === '1');
+
+/** `since`: Unix seconds (a fraction allowed) or an RFC 3339 time; undefined when omitted. */
+const since = z
+  .string()
+  .meta({
+    description: 'Only lines from then on: Unix seconds (`1764633147.5`) or an RFC 3339 time.',
+    examples: ['2026-12-01T23:00:00Z'],
+  })
+  .optional()
+  .transform((value, context) => {
+    if (value === undefined) return undefined;
+    const seconds = /^[0-9]{1,12}(\.[0-9]{1,9})?$/.test(value)
+      ? Number(value)
+      : /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/i.test(value)
+        ? Date.parse(value) / 1000
+        : Number.NaN;
+    if (Number.isFinite(seconds)) return seconds;
+    context.issues.push({
+      code: 'custom',
+      message: `since must be Unix seconds or an RFC 3339 time, not ${JSON.stringify(value)}`,
+      input: value,
+    });
+    return z.NEVER;
+  });
+
+export const LogsQuery = EnvQuery.extend({
+  tail: z
+    .string()
+    .meta({
+      description: `The last lines of each container: 0-${MAX_TAIL.toLocaleString('en')}, or \`all\` (default ${DEFAULT_TAIL.toLocaleString('en')}).`,
+      examples: ['100', 'all'],
+    })
+    .optional()
+    .transform((value, context): number | 'all' => {
+      if (value === undefined) return DEFAULT_TAIL;
+      if (value === 'all') return 'all';
+      const n = /^(0|[1-9][0-9]{0,9})$/.test(value) ? Number(value) : Number.NaN;
+      if (Number.isSafeInteger(n) && n <= MAX_TAIL) return n;
+      context.issues.push({
+        code: 'custom',
+        message: `tail must be an integer from 0 to ${MAX_TAIL} or "all", not ${JSON.stringify(value)}`,
+        input: value,
+      });
+      return z.NEVER;
+    }),
+  since,
+  follow: flag('`true` (or `1`): after the last lines, the new ones as they come, until the client leaves.'),
+  timestamps: flag('`true`: each line of a `text/plain` answer starts with its time and a space.'),
+});
+
+export const StackContainers = z
+  .object({
+    state: z.enum(['running', 'partial', 'stopped', 'not deployed', 'unknown']),
+    stateReason: z.string().nullable(),
+    containers: z.array(StackContainer).nullable(),
+  })
+  .meta({
+    id: 'StackContainers',
+    description:
+      "A stack's state and containers on its Docker engine (as `GET /api/stacks/{name}` has them).",
+  });
+
+export const ContainerLogLine = z
+  .object({
+    container: z.string(),
+    service: z.string().nullable(),
+    stream: z.enum(['stdout', 'stderr']),
+    time: z.string().meta({ description: "The engine's time of the line (RFC 3339, nanoseconds)." }),
+    line: z.string().meta({ description: 'The redacted line.' }),
+  })
+  .meta({
+    id: 'ContainerLogLine',
+    description: 'One line of a container log (the data of each event of a `text/event-stream` logs answer).',
+    examples: [
+      {
+        container: 'shop-db-1',
+        service: 'db',
+        stream: 'stderr',
+        time: '2026-12-01T23:52:27.123456789Z',
+        line: 'FATAL: could not connect to server',
+      },
+    ],
+  });
+
+const LOG_ANSWER = (what: string) => ({
+  description: `${what}, redacted with the stack's values (a line holding a short value is withheld), each line cut at 64 KiB. \`text/plain\` (the default): one line per line; with \`Accept: text/event-stream\`: one event per line whose data is a ContainerLogLine (\`#/components/schemas/ContainerLogLine\`), then, when not followed, an event \`{"type":"end"}\`.`,
+  content: {
+    'text/plain': { schema: z.string() },
+    'text/event-stream': { schema: EventStreamText },
+  },
+});
+
+const FAILS = {
+  400: fail('Bad `env`, stack name, container name, `tail` or `since`, naming it.'),
+  401: UNAUTHORIZED,
+  403: fail("The caller lacks `view` for the stack's environment."),
+  404: fail(
+    'No such environment or stack, or no container of that name in the stack (`Container not found`).',
+  ),
+  502: fail(
+    "The stack's Docker engine cannot be reached, or its secret provider failed (nothing unredacted is sent).",
+  ),
+} as const;
+
+export const engineSchemas = {
+  getStackContainers: {
+    method: 'GET',
+    url: '/api/stacks/:name/containers',
+    schema: {
+      operationId: 'getStackContainers',
+      summary: "A stack's state and containers on its engine",
+      description:
+        'What `GET /api/stacks/{name}` answers of the engine, without the files: read from the engine when asked (at most 2 s; `unknown` with the reason past that). `GET /api/events` says when it changes.',
+      tags: CONTAINERS,
+      params: z.object({ name: StackName }),
+      querystring: EnvQuery,
+      response: {
+        200: json('The state and the containers.', StackContainers),
+        400: FAILS[400],
+        401: UNAUTHORIZED,
+        403: FAILS[403],
+        404: fail('No such environment or stack.'),
+      },
+    },
+  },
+  getContainerLogs: {
+    method: 'GET',
+    url: '/api/stacks/:name/containers/:container/logs',
+    schema: {
+      operationId: 'getContainerLogs',
+      summary: "A container's log: its last lines, and followed live",
+      description:
+        "From the container's engine (both of its streams). Followed, a container that stops and starts again (or is recreated under its name) is followed on.",
+      tags: CONTAINERS,
+      params: ContainerParams,
+      querystring: LogsQuery,
+      response: { 200: LOG_ANSWER("The container's lines"), ...FAILS },
+    },
+  },
+  getStackLogs: {
+    method: 'GET',
+    url: '/api/stacks/:name/logs',
+    schema: {
+      operationId: 'getStackLogs',
+      summary: "A stack's logs: every container's, interleaved by time",
+      description:
+        'The last `tail` lines of each container, merged by time; followed, the new lines of every container as they come, also of containers started later. The `text/plain` answer starts each line with the container name and ` | `.',
+      tags: CONTAINERS,
+      params: z.object({ name: StackName }),
+      querystring: LogsQuery,
+      response: { 200: LOG_ANSWER("The stack's lines"), ...FAILS },
+    },
+  },
+} as const;
+
+export type EngineRoutes = typeof engineSchemas;

@@ -1,0 +1,297 @@
+/**
+ * A stack's containers on a real Docker engine, on both Compose generations, black-box over the CLI:
+ * their state (a crashing service exits 1), their logs from the Engine API (both streams, redacted with
+ * the stack's values, tail, since, a whole stack interleaved by time, followed across a stop and a
+ * start), the changes `GET /api/events` carries when a container is stopped from outside, and who may
+ * read what.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ComposeUnderTest,
+  containerOf,
+  DockerRun,
+  describeCompose,
+  engine,
+  ensureTestImage,
+  sayIn,
+  TEST_IMAGE,
+} from '../../docker-helpers.js';
+import {
+  createStack,
+  dataOf,
+  eventually,
+  expectStatus,
+  type Json,
+  objectOf,
+  openSse,
+  q,
+  type SseStream,
+  type StacksClient,
+  type StacksServer,
+  startStacks,
+  TOKENS,
+  USERS,
+  waitJob,
+} from './helpers.js';
+
+const TOKEN_VALUE = 's3cr3t-token-value';
+
+/** `web` prints three lines (one of them its token) and waits; `db` prints two and exits 1. */
+const COMPOSE = [
+  'services:',
+  '  web:',
+  `    image: ${TEST_IMAGE}`,
+  '    environment:',
+  `      TOKEN: \${API_TOKEN}`,
+  `    command: ["sh", "-c", "echo web-started; echo web-warning >&2; echo token=$$TOKEN; trap 'exit 0' TERM; sleep 3600 & wait"]`,
+  '  db:',
+  `    image: ${TEST_IMAGE}`,
+  `    command: ["sh", "-c", "echo db-starting; sleep 0.2; echo 'FATAL: could not connect to server' >&2; exit 1"]`,
+  '',
+].join('\n');
+
+/** The lines of a logs event stream so far. */
+const linesOf = (stream: SseStream): string[] =>
+  dataOf(stream)
+    .filter((e) => typeof e.line === 'string')
+    .map((e) => e.line as string);
+
+describeCompose('stack containers on a real Docker engine', (compose: ComposeUnderTest) => {
+  const docker = new DockerRun(`ctr${compose.generation}`);
+  let server: StacksServer;
+  let admin: StacksClient;
+  const name = docker.stack('shop');
+  let web = '';
+  let db = '';
+
+  beforeAll(async () => {
+    await ensureTestImage();
+    server = await startStacks({
+      config: {
+        environments: [{ id: 1, name: 'edge', dockerHost: 'unix:///nonexistent/docker.sock' }],
+        users: [USERS.admin, USERS.viewer, USERS.nogrant],
+        compose: { command: compose.command },
+      },
+    });
+    admin = server.as('admin');
+    const ack = await createStack(admin, name, null, {
+      compose: COMPOSE,
+      variables: [{ name: 'API_TOKEN', value: TOKEN_VALUE, secret: true }],
+    });
+    // However the deploy reads a service that exits at once, its containers are there.
+    await waitJob(admin, ack.jobId, 180_000);
+    web = await containerOf(docker, name, 'web');
+    db = await containerOf(docker, name, 'db');
+    await eventually(async () => {
+      const info = await engine.getContainer(db).inspect();
+      return info.State.Status === 'exited' ? true : undefined;
+    }, 'db to exit');
+  }, 240_000);
+  afterAll(async () => {
+    await server?.stop();
+    await docker.cleanUp();
+  }, 120_000);
+
+  const logs = async (path: string) => {
+    const reply = await admin.get(path);
+    expectStatus(reply, 200, path);
+    expect(reply.headers.find(([n]) => n === 'content-type')?.[1]).toContain('text/plain');
+    return reply.text.split('\n').slice(0, -1);
+  };
+
+  it('a crashing service is `exited` with its exit code; the stack is partial; the list says the same', async () => {
+    const reply = await admin.get(`/api/stacks/${name}/containers${q(null)}`);
+    expectStatus(reply, 200, 'containers');
+    const status = objectOf(reply) as { state: string; containers: Json[] };
+    expect(status.state).toBe('partial');
+    const byService = new Map(status.containers.map((c) => [c.service, c]));
+    expect(byService.get('db')).toMatchObject({
+      name: db,
+      state: 'exited',
+      exitCode: 1,
+      restartCount: 0,
+      finishedAt: expect.stringMatching(/^\d{4}-/),
+    });
+    expect(byService.get('web')).toMatchObject({
+      name: web,
+      state: 'running',
+      exitCode: null,
+      finishedAt: null,
+    });
+    const listed = (await admin.get('/api/stacks')).value as Json[];
+    expect(listed.find((s) => s.name === name)).toMatchObject({ state: 'partial' });
+  });
+
+  it("a container's log: both streams, the stack's values redacted; tail and since; timestamps", async () => {
+    expect(await logs(`/api/stacks/${name}/containers/${db}/logs`)).toEqual([
+      'db-starting',
+      'FATAL: could not connect to server',
+    ]);
+    const lines = await logs(`/api/stacks/${name}/containers/${web}/logs?tail=all`);
+    expect(lines).toEqual(expect.arrayContaining(['web-started', 'web-warning', 'token=***']));
+    expect(lines.join('\n')).not.toContain(TOKEN_VALUE);
+    expect(await logs(`/api/stacks/${name}/containers/${db}/logs?tail=1`)).toEqual([
+      'FATAL: could not connect to server',
+    ]);
+    expect(await logs(`/api/stacks/${name}/containers/${db}/logs?since=4000000000`)).toEqual([]);
+    const stamped = await logs(`/api/stacks/${name}/containers/${db}/logs?timestamps=true`);
+    expect(stamped[1]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z FATAL: could not connect to server$/);
+  });
+
+  it("the whole stack's log: every container's lines, by time, each named by its container", async () => {
+    const lines = await logs(`/api/stacks/${name}/logs?timestamps=true`);
+    const parsed = lines.map((l) => /^(\S+) (\S+) \| (.*)$/.exec(l)?.slice(1) ?? []);
+    expect(parsed.map(([, container, text]) => `${container} ${text}`)).toEqual(
+      expect.arrayContaining([
+        `${db} db-starting`,
+        `${db} FATAL: could not connect to server`,
+        `${web} token=***`,
+      ]),
+    );
+    const times = parsed.map(([time]) => Date.parse(time ?? ''));
+    expect(times.every(Number.isFinite)).toBe(true);
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+    // As events: one ContainerLogLine each, then the end.
+    const stream = await openSse(server.port, `/api/stacks/${name}/logs`, TOKENS.admin);
+    await stream.closed;
+    const events = dataOf(stream);
+    expect(events.at(-1)).toEqual({ type: 'end' });
+    expect(events).toContainEqual({
+      container: db,
+      service: 'db',
+      stream: 'stderr',
+      time: expect.any(String),
+      line: 'FATAL: could not connect to server',
+    });
+    expect(events).toContainEqual(
+      expect.objectContaining({ container: web, stream: 'stderr', line: 'web-warning' }),
+    );
+  });
+
+  it('followed: new lines as they come, on across a stop and a start; a stack follow picks up a container started later', async () => {
+    const one = await openSse(
+      server.port,
+      `/api/stacks/${name}/containers/${web}/logs?tail=0&follow=true`,
+      TOKENS.admin,
+    );
+    const whole = await openSse(server.port, `/api/stacks/${name}/logs?tail=0&follow=true`, TOKENS.admin);
+    try {
+      expect(one.status).toBe(200);
+      sayIn(web, 'live-1');
+      await eventually(async () => (linesOf(one).includes('live-1') ? true : undefined), 'live-1');
+      expect(linesOf(one)).toEqual(['live-1']);
+      await engine.getContainer(web).stop({ t: 5 });
+      await engine.getContainer(web).start();
+      // The program printed its first lines again, then this one.
+      await eventually(async () => (linesOf(one).includes('token=***') ? true : undefined), 'the restart');
+      sayIn(web, 'live-2');
+      await eventually(async () => (linesOf(one).includes('live-2') ? true : undefined), 'live-2');
+      expect(linesOf(one).filter((l) => l.startsWith('live-'))).toEqual(['live-1', 'live-2']);
+      expect(linesOf(one).join('\n')).not.toContain(TOKEN_VALUE);
+
+      // db had ended before the follow: its start again is followed from then on.
+      await engine.getContainer(db).start();
+      await eventually(
+        async () =>
+          dataOf(whole).some((e) => e.container === db && e.line === 'FATAL: could not connect to server')
+            ? true
+            : undefined,
+        "db's lines in the stack follow",
+      );
+      expect(dataOf(whole).some((e) => e.container === web && e.line === 'live-2')).toBe(true);
+    } finally {
+      one.close();
+      whole.close();
+    }
+  }, 120_000);
+
+  it('GET /api/events carries a container stopped from outside, to those who may view the stack only', async () => {
+    const adminFeed = await openSse(server.port, '/api/events', TOKENS.admin);
+    const viewerFeed = await openSse(server.port, '/api/events', TOKENS.viewer);
+    const elsewhere = await openSse(server.port, '/api/events', TOKENS.nogrant);
+    try {
+      // The feeds are open (their engine streams too) once the engine says so.
+      await eventually(
+        async () =>
+          dataOf(adminFeed).some((e) => e.kind === 'engine' && e.type === 'connected') ? true : undefined,
+        'the engine stream',
+      );
+      await engine.getContainer(web).stop({ t: 5 });
+      const died = await eventually(
+        async () =>
+          dataOf(adminFeed).find((e) => e.kind === 'container' && e.type === 'die' && e.container === web),
+        'the die of web',
+      );
+      expect(died).toEqual({
+        kind: 'container',
+        type: 'die',
+        stack: name,
+        environmentId: null,
+        container: web,
+        service: 'web',
+        exitCode: 0,
+        at: expect.stringMatching(/^\d{4}-/),
+      });
+      await eventually(
+        async () =>
+          dataOf(viewerFeed).some((e) => e.kind === 'container' && e.type === 'stop') ? true : undefined,
+        'the stop, for the viewer',
+      );
+      // A user without a grant views no stack: nothing of it, though its feed is open.
+      expect(dataOf(elsewhere).filter((e) => e.environmentId === null)).toEqual([]);
+      const status = objectOf(await admin.get(`/api/stacks/${name}/containers`)) as { state: string };
+      expect(status.state).toBe('stopped');
+    } finally {
+      adminFeed.close();
+      viewerFeed.close();
+      elsewhere.close();
+      await engine.getContainer(web).start();
+    }
+  }, 120_000);
+
+  describe('who may read what', () => {
+    it("another project's container is not found, as one that does not exist; bad input is 400", async () => {
+      const other = docker.stack('other');
+      const ack = await createStack(admin, other, null, {
+        compose: `services:\n  x:\n    image: ${TEST_IMAGE}\n    command: ["sh", "-c", "echo other-secret"]\n`,
+      });
+      await waitJob(admin, ack.jobId, 180_000);
+      const foreign = (await docker.containers(other))[0]?.Names[0]?.slice(1) ?? '';
+      for (const container of [foreign, 'no-such-container']) {
+        const reply = await admin.get(`/api/stacks/${name}/containers/${container}/logs`);
+        expectStatus(reply, 404, container);
+        expect(reply.value).toEqual({ error: 'Container not found' });
+      }
+      const bad = [
+        [`/api/stacks/${name}/containers/${web}/logs?tail=-1`, /^tail must be/],
+        [`/api/stacks/${name}/containers/${web}/logs?tail=100001`, /^tail must be/],
+        [`/api/stacks/${name}/logs?since=yesterday`, /^since must be/],
+        [`/api/stacks/${name}/containers/..%2F..%2Fetc/logs`, /^Invalid container name/],
+      ] as const;
+      for (const [path, message] of bad) {
+        const reply = await admin.get(path);
+        expectStatus(reply, 400, path);
+        expect((reply.value as Json).error).toMatch(message);
+      }
+    }, 240_000);
+
+    it('view on the environment is needed; an engine that cannot be reached is 502', async () => {
+      const nogrant = server.as('nogrant');
+      for (const path of [
+        `/api/stacks/${name}/containers/${web}/logs`,
+        `/api/stacks/${name}/logs`,
+        `/api/stacks/${name}/containers`,
+      ]) {
+        const reply = await nogrant.get(path);
+        expectStatus(reply, 403, path);
+      }
+      expectStatus(await server.as('viewer').get(`/api/stacks/${name}/containers/${db}/logs`), 200, 'viewer');
+      // Environment 1's engine is a socket that does not exist.
+      const created = await admin.post(`/api/stacks${q(1)}`, { name: 'far', compose: COMPOSE });
+      expect([202, 500]).toContain(created.status);
+      const far = await admin.get(`/api/stacks/far/logs${q(1)}`);
+      expectStatus(far, 502, 'far');
+      expect((far.value as Json).error).toMatch(/unix:\/\/\/nonexistent\/docker\.sock/);
+    }, 120_000);
+  });
+});
