@@ -341,6 +341,8 @@ export const api = {
 export interface EventStreamHandlers {
   lastEventId?: string;
   onMessage: (data: string, id: string | undefined) => void;
+  /** Each time the stream opens (again, after a drop): a stream that starts over says so. */
+  onOpen?: () => void;
   onEnd?: () => void;
   onError?: (error: ApiError) => void;
   reconnect?: () => boolean;
@@ -372,6 +374,7 @@ export function openEventStream(url: string, handlers: EventStreamHandlers): () 
           return;
         }
         attempt = 0;
+        handlers.onOpen?.();
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = '';
         for (;;) {

@@ -18,10 +18,6 @@ const COLOURS = 8;
 
 /** @typedef {import('./api.js').ContainerLogLine} LogLine */
 
-/** A time that sorts as it runs: the engine trims the zeros of its nanoseconds. */
-const timeKey = (/** @type {string} */ time) =>
-  time.replace(/(?:\.(\d{1,9}))?Z$/, (_, fraction = '') => `.${fraction.padEnd(9, '0')}Z`);
-
 /**
  * @param {{ name: string, env: import('./api.js').Env,
  *   containers: Array<{ name: string, service: string | null }>, selected: string | null,
@@ -41,8 +37,6 @@ export function ContainerLogs({ name, env, containers, selected, onSelect }) {
     let seen = [];
     let cut = 0;
     let pending = false;
-    /** The time of each container's last line: a stream read again after a drop repeats its tail. */
-    const last = new Map();
     setLines(null);
     setProblem(null);
     setDropped(0);
@@ -56,6 +50,10 @@ export function ContainerLogs({ name, env, containers, selected, onSelect }) {
       setLines(seen.slice());
     };
     const close = openEventStream(api.containerLogsUrl(name, env, selected, tail), {
+      // Opened again after a drop, the stream starts over with the last lines.
+      onOpen: () => {
+        seen = [];
+      },
       onMessage: (data) => {
         const event = JSON.parse(data);
         if (event.type === 'end') return;
@@ -63,9 +61,6 @@ export function ContainerLogs({ name, env, containers, selected, onSelect }) {
           setProblem(event.error);
           return;
         }
-        const key = timeKey(event.time);
-        if ((last.get(event.container) ?? '') >= key && key !== '') return;
-        last.set(event.container, key);
         seen.push(event);
         if (!pending) {
           pending = true;

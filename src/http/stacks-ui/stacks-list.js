@@ -15,7 +15,7 @@ const NEW_COMPOSE = 'services:\n  web:\n    image: nginx:alpine\n    ports:\n   
 
 /**
  * `git`: the stack's git settings when it is a git stack.
- * @typedef {{ stack: import('./api.js').StackItem, runs: import('./api.js').Run[], git: import('./api.js').GitStack | undefined }} Row
+ * @typedef {{ stack: import('./api.js').StackItem, runs: import('./api.js').Run[] | undefined, git: import('./api.js').GitStack | undefined }} Row
  */
 
 /**
@@ -30,10 +30,12 @@ const NEW_COMPOSE = 'services:\n  web:\n    image: nginx:alpine\n    ports:\n   
  */
 export function StacksList({ env, canEdit, tick, live }) {
   const [stacks, setStacks] = useState(/** @type {import('./api.js').StackItem[] | null} */ (null));
-  const [history, setHistory] = useState(/** @type {Map<string, History>} */ (new Map()));
+  // Null until the runs are read: a row shows them once it has them, never an empty tally first.
+  const [history, setHistory] = useState(/** @type {Map<string, History> | null} */ (null));
   const [error, setError] = useState(/** @type {string | null} */ (null));
   const [creating, setCreating] = useState(false);
 
+  useEffect(() => setHistory(null), [env]);
   useEffect(() => {
     let cancelled = false;
     api.stacks(env).then(
@@ -71,11 +73,14 @@ export function StacksList({ env, canEdit, tick, live }) {
       cancelled = true;
     };
   }, [env, tick, names]);
-  const rows = stacks?.map((stack) => ({
-    stack,
-    runs: history.get(stack.name)?.runs ?? [],
-    git: history.get(stack.name)?.git,
-  }));
+  const rows =
+    stacks && history
+      ? stacks.map((stack) => ({
+          stack,
+          runs: history.get(stack.name)?.runs,
+          git: history.get(stack.name)?.git,
+        }))
+      : null;
 
   return html`
     <section aria-labelledby="stacks-title">
@@ -102,7 +107,9 @@ export function StacksList({ env, canEdit, tick, live }) {
 
 /** @param {{ row: Row, env: import('./api.js').Env }} props */
 function StackRow({ row, env }) {
-  const { stack, runs, git } = row;
+  const { stack, git } = row;
+  // A stack that came after the runs were read: its runs come with the next read.
+  const runs = row.runs ?? [];
   const last = runs[0];
   const ok = runs.filter((r) => r.status === 'success').length;
   const failed = runs.filter((r) => r.status === 'failed' || r.status === 'error').length;
@@ -119,7 +126,7 @@ function StackRow({ row, env }) {
           <time datetime=${last.startedAt} title=${absoluteTime(last.startedAt)}> ${relativeTime(last.startedAt)}</time>`
         : '—'
     }</td>
-    <td data-testid="tally">${runs.length} (${ok} / ${failed})</td>
+    <td data-testid="tally">${row.runs ? `${runs.length} (${ok} / ${failed})` : '…'}</td>
     <td>${stack.variables.length}</td>
   </tr>`;
 }

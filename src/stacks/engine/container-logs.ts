@@ -51,6 +51,17 @@ export function timeKey(time: string): string {
   return `${match[1]}.${(match[2] ?? '').padEnd(9, '0')}Z`;
 }
 
+/**
+ * A log time as the engine's `since` takes it, to the nanosecond (`1764633147.123456789`); undefined
+ * for a time that is none.
+ */
+export function sinceOf(time: string): string | undefined {
+  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(time);
+  if (!match) return undefined;
+  const seconds = Date.parse(`${match[1]}Z`) / 1000;
+  return Number.isFinite(seconds) ? `${seconds}.${(match[2] ?? '').padEnd(9, '0')}` : undefined;
+}
+
 /** A line as the engine sends it with `timestamps`: its time, a space, its text. */
 export function splitTimestamp(text: string): { time: string; rest: string; at: number } {
   const space = text.indexOf(' ');
@@ -166,8 +177,13 @@ export async function readContainerLogs(
   const info = (await docker.info()) as { SystemTime?: string };
   const parsedNow = Date.parse(info.SystemTime ?? '');
   const now = (Number.isFinite(parsedNow) ? parsedNow : Date.now()) / 1000;
-  /** The key of the last line given of each container: what a later stream of it starts after. */
-  const last = new Map<string, string>();
+  /**
+   * The latest time of each container's lines given, and the lines given at that very time: a later
+   * stream of the container starts there (`since`) and repeats those. Times are not kept for every
+   * line: a container's log is in the order its lines were written, which is not always their times'
+   * (stdout and stderr are timed apart), so no line is dropped for an earlier time than another's.
+   */
+  const last = new Map<string, { key: string; time: string; atKey: Set<string> }>();
   const ttyOf = new Map<string, boolean>();
   const open = async (target: LogTarget, options: Record<string, string | number | boolean>) => {
     let tty = ttyOf.get(target.name);
@@ -184,11 +200,15 @@ export async function readContainerLogs(
     );
     return linesOf(stream, target, tty, redactor);
   };
-  const give = async (line: ContainerLogLine) => {
+  const give = async (line: ContainerLogLine, again = false) => {
     const key = timeKey(line.time);
+    const identity = `${line.stream} ${line.line}`;
     const before = last.get(line.container);
-    if (before !== undefined && key <= before) return;
-    last.set(line.container, key);
+    // A stream from `since` repeats the lines given at that time.
+    if (again && before !== undefined && key === before.key && before.atKey.delete(identity)) return;
+    if (before === undefined || key > before.key)
+      last.set(line.container, { key, time: line.time, atKey: new Set([identity]) });
+    else if (key === before.key) before.atKey.add(identity);
     const wait = sink(line);
     if (wait) await wait;
   };
@@ -224,14 +244,14 @@ export async function readContainerLogs(
     if (following.has(target.name) || signal.aborted) return;
     following.add(target.name);
     const before = last.get(target.name);
-    // From the last line given (its second; `give` drops what was given), else from the start.
-    const from = before === undefined ? now : Math.floor(Date.parse(before) / 1000);
+    // From the time of the last line given (`give` drops what was given at it), else from now.
+    const from = (before && sinceOf(before.time)) ?? now;
     void (async () => {
       try {
         ttyOf.delete(target.name);
         for await (const line of await open(target, { follow: true, since: from })) {
           if (signal.aborted) return;
-          await give(line);
+          await give(line, true);
         }
       } catch (error) {
         if ((error as { statusCode?: number }).statusCode !== 404 && !signal.aborted) {
