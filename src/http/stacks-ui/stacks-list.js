@@ -51,8 +51,9 @@ export function StacksList({ env, canEdit, tick, live }) {
     };
   }, [env, tick, live]);
 
-  const names = (stacks ?? []).map((s) => s.name).join('\n');
+  const names = stacks === null ? null : stacks.map((s) => s.name).join('\n');
   useEffect(() => {
+    if (names === null) return;
     let cancelled = false;
     (async () => {
       const gits = await api.gitStacks(env).catch(() => []);
