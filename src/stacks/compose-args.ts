@@ -30,6 +30,25 @@ export interface ComposeTarget {
 export interface ComposeStep {
   subcommand: ComposeOperation | 'pull';
   argv: string[];
+  /** Its own working directory (a fallback of a broken file, service.ts); the stack's by default. */
+  cwd?: string;
+}
+
+/**
+ * `stop`/`start`/`restart`/`down` of a project whose compose file compose refuses: v2 by the project's
+ * name alone (it finds the containers by their labels; run where no compose file is, or it would load
+ * one), v1 with the last file that deployed (`lastGood`), which it needs; undefined without one.
+ */
+export function fallbackStep(
+  target: Omit<ComposeTarget, 'composeFile'>,
+  operation: Exclude<ComposeOperation, 'up'>,
+  places: { emptyDir: string; lastGood: string | undefined },
+): ComposeStep | undefined {
+  const base = [...target.command, '--project-name', target.project];
+  if (target.generation === 'v2')
+    return { subcommand: operation, argv: [...base, operation], cwd: places.emptyDir };
+  if (places.lastGood === undefined) return undefined;
+  return { subcommand: operation, argv: [...base, '--file', places.lastGood, operation] };
 }
 
 /**
@@ -45,6 +64,10 @@ export function composeSteps(
 ): ComposeStep[] {
   if (target.command.length === 0) throw new Error('compose.command is empty');
   const base = [...target.command, '--project-name', target.project, '--file', target.composeFile];
+  // v2's `down` removes only the containers of the profiles active now; `*` takes those of every
+  // profile, also one no longer active (v1's `down` removes them all anyway).
+  if (operation === 'down' && target.generation === 'v2')
+    return [{ subcommand: operation, argv: [...base, '--profile', '*', operation] }];
   if (operation !== 'up') return [{ subcommand: operation, argv: [...base, operation] }];
   const up = [...base, 'up', '--detach', '--remove-orphans'];
   const steps: ComposeStep[] = [];

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { type AuditState, audit } from '../../projections/audit.js';
 import { type DeployRunsState, deployRuns } from '../../projections/deploy-runs.js';
 import { type JobResult, type JobsState, jobs as jobsProjection } from '../../projections/jobs.js';
@@ -10,14 +11,18 @@ import type { DeployOptions, EnvironmentId, JobKind, Trigger } from '../../strea
 import type { EventStore } from '../store/types.js';
 import {
   type ComposeOperation,
+  type ComposeStep,
   composeEnv,
   composeSteps,
+  fallbackStep,
   isUsageLine,
   isWaitFailureLine,
 } from './compose-args.js';
+import { composeObjection } from './compose-check.js';
 import { type ComposeProgram, ComposeResolver } from './compose-program.js';
 import { runCompose } from './compose-runner.js';
 import { findEnvironment } from './config.js';
+import { formatEnvFile } from './env-file.js';
 import { conflict, notFound, StacksError } from './errors.js';
 import { DeployHistory } from './history/history.js';
 import { Instance } from './instances.js';
@@ -41,6 +46,7 @@ import {
   composeHash,
   createStack,
   deleteStack,
+  ENV_FILE,
   envHash,
   getStack,
   listStacks,
@@ -53,6 +59,9 @@ import {
   saveCompose,
   setVariables,
   stackDir,
+  stackExists,
+  validateCompose,
+  validateVariables,
 } from './stack-store.js';
 import { SummaryCounter } from './summary.js';
 import type {
@@ -94,6 +103,9 @@ export interface StacksServiceOptions {
    */
   compose?: ComposeResolver;
 }
+
+/** The compose text of the stack's last successful `up`, beside its compose file (v1's fallback). */
+const LAST_GOOD_FILE = '.compose.last-good.yaml';
 
 /** Stderr lines kept for a failed run's error message. */
 const ERROR_TAIL_LINES = 5;
@@ -363,6 +375,8 @@ export class StacksService {
     this.checkProvider(input.secretProvider);
     // A stack with a job running exists (or is being created by that job).
     if (this.busy.has(keyOf(ref))) throw conflict('Stack already exists');
+    if (await stackExists(this.dataDir, ref)) throw conflict('Stack already exists');
+    await this.checkNewCompose(ref, validateCompose(input.compose), validateVariables(input.variables));
     return this.exclusive(ref, async () => {
       await createStack(this.dataDir, ref, input, { events: this.store, userId });
       return { kind: 'create', operation: 'up', options, record: true, trigger: 'manual', userId };
@@ -378,6 +392,8 @@ export class StacksService {
     userId: string | null,
   ): Promise<StartedJob | { saved: true }> {
     this.environment(ref.environmentId);
+    const stack = await getStack(this.dataDir, ref);
+    await this.checkCompose(stack, validateCompose(content));
     if (!restart) {
       await saveCompose(this.dataDir, ref, content, { events: this.store, userId });
       return { saved: true };
@@ -687,7 +703,7 @@ export class StacksService {
         if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
         job.status(`Running compose ${step.subcommand}`);
         const process_ = runCompose(
-          { argv: step.argv, cwd: place.cwd, env, timeoutMs: Math.max(1, deadline - Date.now()) },
+          { argv: step.argv, cwd: step.cwd ?? place.cwd, env, timeoutMs: Math.max(1, deadline - Date.now()) },
           { overlapBytes: redactor.longestBytes },
         );
         slot.process = process_;
@@ -748,6 +764,23 @@ export class StacksService {
           failure = usageFailure(step.subcommand, program);
         }
         if (failure === undefined) continue;
+        if (
+          operation !== 'up' &&
+          index === 0 &&
+          !exit.timedOut &&
+          !exit.cancelled &&
+          !usage &&
+          !feed.faulted
+        ) {
+          const fallback = await this.brokenFileStep(program, stack, place, operation, env);
+          if (fallback) {
+            job.status(fallback.why);
+            steps.push(fallback.step);
+            failure = undefined;
+            stderrTail.length = 0;
+            continue;
+          }
+        }
         const next = steps[index + 1];
         if (next) failure = `${failure} (compose ${step.subcommand}; ${notRun(next.subcommand)})`;
         if (stderrTail.length > 0 && !feed.faulted && !usage)
@@ -773,6 +806,9 @@ export class StacksService {
         } else if (this.closing) failure = SERVER_STOPPING_MESSAGE;
         else failure = watched.error;
       }
+      // What v1 needs to stop a project whose file is broken later (brokenFileStep).
+      if (failure === undefined && operation === 'up')
+        await copyFile(composeFile, join(place.cwd, LAST_GOOD_FILE)).catch(() => undefined);
       if (failure === undefined && recorder && operation === 'up')
         await this.history.recordImages(recorder, environment, stack.name);
     } catch (error) {
@@ -832,6 +868,89 @@ export class StacksService {
         output: [],
       };
     }
+  }
+
+  /**
+   * The step that runs `operation` again when it failed because compose refuses the stack's file (a file
+   * saved before files were checked, or a git commit's): compose-args.ts `fallbackStep`, and the status
+   * that says so. Undefined when the file is not the problem, or v1 has no file that deployed.
+   */
+  private async brokenFileStep(
+    program: ComposeProgram,
+    stack: Stack,
+    place: ComposePlace,
+    operation: Exclude<ComposeOperation, 'up'>,
+    env: Record<string, string>,
+  ): Promise<{ step: ComposeStep; why: string } | undefined> {
+    const objection = await composeObjection(
+      { command: program.command, project: stack.name, dir: place.cwd, name: basename(place.file), env },
+      stack.compose,
+    );
+    if (objection === undefined) return undefined;
+    const lastGood = join(place.cwd, LAST_GOOD_FILE);
+    const step = fallbackStep(
+      { command: program.command, generation: program.generation, project: stack.name },
+      operation,
+      {
+        emptyDir: await this.emptyDir(),
+        lastGood: (await stat(lastGood).catch(() => undefined)) ? lastGood : undefined,
+      },
+    );
+    if (!step) return undefined;
+    const how =
+      program.generation === 'v2' ? 'by the project name' : 'with the last compose file that deployed';
+    return { step, why: `The compose file is invalid (${objection}); running ${operation} ${how}` };
+  }
+
+  /** A folder without a compose file (made once), where v2 finds a project by its name alone. */
+  private async emptyDir(): Promise<string> {
+    const dir = join(this.dataDir, 'stacks', '.no-compose-file');
+    await mkdir(dir, { recursive: true });
+    return dir;
+  }
+
+  /**
+   * A 422 when the compose that will run the stack refuses `text` (compose-check.ts), checked beside
+   * the stack's compose file (a git stack: in its tree) with its variables.
+   */
+  private async checkCompose(stack: Stack, text: string): Promise<void> {
+    // A git stack whose tree cannot be made is checked by its next deploy.
+    const place = await this.placeOf(stack, {}).catch(() => undefined);
+    if (place === undefined) return;
+    await this.objectTo(stack, text, place.cwd, place.file, stack.variables);
+  }
+
+  /** checkCompose for a stack not made yet: in a folder of its own, with the `.env` it will have. */
+  private async checkNewCompose(
+    ref: StackRef,
+    text: string,
+    variables: readonly StackVariable[],
+  ): Promise<void> {
+    const dir = await mkdtemp(join(tmpdir(), 'chronicle-compose-check-'));
+    try {
+      await writeFile(join(dir, ENV_FILE), formatEnvFile(variables), { mode: 0o600 });
+      await this.objectTo(ref, text, dir, join(dir, COMPOSE_FILE), variables);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  private async objectTo(
+    ref: StackRef,
+    text: string,
+    dir: string,
+    file: string,
+    variables: readonly StackVariable[],
+  ): Promise<void> {
+    const program = await this.compose.resolve();
+    if (program.version === null) return;
+    const env = composeEnv(process.env, variables, {}, this.environment(ref.environmentId));
+    const objection = await composeObjection(
+      { command: program.command, project: ref.name, dir, name: basename(file), env },
+      text,
+    );
+    if (objection !== undefined)
+      throw new StacksError(422, `The compose file is invalid (compose config): ${objection}`);
   }
 
   /**

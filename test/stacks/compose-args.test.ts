@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { composeEnv, composeSteps, isUsageLine, isWaitFailureLine } from '../../src/stacks/compose-args.js';
+import {
+  composeEnv,
+  composeSteps,
+  fallbackStep,
+  isUsageLine,
+  isWaitFailureLine,
+} from '../../src/stacks/compose-args.js';
 import { PROTOTYPE_NAMES, withPrototypeNames } from '../fuzz-names.js';
 
 const v2 = {
@@ -41,7 +47,7 @@ describe('composeSteps', () => {
     expect(argvs(composeSteps(v1, 'up', undefined, 3600))).toEqual([
       [...base1, 'up', '--detach', '--remove-orphans'],
     ]);
-    expect(argvs(composeSteps(v2, 'down', undefined, 3600))).toEqual([[...base, 'down']]);
+    expect(argvs(composeSteps(v2, 'stop', undefined, 3600))).toEqual([[...base, 'stop']]);
   });
 
   it("v2's `up --wait` giving up on a container is told from compose's own failures", () => {
@@ -90,10 +96,29 @@ describe('composeSteps', () => {
   it('other operations take no up flags, even with options', () => {
     for (const target of [v1, v2])
       for (const op of ['stop', 'start', 'restart', 'down'] as const) {
+        // v2's down takes every profile's containers (one no longer active too).
+        const profile = target === v2 && op === 'down' ? ['--profile', '*'] : [];
         expect(composeSteps(target, op, { pull: true, build: true, forceRecreate: true })).toEqual([
-          { subcommand: op, argv: [...(target === v1 ? base1 : base), op] },
+          { subcommand: op, argv: [...(target === v1 ? base1 : base), ...profile, op] },
         ]);
       }
+  });
+
+  it('a project whose file is broken: v2 by its name alone, in a folder without a compose file; v1 with the last good file', () => {
+    const places = {
+      emptyDir: '/data/stacks/.no-compose-file',
+      lastGood: '/data/stacks/local/web/.compose.last-good.yaml',
+    };
+    expect(fallbackStep(v2, 'down', places)).toEqual({
+      subcommand: 'down',
+      argv: ['docker', 'compose', '--project-name', 'web', 'down'],
+      cwd: places.emptyDir,
+    });
+    expect(fallbackStep(v1, 'stop', places)).toEqual({
+      subcommand: 'stop',
+      argv: ['docker-compose', '--project-name', 'web', '--file', places.lastGood, 'stop'],
+    });
+    expect(fallbackStep(v1, 'stop', { ...places, lastGood: undefined })).toBeUndefined();
   });
 
   it('a multi-word command (node + script) stays in front', () => {

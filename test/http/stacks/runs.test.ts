@@ -353,7 +353,7 @@ describeStacks('deploy runs', () => {
         [...base, 'start'],
         [...base, 'stop'],
         [...base, 'restart'],
-        [...base, 'down'],
+        [...base, '--profile', '*', 'down'],
       ]);
       for (const c of calls) expect(c.cwd).toBe(dir);
     });

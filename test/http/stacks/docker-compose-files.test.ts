@@ -1,0 +1,109 @@
+/**
+ * Compose files as users write them, on both Compose generations: a file compose refuses is not saved
+ * (422 with compose's message and the line), a stack whose file on disk is broken can still be stopped
+ * and taken down, and `down` takes the containers of a profile that is no longer active.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { type ComposeUnderTest, DockerRun, describeCompose, TEST_IMAGE } from '../../docker-helpers.js';
+import {
+  createStackDone,
+  deployDone,
+  expectStatus,
+  objectOf,
+  serveEngineStacks,
+  stackDir,
+  waitRun,
+} from './helpers.js';
+
+const SLEEP = `["sh", "-c", "trap 'exit 0' TERM; sleep 3600 & wait"]`;
+const service = (name: string, ...keys: string[]) =>
+  [`  ${name}:`, `    image: ${TEST_IMAGE}`, `    command: ${SLEEP}`, ...keys.map((k) => `    ${k}`)].join(
+    '\n',
+  );
+const composeOf = (...services: string[]) => `services:\n${services.join('\n')}\n`;
+
+describeCompose('compose files checked, broken and with profiles', (compose: ComposeUnderTest) => {
+  const docker = new DockerRun(`files${compose.generation}`);
+  const suite = serveEngineStacks(compose.command, () => docker.cleanUp());
+  const servicesOf = async (name: string) =>
+    (await docker.containers(name)).map((c) => [c.Labels['com.docker.compose.service'], c.State]).sort();
+  const operate = async (name: string, op: string) => {
+    const reply = await suite.admin.postJson(`/api/stacks/${name}/${op}`);
+    expectStatus(reply, 200, op);
+    return objectOf(reply);
+  };
+
+  it('a file compose refuses is answered 422 with its message and line, and nothing changes', async () => {
+    const admin = suite.admin;
+    const name = docker.stack('checked');
+    const good = composeOf(service('web', 'environment:', `  NEEDED: \${NEEDED:?NEEDED must be set}`));
+    // The check runs with the stack's variables: a required one given is fine.
+    const created = await createStackDone(admin, name, null, {
+      compose: good,
+      variables: [{ name: 'NEEDED', value: 'given', secret: false }],
+    });
+    expect(await waitRun(admin, name, created.runId as number, 120_000)).toMatchObject({ status: 'success' });
+
+    const bad = composeOf(service('web', 'restart: false'));
+    for (const restart of [false, true]) {
+      const reply = await admin.put(`/api/stacks/${name}/compose`, { content: bad, restart });
+      expectStatus(reply, 422, `restart: ${restart}`);
+      const error = objectOf(reply).error as string;
+      expect(error).toMatch(/^The compose file is invalid \(compose config\): /);
+      expect(error).toMatch(/services\.web\.restart/);
+      expect(error).toContain('(at line 5, column 5)');
+      expect(error).not.toContain('.compose.check-');
+    }
+    expect(objectOf(await admin.get(`/api/stacks/${name}`)).compose).toBe(good);
+
+    // A create whose file compose refuses makes nothing.
+    const other = docker.stack('never');
+    const refused = await admin.post('/api/stacks', { name: other, compose: bad, variables: [] });
+    expectStatus(refused, 422, 'create');
+    expectStatus(await admin.get(`/api/stacks/${other}`), 404, 'no stack');
+    const required = await admin.post('/api/stacks', { name: other, compose: good, variables: [] });
+    expectStatus(required, 422, 'a required variable missing');
+    expect(objectOf(required).error).toContain('NEEDED must be set');
+  }, 300_000);
+
+  it('a stack whose file on disk is broken still stops and goes down', async () => {
+    const admin = suite.admin;
+    const name = docker.stack('broken');
+    const created = await createStackDone(admin, name, null, { compose: composeOf(service('web')) });
+    expect(await waitRun(admin, name, created.runId as number, 120_000)).toMatchObject({ status: 'success' });
+    // As a server before the check wrote it, or a hand edit.
+    await writeFile(
+      join(stackDir(suite.server.dataDir, null, name), 'compose.yaml'),
+      composeOf(service('web', 'restart: false')),
+    );
+
+    const stopped = await operate(name, 'stop');
+    expect(stopped, JSON.stringify(stopped)).toMatchObject({ success: true });
+    expect(await servicesOf(name)).toEqual([['web', 'exited']]);
+    const down = await operate(name, 'down');
+    expect(down, JSON.stringify(down)).toMatchObject({ success: true });
+    expect(await servicesOf(name)).toEqual([]);
+  }, 300_000);
+
+  it('down takes the containers of a profile that is no longer active', async () => {
+    const admin = suite.admin;
+    const name = docker.stack('profiles');
+    const text = composeOf(service('web'), service('debug', 'profiles: [debug]'));
+    const created = await createStackDone(admin, name, null, {
+      compose: text,
+      variables: [{ name: 'COMPOSE_PROFILES', value: 'debug', secret: false }],
+    });
+    expect(await waitRun(admin, name, created.runId as number, 120_000)).toMatchObject({ status: 'success' });
+    expect(await servicesOf(name)).toEqual([
+      ['debug', 'running'],
+      ['web', 'running'],
+    ]);
+    expectStatus(await admin.put(`/api/stacks/${name}/variables`, { variables: [] }), 200, 'profile off');
+    const again = await deployDone(admin, name, null);
+    expect(await waitRun(admin, name, again.runId as number, 120_000)).toMatchObject({ status: 'success' });
+    expect(await operate(name, 'down')).toMatchObject({ success: true });
+    expect(await servicesOf(name)).toEqual([]);
+  }, 300_000);
+});
