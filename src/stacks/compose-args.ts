@@ -12,6 +12,7 @@
 import type { DeployOptions } from '../../streams/stacks.js';
 import type { ComposeGeneration } from './compose-program.js';
 import type { Environment, StackVariable } from './types.js';
+import { isRefusedVariableName, refusedVariableMessage } from './variable-names.js';
 
 export type ComposeOperation = 'up' | 'stop' | 'start' | 'restart' | 'down';
 
@@ -105,11 +106,16 @@ export function isUsageLine(line: string, subcommand: ComposeStep['subcommand'])
   return m !== null && m[1] === subcommand;
 }
 
+/** The engine of the local environment (and of an environment without `dockerHost`) without DOCKER_HOST. */
+export const DEFAULT_DOCKER_HOST = 'unix:///var/run/docker.sock';
+
 /**
  * The child's environment: process env, then the stack's variables, then the provider's secrets, then
- * the environment's DOCKER_HOST; a later source wins. DOCKER_HOST comes last on purpose: a stack of an
- * environment must run against that environment's engine, whatever its variables say. Without a
- * dockerHost (the local environment) the process's own DOCKER_HOST, if any, stays.
+ * DOCKER_HOST; a later source wins. DOCKER_HOST is always set, last: the environment's `dockerHost`, else
+ * the process's own, else the default socket, so compose runs against the engine the stack's status is
+ * read from, whatever else says otherwise. A variable or secret whose name steers the program
+ * (variable-names.ts) is refused here too: one written into `.env` behind the API's back, or printed by
+ * a provider, must not reach the program either.
  */
 export function composeEnv(
   processEnv: Readonly<Record<string, string | undefined>>,
@@ -120,8 +126,14 @@ export function composeEnv(
   // Without a prototype: `env.__proto__ = value` on a plain object would drop a variable of that name.
   const env: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(processEnv)) if (v !== undefined) env[k] = v;
-  for (const v of variables) env[v.name] = v.value;
-  for (const [k, v] of Object.entries(providerSecrets)) env[k] = v;
-  if (environment?.dockerHost) env.DOCKER_HOST = environment.dockerHost;
+  for (const v of variables) {
+    if (isRefusedVariableName(v.name)) throw new Error(refusedVariableMessage("The stack's .env", v.name));
+    env[v.name] = v.value;
+  }
+  for (const [k, v] of Object.entries(providerSecrets)) {
+    if (isRefusedVariableName(k)) throw new Error(refusedVariableMessage('The secret provider', k));
+    env[k] = v;
+  }
+  env.DOCKER_HOST = environment?.dockerHost || processEnv.DOCKER_HOST || DEFAULT_DOCKER_HOST;
   return env;
 }

@@ -10,11 +10,20 @@
  * `docker-compose`; when neither answers the server does not start (ComposeNotFoundError).
  */
 import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
 export type ComposeGeneration = 'v1' | 'v2';
 
 export interface ComposeProgram {
+  /** As configured or detected, for messages: `docker compose`, `docker-compose`. */
   command: readonly string[];
+  /**
+   * What is spawned: the command with its program as an absolute path, found on the PATH the server
+   * started with (a stack's variables cannot choose another `docker`).
+   */
+  argv: readonly string[];
   generation: ComposeGeneration;
   /**
    * Its version, e.g. `1.29.2`; null when its `version` did not answer (a configured command that is
@@ -90,18 +99,52 @@ function runVersion(
   });
 }
 
+/**
+ * The program of a command as an absolute path: a name is looked up on `PATH` (absolute entries only:
+ * an entry such as `.` would make the answer depend on the folder compose runs in), a path is taken
+ * relative to the server's working folder. Undefined when no executable file is found.
+ */
+export async function resolveExecutable(
+  program: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string | undefined> {
+  const isExecutable = async (file: string) => {
+    try {
+      await access(file, constants.X_OK);
+      return (await stat(file)).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (program.includes('/')) {
+    const file = resolve(program);
+    return (await isExecutable(file)) ? file : undefined;
+  }
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (!isAbsolute(dir)) continue;
+    const file = join(dir, program);
+    if (await isExecutable(file)) return file;
+  }
+  return undefined;
+}
+
 /** Asks one command for its version: the program, or why it is not one. */
 export async function probeCompose(
   command: readonly string[],
   env: NodeJS.ProcessEnv,
   detected: boolean,
 ): Promise<{ program: ComposeProgram } | { failure: string }> {
-  const answer = await runVersion(command, env);
+  const [name, ...args] = command;
+  if (name === undefined) return { failure: 'the command is empty' };
+  const executable = await resolveExecutable(name, env);
+  if (executable === undefined) return { failure: `${name}: not found` };
+  const argv = [executable, ...args];
+  const answer = await runVersion(argv, env);
   if (!answer.ok) return { failure: answer.reason };
   const parsed = parseComposeVersion(answer.output);
   if (!parsed)
     return { failure: `its version output names no compose version: ${answer.output.trim().slice(0, 200)}` };
-  return { program: { command, generation: parsed.generation, version: parsed.version, detected } };
+  return { program: { command, argv, generation: parsed.generation, version: parsed.version, detected } };
 }
 
 /** `docker compose version` → the text a message quotes. */
@@ -138,6 +181,8 @@ export class ComposeResolver {
       }
       return {
         command: this.configured,
+        // Not found (yet): spawned as configured, so the job fails with the spawn's own reason.
+        argv: this.configured,
         generation: 'v2',
         version: null,
         unanswered: probed.failure,

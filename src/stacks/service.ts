@@ -688,7 +688,7 @@ export class StacksService {
       }
       const steps = composeSteps(
         {
-          command: program.command,
+          command: program.argv,
           generation: program.generation,
           project: stack.name,
           composeFile,

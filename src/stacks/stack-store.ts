@@ -15,6 +15,7 @@ import { badRequest, conflict, StacksError } from './errors.js';
 import { unlessMissing } from './missing-files.js';
 import { envFolder, isStackName, parseStackName } from './names.js';
 import type { StackRef, StackVariable } from './types.js';
+import { isRefusedVariableName, refusedVariableMessage } from './variable-names.js';
 
 /**
  * Stacks as files: `<data>/stacks/<env id or "local">/<name>/` holds `compose.yaml`, `.env` (the variable
@@ -140,7 +141,10 @@ export function validateCompose(compose: unknown): string {
   return compose;
 }
 
-/** Variables as given by a caller: names an environment can carry, no duplicates, values without NUL. */
+/**
+ * Variables as given by a caller: names an environment can carry and that do not steer the compose
+ * program (variable-names.ts), no duplicates, values without NUL.
+ */
 export function validateVariables(variables: unknown): StackVariable[] {
   if (!Array.isArray(variables)) throw badRequest('variables must be a list of {name, value, secret}');
   const seen = new Set<string>();
@@ -152,6 +156,7 @@ export function validateVariables(variables: unknown): StackVariable[] {
       throw badRequest(
         `variables[${i}].name must be a variable name (letters, digits and _, not starting with a digit)`,
       );
+    if (isRefusedVariableName(name)) throw badRequest(refusedVariableMessage(`variables[${i}].name`, name));
     if (seen.has(name)) throw badRequest(`variables[${i}].name: ${name} is given twice`);
     seen.add(name);
     if (typeof value !== 'string') throw badRequest(`variables[${i}].value (${name}) must be a string`);

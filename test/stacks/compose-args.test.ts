@@ -5,10 +5,12 @@ import { describe, expect, it } from 'vitest';
 import {
   composeEnv,
   composeSteps,
+  DEFAULT_DOCKER_HOST,
   fallbackStep,
   isUsageLine,
   isWaitFailureLine,
 } from '../../src/stacks/compose-args.js';
+import { isRefusedVariableName } from '../../src/stacks/variable-names.js';
 import { PROTOTYPE_NAMES, withPrototypeNames } from '../fuzz-names.js';
 
 const v2 = {
@@ -167,13 +169,12 @@ describe('isUsageLine', () => {
 describe('composeEnv', () => {
   const vars = [
     { name: 'A', value: 'from-var', secret: false },
-    { name: 'DOCKER_HOST', value: 'tcp://var:2375', secret: false },
     { name: 'S', value: 'var-secret', secret: true },
   ];
 
   it('layers process env, variables, provider secrets, then the environment DOCKER_HOST', () => {
     const env = composeEnv(
-      { PATH: '/bin', A: 'from-process', GONE: undefined },
+      { PATH: '/bin', A: 'from-process', GONE: undefined, DOCKER_HOST: 'unix:///process' },
       vars,
       { S: 'provider-secret', P: 'p' },
       { id: 1, name: 'prod', dockerHost: 'ssh://prod' },
@@ -189,7 +190,9 @@ describe('composeEnv', () => {
   });
 
   it('keeps variables and provider keys named after Object.prototype properties (property)', () => {
-    const name = withPrototypeNames(fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,8}$/));
+    const name = withPrototypeNames(fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,8}$/)).filter(
+      (n) => !isRefusedVariableName(n),
+    );
     fc.assert(
       fc.property(
         fc.uniqueArray(name, { maxLength: 6 }),
@@ -204,6 +207,7 @@ describe('composeEnv', () => {
           const expected = new Map<string, string>([['PATH', '/bin']]);
           for (const v of variables) expected.set(v.name, v.value);
           for (const k of providerKeys) expected.set(k, `secret-${k}`);
+          expected.set('DOCKER_HOST', DEFAULT_DOCKER_HOST);
           expect(new Map(Object.entries(env))).toEqual(expected);
           for (const n of PROTOTYPE_NAMES) if (!expected.has(n)) expect(Object.hasOwn(env, n), n).toBe(false);
         },
@@ -211,10 +215,52 @@ describe('composeEnv', () => {
     );
   });
 
-  it('without a dockerHost the variables and process DOCKER_HOST stay', () => {
+  it("DOCKER_HOST is always set: the dockerHost, else the process's own, else the default socket", () => {
     expect(composeEnv({ DOCKER_HOST: 'unix:///p' }, [], {}, null).DOCKER_HOST).toBe('unix:///p');
     expect(composeEnv({ DOCKER_HOST: 'unix:///p' }, vars, {}, { id: 2, name: 'x' }).DOCKER_HOST).toBe(
-      'tcp://var:2375',
+      'unix:///p',
     );
+    expect(composeEnv({}, vars, {}, null).DOCKER_HOST).toBe('unix:///var/run/docker.sock');
+    expect(composeEnv({ DOCKER_HOST: '' }, vars, {}, { id: 2, name: 'x' }).DOCKER_HOST).toBe(
+      'unix:///var/run/docker.sock',
+    );
+  });
+
+  it('a variable or a provider key that steers the program is refused, naming it (never its value)', () => {
+    const evil = [{ name: 'DOCKER_HOST', value: 'unix:///tmp/evil.sock', secret: false }];
+    expect(() => composeEnv({}, evil, {}, null)).toThrow(
+      /^The stack's \.env: the variable name DOCKER_HOST is refused \(/,
+    );
+    expect(() => composeEnv({}, [], { LD_PRELOAD: '/tmp/x.so' }, null)).toThrow(
+      /^The secret provider: the variable name LD_PRELOAD is refused/,
+    );
+    expect(() => composeEnv({}, [], { LD_PRELOAD: '/tmp/x.so' }, null)).not.toThrow(/x\.so/);
+  });
+});
+
+describe('isRefusedVariableName', () => {
+  it('the names of the rule, in any case, and nothing that only looks alike', () => {
+    for (const name of [
+      'PATH',
+      'path',
+      'HOME',
+      'LD_PRELOAD',
+      'DOCKER_HOST',
+      'docker_cert_path',
+      'BUILDKIT_X',
+    ])
+      expect(isRefusedVariableName(name), name).toBe(true);
+    for (const name of ['COMPOSE_FILE', 'COMPOSE_PROJECT_NAME', 'PYTHONPATH', 'PYTHONHOME'])
+      expect(isRefusedVariableName(name), name).toBe(true);
+    for (const name of [
+      'COMPOSE_PROFILES',
+      'compose_profiles',
+      'DOCKER',
+      'MYPATH',
+      'LD',
+      'HOME_URL',
+      'APP_PATH',
+    ])
+      expect(isRefusedVariableName(name), name).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import {
   ComposeResolver,
   describeCompose,
   parseComposeVersion,
+  resolveExecutable,
 } from '../../src/stacks/compose-program.js';
 
 describe('parseComposeVersion', () => {
@@ -60,6 +61,8 @@ describe('ComposeResolver', () => {
     const program = await new ComposeResolver(null, { PATH: path }).resolve();
     expect(program).toEqual({
       command: ['docker', 'compose'],
+      // Spawned by the absolute path found on the PATH it started with.
+      argv: [join(path, 'docker'), 'compose'],
       generation: 'v2',
       version: '2.29.7',
       detected: true,
@@ -73,9 +76,11 @@ describe('ComposeResolver', () => {
       { 'docker-compose': V1_COMPOSE },
     ];
     for (const scripts of cases) {
-      const program = await new ComposeResolver(null, { PATH: await shims(scripts) }).resolve();
+      const path = await shims(scripts);
+      const program = await new ComposeResolver(null, { PATH: path }).resolve();
       expect(program).toEqual({
         command: ['docker-compose'],
+        argv: [join(path, 'docker-compose')],
         generation: 'v1',
         version: '1.29.2',
         detected: true,
@@ -111,5 +116,22 @@ describe('ComposeResolver', () => {
     await writeFile(join(dir, 'my-compose'), '#!/bin/sh\necho "docker-compose version 1.29.2, build x"\n');
     await chmod(join(dir, 'my-compose'), 0o755);
     expect(await resolver.resolve()).toMatchObject({ generation: 'v1', version: '1.29.2' });
+  });
+
+  it('a relative PATH entry is never searched, and the program found at start stays the one spawned', async () => {
+    const real = await shims({ 'docker-compose': V1_COMPOSE });
+    const env: NodeJS.ProcessEnv = { PATH: `.:${real}` };
+    const resolver = new ComposeResolver(['docker-compose'], env);
+    expect((await resolver.resolve()).argv).toEqual([join(real, 'docker-compose')]);
+    // Whatever PATH says later, the program resolved at start is kept.
+    env.PATH = await shims({ 'docker-compose': V1_COMPOSE });
+    expect((await resolver.resolve()).argv).toEqual([join(real, 'docker-compose')]);
+  });
+
+  it('a configured path is made absolute against the working folder', async () => {
+    const dir = await shims({ 'my-compose': V1_COMPOSE });
+    expect(await resolveExecutable(join(dir, 'my-compose'), {})).toBe(join(dir, 'my-compose'));
+    expect(await resolveExecutable(join(dir, 'missing'), {})).toBeUndefined();
+    expect(await resolveExecutable('sh', { PATH: 'relative/bin:/bin' })).toBe('/bin/sh');
   });
 });
