@@ -883,13 +883,13 @@ export class StacksService {
     env: Record<string, string>,
   ): Promise<{ step: ComposeStep; why: string } | undefined> {
     const objection = await composeObjection(
-      { command: program.command, project: stack.name, dir: place.cwd, name: basename(place.file), env },
+      { command: program.argv, project: stack.name, dir: place.cwd, name: basename(place.file), env },
       stack.compose,
     );
     if (objection === undefined) return undefined;
     const lastGood = join(place.cwd, LAST_GOOD_FILE);
     const step = fallbackStep(
-      { command: program.command, generation: program.generation, project: stack.name },
+      { command: program.argv, generation: program.generation, project: stack.name },
       operation,
       {
         emptyDir: await this.emptyDir(),
@@ -946,7 +946,7 @@ export class StacksService {
     if (program.version === null) return;
     const env = composeEnv(process.env, variables, {}, this.environment(ref.environmentId));
     const objection = await composeObjection(
-      { command: program.command, project: ref.name, dir, name: basename(file), env },
+      { command: program.argv, project: ref.name, dir, name: basename(file), env },
       text,
     );
     if (objection !== undefined)
