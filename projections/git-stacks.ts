@@ -14,6 +14,8 @@ export interface GitStack {
   repository: string;
   branch: string;
   composePath: string;
+  /** The override files compose gets after `composePath`, in order. */
+  files: string[];
   autoDeployCron: string | null;
   webhookSecretSet: boolean;
   /**
@@ -47,12 +49,19 @@ function evolve(state: GitStacksState, event: RecordedEvent): GitStacksState {
         repository: d.repository,
         branch: d.branch,
         composePath: d.compose_path,
+        files: before?.files ?? [],
         autoDeployCron: d.auto_deploy_cron,
         webhookSecretSet: d.webhook_secret_set,
         lastCommit: before?.lastCommit ?? null,
         lastRunId: before?.lastRunId ?? null,
         deliveries: before?.deliveries ?? deliveryIdsOf([]),
       });
+      return state;
+    }
+    case 'GitStackFilesSet': {
+      const d = event.data as unknown as Data<'GitStackFilesSet'>;
+      const stack = state.stacks.get(gitStackKey(d.environment_id, d.stack));
+      if (stack) stack.files = [...d.files];
       return state;
     }
     case 'StackDeleted': {
@@ -95,8 +104,8 @@ type SavedStack = Omit<GitStack, 'deliveries'> & { deliveries: string[] };
 
 export const gitStacks: Projection<GitStacksState> = {
   name: 'git-stacks',
-  // 2: the last run is taken from RunStarted, its commit from RunSourceResolved as well.
-  version: 2,
+  // 2: the last run is taken from RunStarted, its commit from RunSourceResolved as well. 3: files.
+  version: 3,
   initial: () => ({ stacks: new Map() }),
   evolve,
   snapshot: {
@@ -110,7 +119,7 @@ export const gitStacks: Projection<GitStacksState> = {
         stacks: new Map(
           saved.map((s) => [
             gitStackKey(s.environmentId, s.name),
-            { ...s, deliveries: deliveryIdsOf(s.deliveries) },
+            { ...s, files: s.files ?? [], deliveries: deliveryIdsOf(s.deliveries) },
           ]),
         ),
       };

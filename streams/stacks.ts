@@ -245,6 +245,16 @@ export interface StacksEventMap {
     user_id: string | null;
   };
   /**
+   * The override files of a git stack (stack stream): the compose files given after `compose_path`, in
+   * order, paths in the repository. Recorded beside GitStackConfigured when they change (none: none).
+   */
+  GitStackFilesSet: {
+    stack: string;
+    environment_id: EnvironmentId;
+    files: string[];
+    user_id: string | null;
+  };
+  /**
    * A signed webhook delivery a git stack acted on (stream `git-webhook-<env id or "local">-<name>`):
    * its id is remembered, so a replay of it is ignored, also after a restart.
    */

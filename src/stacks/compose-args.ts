@@ -25,6 +25,8 @@ export interface ComposeTarget {
   project: string;
   /** Absolute path of the stack's compose file. */
   composeFile: string;
+  /** Override files after it, in order (absolute paths). */
+  overrides?: readonly string[];
 }
 
 /** One compose invocation of an operation: its argv (program first) and its subcommand. */
@@ -64,7 +66,14 @@ export function composeSteps(
   waitSeconds = 0,
 ): ComposeStep[] {
   if (target.command.length === 0) throw new Error('compose.command is empty');
-  const base = [...target.command, '--project-name', target.project, '--file', target.composeFile];
+  const base = [
+    ...target.command,
+    '--project-name',
+    target.project,
+    '--file',
+    target.composeFile,
+    ...(target.overrides ?? []).flatMap((file) => ['--file', file]),
+  ];
   // v2's `down` removes only the containers of the profiles active now; `*` takes those of every
   // profile, also one no longer active (v1's `down` removes them all anyway).
   if (operation === 'down' && target.generation === 'v2')

@@ -57,6 +57,8 @@ export interface CheckTarget {
   dir: string;
   /** The name the file goes by in messages (`compose.yaml`). */
   name: string;
+  /** Override files given after it (a git stack's), as a deploy gives them. */
+  overrides?: readonly string[];
   env: Record<string, string>;
 }
 
@@ -72,7 +74,16 @@ export async function composeObjection(target: CheckTarget, text: string): Promi
   try {
     const out = await runBounded(
       program,
-      [...prefix, '--project-name', target.project, '--file', file, 'config', '--quiet'],
+      [
+        ...prefix,
+        '--project-name',
+        target.project,
+        '--file',
+        file,
+        ...(target.overrides ?? []).flatMap((o) => ['--file', o]),
+        'config',
+        '--quiet',
+      ],
       {
         cwd: target.dir,
         env: target.env,

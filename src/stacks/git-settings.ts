@@ -20,6 +20,8 @@ export interface GitSettings {
   repository: string;
   branch: string;
   composePath: string;
+  /** Override files compose gets after `composePath`, in order (paths in the repository). */
+  files: string[];
   webhookSecret: string | null;
   autoDeployCron: string | null;
 }
@@ -28,6 +30,7 @@ export interface NewGitStack {
   repository: string;
   branch: string;
   composePath: string;
+  files: string[];
   webhookSecret: string | null;
   autoDeployCron: string | null;
   variables: StackVariable[];
@@ -38,6 +41,7 @@ export interface GitStackChanges {
   repository?: string;
   branch?: string;
   composePath?: string;
+  files?: string[];
   webhookSecret?: string | null;
   autoDeployCron?: string | null;
   variables?: StackVariable[];
@@ -67,6 +71,28 @@ function checkComposePath(value: unknown): string {
   const problem = composePathProblem(value);
   if (problem) throw badRequest(problem);
   return normaliseComposePath(value);
+}
+
+/** Override files a git stack may name. */
+export const MAX_OVERRIDE_FILES = 16;
+
+/** The override files, each a path like `composePath`, normalised; none twice, none the base. */
+export function checkFiles(value: unknown, composePath: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.length > MAX_OVERRIDE_FILES)
+    throw badRequest(`files must be a list of at most ${MAX_OVERRIDE_FILES} paths of compose files`);
+  const files = value.map((path, i) => {
+    if (typeof path !== 'string') throw badRequest(`files[${i}] must be a string`);
+    const problem = composePathProblem(path);
+    if (problem) throw badRequest(`files[${i}]: ${problem.replace(/^composePath /, '')}`);
+    return normaliseComposePath(path);
+  });
+  for (const [i, path] of files.entries()) {
+    if (path === composePath)
+      throw badRequest(`files[${i}] is composePath itself (files are the overrides after it)`);
+    if (files.indexOf(path) !== i) throw badRequest(`files[${i}]: ${path} is given twice`);
+  }
+  return files;
 }
 
 function checkSecret(value: unknown): string | null {
@@ -100,6 +126,7 @@ const SETTING_FIELDS = [
   'repository',
   'branch',
   'composePath',
+  'files',
   'webhookSecret',
   'autoDeployCron',
   'variables',
@@ -125,6 +152,7 @@ export async function parseNewGitStack(body: Record<string, unknown>): Promise<N
     repository,
     branch,
     composePath,
+    files: checkFiles(body.files, composePath),
     webhookSecret: checkSecret(body.webhookSecret),
     autoDeployCron: checkCron(body.autoDeployCron),
     variables: validateVariables(body.variables ?? []),
@@ -138,6 +166,8 @@ export async function parseGitStackChanges(body: Record<string, unknown>): Promi
   if (body.repository !== undefined) changes.repository = checkRepository(body.repository);
   if (body.branch !== undefined) changes.branch = await checkBranch(body.branch);
   if (body.composePath !== undefined) changes.composePath = checkComposePath(body.composePath);
+  // Checked against the base once the change is applied (git-stacks.ts): one may move the other.
+  if (body.files !== undefined) changes.files = checkFiles(body.files, '');
   if (body.webhookSecret !== undefined) changes.webhookSecret = checkSecret(body.webhookSecret);
   if (body.autoDeployCron !== undefined) changes.autoDeployCron = checkCron(body.autoDeployCron);
   if (body.variables !== undefined) changes.variables = validateVariables(body.variables);
@@ -168,6 +198,7 @@ function parseSettings(text: string, file: string): GitSettings {
     repository: raw.repository,
     branch: raw.branch,
     composePath: raw.composePath,
+    files: Array.isArray(raw.files) ? raw.files.filter((f): f is string => typeof f === 'string') : [],
     webhookSecret: typeof raw.webhookSecret === 'string' ? raw.webhookSecret : null,
     autoDeployCron: typeof raw.autoDeployCron === 'string' ? raw.autoDeployCron : null,
   };

@@ -52,6 +52,7 @@ import {
 } from './git.js';
 import { AutoDeploySchedules } from './git-auto-deploy.js';
 import {
+  checkFiles,
   GIT_FILE,
   type GitSettings,
   type GitStackChanges,
@@ -270,7 +271,7 @@ export class GitStacks implements ComposeTrees {
    */
   private async fetchCompose(
     ref: StackRef,
-    settings: Pick<GitSettings, 'repository' | 'branch' | 'composePath'>,
+    settings: Pick<GitSettings, 'repository' | 'branch' | 'composePath'> & { files?: readonly string[] },
     fetched?: (commit: string) => Promise<void>,
   ) {
     const redactor = createRedactor(credentialValues(settings.repository));
@@ -286,6 +287,17 @@ export class GitStacks implements ComposeTrees {
           ...options,
           maxBytes: MAX_COMPOSE_BYTES,
         });
+        // The override files must be there too (and be YAML), or compose would fail on them later.
+        for (const path of settings.files ?? []) {
+          const text = await readFileAt(dir, commit, path, { ...options, maxBytes: MAX_COMPOSE_BYTES });
+          try {
+            validateCompose(text);
+          } catch (error) {
+            if (isStacksError(error))
+              throw new StacksError(422, `${path} at ${commit.slice(0, 12)}: ${error.message}`);
+            throw error;
+          }
+        }
         // Before anything is made of the commit: its tree is what compose will read.
         await checkLinks(dir, commit, options);
         try {
@@ -418,7 +430,12 @@ export class GitStacks implements ComposeTrees {
       await mkdir(dirname(file), { recursive: true });
       await writeAtomic(file, stack.compose);
     }
-    return { root: paths.tree, cwd: dirname(file), file };
+    return {
+      root: paths.tree,
+      cwd: dirname(file),
+      file,
+      overrides: settings.files.map((path) => join(paths.tree, path)),
+    };
   }
 
   private async recordSettings(ref: StackRef, settings: GitSettings, userId: string | null): Promise<void> {
@@ -432,8 +449,18 @@ export class GitStacks implements ComposeTrees {
       webhook_secret_set: settings.webhookSecret !== null,
       user_id: userId,
     };
+    const metadata = userId === null ? {} : { metadata: { userId } };
+    const known = this.model.state.stacks.get(gitStackKey(ref.environmentId, ref.name))?.files ?? [];
+    const filesChanged = known.join('\n') !== settings.files.join('\n');
+    const files: StacksEventMap['GitStackFilesSet'] = {
+      stack: ref.name,
+      environment_id: ref.environmentId,
+      files: settings.files,
+      user_id: userId,
+    };
     const { position } = await this.service.store.append(stackStream(ref.environmentId, ref.name), [
-      { ...stacksEvent('GitStackConfigured', data), ...(userId === null ? {} : { metadata: { userId } }) },
+      { ...stacksEvent('GitStackConfigured', data), ...metadata },
+      ...(filesChanged ? [{ ...stacksEvent('GitStackFilesSet', files), ...metadata }] : []),
     ]);
     await this.model.waitFor(position);
   }
@@ -477,6 +504,7 @@ export class GitStacks implements ComposeTrees {
       repository: input.repository,
       branch: input.branch,
       composePath: input.composePath,
+      files: input.files,
       webhookSecret: input.webhookSecret,
       autoDeployCron: input.autoDeployCron,
     };
@@ -574,10 +602,13 @@ export class GitStacks implements ComposeTrees {
         repository: changes.repository ?? previous.repository,
         branch: changes.branch ?? previous.branch,
         composePath: changes.composePath ?? previous.composePath,
+        files: changes.files ?? previous.files,
         webhookSecret: changes.webhookSecret === undefined ? previous.webhookSecret : changes.webhookSecret,
         autoDeployCron:
           changes.autoDeployCron === undefined ? previous.autoDeployCron : changes.autoDeployCron,
       };
+      // The overrides against the base they follow, whichever of the two changed.
+      checkFiles(next.files, next.composePath);
       return { previous, next };
     };
     const persist = async (previous: GitSettings, next: GitSettings) => {

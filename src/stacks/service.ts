@@ -63,7 +63,7 @@ import {
   validateCompose,
   validateVariables,
 } from './stack-store.js';
-import { SummaryCounter } from './summary.js';
+import { isV2ProgressLine, SummaryCounter } from './summary.js';
 import type {
   ComposeExit,
   ComposePlace,
@@ -692,6 +692,7 @@ export class StacksService {
           generation: program.generation,
           project: stack.name,
           composeFile,
+          overrides: place.overrides,
         },
         operation,
         options,
@@ -732,7 +733,7 @@ export class StacksService {
           const logged = recorder?.line(shown) ?? true;
           if (forwardLines && logged) job.line(shown);
           else if (forwardLines) job.budgetReached(budgetNotice(this.config.deployLogs.budgetBytes));
-          if (output.stream === 'stderr') {
+          if (output.stream === 'stderr' && !isV2ProgressLine(output.line)) {
             stderrTail.push(shown);
             if (stderrTail.length > ERROR_TAIL_LINES) stderrTail.shift();
           }
@@ -883,7 +884,14 @@ export class StacksService {
     env: Record<string, string>,
   ): Promise<{ step: ComposeStep; why: string } | undefined> {
     const objection = await composeObjection(
-      { command: program.argv, project: stack.name, dir: place.cwd, name: basename(place.file), env },
+      {
+        command: program.argv,
+        project: stack.name,
+        dir: place.cwd,
+        name: basename(place.file),
+        overrides: place.overrides,
+        env,
+      },
       stack.compose,
     );
     if (objection === undefined) return undefined;
@@ -917,7 +925,7 @@ export class StacksService {
     // A git stack whose tree cannot be made is checked by its next deploy.
     const place = await this.placeOf(stack, {}).catch(() => undefined);
     if (place === undefined) return;
-    await this.objectTo(stack, text, place.cwd, place.file, stack.variables);
+    await this.objectTo(stack, text, place.cwd, place.file, stack.variables, place.overrides);
   }
 
   /** checkCompose for a stack not made yet: in a folder of its own, with the `.env` it will have. */
@@ -941,12 +949,13 @@ export class StacksService {
     dir: string,
     file: string,
     variables: readonly StackVariable[],
+    overrides: readonly string[] = [],
   ): Promise<void> {
     const program = await this.compose.resolve();
     if (program.version === null) return;
     const env = composeEnv(process.env, variables, {}, this.environment(ref.environmentId));
     const objection = await composeObjection(
-      { command: program.argv, project: ref.name, dir, name: basename(file), env },
+      { command: program.argv, project: ref.name, dir, name: basename(file), overrides, env },
       text,
     );
     if (objection !== undefined)
@@ -997,7 +1006,7 @@ export class StacksService {
     const tree = await this.trees?.place(stack, typeof commit === 'string' ? commit : undefined);
     if (tree) return tree;
     const dir = stackDir(this.dataDir, stack);
-    return { root: dir, cwd: dir, file: join(dir, COMPOSE_FILE) };
+    return { root: dir, cwd: dir, file: join(dir, COMPOSE_FILE), overrides: [] };
   }
 
   /**

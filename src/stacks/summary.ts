@@ -154,6 +154,17 @@ const V1_COUNTED: ReadonlyMap<string, readonly ContainerState[]> = new Map([
   ['Removing', ['removed']],
 ]);
 
+/**
+ * Whether a line is one of v2's progress events for a container, network or volume (` Container
+ * web-app-1  Started`, ` Network web_default  Created`), which v2 prints on standard error: what a
+ * failed run's error keeps of compose's stderr leaves them out (they say what went right). A container's
+ * `Error` is not one of them.
+ */
+const V2_PROGRESS =
+  /^\s(?:[✔✘⠿!-]\s+)?(?:Container|Network|Volume)\s+\S+\s+(?:Creating|Created|Recreate|Recreated|Starting|Started|Running|Waiting|Healthy|Exited|Stopping|Stopped|Killing|Killed|Removing|Removed|Restarting|Restarted)(?:\s+\d+(?:\.\d+)?m?s)?\s*$/;
+export const isV2ProgressLine = (line: string): boolean =>
+  line.length < MAX_EVENT_LINE && V2_PROGRESS.test(line);
+
 export class SummaryCounter {
   private lines = 0;
   private readonly seen = { containers: false, pulls: false, builds: false };

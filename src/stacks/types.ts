@@ -200,6 +200,8 @@ export interface ComposePlace {
   cwd: string;
   /** The compose file compose is given. */
   file: string;
+  /** Override files compose is given after it, in order (a git stack's `files`). */
+  overrides: string[];
 }
 
 /** Gives a git stack its checked-out tree (git-stacks.ts); undefined for a stack that is no git stack. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SummaryCounter, wordShape, wordsOf } from '../../src/stacks/summary.js';
+import { isV2ProgressLine, SummaryCounter, wordShape, wordsOf } from '../../src/stacks/summary.js';
 import { PROTOTYPE_NAMES } from '../fuzz-names.js';
 
 const count = (text: string) => {
@@ -298,5 +298,25 @@ describe('SummaryCounter', () => {
         },
       ),
     );
+  });
+});
+
+describe('isV2ProgressLine', () => {
+  it("v2's container, network and volume events, with or without the tty writer's decorations", () => {
+    for (const line of [
+      ' Container web-app-1  Started',
+      ' Network web_default  Created',
+      ' Volume "web_data"  Created',
+      ' ✔ Container web-app-1  Started  0.4s',
+      ' Container web-app-1  Waiting',
+    ])
+      expect(isV2ProgressLine(line), line).toBe(true);
+    for (const line of [
+      ' Container web-app-1  Error',
+      'Error response from daemon: boom',
+      'Creating web_app_1 ... done',
+      'container web-app-1 exited (3)',
+    ])
+      expect(isV2ProgressLine(line), line).toBe(false);
   });
 });

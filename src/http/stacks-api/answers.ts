@@ -487,6 +487,7 @@ const GIT_STACK_EXAMPLE = {
   repository: 'https://git.example.com/team/site.git',
   branch: 'main',
   composePath: 'compose.yaml',
+  files: [],
   autoDeployCron: null,
   webhookSecretSet: true,
   lastCommit: '3f786850e387550fdab836ed7e6dc881de23001b',
@@ -500,6 +501,9 @@ export const GitStack = z
     repository: z.string().meta({ description: 'Without credentials.' }),
     branch: z.string(),
     composePath: z.string(),
+    files: z
+      .array(z.string())
+      .meta({ description: 'Override files compose is given after `composePath`, in order.' }),
     autoDeployCron: z.string().nullable(),
     webhookSecretSet: z.boolean(),
     lastCommit: z

@@ -364,6 +364,16 @@ const BRANCH = z
 const COMPOSE_PATH = z
   .string({ error: must('must be a string') })
   .meta({ description: 'The compose file in the repository (default compose.yaml).' });
+const FILES = z
+  .array(z.string({ error: 'files must be a list of paths of compose files' }), {
+    error: 'files must be a list of at most 16 paths of compose files',
+  })
+  .max(16, { error: 'files must be a list of at most 16 paths of compose files' })
+  .meta({
+    description:
+      'Override files compose is given after `composePath`, in order (paths in the repository, like `composePath`; none twice, not `composePath` itself). Default: none.',
+    examples: [['deploy/compose.prod.yaml']],
+  });
 const WEBHOOK_SECRET = z
   .string({ error: 'webhookSecret must be a non-empty string of at most 1024 characters, or null' })
   .min(1, { error: 'webhookSecret must be a non-empty string of at most 1024 characters, or null' })
@@ -384,6 +394,7 @@ export const NewGitStackBody = strictBody(
     repository: REPOSITORY,
     branch: BRANCH.optional(),
     composePath: COMPOSE_PATH.optional(),
+    files: FILES.optional(),
     webhookSecret: WEBHOOK_SECRET,
     autoDeployCron: AUTO_DEPLOY_CRON,
     variables: VARIABLES.optional(),
@@ -410,6 +421,7 @@ export const GitStackChangesBody = optionalStrict(
     repository: REPOSITORY.optional(),
     branch: BRANCH.optional(),
     composePath: COMPOSE_PATH.optional(),
+    files: FILES.optional(),
     webhookSecret: WEBHOOK_SECRET,
     autoDeployCron: AUTO_DEPLOY_CRON,
     variables: VARIABLES.optional(),

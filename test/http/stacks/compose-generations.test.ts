@@ -125,4 +125,25 @@ describeStacks('compose generations (fake compose)', () => {
     );
     expect((await callsOf(v1, 'nopull')).at(-1)).toEqual(['pull']);
   });
+
+  it("v2: the stored error leaves out compose's progress lines, keeps what went wrong", async () => {
+    const admin = v2.as('admin');
+    await createStackDone(admin, 'noisy', null, { compose: composeText() });
+    const stderr = [
+      ' Network noisy_default  Created',
+      ' Container noisy-db-1  Started',
+      ' Container noisy-web-1  Creating',
+      ' Container noisy-web-1  Created',
+      ' ✔ Container noisy-cache-1  Started  0.4s',
+      'Error response from daemon: driver failed programming external connectivity',
+    ];
+    await saveCompose(admin, 'noisy', null, composeText({ up: { stderr, exit: 1 } }));
+    const { runId } = await deployDone(admin, 'noisy', null);
+    const run = await waitRun(admin, 'noisy', runId as number);
+    expect(run.errorMessage).toBe(
+      'Compose exited with code 1:\nError response from daemon: driver failed programming external connectivity',
+    );
+    // The log keeps every line.
+    expect(await logLines(v2.dataDir, null, runId as number)).toEqual(stderr);
+  });
 });

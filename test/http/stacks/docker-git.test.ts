@@ -63,6 +63,16 @@ describeCompose('git stacks of a real compose project', (compose: ComposeUnderTe
       `    command: ${SLEEP}`,
       '',
     ].join('\n'),
+    'deploy/compose.prod.yaml': [
+      'services:',
+      '  app:',
+      '    environment:',
+      '      MODE: production-override',
+      '  extra:',
+      `    image: ${TEST_IMAGE}`,
+      `    command: ${SLEEP}`,
+      '',
+    ].join('\n'),
     'deploy/app.env': 'APP_COLOR=blue\n',
     'deploy/.env': 'GREETING=hello-from-the-repository\nMODE=from-the-repository\n',
     'deploy/app/Dockerfile': `FROM ${TEST_IMAGE}\nCOPY marker.txt /marker.txt\nRUN ["sh", "-c", "echo built > /built.txt"]\n`,
@@ -142,5 +152,43 @@ describeCompose('git stacks of a real compose project', (compose: ComposeUnderTe
       expect(objectOf(reply), op).toMatchObject({ success: true });
     }
     expect(await docker.containers(name)).toEqual([]);
+  }, 600_000);
+
+  it('several compose files: the overrides in `files` follow composePath, in order; a missing one is 422', async () => {
+    const name = docker.stack('prod');
+    const body = { name, repository: repo.bare, composePath: 'deploy/compose.yaml', deploy: true };
+    const missing = await admin().post(`/api/git-stacks${q(null)}`, {
+      ...body,
+      files: ['deploy/missing.yaml'],
+    });
+    expectStatus(missing, 422, 'a missing override');
+    expect(objectOf(missing).error).toMatch(/^Compose file deploy\/missing\.yaml not found in commit /);
+
+    const run = await deployed(
+      await admin().post(`/api/git-stacks${q(null)}`, { ...body, files: ['deploy/compose.prod.yaml'] }),
+      name,
+    );
+    expect(run, JSON.stringify(run)).toMatchObject({ status: 'success' });
+    const services = (await docker.containers(name))
+      .map((c) => [c.Labels['com.docker.compose.service'], c.State])
+      .sort();
+    expect(services).toEqual([
+      ['app', 'running'],
+      ['extra', 'running'],
+    ]);
+    const app = (await docker.containers(name)).find((c) => c.Labels['com.docker.compose.service'] === 'app');
+    expect((await containerEnv(app?.Id as string)).get('MODE')).toBe('production-override');
+    expect(objectOf(await admin().get(`/api/git-stacks/${name}${q(null)}`))).toMatchObject({
+      composePath: 'deploy/compose.yaml',
+      files: ['deploy/compose.prod.yaml'],
+    });
+
+    // Without the override the next deploy drops what only it added.
+    const put = await admin().put(`/api/git-stacks/${name}${q(null)}`, { files: [], redeploy: true });
+    const again = await deployed(put, name);
+    expect(again, JSON.stringify(again)).toMatchObject({ status: 'success' });
+    expect((await docker.containers(name)).map((c) => c.Labels['com.docker.compose.service'])).toEqual([
+      'app',
+    ]);
   }, 600_000);
 });

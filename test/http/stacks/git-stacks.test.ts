@@ -284,6 +284,10 @@ describeStacks('git stacks', () => {
       [{ ...good, deploy: 'yes' }, 'deploy must be a boolean'],
       [{ ...good, colour: 'blue' }, 'Unknown field "colour"'],
       [{ ...good, variables: [{ name: '1x', value: 'v' }] }, 'variables[0].name'],
+      [{ ...good, files: 'deploy/o.yaml' }, 'files must be a list'],
+      [{ ...good, files: ['../o.yaml'] }, 'files[0]: must not contain ".."'],
+      [{ ...good, files: ['deploy/compose.yaml'] }, 'files[0] is composePath itself'],
+      [{ ...good, files: ['a.yaml', './a.yaml'] }, 'files[1]: a.yaml is given twice'],
     ];
     for (const [body, message] of cases) {
       const reply = await create(body);
