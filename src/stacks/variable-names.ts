@@ -30,4 +30,8 @@ export function isRefusedVariableName(name: string): boolean {
 
 /** What a refusal says of a name (a 400 at save time, a failed run at deploy time). */
 export const refusedVariableMessage = (where: string, name: string) =>
-  `${where}: the variable name ${name} is refused (${REFUSED_NAMES_RULE})`;
+  `${where}: the variable name ${name} is refused (${REFUSED_NAMES_RULE})${
+    name.toUpperCase() === 'COMPOSE_FILE'
+      ? "; override files are named in a git stack's `files` list (compose is given them after composePath)"
+      : ''
+  }`;

@@ -77,7 +77,12 @@ describeStacks('variable names that steer the compose program', () => {
       });
       expectStatus(reply, 400, name);
       expect(objectOf(reply).error).toBe(
-        `variables[1].name: the variable name ${name} is refused (PATH, HOME, LD_*, DOCKER_*, BUILDKIT_*, COMPOSE_* (but COMPOSE_PROFILES) and PYTHON* steer the compose program and are refused)`,
+        `variables[1].name: the variable name ${name} is refused (PATH, HOME, LD_*, DOCKER_*, BUILDKIT_*, COMPOSE_* (but COMPOSE_PROFILES) and PYTHON* steer the compose program and are refused)${
+          // COMPOSE_FILE is what several compose files were given by: the answer says where they go now.
+          name === 'COMPOSE_FILE'
+            ? "; override files are named in a git stack's `files` list (compose is given them after composePath)"
+            : ''
+        }`,
       );
     }
     const stack = objectOf(await shared.admin.get(`/api/stacks/plain${q(null)}`));
