@@ -40,6 +40,13 @@ const RESTARTS_AFTER_SUCCESS = new Set(['always', 'unless-stopped']);
 
 const serviceOf = (c: ContainerRun) => c.service ?? c.name;
 
+/**
+ * A one-shot that completed (a migration, an init step): it exited 0 under a restart policy that leaves
+ * it stopped. Pure.
+ */
+export const isCompletedOneShot = (state: string, exitCode: number, restartPolicy: string): boolean =>
+  (state === 'exited' || state === 'dead') && exitCode === 0 && !RESTARTS_AFTER_SUCCESS.has(restartPolicy);
+
 /** One look at the containers an `up` started. Pure. */
 export function judge(containers: readonly ContainerRun[]): Judgement {
   const failed: Verdict[] = [];
@@ -56,8 +63,7 @@ export function judge(containers: readonly ContainerRun[]): Judgement {
         break;
       case 'exited':
       case 'dead':
-        // A one-shot (a migration, an init step): exit 0 under a policy that leaves it stopped.
-        if (c.exitCode === 0 && !RESTARTS_AFTER_SUCCESS.has(c.restartPolicy)) break;
+        if (isCompletedOneShot(c.state, c.exitCode, c.restartPolicy)) break;
         if (c.exitCode === 0)
           pending.push({ container: c, reason: `${what} exited with code 0 and is restarted` });
         else failed.push({ container: c, reason: `${what} exited with code ${c.exitCode}` });

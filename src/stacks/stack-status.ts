@@ -13,6 +13,7 @@
  */
 import Docker from 'dockerode';
 import { parse } from 'yaml';
+import { isCompletedOneShot } from './service-health.js';
 import type { Environment } from './types.js';
 
 export const STATUS_TIMEOUT_MS = 2_000;
@@ -23,7 +24,7 @@ const ONEOFF_LABEL = 'com.docker.compose.oneoff';
 /** What the engine reports as StartedAt for a container that never started. */
 const NEVER = '0001-01-01T00:00:00Z';
 
-export type StackState = 'running' | 'partial' | 'stopped' | 'not deployed' | 'unknown';
+export type StackState = 'running' | 'unhealthy' | 'partial' | 'stopped' | 'not deployed' | 'unknown';
 
 export interface ContainerPort {
   containerPort: number;
@@ -66,6 +67,8 @@ export interface InspectedContainer {
   health?: string;
   exitCode?: number;
   restartCount?: number;
+  /** HostConfig.RestartPolicy.Name: `no` (or empty), `always`, `unless-stopped`, `on-failure`. */
+  restartPolicy?: string;
 }
 
 export interface StackStatus {
@@ -109,18 +112,24 @@ export function startedServices(compose: string): string[] | undefined {
 }
 
 /**
- * The stack's state from its containers: `not deployed` without any; `running` when every container
- * runs and every service `up` starts has one running; `partial` when some run; `stopped` when none does.
+ * The stack's state from its containers: `not deployed` without any; `stopped` when none runs;
+ * `unhealthy` when one that runs fails its health check; `running` when every container runs and every
+ * service `up` starts has one running; `partial` otherwise. A one-shot that completed (`completed`: it
+ * exited 0 under a policy that leaves it stopped, service-health.ts) counts for its service and is not
+ * held against the stack: a migration that ran does not make it `partial` for good.
  */
 export function stackStateOf(
   containers: readonly ContainerStatus[],
   services: readonly string[] | undefined,
+  completed: ReadonlySet<ContainerStatus> = new Set(),
 ): Exclude<StackState, 'unknown'> {
   if (containers.length === 0) return 'not deployed';
   const running = containers.filter((c) => c.state === 'running');
   if (running.length === 0) return 'stopped';
-  const missing = (services ?? []).some((s) => !running.some((c) => c.service === s));
-  return running.length === containers.length && !missing ? 'running' : 'partial';
+  if (running.some((c) => c.health === 'unhealthy')) return 'unhealthy';
+  const settled = (c: ContainerStatus) => c.state === 'running' || completed.has(c);
+  const missing = (services ?? []).some((s) => !containers.some((c) => c.service === s && settled(c)));
+  return containers.every(settled) && !missing ? 'running' : 'partial';
 }
 
 /**
@@ -288,9 +297,10 @@ export class StackStatusReader {
       engine.failed = undefined;
       const out = new Map<string, StackStatus>();
       for (const stack of stacks) {
-        const own = containers.get(stack.name) ?? [];
+        const own = containers.byProject.get(stack.name) ?? [];
         const services = stack.compose === undefined ? undefined : startedServices(stack.compose);
-        out.set(stack.name, { state: stackStateOf(own, services), stateReason: null, containers: own });
+        const state = stackStateOf(own, services, containers.completed);
+        out.set(stack.name, { state, stateReason: null, containers: own });
       }
       return out;
     } catch (error) {
@@ -306,7 +316,10 @@ export class StackStatusReader {
   }
 
   /** The compose containers on an engine (of one project, or of all), with their status, by project. */
-  private async read(docker: Docker, project: string | undefined): Promise<Map<string, ContainerStatus[]>> {
+  private async read(
+    docker: Docker,
+    project: string | undefined,
+  ): Promise<{ byProject: Map<string, ContainerStatus[]>; completed: ReadonlySet<ContainerStatus> }> {
     const listed = await docker.listContainers({
       all: true,
       filters: { label: [project === undefined ? PROJECT_LABEL : `${PROJECT_LABEL}=${project}`] },
@@ -325,6 +338,7 @@ export class StackStatusReader {
                 health: info.State.Health?.Status,
                 exitCode: info.State.ExitCode,
                 restartCount: info.RestartCount,
+                restartPolicy: info.HostConfig?.RestartPolicy?.Name ?? '',
               }),
               // Removed between the list and now: listed without these details.
               () => undefined,
@@ -334,14 +348,18 @@ export class StackStatusReader {
       this.repoDigests(docker, [...new Set(services.map((c) => c.ImageID))]),
     ]);
     const out = new Map<string, ContainerStatus[]>();
+    const completed = new Set<ContainerStatus>();
     services.forEach((c, i) => {
       const name = labelOf(c.Labels ?? {}, PROJECT_LABEL) ?? '';
       const list = out.get(name) ?? [];
-      list.push(containerStatusOf(c, inspected[i], digests.get(c.ImageID)));
+      const status = containerStatusOf(c, inspected[i], digests.get(c.ImageID));
+      if (isCompletedOneShot(status.state, status.exitCode ?? -1, inspected[i]?.restartPolicy ?? ''))
+        completed.add(status);
+      list.push(status);
       out.set(name, list);
     });
     for (const list of out.values()) list.sort((a, b) => a.name.localeCompare(b.name));
-    return out;
+    return { byProject: out, completed };
   }
 
   private async repoDigests(docker: Docker, ids: readonly string[]): Promise<Map<string, string[]>> {

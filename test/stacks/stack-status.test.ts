@@ -49,6 +49,24 @@ describe('stackStateOf', () => {
     // Without the compose file (unreadable), only the containers decide.
     expect(stackStateOf([container('web', 'running')], undefined)).toBe('running');
   });
+
+  it('a one-shot that completed counts for its service; one that failed, or is not one, does not', () => {
+    const web = container('web', 'running');
+    const migrate = { ...container('migrate', 'exited'), exitCode: 0 };
+    expect(stackStateOf([web, migrate], ['web', 'migrate'], new Set([migrate]))).toBe('running');
+    expect(stackStateOf([web, migrate], ['web', 'migrate'])).toBe('partial');
+    const crashed = { ...container('migrate', 'exited'), exitCode: 1 };
+    expect(stackStateOf([web, crashed], ['web', 'migrate'], new Set())).toBe('partial');
+    // Only completed one-shots: nothing runs.
+    expect(stackStateOf([migrate], ['migrate'], new Set([migrate]))).toBe('stopped');
+  });
+
+  it('unhealthy when a running container fails its health check', () => {
+    const sick = { ...container('web', 'running'), health: 'unhealthy' };
+    expect(stackStateOf([sick, container('db', 'running')], ['web', 'db'])).toBe('unhealthy');
+    expect(stackStateOf([{ ...sick, health: 'starting' }], ['web'])).toBe('running');
+    expect(stackStateOf([{ ...sick, state: 'exited' }], ['web'])).toBe('stopped');
+  });
 });
 
 describe('startedServices', () => {

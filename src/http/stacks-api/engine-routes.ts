@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_TAIL, MAX_TAIL } from '../../stacks/engine/log-limits.js';
-import { EventStreamText, StackContainer } from './answers.js';
+import { EventStreamText, STACK_STATE, StackContainer } from './answers.js';
 import { EnvQuery, StackName } from './requests.js';
 import { fail, json, UNAUTHORIZED } from './route-answers.js';
 
@@ -85,7 +85,7 @@ export const LogsQuery = EnvQuery.extend({
 
 export const StackContainers = z
   .object({
-    state: z.enum(['running', 'partial', 'stopped', 'not deployed', 'unknown']),
+    state: STACK_STATE,
     stateReason: z.string().nullable(),
     containers: z.array(StackContainer).nullable(),
   })

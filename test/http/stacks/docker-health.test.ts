@@ -73,6 +73,7 @@ describeCompose('deploys whose services do not come up', (compose: ComposeUnderT
       ['app', 'exited', 3],
       ['web', 'running', null],
     ]);
+    expect(stack.state).toBe('partial');
   }, 300_000);
 
   it('a health check that always fails fails the run with the service unhealthy', async () => {
@@ -96,6 +97,7 @@ describeCompose('deploys whose services do not come up', (compose: ComposeUnderT
     expect((stack.containers as Json[]).map((c) => [c.service, c.state, c.health])).toEqual([
       ['web', 'running', 'unhealthy'],
     ]);
+    expect(stack.state).toBe('unhealthy');
   }, 300_000);
 
   it('one-shot services that complete, and a healthy one, make a successful run', async () => {
@@ -130,5 +132,7 @@ describeCompose('deploys whose services do not come up', (compose: ComposeUnderT
       ['seed', 'exited'],
       ['web', 'running'],
     ]);
+    // The one-shots that completed do not make the stack partial.
+    expect(objectOf(await suite.admin.get(`/api/stacks/${name}`))).toMatchObject({ state: 'running' });
   }, 300_000);
 });
