@@ -1,5 +1,5 @@
-import { dictGet } from './dict.js';
 import type { DxfDocumentModel, Entity } from './model.js';
+import { named } from './names.js';
 
 /**
  * The AutoCAD Color Index as RGB (0xRRGGBB), index 0-255: the standard palette, as ezdxf's
@@ -52,7 +52,7 @@ export function aciHex(index: number): string {
  */
 export function entityAci(entity: Entity, model: DxfDocumentModel, blockColor = ACI_FOREGROUND): number {
   if (entity.color === BYLAYER)
-    return Math.abs(dictGet(model.layers, entity.layer)?.color ?? ACI_FOREGROUND) || ACI_FOREGROUND;
+    return Math.abs(named(model.layers, entity.layer)?.color ?? ACI_FOREGROUND) || ACI_FOREGROUND;
   if (entity.color === BYBLOCK) return blockColor;
   return entity.color;
 }

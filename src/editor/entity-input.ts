@@ -1,4 +1,3 @@
-import { dictHas } from './dict.js';
 import { fail } from './errors.js';
 import type {
   DxfDocumentModel,
@@ -9,6 +8,7 @@ import type {
   ModeledType,
 } from './model.js';
 import { MODELED_TYPES } from './model.js';
+import { nameIn, sameName } from './names.js';
 import { RAW_CREATABLE, rawEntityFromInput } from './raw-entities.js';
 import { isObject, number, point, positive, string, tableName } from './request.js';
 
@@ -74,10 +74,11 @@ export function linetype(value: unknown, model: DxfDocumentModel): string {
   const upper = name.toUpperCase();
   if (upper === 'BYLAYER' || upper === 'BYBLOCK' || upper === 'CONTINUOUS')
     return upper === 'CONTINUOUS' ? 'Continuous' : upper;
-  const known = (model.tables.LTYPE ?? []).some((r) =>
-    r.tags.some((t) => t.code === 2 && t.value.toUpperCase() === upper),
-  );
-  if (known) return name;
+  // The document's spelling: DXF names are one name in any case.
+  const known = (model.tables.LTYPE ?? [])
+    .map((r) => r.tags.find((t) => t.code === 2)?.value)
+    .find((n) => n !== undefined && sameName(n, name));
+  if (known !== undefined) return known;
   return fail('invalid_property', `linetype ${JSON.stringify(name)} is not defined in the document`);
 }
 
@@ -86,8 +87,7 @@ function textStyle(value: unknown, model: DxfDocumentModel): string {
   const name = string(value, 'style');
   const names = (model.tables.STYLE ?? []).map((r) => r.tags.find((t) => t.code === 2)?.value ?? '');
   const found =
-    names.find((n) => n.toUpperCase() === name.toUpperCase()) ??
-    (name.toUpperCase() === 'STANDARD' ? 'Standard' : undefined);
+    names.find((n) => sameName(n, name)) ?? (name.toUpperCase() === 'STANDARD' ? 'Standard' : undefined);
   if (found) return found;
   return fail('invalid_property', `text style ${JSON.stringify(name)} is not defined in the document`);
 }
@@ -204,8 +204,9 @@ export function entityFromInput(
         ...extra('AcDbPolyline', [['constant_width', 43]]),
       };
     case 'Insert': {
-      const name = string(input.name ?? input.block, 'name');
-      if (!dictHas(model.blocks, name)) fail('block_missing', `block ${JSON.stringify(name)} is not defined`);
+      const given = string(input.name ?? input.block, 'name');
+      const name = nameIn(model.blocks, given);
+      if (name === undefined) return fail('block_missing', `block ${JSON.stringify(given)} is not defined`);
       const scale = input.scale === undefined ? 1 : input.scale;
       return {
         ...common,
@@ -258,5 +259,5 @@ function attachment(value: unknown): number {
 /** CLAYER from the header, else layer 0. */
 export function currentLayer(model: DxfDocumentModel): string {
   const name = model.header.$CLAYER?.[0]?.value;
-  return name && dictHas(model.layers, name) ? name : '0';
+  return (name && nameIn(model.layers, name)) || (nameIn(model.layers, '0') ?? '0');
 }

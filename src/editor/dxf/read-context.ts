@@ -13,6 +13,8 @@ export class ReadContext {
   private maxHandle = 0;
   private readonly seen = new Set<string>();
   private readonly pending: Array<(handle: string) => void> = [];
+  /** What the reader repaired or left out, one sentence each, in file order (the `recovered` of an open). */
+  readonly recovered: string[] = [];
 
   constructor(version: string) {
     this.version = version;
@@ -36,6 +38,10 @@ export class ReadContext {
     }
     this.pending.push(assign);
     return '';
+  }
+
+  note(what: string): void {
+    this.recovered.push(what);
   }
 
   /** Hands out the pending handles; returns the next free handle value (the document's handseed). */

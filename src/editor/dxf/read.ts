@@ -1,5 +1,6 @@
-import { dictGet, dictHas, dictSet } from '../dict.js';
+import { dictGet, dictSet } from '../dict.js';
 import type { Block, DxfDocumentModel, DxfTag, Entity, Group, Layer, Layout, RawRecord } from '../model.js';
+import { nameIn, nameInList, nameKey } from '../names.js';
 import { claimTagHandle, entityEnd, nextEntityStart, readEntity } from './entity-read.js';
 import { isLayoutBlockName, MODEL_SPACE, PAPER_SPACE } from './entity-types.js';
 import { DxfError } from './errors.js';
@@ -7,7 +8,7 @@ import { guidHeaderTags, newGuid, parseGuid } from './identity.js';
 import { readLayout } from './layout-object.js';
 import { recordHandleCode, upgradeRecordTags } from './r12.js';
 import { ReadContext } from './read-context.js';
-import { dictionaryEntries, recordName } from './records.js';
+import { dictionaryEntries, findRecord, recordName } from './records.js';
 import { ensureStructure, findBlock, newBlock, newLayer, rootEntry } from './structure.js';
 import { type TagList, tokenize } from './tags.js';
 import { handleValue, normalizeHandle, toInt, toNumber } from './values.js';
@@ -149,7 +150,9 @@ function readRecord(r: Reader, table: string, type: string, tags: DxfTag[]): voi
   const { ctx, doc } = r;
   if (type === 'LAYER') {
     const layer = readLayer(tags, ctx);
-    if (!dictHas(doc.layers, layer.name)) dictSet(doc.layers, layer.name, layer);
+    const taken = nameIn(doc.layers, layer.name);
+    if (taken === undefined) dictSet(doc.layers, layer.name, layer);
+    else ctx.note(duplicateNote('layer', layer.name, taken));
     return;
   }
   if (type === 'BLOCK_RECORD') {
@@ -166,7 +169,8 @@ function readRecord(r: Reader, table: string, type: string, tags: DxfTag[]): voi
     info.handle = ctx.claim(own.handle || undefined, (h) => {
       info.handle = h;
     });
-    r.records.set(info.name.toUpperCase(), info);
+    // The first record of a name is the block's (its BLOCK is the first of that name too).
+    if (!r.records.has(nameKey(info.name))) r.records.set(nameKey(info.name), info);
     return;
   }
   const record: RawRecord = { type, handle: undefined, tags };
@@ -175,11 +179,18 @@ function readRecord(r: Reader, table: string, type: string, tags: DxfTag[]): voi
   });
   const list = dictGet(doc.tables, table) ?? [];
   dictSet(doc.tables, table, list);
-  list.push(record);
-  if (table === 'APPID') {
-    const name = recordName(record);
-    if (name && !doc.appids.includes(name)) doc.appids.push(name);
+  // One record per name, as AutoCAD and ezdxf keep them: the first. VPORT records share names by
+  // design (a tiled configuration is several *Active records); unnamed STYLE records are shape files.
+  const name = recordName(record);
+  if (name !== '' && table !== 'VPORT') {
+    const taken = findRecord(list, name);
+    if (taken) {
+      ctx.note(duplicateNote(table.toLowerCase(), name, recordName(taken)));
+      return;
+    }
   }
+  list.push(record);
+  if (table === 'APPID' && name && nameInList(doc.appids, name) === undefined) doc.appids.push(name);
 }
 
 /** A record's or object's own tags, as its reader sorts them apart. */
@@ -242,6 +253,9 @@ function readLayer(tags: DxfTag[], ctx: ReadContext): Layer {
   return layer;
 }
 
+const duplicateNote = (kind: string, name: string, kept: string) =>
+  `a second ${kind} ${JSON.stringify(name)} was left out: names are one name in any case, and ${JSON.stringify(kept)} came first`;
+
 /** R12 names model and paper space blocks `$MODEL_SPACE` and `$PAPER_SPACE`. */
 function blockName(name: string): string {
   const upper = name.toUpperCase();
@@ -261,11 +275,14 @@ function readBlocks(r: Reader, s: Section): void {
     const headEnd = nextEntityStart(t, i, s.end);
     const block = readBlockHead(r, slice(t, i + 1, headEnd));
     const layoutBlock = isLayoutBlockName(block.name);
+    // A second definition of a name (in any case) is left out with its contents, as ezdxf's audit does.
+    const taken = nameIn(doc.blocks, block.name);
+    if (taken !== undefined) ctx.note(duplicateNote('block', block.name, taken));
     let j = headEnd;
     while (j < s.end && !isZero(t, j, 'ENDBLK') && !isZero(t, j, 'BLOCK')) {
       const end = entityEnd(t, j, s.end);
       const entity = readEntity(t, j, end, block.name, ctx);
-      addEntity(r, entity, layoutBlock ? doc.order : block.entities);
+      if (taken === undefined) addEntity(r, entity, layoutBlock ? doc.order : block.entities);
       j = end;
     }
     let endHandle: string | undefined;
@@ -282,7 +299,7 @@ function readBlocks(r: Reader, s: Section): void {
     block.end_handle = ctx.claim(endHandle, (h) => {
       block.end_handle = h;
     });
-    if (!dictHas(doc.blocks, block.name)) dictSet(doc.blocks, block.name, block);
+    if (taken === undefined) dictSet(doc.blocks, block.name, block);
     i = j;
   }
 }
@@ -306,9 +323,9 @@ function readBlockHead(r: Reader, tags: DxfTag[]): Block {
   block.block_handle = ctx.claim(own.handle, (h) => {
     block.block_handle = h;
   });
-  const record = r.records.get(block.name.toUpperCase());
+  const record = r.records.get(nameKey(block.name));
   if (record) {
-    r.records.delete(block.name.toUpperCase());
+    r.records.delete(nameKey(block.name));
     block.record_handle = record.handle;
     if (!record.handle) ctx.claim(undefined, (h) => (block.record_handle = h));
     if (record.extra.length > 0) block.record_extra = record.extra;
@@ -505,7 +522,7 @@ function placeLayouts(doc: DxfDocumentModel, layouts: PendingLayout[]): void {
   for (const { layout, blockRecord } of layouts) {
     let block = byRecord.get(blockRecord);
     if (!block && layout.name.toUpperCase() === 'MODEL') block = MODEL_SPACE;
-    if (!block || !layout.name || dictHas(doc.layouts, layout.name)) continue;
+    if (!block || !layout.name || nameIn(doc.layouts, layout.name) !== undefined) continue;
     layout.block = block;
     dictSet(doc.layouts, layout.name, layout);
   }
@@ -518,7 +535,7 @@ function placeGroups(doc: DxfDocumentModel, groups: Group[]): void {
   let anonymous = 0;
   for (const group of groups) {
     let name = names.get(group.handle) ?? `*A${++anonymous}`;
-    while (dictHas(doc.groups, name)) name = `*A${++anonymous}`;
+    while (nameIn(doc.groups, name) !== undefined) name = `*A${++anonymous}`;
     group.name = name;
     dictSet(doc.groups, name, group);
   }

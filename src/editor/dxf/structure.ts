@@ -1,5 +1,6 @@
 import { dictGet, dictSet } from '../dict.js';
 import type { Block, DxfDocumentModel, Layer, Layout, RawRecord } from '../model.js';
+import { named } from '../names.js';
 import { isPaperSpaceBlockName, MODEL_SPACE, PAPER_SPACE } from './entity-types.js';
 import { DEFAULT_PAGE_SETUP } from './layout-object.js';
 import {
@@ -31,11 +32,7 @@ export const STANDARD_TABLES = [
 
 /** Finds a block by name, as DXF does: case-insensitively. */
 export function findBlock(doc: DxfDocumentModel, name: string): Block | undefined {
-  const exact = dictGet(doc.blocks, name);
-  if (exact) return exact;
-  const key = name.toUpperCase();
-  for (const block of Object.values(doc.blocks)) if (block.name.toUpperCase() === key) return block;
-  return undefined;
+  return named(doc.blocks, name);
 }
 
 export function findLayoutOfBlock(doc: DxfDocumentModel, blockName: string): Layout | undefined {

@@ -1,5 +1,6 @@
 import { dictGet } from '../dict.js';
 import type { Block, DxfDocumentModel, DxfTag, Entity, Group, Layer, Layout, RawRecord } from '../model.js';
+import { NameSet } from '../names.js';
 import { isLayoutBlockName, isPaperSpaceBlockName, MODEL_SPACE, PAPER_SPACE } from './entity-types.js';
 import { type EntityRefs, writeEntity } from './entity-write.js';
 import { ensureImageReactors } from './image-records.js';
@@ -61,9 +62,13 @@ function prepare(input: DxfDocumentModel): { doc: DxfDocumentModel; subHandles: 
       doc.blocks = { ...doc.blocks, [layout.block]: newBlock(layout.block, alloc) };
   }
 
-  // APPID records: the kept record of each registered name, a new one for the others.
+  // APPID records: the kept record of each registered name, a new one for the others; one per name in
+  // any case (a model from before names were folded may list two spellings).
   const kept = doc.tables.APPID ?? [];
-  const appRecords: RawRecord[] = doc.appids.map((app) => findRecord(kept, app) ?? appidRecord(alloc(), app));
+  const registered = new NameSet();
+  const appRecords: RawRecord[] = doc.appids
+    .filter((app) => registered.add(app))
+    .map((app) => findRecord(kept, app) ?? appidRecord(alloc(), app));
   doc.tables = { ...doc.tables, APPID: appRecords };
 
   doc.handseed = Math.max(doc.handseed, highestHandle(doc) + 1);

@@ -1,6 +1,7 @@
 import { dictGet } from '../dict.js';
 import { EditorError } from '../errors.js';
 import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
+import { named } from '../names.js';
 
 /** An axis-aligned box in world coordinates. */
 export interface Bounds {
@@ -33,7 +34,7 @@ export const NO_BLOCKS: GeometryContext = { block: () => undefined };
 export function documentContext(model: DxfDocumentModel): GeometryContext {
   return {
     block(name) {
-      const block = dictGet(model.blocks, name);
+      const block = named(model.blocks, name);
       if (!block) return undefined;
       const entities: Entity[] = [];
       for (const handle of block.entities) {

@@ -1,9 +1,9 @@
 import type { Change } from '../../../streams/editor.js';
-import { dictGet, dictHas } from '../dict.js';
 import { isLayoutBlockName } from '../dxf/entity-types.js';
 import { currentLayer } from '../entity-input.js';
 import { fail } from '../errors.js';
 import type { Block, Entity, Group, InsertEntity, Point3 } from '../model.js';
+import { named, nameIn, sameName } from '../names.js';
 import { handleList, point, string, tableName } from '../request.js';
 import { entitiesOf, eraseChanges, MODEL_SPACE } from './entities.js';
 import { StepBuilder, stepEvent } from './steps.js';
@@ -14,8 +14,8 @@ function blockMembers(entities: Record<string, Entity>, name: string) {
   const contents: Entity[] = [];
   const inserts: Entity[] = [];
   for (const entity of Object.values(entities)) {
-    if (entity.space === name) contents.push(entity);
-    else if (entity.type === 'Insert' && entity.name === name) inserts.push(entity);
+    if (sameName(entity.space, name)) contents.push(entity);
+    else if (entity.type === 'Insert' && sameName(entity.name, name)) inserts.push(entity);
   }
   return { contents, inserts };
 }
@@ -40,17 +40,19 @@ function orderIndexes(order: readonly string[], handles: readonly string[]): Map
 function blockDefine(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const model = doc.model;
-  const name = tableName(ctx.request.name, 'name');
-  if (name.startsWith('*'))
-    return fail('invalid_name', `block names starting with "*" are reserved, got ${JSON.stringify(name)}`);
-  const existing = dictGet(model.blocks, name);
+  const given = tableName(ctx.request.name, 'name');
+  if (given.startsWith('*'))
+    return fail('invalid_name', `block names starting with "*" are reserved, got ${JSON.stringify(given)}`);
+  const existing = named(model.blocks, given);
   if (existing && ctx.request.replace !== true)
-    return fail('block_exists', `block ${name} exists; pass replace: true to redefine it`);
+    return fail('block_exists', `block ${existing.name} exists; pass replace: true to redefine it`);
+  // A redefinition keeps the name as first given: `MARK` over `mark` stays `mark`.
+  const name = existing?.name ?? given;
   const base: Point3 = ctx.request.base === undefined ? [0, 0, 0] : point(ctx.request.base, 'base');
   const insertAt = ctx.request.insert_at === undefined ? base : point(ctx.request.insert_at, 'insert_at');
   const sources = entitiesOf(doc, [...new Set(handleList(ctx.request.handles ?? []))]);
   for (const source of sources) {
-    if (source.type === 'Insert' && source.name === name)
+    if (source.type === 'Insert' && sameName(source.name, name))
       fail('invalid_block', `block ${name} cannot contain an insert of itself`);
     if (!isLayoutBlockName(source.space))
       fail('invalid_handles', `entity ${source.handle} is part of block ${source.space}, not of a layout`);
@@ -145,11 +147,12 @@ function blockDefine(ctx: OpContext): OpOutcome {
  */
 function blockDelete(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
-  const name = string(ctx.request.name, 'name', 'invalid_name');
-  if (name.startsWith('*'))
-    return fail('block_protected', `block ${JSON.stringify(name)} is a layout or anonymous block record`);
-  const block = dictGet(doc.model.blocks, name);
-  if (!block) return fail('block_missing', `block ${JSON.stringify(name)} is not defined`);
+  const given = string(ctx.request.name, 'name', 'invalid_name');
+  if (given.startsWith('*'))
+    return fail('block_protected', `block ${JSON.stringify(given)} is a layout or anonymous block record`);
+  const block = named(doc.model.blocks, given);
+  if (!block) return fail('block_missing', `block ${JSON.stringify(given)} is not defined`);
+  const name = block.name;
   const { contents, inserts } = blockMembers(doc.model.entities, name);
   const changes: Change[] = [
     ...eraseChanges(doc, inserts),
@@ -163,7 +166,8 @@ function blockDelete(ctx: OpContext): OpOutcome {
 function groupCreate(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const name = tableName(ctx.request.name, 'name');
-  if (dictHas(doc.model.groups, name)) return fail('group_exists', `group ${name} exists`);
+  const taken = nameIn(doc.model.groups, name);
+  if (taken !== undefined) return fail('group_exists', `group ${taken} exists`);
   const handles = entitiesOf(doc, [...new Set(handleList(ctx.request.handles))]).map((e) => e.handle);
   const step = new StepBuilder(doc.model);
   const [handle] = step.handles(1) as [string];

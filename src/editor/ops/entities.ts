@@ -4,6 +4,7 @@ import { dictGet, dictHas } from '../dict.js';
 import { color, entityFromInput, linetype, lineweight } from '../entity-input.js';
 import { EditorError, fail } from '../errors.js';
 import type { DxfTag, Entity } from '../model.js';
+import { named, nameIn } from '../names.js';
 import { handleList, isObject, tableName } from '../request.js';
 import { StepBuilder, stepEvent } from './steps.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
@@ -32,13 +33,15 @@ function entitiesCreate(ctx: OpContext): OpOutcome {
   // Build every entity before touching anything: one bad entity refuses the whole request.
   const entities = inputs.map((input, i) => {
     try {
-      return entityFromInput(input, handles[i] as string, space, doc.model);
+      const entity = entityFromInput(input, handles[i] as string, space, doc.model);
+      // A layer named in another case is the document's (or this request's first spelling of it).
+      const layer = step.ensureLayer(entity.layer);
+      return layer === entity.layer ? entity : { ...entity, layer };
     } catch (error) {
       if (error instanceof EditorError) throw new EditorError(error.code, `entities[${i}]: ${error.message}`);
       throw error;
     }
   });
-  for (const entity of entities) step.ensureLayer(entity.layer);
   const base = doc.model.order.length;
   entities.forEach((entity, i) => {
     step.push({ kind: 'entity', key: entity.handle, before: null, after: entity, index: base + i });
@@ -100,8 +103,7 @@ function withProperties(
 ): Entity {
   const common: Record<string, unknown> = {};
   if (properties.layer !== undefined) {
-    common.layer = tableName(properties.layer, 'layer', 'invalid_property');
-    step.ensureLayer(common.layer as string);
+    common.layer = step.ensureLayer(tableName(properties.layer, 'layer', 'invalid_property'));
   }
   if (properties.color !== undefined) common.color = color(properties.color);
   if (properties.linetype !== undefined) common.linetype = linetype(properties.linetype, doc.model);
@@ -213,15 +215,20 @@ function entitiesCopyTo(ctx: OpContext): OpOutcome {
   const handles = step.handles(entities.length);
   const base = target.model.order.length;
   entities.forEach((entity, i) => {
-    if (entity.type === 'Insert' && !dictHas(target.model.blocks, entity.name)) {
+    if (entity.type === 'Insert' && nameIn(target.model.blocks, entity.name) === undefined) {
       fail(
         'block_missing',
         `entity ${entity.handle} inserts block ${entity.name}, which document ${target.id} does not define`,
       );
     }
     // The layer's definition travels along (colour, linetype, state), as the reference editor copies it.
-    step.ensureLayer(entity.layer, dictGet(from.model.layers, entity.layer));
-    const copy: Entity = { ...structuredClone(entity), handle: handles[i] as string, space: MODEL_SPACE };
+    const layer = step.ensureLayer(entity.layer, named(from.model.layers, entity.layer));
+    const copy: Entity = {
+      ...structuredClone(entity),
+      handle: handles[i] as string,
+      space: MODEL_SPACE,
+      layer,
+    };
     step.push({ kind: 'entity', key: copy.handle, before: null, after: copy, index: base + i });
   });
   const result = {

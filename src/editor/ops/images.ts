@@ -121,7 +121,7 @@ function embedChanges(
 ): { changes: Change[]; image: ImageEntity; imagedef: string; name: string; created: boolean } {
   const model = doc.model;
   const step = new StepBuilder(model);
-  step.ensureLayer(request.layer);
+  const layer = step.ensureLayer(request.layer);
   const root = model.objects[0];
   // Reading a file or template completes its structure, the root dictionary included.
   if (root?.type !== 'DICTIONARY' || !root.handle) {
@@ -178,7 +178,7 @@ function embedChanges(
     type: 'Image',
     handle: imageHandle,
     space: MODEL_SPACE,
-    layer: request.layer,
+    layer,
     color: 256,
     linetype: 'BYLAYER',
     lineweight: -1,

@@ -4,6 +4,7 @@ import { currentLayer } from '../entity-input.js';
 import { EditorError, fail } from '../errors.js';
 import { formatHandle } from '../handles.js';
 import type { RawRecord } from '../model.js';
+import { nameKey } from '../names.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
 /**
@@ -84,11 +85,14 @@ function operation(ctx: OpContext): OpOutcome {
 function layers(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const counts = new Map<string, number>();
-  for (const entity of Object.values(doc.model.entities))
-    counts.set(entity.layer, (counts.get(entity.layer) ?? 0) + 1);
+  // Entities name their layer in any case (files from elsewhere do): counted under the folded name.
+  for (const entity of Object.values(doc.model.entities)) {
+    const key = nameKey(entity.layer);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
   const list = Object.values(doc.model.layers)
     .sort((a, b) => a.name.localeCompare(b.name))
-    .map(({ extra: _extra, ...layer }) => ({ ...layer, entities: counts.get(layer.name) ?? 0 }));
+    .map(({ extra: _extra, ...layer }) => ({ ...layer, entities: counts.get(nameKey(layer.name)) ?? 0 }));
   const current = currentLayer(doc.model);
   return {
     events: [],

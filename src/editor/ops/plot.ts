@@ -6,6 +6,7 @@ import { fail } from '../errors.js';
 import type { Bounds } from '../geometry/index.js';
 import { unionBounds } from '../geometry/shape.js';
 import type { Layout, PageSetup } from '../model.js';
+import { named } from '../names.js';
 import { refuseExisting, type WrittenFile, writeOutputFile } from '../output-file.js';
 import { findPaper, parseOrientation, parsePaper, parseScale } from '../paper.js';
 import { readPlotImages } from '../plot/images.js';
@@ -41,7 +42,7 @@ function formatOf(value: unknown, path: string): PlotFormat {
 export function layoutOf(layouts: Record<string, Layout>, value: unknown): Layout {
   if (typeof value !== 'string' || value.trim() === '')
     return fail('layout_missing', `layout must be a layout name, got ${JSON.stringify(value)}`);
-  const layout = Object.values(layouts).find((l) => l.name.toUpperCase() === value.toUpperCase());
+  const layout = named(layouts, value);
   if (!layout) {
     const names = Object.values(layouts)
       .sort((a, b) => a.tab_order - b.tab_order)

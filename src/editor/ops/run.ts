@@ -20,6 +20,7 @@ import { bounds, intersections } from '../geometry/index.js';
 import { angleOf, epsFor, hypot2 } from '../geometry/math.js';
 import { documentContext } from '../geometry/types.js';
 import type { Point3 } from '../model.js';
+import { nameIn } from '../names.js';
 import { documentIndex } from '../query/document-index.js';
 import { runQuery } from '../query/index.js';
 import { tableName } from '../request.js';
@@ -257,7 +258,7 @@ async function execute(scratch: Scratch, id: number, command: Command): Promise<
 async function layer(scratch: Scratch, id: number, command: Command & { name: 'LAYER' }, done: Done) {
   const doc = scratch.doc(id) as DocumentState;
   const requested = tableName(command.layer, 'LAYER name');
-  const existing = Object.keys(doc.model.layers).find((n) => n.toUpperCase() === requested.toUpperCase());
+  const existing = nameIn(doc.model.layers, requested);
   if (command.action === 'set' && !existing)
     fail('layer_missing', `LAYER S: layer ${JSON.stringify(requested)} does not exist (LAYER M makes it)`);
   const name = existing ?? requested;

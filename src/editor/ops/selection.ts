@@ -2,6 +2,7 @@ import { editorEvent } from '../../../streams/editor.js';
 import { dictGet, dictHas } from '../dict.js';
 import { DXF_TYPE_OF } from '../dxf/entity-types.js';
 import { fail } from '../errors.js';
+import { nameIn } from '../names.js';
 import { handleList, tableName } from '../request.js';
 import { entitiesOf } from './entities.js';
 import { stepEvent } from './steps.js';
@@ -9,7 +10,9 @@ import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js'
 
 function selectionSetSave(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
-  const name = tableName(ctx.request.name, 'name');
+  // Saving over a set named in another case replaces it, under the name it was first given.
+  const given = tableName(ctx.request.name, 'name');
+  const name = nameIn(doc.selection_sets, given) ?? given;
   const handles = entitiesOf(doc, [...new Set(handleList(ctx.request.handles))]).map((e) => e.handle);
   const result = { name, handles, count: handles.length };
   const change = {
@@ -24,9 +27,11 @@ function selectionSetSave(ctx: OpContext): OpOutcome {
 /** Reads a saved set; with `select` it becomes the selection. Entities erased since are left out. */
 function selectionSetLoad(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
-  const name = typeof ctx.request.name === 'string' ? ctx.request.name : '';
-  const saved = dictGet(doc.selection_sets, name);
-  if (!saved) return fail('selection_set_missing', `selection set ${JSON.stringify(name)} does not exist`);
+  const given = typeof ctx.request.name === 'string' ? ctx.request.name : '';
+  const name = nameIn(doc.selection_sets, given);
+  const saved = name === undefined ? undefined : dictGet(doc.selection_sets, name);
+  if (name === undefined || !saved)
+    return fail('selection_set_missing', `selection set ${JSON.stringify(given)} does not exist`);
   const handles = saved.filter((h) => dictHas(doc.model.entities, h));
   // The reference editor's default: a loaded set becomes the selection unless `select: false`.
   const select = ctx.request.select !== false;

@@ -5,6 +5,7 @@ import { MIN_WRITE_VERSION } from '../dxf/index.js';
 import { fail } from '../errors.js';
 import { formatHandle } from '../handles.js';
 import type { Block, DxfDocumentModel, Layout, PageSetup } from '../model.js';
+import { named, nameIn, sameName } from '../names.js';
 import { findPaper, formatScale, parseOrientation, parsePaper, parseScale } from '../paper.js';
 import { isObject, tableName } from '../request.js';
 import {
@@ -29,11 +30,10 @@ function recordsOf(model: DxfDocumentModel): SysvarContext {
   const named = (table: string, name: string) =>
     (dictGet(model.tables, table) ?? [])
       .map((r) => r.tags.find((t) => t.code === 2)?.value)
-      .find((n) => n?.toUpperCase() === name.toUpperCase());
+      .find((n) => n !== undefined && sameName(n, name));
   return {
     findRecord: (table, name) => {
-      if (table === 'layer')
-        return Object.keys(model.layers).find((n) => n.toUpperCase() === name.toUpperCase());
+      if (table === 'layer') return nameIn(model.layers, name);
       if (table === 'linetype')
         return ['BYLAYER', 'BYBLOCK'].includes(name.toUpperCase())
           ? name.toUpperCase()
@@ -116,7 +116,7 @@ const layoutNames = (layouts: Record<string, Layout>) =>
 function layoutCreate(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const name = tableName(ctx.request.name, 'name');
-  const taken = Object.keys(doc.model.layouts).find((n) => n.toUpperCase() === name.toUpperCase());
+  const taken = nameIn(doc.model.layouts, name);
   if (taken) return fail('layout_exists', `layout ${taken} exists`);
   const step = new StepBuilder(doc.model);
   const [layoutHandle, recordHandle, beginHandle, endHandle] = step.handles(4) as [
@@ -163,7 +163,7 @@ function layoutCreate(ctx: OpContext): OpOutcome {
 function pageSetupSet(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const name = typeof ctx.request.layout === 'string' ? ctx.request.layout : '';
-  const layout = Object.values(doc.model.layouts).find((l) => l.name.toUpperCase() === name.toUpperCase());
+  const layout = named(doc.model.layouts, name);
   if (!layout) return fail('layout_missing', `layout ${JSON.stringify(name)} does not exist`);
   const current = layout.page_setup;
   const r = ctx.request;

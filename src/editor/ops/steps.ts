@@ -5,10 +5,10 @@ import {
   type NewEditorEvent,
   type StepEventType,
 } from '../../../streams/editor.js';
-import { dictHas } from '../dict.js';
 import { newLayer } from '../dxf/structure.js';
 import { formatHandle } from '../handles.js';
 import type { DxfDocumentModel, Layer } from '../model.js';
+import { NameSet, nameIn, sameName } from '../names.js';
 
 /** The event of one undo step: `type` names what happened, `changes` say it. */
 export function stepEvent(
@@ -37,6 +37,7 @@ export class StepBuilder {
   private readonly model: DxfDocumentModel;
   private readonly seedBefore: number;
   readonly layersCreated: string[] = [];
+  private readonly made = new NameSet();
 
   constructor(model: DxfDocumentModel) {
     this.model = model;
@@ -51,16 +52,19 @@ export class StepBuilder {
   }
 
   /**
-   * Creates `name` as a new layer unless the document or this step has it: like `like` (a layer of
-   * another document, whose definition travels along), else colour 7, Continuous.
+   * The layer `name` of the document, in any case (its canonical spelling); else creates it: like
+   * `like` (a layer of another document, whose definition travels along), else colour 7, Continuous.
+   * A second spelling of a layer made in this step resolves to the first.
    */
-  ensureLayer(name: string, like?: Layer): void {
-    if (dictHas(this.model.layers, name) || this.layersCreated.includes(name)) return;
+  ensureLayer(name: string, like?: Layer): string {
+    const known = nameIn(this.model.layers, name) ?? this.made.get(name);
+    if (known !== undefined) return known;
+    this.made.add(name);
     const [handle] = this.handles(1) as [string];
     const linetypeKnown = (linetype: string) =>
       ['BYLAYER', 'BYBLOCK', 'CONTINUOUS'].includes(linetype.toUpperCase()) ||
       (this.model.tables.LTYPE ?? []).some((r) =>
-        r.tags.some((t) => t.code === 2 && t.value.toUpperCase() === linetype.toUpperCase()),
+        r.tags.some((t) => t.code === 2 && sameName(t.value, linetype)),
       );
     // Unmodeled tags stay behind: they may name objects (plot style, material) of the other document.
     const { extra: _extra, ...definition } = like ?? ({} as Layer);
@@ -74,6 +78,7 @@ export class StepBuilder {
       : newLayer(name, handle);
     this.changes.push({ kind: 'layer', key: name, before: null, after: layer });
     this.layersCreated.push(name);
+    return name;
   }
 
   push(...changes: Change[]): this {

@@ -1,6 +1,7 @@
-import { dictGet, dictHas, dictWith } from '../dict.js';
+import { dictGet, dictWith } from '../dict.js';
 import { fail } from '../errors.js';
 import type { Entity, XdataItem } from '../model.js';
+import { nameIn, nameInList } from '../names.js';
 import { handleList, isObject, point, tableName } from '../request.js';
 import { entitiesOf } from './entities.js';
 import { StepBuilder, stepEvent } from './steps.js';
@@ -51,16 +52,22 @@ function xdataItem(raw: unknown, i: number): XdataItem {
 
 function xdataSet(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
-  const app = tableName(ctx.request.app, 'app', 'invalid_xdata').toUpperCase();
+  // An application registered in another case is that application: its name as first registered.
+  const given = tableName(ctx.request.app, 'app', 'invalid_xdata');
+  const registered = nameInList(doc.model.appids, given);
+  const app = registered ?? given;
   const data = ctx.request.data ?? [];
   if (!Array.isArray(data)) return fail('invalid_xdata', 'data must be an array of {code, value} items');
   const items = data.map(xdataItem);
   const step = new StepBuilder(doc.model);
-  if (items.length > 0 && !doc.model.appids.includes(app))
+  if (items.length > 0 && registered === undefined)
     step.push({ kind: 'appid', key: app, before: false, after: true });
   const handles = [...new Set(handleList(ctx.request.handles))];
   for (const entity of entitiesOf(doc, handles)) {
-    const xdata = dictWith(entity.xdata, app, items.length === 0 ? null : items);
+    // An entity may hold the application under another spelling (a file written elsewhere): that entry goes.
+    const held = nameIn(entity.xdata, app);
+    const rest = held !== undefined && held !== app ? dictWith(entity.xdata, held, null) : entity.xdata;
+    const xdata = dictWith(rest, app, items.length === 0 ? null : items);
     const after: Entity = { ...entity, xdata };
     if (Object.keys(xdata).length === 0) delete after.xdata;
     step.push({ kind: 'entity', key: entity.handle, before: entity, after });
@@ -84,11 +91,12 @@ const plainValue = (item: XdataItem): unknown => (item.code === 1004 ? { binary:
  */
 function xdataGet(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
-  const app =
-    typeof ctx.request.app === 'string' && ctx.request.app !== '' ? ctx.request.app.toUpperCase() : undefined;
+  const app = typeof ctx.request.app === 'string' && ctx.request.app !== '' ? ctx.request.app : undefined;
   const items = entitiesOf(doc, handleList(ctx.request.handles)).map((entity) => {
     const all = entity.xdata ?? {};
-    const data = app === undefined ? all : dictHas(all, app) ? { [app]: dictGet(all, app) ?? [] } : {};
+    // The application in any case, answered under the entity's spelling of it.
+    const held = app === undefined ? undefined : nameIn(all, app);
+    const data = app === undefined ? all : held !== undefined ? { [held]: dictGet(all, held) ?? [] } : {};
     const xdata = Object.fromEntries(
       Object.entries(data).map(([name, list]) => [name, list.map(plainValue)]),
     );

@@ -32,6 +32,7 @@ import type {
   RawEntity,
   TextEntity,
 } from '../model.js';
+import { named } from '../names.js';
 import { globalLinetypeScale, linetypePatterns } from './linetypes.js';
 import { overlaps } from './page.js';
 import { readViewport, viewportMatrix } from './viewport.js';
@@ -127,10 +128,7 @@ export interface SceneContext {
 const NEVER_PLOTTED = new Set(['DEFPOINTS']);
 
 function layerOf(model: DxfDocumentModel, name: string): Layer | undefined {
-  return (
-    dictGet(model.layers, name) ??
-    Object.values(model.layers).find((l) => l.name.toUpperCase() === name.toUpperCase())
-  );
+  return named(model.layers, name);
 }
 
 /** Whether a layer is printed: not off, not frozen, its plot flag (290) not cleared, not Defpoints. */
@@ -422,7 +420,7 @@ function collect(
     // A frozen reference hides all of it; one that is only off still shows its parts on other layers.
     if (layerFrozen(model, layer, hidden) || (inherited?.depth ?? 0) >= MAX_DEPTH) return;
     const flat = planar(entity);
-    const block = dictGet(model.blocks, entity.name);
+    const block = named(model.blocks, entity.name);
     if (!block || flat.type !== 'Insert') return;
     const inner: Inherited = {
       layer,

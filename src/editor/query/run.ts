@@ -17,6 +17,7 @@ import {
   type GeometryContext,
 } from '../geometry/index.js';
 import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
+import { named, sameName } from '../names.js';
 import { type EntityAnswer, entityAnswer, fieldReader } from './answer.js';
 import { QueryError } from './errors.js';
 import { type ParsedQuery, parseQuery, type QueryRequest } from './request.js';
@@ -44,11 +45,11 @@ export function insertedContents(model: DxfDocumentModel): string[] {
   const visit = (name: string) => {
     if (seen.has(name)) return;
     seen.add(name);
-    const block = dictGet(model.blocks, name);
+    const block = named(model.blocks, name);
     if (!block || isLayoutBlockName(block.name)) return;
     for (const h of block.entities) {
       const entity = dictGet(model.entities, h);
-      if (!entity || entity.space !== block.name) continue;
+      if (!entity || !sameName(entity.space, block.name)) continue;
       out.push(h);
       if (entity.type === 'Insert') visit(entity.name);
     }

@@ -93,7 +93,7 @@ describe('xdata_set and xdata_get', () => {
     expect(answer.result).toEqual({
       updated: 2,
       affected: 2,
-      app: 'CHRONICLE',
+      app: 'chronicle',
       items: EVERY_CODE.length,
       cleared: false,
     });
@@ -108,22 +108,23 @@ describe('xdata_set and xdata_get', () => {
       return item;
     });
     expect(await xdataOf([a, b])).toEqual([
-      { handle: a, xdata: { CHRONICLE: expected } },
-      { handle: b, xdata: { CHRONICLE: expected } },
+      { handle: a, xdata: { chronicle: expected } },
+      { handle: b, xdata: { chronicle: expected } },
     ]);
-    // `xdata.<app>` is the values in order, as the reference editor answers them (binary as { binary }).
+    // `xdata.<app>` is the values in order, as the reference editor answers them (binary as { binary }),
+    // under the name as first given, whatever the case asked with.
     const values = (await read('xdata_get', { handles: [a], app: 'CHRONICLE' })).items as Array<{
       xdata: Record<string, unknown[]>;
     }>;
-    expect(values[0]?.xdata.CHRONICLE).toEqual(
+    expect(values[0]?.xdata.chronicle).toEqual(
       expected.map((item) => (item.code === 1004 ? { binary: item.value } : item.value)),
     );
 
     // The APPID is in the saved file's APPID table, and the xdata survives save and open.
     doc = await saveAndReopen('xdata.dxf');
     const appids = (await recordsOf({ type: 'APPID' })).records.map(nameOf);
-    expect(appids).toContain('CHRONICLE');
-    expect(await xdataOf([a])).toEqual([{ handle: a, xdata: { CHRONICLE: expected } }]);
+    expect(appids).toContain('chronicle');
+    expect(await xdataOf([a])).toEqual([{ handle: a, xdata: { chronicle: expected } }]);
   });
 
   it('keeps other applications, filters by app on read, and empty data clears one app', async () => {

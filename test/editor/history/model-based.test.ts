@@ -376,10 +376,12 @@ describe('the log as the truth, over random editor sessions', () => {
                 const chosen = picked(command.pick);
                 if (chosen.length === 0) break;
                 const data = command.clear ? [] : [{ code: 1000, value: command.app }];
-                await ok('xdata_set', { ...active(), handles: chosen, app: command.app, data });
+                const set = await ok('xdata_set', { ...active(), handles: chosen, app: command.app, data });
                 const read = await ok('xdata_get', { ...active(), handles: chosen, app: command.app });
-                // `data.<APP>` holds the items with their codes, `xdata.<APP>` their values in order.
-                const app = command.app.toUpperCase();
+                // `data.<APP>` holds the items with their codes, `xdata.<APP>` their values in order, under
+                // the application's name as the document first registered it (any case names it).
+                const app = (set.result as { app: string }).app;
+                expect(app.toLowerCase()).toBe(command.app.toLowerCase());
                 for (const item of read.items as Array<{ xdata: unknown; data: unknown }>) {
                   expect(item.data).toEqual(command.clear ? {} : { [app]: data });
                   expect(item.xdata).toEqual(command.clear ? {} : { [app]: [command.app] });

@@ -245,7 +245,8 @@ describe('xdata apps', () => {
       ok(await client.get(`/api/v1/entities/${handle}/xdata${app ? `?app=${path(app)}` : ''}`));
     const xdataOf = async (app?: string) => at(await read(app), 'items.0.data') as Record<string, unknown>;
     for (const name of NAMES) {
-      const app = name.toUpperCase();
+      // The name as given is the application's name (any case names it).
+      const app = name;
       expect(Object.hasOwn(await xdataOf(name), app)).toBe(false);
       const data = [{ code: 1000, value: `v-${name}` }];
       ok(await client.put(`/api/v1/entities/${handle}/xdata/${path(name)}`, data));
@@ -256,13 +257,11 @@ describe('xdata apps', () => {
       ok(await client.post('/api/v1/undo'));
       expect(await xdataOf(name)).toEqual({ [app]: data });
     }
-    expect(Object.keys(await xdataOf()).sort()).toEqual(NAMES.map((n) => n.toUpperCase()).sort());
+    expect(Object.keys(await xdataOf()).sort()).toEqual([...NAMES].sort());
     const file = join(dir, 'xdata.dxf');
     await save(file);
     const seen = await ezdxfSees(file);
-    expect(seen.entities.find((e) => e.handle === handle)?.xdata).toEqual(
-      NAMES.map((n) => n.toUpperCase()).sort(),
-    );
+    expect(seen.entities.find((e) => e.handle === handle)?.xdata).toEqual([...NAMES].sort());
   });
 });
 
@@ -618,6 +617,6 @@ describe('the log as the truth', () => {
     const loaded = ok(await client.get('/api/v1/selection-sets/valueOf'));
     expect(strings(loaded, 'result.handles')).toEqual([handle]);
     const xdata = ok(await client.get(`/api/v1/entities/${handle}/xdata`));
-    expect(at(xdata, 'items.0.data')).toEqual({ HASOWNPROPERTY: [{ code: 1000, value: 'h' }] });
+    expect(at(xdata, 'items.0.data')).toEqual({ hasOwnProperty: [{ code: 1000, value: 'h' }] });
   });
 });
