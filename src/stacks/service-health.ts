@@ -47,8 +47,12 @@ const serviceOf = (c: ContainerRun) => c.service ?? c.name;
 export const isCompletedOneShot = (state: string, exitCode: number, restartPolicy: string): boolean =>
   (state === 'exited' || state === 'dead') && exitCode === 0 && !RESTARTS_AFTER_SUCCESS.has(restartPolicy);
 
-/** One look at the containers an `up` started. Pure. */
-export function judge(containers: readonly ContainerRun[]): Judgement {
+/**
+ * One look at the containers an `up` started. `oneShots`: the services the compose file declares
+ * one-shots (stack-status.ts `oneShotServices`); one of them that exited 0 is done, any other that
+ * exited 0 stopped when it should run (as v2's `--wait` sees it too). Pure.
+ */
+export function judge(containers: readonly ContainerRun[], oneShots: ReadonlySet<string>): Judgement {
   const failed: Verdict[] = [];
   const pending: Verdict[] = [];
   for (const c of containers) {
@@ -63,8 +67,8 @@ export function judge(containers: readonly ContainerRun[]): Judgement {
         break;
       case 'exited':
       case 'dead':
-        if (isCompletedOneShot(c.state, c.exitCode, c.restartPolicy)) break;
-        if (c.exitCode === 0)
+        if (isCompletedOneShot(c.state, c.exitCode, c.restartPolicy) && oneShots.has(serviceOf(c))) break;
+        if (c.exitCode === 0 && RESTARTS_AFTER_SUCCESS.has(c.restartPolicy))
           pending.push({ container: c, reason: `${what} exited with code 0 and is restarted` });
         else failed.push({ container: c, reason: `${what} exited with code ${c.exitCode}` });
         break;
@@ -120,6 +124,8 @@ export interface WatchOptions {
   deadline: number;
   /** Only these containers (names, as compose printed them); all of the project's when empty. */
   names: ReadonlySet<string>;
+  /** The services the compose file declares one-shots (see `judge`). */
+  oneShots: ReadonlySet<string>;
   /** Asked before each look: true stops the watch (the server is stopping). */
   stopped?: () => boolean;
   pollMs?: number;
@@ -198,7 +204,7 @@ export async function watchServices(
 ): Promise<WatchResult> {
   const pollMs = options.pollMs ?? POLL_MS;
   for (;;) {
-    const judgement = judge(await look(docker, project, options.names));
+    const judgement = judge(await look(docker, project, options.names), options.oneShots);
     if (judgement.kind === 'ready') return { ready: true };
     if (judgement.kind === 'failed')
       return { ready: false, error: await describe(docker, judgement.failed), timedOut: false };

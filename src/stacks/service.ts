@@ -40,7 +40,7 @@ import { Retention } from './retention.js';
 import { StacksSchedules } from './schedules.js';
 import { resolveSecrets } from './secret-providers.js';
 import { type WatchResult, watchServices } from './service-health.js';
-import { StackStatusReader } from './stack-status.js';
+import { oneShotServices, StackStatusReader } from './stack-status.js';
 import {
   COMPOSE_FILE,
   composeHash,
@@ -791,13 +791,7 @@ export class StacksService {
       // Whether the services came up: v1's `up` does not wait for them, v2's stops at a one-shot.
       const gaveUp = waitGaveUp && !exit.timedOut && !exit.cancelled && !this.closing;
       if (operation === 'up' && (failure === undefined ? program.generation === 'v1' : gaveUp)) {
-        const watched = await this.watchServices(
-          environment,
-          stack.name,
-          summary.containerNames(),
-          deadline,
-          job,
-        );
+        const watched = await this.watchServices(environment, stack, summary.containerNames(), deadline, job);
         if (watched === undefined) {
           // The engine could not be asked: compose's own answer stands.
         } else if (watched.ready) {
@@ -968,7 +962,7 @@ export class StacksService {
    */
   private async watchServices(
     environment: Environment | null,
-    project: string,
+    stack: Stack,
     names: ReadonlySet<string>,
     deadline: number,
     job: Job,
@@ -980,9 +974,10 @@ export class StacksService {
     }
     job.status('Waiting for the services to run');
     try {
-      const result = await watchServices(client.docker, project, {
+      const result = await watchServices(client.docker, stack.name, {
         deadline,
         names,
+        oneShots: oneShotServices(stack.compose),
         stopped: () => this.closing,
       });
       if (!result.ready && result.timedOut)

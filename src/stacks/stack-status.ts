@@ -83,11 +83,8 @@ export interface StackStatus {
 const labelOf = (labels: Readonly<Record<string, string>>, key: string): string | undefined =>
   Object.hasOwn(labels, key) ? labels[key] : undefined;
 
-/**
- * The services of a compose text that `up` starts (not those behind a profile, nor scaled to 0), or
- * undefined when the text cannot be read (then only the containers decide the state).
- */
-export function startedServices(compose: string): string[] | undefined {
+/** The `services` mapping of a compose text, or undefined when the text cannot be read as one. */
+function servicesOf(compose: string): Record<string, unknown> | undefined {
   let value: unknown;
   try {
     value = parse(compose, { maxAliasCount: 10_000 });
@@ -97,6 +94,41 @@ export function startedServices(compose: string): string[] | undefined {
   if (value === null || typeof value !== 'object' || !Object.hasOwn(value, 'services')) return undefined;
   const services = (value as { services: unknown }).services;
   if (services === null || typeof services !== 'object' || Array.isArray(services)) return undefined;
+  return services as Record<string, unknown>;
+}
+
+const ownKey = (value: unknown, key: string): unknown =>
+  value !== null && typeof value === 'object' && Object.hasOwn(value, key)
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
+
+/**
+ * The services a compose text declares one-shots: `restart: "no"` (or `on-failure`) said outright, or
+ * depended on with `condition: service_completed_successfully`. Such a service that exited 0 has done
+ * its work; any other that exited 0 was stopped, or stopped by itself when it should run. Pure.
+ */
+export function oneShotServices(compose: string): Set<string> {
+  const out = new Set<string>();
+  const services = servicesOf(compose);
+  if (services === undefined) return out;
+  for (const [name, service] of Object.entries(services)) {
+    const restart = ownKey(service, 'restart');
+    if (restart !== undefined && /^(?:no|on-failure(?::\d+)?)$/.test(String(restart))) out.add(name);
+    const depends = ownKey(service, 'depends_on');
+    if (depends === null || typeof depends !== 'object' || Array.isArray(depends)) continue;
+    for (const [on, how] of Object.entries(depends as Record<string, unknown>))
+      if (ownKey(how, 'condition') === 'service_completed_successfully') out.add(on);
+  }
+  return out;
+}
+
+/**
+ * The services of a compose text that `up` starts (not those behind a profile, nor scaled to 0), or
+ * undefined when the text cannot be read (then only the containers decide the state).
+ */
+export function startedServices(compose: string): string[] | undefined {
+  const services = servicesOf(compose);
+  if (services === undefined) return undefined;
   const out: string[] = [];
   for (const [name, service] of Object.entries(services as Record<string, unknown>)) {
     if (service !== null && typeof service === 'object') {
@@ -115,8 +147,9 @@ export function startedServices(compose: string): string[] | undefined {
  * The stack's state from its containers: `not deployed` without any; `stopped` when none runs;
  * `unhealthy` when one that runs fails its health check; `running` when every container runs and every
  * service `up` starts has one running; `partial` otherwise. A one-shot that completed (`completed`: it
- * exited 0 under a policy that leaves it stopped, service-health.ts) counts for its service and is not
- * held against the stack: a migration that ran does not make it `partial` for good.
+ * exited 0 under a policy that leaves it stopped, and the compose file says it is one, `oneShotServices`)
+ * counts for its service and is not held against the stack: a migration that ran does not make it
+ * `partial` for good.
  */
 export function stackStateOf(
   containers: readonly ContainerStatus[],
@@ -299,7 +332,11 @@ export class StackStatusReader {
       for (const stack of stacks) {
         const own = containers.byProject.get(stack.name) ?? [];
         const services = stack.compose === undefined ? undefined : startedServices(stack.compose);
-        const state = stackStateOf(own, services, containers.completed);
+        const oneShots = stack.compose === undefined ? new Set<string>() : oneShotServices(stack.compose);
+        const done = new Set(
+          own.filter((c) => containers.completed.has(c) && c.service !== null && oneShots.has(c.service)),
+        );
+        const state = stackStateOf(own, services, done);
         out.set(stack.name, { state, stateReason: null, containers: own });
       }
       return out;
@@ -359,6 +396,7 @@ export class StackStatusReader {
       out.set(name, list);
     });
     for (const list of out.values()) list.sort((a, b) => a.name.localeCompare(b.name));
+    // Exited 0 under a policy that leaves it stopped: a one-shot done, if the compose file says it is one.
     return { byProject: out, completed };
   }
 

@@ -9,6 +9,7 @@ import {
   containerStatusOf,
   digestFor,
   engineOptions,
+  oneShotServices,
   repositoryOf,
   StackStatusReader,
   stackStateOf,
@@ -66,6 +67,27 @@ describe('stackStateOf', () => {
     expect(stackStateOf([sick, container('db', 'running')], ['web', 'db'])).toBe('unhealthy');
     expect(stackStateOf([{ ...sick, health: 'starting' }], ['web'])).toBe('running');
     expect(stackStateOf([{ ...sick, state: 'exited' }], ['web'])).toBe('stopped');
+  });
+});
+
+describe('oneShotServices', () => {
+  it('restart "no" or on-failure said outright, and services depended on with service_completed_successfully', () => {
+    const compose = [
+      'services:',
+      '  web:',
+      '    image: x',
+      '    depends_on:',
+      '      migrate: { condition: service_completed_successfully }',
+      '      db: { condition: service_healthy }',
+      '  migrate: { image: x }',
+      '  seed: { image: x, restart: "no" }',
+      '  retry: { image: x, restart: "on-failure:3" }',
+      '  db: { image: x }',
+      '  always: { image: x, restart: always }',
+      '',
+    ].join('\n');
+    expect([...oneShotServices(compose)].sort()).toEqual(['migrate', 'retry', 'seed']);
+    expect(oneShotServices('not: [yaml').size).toBe(0);
   });
 });
 

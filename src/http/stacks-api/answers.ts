@@ -69,7 +69,7 @@ export const STACK_STATE = z
   .enum(['running', 'unhealthy', 'partial', 'stopped', 'not deployed', 'unknown'])
   .meta({
     description:
-      '`running`: every container runs (or is a one-shot that completed: exit 0, restart `no` or `on-failure`) and every service `up` starts has one; `unhealthy`: one that runs fails its health check; `partial`: some run; `stopped`: none does; `not deployed`: no container; `unknown`: the engine did not answer within 2 s or cannot be reached.',
+      '`running`: every container runs (or is a one-shot that completed: exit 0 of a service declared one by `restart: "no"`/`on-failure` or `service_completed_successfully`) and every service `up` starts has one; `unhealthy`: one that runs fails its health check; `partial`: some run; `stopped`: none does; `not deployed`: no container; `unknown`: the engine did not answer within 2 s or cannot be reached.',
   });
 
 /** A stack's state on its engine, read when the stack is read (src/stacks/stack-status.ts). */
