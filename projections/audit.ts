@@ -126,6 +126,23 @@ function entryOf(state: AuditState, event: RecordedEvent): Omit<AuditEntry, 'id'
         },
       };
     }
+    case 'ContainerConsoleOpened':
+    case 'ContainerConsoleClosed': {
+      const d = event.data as Data<'ContainerConsoleOpened'> | Data<'ContainerConsoleClosed'>;
+      const opened = event.type === 'ContainerConsoleOpened';
+      return {
+        type: opened ? 'console.opened' : 'console.closed',
+        user: who(event, d.user_id),
+        stack: d.stack,
+        environmentId: d.environment_id,
+        details: {
+          container: d.container,
+          consoleId: d.console_id,
+          ...('command' in d ? { command: [...d.command] } : {}),
+          ...('exit_code' in d ? { exitCode: d.exit_code } : {}),
+        },
+      };
+    }
     case 'StackHistorySettingsSet': {
       const d = event.data as Data<'StackHistorySettingsSet'>;
       return {

@@ -255,6 +255,29 @@ export interface StacksEventMap {
     user_id: string | null;
   };
   /**
+   * A console (an exec with a terminal) was opened in one of a stack's containers (stack stream): who,
+   * which container, the command it runs. What is typed in it and what it prints are never recorded.
+   */
+  ContainerConsoleOpened: {
+    stack: string;
+    environment_id: EnvironmentId;
+    /** The container's name. */
+    container: string;
+    command: string[];
+    /** Names this console in its ContainerConsoleClosed. */
+    console_id: string;
+    user_id: string | null;
+  };
+  /** The console ended: its command exited (`exit_code`), or its page left (null). */
+  ContainerConsoleClosed: {
+    stack: string;
+    environment_id: EnvironmentId;
+    container: string;
+    console_id: string;
+    exit_code: number | null;
+    user_id: string | null;
+  };
+  /**
    * A signed webhook delivery a git stack acted on (stream `git-webhook-<env id or "local">-<name>`):
    * its id is remembered, so a replay of it is ignored, also after a restart.
    */

@@ -1,3 +1,4 @@
+import websocket from '@fastify/websocket';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ContainerEvents } from '../stacks/engine/container-events.js';
@@ -17,6 +18,7 @@ import {
 } from './stacks-limits.js';
 import { documentRoute, isPageRoute, useStacksSchemas, validationMessage } from './stacks-openapi.js';
 import { auditRoutes } from './stacks-routes-audit.js';
+import { consoleRoutes } from './stacks-routes-console.js';
 import { containerRoutes } from './stacks-routes-containers.js';
 import { gitStackRoutes } from './stacks-routes-git.js';
 import { historyRoutes } from './stacks-routes-history.js';
@@ -137,6 +139,8 @@ export function stacksApp(
     reply.code(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}` }),
   );
 
+  // Before the routes: its hook turns a route with `wsHandler` into one that may upgrade (the console).
+  void app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   const typed = useStacksSchemas(app);
   // After the document's plugin has loaded, so that it sees every route.
   typed.register(async (scope) => {
@@ -145,6 +149,7 @@ export function stacksApp(
     changeRoutes(scope, service, engine);
     stackRoutes(scope, service, status);
     containerRoutes(scope, service, engine, status, streams);
+    consoleRoutes(scope, service, engine);
     runRoutes(scope, service, streams);
     // Issue 19's routes (deploy history, audit, retention, notifications): no zod schemas yet.
     historyRoutes(scope, service);

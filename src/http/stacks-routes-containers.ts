@@ -1,3 +1,4 @@
+import type Docker from 'dockerode';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EnvironmentId } from '../../streams/stacks.js';
 import { checkEnvAccess } from '../stacks/auth.js';
@@ -26,7 +27,7 @@ import { allow, userOf } from './stacks-request.js';
 const CONTAINER_NOT_FOUND = 'Container not found';
 
 /** The engine's failure as the caller sees it: 502, with the engine's reason (never a stack value). */
-const engineFailure = (engine: Engine, error: unknown) =>
+export const engineFailure = (engine: Engine, error: unknown) =>
   new StacksError(502, `The Docker engine (${engine.where}) failed: ${(error as Error).message}`);
 
 /** A reply that writes lines as `text/plain`, each write joined with the others of its turn, paced. */
@@ -63,6 +64,31 @@ function plainLines(reply: FastifyReply) {
   };
 }
 
+/**
+ * A container of the stack, as the engine inspects it: 404 `Container not found` for one that does not
+ * exist or is another project's; 502 when the engine fails.
+ */
+export async function ownContainer(
+  engine: Engine,
+  stack: Stack,
+  container: string,
+): Promise<Docker.ContainerInspectInfo> {
+  const docker = engine.docker;
+  if (!docker) throw new StacksError(502, engine.error ?? 'No Docker engine');
+  const inspected = await docker
+    .getContainer(container)
+    .inspect()
+    .catch((error: unknown) => {
+      if ((error as { statusCode?: number }).statusCode === 404)
+        throw new StacksError(404, CONTAINER_NOT_FOUND);
+      throw engineFailure(engine, error);
+    });
+  const labels = inspected.Config?.Labels ?? {};
+  if (!Object.hasOwn(labels, PROJECT_LABEL) || labels[PROJECT_LABEL] !== stack.name)
+    throw new StacksError(404, CONTAINER_NOT_FOUND);
+  return inspected;
+}
+
 export function containerRoutes(
   app: StacksFastify,
   service: StacksService,
@@ -97,17 +123,8 @@ export function containerRoutes(
         }))
         .sort((a, b) => a.name.localeCompare(b.name));
     }
-    const inspected = await docker
-      .getContainer(container)
-      .inspect()
-      .catch((error: unknown) => {
-        if ((error as { statusCode?: number }).statusCode === 404)
-          throw new StacksError(404, CONTAINER_NOT_FOUND);
-        throw engineFailure(engine, error);
-      });
+    const inspected = await ownContainer(engine, stack, container);
     const labels = inspected.Config?.Labels ?? {};
-    if (!Object.hasOwn(labels, PROJECT_LABEL) || labels[PROJECT_LABEL] !== stack.name)
-      throw new StacksError(404, CONTAINER_NOT_FOUND);
     return [
       {
         name: inspected.Name.replace(/^\//, ''),

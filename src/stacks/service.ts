@@ -1005,18 +1005,24 @@ export class StacksService {
   }
 
   /**
-   * A redactor of what the stack's containers print (their logs, a console): its variables' values and
-   * its secret provider's secrets as the provider gives them now. Rejects when the provider fails.
+   * The values to hide in what the stack's containers print (their logs, a console): its variables'
+   * values and its secret provider's secrets as the provider gives them now. Rejects when the provider
+   * fails.
    */
-  async redactorOf(stack: Stack): Promise<Redactor> {
+  async valuesOf(stack: Stack): Promise<string[]> {
     const values = stack.variables.map((v) => v.value);
-    if (stack.secretProvider === null) return createRedactor(values);
+    if (stack.secretProvider === null) return values;
     const secrets = await this.resolveProvider(
       stack,
       stackDir(this.dataDir, stack),
       this.config.jobs.timeoutSeconds * 1000,
     );
-    return createRedactor([...values, ...Object.values(secrets)]);
+    return [...values, ...Object.values(secrets)];
+  }
+
+  /** A redactor of the values `valuesOf` gives. */
+  async redactorOf(stack: Stack): Promise<Redactor> {
+    return createRedactor(await this.valuesOf(stack));
   }
 
   private async resolveProvider(

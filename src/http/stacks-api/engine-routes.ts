@@ -186,6 +186,52 @@ export const engineSchemas = {
       response: { 200: LOG_ANSWER("The stack's lines"), ...FAILS },
     },
   },
+  openContainerConsole: {
+    method: 'GET',
+    url: '/api/stacks/:name/containers/:container/console',
+    schema: {
+      operationId: 'openContainerConsole',
+      summary: 'A console in a running container (WebSocket)',
+      description:
+        'A WebSocket (`Upgrade: websocket`) to an exec with a TTY in the container: binary messages are the terminal\'s bytes both ways; text messages are JSON — `{"type":"resize","cols","rows"}` to the server, `{"type":"exit","exitCode"}` or `{"type":"error","error"}` from it, then the socket closes. Needs `edit` on the stack\'s environment; a page\'s request (its session cookie) must come from this server\'s origin. Opening and closing are audited (`console.opened`, `console.closed`: who, which container, the command, its exit code); what is typed is never recorded. Values of the stack of more than 5 characters are masked in what it prints.',
+      tags: CONTAINERS,
+      params: ContainerParams,
+      querystring: EnvQuery.extend({
+        command: z
+          .string()
+          .max(4096)
+          .meta({
+            description:
+              'The command, split into words as a shell would (quotes and backslashes; nothing expanded). Default `sh`.',
+            examples: ['sh', 'bash -l'],
+          })
+          .optional(),
+      }),
+      response: {
+        101: {
+          description: "Switching Protocols: the console runs; the socket's messages are as described above.",
+          content: {
+            'application/octet-stream': {
+              schema: z
+                .string()
+                .meta({ description: "WebSocket messages: the terminal's bytes, and JSON controls." }),
+            },
+          },
+        },
+        400: fail('Bad `env`, stack name, container name or command (an unclosed quote), naming it.'),
+        401: UNAUTHORIZED,
+        403: fail(
+          "The caller lacks `edit` for the stack's environment, or the page's request came from another origin.",
+        ),
+        404: fail(
+          'No such environment or stack, or no container of that name in the stack (`Container not found`).',
+        ),
+        409: fail('The container is not running, or too many consoles are open.'),
+        426: fail('A plain HTTP request: the console needs `Upgrade: websocket`.'),
+        502: FAILS[502],
+      },
+    },
+  },
 } as const;
 
 export type EngineRoutes = typeof engineSchemas;

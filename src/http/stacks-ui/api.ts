@@ -113,6 +113,7 @@ const ROUTES = {
   getStackContainers: ['GET', '/api/stacks/:name/containers'],
   getContainerLogs: ['GET', '/api/stacks/:name/containers/:container/logs'],
   getStackLogs: ['GET', '/api/stacks/:name/logs'],
+  openContainerConsole: ['GET', '/api/stacks/:name/containers/:container/console'],
 } as const satisfies Partial<{
   [N in ApiRouteName]: readonly [ApiRoutes[N]['method'], ApiRoutes[N]['url']];
 }>;
@@ -267,6 +268,10 @@ export const api = {
           { name, container },
           { ...envQuery(env), tail: String(tail), follow: 'true' },
         ),
+
+  /** The console's WebSocket path (the page makes it a ws:// or wss:// address). */
+  consoleUrl: (name: string, env: Env, container: string, command: string) =>
+    pathOf('openContainerConsole', { name, container }, { ...envQuery(env), command }),
 
   job: (id: string) => call<'getJob', Job>('getJob', { params: { id } }),
   jobEventsUrl: (id: string) => pathOf('getJobEvents', { id }),

@@ -127,7 +127,7 @@ function App() {
   else if (section === 'stack' && name)
     page = html`<${StackPage} key=${`${name}-${env}`} name=${name} env=${env} canEdit=${canEdit}
       tab=${route.query.get('tab') ?? 'compose'} job=${route.query.get('job')} tick=${tick} live=${live}
-      container=${route.query.get('container')}
+      container=${route.query.get('container')} consoleIn=${route.query.get('console')}
       openRun=${route.query.get('run') ? Number(route.query.get('run')) : null} navigate=${navigate} />`;
   else if (section === 'settings') page = html`<${SettingsPage} user=${user} tick=${tick} />`;
   else if (section === 'audit' && user.admin)

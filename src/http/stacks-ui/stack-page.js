@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { ComposeEditor } from './compose-editor.js';
+import { ConsolePanel } from './console.js';
 import { ContainerLogs } from './container-logs.js';
 import { ContainersPanel, useContainers } from './containers.js';
 import { DeploysTab } from './deploys.js';
@@ -21,10 +22,22 @@ const TABS = /** @type {const} */ (['compose', 'variables', 'logs', 'deploys']);
 /**
  * `live` changes with the stack's containers (the change feed); `container` is the one the logs tab shows.
  * @param {{ name: string, env: import('./api.js').Env, canEdit: boolean, tab: string, job: string | null,
- *   openRun: number | null, tick: number, live: number, container: string | null,
+ *   openRun: number | null, tick: number, live: number, container: string | null, consoleIn: string | null,
  *   navigate: (query: Record<string, string | number | null | undefined>) => void }} props
  */
-export function StackPage({ name, env, canEdit, tab, job, openRun, tick, live, container, navigate }) {
+export function StackPage({
+  name,
+  env,
+  canEdit,
+  tab,
+  job,
+  openRun,
+  tick,
+  live,
+  container,
+  consoleIn,
+  navigate,
+}) {
   const [stack, setStack] = useState(/** @type {import('./api.js').Stack | null} */ (null));
   const [runs, setRuns] = useState(/** @type {import('./api.js').Run[] | null} */ (null));
   const [compose, setCompose] = useState('');
@@ -190,7 +203,14 @@ export function StackPage({ name, env, canEdit, tab, job, openRun, tick, live, c
       ${job ? html`<${LiveOutput} jobId=${job} onDone=${reloadRuns} onClose=${() => navigate({ job: undefined })} />` : null}
       <${GitPanel} name=${name} env=${env} canEdit=${canEdit} tick=${tick} onJob=${(/** @type {string} */ id) => navigate({ job: id })} />
       <${ContainersPanel} status=${engine.status} error=${engine.error} canEdit=${canEdit}
-        onLogs=${(/** @type {string} */ c) => navigate({ tab: 'logs', container: c })} />
+        onLogs=${(/** @type {string} */ c) => navigate({ tab: 'logs', container: c })}
+        onConsole=${(/** @type {string} */ c) => navigate({ console: c })} />
+      ${
+        canEdit && consoleIn
+          ? html`<${ConsolePanel} key=${consoleIn} name=${name} env=${env} container=${consoleIn}
+              onClose=${() => navigate({ console: undefined })} />`
+          : null
+      }
       <div class="tabs" role="tablist" aria-label="Stack sections" onKeyDown=${onTabKey}>
         ${TABS.map(
           (t) => html`<button type="button" role="tab" id=${`tab-${t}`} aria-selected=${current === t}

@@ -141,4 +141,27 @@ describePage('stacks page on a real engine', (compose: ComposeUnderTest) => {
     if (compose.generation === 'v2')
       await page.screenshot({ path: join(SHOTS, 'stacks-container-logs.png') });
   });
+
+  it('a console into a running container runs `echo hi` and shows `hi`; it is audited', async () => {
+    const webRow = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: web }) });
+    await webRow.getByRole('button', { name: `Console in ${web}` }).click();
+    const panel = page.getByRole('region', { name: `Console in ${web}` });
+    expect(await panel.getByLabel('Command').inputValue()).toBe('sh');
+    await panel.getByRole('button', { name: 'Connect' }).click();
+    await eventually(() => panel.getByTestId('console-state').textContent()).toBe('connected');
+    await page.keyboard.type('echo hi\n');
+    const rows = () => panel.locator('.xterm-rows > div').allTextContents();
+    await eventually(async () => (await rows()).map((r) => r.trim())).toContain('hi');
+    if (compose.generation === 'v2') await page.screenshot({ path: join(SHOTS, 'stacks-console.png') });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.keyboard.type('exit 4\n');
+    await eventually(() => panel.getByTestId('console-state').textContent()).toBe('exited (4)');
+    const audit = (await server.as('admin').get(`/api/audit?type=console.&stack=${name}`)).value as {
+      entries: Array<{ type: string; user: string; details: { container: string } }>;
+    };
+    expect(audit.entries.map((e) => [e.type, e.user, e.details.container])).toEqual([
+      ['console.closed', 'admin', web],
+      ['console.opened', 'admin', web],
+    ]);
+  });
 });

@@ -6,6 +6,7 @@
  * read what.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import {
   type ComposeUnderTest,
   containerOf,
@@ -148,9 +149,13 @@ describeCompose('stack containers on a real Docker engine', (compose: ComposeUnd
         `${web} token=***`,
       ]),
     );
-    const times = parsed.map(([time]) => Date.parse(time ?? ''));
-    expect(times.every(Number.isFinite)).toBe(true);
-    expect([...times].sort((a, b) => a - b)).toEqual(times);
+    expect(parsed.every(([time]) => Number.isFinite(Date.parse(time ?? '')))).toBe(true);
+    // Each container's lines in its own log's order (stdout and stderr are timed apart, so that is not
+    // always their times' order), the containers interleaved.
+    for (const container of [db, web]) {
+      const own = await logs(`/api/stacks/${name}/containers/${container}/logs`);
+      expect(parsed.filter(([, c]) => c === container).map(([, , text]) => text)).toEqual(own);
+    }
     // As events: one ContainerLogLine each, then the end.
     const stream = await openSse(server.port, `/api/stacks/${name}/logs`, TOKENS.admin);
     await stream.closed;
@@ -247,6 +252,78 @@ describeCompose('stack containers on a real Docker engine', (compose: ComposeUnd
       elsewhere.close();
       await engine.getContainer(web).start();
     }
+  }, 120_000);
+
+  /** A console over a WebSocket: what it printed, its controls, how it closed (or its refusal). */
+  const consoleIn = (
+    container: string,
+    input: string,
+    options: { command?: string; headers?: Record<string, string> } = {},
+  ) =>
+    new Promise<{ printed: string; controls: Json[]; status?: number; body?: string }>((resolve) => {
+      const query = options.command === undefined ? '' : `?command=${encodeURIComponent(options.command)}`;
+      const socket = new WebSocket(
+        `ws://127.0.0.1:${server.port}/api/stacks/${name}/containers/${container}/console${query}`,
+        { headers: options.headers ?? { authorization: `Bearer ${TOKENS.admin}` } },
+      );
+      let printed = '';
+      const controls: Json[] = [];
+      socket.on('open', () => {
+        socket.send(JSON.stringify({ type: 'resize', cols: 120, rows: 40 }));
+        socket.send(Buffer.from(input));
+      });
+      socket.on('message', (data: Buffer, binary: boolean) => {
+        if (binary) printed += data.toString();
+        else controls.push(JSON.parse(data.toString()));
+      });
+      socket.on('unexpected-response', (_request, response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        response.on('end', () => resolve({ printed, controls, status: response.statusCode ?? 0, body }));
+      });
+      socket.on('close', () => resolve({ printed, controls }));
+    });
+
+  it('a console runs a command with a terminal of the size asked, masks the stack values, ends with its exit code, audited', async () => {
+    const done = await consoleIn(web, 'echo hi; echo $TOKEN; stty size; exit 7\n');
+    expect(done.printed).toMatch(/\r\nhi\r\n/);
+    expect(done.printed).toContain('40 120');
+    expect(done.printed).toContain('***');
+    expect(done.printed).not.toContain(TOKEN_VALUE);
+    expect(done.controls).toEqual([{ type: 'exit', exitCode: 7 }]);
+    const own = await consoleIn(web, 'exit 0\n', { command: `sh -c 'echo "one word"; exec sh'` });
+    expect(own.printed).toContain('one word');
+    const audit = objectOf(await admin.get(`/api/audit?type=console.&stack=${name}`)) as { entries: Json[] };
+    expect(
+      audit.entries.map((e) => [e.type, e.user, (e.details as Json).container, (e.details as Json).exitCode]),
+    ).toEqual([
+      ['console.closed', 'admin', web, 0],
+      ['console.opened', 'admin', web, undefined],
+      ['console.closed', 'admin', web, 7],
+      ['console.opened', 'admin', web, undefined],
+    ]);
+    expect((audit.entries[3]?.details as Json | undefined)?.command).toEqual(['sh']);
+    // What was typed is nowhere in the log.
+    expect(JSON.stringify(audit)).not.toContain('stty');
+  }, 120_000);
+
+  it('a console needs edit, a running container of the stack, an upgrade, a page of this origin', async () => {
+    const viewer = await consoleIn(web, '', { headers: { authorization: `Bearer ${TOKENS.viewer}` } });
+    expect(viewer.status).toBe(403);
+    expect((await consoleIn(db, '')).status).toBe(409);
+    expect((await consoleIn('no-such-container', '')).status).toBe(404);
+    expect((await consoleIn(web, '', { command: "sh -c 'unclosed" })).body).toContain('unclosed');
+    expectStatus(await admin.get(`/api/stacks/${name}/containers/${web}/console`), 426, 'plain GET');
+    // A page's session cookie: from this origin a console opens, from another it is refused.
+    const signedIn = await admin.post('/api/session', { token: TOKENS.admin });
+    const cookie = (signedIn.headers.find(([n]) => n === 'set-cookie')?.[1] ?? '').split(';')[0] ?? '';
+    const host = `127.0.0.1:${server.port}`;
+    const foreign = await consoleIn(web, '', { headers: { cookie, origin: 'http://evil.example' } });
+    expect(foreign.status).toBe(403);
+    const own = await consoleIn(web, 'exit 0\n', { headers: { cookie, origin: `http://${host}` } });
+    expect(own.controls).toEqual([{ type: 'exit', exitCode: 0 }]);
   }, 120_000);
 
   describe('who may read what', () => {
