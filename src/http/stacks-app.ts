@@ -20,6 +20,7 @@ import { documentRoute, isPageRoute, useStacksSchemas, validationMessage } from 
 import { auditRoutes } from './stacks-routes-audit.js';
 import { consoleRoutes } from './stacks-routes-console.js';
 import { containerRoutes } from './stacks-routes-containers.js';
+import { engineRoutes } from './stacks-routes-engines.js';
 import { gitStackRoutes } from './stacks-routes-git.js';
 import { historyRoutes } from './stacks-routes-history.js';
 import { jobRoutes } from './stacks-routes-jobs.js';
@@ -150,6 +151,7 @@ export function stacksApp(
     stackRoutes(scope, service, status);
     containerRoutes(scope, service, engine, status, streams);
     consoleRoutes(scope, service, engine);
+    engineRoutes(scope, service, engine);
     runRoutes(scope, service, streams);
     // Issue 19's routes (deploy history, audit, retention, notifications): no zod schemas yet.
     historyRoutes(scope, service);

@@ -436,6 +436,11 @@ export class StacksService {
     });
   }
 
+  /** The compose program the jobs run (found at the first job, or at start by the CLI). */
+  composeProgram(): Promise<ComposeProgram> {
+    return this.compose.resolve();
+  }
+
   /** Whether a job of the stack runs now (a scheduled deploy skips its turn then). */
   isBusy(ref: StackRef): boolean {
     return this.busy.has(keyOf(ref));

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_TAIL, MAX_TAIL } from '../../stacks/engine/log-limits.js';
-import { EventStreamText, STACK_STATE, StackContainer } from './answers.js';
+import { EnvironmentId, EventStreamText, STACK_STATE, StackContainer } from './answers.js';
 import { EnvQuery, StackName } from './requests.js';
 import { fail, json, UNAUTHORIZED } from './route-answers.js';
 
@@ -94,6 +94,70 @@ export const StackContainers = z
     description:
       "A stack's state and containers on its Docker engine (as `GET /api/stacks/{name}` has them).",
   });
+
+export const EngineReach = z
+  .object({
+    environmentId: EnvironmentId,
+    name: z.string(),
+    reachable: z.boolean(),
+    version: z.string().nullable().meta({ description: "The engine's version; null when unreachable." }),
+    apiVersion: z.string().nullable(),
+    reason: z.string().nullable().meta({ description: 'Why it is unreachable; null otherwise.' }),
+  })
+  .meta({
+    id: 'EngineReach',
+    description: "An environment's Docker engine: whether it answered (within 2 s) and its version.",
+    examples: [
+      {
+        environmentId: null,
+        name: 'local',
+        reachable: true,
+        version: '20.10.24',
+        apiVersion: '1.41',
+        reason: null,
+      },
+    ],
+  });
+
+const bytes = (description: string) => z.number().int().meta({ description });
+
+export const EngineInfo = z
+  .object({
+    environmentId: EnvironmentId,
+    where: z
+      .string()
+      .meta({ description: 'Where the engine is (`unix:///var/run/docker.sock`, `tcp://…`).' }),
+    version: z.string(),
+    apiVersion: z.string(),
+    os: z.string(),
+    kernel: z.string(),
+    architecture: z.string(),
+    cpus: z.number().int(),
+    memoryBytes: bytes('Memory of the engine host.'),
+    containers: z.object({
+      total: z.number().int(),
+      running: z.number().int(),
+      paused: z.number().int(),
+      stopped: z.number().int(),
+    }),
+    images: z.number().int(),
+    disk: z
+      .object({
+        images: bytes("Images' layers."),
+        containers: bytes("Containers' writable layers."),
+        volumes: bytes('Volumes (those the engine measured).'),
+        buildCache: bytes('The build cache.'),
+      })
+      .meta({ description: 'Bytes on the engine disk (`GET /system/df`).' }),
+    compose: z
+      .object({
+        command: z.array(z.string()),
+        generation: z.enum(['v1', 'v2']),
+        version: z.string().nullable(),
+      })
+      .meta({ description: 'The compose program chronicle runs the stacks with.' }),
+  })
+  .meta({ id: 'EngineInfo', description: "An environment's Docker engine in detail (admins)." });
 
 export const ContainerLogLine = z
   .object({
@@ -184,6 +248,36 @@ export const engineSchemas = {
       params: z.object({ name: StackName }),
       querystring: LogsQuery,
       response: { 200: LOG_ANSWER("The stack's lines"), ...FAILS },
+    },
+  },
+  listEngines: {
+    method: 'GET',
+    url: '/api/engines',
+    schema: {
+      operationId: 'listEngines',
+      summary: "Each environment's Docker engine: reachable, and its version",
+      description:
+        'Of the environments the caller may view (and access); each engine asked once, for at most 2 s.',
+      tags: CONTAINERS,
+      response: { 200: json('The engines, local first.', z.array(EngineReach)), 401: UNAUTHORIZED },
+    },
+  },
+  getEngineInfo: {
+    method: 'GET',
+    url: '/api/engines/info',
+    schema: {
+      operationId: 'getEngineInfo',
+      summary: "An environment's Docker engine in detail (admins)",
+      tags: CONTAINERS,
+      querystring: EnvQuery,
+      response: {
+        200: json('Version, host, containers, images, disk use and the compose program.', EngineInfo),
+        400: FAILS[400],
+        401: UNAUTHORIZED,
+        403: fail('Only an admin may.'),
+        404: fail('No such environment.'),
+        502: fail('The engine cannot be reached, or did not answer within 4 s.'),
+      },
     },
   },
   openContainerConsole: {

@@ -45,6 +45,8 @@ export type Change = z.output<typeof ChangeSchema>;
 export type StackContainers = StacksAnswer<'getStackContainers', 200>;
 export type Container = NonNullable<StackContainers['containers']>[number];
 export type ContainerLogLine = z.output<typeof ContainerLogLineSchema>;
+export type EngineReach = StacksAnswer<'listEngines', 200>[number];
+export type EngineInfo = StacksAnswer<'getEngineInfo', 200>;
 export type RunCompose = StacksAnswer<'getRunCompose', 200>;
 export type RunVariables = StacksAnswer<'getRunVariables', 200>;
 export type RunDiff = StacksAnswer<'getRunDiff', 200>;
@@ -114,6 +116,8 @@ const ROUTES = {
   getContainerLogs: ['GET', '/api/stacks/:name/containers/:container/logs'],
   getStackLogs: ['GET', '/api/stacks/:name/logs'],
   openContainerConsole: ['GET', '/api/stacks/:name/containers/:container/console'],
+  listEngines: ['GET', '/api/engines'],
+  getEngineInfo: ['GET', '/api/engines/info'],
 } as const satisfies Partial<{
   [N in ApiRouteName]: readonly [ApiRoutes[N]['method'], ApiRoutes[N]['url']];
 }>;
@@ -272,6 +276,9 @@ export const api = {
   /** The console's WebSocket path (the page makes it a ws:// or wss:// address). */
   consoleUrl: (name: string, env: Env, container: string, command: string) =>
     pathOf('openContainerConsole', { name, container }, { ...envQuery(env), command }),
+
+  engines: () => call<'listEngines', EngineReach[]>('listEngines'),
+  engineInfo: (env: Env) => call<'getEngineInfo', EngineInfo>('getEngineInfo', { query: envQuery(env) }),
 
   job: (id: string) => call<'getJob', Job>('getJob', { params: { id } }),
   jobEventsUrl: (id: string) => pathOf('getJobEvents', { id }),

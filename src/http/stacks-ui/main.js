@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, setUnauthorizedHandler } from './api.js';
 import { AuditPage } from './audit.js';
 import { isEngineChange, openChanges } from './changes.js';
+import { EnginePage } from './engine-page.js';
 import { GitCreate } from './git.js';
 import { SettingsPage } from './settings.js';
 import { StackPage } from './stack-page.js';
@@ -62,6 +63,10 @@ function SignIn({ onSignedIn, expired }) {
   </main>`;
 }
 
+/** An engine as the switcher says it: " · Docker 20.10.24", " · unreachable", or nothing yet. */
+const engineWords = (/** @type {import('./api.js').EngineReach | undefined} */ engine) =>
+  engine === undefined ? '' : engine.reachable ? ` · Docker ${engine.version}` : ' · unreachable';
+
 function App() {
   const route = useRoute();
   const [user, setUser] = useState(/** @type {SessionUser | null | undefined} */ (undefined));
@@ -86,9 +91,27 @@ function App() {
     if (!user) return;
     return openChanges((changes) => {
       if (changes.some(isEngineChange)) setLive((n) => n + 1);
+      if (changes.some((c) => c.kind === 'engine')) setEngineTick((n) => n + 1);
       if (!changes.every(isEngineChange)) setTick((n) => n + 1);
     });
   }, [user]);
+
+  // Each environment's engine: reachable, and its version (the switcher says so).
+  const [engines, setEngines] = useState(
+    /** @type {Map<string, import('./api.js').EngineReach>} */ (new Map()),
+  );
+  const [engineTick, setEngineTick] = useState(0);
+  useEffect(() => {
+    if (!user) return;
+    let cancelled = false;
+    api.engines().then(
+      (all) => !cancelled && setEngines(new Map(all.map((e) => [envParam(e.environmentId), e]))),
+      () => undefined,
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [user, engineTick]);
 
   useEffect(() => {
     document.body.dataset.ready = user === undefined ? 'false' : 'true';
@@ -132,6 +155,8 @@ function App() {
   else if (section === 'settings') page = html`<${SettingsPage} user=${user} tick=${tick} />`;
   else if (section === 'audit' && user.admin)
     page = html`<${AuditPage} environments=${user.environments} tick=${tick} />`;
+  else if (section === 'engine' && user.admin)
+    page = html`<${EnginePage} env=${env} envName=${envEntry.name} live=${live} />`;
   else if (section === 'git') page = html`<${GitCreate} env=${env} canEdit=${canEdit} />`;
   else page = html`<${StacksList} env=${env} canEdit=${canEdit} tick=${tick} live=${live} />`;
 
@@ -143,13 +168,14 @@ function App() {
         ${canEdit ? html`<a href=${routeHref(['git'], { env: envParam(env) })}>New git stack</a>` : null}
         <a href=${routeHref(['settings'], { env: envParam(env) })}>Settings</a>
         ${user.admin ? html`<a href=${routeHref(['audit'], { env: envParam(env) })}>Audit</a>` : null}
+        ${user.admin ? html`<a href=${routeHref(['engine'], { env: envParam(env) })}>Engine</a>` : null}
         <a href=${api.apiDocumentUrl()} target="_blank" rel="noopener">API document</a>
       </nav>
       <label class="env">Environment
         <select value=${envParam(env)} onChange=${(/** @type {Event} */ e) => {
           location.hash = routeHref([], { env: /** @type {HTMLSelectElement} */ (e.target).value });
         }}>
-          ${visible.map((e) => html`<option value=${envParam(e.id)}>${e.name}${e.edit ? '' : ' (view only)'}</option>`)}
+          ${visible.map((e) => html`<option value=${envParam(e.id)} title=${engines.get(envParam(e.id))?.reason ?? ''}>${e.name}${engineWords(engines.get(envParam(e.id)))}${e.edit ? '' : ' (view only)'}</option>`)}
         </select>
       </label>
       <span class="user" data-testid="user">${user.name}${user.admin ? ' (admin)' : ''}</span>

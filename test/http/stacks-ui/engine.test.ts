@@ -56,7 +56,13 @@ describePage('stacks page on a real engine', (compose: ComposeUnderTest) => {
 
   beforeAll(async () => {
     await ensureTestImage();
-    server = await startStacks({ config: { users: [USERS.admin], compose: { command: compose.command } } });
+    server = await startStacks({
+      config: {
+        environments: [{ id: 1, name: 'edge', dockerHost: 'unix:///nonexistent/docker.sock' }],
+        users: [USERS.admin],
+        compose: { command: compose.command },
+      },
+    });
     base = `http://127.0.0.1:${server.port}`;
     const admin = server.as('admin');
     await waitJob(admin, (await createStack(admin, name, null, { compose: COMPOSE })).jobId, 180_000);
@@ -163,5 +169,20 @@ describePage('stacks page on a real engine', (compose: ComposeUnderTest) => {
       ['console.closed', 'admin', web],
       ['console.opened', 'admin', web],
     ]);
+  });
+
+  it("the environment switcher says each engine's version or that it is unreachable; an admin reads the engine", async () => {
+    const version = (await engine.version()).Version;
+    const options = page.getByRole('combobox', { name: 'Environment' }).locator('option');
+    await eventually(() => options.allTextContents()).toEqual([
+      `local · Docker ${version}`,
+      'edge · unreachable',
+    ]);
+    await page.getByRole('link', { name: 'Engine', exact: true }).click();
+    const info = page.getByTestId('engine-info');
+    await eventually(() => info.textContent()).toContain(`Docker${version}`);
+    expect(await info.textContent()).toContain(`Compose${compose.command.join(' ')}`);
+    expect(await axeViolations(page)).toEqual([]);
+    if (compose.generation === 'v2') await page.screenshot({ path: join(SHOTS, 'stacks-engine.png') });
   });
 });

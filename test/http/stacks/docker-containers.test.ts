@@ -326,6 +326,44 @@ describeCompose('stack containers on a real Docker engine', (compose: ComposeUnd
     expect(own.controls).toEqual([{ type: 'exit', exitCode: 0 }]);
   }, 120_000);
 
+  it("the engines: each environment's reachable or not, with its version; an admin reads one in detail", async () => {
+    const version = await engine.version();
+    const viewer = server.as('viewer');
+    expect((await viewer.get('/api/engines')).value).toEqual([
+      {
+        environmentId: null,
+        name: 'local',
+        reachable: true,
+        version: version.Version,
+        apiVersion: version.ApiVersion,
+        reason: null,
+      },
+      {
+        environmentId: 1,
+        name: 'edge',
+        reachable: false,
+        version: null,
+        apiVersion: null,
+        reason: expect.stringMatching(
+          /^The Docker engine \(unix:\/\/\/nonexistent\/docker\.sock\) cannot be reached: .*ENOENT/,
+        ),
+      },
+    ]);
+    expect((await server.as('nogrant').get('/api/engines')).value).toEqual([]);
+    const info = objectOf(await admin.get('/api/engines/info'));
+    expect(info).toMatchObject({
+      environmentId: null,
+      version: version.Version,
+      compose: { command: compose.command, generation: compose.generation },
+      containers: { running: expect.any(Number) },
+    });
+    expect((info.containers as { total: number }).total).toBeGreaterThanOrEqual(2);
+    expect((info.disk as { images: number }).images).toBeGreaterThan(0);
+    expectStatus(await viewer.get('/api/engines/info'), 403, 'viewer');
+    expectStatus(await admin.get(`/api/engines/info${q(1)}`), 502, 'edge');
+    expectStatus(await admin.get(`/api/engines/info${q(9)}`), 404, 'no such environment');
+  });
+
   describe('who may read what', () => {
     it("another project's container is not found, as one that does not exist; bad input is 400", async () => {
       const other = docker.stack('other');

@@ -1,0 +1,54 @@
+/**
+ * An environment's Docker engine, for admins (GET /api/engines/info): where it is, its version and
+ * host, its containers and images, its disk use, and the compose program the stacks run with. Read
+ * again when the engine's stream comes or goes (`live`).
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api } from './api.js';
+import { html } from './util.js';
+
+/** @param {number} n */
+const bytes = (n) =>
+  n >= 1024 ** 3
+    ? `${(n / 1024 ** 3).toFixed(1)} GiB`
+    : n >= 1024 ** 2
+      ? `${(n / 1024 ** 2).toFixed(1)} MiB`
+      : `${Math.round(n / 1024)} KiB`;
+
+/** @param {{ env: import('./api.js').Env, envName: string, live: number }} props */
+export function EnginePage({ env, envName, live }) {
+  const [info, setInfo] = useState(/** @type {import('./api.js').EngineInfo | null} */ (null));
+  const [error, setError] = useState(/** @type {string | null} */ (null));
+  useEffect(() => {
+    let cancelled = false;
+    api.engineInfo(env).then(
+      (i) => {
+        if (cancelled) return;
+        setInfo(i);
+        setError(null);
+      },
+      (e) => !cancelled && setError(e instanceof Error ? e.message : String(e)),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [env, live]);
+  return html`<section aria-labelledby="engine-title">
+    <h1 id="engine-title">Engine of ${envName}</h1>
+    ${error ? html`<p class="error-line" role="alert" data-testid="engine-error">${error}</p>` : null}
+    ${!info && !error ? html`<p class="muted">Asking the engine…</p>` : null}
+    ${
+      info
+        ? html`<dl class="details" data-testid="engine-info">
+          <dt>Where</dt><dd>${info.where}</dd>
+          <dt>Docker</dt><dd>${info.version} (API ${info.apiVersion})</dd>
+          <dt>Host</dt><dd>${info.os}, kernel ${info.kernel}, ${info.architecture}, ${info.cpus} CPUs, ${bytes(info.memoryBytes)}</dd>
+          <dt>Compose</dt><dd>${info.compose.command.join(' ')} ${info.compose.version ?? '(version unknown)'} (${info.compose.generation})</dd>
+          <dt>Containers</dt><dd>${info.containers.total} (${info.containers.running} running, ${info.containers.paused} paused, ${info.containers.stopped} stopped)</dd>
+          <dt>Images</dt><dd>${info.images}</dd>
+          <dt>Disk</dt><dd>images ${bytes(info.disk.images)}, containers ${bytes(info.disk.containers)}, volumes ${bytes(info.disk.volumes)}, build cache ${bytes(info.disk.buildCache)}</dd>
+        </dl>`
+        : null
+    }
+  </section>`;
+}
