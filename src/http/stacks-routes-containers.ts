@@ -4,6 +4,7 @@ import type { EnvironmentId } from '../../streams/stacks.js';
 import { checkEnvAccess } from '../stacks/auth.js';
 import { PROJECT_LABEL, SERVICE_LABEL } from '../stacks/engine/container-events.js';
 import { type ContainerLogLine, type LogTarget, readContainerLogs } from '../stacks/engine/container-logs.js';
+import { followStats } from '../stacks/engine/container-stats.js';
 import type { Engine } from '../stacks/engine/engines.js';
 import { StacksError } from '../stacks/errors.js';
 import type { StacksService } from '../stacks/service.js';
@@ -225,6 +226,41 @@ export function containerRoutes(
         plain?.end();
       }
     };
+
+  app.route({
+    ...routes.getStackStats,
+    handler: async (request, reply) => {
+      const env = request.query.env;
+      const stack = await viewedStack(request, env, request.params.name);
+      const engine = feed.engines.of(service.environment(env));
+      const docker = engine.docker;
+      if (!docker) throw new StacksError(502, engine.error ?? 'No Docker engine');
+      const running = await docker
+        .listContainers({ filters: { label: [`${PROJECT_LABEL}=${stack.name}`], status: ['running'] } })
+        .catch((error: unknown) => {
+          throw engineFailure(engine, error);
+        });
+      const controller = new AbortController();
+      const events = new EventStream(reply);
+      events.write(': stats\n\n');
+      events.onClose(() => controller.abort());
+      void streams.closing.then(() => controller.abort());
+      await followStats(
+        { docker, project: stack.name, events: feed.events.of(engine) },
+        running.map((c) => ({
+          name: (c.Names?.[0] ?? c.Id).replace(/^\//, ''),
+          service: c.Labels?.[SERVICE_LABEL] ?? null,
+        })),
+        controller.signal,
+        (sample) => {
+          // A client that reads no more gets no backlog: samples are dropped while its socket is full.
+          if (events.ready() === undefined) events.send(JSON.stringify(sample));
+        },
+      );
+      events.end();
+      return reply;
+    },
+  });
 
   app.route({ ...routes.getContainerLogs, handler: logsHandler(false) });
   app.route({ ...routes.getStackLogs, handler: logsHandler(true) });

@@ -159,6 +159,24 @@ export const EngineInfo = z
   })
   .meta({ id: 'EngineInfo', description: "An environment's Docker engine in detail (admins)." });
 
+export const StatsSample = z
+  .object({
+    container: z.string(),
+    service: z.string().nullable(),
+    time: z.string().meta({ description: "The engine's time of the sample." }),
+    cpuPercent: z.number().nullable().meta({
+      description: 'Percent of one CPU core (more than 100 with several busy); null for the first sample.',
+    }),
+    memoryBytes: z.number().meta({ description: 'Memory used, without the page cache (as `docker stats`).' }),
+    memoryLimitBytes: z.number().meta({ description: "The container's limit, or the host's memory." }),
+    netRxBytes: z.number().meta({ description: 'Network bytes received since it started.' }),
+    netTxBytes: z.number().meta({ description: 'Network bytes sent since it started.' }),
+  })
+  .meta({
+    id: 'StatsSample',
+    description: 'One sample of a container (the data of each event of `GET /api/stacks/{name}/stats`).',
+  });
+
 export const ContainerLogLine = z
   .object({
     container: z.string(),
@@ -248,6 +266,30 @@ export const engineSchemas = {
       params: z.object({ name: StackName }),
       querystring: LogsQuery,
       response: { 200: LOG_ANSWER("The stack's lines"), ...FAILS },
+    },
+  },
+  getStackStats: {
+    method: 'GET',
+    url: '/api/stacks/:name/stats',
+    schema: {
+      operationId: 'getStackStats',
+      summary: "The resource use of a stack's running containers, live",
+      description:
+        "A `text/event-stream`: a comment `: stats` first, then about one StatsSample per running container a second (the Engine API's `stats` stream), a container started meanwhile from its start, until the client leaves: the engine's streams are open only while someone reads them.",
+      tags: CONTAINERS,
+      params: z.object({ name: StackName }),
+      querystring: EnvQuery,
+      response: {
+        200: {
+          description: 'Each event’s data is a StatsSample (`#/components/schemas/StatsSample`).',
+          content: { 'text/event-stream': { schema: EventStreamText } },
+        },
+        400: FAILS[400],
+        401: UNAUTHORIZED,
+        403: FAILS[403],
+        404: fail('No such environment or stack.'),
+        502: FAILS[502],
+      },
     },
   },
   listEngines: {

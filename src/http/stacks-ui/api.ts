@@ -18,7 +18,10 @@ import type {
   StacksBody,
   StacksParams,
 } from '../stacks-api/client.js';
-import type { ContainerLogLine as ContainerLogLineSchema } from '../stacks-api/engine-routes.js';
+import type {
+  ContainerLogLine as ContainerLogLineSchema,
+  StatsSample as StatsSampleSchema,
+} from '../stacks-api/engine-routes.js';
 import { fillPath } from '../stacks-api/route-path.js';
 
 export type Env = number | null;
@@ -46,6 +49,7 @@ export type StackContainers = StacksAnswer<'getStackContainers', 200>;
 export type Container = NonNullable<StackContainers['containers']>[number];
 export type ContainerLogLine = z.output<typeof ContainerLogLineSchema>;
 export type EngineReach = StacksAnswer<'listEngines', 200>[number];
+export type StatsSample = z.output<typeof StatsSampleSchema>;
 export type EngineInfo = StacksAnswer<'getEngineInfo', 200>;
 export type RunCompose = StacksAnswer<'getRunCompose', 200>;
 export type RunVariables = StacksAnswer<'getRunVariables', 200>;
@@ -116,6 +120,7 @@ const ROUTES = {
   getContainerLogs: ['GET', '/api/stacks/:name/containers/:container/logs'],
   getStackLogs: ['GET', '/api/stacks/:name/logs'],
   openContainerConsole: ['GET', '/api/stacks/:name/containers/:container/console'],
+  getStackStats: ['GET', '/api/stacks/:name/stats'],
   listEngines: ['GET', '/api/engines'],
   getEngineInfo: ['GET', '/api/engines/info'],
 } as const satisfies Partial<{
@@ -277,6 +282,8 @@ export const api = {
   consoleUrl: (name: string, env: Env, container: string, command: string) =>
     pathOf('openContainerConsole', { name, container }, { ...envQuery(env), command }),
 
+  /** The stack's containers' samples, as server-sent events. */
+  statsUrl: (name: string, env: Env) => pathOf('getStackStats', { name }, envQuery(env)),
   engines: () => call<'listEngines', EngineReach[]>('listEngines'),
   engineInfo: (env: Env) => call<'getEngineInfo', EngineInfo>('getEngineInfo', { query: envQuery(env) }),
 

@@ -6,6 +6,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
+import { ContainerUse } from './container-stats.js';
 import { absoluteTime, html, relativeTime } from './util.js';
 
 /** @typedef {import('./api.js').Container} Container */
@@ -105,10 +106,12 @@ function When({ at }) {
 }
 
 /**
+ * `stats`: each container's last samples (container-stats.js).
  * @param {{ status: StackContainers | null, error: string | null, canEdit: boolean,
+ *   stats?: Map<string, import('./api.js').StatsSample[]>,
  *   onLogs: (container: string) => void, onConsole?: (container: string) => void }} props
  */
-export function ContainersPanel({ status, error, canEdit, onLogs, onConsole }) {
+export function ContainersPanel({ status, error, canEdit, stats, onLogs, onConsole }) {
   const head = html`<h2 id="containers-title">Containers</h2>`;
   if (!status)
     return html`<section class="containers" aria-labelledby="containers-title">${head}
@@ -130,7 +133,7 @@ export function ContainersPanel({ status, error, canEdit, onLogs, onConsole }) {
             <thead><tr><th scope="col">Service</th><th scope="col">Container</th><th scope="col">State</th>
               <th scope="col">Health</th><th scope="col">Image</th><th scope="col">Ports</th>
               <th scope="col">Started</th><th scope="col">Finished</th><th scope="col">Restarts</th>
-              <th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+              <th scope="col">Use</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
             <tbody>${containers.map(
               (c) => html`<tr data-container=${c.name} data-state=${c.state}>
                 <td>${c.service ?? '—'}</td>
@@ -145,6 +148,7 @@ export function ContainersPanel({ status, error, canEdit, onLogs, onConsole }) {
                 <td><${When} at=${c.startedAt} /></td>
                 <td><${When} at=${c.state === 'running' ? null : c.finishedAt} /></td>
                 <td>${c.restartCount}</td>
+                <td>${c.state === 'running' ? html`<${ContainerUse} samples=${stats?.get(c.name)} />` : html`<span class="muted">—</span>`}</td>
                 <td class="actions">
                   <button type="button" aria-label=${`Logs of ${c.name}`} onClick=${() => onLogs(c.name)}>Logs</button>
                   ${

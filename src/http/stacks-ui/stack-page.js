@@ -8,6 +8,7 @@ import { api } from './api.js';
 import { ComposeEditor } from './compose-editor.js';
 import { ConsolePanel } from './console.js';
 import { ContainerLogs } from './container-logs.js';
+import { useStats } from './container-stats.js';
 import { ContainersPanel, useContainers } from './containers.js';
 import { DeploysTab } from './deploys.js';
 import { GitPanel } from './git.js';
@@ -53,6 +54,7 @@ export function StackPage({
   const current = TABS.includes(/** @type {never} */ (tab)) ? tab : 'compose';
   // The engine's view, read again after each job too (its containers changed).
   const engine = useContainers(name, env, live + tick);
+  const stats = useStats(name, env);
 
   useEffect(() => {
     let cancelled = false;
@@ -202,7 +204,7 @@ export function StackPage({
       ${message ? html`<p class="ok-line" role="status">${message}</p>` : null}
       ${job ? html`<${LiveOutput} jobId=${job} onDone=${reloadRuns} onClose=${() => navigate({ job: undefined })} />` : null}
       <${GitPanel} name=${name} env=${env} canEdit=${canEdit} tick=${tick} onJob=${(/** @type {string} */ id) => navigate({ job: id })} />
-      <${ContainersPanel} status=${engine.status} error=${engine.error} canEdit=${canEdit}
+      <${ContainersPanel} status=${engine.status} error=${engine.error} canEdit=${canEdit} stats=${stats}
         onLogs=${(/** @type {string} */ c) => navigate({ tab: 'logs', container: c })}
         onConsole=${(/** @type {string} */ c) => navigate({ console: c })} />
       ${

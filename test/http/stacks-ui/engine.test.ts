@@ -95,6 +95,11 @@ describePage('stacks page on a real engine', (compose: ComposeUnderTest) => {
     await eventually(() => dbRow.getByTestId('container-state').textContent()).toBe('exited (1)');
     const webRow = table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: web }) });
     expect(await webRow.getByTestId('container-state').textContent()).toBe('running');
+    // Its use, live: CPU with a sparkline, memory, network.
+    await eventually(() => webRow.getByTestId('container-use').textContent()).toMatch(
+      /^CPU \d+\.\d% · [\d.]+ (KiB|MiB) · ↓[\d.]+ (KiB|MiB) ↑[\d.]+ (KiB|MiB)$/,
+    );
+    expect(await webRow.locator('svg.sparkline polyline').count()).toBe(1);
     // Its published port is a link to it.
     const port = (await engine.getContainer(web).inspect()).NetworkSettings.Ports['8080/tcp']?.[0]?.HostPort;
     expect(await webRow.getByRole('link', { name: `${port}→8080/tcp` }).getAttribute('href')).toBe(

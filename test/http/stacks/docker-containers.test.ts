@@ -364,6 +364,35 @@ describeCompose('stack containers on a real Docker engine', (compose: ComposeUnd
     expectStatus(await admin.get(`/api/engines/info${q(9)}`), 404, 'no such environment');
   });
 
+  it("the stack's running containers' use, live: CPU, memory, network, one sample a second each", async () => {
+    const stream = await openSse(server.port, `/api/stacks/${name}/stats`, TOKENS.admin);
+    try {
+      expect(stream.status).toBe(200);
+      const samples = await eventually(async () => {
+        const got = dataOf(stream).filter((s) => s.container === web);
+        return got.length >= 2 ? got : undefined;
+      }, 'two samples of web');
+      expect(samples[0]).toEqual({
+        container: web,
+        service: 'web',
+        time: expect.stringMatching(/^\d{4}-/),
+        cpuPercent: null,
+        memoryBytes: expect.any(Number),
+        memoryLimitBytes: expect.any(Number),
+        netRxBytes: expect.any(Number),
+        netTxBytes: expect.any(Number),
+      });
+      expect(samples[1]?.cpuPercent).toEqual(expect.any(Number));
+      expect(samples[1]?.memoryBytes as number).toBeGreaterThan(0);
+      expect(samples[1]?.memoryLimitBytes as number).toBeGreaterThan(samples[1]?.memoryBytes as number);
+      // db has exited: no samples of it.
+      expect(dataOf(stream).some((s) => s.container === db)).toBe(false);
+    } finally {
+      stream.close();
+    }
+    expectStatus(await server.as('nogrant').get(`/api/stacks/${name}/stats`), 403, 'nogrant');
+  }, 120_000);
+
   describe('who may read what', () => {
     it("another project's container is not found, as one that does not exist; bad input is 400", async () => {
       const other = docker.stack('other');
