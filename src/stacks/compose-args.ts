@@ -27,6 +27,11 @@ export interface ComposeTarget {
   composeFile: string;
   /** Override files after it, in order (absolute paths). */
   overrides?: readonly string[];
+  /**
+   * The services v1's `pull` is given (stack-status.ts `pullableServices`: those with an image and no
+   * build); none: no `pull` step. Undefined: `pull` of every service.
+   */
+  pullable?: readonly string[];
 }
 
 /** One compose invocation of an operation: its argv (program first) and its subcommand. */
@@ -83,7 +88,9 @@ export function composeSteps(
   const steps: ComposeStep[] = [];
   if (options?.pull) {
     if (target.generation === 'v2') up.push('--pull', 'always');
-    else steps.push({ subcommand: 'pull', argv: [...base, 'pull'] });
+    else if (target.pullable === undefined) steps.push({ subcommand: 'pull', argv: [...base, 'pull'] });
+    else if (target.pullable.length > 0)
+      steps.push({ subcommand: 'pull', argv: [...base, 'pull', ...target.pullable] });
   }
   if (options?.build) up.push('--build');
   if (options?.forceRecreate) up.push('--force-recreate');

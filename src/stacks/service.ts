@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { type AuditState, audit } from '../../projections/audit.js';
@@ -40,7 +40,7 @@ import { Retention } from './retention.js';
 import { StacksSchedules } from './schedules.js';
 import { resolveSecrets } from './secret-providers.js';
 import { type WatchResult, watchServices } from './service-health.js';
-import { oneShotServices, StackStatusReader } from './stack-status.js';
+import { oneShotServices, pullableServices, StackStatusReader } from './stack-status.js';
 import {
   COMPOSE_FILE,
   composeHash,
@@ -698,6 +698,9 @@ export class StacksService {
           project: stack.name,
           composeFile,
           overrides: place.overrides,
+          ...(program.generation === 'v1' && options.pull
+            ? { pullable: await this.pullable(stack, place) }
+            : {}),
         },
         operation,
         options,
@@ -806,6 +809,7 @@ export class StacksService {
         } else if (this.closing) failure = SERVER_STOPPING_MESSAGE;
         else failure = watched.error;
       }
+      if (summary.unsureCreations().size > 0) await this.confirmCreations(environment, stack.name, summary);
       // What v1 needs to stop a project whose file is broken later (brokenFileStep).
       if (failure === undefined && operation === 'up')
         await copyFile(composeFile, join(place.cwd, LAST_GOOD_FILE)).catch(() => undefined);
@@ -868,6 +872,38 @@ export class StacksService {
         output: [],
       };
     }
+  }
+
+  /**
+   * v1's `Creating x ... error`: the containers the engine holds were made (their start failed) and
+   * count as created; those it does not hold were never made. Unasked engine: none counts.
+   */
+  private async confirmCreations(
+    environment: Environment | null,
+    project: string,
+    summary: SummaryCounter,
+  ): Promise<void> {
+    const client = this.engines.client(environment);
+    if ('error' in client) return summary.confirm(new Set());
+    const listed = await client.docker
+      .listContainers({ all: true, filters: { label: [`com.docker.compose.project=${project}`] } })
+      .catch(() => []);
+    summary.confirm(new Set(listed.map((c) => (c.Names?.[0] ?? '').replace(/^\//, ''))));
+  }
+
+  /**
+   * What v1's `pull` is given: the services with an image and no build, over the stack's compose text and
+   * its override files (stack-status.ts `pullableServices`), the profiles of its `COMPOSE_PROFILES`.
+   */
+  private async pullable(stack: Stack, place: ComposePlace): Promise<string[] | undefined> {
+    const overrides = await Promise.all(
+      place.overrides.map((file) => readFile(file, 'utf8').catch(() => '')),
+    );
+    const profiles = (stack.variables.find((v) => v.name === 'COMPOSE_PROFILES')?.value ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
+    return pullableServices([stack.compose, ...overrides], profiles);
   }
 
   /**

@@ -123,6 +123,37 @@ export function oneShotServices(compose: string): Set<string> {
 }
 
 /**
+ * The services v1's `pull` may be given (merged over the base and its override files, in order): those
+ * with an `image:` and no `build:` in any of the files — an image compose builds is in no registry, and
+ * v1 would fail pulling it — that `up` starts (not behind a profile, unless `profiles` are active ones).
+ * Undefined when the base text cannot be read (then `pull` is given no service names). Pure.
+ */
+export function pullableServices(
+  texts: readonly string[],
+  profiles: readonly string[] = [],
+): string[] | undefined {
+  const [base, ...overrides] = texts.map(servicesOf);
+  if (base === undefined) return undefined;
+  const merged = new Map<string, { image: boolean; build: boolean; profiles: string[] | undefined }>();
+  for (const services of [base, ...overrides]) {
+    for (const [name, service] of Object.entries(services ?? {})) {
+      const known = merged.get(name) ?? { image: false, build: false, profiles: undefined };
+      if (ownKey(service, 'image') !== undefined) known.image = true;
+      if (ownKey(service, 'build') !== undefined) known.build = true;
+      const listed = ownKey(service, 'profiles');
+      if (Array.isArray(listed)) known.profiles = listed.map(String);
+      merged.set(name, known);
+    }
+  }
+  return [...merged]
+    .filter(
+      ([, s]) =>
+        s.image && !s.build && (s.profiles === undefined || s.profiles.some((p) => profiles.includes(p))),
+    )
+    .map(([name]) => name);
+}
+
+/**
  * The services of a compose text that `up` starts (not those behind a profile, nor scaled to 0), or
  * undefined when the text cannot be read (then only the containers decide the state).
  */

@@ -174,6 +174,8 @@ export class SummaryCounter {
     recreated: new Set(),
     removed: new Set(),
   };
+  /** v1's `Creating x ... error` (and Recreating): made or not, only the engine can tell (`confirm`). */
+  private readonly unsure = new Map<string, 'Creating' | 'Recreating'>();
   /** Every container a container line named (what `up` acted on, for the health check of service.ts). */
   private readonly named = new Set<string>();
   private readonly pulled = new Set<string>();
@@ -210,6 +212,9 @@ export class SummaryCounter {
       this.seen.containers = true;
       if (verb !== 'Removing') this.named.add(name);
       if (status === 'done') for (const state of V1_COUNTED.get(verb) ?? []) this.containers[state].add(name);
+      // v1 prints `Creating x ... error` whether the container was made (its start failed) or not.
+      else if (status === 'error' && (verb === 'Creating' || verb === 'Recreating'))
+        this.unsure.set(name, verb);
       return true;
     }
     const upToDate = line.endsWith(' is up-to-date') ? V1_UP_TO_DATE.exec(line) : null;
@@ -322,6 +327,18 @@ export class SummaryCounter {
       this.seen.builds = true;
       if (status === 'Built') this.built.add(name);
     }
+  }
+
+  /** The containers v1 said it failed to create (`Creating x ... error`): `confirm` counts those made. */
+  unsureCreations(): ReadonlySet<string> {
+    return new Set(this.unsure.keys());
+  }
+
+  /** Counts the unsure creations the engine holds as created (or recreated); the others stay uncounted. */
+  confirm(held: ReadonlySet<string>): void {
+    for (const [name, verb] of this.unsure)
+      if (held.has(name)) this.containers[verb === 'Creating' ? 'created' : 'recreated'].add(name);
+    this.unsure.clear();
   }
 
   /** The containers the output named, but those it removed: what the deploy created, started or kept. */

@@ -67,6 +67,17 @@ describe('composeSteps', () => {
       expect(isWaitFailureLine(line), line).toBe(false);
   });
 
+  it('v1 pull is given the services with an image and no build; none: no pull step', () => {
+    const all = { pull: true, build: false, forceRecreate: false };
+    expect(argvs(composeSteps({ ...v1, pullable: ['web', 'db'] }, 'up', all))).toEqual([
+      [...base1, 'pull', 'web', 'db'],
+      [...base1, 'up', '--detach', '--remove-orphans'],
+    ]);
+    expect(argvs(composeSteps({ ...v1, pullable: [] }, 'up', all))).toEqual([
+      [...base1, 'up', '--detach', '--remove-orphans'],
+    ]);
+  });
+
   it('v1 up with pull: `pull` first, then `up` without --pull (v1 has no such flag)', () => {
     expect(composeSteps(v1, 'up', { pull: true, build: true, forceRecreate: true })).toEqual([
       { subcommand: 'pull', argv: [...base1, 'pull'] },

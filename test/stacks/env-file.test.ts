@@ -46,8 +46,18 @@ describe('.env files', () => {
     );
   });
 
-  it('writes one NAME="value" line per variable, escaping $ so compose does not interpolate', () => {
-    expect(formatEnvFile([{ name: 'A', value: 'x$Y\n"' }])).toBe('A="x\\$Y\\n\\""\n');
+  it('writes each value in the form both Compose generations read the same', () => {
+    // No `$`: double quotes, escapes both read alike.
+    expect(formatEnvFile([{ name: 'A', value: 'a\\b "q" \'s #h\nnext' }])).toBe(
+      'A="a\\\\b \\"q\\" \'s #h\\nnext"\n',
+    );
+    // A `$`: single quotes (neither interpolates there), `\'` for a quote; a lone backslash stays.
+    expect(formatEnvFile([{ name: 'B', value: 'p$a\\ss"w\'o#rd $HOME' }])).toBe(
+      "B='p$a\\ss\"w\\'o#rd $HOME'\n",
+    );
+    expect(formatEnvFile([{ name: 'C', value: 'x$Y\n"' }])).toBe("C='x$Y\n\"'\n");
+    // A `$` and a backslash before a backslash: no common form; `\$` in double quotes (v2's reading).
+    expect(formatEnvFile([{ name: 'D', value: 'a\\\\b$c' }])).toBe('D="a\\\\\\\\b\\$c"\n');
   });
 
   it('reads what people write by hand', () => {

@@ -10,6 +10,7 @@ import {
   digestFor,
   engineOptions,
   oneShotServices,
+  pullableServices,
   repositoryOf,
   StackStatusReader,
   stackStateOf,
@@ -88,6 +89,24 @@ describe('oneShotServices', () => {
     ].join('\n');
     expect([...oneShotServices(compose)].sort()).toEqual(['migrate', 'retry', 'seed']);
     expect(oneShotServices('not: [yaml').size).toBe(0);
+  });
+});
+
+describe('pullableServices', () => {
+  it('an image and no build in any file, not behind an inactive profile', () => {
+    const base = [
+      'services:',
+      '  web: { image: nginx }',
+      '  app: { build: ./app, image: team/app:1 }',
+      '  worker: { image: team/worker:1 }',
+      '  debug: { image: busybox, profiles: [debug] }',
+      '  plain: { command: [true] }',
+      '',
+    ].join('\n');
+    const override = 'services:\n  worker:\n    build: ./worker\n';
+    expect(pullableServices([base, override])).toEqual(['web']);
+    expect(pullableServices([base], ['debug'])).toEqual(['web', 'worker', 'debug']);
+    expect(pullableServices(['nope: [yaml'])).toBeUndefined();
   });
 });
 

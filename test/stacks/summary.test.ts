@@ -320,3 +320,20 @@ describe('isV2ProgressLine', () => {
       expect(isV2ProgressLine(line), line).toBe(false);
   });
 });
+
+describe("v1's Creating x ... error", () => {
+  it('counts as created only when the engine holds the container', () => {
+    const counter = new SummaryCounter();
+    for (const line of [
+      'Creating shop_web_1 ... ',
+      'Creating shop_web_1 ... error',
+      'Creating shop_db_1 ... error',
+    ])
+      counter.add(line);
+    expect([...counter.unsureCreations()].sort()).toEqual(['shop_db_1', 'shop_web_1']);
+    expect(counter.summary()).toMatchObject({ containersCreated: 0, containersStarted: 0 });
+    counter.confirm(new Set(['shop_web_1']));
+    expect(counter.summary()).toMatchObject({ containersCreated: 1, containersStarted: 0 });
+    expect(counter.unsureCreations().size).toBe(0);
+  });
+});

@@ -61,7 +61,8 @@ describeStacks('compose generations (fake compose)', () => {
     }
     expect(await callsOf(v1, 'pulled')).toEqual([
       ['up', '--detach', '--remove-orphans'],
-      ['pull'],
+      // The services with an image and no build (a built image is in no registry).
+      ['pull', 'web'],
       ['up', '--detach', '--remove-orphans', '--build', '--force-recreate'],
     ]);
     const wait = ['--wait', '--wait-timeout', expect.stringMatching(/^\d+$/)];
@@ -123,7 +124,7 @@ describeStacks('compose generations (fake compose)', () => {
         'ERROR: for web  pull access denied for nothing',
       ].join('\n'),
     );
-    expect((await callsOf(v1, 'nopull')).at(-1)).toEqual(['pull']);
+    expect((await callsOf(v1, 'nopull')).at(-1)).toEqual(['pull', 'web']);
   });
 
   it("v2: the stored error leaves out compose's progress lines, keeps what went wrong", async () => {

@@ -1,16 +1,27 @@
 /**
  * Compose files as users write them, on both Compose generations: a file compose refuses is not saved
  * (422 with compose's message and the line), a stack whose file on disk is broken can still be stopped
- * and taken down, and `down` takes the containers of a profile that is no longer active.
+ * and taken down, `down` takes the containers of a profile that is no longer active, `pull` leaves
+ * built images alone, values with `$`, backslashes, quotes and `#` reach the container exactly, and a
+ * container whose start failed counts as created.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { type ComposeUnderTest, DockerRun, describeCompose, TEST_IMAGE } from '../../docker-helpers.js';
+import {
+  type ComposeUnderTest,
+  DockerRun,
+  describeCompose,
+  engine,
+  TEST_IMAGE,
+} from '../../docker-helpers.js';
 import {
   createStackDone,
   deployDone,
   expectStatus,
+  type Json,
   objectOf,
   serveEngineStacks,
   stackDir,
@@ -24,7 +35,7 @@ const service = (name: string, ...keys: string[]) =>
   );
 const composeOf = (...services: string[]) => `services:\n${services.join('\n')}\n`;
 
-describeCompose('compose files checked, broken and with profiles', (compose: ComposeUnderTest) => {
+describeCompose('compose files as users write them', (compose: ComposeUnderTest) => {
   const docker = new DockerRun(`files${compose.generation}`);
   const suite = serveEngineStacks(compose.command, () => docker.cleanUp());
   const servicesOf = async (name: string) =>
@@ -105,5 +116,63 @@ describeCompose('compose files checked, broken and with profiles', (compose: Com
     expect(await waitRun(admin, name, again.runId as number, 120_000)).toMatchObject({ status: 'success' });
     expect(await operate(name, 'down')).toMatchObject({ success: true });
     expect(await servicesOf(name)).toEqual([]);
+  }, 300_000);
+
+  it('pull: true of a stack whose service compose builds: nothing of it is pulled, the deploy succeeds', async () => {
+    const admin = suite.admin;
+    const name = docker.stack('built');
+    const context = await mkdtemp(join(tmpdir(), 'chronicle-pull-build-'));
+    await writeFile(join(context, 'Dockerfile'), `FROM ${TEST_IMAGE}\nCMD ${SLEEP}\n`);
+    const text = composeOf(`  app:\n    build: ${context}\n    image: ${docker.image('built')}`);
+    const created = await createStackDone(admin, name, null, { compose: text, build: true });
+    expect(await waitRun(admin, name, created.runId as number, 120_000)).toMatchObject({ status: 'success' });
+    const pulled = await deployDone(admin, name, null, { pull: true });
+    const run = await waitRun(admin, name, pulled.runId as number, 120_000);
+    expect(run, JSON.stringify(run)).toMatchObject({ status: 'success', errorMessage: null });
+    expect(await servicesOf(name)).toEqual([['app', 'running']]);
+  }, 300_000);
+
+  it("the stack's values reach the container exactly through env_file: .env and interpolation: $, \\, quotes, #", async () => {
+    const admin = suite.admin;
+    const name = docker.stack('values');
+    const values = {
+      WITH_DOLLAR: 'p$a\\ss"w\'o#rd $HOME end',
+      NO_DOLLAR: 'a\\b "q" \'s #h',
+      BACKSLASHES: 'c:\\\\share\\dir',
+    };
+    const created = await createStackDone(admin, name, null, {
+      compose: composeOf(service('web', 'env_file: .env', 'environment:', `  INTERP: \${WITH_DOLLAR}`)),
+      variables: Object.entries(values).map(([n, value]) => ({ name: n, value, secret: false })),
+    });
+    expect(await waitRun(admin, name, created.runId as number, 120_000)).toMatchObject({ status: 'success' });
+    const [container] = await docker.containers(name);
+    const env = new Map(
+      ((await engine.getContainer(container?.Id as string).inspect()).Config.Env ?? []).map((pair) => {
+        const at = pair.indexOf('=');
+        return [pair.slice(0, at), pair.slice(at + 1)] as const;
+      }),
+    );
+    for (const [n, value] of Object.entries(values)) expect(env.get(n), n).toBe(value);
+    expect(env.get('INTERP')).toBe(values.WITH_DOLLAR);
+  }, 300_000);
+
+  it('a container made whose start failed (its host port is taken) counts as created, not started', async () => {
+    const admin = suite.admin;
+    const name = docker.stack('port');
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '0.0.0.0', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const created = await createStackDone(admin, name, null, {
+        compose: composeOf(service('web', `ports: ["${port}:80"]`)),
+      });
+      const run = await waitRun(admin, name, created.runId as number, 120_000);
+      expect(run.status).toBe('failed');
+      expect(run.errorMessage).toContain('address already in use');
+      expect(await servicesOf(name)).toEqual([['web', 'created']]);
+      expect((run.details as Json).summary).toMatchObject({ containersCreated: 1, containersStarted: 0 });
+    } finally {
+      taken.close();
+    }
   }, 300_000);
 });
