@@ -18,19 +18,33 @@ export function positionOf(message) {
 }
 
 /**
- * @param {{ value: string, onChange: (text: string) => void, error?: string | null, label: string,
- *   readOnly?: boolean }} props
+ * What the page may do with the editor's text: read it (at Save), or replace it when the person asked
+ * for another text (the server's, after a change there). Nothing else writes into the editor.
+ * @typedef {{ text: () => string, replace: (text: string) => void }} EditorHandle
  */
-export function ComposeEditor({ value, onChange, error, label, readOnly = false }) {
+
+/**
+ * CodeMirror owns the text: `initial` is read once, when the editor is made, and the page reads the
+ * text through `handle` when it needs it. The page never writes the text back on each change: two
+ * changes that arrive before the page re-renders made a text prop and the editor's document chase each
+ * other (the older text written back, that change reported, the newer one written back...), which
+ * froze the tab and lost what was typed. `onEdit` says the person changed the text (no text is passed:
+ * a re-render per key is not needed).
+ * @param {{ initial: string, handle?: { current: EditorHandle | null }, onEdit?: () => void,
+ *   error?: string | null, label: string, readOnly?: boolean }} props
+ */
+export function ComposeEditor({ initial, handle, onEdit, error, label, readOnly = false }) {
   const host = useRef(/** @type {HTMLDivElement | null} */ (null));
   const view = useRef(/** @type {EditorView | null} */ (null));
-  const changed = useRef(onChange);
-  changed.current = onChange;
+  const edited = useRef(onEdit);
+  edited.current = onEdit;
 
   useEffect(() => {
     if (!host.current) return;
+    // Set while the page's replacement is dispatched (listeners run inside dispatch): not an edit.
+    let replacing = false;
     const editor = new EditorView({
-      doc: value,
+      doc: initial,
       parent: host.current,
       extensions: [
         basicSetup,
@@ -40,20 +54,29 @@ export function ComposeEditor({ value, onChange, error, label, readOnly = false 
         EditorView.editable.of(!readOnly),
         EditorView.contentAttributes.of({ 'aria-label': label, 'data-testid': 'compose-editor' }),
         EditorView.updateListener.of((update) => {
-          if (update.docChanged) changed.current(update.state.doc.toString());
+          if (update.docChanged && !replacing) edited.current?.();
         }),
       ],
     });
     view.current = editor;
-    return () => editor.destroy();
+    if (handle)
+      handle.current = {
+        text: () => editor.state.doc.toString(),
+        replace: (text) => {
+          if (editor.state.doc.toString() === text) return;
+          replacing = true;
+          try {
+            editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } });
+          } finally {
+            replacing = false;
+          }
+        },
+      };
+    return () => {
+      if (handle?.current) handle.current = null;
+      editor.destroy();
+    };
   }, []);
-
-  // A new text from outside (a reload of the stack) replaces the document.
-  useEffect(() => {
-    const editor = view.current;
-    if (editor && editor.state.doc.toString() !== value)
-      editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: value } });
-  }, [value]);
 
   useEffect(() => {
     const editor = view.current;

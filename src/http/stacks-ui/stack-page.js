@@ -3,7 +3,7 @@
  * the job last started (its id is in the address, so a reload resumes it), and three tabs: the compose
  * editor (Save, Save and redeploy), the variables, the deploys. A user without `edit` sees no action.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { ComposeEditor } from './compose-editor.js';
 import { ConsolePanel } from './console.js';
@@ -41,7 +41,8 @@ export function StackPage({
 }) {
   const [stack, setStack] = useState(/** @type {import('./api.js').Stack | null} */ (null));
   const [runs, setRuns] = useState(/** @type {import('./api.js').Run[] | null} */ (null));
-  const [compose, setCompose] = useState('');
+  /** The compose editor's text is its own (compose-editor.js): the page reads it through this handle. */
+  const editor = useRef(/** @type {import('./compose-editor.js').EditorHandle | null} */ (null));
   const [rows, setRows] = useState(/** @type {import('./variables.js').VariableRow[]} */ ([]));
   const [options, setOptions] = useState({ pull: false, build: false, forceRecreate: false });
   const [error, setError] = useState(/** @type {string | null} */ (null));
@@ -62,7 +63,6 @@ export function StackPage({
       (s) => {
         if (cancelled) return;
         setStack(s);
-        setCompose(s.compose);
         setRows(rowsOf(s.variables));
       },
       (e) => !cancelled && setError(e.message),
@@ -109,7 +109,8 @@ export function StackPage({
     setError(null);
     setMessage('');
     try {
-      const answer = await api.saveCompose(name, env, { content: compose, restart, ...options });
+      const content = editor.current?.text() ?? stack?.compose ?? '';
+      const answer = await api.saveCompose(name, env, { content, restart, ...options });
       if ('jobId' in answer) navigate({ job: answer.jobId });
       else setMessage('Saved.');
       reloadRuns();
@@ -222,21 +223,22 @@ export function StackPage({
             }</button>`,
         )}
       </div>
-      <div role="tabpanel" id=${`panel-${current}`} aria-labelledby=${`tab-${current}`}>
+      <div role="tabpanel" id="panel-compose" aria-labelledby="tab-compose" hidden=${current !== 'compose'}>
+        <${ComposeEditor} initial=${stack.compose} handle=${editor} error=${composeError}
+          label=${`Compose file of ${name}`} readOnly=${!canEdit} />
         ${
-          current === 'compose'
-            ? html`<${ComposeEditor} value=${compose} onChange=${setCompose} error=${composeError}
-                label=${`Compose file of ${name}`} readOnly=${!canEdit} />
-              ${
-                canEdit
-                  ? html`<div class="buttons">
-                    <button type="button" disabled=${busy} onClick=${() => save(false)}>Save</button>
-                    <button type="button" class="primary" disabled=${busy} onClick=${() => save(true)}>Save and redeploy</button>
-                  </div>`
-                  : null
-              }`
+          canEdit
+            ? html`<div class="buttons">
+              <button type="button" disabled=${busy} onClick=${() => save(false)}>Save</button>
+              <button type="button" class="primary" disabled=${busy} onClick=${() => save(true)}>Save and redeploy</button>
+            </div>`
             : null
         }
+      </div>
+      ${
+        current === 'compose'
+          ? null
+          : html`<div role="tabpanel" id=${`panel-${current}`} aria-labelledby=${`tab-${current}`}>
         ${
           current === 'variables'
             ? html`<${VariablesEditor} rows=${rows} setRows=${setRows} readOnly=${!canEdit} />
@@ -255,7 +257,8 @@ export function StackPage({
               setOpenRun=${(/** @type {number | null} */ id) => navigate({ run: id ?? undefined })} reload=${reloadRuns} />`
             : null
         }
-      </div>
+      </div>`
+      }
     </section>
   `;
 }

@@ -4,7 +4,7 @@
  * of runs, and a form to create a stack (name, compose, variables, options) that starts it and opens its
  * page on the live output.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { ComposeEditor } from './compose-editor.js';
 import { containerCounts, StateBadge } from './containers.js';
@@ -135,7 +135,7 @@ function StackRow({ row, env }) {
 /** @param {{ env: import('./api.js').Env, onCancel: () => void }} props */
 function CreateStack({ env, onCancel }) {
   const [name, setName] = useState('');
-  const [compose, setCompose] = useState(NEW_COMPOSE);
+  const editor = useRef(/** @type {import('./compose-editor.js').EditorHandle | null} */ (null));
   const [rows, setRows] = useState(/** @type {import('./variables.js').VariableRow[]} */ ([]));
   const [options, setOptions] = useState({ pull: false, build: false, forceRecreate: false });
   const [error, setError] = useState(/** @type {string | null} */ (null));
@@ -150,6 +150,7 @@ function CreateStack({ env, onCancel }) {
     try {
       // A new stack holds no secret to keep, so no value is null here (variablesOf keeps only stored ones).
       const variables = /** @type {import('./api.js').NewVariable[]} */ (vars.variables);
+      const compose = editor.current?.text() ?? NEW_COMPOSE;
       const ack = await api.createStack(env, { name, compose, variables, ...options });
       location.hash = routeHref(['stack', name], { env: envParam(env), job: ack.jobId });
     } catch (err) {
@@ -163,7 +164,7 @@ function CreateStack({ env, onCancel }) {
     <h2>New stack</h2>
     <label>Name <input name="name" required value=${name} onInput=${(/** @type {InputEvent} */ e) => setName(/** @type {HTMLInputElement} */ (e.target).value)} /></label>
     <div class="field-label" id="new-compose-label">Compose file</div>
-    <${ComposeEditor} value=${compose} onChange=${setCompose} error=${error} label="Compose file of the new stack" />
+    <${ComposeEditor} initial=${NEW_COMPOSE} handle=${editor} error=${error} label="Compose file of the new stack" />
     <h3>Variables</h3>
     <${VariablesEditor} rows=${rows} setRows=${setRows} />
     <${OptionsChecks} options=${options} setOptions=${setOptions} />
