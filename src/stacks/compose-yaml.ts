@@ -40,7 +40,8 @@ function deeperThan(root: unknown, limit: number): boolean {
  * too deeply, or aliases that expand too far.
  */
 export function composeYamlValue(text: string): unknown {
-  const doc = parseDocument(text);
+  // Merge keys (`<<: *defaults`) as compose reads them: the value is the one compose gets.
+  const doc = parseDocument(text, { merge: true });
   const error = doc.errors[0];
   if (error) {
     // The parser's recursion ran out of stack: only a very deep nesting gets there.

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import type { Environment, Grant, StacksConfig, User } from './types.js';
+import { DEFAULT_COMPOSE_SECURITY } from './compose-security.js';
+import type { ComposeSecurity, Environment, Grant, StacksConfig, User } from './types.js';
 
 /**
  * The stacks config file of CONTRACT.md: read, validated and completed with its defaults.
@@ -48,9 +50,52 @@ const command = z
   .array(text(), { error: 'must be a non-empty list of strings' })
   .min(1, { error: 'must be a non-empty list of strings' });
 
+const flag = z.boolean({ error: 'must be true or false' }).optional();
+const securitySchema = z.strictObject(
+  {
+    composePaths: z
+      .enum(['stack', 'unrestricted'], { error: 'must be "stack" or "unrestricted"' })
+      .optional(),
+    bindMounts: z
+      .union(
+        [
+          z.literal(false),
+          z.array(
+            z
+              .string({ error: 'must be an absolute folder path' })
+              .refine((p) => isAbsolute(p), { error: 'must be an absolute folder path' }),
+          ),
+        ],
+        { error: 'must be false or a list of absolute folder paths' },
+      )
+      .optional(),
+    privileged: flag,
+    hostNamespaces: flag,
+    devices: flag,
+    capAdd: flag,
+    sysctls: flag,
+  },
+  {
+    error:
+      'must be an object {composePaths?, bindMounts?, privileged?, hostNamespaces?, devices?, capAdd?, sysctls?}',
+  },
+);
+type SecurityInput = z.output<typeof securitySchema>;
+
+/** An environment's security settings with the defaults filled in (compose-security.ts). */
+const securityOf = (input: SecurityInput | undefined): ComposeSecurity => ({
+  composePaths: input?.composePaths ?? DEFAULT_COMPOSE_SECURITY.composePaths,
+  bindMounts: input?.bindMounts ?? DEFAULT_COMPOSE_SECURITY.bindMounts,
+  privileged: input?.privileged ?? DEFAULT_COMPOSE_SECURITY.privileged,
+  hostNamespaces: input?.hostNamespaces ?? DEFAULT_COMPOSE_SECURITY.hostNamespaces,
+  devices: input?.devices ?? DEFAULT_COMPOSE_SECURITY.devices,
+  capAdd: input?.capAdd ?? DEFAULT_COMPOSE_SECURITY.capAdd,
+  sysctls: input?.sysctls ?? DEFAULT_COMPOSE_SECURITY.sysctls,
+});
+
 const environmentSchema = z.strictObject(
-  { id: integerId, name: text(), dockerHost: text().optional() },
-  { error: 'must be an object {id, name, dockerHost?}' },
+  { id: integerId, name: text(), dockerHost: text().optional(), security: securitySchema.optional() },
+  { error: 'must be an object {id, name, dockerHost?, security?}' },
 );
 
 const grantSchema = z
@@ -94,6 +139,7 @@ const userSchema = z.strictObject(
 const configSchema = z.strictObject(
   {
     environments: z.array(environmentSchema, { error: 'must be a list of environments' }).optional(),
+    localEnvironmentSecurity: securitySchema.optional(),
     users: z.array(userSchema, { error: 'must be a list of users' }).optional(),
     compose: z.strictObject({ command }, { error: 'must be an object {command}' }).optional(),
     secretProviders: z
@@ -269,11 +315,12 @@ export function resolveStacksConfig(raw: unknown, file?: string): LoadedStacksCo
     throw new ConfigError(`invalid stacks config${where}:\n${problems.join('\n')}`, file);
   }
   const input = parsed.data;
-  const environments: Environment[] = (input.environments ?? []).map((e) =>
-    e.dockerHost === undefined
-      ? { id: e.id, name: e.name }
-      : { id: e.id, name: e.name, dockerHost: e.dockerHost },
-  );
+  const environments: Environment[] = (input.environments ?? []).map((e) => ({
+    id: e.id,
+    name: e.name,
+    ...(e.dockerHost === undefined ? {} : { dockerHost: e.dockerHost }),
+    ...(e.security === undefined ? {} : { security: securityOf(e.security) }),
+  }));
   let users: User[] = (input.users ?? []).map((u) => ({
     name: u.name,
     token: u.token,
@@ -301,6 +348,9 @@ export function resolveStacksConfig(raw: unknown, file?: string): LoadedStacksCo
   }
   const config: StacksConfig = {
     environments,
+    ...(input.localEnvironmentSecurity === undefined
+      ? {}
+      : { localSecurity: securityOf(input.localEnvironmentSecurity) }),
     users,
     compose: { command: input.compose?.command ?? null },
     secretProviders: new Map(

@@ -36,6 +36,7 @@ import {
   stacksEvent,
   type Trigger,
 } from '../../streams/stacks.js';
+import { composeEnv } from './compose-args.js';
 import { badRequest, conflict, isStacksError, notFound, StacksError } from './errors.js';
 import {
   checkLinks,
@@ -425,17 +426,12 @@ export class GitStacks implements ComposeTrees {
       );
     const there = await readFile(join(paths.tree, settings.composePath), 'utf8').catch(() => undefined);
     if (wanted !== current || there === undefined) await this.checkout(ref, settings, wanted, true);
-    const file = join(paths.tree, settings.composePath);
-    if ((await readFile(file, 'utf8').catch(() => undefined)) !== stack.compose) {
-      await mkdir(dirname(file), { recursive: true });
-      await writeAtomic(file, stack.compose);
+    const place = this.treePlace(ref, settings);
+    if ((await readFile(place.file, 'utf8').catch(() => undefined)) !== stack.compose) {
+      await mkdir(dirname(place.file), { recursive: true });
+      await writeAtomic(place.file, stack.compose);
     }
-    return {
-      root: paths.tree,
-      cwd: dirname(file),
-      file,
-      overrides: settings.files.map((path) => join(paths.tree, path)),
-    };
+    return place;
   }
 
   private async recordSettings(ref: StackRef, settings: GitSettings, userId: string | null): Promise<void> {
@@ -509,10 +505,12 @@ export class GitStacks implements ComposeTrees {
       autoDeployCron: input.autoDeployCron,
     };
     let commit = '';
+    let text = '';
     const make = async () => {
       try {
         const fetched = await this.fetchCompose(ref, settings);
         commit = fetched.commit;
+        text = fetched.compose;
         await createStack(
           this.dataDir,
           ref,
@@ -525,6 +523,14 @@ export class GitStacks implements ComposeTrees {
       }
       try {
         await this.checkout(ref, settings, commit, false);
+        // A non-admin's repository is held to the environment's security settings like a saved file.
+        await this.service.security.checkSave(
+          ref,
+          text,
+          this.treePlace(ref, settings),
+          input.variables,
+          userId,
+        );
         await this.saveSettings(ref, settings, undefined, userId);
       } catch (error) {
         // The stack must not stay without its git settings: it goes (and StackDeleted says so).
@@ -550,6 +556,30 @@ export class GitStacks implements ComposeTrees {
       };
     });
     return { view: this.view(ref), commit, started };
+  }
+
+  /** The place of a git stack's compose file in its tree (types.ts ComposePlace). */
+  private treePlace(ref: StackRef, settings: Pick<GitSettings, 'composePath' | 'files'>): ComposePlace {
+    const tree = treePaths(stackDir(this.dataDir, ref)).tree;
+    const file = join(tree, settings.composePath);
+    return {
+      root: tree,
+      cwd: dirname(file),
+      file,
+      overrides: settings.files.map((path) => join(tree, path)),
+    };
+  }
+
+  /**
+   * A git sync's commit held to the environment's security settings before it becomes the stack's
+   * compose file (stack-security.ts): a commit that breaks them fails the run and changes nothing.
+   */
+  private async checkFetched(ref: StackRef, settings: GitSettings, compose: string): Promise<void> {
+    const stack = { ...(await getStack(this.dataDir, ref)), compose };
+    const env = composeEnv(process.env, stack.variables, {}, this.service.environment(ref.environmentId));
+    await this.service.security.checkDeploy(stack, compose, this.treePlace(ref, settings), env, {
+      fetchedFromGit: true,
+    });
   }
 
   /** Writes compose.yaml from a fetched commit when it changed; the stage to report. */
@@ -578,6 +608,7 @@ export class GitStacks implements ComposeTrees {
       return this.fetchingPlan(trigger, userId, settings, async (source) => {
         const fetched = await this.fetchInJob(ref, settings, source);
         await this.checkout(ref, settings, fetched.commit, false);
+        await this.checkFetched(ref, settings, fetched.compose);
         source.status(await this.writeCompose(ref, settings, fetched, userId));
       });
     });
@@ -635,6 +666,7 @@ export class GitStacks implements ComposeTrees {
           const fetched = await this.fetchInJob(ref, next, source);
           await this.checkout(ref, next, fetched.commit, false);
           await persist(previous, next);
+          await this.checkFetched(ref, next, fetched.compose);
           source.status(await this.writeCompose(ref, next, fetched, userId));
         }),
       );

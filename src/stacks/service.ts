@@ -40,6 +40,7 @@ import { Retention } from './retention.js';
 import { StacksSchedules } from './schedules.js';
 import { resolveSecrets } from './secret-providers.js';
 import { type WatchResult, watchServices } from './service-health.js';
+import { StackSecurity } from './stack-security.js';
 import { oneShotServices, pullableServices, StackStatusReader } from './stack-status.js';
 import {
   COMPOSE_FILE,
@@ -157,6 +158,8 @@ export class StacksService {
   readonly instance: Instance;
   /** Settings, the deploy_log_reconcile job and its schedule, execution rows. */
   readonly schedules: StacksSchedules;
+  /** When the environments' security settings are held against a compose file (stack-security.ts). */
+  readonly security: StackSecurity;
   /** What each run deployed, diffs, redeploys and auto-rollback (issue 19); set by `open`. */
   history!: DeployHistory;
   /** The audit trail's read model (projections/audit.ts); set by `open`. */
@@ -203,6 +206,12 @@ export class StacksService {
     this.runsModel = models.runs;
     this.jobsModel = models.jobs;
     this.hashKey = hashKey;
+    this.security = new StackSecurity({
+      config: this.config,
+      store: this.store,
+      dataDir: this.dataDir,
+      hashKey,
+    });
     this.instance = instance;
     this.compose = options.compose ?? new ComposeResolver(this.config.compose.command);
     // One key cache for both: a run's key also seals its job's output.
@@ -353,9 +362,21 @@ export class StacksService {
     return getStack(this.dataDir, ref);
   }
 
-  setVariables(ref: StackRef, variables: readonly StackVariable[], userId: string | null): Promise<Stack> {
+  async setVariables(
+    ref: StackRef,
+    variables: readonly StackVariable[],
+    userId: string | null,
+  ): Promise<Stack> {
     this.environment(ref.environmentId);
+    // New values change what the compose file says (`context: ${CTX}`): it is checked with them.
+    const stack = await getStack(this.dataDir, ref);
+    await this.security.checkSave(ref, stack.compose, await this.savePlace(stack), variables, userId);
     return setVariables(this.dataDir, ref, variables, { events: this.store, userId });
+  }
+
+  /** Where a saved compose file is checked: where compose will run it (a git stack without a tree yet: its folder). */
+  private savePlace(stack: Stack): Promise<ComposePlace> {
+    return this.placeOf(stack, {}).catch(() => this.security.folderPlace(stack));
   }
 
   async deleteStack(ref: StackRef, userId: string | null): Promise<void> {
@@ -376,7 +397,11 @@ export class StacksService {
     // A stack with a job running exists (or is being created by that job).
     if (this.busy.has(keyOf(ref))) throw conflict('Stack already exists');
     if (await stackExists(this.dataDir, ref)) throw conflict('Stack already exists');
-    await this.checkNewCompose(ref, validateCompose(input.compose), validateVariables(input.variables));
+    const compose = validateCompose(input.compose);
+    const variables = validateVariables(input.variables);
+    // Before compose's own check, which reads the files the compose file names.
+    await this.security.checkSave(ref, compose, this.security.folderPlace(ref), variables, userId);
+    await this.checkNewCompose(ref, compose, variables);
     return this.exclusive(ref, async () => {
       await createStack(this.dataDir, ref, input, { events: this.store, userId });
       return { kind: 'create', operation: 'up', options, record: true, trigger: 'manual', userId };
@@ -393,7 +418,10 @@ export class StacksService {
   ): Promise<StartedJob | { saved: true }> {
     this.environment(ref.environmentId);
     const stack = await getStack(this.dataDir, ref);
-    await this.checkCompose(stack, validateCompose(content));
+    const text = validateCompose(content);
+    // Before compose's own check, which reads the files the compose file names.
+    await this.security.checkSave(ref, text, await this.savePlace(stack), stack.variables, userId);
+    await this.checkCompose(stack, text);
     if (!restart) {
       await saveCompose(this.dataDir, ref, content, { events: this.store, userId });
       return { saved: true };
@@ -542,7 +570,7 @@ export class StacksService {
       // execute settles every failure into a result; this is the net for a bug in it, so the stack is
       // let go and no rejection goes unhandled.
       const result = this.execute(
-        { stack, hashes },
+        { stack, hashes, userId: plan.userId },
         plan.operation,
         plan.options,
         job,
@@ -619,7 +647,7 @@ export class StacksService {
    * recorded result (never rejects). `start` is the stack as the run's start recorded it.
    */
   private async execute(
-    start: { stack: Stack; hashes: { compose: string; env: string } },
+    start: { stack: Stack; hashes: { compose: string; env: string }; userId: string | null },
     operation: ComposeOperation,
     options: DeployOptions,
     job: Job,
@@ -707,6 +735,18 @@ export class StacksService {
         Math.max(1, Math.ceil((deadline - Date.now()) / 1000)),
       );
       const env = composeEnv(process.env, stack.variables, secrets, environment);
+      // Before every deploy: the files may have changed since they were saved (security settings).
+      if (operation === 'up')
+        await this.security.checkDeploy(
+          stack,
+          variant.pinnedCompose ?? stack.compose,
+          { ...place, file: composeFile },
+          env,
+          {
+            fetchedFromGit: variant.resolve !== undefined,
+            ...(variant.pinnedCompose !== undefined ? { pinnedBy: start.userId } : {}),
+          },
+        );
       const lineRedactor = redactor;
       for (const [index, step] of steps.entries()) {
         if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
@@ -1040,9 +1080,7 @@ export class StacksService {
   private async placeOf(stack: Stack, variant: DeployVariant): Promise<ComposePlace> {
     const commit = variant.extra?.commit;
     const tree = await this.trees?.place(stack, typeof commit === 'string' ? commit : undefined);
-    if (tree) return tree;
-    const dir = stackDir(this.dataDir, stack);
-    return { root: dir, cwd: dir, file: join(dir, COMPOSE_FILE), overrides: [] };
+    return tree ?? this.security.folderPlace(stack);
   }
 
   /**

@@ -11,6 +11,21 @@ export interface Environment {
   id: number;
   name: string;
   dockerHost?: string;
+  /** What non-admin users' compose files may do there (compose-security.ts); absent: the defaults. */
+  security?: ComposeSecurity;
+}
+
+/** An environment's security settings for non-admin users' compose files (README "Security model"). */
+export interface ComposeSecurity {
+  /** `stack`: every path stays in the stack's folder or git tree; `unrestricted`: anywhere but the data folder. */
+  composePaths: 'stack' | 'unrestricted';
+  /** false: no bind mount outside the stack's folder; a list: only under these host folders. */
+  bindMounts: false | readonly string[];
+  privileged: boolean;
+  hostNamespaces: boolean;
+  devices: boolean;
+  capAdd: boolean;
+  sysctls: boolean;
 }
 
 /** A grant's environments: ids (null = local) or every environment. */
@@ -34,6 +49,8 @@ export interface User {
 /** The config file of CONTRACT.md with its defaults filled in. */
 export interface StacksConfig {
   environments: readonly Environment[];
+  /** The local environment's security settings (config `localEnvironmentSecurity`); absent: the defaults. */
+  localSecurity?: ComposeSecurity;
   users: readonly User[];
   /** null: not configured, found at start (`docker compose`, else `docker-compose`: compose-program.ts). */
   compose: { command: readonly string[] | null };

@@ -219,6 +219,26 @@ describe('resolveStacksConfig validation', () => {
       'config environments[0].name must be a non-empty string',
     ],
     [
+      'security with an unknown key',
+      { environments: [{ id: 1, name: 'e', security: { privilege: true } }] },
+      'config environments[0].security has unknown key "privilege"',
+    ],
+    [
+      'security composePaths of another word',
+      { environments: [{ id: 1, name: 'e', security: { composePaths: 'anywhere' } }] },
+      'config environments[0].security.composePaths must be "stack" or "unrestricted"',
+    ],
+    [
+      'security bindMounts with a relative folder',
+      { localEnvironmentSecurity: { bindMounts: ['srv'] } },
+      'config localEnvironmentSecurity.bindMounts[0] must be an absolute folder path',
+    ],
+    [
+      'security bindMounts true',
+      { localEnvironmentSecurity: { bindMounts: true } },
+      'config localEnvironmentSecurity.bindMounts must be false or a list of absolute folder paths',
+    ],
+    [
       'compose command empty',
       { compose: { command: [] } },
       'config compose.command must be a non-empty list of strings',
@@ -334,6 +354,31 @@ describe('resolveStacksConfig validation', () => {
       'config users[0].name must be a non-empty string',
       'config users[0].token must be a non-empty string',
     ]);
+  });
+
+  it('security settings: given ones kept, the others default; absent: none (the defaults apply)', () => {
+    const { config } = resolveStacksConfig({
+      environments: [
+        { id: 1, name: 'a', security: { composePaths: 'unrestricted', bindMounts: ['/srv'], capAdd: true } },
+        { id: 2, name: 'b' },
+      ],
+      localEnvironmentSecurity: { privileged: true },
+    });
+    expect(config.environments[0]?.security).toEqual({
+      composePaths: 'unrestricted',
+      bindMounts: ['/srv'],
+      privileged: false,
+      hostNamespaces: false,
+      devices: false,
+      capAdd: true,
+      sysctls: false,
+    });
+    expect(config.environments[1]?.security).toBeUndefined();
+    expect(config.localSecurity).toMatchObject({
+      composePaths: 'stack',
+      bindMounts: false,
+      privileged: true,
+    });
   });
 
   it('accepts "*" grants, absent grant environments, other resources and a zero environment id', () => {

@@ -141,7 +141,7 @@ export const stacksRoutes = {
         ...JOB_ANSWERS,
         ...envFailures(
           'edit',
-          `${ENV_400}; the body is no JSON object, a field has the wrong type, ${NAME_400}, the compose file is no YAML mapping, a variable is malformed or of a refused name, or the secret provider is unknown.`,
+          `${ENV_400}; the body is no JSON object, a field has the wrong type, ${NAME_400}, the compose file is no YAML mapping or breaks the environment's security settings (a non-admin's: README "Security model"), a variable is malformed or of a refused name, or the secret provider is unknown.`,
         ),
         409: fail('A stack of that name exists (`Stack already exists`), or the server is stopping.'),
         413: BODY_413,
@@ -194,7 +194,7 @@ export const stacksRoutes = {
         200: json('The stack with its new variables.', Stack),
         ...envFailures(
           'edit',
-          `${ENV_400}, ${NAME_400}, or a variable is malformed, given twice or of a refused name (\`PATH\`, \`DOCKER_*\`...: README "Security model").`,
+          `${ENV_400}, ${NAME_400}, a variable is malformed, given twice or of a refused name (\`PATH\`, \`DOCKER_*\`...), or with these values the compose file breaks the environment's security settings (a non-admin's: README "Security model").`,
           STACK_404,
         ),
         409: fail('The stack has a job running.'),
@@ -220,7 +220,7 @@ export const stacksRoutes = {
         ),
         ...envFailures(
           'edit',
-          `${ENV_400}, ${NAME_400}, a field has the wrong type, or the compose file is no YAML mapping.`,
+          `${ENV_400}, ${NAME_400}, a field has the wrong type, the compose file is no YAML mapping, or it breaks the environment's security settings (a non-admin's: README "Security model").`,
           STACK_404,
         ),
         409: fail('The stack has a job running, or the server is stopping.'),

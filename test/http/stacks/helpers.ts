@@ -139,8 +139,12 @@ export const USERS: Record<UserKind, UserJson> = {
   },
 };
 
+/** An environment's `security` settings (README "Security model"). */
+export type SecurityJson = Record<string, unknown>;
+
 export interface ConfigJson {
-  environments?: Array<{ id: number; name: string; dockerHost?: string }>;
+  environments?: Array<{ id: number; name: string; dockerHost?: string; security?: SecurityJson }>;
+  localEnvironmentSecurity?: SecurityJson;
   users?: UserJson[];
   compose?: { command: string[] };
   secretProviders?: Record<string, { command: string[] }>;
