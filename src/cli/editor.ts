@@ -12,6 +12,7 @@ import { editorApp } from '../http/editor-app.js';
 import type { AuditContext } from '../http/editor-audit-routes.js';
 import { EditorClient } from '../http/editor-client.js';
 import { EditorListener } from '../http/editor-listener.js';
+import { OriginPolicy } from '../http/editor-origin.js';
 import { viewerApp } from '../http/viewer-app.js';
 import type { EventStore } from '../store/types.js';
 import { version } from '../version.js';
@@ -102,7 +103,13 @@ export function auditContext(store: EventStore, session: EditorSession): AuditCo
  */
 export async function startEditor(
   store: EventStore,
-  options: { port: number; file?: string | undefined; resume?: string | true | undefined },
+  options: {
+    port: number;
+    file?: string | undefined;
+    resume?: string | true | undefined;
+    /** Origins (normalised) whose pages may touch the file system besides loopback pages. */
+    allowOrigins?: readonly string[] | undefined;
+  },
 ): Promise<EditorServer> {
   const { port, file } = options;
   // With FILE the editor is GUI-hosted: a person at the viewer answers picks.
@@ -115,6 +122,7 @@ export async function startEditor(
     client,
     { version, sessionId: () => session.sessionId },
     auditContext(store, session),
+    { origins: new OriginPolicy(options.allowOrigins) },
   );
   await app.ready();
   const listener = new EditorListener(app);
@@ -170,13 +178,18 @@ export async function startEditor(
 export async function runEditor(
   port: number,
   file: string | undefined,
-  options: StoreOptions & { resume?: string | true | undefined },
+  options: StoreOptions & { resume?: string | true | undefined; allowOrigin?: readonly string[] },
 ): Promise<number> {
   const store = await openStoreUnlessStopped(options);
   if (!store) return 0;
   let editor: EditorServer;
   try {
-    editor = await startEditor(store, { port, file, resume: options.resume });
+    editor = await startEditor(store, {
+      port,
+      file,
+      resume: options.resume,
+      allowOrigins: options.allowOrigin,
+    });
   } catch (error) {
     if (!(error instanceof EditorStartError)) throw error;
     process.stderr.write(`${error.message}\n`);

@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { findProjection, projectionNames, projections } from '../../projections/index.js';
 import { DEFAULT_CHECKPOINT_EVERY } from '../../projections/rebuild.js';
 import { controlSocketPath } from '../control/protocol.js';
+import { normalOrigin } from '../http/editor-origin.js';
 import { attachUrl } from '../mcp/http-backend.js';
 import { StoreError } from '../store/errors.js';
 import { openStore } from '../store/open.js';
@@ -34,6 +35,22 @@ const tcpPort = (value: string) => {
     throw new InvalidArgumentError('a port is a number from 0 to 65535');
   return Number(value);
 };
+
+/** `--allow-origin URL`, repeatable: the origins (normalised) whose web pages may touch the file system. */
+const allowOriginOption = () =>
+  new Option(
+    '--allow-origin <url>',
+    'let web pages of this origin (https://host[:port]) open, save, plot and embed files through the editor REST API; repeatable',
+  )
+    .argParser((value: string, previous: string[] | undefined) => {
+      const origin = normalOrigin(value);
+      if (!origin)
+        throw new InvalidArgumentError(
+          'an origin is http:// or https://, a host and an optional port, nothing after (e.g. https://cad.example.com)',
+        );
+      return [...(previous ?? []), origin];
+    })
+    .default([]);
 
 const dataOption = () => new Option('--data <dir>', 'data directory (default: $CHRONICLE_DATA, else ./data)');
 const storeOption = () =>
@@ -207,18 +224,27 @@ function buildProgram(): Command {
       '--resume [session]',
       'reopen the documents of the last (or this) session at their last revision, unsaved changes included',
     )
+    .addOption(allowOriginOption())
     .addOption(dataOption())
     .addOption(storeOption())
     .action(
       async (
         file: string | undefined,
-        options: StoreOptions & { http?: number; mcp?: true; attach?: string; resume?: string | true },
+        options: StoreOptions & {
+          http?: number;
+          mcp?: true;
+          attach?: string;
+          resume?: string | true;
+          allowOrigin: string[];
+        },
         command: Command,
       ) => {
         const usage = (message: string) =>
           command.error(`error: ${message}`, { exitCode: 2, code: 'chronicle.usage' });
         if ((options.http === undefined) === (options.mcp === undefined))
           usage('give one of --http <port> (REST) or --mcp (MCP on standard input and output)');
+        if (options.mcp && options.allowOrigin.length > 0)
+          usage('--allow-origin goes with --http (MCP has no web pages for callers)');
         if (options.attach !== undefined) {
           if (!options.mcp) usage('--attach goes with --mcp');
           const url = attachUrl(options.attach);
@@ -285,6 +311,7 @@ function buildProgram(): Command {
       ),
     )
     .option('--config <file>', 'stacks config file (JSON; default: one admin with a printed token)')
+    .addOption(allowOriginOption())
     .addOption(storeOption())
     .action(
       async (
@@ -293,6 +320,7 @@ function buildProgram(): Command {
           stacksPort: number;
           stacksHost: string;
           config?: string;
+          allowOrigin: string[];
         },
       ) => {
         process.exitCode = await (await import('./serve.js')).runServe(options);

@@ -10,6 +10,8 @@ export interface ServeOptions extends StoreOptions {
   /** The stacks surface's address (default 127.0.0.1); the editor surface is loopback by contract. */
   stacksHost?: string;
   config?: string;
+  /** `--allow-origin`: pages of these origins may touch the file system through the editor surface. */
+  allowOrigin?: readonly string[];
 }
 
 export { DEFAULT_EDITOR_PORT } from './defaults.js';
@@ -34,7 +36,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   if (!store) return 0;
   let editor: Awaited<ReturnType<typeof startEditor>>;
   try {
-    editor = await startEditor(store, { port: options.editorPort });
+    editor = await startEditor(store, { port: options.editorPort, allowOrigins: options.allowOrigin });
   } catch (error) {
     if (!(error instanceof EditorStartError)) {
       await store.close();

@@ -17,16 +17,15 @@ const FORMATS: Record<string, RasterFormat> = { png: 'png', jpg: 'jpeg' };
 
 /**
  * A short account of what `bytes` are when they are no PNG or JPEG, for the error message: another
- * image format image-size knows, an empty file, text, or the first bytes in hex.
+ * image format image-size knows, an empty file, text, or other bytes. Never the bytes themselves: the
+ * message reaches whoever asked, and the path may name any file of the machine (a key, a password file).
  */
 function whatItIs(bytes: Uint8Array, detected: string | undefined): string {
   if (detected) return `an image of type ${detected.toUpperCase()}, not PNG or JPEG`;
-  const head = bytes.subarray(0, 16);
-  const text = Buffer.from(head).toString('utf8');
-  if (/^[\t\n\r\x20-\x7e\u00a0-\uffff]+$/.test(text) && !text.includes('\ufffd')) {
-    return `not a PNG or JPEG image (it starts with the text ${JSON.stringify(text)})`;
-  }
-  return `not a PNG or JPEG image (it starts with the bytes ${Buffer.from(head.subarray(0, 8)).toString('hex')})`;
+  const text = Buffer.from(bytes.subarray(0, 16)).toString('utf8');
+  if (/^[\t\n\r\x20-\x7e\u00a0-\uffff]+$/.test(text) && !text.includes('\ufffd'))
+    return 'not a PNG or JPEG image (it is text)';
+  return 'not a PNG or JPEG image (no image signature at its start)';
 }
 
 /**

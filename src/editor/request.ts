@@ -7,6 +7,17 @@ export type EditorRequest = Record<string, unknown>;
 export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * Who sent a request, as far as the dispatcher's checks go. `files: false` — a web page of another
+ * origin (README "Security model") — refuses every op that reads or writes a file (`origin_forbidden`);
+ * callers that pass none (scripts, MCP, the viewer) may.
+ */
+export interface Caller {
+  files: boolean;
+  /** The page's origin, for the refusal's message. */
+  origin?: string;
+}
+
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /** A point of 2 or 3 finite numbers, as 3 numbers; `invalid_point` otherwise. */

@@ -23,7 +23,7 @@ import { EditorError } from './errors.js';
 import { verificationDigest } from './history/verification.js';
 import type { OpDefinition, OpOutcome, OpTable } from './ops/types.js';
 import { cancelPick, pickRefusal } from './picks.js';
-import { type EditorRequest, isObject } from './request.js';
+import { type Caller, type EditorRequest, isObject } from './request.js';
 import { resumeEvents } from './resume/events.js';
 import type { ResumeSource } from './resume/source.js';
 import { sizedParts } from './step-parts.js';
@@ -51,6 +51,15 @@ export function answerChanges(changes: readonly Change[]): Array<{ handle: strin
 
 const changesOf = (events: readonly NewEditorEvent[]): Change[] =>
   events.flatMap((event) => (event.data as { changes?: Change[] }).changes ?? []);
+
+/** `origin_forbidden`: a web page of another origin asked for an op that reads or writes files. */
+function originRefusal(opName: string, caller: Caller): EditorError {
+  const page = caller.origin === undefined ? 'a web page' : `a page of ${caller.origin}`;
+  return new EditorError(
+    'origin_forbidden',
+    `${opName} reads or writes files, which ${page} may not ask for: only programs (no Origin header), pages served from this machine (http://127.0.0.1, http://localhost, http://[::1]) and origins the editor was started with (--allow-origin) may`,
+  );
+}
 
 interface Running {
   request_id: string;
@@ -280,17 +289,20 @@ export class EditorSession {
     this.commitFailure = undefined;
   }
 
-  /** Answers one protocol-1 request. Never throws: failures are `{ ok: false, code, error }` answers. */
-  async dispatch(raw: unknown): Promise<Answer> {
+  /**
+   * Answers one protocol-1 request. Never throws: failures are `{ ok: false, code, error }` answers.
+   * `caller`: who sent it (a REST request a web page sent may not touch files); none = a local program.
+   */
+  async dispatch(raw: unknown, caller?: Caller): Promise<Answer> {
     const request: EditorRequest = isObject(raw) ? raw : {};
     try {
-      return await this.route(request);
+      return await this.route(request, caller);
     } catch (error) {
       return this.failure(request, error);
     }
   }
 
-  private async route(request: EditorRequest): Promise<Answer> {
+  private async route(request: EditorRequest, caller: Caller | undefined): Promise<Answer> {
     if (request.protocol !== 1) {
       throw new EditorError(
         'protocol_mismatch',
@@ -305,6 +317,8 @@ export class EditorSession {
     }
     const opName = typeof request.op === 'string' ? request.op : '';
     const op = dictGet(this.ops, opName);
+    // Refused at the door and not recorded, so the same request from a program (same id) still runs.
+    if (caller?.files === false && op?.files?.(request, this.ops)) throw originRefusal(opName, caller);
     if (op?.atOnce) {
       const ctx = this.context(request);
       const outcome = op.atOnce(ctx);

@@ -4,6 +4,7 @@ import type { Answer } from '../../streams/editor.js';
 import { type AuditContext, auditRoutes } from './editor-audit-routes.js';
 import type { EditorClient, HttpAnswer } from './editor-client.js';
 import { editorOpenApi } from './editor-openapi.js';
+import { OriginPolicy } from './editor-origin.js';
 import {
   bodyObject,
   type EditorRoute,
@@ -14,6 +15,12 @@ import {
 import { parseQuery } from './query-string.js';
 
 export const API_PREFIX = '/api/v1';
+
+/** What the editor app is built with besides its client. */
+export interface EditorAppOptions {
+  /** Who may touch the file system, by the request's Origin (default: programs and loopback pages). */
+  origins?: OriginPolicy;
+}
 
 /** POST /capture: the `capture` op run with the body's fields (a Run: no wrapper, the active document). */
 const captureRequest = (client: EditorClient, input: RouteInput): Record<string, unknown> => ({
@@ -60,10 +67,12 @@ const searchOf = (url: string) => {
 };
 
 function inputOf(request: FastifyRequest): RouteInput {
+  const origin = request.headers.origin;
   return {
     params: (request.params ?? {}) as Record<string, string>,
     query: parseQuery(searchOf(request.url)),
     body: request.body,
+    ...(origin === undefined ? {} : { origin }),
   };
 }
 
@@ -81,7 +90,12 @@ export interface RawAnswer {
  * call of `GET /state`), or returns undefined when the request is not one whose outcome is plain, and
  * the caller must inject it.
  */
-export type DirectRoute = (method: string, target: string, body: Buffer) => Promise<RawAnswer> | undefined;
+export type DirectRoute = (
+  method: string,
+  target: string,
+  body: Buffer,
+  origin?: string,
+) => Promise<RawAnswer> | undefined;
 
 const directRoutes = new WeakMap<FastifyInstance, DirectRoute>();
 
@@ -113,7 +127,9 @@ export function editorApp(
   client: EditorClient,
   info: { version: string; sessionId: () => string },
   audit?: AuditContext,
+  options: EditorAppOptions = {},
 ): FastifyInstance {
+  const origins = options.origins ?? new OriginPolicy();
   const app = Fastify({
     logger: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
@@ -140,7 +156,8 @@ export function editorApp(
   const handle = async (route: EditorRoute, input: RouteInput): Promise<HttpAnswer> => {
     if (route.kind === 'openapi')
       return { status: 200, body: editorOpenApi(info.version) as unknown as Answer };
-    if (route.kind === 'capture') return pngOf(await client.run(captureRequest(client, input), 200));
+    const caller = origins.callerOf(input.origin);
+    if (route.kind === 'capture') return pngOf(await client.run(captureRequest(client, input), 200, caller));
     if (route.path === '/entities' && route.method === 'GET' && input.query.where !== undefined) {
       try {
         JSON.parse(input.query.where);
@@ -149,10 +166,11 @@ export function editorApp(
       }
     }
     const { op, fields, run } = route.build(input);
-    if (route.kind === 'mutate' && !run) return client.mutate(op, fields, route.status);
+    if (route.kind === 'mutate' && !run) return client.mutate(op, fields, route.status, caller);
     const answer = await client.run(
       { protocol: 1, op, request_id: client.nextRestId(), ...fields },
       route.status,
+      caller,
     );
     if (route.kind !== 'ready') return answer;
     const state = answer.body.state as { session_id?: string; document_id?: number | null } | undefined;
@@ -199,10 +217,11 @@ export function editorApp(
       typeof input.body === 'object' && input.body !== null && !Array.isArray(input.body)
         ? (input.body as Record<string, unknown>)
         : {};
-    if (ENVELOPE_OPS.has(op)) return client.mutate(op, body, 200);
+    const caller = origins.callerOf(input.origin);
+    if (ENVELOPE_OPS.has(op)) return client.mutate(op, body, 200, caller);
     const requestId =
       typeof body.request_id === 'string' && body.request_id !== '' ? body.request_id : client.nextRestId();
-    return client.run({ ...body, op, protocol: 1, request_id: requestId }, 200);
+    return client.run({ ...body, op, protocol: 1, request_id: requestId }, 200, caller);
   };
   app.post(`${API_PREFIX}/:op`, async (request, reply) => send(reply, await generic(inputOf(request))));
   direct.on('POST', `${API_PREFIX}/:op`, noop, generic);
@@ -220,7 +239,7 @@ export function editorApp(
         };
   const internalError = (error: unknown): RawAnswer =>
     rawAnswer(failure(500, 'internal_error', error instanceof Error ? error.message : String(error)));
-  directRoutes.set(app, (method, target, raw) => {
+  directRoutes.set(app, (method, target, raw, origin) => {
     const parts = PLAIN_TARGET.exec(target);
     if (!parts) return undefined;
     const found = direct.find(method as 'GET', parts[1] as string);
@@ -230,6 +249,7 @@ export function editorApp(
       params: { ...(found.params as Record<string, string>) },
       query: parseQuery(parts[2] ?? ''),
       body: method === 'GET' ? undefined : parseBody(raw),
+      ...(origin === undefined ? {} : { origin }),
     };
     return run(input).then((answer) => {
       try {

@@ -1,4 +1,5 @@
 import type { Answer } from '../../streams/editor.js';
+import type { Caller } from '../editor/request.js';
 import { statusOfCode } from './editor-status.js';
 
 /** Codes after which the wrapper re-reads state and tries once more (rule 5). */
@@ -11,7 +12,8 @@ const RETRY_CODES = new Set([
 ]);
 
 export interface Dispatcher {
-  dispatch(request: unknown): Promise<Answer>;
+  /** `caller`: who sent the request (a web page of another origin may not touch files); none = trusted. */
+  dispatch(request: unknown, caller?: Caller): Promise<Answer>;
 }
 
 export interface HttpAnswer {
@@ -49,8 +51,8 @@ export class EditorClient {
     if (typeof id === 'number') this.documentId = id;
   }
 
-  private async send(request: Record<string, unknown>): Promise<Answer> {
-    const answer = await this.dispatcher.dispatch(request);
+  private async send(request: Record<string, unknown>, caller: Caller | undefined): Promise<Answer> {
+    const answer = await this.dispatcher.dispatch(request, caller);
     this.remember(answer);
     return answer;
   }
@@ -67,21 +69,26 @@ export class EditorClient {
   }
 
   /** The mutation wrapper: envelope, one retry after re-reading state, `state` stripped, route status. */
-  async mutate(op: string, fields: Record<string, unknown>, successStatus: number): Promise<HttpAnswer> {
-    let answer = await this.send(this.envelope(op, fields));
+  async mutate(
+    op: string,
+    fields: Record<string, unknown>,
+    successStatus: number,
+    caller?: Caller,
+  ): Promise<HttpAnswer> {
+    let answer = await this.send(this.envelope(op, fields), caller);
     if (!answer.ok && RETRY_CODES.has(answer.code as string)) {
       const state = await this.dispatcher.dispatch({ protocol: 1, op: 'state' });
       const id = (state.state as { document_id?: unknown } | undefined)?.document_id;
       this.documentId = typeof id === 'number' ? id : undefined;
-      answer = await this.send(this.envelope(op, fields));
+      answer = await this.send(this.envelope(op, fields), caller);
     }
     const { state: _state, ...body } = answer;
     return { status: body.ok ? successStatus : statusOfCode(body.code), body: body as Answer };
   }
 
   /** The Run path: the request as built, no wrapper, no retry, `state` kept. */
-  async run(request: Record<string, unknown>, successStatus: number): Promise<HttpAnswer> {
-    const answer = await this.send(request);
+  async run(request: Record<string, unknown>, successStatus: number, caller?: Caller): Promise<HttpAnswer> {
+    const answer = await this.send(request, caller);
     return { status: answer.ok ? successStatus : statusOfCode(answer.code), body: answer };
   }
 }

@@ -20,6 +20,8 @@ interface Head {
   method: string;
   target: string;
   host: string | undefined;
+  /** The `Origin` header (several are joined by ", ", as Node joins them), undefined when absent. */
+  origin: string | undefined;
   /** Declared body length as the spec reads it: unparsable = 0. */
   length: number;
 }
@@ -34,6 +36,7 @@ function parseHead(text: string): Head | undefined {
   const match = /^([A-Za-z]+) (\S+) HTTP\/1\.[01]$/.exec(lines[0] ?? '');
   if (!match) return undefined;
   let host: string | undefined;
+  let origin: string | undefined;
   let length: number | undefined;
   for (const line of lines.slice(1)) {
     if (length === undefined && (line.startsWith('Content-Length:') || line.startsWith('content-length:'))) {
@@ -41,12 +44,16 @@ function parseHead(text: string): Head | undefined {
       length = /^\d+$/.test(value) ? Number(value) : 0;
     } else if (host === undefined && /^host:/i.test(line)) {
       host = line.slice(5).trim();
+    } else if (/^origin:/i.test(line)) {
+      const value = line.slice(7).trim();
+      origin = origin === undefined ? value : `${origin}, ${value}`;
     }
   }
   return {
     method: (match[1] as string).toUpperCase(),
     target: match[2] as string,
     host,
+    origin,
     length: length ?? 0,
   };
 }
@@ -209,12 +216,16 @@ export class EditorListener {
       };
     }
     try {
-      const direct = this.direct?.(head.method, head.target, body);
+      const direct = this.direct?.(head.method, head.target, body, head.origin);
       if (direct) return await direct;
       const response = await this.app.inject({
         method: head.method as 'GET' | 'POST' | 'PUT' | 'DELETE',
         url: head.target,
-        headers: { host: head.host ?? '', 'content-type': 'application/octet-stream' },
+        headers: {
+          host: head.host ?? '',
+          'content-type': 'application/octet-stream',
+          ...(head.origin === undefined ? {} : { origin: head.origin }),
+        },
         ...(body.length > 0 ? { payload: body } : {}),
       });
       const type = response.headers['content-type'];

@@ -66,7 +66,8 @@ const XDATA_ITEMS = {
 
 const ERRORS = {
   '400': 'bad request (invalid_point, unknown_operation, document_required, ...)',
-  '403': 'forbidden_host: the Host header is not a loopback name with this port',
+  '403':
+    'forbidden_host: the Host header names no loopback host; origin_forbidden: the Origin header names a web page that is not on this machine (nor given with --allow-origin), and the op reads or writes files',
   '404': 'unknown_route or entity_absent',
   '409': 'stale_state, session_changed, document_not_active or gui_required',
   '503': 'busy',

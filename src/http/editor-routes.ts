@@ -6,6 +6,8 @@ export interface RouteInput {
   query: Record<string, string>;
   /** The body as parsed: any JSON value, or undefined when missing or not JSON. */
   body: unknown;
+  /** The request's `Origin` header (a browser's page sent it), undefined when it has none. */
+  origin?: string | undefined;
 }
 
 /** The body as the spec reads it for most routes: an object, else `{}`. */
@@ -432,11 +434,14 @@ export const editorRoutes: readonly EditorRoute[] = [
     status: 200,
     summary: 'Save the active document',
     answer:
-      '`result.saved` (the path). A `.dwg` or `.dwt` path is refused with `unsupported_format` and nothing is written.',
+      "`result.saved` (the path). An existing file other than the document's own (opened from or last saved to) is replaced only with `overwrite: true` (`file_exists`). A `.dwg` or `.dwt` path is refused with `unsupported_format` and nothing is written.",
     body: 'object',
     build: (input) => {
-      const path = bodyObject(input).path;
-      return op('save', typeof path === 'string' ? { path } : {});
+      const { path, overwrite } = bodyObject(input);
+      return op('save', {
+        ...(typeof path === 'string' ? { path } : {}),
+        ...(overwrite !== undefined ? { overwrite } : {}),
+      });
     },
   },
   {

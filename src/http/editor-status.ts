@@ -14,6 +14,7 @@ export function statusOfCode(code: unknown): number {
     case 'gui_required':
       return 409;
     case 'forbidden_host':
+    case 'origin_forbidden':
       return 403;
     case 'method_not_allowed':
       return 405;

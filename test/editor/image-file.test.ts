@@ -41,13 +41,10 @@ describe('rasterInfo', () => {
         /^\/x is an image of type GIF, not PNG or JPEG$/,
       ],
       [Buffer.from('<svg width="3" height="4"></svg>'), /^\/x is an image of type SVG, not PNG or JPEG$/],
-      [
-        Buffer.from('hello, world'),
-        /^\/x is not a PNG or JPEG image \(it starts with the text "hello, world"\)$/,
-      ],
+      [Buffer.from('hello, world'), /^\/x is not a PNG or JPEG image \(it is text\)$/],
       [
         Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 9]),
-        /^\/x is not a PNG or JPEG image \(it starts with the bytes 0102030405060708\)$/,
+        /^\/x is not a PNG or JPEG image \(no image signature at its start\)$/,
       ],
       // A PNG signature without its IHDR chunk, and a JPEG without a frame header.
       [pngBytes(2, 2).subarray(0, 12), /^\/x is not a readable PNG or JPEG image: /],

@@ -146,6 +146,16 @@ async function batch(ctx: OpContext): Promise<OpOutcome> {
   };
 }
 
+/** Whether a step of the batch reads or writes a file (a batch holds no batch, so one level is all). */
+function stepsTouchFiles(request: Record<string, unknown>, ops: OpTable): boolean {
+  const steps = request.steps;
+  if (!Array.isArray(steps)) return false;
+  return steps.some(
+    (step) =>
+      isObject(step) && typeof step.op === 'string' && dictGet(ops, step.op)?.files?.(step, ops) === true,
+  );
+}
+
 export const batchOps: OpTable = {
-  batch: { kind: 'mutation', document: 'none', run: batch },
+  batch: { kind: 'mutation', document: 'none', run: batch, files: stepsTouchFiles },
 };

@@ -10,10 +10,10 @@ import { DxfError, readDxf, templateDxf, writeDxf } from '../dxf/index.js';
 import { entitiesLoadedData, type LoadedDxf, loadDxfFile } from '../dxf/load.js';
 import { EditorError, fail } from '../errors.js';
 import type { DxfDocumentModel, Entity } from '../model.js';
-import { type WrittenFile, writeOutputFile } from '../output-file.js';
+import { refuseExisting, type WrittenFile, writeOutputFile } from '../output-file.js';
 import { listedCount } from '../query/run.js';
 import { stepEvent } from './steps.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, everyRequest, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
 /** Reads a DXF file with every failure as a clear code; nothing is opened when it throws. */
 async function readDxfFile(path: string): Promise<LoadedDxf> {
@@ -146,6 +146,10 @@ async function openOp(ctx: OpContext): Promise<OpOutcome> {
   };
 }
 
+/** Whether `new` reads its template from a file (not a built-in one): what newOp reads as a path. */
+const templateFile = (template: unknown): template is string =>
+  typeof template === 'string' && template !== 'metric' && template !== 'imperial' && template.trim() !== '';
+
 /** A new untitled drawing from the built-in metric (default) or imperial template, with its own identity. */
 function blankModel(template: unknown): DxfDocumentModel {
   return withNewIdentity(readDxf(templateDxf(template === 'imperial' ? 'imperial' : 'metric')));
@@ -175,7 +179,7 @@ async function newOp(ctx: OpContext): Promise<OpOutcome> {
   let model: DxfDocumentModel;
   if (template === undefined || template === null || template === 'metric' || template === 'imperial') {
     model = blankModel(template);
-  } else if (typeof template === 'string' && template.trim() !== '') {
+  } else if (templateFile(template)) {
     // A new drawing is a new file identity, also when made from a template.
     model = withNewIdentity(await readDrawing(template));
   } else {
@@ -240,11 +244,17 @@ function activateOp(ctx: OpContext): OpOutcome {
   };
 }
 
-/** Writes the file first (through a temporary file, renamed into place), then records that it was saved. */
+/**
+ * Writes the file first (through a temporary file, renamed into place), then records that it was saved.
+ * An existing file other than the document's own (the one it was opened from or last saved to) is
+ * replaced only with `overwrite: true` (`file_exists` otherwise).
+ */
 async function saveOp(ctx: OpContext): Promise<OpOutcome> {
   const doc = docOf(ctx);
   const path = ctx.request.path === undefined ? doc.path : pathArgument(ctx.request.path);
   if (!path) return fail('path_required', `document ${doc.id} has never been saved: give a path`);
+  refuseDwgPath(path);
+  if (path !== doc.path) await refuseExisting(path, ctx.request.overwrite);
   const { bytes, sha256 } = await writeDxfFile(path, doc.model);
   return {
     events: [
@@ -283,10 +293,10 @@ function fileIdentity(ctx: OpContext): OpOutcome {
 }
 
 export const documentOps: OpTable = {
-  new: { kind: 'mutation', document: 'none', run: newOp },
-  open: { kind: 'mutation', document: 'none', run: openOp },
+  new: { kind: 'mutation', document: 'none', run: newOp, files: (r) => templateFile(r.template) },
+  open: { kind: 'mutation', document: 'none', run: openOp, files: everyRequest },
   close: { kind: 'mutation', document: 'open', run: closeOp },
   activate: { kind: 'mutation', document: 'open', run: activateOp },
-  save: { kind: 'mutation', document: 'active', run: saveOp },
+  save: { kind: 'mutation', document: 'active', run: saveOp, files: everyRequest },
   file_identity: { kind: 'mutation', document: 'required', run: fileIdentity },
 };

@@ -20,7 +20,7 @@ import { number, point, positive, tableName } from '../request.js';
 import { pathArgument } from './documents.js';
 import { MODEL_SPACE } from './entities.js';
 import { StepBuilder, stepEvent } from './steps.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, everyRequest, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
 /**
  * Body of `embed_image` (the spec leaves it open):
@@ -229,5 +229,5 @@ async function embedImage(ctx: OpContext): Promise<OpOutcome> {
 }
 
 export const imageOps: OpTable = {
-  embed_image: { kind: 'mutation', document: 'required', run: embedImage },
+  embed_image: { kind: 'mutation', document: 'required', run: embedImage, files: everyRequest },
 };

@@ -18,7 +18,7 @@ import { plotSvg } from '../plot/svg.js';
 import { pathArgument } from './documents.js';
 import { MODEL_SPACE } from './entities.js';
 import { windowArea } from './interaction.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, everyRequest, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
 export type PlotFormat = 'pdf' | 'svg';
 const FORMATS: readonly PlotFormat[] = ['pdf', 'svg'];
@@ -321,5 +321,5 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
 }
 
 export const plotOps: OpTable = {
-  plot: { kind: 'mutation', document: 'required', run: plot },
+  plot: { kind: 'mutation', document: 'required', run: plot, files: everyRequest },
 };

@@ -64,11 +64,19 @@ export interface OpDefinition {
    * editor, a cancel with nothing to cancel): an outcome, or a thrown EditorError; undefined = go on.
    */
   atOnce?: (ctx: OpContext) => OpOutcome | undefined;
+  /**
+   * Whether this request reads or writes a file (open, save, plot...): such a request from a caller
+   * without `files` is refused before it is queued (`origin_forbidden`). Absent: never.
+   */
+  files?: (request: EditorRequest, ops: OpTable) => boolean;
   /** A mutation that may run while a pick waits for the person at the viewer (cancel); others are `busy`. */
   whilePicking?: boolean;
 }
 
 export type OpTable = Record<string, OpDefinition>;
+
+/** `files` of an op every request of which reads or writes a file. */
+export const everyRequest = (): boolean => true;
 
 /** The document an op runs on; the dispatcher has checked it exists for ops that need one. */
 export function docOf(ctx: OpContext): DocumentState {

@@ -9,7 +9,7 @@ import { refuseExisting } from '../output-file.js';
 import { handleList } from '../request.js';
 import { pathArgument, readDrawing, withNewIdentity, writeDxfFile } from './documents.js';
 import { entitiesOf, MODEL_SPACE } from './entities.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, everyRequest, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
 /**
  * The drawing `wblock` writes: the document's tables, blocks and settings, with only `entities` in
@@ -238,5 +238,5 @@ async function wblock(ctx: OpContext): Promise<OpOutcome> {
 }
 
 export const wblockOps: OpTable = {
-  wblock: { kind: 'mutation', document: 'required', run: wblock },
+  wblock: { kind: 'mutation', document: 'required', run: wblock, files: everyRequest },
 };
