@@ -123,13 +123,14 @@ export function stackRoutes(
       const ref = refOf(request, user, 'edit', request.params.name);
       // A secret sent as null keeps its value (stacks-kept-secrets.ts).
       const stored = (await service.getStack(ref)).variables;
-      return withStatus(
-        await service.setVariables(
-          ref,
-          validateVariables(keepSecrets(request.body.variables, stored)),
-          user.name,
-        ),
+      const saved = await service.setVariables(
+        ref,
+        validateVariables(keepSecrets(request.body.variables, stored)),
+        user.name,
       );
+      // The stack as GET answers it; `warnings` only when a value is too short to replace.
+      const warnings = await service.shortValueWarnings(ref, saved.variables);
+      return { ...(await withStatus(saved)), ...(warnings.length > 0 ? { warnings } : {}) };
     },
   });
 

@@ -40,6 +40,7 @@ import { Retention } from './retention.js';
 import { StacksSchedules } from './schedules.js';
 import { resolveSecrets } from './secret-providers.js';
 import { type WatchResult, watchServices } from './service-health.js';
+import { countHolding, type ShortValueWarning, shortValued, shortValueWarnings } from './short-values.js';
 import { StackSecurity } from './stack-security.js';
 import { oneShotServices, pullableServices, StackStatusReader } from './stack-status.js';
 import {
@@ -377,6 +378,24 @@ export class StacksService {
   /** Where a saved compose file is checked: where compose will run it (a git stack without a tree yet: its folder). */
   private savePlace(stack: Stack): Promise<ComposePlace> {
     return this.placeOf(stack, {}).catch(() => this.security.folderPlace(stack));
+  }
+
+  /**
+   * The warnings of variables too short to replace (short-values.ts), with how many lines of the
+   * stack's last run hold each value.
+   */
+  async shortValueWarnings(ref: StackRef, variables: readonly StackVariable[]): Promise<ShortValueWarning[]> {
+    const short = shortValued(variables);
+    if (short.length === 0) return [];
+    const last = this.runs.list(ref.name, ref.environmentId)[0];
+    const counts =
+      last === undefined
+        ? undefined
+        : await countHolding(
+            this.runs.logPathOf(last),
+            short.map((v) => v.value),
+          );
+    return shortValueWarnings(short, counts);
   }
 
   async deleteStack(ref: StackRef, userId: string | null): Promise<void> {

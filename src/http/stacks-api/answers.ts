@@ -156,6 +156,31 @@ export const Stack = z
     ],
   });
 
+export const ShortValueWarning = z
+  .object({
+    variable: z.string(),
+    secret: z.boolean(),
+    withheldLines: z.number().int().nullable().meta({
+      description: "Lines of the stack's last run's log holding the value; null without a run (or its log).",
+    }),
+    loggedLines: z.number().int().nullable().meta({ description: 'Lines of that log; null without one.' }),
+    message: z.string().meta({ description: 'The warning in words (never the value).' }),
+  })
+  .meta({
+    id: 'ShortValueWarning',
+    description:
+      'A variable whose value has 5 characters or fewer: too short to replace with `***`, so every output line holding it is withheld (spec, Output redaction 1).',
+  });
+
+export const StackVariablesSaved = Stack.extend({
+  warnings: z.array(ShortValueWarning).optional().meta({
+    description: 'Variables whose values withhold lines; absent when none does (the answer is then GET’s).',
+  }),
+}).meta({
+  id: 'StackVariablesSaved',
+  description: 'The stack with its new variables, and the warnings of them.',
+});
+
 export const StackDeleted = z.object({ deleted: z.literal(true) }).meta({ id: 'StackDeleted' });
 
 export const ComposeSaved = z

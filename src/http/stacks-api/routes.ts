@@ -23,6 +23,7 @@ import {
   Stack,
   StackDeleted,
   StackSummary,
+  StackVariablesSaved,
   WebhookIgnored,
 } from './answers.js';
 import { LogPage } from './history-answers.js';
@@ -191,7 +192,10 @@ export const stacksRoutes = {
       querystring: EnvQuery,
       body: VariablesBody,
       response: {
-        200: json('The stack with its new variables.', Stack),
+        200: json(
+          'The stack with its new variables, and a warning for each whose value is too short to replace (how many lines of the last run it withholds).',
+          StackVariablesSaved,
+        ),
         ...envFailures(
           'edit',
           `${ENV_400}, ${NAME_400}, a variable is malformed, given twice or of a refused name (\`PATH\`, \`DOCKER_*\`...), or with these values the compose file breaks the environment's security settings (a non-admin's: README "Security model").`,

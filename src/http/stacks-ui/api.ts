@@ -29,6 +29,8 @@ export type SessionUser = StacksAnswer<'getSession', 200>;
 export type SessionEnv = SessionUser['environments'][number];
 export type StackItem = StacksAnswer<'listStacks', 200>[number];
 export type Stack = StacksAnswer<'getStack', 200>;
+/** The answer of a variables save: the stack, and warnings of values too short to replace. */
+export type StackVariablesSaved = StacksAnswer<'setVariables', 200>;
 /** A variable to save: a secret as `value: null` keeps its stored value. */
 export type Variable = StacksBody<'setVariables'>['variables'][number];
 export type DeployOptions = { pull: boolean; build: boolean; forceRecreate: boolean };
@@ -215,7 +217,7 @@ export const api = {
       query: envQuery(env),
     }),
   setVariables: (name: string, env: Env, variables: Variable[]) =>
-    call<'setVariables', Stack>('setVariables', {
+    call<'setVariables', StackVariablesSaved>('setVariables', {
       params: { name },
       query: envQuery(env),
       body: { variables },

@@ -128,9 +128,12 @@ export function StackPage({
     if (!vars.ok) return setError(vars.error);
     const saved = await act(() => api.setVariables(name, env, vars.variables), 'Variables saved.');
     if (saved) {
-      const s = /** @type {import('./api.js').Stack} */ (saved);
+      const { warnings, ...s } = /** @type {import('./api.js').StackVariablesSaved} */ (saved);
       setStack(s);
       setRows(rowsOf(s.variables));
+      // A value too short to replace withholds every line holding it: the page says so, with its count.
+      if (warnings && warnings.length > 0)
+        setMessage(`Variables saved. ${warnings.map((w) => w.message).join(' ')}`);
     }
   };
 
