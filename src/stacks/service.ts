@@ -38,10 +38,10 @@ import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } fr
 import { createRedactor } from './redaction.js';
 import { Retention } from './retention.js';
 import { StacksSchedules } from './schedules.js';
-import { resolveSecrets } from './secret-providers.js';
+import { outOfScopeMessage, providerServes, resolveSecrets } from './secret-providers.js';
 import { type WatchResult, watchServices } from './service-health.js';
 import { countHolding, type ShortValueWarning, shortValued, shortValueWarnings } from './short-values.js';
-import { StackSecurity } from './stack-security.js';
+import { type DeployHow, StackSecurity } from './stack-security.js';
 import { oneShotServices, pullableServices, StackStatusReader } from './stack-status.js';
 import {
   COMPOSE_FILE,
@@ -412,7 +412,7 @@ export class StacksService {
     userId: string | null,
   ): Promise<StartedJob> {
     this.environment(ref.environmentId);
-    this.checkProvider(input.secretProvider);
+    this.checkProvider(input.secretProvider, ref, userId);
     // A stack with a job running exists (or is being created by that job).
     if (this.busy.has(keyOf(ref))) throw conflict('Stack already exists');
     if (await stackExists(this.dataDir, ref)) throw conflict('Stack already exists');
@@ -510,9 +510,31 @@ export class StacksService {
     }));
   }
 
-  private checkProvider(name: string | null): void {
-    if (name !== null && !this.config.secretProviders.has(name))
-      throw new StacksError(400, `Unknown secret provider ${JSON.stringify(name)}`);
+  /**
+   * A stack may bind a configured provider that serves its environment; an admin may bind any (a
+   * deploy then gives its values only while admins wrote everything the stack deploys).
+   */
+  private checkProvider(name: string | null, ref: StackRef, userId: string | null): void {
+    if (name === null) return;
+    const provider = this.config.secretProviders.get(name);
+    if (provider === undefined) throw new StacksError(400, `Unknown secret provider ${JSON.stringify(name)}`);
+    if (!providerServes(provider, ref.environmentId) && !this.security.isAdmin(userId))
+      throw new StacksError(403, `forbidden: ${outOfScopeMessage(name, ref.environmentId)}`);
+  }
+
+  /**
+   * Before a deploy gives a provider's values to compose: a provider that does not serve the stack's
+   * environment gives them only to a stack admins wrote wholly (a non-admin's compose file could
+   * print them past redaction). Other operations create and build nothing, so their output is all
+   * a value could leave by, and that is redacted.
+   */
+  private async checkProviderScope(stack: Stack, how: DeployHow): Promise<void> {
+    const name = stack.secretProvider;
+    const provider = name === null ? undefined : this.config.secretProviders.get(name);
+    if (name === null || provider === undefined || providerServes(provider, stack.environmentId)) return;
+    const why = await this.security.whyHeld(stack, how);
+    if (why !== undefined)
+      throw new StacksError(403, `${outOfScopeMessage(name, stack.environmentId)} (checked because ${why})`);
   }
 
   /**
@@ -719,6 +741,11 @@ export class StacksService {
           await recorder?.resolveSource({ composeHash: compose, envHash: env });
       }
       if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
+      const how: DeployHow = {
+        fetchedFromGit: variant.resolve !== undefined,
+        ...(variant.pinnedCompose !== undefined ? { pinnedBy: start.userId } : {}),
+      };
+      if (operation === 'up') await this.checkProviderScope(stack, how);
       let secrets: Record<string, string> = {};
       if (stack.secretProvider !== null) {
         job.status(`Resolving secrets from ${stack.secretProvider}`);
@@ -761,10 +788,7 @@ export class StacksService {
           variant.pinnedCompose ?? stack.compose,
           { ...place, file: composeFile },
           env,
-          {
-            fetchedFromGit: variant.resolve !== undefined,
-            ...(variant.pinnedCompose !== undefined ? { pinnedBy: start.userId } : {}),
-          },
+          how,
         );
       const lineRedactor = redactor;
       for (const [index, step] of steps.entries()) {

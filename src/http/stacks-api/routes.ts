@@ -144,6 +144,9 @@ export const stacksRoutes = {
           'edit',
           `${ENV_400}; the body is no JSON object, a field has the wrong type, ${NAME_400}, the compose file is no YAML mapping or breaks the environment's security settings (a non-admin's: README "Security model"), a variable is malformed or of a refused name, or the secret provider is unknown.`,
         ),
+        403: fail(
+          `${ENV_403('edit')} Or a non-admin names a secret provider that does not serve this environment (\`forbidden: secret provider "vault" does not serve stacks of environment 1 (config secretProviders["vault"].environments)\`).`,
+        ),
         409: fail('A stack of that name exists (`Stack already exists`), or the server is stopping.'),
         413: BODY_413,
         422: COMPOSE_422,
