@@ -17,6 +17,7 @@ import {
   type StacksHttpLimits,
 } from './stacks-limits.js';
 import { documentRoute, isPageRoute, useStacksSchemas, validationMessage } from './stacks-openapi.js';
+import { adoptionRoutes } from './stacks-routes-adoption.js';
 import { auditRoutes } from './stacks-routes-audit.js';
 import { consoleRoutes } from './stacks-routes-console.js';
 import { containerRoutes } from './stacks-routes-containers.js';
@@ -152,6 +153,7 @@ export function stacksApp(
     containerRoutes(scope, service, engine, status, streams);
     consoleRoutes(scope, service, engine);
     engineRoutes(scope, service, engine);
+    adoptionRoutes(scope, service, engine);
     runRoutes(scope, service, streams);
     // Issue 19's routes (deploy history, audit, retention, notifications): no zod schemas yet.
     historyRoutes(scope, service);

@@ -9,6 +9,7 @@ import type { LiveModel } from '../../projections/live-model.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
 import type { DeployOptions, EnvironmentId, JobKind, Trigger } from '../../streams/stacks.js';
 import type { EventStore } from '../store/types.js';
+import type { AdoptionSource } from './adoption.js';
 import {
   type ComposeOperation,
   type ComposeStep,
@@ -425,6 +426,58 @@ export class StacksService {
       await createStack(this.dataDir, ref, input, { events: this.store, userId });
       return { kind: 'create', operation: 'up', options, record: true, trigger: 'manual', userId };
     });
+  }
+
+  /**
+   * Makes a stack of a compose project the engine runs (adoption.ts made `source` of its files) and
+   * records its first run, `adopted`: compose does not run, the containers stay as they are, and the run
+   * holds what was adopted (its log, its content, the images its services run). The stack is the
+   * project's name, so from then on every operation of the stack acts on those containers.
+   */
+  async adopt(ref: StackRef, source: AdoptionSource, userId: string | null): Promise<{ runId: number }> {
+    const environment = this.environment(ref.environmentId);
+    if (this.closing) throw new StacksError(409, 'The server is stopping');
+    if (this.busy.has(keyOf(ref)) || (await stackExists(this.dataDir, ref)))
+      throw conflict('Stack already exists');
+    const variables = validateVariables(source.stack.variables);
+    const compose = validateCompose(source.stack.compose);
+    await this.checkNewCompose(ref, compose, variables);
+    const slot = await this.claim(ref);
+    if (!slot) throw conflict(STACK_BUSY_MESSAGE);
+    try {
+      const stack = await createStack(this.dataDir, ref, source.stack, { events: this.store, userId });
+      await copyFile(
+        join(stackDir(this.dataDir, ref), COMPOSE_FILE),
+        join(stackDir(this.dataDir, ref), LAST_GOOD_FILE),
+      );
+      const recorder = await this.runs.start({
+        jobId: randomUUID(),
+        stack: ref.name,
+        environmentId: ref.environmentId,
+        trigger: 'manual',
+        userId,
+        options: { pull: false, build: false, forceRecreate: false },
+        composeHash: composeHash(stack.compose),
+        envHash: envHash(this.hashKey, stack.variables),
+        extra: { adopted: true, merged: source.merged },
+      });
+      const redactor = createRedactor(stack.variables.map((v) => v.value));
+      for (const line of source.log) {
+        const shown = redactor.line(line);
+        if (shown !== null) recorder.line(shown);
+      }
+      await this.history.record(recorder, stack);
+      await this.history.recordImages(recorder, environment, ref.name);
+      await recorder.complete({
+        success: true,
+        adopted: true,
+        exit: { exitCode: 0, signal: null, timedOut: false, cancelled: false },
+        redactor,
+      });
+      return { runId: recorder.runId };
+    } finally {
+      await slot.release?.();
+    }
   }
 
   /** `PUT compose`: saves; with restart, redeploys as a recorded job. */
