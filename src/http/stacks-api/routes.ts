@@ -4,7 +4,13 @@
  * client takes its types from it (client.ts). A route's answers are listed by status, each with what it
  * means; every failure answers `{ "error": message }`.
  */
+
 import { z } from 'zod';
+import {
+  MAX_COMPOSE_BYTES,
+  MAX_VARIABLE_VALUE_BYTES,
+  MAX_VARIABLES_BYTES,
+} from '../../stacks/input-limits.js';
 import { DEFAULT_EXECUTIONS_LIMIT, MAX_EXECUTIONS_LIMIT } from '../../stacks/paging.js';
 import {
   ComposeSaved,
@@ -67,6 +73,9 @@ const COMPOSE_422 = fail(
   "The compose that will run the stack refuses the file (`config --quiet`, with the stack's variables, beside its compose file): `The compose file is invalid (compose config): <compose's message>`, ending `(at line N, column M)` when the key it names is found. Nothing is saved.",
 );
 const BODY_413 = fail('The body is larger than the route takes.');
+const CONTENT_413 = fail(
+  `The body is larger than the route takes, or the compose file (${MAX_COMPOSE_BYTES} bytes), a variable's value (${MAX_VARIABLE_VALUE_BYTES} bytes) or all variables' names and values (${MAX_VARIABLES_BYTES} bytes) are over their limits (\`Compose file is 5300000 bytes, over the limit of 1048576 bytes (1 MiB)\`).`,
+);
 
 /**
  * The failures of a route that works in one environment: `bad` and `missing` are the whole 400 and 404
@@ -148,7 +157,7 @@ export const stacksRoutes = {
           `${ENV_403('edit')} Or a non-admin names a secret provider that does not serve this environment (\`forbidden: secret provider "vault" does not serve stacks of environment 1 (config secretProviders["vault"].environments)\`).`,
         ),
         409: fail('A stack of that name exists (`Stack already exists`), or the server is stopping.'),
-        413: BODY_413,
+        413: CONTENT_413,
         422: COMPOSE_422,
       },
     },
@@ -205,7 +214,7 @@ export const stacksRoutes = {
           STACK_404,
         ),
         409: fail('The stack has a job running.'),
-        413: BODY_413,
+        413: CONTENT_413,
       },
     },
   },
@@ -231,7 +240,7 @@ export const stacksRoutes = {
           STACK_404,
         ),
         409: fail('The stack has a job running, or the server is stopping.'),
-        413: BODY_413,
+        413: CONTENT_413,
         422: COMPOSE_422,
       },
     },
@@ -422,7 +431,7 @@ export const stacksRoutes = {
           `${ENV_400}; ${NAME_400}, an unknown field, or a field that is wrong (URL, branch, path, cron).`,
         ),
         409: fail('A stack of that name exists, or the server is stopping.'),
-        413: BODY_413,
+        413: CONTENT_413,
         422: fail(
           'The repository, its branch or the compose file in it cannot be had, or is no compose file.',
         ),
@@ -466,7 +475,7 @@ export const stacksRoutes = {
           GIT_STACK_404,
         ),
         409: fail('The stack has a job running, or the server is stopping.'),
-        413: BODY_413,
+        413: CONTENT_413,
         422: fail(
           'The new settings give no compose file (repository, branch or file missing): nothing changed.',
         ),
