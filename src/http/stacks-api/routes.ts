@@ -55,7 +55,7 @@ import {
   WebhookBody,
   WebhookHeaders,
 } from './requests.js';
-import { fail, jobAnswers, json, UNAUTHORIZED } from './route-answers.js';
+import { fail, jobAnswers, json, TOO_MANY_STREAMS, UNAUTHORIZED } from './route-answers.js';
 
 // ------------------------------------------------------------------------------------------------
 // Answers by status
@@ -349,6 +349,7 @@ export const stacksRoutes = {
           "The caller lacks `view`, globally or for the run's environment (`forbidden: needs the stacks view permission`).",
         ),
         404: fail('No such run of that stack (`Run not found`), or it has no log (`Log not found`).'),
+        429: TOO_MANY_STREAMS,
       },
     },
   },
@@ -391,6 +392,7 @@ export const stacksRoutes = {
         401: UNAUTHORIZED,
         403: fail("The caller lacks `view` on the job's stack environment."),
         404: fail('No such job, or it was deleted (`Job not found`).'),
+        429: TOO_MANY_STREAMS,
       },
     },
   },
@@ -674,6 +676,7 @@ export const stacksRoutes = {
           content: { 'text/event-stream': { schema: EventStreamText } },
         },
         401: UNAUTHORIZED,
+        429: TOO_MANY_STREAMS,
       },
     },
   },
