@@ -72,7 +72,6 @@ export function editorMcpServer(backend: EditorBackend): Server {
       title: tool.title,
       description: tool.description,
       inputSchema: jsonSchema(tool.input),
-      annotations: { title: tool.title, ...tool.annotations },
       ...(tool.structured ? { outputSchema: OUTPUT_SCHEMA } : {}),
     })),
   }));

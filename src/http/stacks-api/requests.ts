@@ -10,12 +10,6 @@
 import { z } from 'zod';
 import { ENV_NAME_PATTERN } from '../../stacks/env-file.js';
 import {
-  MAX_COMPOSE_BYTES,
-  MAX_VARIABLE_VALUE_BYTES,
-  MAX_VARIABLES,
-  MAX_VARIABLES_BYTES,
-} from '../../stacks/input-limits.js';
-import {
   envMessage,
   parseEnvParam,
   parseRunId,
@@ -277,18 +271,9 @@ export const KeptVariable = z
     ],
   });
 
-/** At most MAX_VARIABLES, said before the items are looked at in the service (input-limits.ts). */
-const variableCount = {
-  error: (issue: z.core.$ZodRawIssue) =>
-    `variables: ${Array.isArray(issue.input) ? issue.input.length : 'more'} given, over the limit of ${MAX_VARIABLES} variables`,
-};
-
 const VARIABLES = z
   .array(Variable, { error: must('must be a list of {name, value, secret}') })
-  .max(MAX_VARIABLES, variableCount)
-  .meta({
-    description: `The variables, each name once: at most ${MAX_VARIABLES}, a value of at most ${MAX_VARIABLE_VALUE_BYTES} bytes, names and values at most ${MAX_VARIABLES_BYTES} bytes in all (UTF-8; over them: 413).`,
-  });
+  .meta({ description: 'The variables, each name once.' });
 
 const SECRET_PROVIDER = z
   .string({ error: 'secretProvider must be a provider name or null' })
@@ -299,9 +284,9 @@ const SECRET_PROVIDER = z
 export const CreateStackBody = jsonBody(
   {
     name: StackName,
-    compose: z.string({ error: 'compose must be the compose file text' }).meta({
-      description: `The compose file (YAML), at most ${MAX_COMPOSE_BYTES} bytes (UTF-8; over it: 413).`,
-    }),
+    compose: z
+      .string({ error: 'compose must be the compose file text' })
+      .meta({ description: 'The compose file (YAML).' }),
     variables: VARIABLES.nullish(),
     secretProvider: SECRET_PROVIDER,
     pull: PULL,
@@ -325,12 +310,7 @@ export const CreateStackBody = jsonBody(
 
 export const VariablesBody = jsonBody(
   {
-    variables: z
-      .array(KeptVariable, { error: must('must be an array') })
-      .max(MAX_VARIABLES, variableCount)
-      .meta({
-        description: `At most ${MAX_VARIABLES}, a value of at most ${MAX_VARIABLE_VALUE_BYTES} bytes, names and values at most ${MAX_VARIABLES_BYTES} bytes in all (UTF-8; over them: 413).`,
-      }),
+    variables: z.array(KeptVariable, { error: must('must be an array') }),
   },
   {
     examples: [
@@ -347,9 +327,9 @@ export const VariablesBody = jsonBody(
 
 export const ComposeBody = jsonBody(
   {
-    content: z.string({ error: 'content must be the compose file text' }).meta({
-      description: `The new compose file (YAML), at most ${MAX_COMPOSE_BYTES} bytes (UTF-8; over it: 413).`,
-    }),
+    content: z
+      .string({ error: 'content must be the compose file text' })
+      .meta({ description: 'The new compose file (YAML).' }),
     restart: flag('Save and redeploy as a job that records a run (default false: only save).'),
     pull: PULL,
     build: BUILD,
