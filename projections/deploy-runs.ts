@@ -88,6 +88,12 @@ export interface RunJson {
 export const isTerminalRunStatus = (status: string): boolean =>
   (TERMINAL_RUN_STATUSES as readonly string[]).includes(status);
 
+/**
+ * A run that left the stack as it should be: a successful deploy, or the run that recorded an adopted
+ * project as it ran (what rollbacks go back to and retention keeps).
+ */
+export const isGoodRunStatus = (status: string): boolean => status === 'success' || status === 'adopted';
+
 export const runIdOfStream = (stream: string): number | undefined => {
   if (!stream.startsWith(RUN_STREAM_PREFIX)) return undefined;
   const id = Number(stream.slice(RUN_STREAM_PREFIX.length));

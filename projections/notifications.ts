@@ -88,6 +88,8 @@ function occurrencesOf(
             text: `Deploy run ${d.run_id} of ${where} failed (exit code ${d.exit_code})`,
           },
         ];
+      // An adopted project's run deployed nothing: there is nothing to tell.
+      if (d.status === 'adopted') return [];
       const done: Omit<Occurrence, 'position' | 'at'>[] = [
         { ...base, event: 'run.succeeded', text: `Deploy run ${d.run_id} of ${where} succeeded` },
       ];

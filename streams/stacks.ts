@@ -94,9 +94,13 @@ export type JobMessage =
   | { type: 'status'; status: string }
   | { type: 'result'; success: boolean; error?: string; exitCode?: number; output: string[] };
 
+/** How a run of this service ends (RunCompleted). */
+export type RunOutcome = 'success' | 'failed' | 'adopted';
+
 /** Run statuses; anything else counts as non-terminal for deletion. */
 export const TERMINAL_RUN_STATUSES = [
   'success',
+  'adopted',
   'failed',
   'skipped',
   'warning',
@@ -180,7 +184,11 @@ export interface StacksEventMap {
   RunTruncated: { run_id: number; budget_bytes: number; used_bytes: number };
   RunCompleted: {
     run_id: number;
-    status: 'success' | 'failed';
+    /**
+     * `adopted`: the run of a stack adopted from a compose project the engine ran before chronicle
+     * managed it (src/stacks/adoption.ts): compose did not run; the run records what was running.
+     */
+    status: RunOutcome;
     /** From the process when known; otherwise 0 for success and 1 for failure (spec: consistent). */
     exit_code: number;
     exit_code_known: boolean;
@@ -195,7 +203,7 @@ export interface StacksEventMap {
    */
   RunCompletedSealed: {
     run_id: number;
-    status: 'success' | 'failed';
+    status: RunOutcome;
     exit_code: number;
     exit_code_known: boolean;
     error_sealed: string | null;

@@ -2,6 +2,7 @@
  * What the editor engine offers, as the `capabilities` operation answers it, and the limits the
  * dispatcher and the DXF reader enforce (exported one by one so they have one source).
  */
+import { MAX_EXPANDED_ENTITIES } from './expansion.js';
 import { MODELED_TYPES, type ModeledType } from './model.js';
 import { PAPER_SIZES } from './paper.js';
 import { ACADVER_VALUES, SYSVARS } from './sysvars.js';
@@ -143,6 +144,8 @@ export interface Capabilities {
     batch_max_steps: number;
     max_dxf_bytes: number;
     max_request_body_bytes: number;
+    /** The most entities one plot, capture or measurement expands block references to (expansion.ts). */
+    max_expanded_entities: number;
   };
   dxf: { read_versions: string[]; write_min_version: string };
   /** Names `page_setup_set.paper` accepts (each also by its media name). */
@@ -172,6 +175,7 @@ export function capabilities(version: string): Capabilities {
       batch_max_steps: BATCH_MAX_STEPS,
       max_dxf_bytes: MAX_DXF_BYTES,
       max_request_body_bytes: MAX_REQUEST_BODY_BYTES,
+      max_expanded_entities: MAX_EXPANDED_ENTITIES,
     },
     dxf: { read_versions: [...DXF_READ_VERSIONS], write_min_version: DXF_WRITE_MIN_VERSION },
     papers: PAPER_SIZES.map((p) => p.name),

@@ -6,6 +6,7 @@ import type {
   EntityCommon,
   LwPolylineVertex,
   ModeledType,
+  Point3,
 } from './model.js';
 import { MODELED_TYPES } from './model.js';
 import { nameIn, sameName } from './names.js';
@@ -22,7 +23,7 @@ export function entityType(value: unknown): ModeledType {
   const type = typeof value === 'string' ? TYPE_BY_NAME.get(value.toLowerCase()) : undefined;
   if (type) return type;
   return fail(
-    'invalid_entity_type',
+    'unknown_entity_type',
     `type must be one of ${[...MODELED_TYPES, 'Hatch', 'Solid'].join(', ')}, got ${JSON.stringify(value ?? null)}`,
   );
 }
@@ -92,23 +93,24 @@ function textStyle(value: unknown, model: DxfDocumentModel): string {
   return fail('invalid_property', `text style ${JSON.stringify(name)} is not defined in the document`);
 }
 
+/** A polyline's vertices: 2 or more, each [x, y], [x, y, bulge] or {x, y, bulge}; `invalid_vertices` otherwise. */
 function vertices(value: unknown): LwPolylineVertex[] {
   if (!Array.isArray(value) || value.length < 2) {
     return fail(
-      'invalid_point',
-      `points must be an array of at least 2 points, got ${JSON.stringify(value)}`,
+      'invalid_vertices',
+      `vertices must be an array of at least 2 points, got ${JSON.stringify(value ?? null)}`,
     );
   }
   return value.map((v, i) => {
     if (isObject(v)) {
       return {
-        x: number(v.x, `points[${i}].x`, 'invalid_point'),
-        y: number(v.y, `points[${i}].y`, 'invalid_point'),
-        bulge: v.bulge === undefined ? 0 : number(v.bulge, `points[${i}].bulge`),
+        x: number(v.x, `vertices[${i}].x`, 'invalid_vertices'),
+        y: number(v.y, `vertices[${i}].y`, 'invalid_vertices'),
+        bulge: v.bulge === undefined ? 0 : number(v.bulge, `vertices[${i}].bulge`, 'invalid_vertices'),
       };
     }
     // [x, y] or [x, y, bulge]: a polyline is 2D, its third number is the bulge of the segment that starts here.
-    const p = point(v, `points[${i}]`);
+    const p = point(v, `vertices[${i}]`, 'invalid_vertices');
     return { x: p[0], y: p[1], bulge: Array.isArray(v) && v.length === 3 ? p[2] : 0 };
   });
 }
@@ -124,7 +126,10 @@ export function entityFromInput(
   model: DxfDocumentModel,
 ): Entity {
   if (!isObject(input))
-    return fail('invalid_entity', `each entity must be an object, got ${JSON.stringify(input)}`);
+    return fail(
+      'unknown_entity_type',
+      `each entity must be an object with a type, got ${JSON.stringify(input)}`,
+    );
   const raw = typeof input.type === 'string' ? RAW_CREATABLE[input.type.toLowerCase()] : undefined;
   const type = raw ? undefined : entityType(input.type);
   const common: EntityCommon = {
@@ -143,13 +148,13 @@ export function entityFromInput(
   };
   /** The fields TEXT and MTEXT start with, in the order both keep them. */
   const textStart = () => ({
-    value: string(input.value ?? input.text, 'value'),
+    value: textValue(input.value ?? input.text),
     position: point(input.position, 'position'),
     height: input.height === undefined ? 2.5 : positive(input.height, 'height'),
   });
   switch (type) {
     case undefined:
-      return fail('invalid_entity_type', 'type is missing');
+      return fail('unknown_entity_type', 'type is missing');
     case 'Line':
       return {
         ...common,
@@ -163,14 +168,14 @@ export function entityFromInput(
         ...common,
         type,
         center: point(input.center, 'center'),
-        radius: positive(input.radius, 'radius'),
+        radius: radius(input.radius, 0),
       };
     case 'Arc':
       return {
         ...common,
         type,
         center: point(input.center, 'center'),
-        radius: positive(input.radius, 'radius'),
+        radius: radius(input.radius),
         start_angle: number(either(input, 'start_angle', 'start_angle_deg'), 'start_angle'),
         end_angle: number(either(input, 'end_angle', 'end_angle_deg'), 'end_angle'),
       };
@@ -204,16 +209,20 @@ export function entityFromInput(
         ...extra('AcDbPolyline', [['constant_width', 43]]),
       };
     case 'Insert': {
-      const given = string(input.name ?? input.block, 'name');
+      const given = input.name ?? input.block;
+      if (typeof given !== 'string' || given === '')
+        return fail(
+          'block_required',
+          `an Insert needs block: the name of a defined block, got ${JSON.stringify(given ?? null)}`,
+        );
       const name = nameIn(model.blocks, given);
       if (name === undefined) return fail('block_missing', `block ${JSON.stringify(given)} is not defined`);
-      const scale = input.scale === undefined ? 1 : input.scale;
       return {
         ...common,
         type,
         name,
         position: point(input.position, 'position'),
-        scale: typeof scale === 'number' ? [scale, scale, scale] : point(scale, 'scale'),
+        scale: insertScale(input.scale),
         rotation: rotationOf(input),
       };
     }
@@ -240,6 +249,33 @@ export function entityFromInput(
       };
     }
   }
+}
+
+/**
+ * A radius: finite and greater than `min`, or equal to it when `min` is 0 (a Circle of radius 0 is valid,
+ * as the reference editor takes it; an Arc's must be greater than 0); `invalid_radius` otherwise.
+ */
+function radius(value: unknown, min?: 0): number {
+  const r = number(value, 'radius', 'invalid_radius');
+  if (r > 0 || (min === 0 && r === 0)) return r;
+  return fail('invalid_radius', `radius must be ${min === 0 ? '0 or more' : 'greater than 0'}, got ${r}`);
+}
+
+/** An Insert's scale: one number or [x, y(, z)], each finite and not 0 (1 when absent); `invalid_scale` otherwise. */
+function insertScale(value: unknown): Point3 {
+  if (value === undefined) return [1, 1, 1];
+  const scale: Point3 =
+    typeof value === 'number' ? [value, value, value] : point(value, 'scale', 'invalid_scale');
+  if (Array.isArray(value) && value.length === 2) scale[2] = 1;
+  if (!scale.every((f) => Number.isFinite(f) && f !== 0))
+    return fail('invalid_scale', `scale factors must be finite and not 0, got ${JSON.stringify(value)}`);
+  return scale;
+}
+
+/** The string of a Text or MText: given and not empty (the reference editor's rule); `invalid_text` otherwise. */
+function textValue(value: unknown): string {
+  if (typeof value === 'string' && value !== '') return value;
+  return fail('invalid_text', `value must be a non-empty string, got ${JSON.stringify(value ?? null)}`);
 }
 
 /** `rotation` (or the reference editor's `rotation_deg`), degrees; 0 when absent. */

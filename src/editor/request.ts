@@ -20,15 +20,12 @@ export interface Caller {
 
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
-/** A point of 2 or 3 finite numbers, as 3 numbers; `invalid_point` otherwise. */
-export function point(value: unknown, field: string): Point3 {
+/** A point of 2 or 3 finite numbers, as 3 numbers; `invalid_point` (or `code`) otherwise. */
+export function point(value: unknown, field: string, code = 'invalid_point'): Point3 {
   if (Array.isArray(value) && (value.length === 2 || value.length === 3) && value.every(finite)) {
     return [value[0] as number, value[1] as number, (value[2] as number | undefined) ?? 0];
   }
-  return fail(
-    'invalid_point',
-    `${field} must be an array of 2 or 3 finite numbers, got ${JSON.stringify(value)}`,
-  );
+  return fail(code, `${field} must be an array of 2 or 3 finite numbers, got ${JSON.stringify(value)}`);
 }
 
 export function number(value: unknown, field: string, code = 'invalid_property'): number {

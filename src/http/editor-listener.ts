@@ -75,9 +75,34 @@ export function answerBytes(status: number, body: string | Buffer, type = 'appli
 /** Closes a connection whose answer the kernel has (see the listener's `finish`). */
 const closeAnswered = (socket: Socket) => socket.destroy();
 
-/** A `Host` header naming this loopback listener (the DNS-rebinding guard of CONTRACT.md). */
-export const loopbackHost = (host: string | undefined, port: number): boolean =>
-  host === `127.0.0.1:${port}` || host === `localhost:${port}` || host === `[::1]:${port}`;
+/** The loopback host names, as the WHATWG URL parser normalises them (`LOCALHOST`, `127.1`, `[0::1]`). */
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', 'localhost.', '[::1]']);
+
+/**
+ * Whether a `Host` header may reach the editor (the DNS-rebinding guard, README "Security model"). A
+ * rebinding page's requests carry the page's own name (`evil.example:41223`), so what the guard must
+ * refuse is any other name; a loopback name in any spelling, with any port (`ssh -L 8080:...` forwards
+ * keep the client's), or no `Host` at all (HTTP/1.0, programs) can only come from this machine's own
+ * pages and programs. A header that is not one host and port (a path, credentials) is refused.
+ */
+export function loopbackHost(host: string | undefined): boolean {
+  if (host === undefined || host.trim() === '') return true;
+  let url: URL;
+  try {
+    url = new URL(`http://${host.trim()}`);
+  } catch {
+    return false;
+  }
+  if (
+    url.username !== '' ||
+    url.password !== '' ||
+    url.pathname !== '/' ||
+    url.search !== '' ||
+    url.hash !== ''
+  )
+    return false;
+  return LOOPBACK_NAMES.has(url.hostname);
+}
 
 const jsonBody = (status: number, body: Record<string, unknown>) =>
   JSON.stringify({ ...body, http_status: status });
@@ -120,10 +145,6 @@ export class EditorListener {
 
   close(): Promise<void> {
     return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private allowedHost(host: string | undefined): boolean {
-    return loopbackHost(host, this.port);
   }
 
   private serve(socket: Socket): void {
@@ -200,8 +221,8 @@ export class EditorListener {
   }
 
   private async answer(head: Head, body: Buffer): Promise<RawAnswer> {
-    if (!this.allowedHost(head.host)) {
-      const error = `Host ${JSON.stringify(head.host ?? '')} is not allowed: use 127.0.0.1:${this.port} or localhost:${this.port}`;
+    if (!loopbackHost(head.host)) {
+      const error = `Host ${JSON.stringify(head.host ?? '')} is not allowed: name this machine (127.0.0.1:${this.port}, localhost:${this.port} or [::1]:${this.port})`;
       return { status: 403, body: jsonBody(403, { ok: false, code: 'forbidden_host', error }) };
     }
     if (head.method === 'OPTIONS') return { status: 204, body: '' };

@@ -65,7 +65,8 @@ const XDATA_ITEMS = {
 } as const;
 
 const ERRORS = {
-  '400': 'bad request (invalid_point, unknown_operation, document_required, ...)',
+  '400':
+    'bad request (invalid_point, unknown_operation, document_required, entities_required, unknown_entity_type, invalid_radius, invalid_vertices, invalid_text, invalid_scale, invalid_factor, invalid_axis, invalid_action, ...)',
   '403':
     'forbidden_host: the Host header names no loopback host; origin_forbidden: the Origin header names a web page that is not on this machine (nor given with --allow-origin), and the op reads or writes files',
   '404': 'unknown_route or entity_absent',

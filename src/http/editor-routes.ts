@@ -287,7 +287,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     status: 201,
     summary: 'Create entities',
     answer:
-      '`result.handles`, `result.created` (count), `result.layers_created` (layers it made). Types: Line, Circle, Arc, Text, MText, Point, LwPolyline, Insert, Image, Hatch, Solid.',
+      "`result.handles`, `result.created` (count), `result.layers_created` (layers it made). Types: Line, Circle, Arc, Text, MText, Point, LwPolyline, Insert, Image, Hatch, Solid. `entities_required` (no list, or an empty one), `unknown_entity_type`, `invalid_point`, `invalid_radius` (a Circle's below 0, an Arc's not above 0), `invalid_vertices` (a polyline of fewer than 2), `invalid_text` (no or an empty value), `block_required`, `block_missing`, `invalid_scale` (an Insert scale of 0), `invalid_corners`, `invalid_boundary`, `invalid_property`.",
     body: 'object',
     build: (input) => op('entities_create', bodyObject(input)),
   },
@@ -313,7 +313,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     status: 200,
     summary: 'Move, copy, rotate, scale or mirror entities',
     answer:
-      '`result.affected` (entities given), `result.created` (new handles of copy, mirror with copy: true, array).',
+      '`result.affected` (entities given), `result.created` (new handles of copy, mirror with copy: true, array). `action` defaults to move; `invalid_action`, `invalid_point` (vector, center), `invalid_factor` (scale: a factor of 0 or none; a negative one mirrors through the center), `invalid_axis` (mirror: not two distinct points), `invalid_transform`, `not_transformable`.',
     body: 'object',
     build: (input) => op('entities_transform', bodyObject(input)),
   },

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
@@ -7,6 +8,7 @@ import { isStacksError } from '../stacks/errors.js';
 import type { GitStacks } from '../stacks/git-stacks.js';
 import type { StacksService } from '../stacks/service.js';
 import { StackStatusReader } from '../stacks/stack-status.js';
+import { ConnectionBudget } from './connection-budget.js';
 import { EndingStreams } from './ending-streams.js';
 import { parseQuery } from './query-string.js';
 import { changeRoutes, type EngineFeed } from './stacks-changes.js';
@@ -16,7 +18,14 @@ import {
   SMALL_BODY_LIMIT,
   type StacksHttpLimits,
 } from './stacks-limits.js';
-import { documentRoute, isPageRoute, useStacksSchemas, validationMessage } from './stacks-openapi.js';
+import {
+  documentRoute,
+  isPageRoute,
+  SESSION_COOKIE,
+  useStacksSchemas,
+  validationMessage,
+} from './stacks-openapi.js';
+import { adoptionRoutes } from './stacks-routes-adoption.js';
 import { auditRoutes } from './stacks-routes-audit.js';
 import { consoleRoutes } from './stacks-routes-console.js';
 import { containerRoutes } from './stacks-routes-containers.js';
@@ -29,8 +38,9 @@ import { retentionRoutes } from './stacks-routes-retention.js';
 import { runRoutes } from './stacks-routes-runs.js';
 import { scheduleRoutes } from './stacks-routes-schedules.js';
 import { stackRoutes } from './stacks-routes-stacks.js';
-import { callerOf, Sessions, sessionRoutes } from './stacks-session.js';
+import { callerOf, cookieOf, Sessions, sessionRoutes } from './stacks-session.js';
 import { uiRoutes } from './stacks-ui-static.js';
+import { StreamBudget } from './stream-budget.js';
 
 /** A route as the app registered it. */
 export interface RegisteredRoute {
@@ -79,12 +89,21 @@ export function stacksApp(
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     // Node checks the two time-outs every connectionsCheckingInterval (30 s by default).
+    // Node checks headersTimeout against the requestTimeout it is created with (Fastify sets its own after).
     http: {
       headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
       connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
     },
   });
-  app.server.maxConnections = limits.maxConnections;
+  // The cap of all connections and the budget of unauthenticated ones (connection-budget.ts).
+  const connections = new ConnectionBudget({
+    max: limits.maxConnections,
+    unauthenticated: limits.unauthenticatedConnections,
+    graceMs: limits.unauthenticatedGraceMs,
+  });
+  app.server.on('connection', (socket: Socket) => connections.admit(socket));
+  const streamBudget = new StreamBudget(limits.streamsPerUser, limits.streamsPerSession);
 
   const routes: RegisteredRoute[] = [];
   registered.set(app, routes);
@@ -115,13 +134,18 @@ export function stacksApp(
   });
 
   app.addHook('onRequest', async (request, reply) => {
+    // A Bearer token (machines) or the web page's session cookie (stacks-session.ts). Asked on every
+    // route, so that a connection known to carry a user leaves the unauthenticated budget.
+    const user = callerOf(service.config, sessions, request);
+    if (user) connections.authenticated(request.raw.socket);
     // The git webhook is signed with the stack's secret instead (stacks-routes-git.ts); sign-in carries
     // its token in the body; pages hold no data.
     if (request.routeOptions.config.withoutToken === true) return;
-    // A Bearer token (machines) or the web page's session cookie (stacks-session.ts).
-    const user = callerOf(service.config, sessions, request);
     if (!user) return reply.code(401).send({ error: 'unauthorized' });
     request.stacksUser = user;
+    if (request.headers.authorization === undefined)
+      request.stacksSession = cookieOf(request.headers.cookie, SESSION_COOKIE);
+    request.stacksStreams = streamBudget;
   });
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {
@@ -152,6 +176,7 @@ export function stacksApp(
     containerRoutes(scope, service, engine, status, streams);
     consoleRoutes(scope, service, engine);
     engineRoutes(scope, service, engine);
+    adoptionRoutes(scope, service, engine);
     runRoutes(scope, service, streams);
     // Issue 19's routes (deploy history, audit, retention, notifications): no zod schemas yet.
     historyRoutes(scope, service);

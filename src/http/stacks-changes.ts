@@ -18,6 +18,7 @@ import type { Change as ChangeSchema } from './stacks-api/answers.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { userOf } from './stacks-request.js';
+import { holdStream } from './stream-budget.js';
 
 /**
  * GET /api/events: one server-sent event per change of a run, job or stack the caller may view (and
@@ -170,6 +171,7 @@ export function changeRoutes(app: StacksFastify, service: StacksService, engine?
       const user = userOf(request);
       const mayView = (change: Change) =>
         !('environmentId' in change) || checkEnvAccess(user, 'view', change.environmentId).ok;
+      holdStream(request, reply);
       const stream = new EventStream(reply);
       // A comment first, so the client knows the feed is open before any change.
       stream.write(': changes\n\n');

@@ -21,6 +21,18 @@ export interface StacksHttpLimits {
   /** Connections at once (event streams included); a further one is closed at once, unanswered. */
   maxConnections: number;
   /**
+   * Connections on which no request has authenticated yet (connection-budget.ts); past it a new one
+   * closes the oldest of them that has had unauthenticatedGraceMs to send a request, so callers with a
+   * token are let in.
+   */
+  unauthenticatedConnections: number;
+  /** How long a new connection may take to authenticate before a newer one may close it. */
+  unauthenticatedGraceMs: number;
+  /** Event streams, followed logs and stats one user holds at once (stream-budget.ts); past it, 429. */
+  streamsPerUser: number;
+  /** The same, per browser session (below its user's bound). */
+  streamsPerSession: number;
+  /**
    * An event stream client dropped as too slow gets this long to take what was written to it (the
    * reason, last) before its connection is closed.
    */
@@ -37,6 +49,10 @@ export const DEFAULT_STACKS_HTTP_LIMITS: StacksHttpLimits = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 512,
+  unauthenticatedConnections: 64,
+  unauthenticatedGraceMs: 2_000,
+  streamsPerUser: 32,
+  streamsPerSession: 16,
   droppedClientGraceMs: 30_000,
   stalledClientMs: 10_000,
 };
@@ -60,6 +76,8 @@ export function stacksHttpLimits(env: NodeJS.ProcessEnv = process.env): StacksHt
   }
   if (limits.headersTimeoutMs > limits.requestTimeoutMs)
     throw new Error(`${TEST_LIMITS_VARIABLE}: headersTimeoutMs must not exceed requestTimeoutMs`);
+  if (limits.unauthenticatedConnections >= limits.maxConnections)
+    throw new Error(`${TEST_LIMITS_VARIABLE}: unauthenticatedConnections must be below maxConnections`);
   return limits;
 }
 

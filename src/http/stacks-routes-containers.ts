@@ -17,6 +17,7 @@ import { engineSchemas as routes } from './stacks-api/engine-routes.js';
 import type { EngineFeed } from './stacks-changes.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { allow, userOf } from './stacks-request.js';
+import { holdStream } from './stream-budget.js';
 
 /**
  * The routes of a stack's containers on its engine (stacks-api/engine-routes.ts): their state, and
@@ -185,6 +186,7 @@ export function containerRoutes(
       });
       const controller = new AbortController();
       const sse = (request.headers.accept ?? '').includes('text/event-stream');
+      if (sse || follow) holdStream(request, reply);
       let events: EventStream | undefined;
       let plain: ReturnType<typeof plainLines> | undefined;
       if (sse) {
@@ -241,6 +243,7 @@ export function containerRoutes(
           throw engineFailure(engine, error);
         });
       const controller = new AbortController();
+      holdStream(request, reply);
       const events = new EventStream(reply);
       events.write(': stats\n\n');
       events.onClose(() => controller.abort());

@@ -11,6 +11,7 @@ import { stacksRoutes as routes } from './stacks-api/routes.js';
 import type { StacksHttpLimits } from './stacks-limits.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { allow, userOf } from './stacks-request.js';
+import { holdStream } from './stream-budget.js';
 
 const JOB_NOT_FOUND = 'Job not found';
 
@@ -71,6 +72,7 @@ export function jobRoutes(
     handler: async (request, reply) => {
       const info = await jobOf(request);
       const from = resumeIndex(request.headers['last-event-id']);
+      holdStream(request, reply);
       const stream = new EventStream(reply);
       streams.add(stream);
       const subscription = service.jobs

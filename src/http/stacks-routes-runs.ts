@@ -18,6 +18,7 @@ import { logLineFrames } from './sse-frames.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { allow, userOf } from './stacks-request.js';
+import { holdStream } from './stream-budget.js';
 
 /**
  * The run endpoints of the spec: list (rule 3 with the list permission rule), and the three single-run
@@ -72,6 +73,7 @@ export function runRoutes(app: StacksFastify, service: StacksService, streams: E
       if (request.query.follow) {
         const offset = resumeOffset(request.headers['last-event-id'], request.query.offset);
         await checked(checkLogOffset(path, offset));
+        holdStream(request, reply);
         followLog(service, streams, run, offset, reply);
         return reply;
       }

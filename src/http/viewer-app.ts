@@ -122,8 +122,8 @@ export class LiveFeed {
 }
 
 /**
- * The viewer's app. `port()` is the bound port, for the Host guard (DNS rebinding: a page of another
- * site that resolves its name to 127.0.0.1 must not read the drawing or act for the person).
+ * The viewer's app. `port()` is the bound port, for the Host guard's message (DNS rebinding: a page of
+ * another site that resolves its name to 127.0.0.1 must not read the drawing or act for the person).
  */
 export function viewerApp(
   session: EditorSession,
@@ -144,8 +144,8 @@ export function viewerApp(
   };
 
   app.addHook('onRequest', async (request, reply) => {
-    if (!loopbackHost(request.headers.host, port())) {
-      const error = `Host ${JSON.stringify(request.headers.host ?? '')} is not allowed: use 127.0.0.1:${port()} or localhost:${port()}`;
+    if (!loopbackHost(request.headers.host)) {
+      const error = `Host ${JSON.stringify(request.headers.host ?? '')} is not allowed: name this machine (127.0.0.1:${port()}, localhost:${port()} or [::1]:${port()})`;
       return send(reply, { ok: false, code: 'forbidden_host', error });
     }
     // Another site's page cannot send a JSON body here without a CORS preflight, which is not answered.

@@ -8,7 +8,9 @@ import type { DocumentState, EditorSessionState } from '../../projections/editor
 import { type EditorEvent, isEditorEvent, isStepEvent, type StepData } from '../../streams/editor.js';
 import { dictGet } from '../editor/dict.js';
 import { drawableOf, inModelSpace } from '../editor/drawables.js';
-import { documentContext, type GeometryContext } from '../editor/geometry/types.js';
+import { EditorError } from '../editor/errors.js';
+import { ExpansionCounter, MAX_EXPANDED_ENTITIES } from '../editor/expansion.js';
+import { documentContext, type GeometryContext, NO_BLOCKS } from '../editor/geometry/types.js';
 import type { DxfDocumentModel, Entity } from '../editor/model.js';
 import type { RecordedEvent } from '../store/types.js';
 
@@ -29,6 +31,19 @@ const message = (event: ViewerMessage['event'], data: unknown): ViewerMessage =>
  * or blocks it is drawn with change (then everything is forgotten). A scene of 100,000 entities is
  * then a join of kept texts instead of seconds of geometry and JSON on the dispatcher's loop.
  */
+const MODEL_SPACE = '*Model_Space';
+
+/** An entity's drawable; an Insert past the expansion limit is drawn as nothing (no parts, no box). */
+function drawableOfBounded(entity: Entity, model: DxfDocumentModel, ctx: GeometryContext) {
+  try {
+    return drawableOf(entity, model, ctx);
+  } catch (error) {
+    if (error instanceof EditorError && error.code === 'too_large')
+      return drawableOf(entity, model, NO_BLOCKS);
+    throw error;
+  }
+}
+
 export class DrawableCache {
   private texts = new WeakMap<Entity, string>();
 
@@ -39,15 +54,19 @@ export class DrawableCache {
   json(entity: Entity, model: DxfDocumentModel, ctx: GeometryContext): string {
     let text = this.texts.get(entity);
     if (text === undefined) {
-      text = JSON.stringify(drawableOf(entity, model, ctx));
+      text = JSON.stringify(drawableOfBounded(entity, model, ctx));
       this.texts.set(entity, text);
     }
     return text;
   }
 
-  /** The JSON array of a document's model space, in drawing order. */
+  /**
+   * The JSON array of a document's model space, in drawing order. A model space that expands past the
+   * limit (expansion.ts) shows its block references as nothing rather than hold the loop for minutes.
+   */
   modelSpace(model: DxfDocumentModel): string {
-    const ctx = documentContext(model);
+    const large = new ExpansionCounter(model).space(MODEL_SPACE) > MAX_EXPANDED_ENTITIES;
+    const ctx = large ? NO_BLOCKS : documentContext(model);
     const parts: string[] = [];
     for (const handle of model.order) {
       const entity = dictGet(model.entities, handle);

@@ -72,6 +72,7 @@ export function editorMcpServer(backend: EditorBackend): Server {
       title: tool.title,
       description: tool.description,
       inputSchema: jsonSchema(tool.input),
+      annotations: { title: tool.title, ...tool.annotations },
       ...(tool.structured ? { outputSchema: OUTPUT_SCHEMA } : {}),
     })),
   }));

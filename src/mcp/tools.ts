@@ -3,9 +3,10 @@
  * what each does with the editor (backend.ts). Every failure is a tool error carrying the protocol's
  * `code` and message, as the REST surface answers them; bad arguments are `invalid_arguments`.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Answer } from '../../streams/editor.js';
+import { QUERY_LIMIT_MAX } from '../editor/capabilities.js';
 import { editorOps } from '../editor/ops/index.js';
 import type { AuditPath, EditorBackend } from './backend.js';
 
@@ -83,7 +84,9 @@ const revision = z.number().int().min(0);
 const handles = z.array(z.string()).describe('Entity handles (hex strings)');
 const box = z.array(z.number()).length(4).describe('[x1, y1, x2, y2] in drawing units');
 const offset = z.number().int().min(0).describe('First row to answer (paging)');
-const limit = z.number().int().min(1).describe('Most rows to answer (paging)');
+/** The most rows any paged read answers (query, records, history, diff): each refuses more. */
+export const LIMIT_MAX = QUERY_LIMIT_MAX;
+const limit = z.number().int().min(1).max(LIMIT_MAX).describe('Most rows to answer (paging)');
 const where = z
   .array(
     z.object({
@@ -128,6 +131,8 @@ export interface ToolDefinition {
   input: z.ZodObject;
   /** Whether its successful answers are JSON objects (an output schema); capture answers an image. */
   structured: boolean;
+  /** What the tool does to the drawing, for clients that ask before running a tool (MCP annotations). */
+  annotations: ToolAnnotations;
   run(args: Record<string, unknown>, backend: EditorBackend): Promise<ToolResult>;
 }
 
@@ -168,7 +173,36 @@ async function auditOf(
   );
 }
 
-const sessionsInput = z.strictObject({});
+/** Documents a `sessions` answer lists per session by default: 140 open documents were 32 KB. */
+export const SESSION_DOCUMENTS_DEFAULT = 50;
+export const SESSION_DOCUMENTS_MAX = 1000;
+
+const sessionsInput = z.strictObject({
+  offset: offset.optional().describe('First document of each session to list (paging of documents)'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(SESSION_DOCUMENTS_MAX)
+    .optional()
+    .describe(`Most documents to list per session (default ${SESSION_DOCUMENTS_DEFAULT})`),
+});
+
+/** One page of a session's documents, with how many there are in all. */
+function documentsPage(documents: unknown, offset: number, limit: number): Record<string, unknown> {
+  const all = Array.isArray(documents) ? documents : [];
+  return { documents: all.slice(offset, offset + limit), documents_total: all.length };
+}
+
+/** Nothing changes: reads of the drawing, its state and its history. */
+const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+/** Changes the drawing (undo takes a step back, but the step may be a deletion). */
+const CHANGES: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: false,
+};
 
 const readInput = z.strictObject({
   op: z.enum(READ_OPS as [string, ...string[]]).describe('The read operation'),
@@ -281,25 +315,30 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'sessions',
     title: 'Editor sessions',
-    description:
-      "Start here. The running editor session (its session_id; `connection` own, or attached to the editor at `url`; the open documents with their revisions, the active document_id and its revision, the selection) and every session of the store, running, ended or crashed, with their documents. The active document's `revision` is what execute's `revision` check and history, at and diff take.",
+    description: `Start here. The running editor session (its session_id; \`connection\` own, or attached to the editor at \`url\`; the open documents with their revisions, the active document_id and its revision, the selection) and every session of the store, running, ended or crashed, with their documents. Documents are paged: \`limit\` per session (default ${SESSION_DOCUMENTS_DEFAULT}, at most ${SESSION_DOCUMENTS_MAX}) from \`offset\`, \`documents_total\` says how many there are. The active document's \`revision\` is what execute's \`revision\` check and history, at and diff take.`,
     input: sessionsInput,
     structured: true,
-    run: async (_args, backend) => {
+    annotations: READ_ONLY,
+    run: async (args, backend) => {
+      const { offset = 0, limit = SESSION_DOCUMENTS_DEFAULT } = args as z.infer<typeof sessionsInput>;
       const state = await backend.dispatch({ protocol: 1, op: 'state' });
       if (!state.ok) return fromAnswer(state);
       const sessions = await backend.audit('/sessions', {}, {});
       if (!sessions.ok) return fromAnswer(sessions);
       const view = (state.state ?? {}) as Record<string, unknown>;
+      const rows = Array.isArray(sessions.sessions) ? (sessions.sessions as Record<string, unknown>[]) : [];
       return success({
         ok: true,
         // This server's own session, or the session of the editor it is attached to (at `url`).
         connection: backend.mode,
         ...(backend.url ? { url: backend.url } : {}),
         ...view,
+        ...documentsPage(view.documents, offset, limit),
         mode: state.mode,
-        sessions: sessions.sessions,
+        sessions: rows.map((row) => ({ ...row, ...documentsPage(row.documents, offset, limit) })),
         count: sessions.count,
+        offset,
+        limit,
       });
     },
   },
@@ -310,6 +349,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "Run one read operation of the editor and get its answer; nothing changes. `op`: state (session, documents, revisions, selection), capabilities (ops, entity types, query operators, limits), query (entities; filters type, layer, handles, bounds [x1,y1,x2,y2], near [x,y], contains_point [x,y], intersections [h1,h2], where [{path:'/radius', op:'gt', value:5}], fields, detail summary|geometry|full, offset, limit), entities (counts by type), xdata_get (handles, app), layers, header, records (collection, type, offset, limit), get_selection, measure (handles: length, area, bounds), commands (the command line's grammar and examples), history (this session's operations), events (answers after a cursor), operation (one request's status by request_id). `parameters`: the op's fields.",
     input: readInput,
     structured: true,
+    annotations: READ_ONLY,
     run: async (args, backend) => {
       const { op, parameters } = args as z.infer<typeof readInput>;
       const answer = await backend.dispatch({ ...parameters, protocol: 1, op });
@@ -324,6 +364,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "Run one mutation, or a batch of up to 64, through the editor's dispatcher — the same validation, undo and answers as its REST API. `request`: {op, ...fields}. Give a `request_id` (up to 128 bytes) to make a retry safe: the same id with the same body answers the first answer instead of running again (another body: request_id_reused); without one the server mints one. Give the `revision` you read (sessions or read state) to be refused with stale_state if the document moved on. `document_id` defaults to the active document. Examples: {op:'entities_create', entities:[{type:'Line', start:[0,0], end:[100,0], color:1, layer:'FRAME'}]}; {op:'run', cmd:'LINE 0,0 10,0; CIRCLE 5,5 2'}; {op:'entities_transform', handles:['2A'], action:'move', vector:[5,0]}; {op:'entities_delete', handles:['2A']}; {op:'batch', atomic:true, steps:[{op:'entities_create', entities:[...]}, ...]} (atomic: one undo step, all or nothing). Each answer lists `changes` (handles created, modified, erased) and the new `revision`; verify with capture, audit with history and diff, go back with undo.",
     input: executeInput,
     structured: true,
+    annotations: CHANGES,
     run: async (args, backend) => {
       const { request, response_detail } = args as z.infer<typeof executeInput>;
       return mutate(backend, request, response_detail);
@@ -336,6 +377,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "A PNG of the active document as the plot draws it — its Model layout or another `layout`, the extents of what prints or a `window` [x1,y1,x2,y2] — `width` pixels wide (256 to 4096, default 1024), in layer colours on the viewer's dark background (or `background` white...), the current selection highlighted in blue. Entities smaller than two pixels show as one pixel, text too small to read as a stroke. Use it to check a change by eye. Answers the image and, as text, the area shown and what was drawn.",
     input: captureInput,
     structured: false,
+    annotations: READ_ONLY,
     run: async (args, backend) => {
       const answer = await backend.dispatch({ ...args, protocol: 1, op: 'capture' });
       if (!answer.ok) return fromAnswer(answer);
@@ -355,6 +397,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "A document's revisions, oldest first, from the event log: each with its op, request_id, time and change counts, undone and abandoned ones marked; `revision` is the current one, `node` where undo/redo stand. Default: the active document of the running session; `session_id` reads a past session's.",
     input: historyInput,
     structured: true,
+    annotations: READ_ONLY,
     run: async (args, backend) => {
       const a = args as z.infer<typeof historyInput>;
       return fromAnswer(
@@ -369,6 +412,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "The entities of a document as they were at `revision` (time travel over the event log; nothing changes), filtered as read's query: type, layer, handles, bounds, near, contains_point, intersections, where, fields, detail, offset, limit.",
     input: atInput,
     structured: true,
+    annotations: READ_ONLY,
     run: async (args, backend) => {
       const a = args as z.infer<typeof atInput>;
       const names = Object.keys(queryFilters);
@@ -390,6 +434,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'What changed between two revisions of a document: entities added, removed and changed (each with before and after), and table records (layers, blocks...). Default: `to` the current revision, `from` the one before it — what the last step did.',
     input: diffInput,
     structured: true,
+    annotations: READ_ONLY,
     run: async (args, backend) => {
       const a = args as z.infer<typeof diffInput>;
       let { from, to } = a;
@@ -420,6 +465,7 @@ export const TOOLS: readonly ToolDefinition[] = [
           : 'Apply again the last undone step of the active (or given) document (until a new change abandons it). Answers what it changed and the new revision. nothing_to_redo when there is none.',
       input: stepInput,
       structured: true,
+      annotations: CHANGES,
       run: (args, backend) => mutate(backend, { ...args, op }, 'compact'),
     }),
   ),

@@ -1,9 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_COMPOSE_SECURITY } from './compose-security.js';
-import type { ComposeSecurity, Environment, Grant, StacksConfig, User } from './types.js';
+import type {
+  ComposeSecurity,
+  Environment,
+  Grant,
+  GrantEnvironments,
+  SecretProviderConfig,
+  StacksConfig,
+  User,
+} from './types.js';
 
 /**
  * The stacks config file of CONTRACT.md: read, validated and completed with its defaults.
@@ -98,16 +106,16 @@ const environmentSchema = z.strictObject(
   { error: 'must be an object {id, name, dockerHost?, security?}' },
 );
 
+const environmentList = z.union([z.literal('*'), z.array(z.union([integerId, z.null()]))], {
+  error: 'must be "*" or a list of environment ids (null = local)',
+});
+
 const grantSchema = z
   .strictObject(
     {
       resource: text(),
       actions: z.array(text(), { error: 'must be a list of action names' }),
-      environments: z
-        .union([z.literal('*'), z.array(z.union([integerId, z.null()]))], {
-          error: 'must be "*" or a list of environment ids (null = local)',
-        })
-        .optional(),
+      environments: environmentList.optional(),
     },
     { error: 'must be an object {resource, actions, environments?}' },
   )
@@ -143,9 +151,14 @@ const configSchema = z.strictObject(
     users: z.array(userSchema, { error: 'must be a list of users' }).optional(),
     compose: z.strictObject({ command }, { error: 'must be an object {command}' }).optional(),
     secretProviders: z
-      .record(text(), z.strictObject({ command }, { error: 'must be an object {command}' }), {
-        error: 'must be an object of provider name to {command}',
-      })
+      .record(
+        text(),
+        z.strictObject(
+          { command, environments: environmentList.optional() },
+          { error: 'must be an object {command, environments?}' },
+        ),
+        { error: 'must be an object of provider name to {command, environments?}' },
+      )
       .optional(),
     deployLogs: z
       .strictObject(
@@ -273,15 +286,18 @@ function crossChecks(input: ConfigInput): string[] {
   unique(users, 'users', 'name');
   unique(users, 'users', 'token');
   const known = new Set(environments.map((e) => e.id));
+  const listed = (list: z.output<typeof environmentList> | undefined, where: string) => {
+    if (list === undefined || list === '*') return;
+    list.forEach((id, k) => {
+      if (id !== null && !known.has(id))
+        problems.push(`config ${where}.environments[${k}] is ${id}, which is not a configured environment`);
+    });
+  };
+  for (const [name, provider] of Object.entries(input.secretProviders ?? {}))
+    listed(provider.environments, keyPath(['secretProviders', name]));
   users.forEach((user, u) => {
     user.grants?.forEach((grant, g) => {
-      if (grant.environments === undefined || grant.environments === '*') return;
-      grant.environments.forEach((id, k) => {
-        if (id !== null && !known.has(id))
-          problems.push(
-            `config users[${u}].grants[${g}].environments[${k}] is ${id}, which is not a configured environment`,
-          );
-      });
+      listed(grant.environments, `users[${u}].grants[${g}]`);
     });
     if (Array.isArray(user.environmentAccess))
       user.environmentAccess.forEach((id, k) => {
@@ -292,6 +308,22 @@ function crossChecks(input: ConfigInput): string[] {
       });
   });
   return problems;
+}
+
+/**
+ * A provider as the service runs it. A program named by a relative path (`./print-secrets.sh`,
+ * `bin/vault`) is the config file's neighbour, whatever folder a stack's job runs in; a bare name
+ * (`vault`) is looked up on PATH as a command line would.
+ */
+function providerOf(
+  input: { command: readonly string[]; environments?: GrantEnvironments | undefined },
+  file: string | undefined,
+): SecretProviderConfig {
+  const [program, ...args] = input.command;
+  const relative =
+    file !== undefined && program !== undefined && !isAbsolute(program) && /[/\\]/.test(program);
+  const command = relative ? [resolve(dirname(file), program), ...args] : [...input.command];
+  return input.environments === undefined ? { command } : { command, environments: input.environments };
 }
 
 /** A fresh token: 256 random bits, URL-safe so it can be pasted into a header or a shell. */
@@ -354,7 +386,7 @@ export function resolveStacksConfig(raw: unknown, file?: string): LoadedStacksCo
     users,
     compose: { command: input.compose?.command ?? null },
     secretProviders: new Map(
-      Object.entries(input.secretProviders ?? {}).map(([name, p]) => [name, { command: p.command }]),
+      Object.entries(input.secretProviders ?? {}).map(([name, p]) => [name, providerOf(p, file)]),
     ),
     deployLogs: {
       budgetBytes: input.deployLogs?.budgetBytes ?? DEFAULT_DEPLOY_LOGS.budgetBytes,

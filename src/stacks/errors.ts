@@ -1,5 +1,5 @@
 /** The HTTP statuses a stacks failure maps to; routes answer `{ "error": message }` with it. */
-export type StacksErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 500 | 502 | 503;
+export type StacksErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 502 | 503;
 
 /**
  * A failure the stacks routes turn straight into an answer: the status says which kind (bad input,

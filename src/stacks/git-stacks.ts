@@ -61,6 +61,8 @@ import {
   readGitSettings,
   settingsText,
 } from './git-settings.js';
+// The largest compose (or override) file read from a repository: a saved compose file's limit.
+import { MAX_COMPOSE_BYTES } from './input-limits.js';
 import { envFolder } from './names.js';
 import { createRedactor } from './redaction.js';
 import type { DeploySource, DeployVariant, PreparedDeploy, StacksService, StartedJob } from './service.js';
@@ -79,8 +81,6 @@ import {
 import type { ComposePlace, ComposeTrees, StackRef } from './types.js';
 import { DELIVERY_HEADER, EVENT_HEADER, isBranchRef, MAX_DELIVERY_ID_LENGTH, pushedRef } from './webhook.js';
 
-/** The largest compose file read from a repository (the API's own body limit). */
-const MAX_COMPOSE_BYTES = 8 * 1024 * 1024;
 /** A git step never takes longer than this, nor than the job time-out. */
 const MAX_GIT_MS = 5 * 60_000;
 

@@ -75,6 +75,8 @@ export interface RunStart {
 
 export interface RunCompletion {
   success: boolean;
+  /** The run of an adopted project (success is true): recorded `adopted`, not `success`. */
+  adopted?: boolean;
   exit: ComposeExit;
   /** The failure as the caller saw it (unredacted: redacted here); derived from `exit` when absent. */
   error?: string;
@@ -114,7 +116,7 @@ export function completionEvent(
   }
   return {
     run_id: runId,
-    status: success ? 'success' : 'failed',
+    status: !success ? 'failed' : completion.adopted ? 'adopted' : 'success',
     // Unknown (a time-out, a cancel): a value consistent with the status (spec: details.exitCode).
     exit_code: known ? (exit.exitCode as number) : success ? 0 : 1,
     exit_code_known: known,

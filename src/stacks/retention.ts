@@ -1,7 +1,7 @@
 import type { ScheduledTask } from 'node-cron';
 import { distinctUntilChanged, map, type Observable, type Subscription } from 'rxjs';
 import { type DeployHistoryState, settingsOf } from '../../projections/deploy-history.js';
-import { type DeployRun, isTerminalRunStatus } from '../../projections/deploy-runs.js';
+import { type DeployRun, isGoodRunStatus, isTerminalRunStatus } from '../../projections/deploy-runs.js';
 import {
   type RetentionExecution,
   type RetentionExecutionsState,
@@ -59,7 +59,7 @@ export function planRetention(
     list.sort((a, b) => b.id - a.id);
     const policy = policyOf(list[0] as DeployRun);
     if (policy.keepRuns === null && policy.keepDays === null) continue;
-    const lastGood = list.find((run) => run.status === 'success')?.id;
+    const lastGood = list.find((run) => isGoodRunStatus(run.status))?.id;
     list.forEach((run, index) => {
       if (!isTerminalRunStatus(run.status)) return;
       const tooMany = policy.keepRuns !== null && index >= policy.keepRuns;

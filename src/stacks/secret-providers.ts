@@ -1,5 +1,7 @@
+import type { EnvironmentId } from '../../streams/stacks.js';
 import { type RunStop, runBounded } from './bounded-run.js';
 import { ENV_NAME_PATTERN } from './env-file.js';
+import type { SecretProviderConfig } from './types.js';
 
 /**
  * Secret providers (CONTRACT.md `secretProviders`): a command, run without a shell, that prints one JSON
@@ -10,6 +12,21 @@ import { ENV_NAME_PATTERN } from './env-file.js';
 export interface SecretProvider {
   command: readonly string[];
 }
+
+/**
+ * Whether the provider serves stacks of this environment (its config `environments`: ids, null for
+ * the local one, or "*"). Without a list it serves none: only stacks wholly written by admins get its
+ * values. A stack's author can always get its values out (a build step printing them base64-encoded
+ * passes redaction), so the scope is what keeps one environment's secrets from another's editors.
+ */
+export function providerServes(provider: SecretProviderConfig, env: EnvironmentId): boolean {
+  const scope = provider.environments;
+  return scope !== undefined && (scope === '*' || scope.includes(env));
+}
+
+/** Why a provider may not be bound here, for the 403 and a refused deploy. */
+export const outOfScopeMessage = (name: string, env: EnvironmentId) =>
+  `secret provider ${JSON.stringify(name)} does not serve stacks of ${env === null ? 'the local environment' : `environment ${env}`} (config secretProviders[${JSON.stringify(name)}].environments)`;
 
 export interface ResolveOptions {
   cwd: string;

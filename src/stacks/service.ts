@@ -9,6 +9,7 @@ import type { LiveModel } from '../../projections/live-model.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
 import type { DeployOptions, EnvironmentId, JobKind, Trigger } from '../../streams/stacks.js';
 import type { EventStore } from '../store/types.js';
+import type { AdoptionSource } from './adoption.js';
 import {
   type ComposeOperation,
   type ComposeStep,
@@ -38,10 +39,10 @@ import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } fr
 import { createRedactor } from './redaction.js';
 import { Retention } from './retention.js';
 import { StacksSchedules } from './schedules.js';
-import { resolveSecrets } from './secret-providers.js';
+import { outOfScopeMessage, providerServes, resolveSecrets } from './secret-providers.js';
 import { type WatchResult, watchServices } from './service-health.js';
 import { countHolding, type ShortValueWarning, shortValued, shortValueWarnings } from './short-values.js';
-import { StackSecurity } from './stack-security.js';
+import { type DeployHow, StackSecurity } from './stack-security.js';
 import { oneShotServices, pullableServices, StackStatusReader } from './stack-status.js';
 import {
   COMPOSE_FILE,
@@ -412,7 +413,7 @@ export class StacksService {
     userId: string | null,
   ): Promise<StartedJob> {
     this.environment(ref.environmentId);
-    this.checkProvider(input.secretProvider);
+    this.checkProvider(input.secretProvider, ref, userId);
     // A stack with a job running exists (or is being created by that job).
     if (this.busy.has(keyOf(ref))) throw conflict('Stack already exists');
     if (await stackExists(this.dataDir, ref)) throw conflict('Stack already exists');
@@ -425,6 +426,58 @@ export class StacksService {
       await createStack(this.dataDir, ref, input, { events: this.store, userId });
       return { kind: 'create', operation: 'up', options, record: true, trigger: 'manual', userId };
     });
+  }
+
+  /**
+   * Makes a stack of a compose project the engine runs (adoption.ts made `source` of its files) and
+   * records its first run, `adopted`: compose does not run, the containers stay as they are, and the run
+   * holds what was adopted (its log, its content, the images its services run). The stack is the
+   * project's name, so from then on every operation of the stack acts on those containers.
+   */
+  async adopt(ref: StackRef, source: AdoptionSource, userId: string | null): Promise<{ runId: number }> {
+    const environment = this.environment(ref.environmentId);
+    if (this.closing) throw new StacksError(409, 'The server is stopping');
+    if (this.busy.has(keyOf(ref)) || (await stackExists(this.dataDir, ref)))
+      throw conflict('Stack already exists');
+    const variables = validateVariables(source.stack.variables);
+    const compose = validateCompose(source.stack.compose);
+    await this.checkNewCompose(ref, compose, variables);
+    const slot = await this.claim(ref);
+    if (!slot) throw conflict(STACK_BUSY_MESSAGE);
+    try {
+      const stack = await createStack(this.dataDir, ref, source.stack, { events: this.store, userId });
+      await copyFile(
+        join(stackDir(this.dataDir, ref), COMPOSE_FILE),
+        join(stackDir(this.dataDir, ref), LAST_GOOD_FILE),
+      );
+      const recorder = await this.runs.start({
+        jobId: randomUUID(),
+        stack: ref.name,
+        environmentId: ref.environmentId,
+        trigger: 'manual',
+        userId,
+        options: { pull: false, build: false, forceRecreate: false },
+        composeHash: composeHash(stack.compose),
+        envHash: envHash(this.hashKey, stack.variables),
+        extra: { adopted: true, merged: source.merged },
+      });
+      const redactor = createRedactor(stack.variables.map((v) => v.value));
+      for (const line of source.log) {
+        const shown = redactor.line(line);
+        if (shown !== null) recorder.line(shown);
+      }
+      await this.history.record(recorder, stack);
+      await this.history.recordImages(recorder, environment, ref.name);
+      await recorder.complete({
+        success: true,
+        adopted: true,
+        exit: { exitCode: 0, signal: null, timedOut: false, cancelled: false },
+        redactor,
+      });
+      return { runId: recorder.runId };
+    } finally {
+      await slot.release?.();
+    }
   }
 
   /** `PUT compose`: saves; with restart, redeploys as a recorded job. */
@@ -510,9 +563,31 @@ export class StacksService {
     }));
   }
 
-  private checkProvider(name: string | null): void {
-    if (name !== null && !this.config.secretProviders.has(name))
-      throw new StacksError(400, `Unknown secret provider ${JSON.stringify(name)}`);
+  /**
+   * A stack may bind a configured provider that serves its environment; an admin may bind any (a
+   * deploy then gives its values only while admins wrote everything the stack deploys).
+   */
+  private checkProvider(name: string | null, ref: StackRef, userId: string | null): void {
+    if (name === null) return;
+    const provider = this.config.secretProviders.get(name);
+    if (provider === undefined) throw new StacksError(400, `Unknown secret provider ${JSON.stringify(name)}`);
+    if (!providerServes(provider, ref.environmentId) && !this.security.isAdmin(userId))
+      throw new StacksError(403, `forbidden: ${outOfScopeMessage(name, ref.environmentId)}`);
+  }
+
+  /**
+   * Before a deploy gives a provider's values to compose: a provider that does not serve the stack's
+   * environment gives them only to a stack admins wrote wholly (a non-admin's compose file could
+   * print them past redaction). Other operations create and build nothing, so their output is all
+   * a value could leave by, and that is redacted.
+   */
+  private async checkProviderScope(stack: Stack, how: DeployHow): Promise<void> {
+    const name = stack.secretProvider;
+    const provider = name === null ? undefined : this.config.secretProviders.get(name);
+    if (name === null || provider === undefined || providerServes(provider, stack.environmentId)) return;
+    const why = await this.security.whyHeld(stack, how);
+    if (why !== undefined)
+      throw new StacksError(403, `${outOfScopeMessage(name, stack.environmentId)} (checked because ${why})`);
   }
 
   /**
@@ -719,6 +794,11 @@ export class StacksService {
           await recorder?.resolveSource({ composeHash: compose, envHash: env });
       }
       if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
+      const how: DeployHow = {
+        fetchedFromGit: variant.resolve !== undefined,
+        ...(variant.pinnedCompose !== undefined ? { pinnedBy: start.userId } : {}),
+      };
+      if (operation === 'up') await this.checkProviderScope(stack, how);
       let secrets: Record<string, string> = {};
       if (stack.secretProvider !== null) {
         job.status(`Resolving secrets from ${stack.secretProvider}`);
@@ -761,10 +841,7 @@ export class StacksService {
           variant.pinnedCompose ?? stack.compose,
           { ...place, file: composeFile },
           env,
-          {
-            fetchedFromGit: variant.resolve !== undefined,
-            ...(variant.pinnedCompose !== undefined ? { pinnedBy: start.userId } : {}),
-          },
+          how,
         );
       const lineRedactor = redactor;
       for (const [index, step] of steps.entries()) {

@@ -21,6 +21,9 @@ import {
 import { COMPOSE_FILE, composeHash, envHash, type Stack, stackDir } from './stack-store.js';
 import type { ComposePlace, ComposeSecurity, StackRef, StacksConfig, StackVariable } from './types.js';
 
+/** How a deploy came by its compose text (stack-authors.ts). */
+export type DeployHow = Pick<DeployedParts, 'fetchedFromGit' | 'pinnedBy'>;
+
 export class StackSecurity {
   constructor(
     private readonly options: { config: StacksConfig; store: EventStore; dataDir: string; hashKey: Buffer },
@@ -81,17 +84,11 @@ export class StackSecurity {
   }
 
   /**
-   * Before a deploy: a 400 naming what the compose text breaks and why the stack is checked, unless
-   * admins wrote every part of it. `env` is what compose gets.
+   * Why a deploy of the stack as its files hold it now is held to what non-admins may do, or undefined
+   * when admins wrote every part of it.
    */
-  async checkDeploy(
-    stack: Stack,
-    text: string,
-    place: ComposePlace,
-    env: Readonly<Record<string, string>>,
-    how: Pick<DeployedParts, 'fetchedFromGit' | 'pinnedBy'>,
-  ): Promise<void> {
-    const why = whyChecked(
+  async whyHeld(stack: Stack, how: DeployHow): Promise<string | undefined> {
+    return whyChecked(
       await this.authors(stack),
       {
         composeHash: composeHash(stack.compose),
@@ -101,6 +98,20 @@ export class StackSecurity {
       },
       (user) => this.isAdmin(user),
     );
+  }
+
+  /**
+   * Before a deploy: a 400 naming what the compose text breaks and why the stack is checked, unless
+   * admins wrote every part of it. `env` is what compose gets.
+   */
+  async checkDeploy(
+    stack: Stack,
+    text: string,
+    place: ComposePlace,
+    env: Readonly<Record<string, string>>,
+    how: DeployHow,
+  ): Promise<void> {
+    const why = await this.whyHeld(stack, how);
     if (why === undefined) return;
     const refusal = await this.refusal(stack, text, place, env);
     if (refusal) throw new StacksError(400, `${refusal.message} (checked because ${why})`);

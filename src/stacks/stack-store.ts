@@ -12,6 +12,7 @@ import type { EventStore } from '../store/types.js';
 import { composeYamlValue } from './compose-yaml.js';
 import { ENV_NAME_PATTERN, EnvFileError, formatEnvFile, parseEnvFile } from './env-file.js';
 import { badRequest, conflict, StacksError } from './errors.js';
+import { checkComposeSize, checkVariableCount, checkVariableSizes } from './input-limits.js';
 import { unlessMissing } from './missing-files.js';
 import { envFolder, isStackName, parseStackName } from './names.js';
 import type { StackRef, StackVariable } from './types.js';
@@ -133,6 +134,7 @@ export const envHash = (key: Buffer, variables: ReadonlyArray<{ name: string; va
 /** The compose text, if it is YAML whose top level is a mapping; else a 400 naming the problem and line. */
 export function validateCompose(compose: unknown): string {
   if (typeof compose !== 'string') throw badRequest('Compose content must be a string');
+  checkComposeSize(compose);
   const value = composeYamlValue(compose);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const got = value === null ? 'empty' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
@@ -147,8 +149,9 @@ export function validateCompose(compose: unknown): string {
  */
 export function validateVariables(variables: unknown): StackVariable[] {
   if (!Array.isArray(variables)) throw badRequest('variables must be a list of {name, value, secret}');
+  checkVariableCount(variables.length);
   const seen = new Set<string>();
-  return variables.map((v: unknown, i): StackVariable => {
+  const checked = variables.map((v: unknown, i): StackVariable => {
     if (v === null || typeof v !== 'object')
       throw badRequest(`variables[${i}] must be an object {name, value, secret}`);
     const { name, value, secret } = v as Record<string, unknown>;
@@ -167,6 +170,8 @@ export function validateVariables(variables: unknown): StackVariable[] {
       throw badRequest(`variables[${i}].secret (${name}) must be true or false`);
     return { name, value, secret: secret === true };
   });
+  checkVariableSizes(checked);
+  return checked;
 }
 
 const validateProvider = (provider: unknown): string | null => {

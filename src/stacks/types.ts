@@ -46,6 +46,17 @@ export interface User {
   environmentAccess: ReadonlyArray<number> | '*';
 }
 
+/** A configured secret provider (secret-providers.ts). */
+export interface SecretProviderConfig {
+  /** The program (a relative path already resolved against the config file's folder) and its arguments. */
+  command: readonly string[];
+  /**
+   * The environments whose stacks may bind it and get its values (README "Security model"); absent:
+   * none, only stacks wholly written by admins.
+   */
+  environments?: GrantEnvironments;
+}
+
 /** The config file of CONTRACT.md with its defaults filled in. */
 export interface StacksConfig {
   environments: readonly Environment[];
@@ -55,7 +66,7 @@ export interface StacksConfig {
   /** null: not configured, found at start (`docker compose`, else `docker-compose`: compose-program.ts). */
   compose: { command: readonly string[] | null };
   /** By name: a Map, so a stack's provider named `constructor` is found only when configured. */
-  secretProviders: ReadonlyMap<string, { command: readonly string[] }>;
+  secretProviders: ReadonlyMap<string, SecretProviderConfig>;
   deployLogs: { budgetBytes: number; remeasureBytes: number };
   jobs: { timeoutSeconds: number; retentionHours: number };
   /** Deploy-run retention per environment (null = local): issue 19 point 5. Absent: none. */

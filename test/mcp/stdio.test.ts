@@ -291,7 +291,7 @@ describe('bad arguments and failures', () => {
   it("answers the editor's failures as tool errors with its code", async () => {
     const cases: Array<[string, Record<string, unknown>, string]> = [
       ['read', { op: 'operation', parameters: { request_id: 'never-sent' } }, 'unknown_operation'],
-      ['execute', { request: { op: 'entities_create', entities: [] } }, 'invalid_entity'],
+      ['execute', { request: { op: 'entities_create', entities: [] } }, 'entities_required'],
       ['capture', { layout: 'Nowhere' }, 'layout_missing'],
       ['capture', { background: 'plaid' }, 'invalid_background'],
       ['capture', { document_id: 42 }, 'document_closed'],

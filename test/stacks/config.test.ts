@@ -1,6 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -71,12 +71,35 @@ describe('loadStacksConfig', () => {
         environmentAccess: [1],
       },
     ]);
-    expect(config.secretProviders).toEqual(new Map([['vault', { command: ['./print-secrets.sh'] }]]));
+    // A relative provider program is the config file's neighbour.
+    expect(config.secretProviders).toEqual(
+      new Map([['vault', { command: [join(dirname(file), 'print-secrets.sh')] }]]),
+    );
     expect(config.compose.command).toEqual(['docker', 'compose']);
     expect(config.deployLogs).toEqual({ budgetBytes: 2147483648, remeasureBytes: 1048576 });
     expect(config.jobs).toEqual({ timeoutSeconds: 3600, retentionHours: 24 });
     expect(findEnvironment(config, 1)?.name).toBe('edge');
     expect(findEnvironment(config, 2)).toBeUndefined();
+  });
+
+  it('a provider program given by a relative path is found beside the config file; a bare name stays a PATH name', async () => {
+    const providers = {
+      dotted: { command: ['./print-secrets.sh', '--env', 'prod'] },
+      nested: { command: ['bin/vault'] },
+      bare: { command: ['vault', './not-a-program'] },
+      absolute: { command: ['/usr/local/bin/vault'], environments: [null] },
+    };
+    const file = await writeConfig('relative.json', JSON.stringify({ secretProviders: providers }));
+    const { config } = await loadStacksConfig(file);
+    const folder = dirname(file);
+    expect(config.secretProviders).toEqual(
+      new Map([
+        ['dotted', { command: [join(folder, 'print-secrets.sh'), '--env', 'prod'] }],
+        ['nested', { command: [join(folder, 'bin', 'vault')] }],
+        ['bare', { command: ['vault', './not-a-program'] }],
+        ['absolute', { command: ['/usr/local/bin/vault'], environments: [null] }],
+      ]),
+    );
   });
 
   it('without a file: the defaults and one admin with a fresh random token', async () => {
@@ -262,6 +285,19 @@ describe('resolveStacksConfig validation', () => {
       'providers a list',
       { secretProviders: [] },
       'config secretProviders must be an object of provider name',
+    ],
+    [
+      'provider environments a number',
+      { secretProviders: { vault: { command: ['v'], environments: 1 } } },
+      'config secretProviders.vault.environments must be "*" or a list of environment ids (null = local)',
+    ],
+    [
+      'provider environment not configured',
+      {
+        environments: [{ id: 1, name: 'edge' }],
+        secretProviders: { 'my vault': { command: ['v'], environments: [1, 7] } },
+      },
+      'config secretProviders["my vault"].environments[1] is 7, which is not a configured environment',
     ],
     [
       'budget zero',

@@ -228,6 +228,17 @@ function readCommonTag(e: EntityCommon, code: number, value: string, ctx: ReadCo
   else if (code === 370) e.lineweight = toInt(value);
 }
 
+/**
+ * Graphic attributes (AcDbEntity's codes) that files put after the type's own subclass marker: dxflib, as
+ * LibreCAD writes, puts `8`, `62`, `370`, `6` after `100 AcDbLine` or `100 AcDbMText`. Found there, not
+ * claimed by the type and not given before, they are the entity's own, as ezdxf's loader takes them
+ * (its GRAPHIC_ATTRIBUTES_TO_RECOVER).
+ */
+const MISPLACED_COMMON = new Set([6, 8, 48, 60, 62, 67, 284, 347, 348, 370, 380, 390, 420, 430, 440]);
+
+/** Codes of a type's subclass that mean something of the type there (MTEXT's column width is 48). */
+const TYPE_OWN_CODES: Partial<Record<ModeledType, ReadonlySet<number>>> = { MText: new Set([48]) };
+
 /** Zones of an entity's tags: before any subclass marker, AcDbEntity, the type's subclasses, after an embedded object (101). */
 const HEAD = 0;
 const COMMON = 1;
@@ -256,6 +267,10 @@ function readModeled(
   let ownerSeen = false;
   let rawHandle: string | undefined;
   let xdataStart = mainEnd;
+  // Common codes given where they belong, and the misplaced ones found later (moved into AcDbEntity).
+  const commonSeen = new Set<number>();
+  const moved: DxfTag[] = [];
+  const own = TYPE_OWN_CODES[def.type];
   for (let i = start + 1; i < mainEnd; i++) {
     const code = codes[i] as number;
     if (code >= 1000) {
@@ -287,6 +302,7 @@ function readModeled(
     if (zone === EMBEDDED) {
       extra.push({ code, value: t.value(i) });
     } else if (zone === COMMON || (zone === HEAD && ENTITY_CODES.has(code))) {
+      commonSeen.add(code);
       if (!readCommon(e, code, t, i, ctx))
         (zone === HEAD ? flatCommon : extra).push({ code, value: t.value(i) });
     } else if (zone === TYPE && code === 101) {
@@ -294,12 +310,17 @@ function readModeled(
       extra.push({ code, value: t.value(i) });
     } else if (!byCode[code]?.read(e, code, t, i, ctx, s)) {
       const tag = { code, value: t.value(i) };
-      if (zone === TYPE) extra.push(tag);
+      if (zone === TYPE && MISPLACED_COMMON.has(code) && !own?.has(code)) {
+        // A second one is dropped: the first given stands, and the writer puts each one out once.
+        if (!commonSeen.has(code) && !readCommon(e, code, t, i, ctx)) moved.push(tag);
+        commonSeen.add(code);
+      } else if (zone === TYPE) extra.push(tag);
       else if (second.has(code)) flatSecond.push(tag);
       else flatType.push(tag);
     }
   }
   def.finish?.(e, s, ctx);
+  if (moved.length > 0) insertIntoEntitySubclass(extra, moved);
   if (flatCommon.length > 0 || flatType.length > 0 || flatSecond.length > 0) {
     const minsert = flatType.some((x) => (x.code === 70 || x.code === 71) && toInt(x.value) > 1);
     const [first, next] = subclassNames(def, minsert);
@@ -318,6 +339,56 @@ function readModeled(
   });
   if (e.type === 'Insert' && mainEnd < end) e.attribs = readSubEntities(t, mainEnd, end, ctx);
   return e;
+}
+
+/** Puts tags at the end of the AcDbEntity subclass of an entity's kept tags (adding the marker if none). */
+function insertIntoEntitySubclass(tags: DxfTag[], moved: readonly DxfTag[]): void {
+  const marker = tags.findIndex((x) => x.code === 100 && x.value === 'AcDbEntity');
+  if (marker < 0) {
+    const first = tags.findIndex((x) => x.code === 100);
+    tags.splice(first < 0 ? tags.length : first, 0, { code: 100, value: 'AcDbEntity' }, ...moved);
+    return;
+  }
+  let end = marker + 1;
+  while (end < tags.length && (tags[end] as DxfTag).code !== 100) end++;
+  tags.splice(end, 0, ...moved);
+}
+
+/** What dxflib writes after a raw type's marker (its entityAttributes), moved into AcDbEntity on read. */
+const RAW_MISPLACED = new Set([6, 8, 48, 62, 370, 420]);
+/** Raw types whose own subclasses hold colour codes (a table's cells, a multileader's parts). */
+const RAW_OWN_COLOURS = new Set(['ACAD_TABLE', 'MULTILEADER', 'MLEADER']);
+
+/**
+ * Moves the graphic attributes a raw entity holds after its type's marker (and not before it) to the
+ * end of its AcDbEntity subclass, where they are read and written once; one given again is dropped.
+ * An embedded object (101) and application groups (102) are left alone.
+ */
+function moveMisplacedCommon(tags: DxfTag[]): void {
+  const seen = new Set<number>();
+  const moved: DxfTag[] = [];
+  const kept: DxfTag[] = [];
+  let zone = HEAD;
+  let inGroup = false;
+  for (const x of tags) {
+    if (x.code === 102) inGroup = x.value.startsWith('{');
+    else if (!inGroup && zone !== EMBEDDED) {
+      if (x.code === 100) zone = x.value === 'AcDbEntity' ? COMMON : TYPE;
+      else if (x.code === 101) zone = EMBEDDED;
+      else if (zone !== TYPE) {
+        if (zone === COMMON || ENTITY_CODES.has(x.code)) seen.add(x.code);
+      } else if (RAW_MISPLACED.has(x.code)) {
+        // Given twice, the first stands (the writer puts each one out once).
+        if (!seen.has(x.code)) moved.push(x);
+        seen.add(x.code);
+        continue;
+      }
+    }
+    kept.push(x);
+  }
+  if (moved.length === 0) return;
+  insertIntoEntitySubclass(kept, moved);
+  tags.splice(0, tags.length, ...kept);
 }
 
 /** Index of the `102 }` that closes the group opened at `start` (or the last tag before `end`). */
@@ -388,6 +459,7 @@ function readRaw(
   }
   let tags = slice(t, start + 1, xdataStart);
   if (ctx.r12) tags = upgradeEntityTags(dxfType, tags);
+  else if (!RAW_OWN_COLOURS.has(dxfType)) moveMisplacedCommon(tags);
   const e: RawEntity = {
     type: 'Raw',
     dxf_type: dxfType,

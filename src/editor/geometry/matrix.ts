@@ -53,12 +53,14 @@ export function rotation(center: readonly number[], degrees: number): Matrix {
   };
 }
 
-/** Scale uniformly (x, y and z) by a positive `factor` about `center`. */
+/**
+ * Scale uniformly (x, y and z) by `factor` about `center`; a negative factor also mirrors through the
+ * center (a half turn in the plane, z flipped).
+ */
 export function scaling(center: readonly number[], factor: number): Matrix {
   const [cx = 0, cy = 0, cz = 0] = center;
   finite([cx, cy, cz, factor], 'scale center and factor');
-  if (!(factor > 0))
-    throw new GeometryError('invalid_transform', `scale factor must be positive, got ${factor}`);
+  if (factor === 0) throw new GeometryError('invalid_transform', 'scale factor must not be 0');
   return {
     a: factor,
     b: 0,

@@ -3,6 +3,7 @@
  * curves (with the region they enclose, for circles and closed polylines), a point, a filled
  * quadrilateral (text, mtext, image), a filled box (raw entities), or a group (a block reference).
  */
+import { MAX_EXPANDED_ENTITIES, tooLarge } from '../expansion.js';
 import type { Entity, InsertEntity, Point3 } from '../model.js';
 import {
   type ArcCurve,
@@ -93,6 +94,11 @@ export function insertMatrix(e: InsertEntity, base: Point3): Matrix {
 
 function insertShape(e: InsertEntity, ctx: GeometryContext, depth: number): Shape | undefined {
   if (depth >= MAX_DEPTH) return undefined;
+  // Counted once at the top (the count covers every level below): past the limit nothing is built.
+  if (depth === 0 && ctx.expanded) {
+    const count = ctx.expanded(e.name);
+    if (count > MAX_EXPANDED_ENTITIES) throw tooLarge(`Insert ${e.handle} of block ${e.name}`, count);
+  }
   const block = ctx.block(e.name);
   if (!block) return undefined;
   const m = insertMatrix(e, block.base);

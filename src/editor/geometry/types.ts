@@ -1,5 +1,6 @@
 import { dictGet } from '../dict.js';
 import { EditorError } from '../errors.js';
+import { ExpansionCounter } from '../expansion.js';
 import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
 import { named } from '../names.js';
 
@@ -25,6 +26,11 @@ export interface BlockContent {
 export interface GeometryContext {
   /** The block an Insert names; undefined when the document has no such block. */
   block(name: string): BlockContent | undefined;
+  /**
+   * The entities a reference to block `name` expands to (expansion.ts), when the context can count
+   * them: an Insert past the limit is refused (`too_large`) before its parts are built.
+   */
+  expanded?(name: string): number;
 }
 
 /** A context without blocks: Inserts have no geometry in it. */
@@ -32,6 +38,7 @@ export const NO_BLOCKS: GeometryContext = { block: () => undefined };
 
 /** The context of a document: blocks are looked up in the model as it is when asked. */
 export function documentContext(model: DxfDocumentModel): GeometryContext {
+  let counter: ExpansionCounter | undefined;
   return {
     block(name) {
       const block = named(model.blocks, name);
@@ -42,6 +49,10 @@ export function documentContext(model: DxfDocumentModel): GeometryContext {
         if (entity) entities.push(entity);
       }
       return { base: block.base, entities };
+    },
+    expanded(name) {
+      counter ??= new ExpansionCounter(model);
+      return counter.block(name, 1);
     },
   };
 }

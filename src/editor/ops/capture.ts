@@ -6,6 +6,7 @@ import {
   MIN_WIDTH,
 } from '../capture/index.js';
 import { EditorError, fail } from '../errors.js';
+import { refuseLargeSpaces } from '../expansion.js';
 import { resolveTarget } from '../target.js';
 import { MODEL_SPACE } from './entities.js';
 import { windowArea } from './interaction.js';
@@ -82,6 +83,7 @@ async function capture(ctx: OpContext): Promise<OpOutcome> {
     colors: { background, foreground: foregroundOn(background) },
     selection: [...doc.selection],
   };
+  refuseLargeSpaces(doc.model, [request.space], 'the capture');
   let shot: Awaited<ReturnType<typeof captureDocument>>;
   try {
     shot = await captureDocument(doc, request);

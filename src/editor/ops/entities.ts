@@ -25,7 +25,7 @@ function entitiesCreate(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const inputs = ctx.request.entities;
   if (!Array.isArray(inputs) || inputs.length === 0) {
-    return fail('invalid_entity', 'entities must be a non-empty array of entity objects');
+    return fail('entities_required', 'entities must be a non-empty array of entity objects');
   }
   const space = typeof ctx.request.space === 'string' ? ctx.request.space : MODEL_SPACE;
   const step = new StepBuilder(doc.model);

@@ -3,6 +3,7 @@ import { extname } from 'node:path';
 import type { DocumentState } from '../../../projections/editor-session.js';
 import { editorEvent } from '../../../streams/editor.js';
 import { fail } from '../errors.js';
+import { refuseLargeSpaces } from '../expansion.js';
 import type { Bounds } from '../geometry/index.js';
 import { unionBounds } from '../geometry/shape.js';
 import type { Layout, PageSetup } from '../model.js';
@@ -254,6 +255,11 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
           ? Object.values(doc.model.layouts).find((l) => l.block.toUpperCase() === MODEL_SPACE.toUpperCase())
           : layoutOf(doc.model.layouts, r.layout),
       ];
+  refuseLargeSpaces(
+    doc.model,
+    window ? [MODEL_SPACE] : layouts.map((layout) => layout?.block ?? MODEL_SPACE),
+    'the plot',
+  );
   const pages = layouts.map((layout) => plotPage(doc, layout, window, r, all));
   if (all && pages.every((p) => p.marks.length === 0)) {
     fail('nothing_to_plot', 'nothing to plot in any layout: no entity that prints is in any of them');

@@ -16,7 +16,7 @@ import type { Point3 } from '../model.js';
 import { documentIndex } from '../query/document-index.js';
 import { runQuery, selectionAnswer } from '../query/index.js';
 import type { QueryRequest } from '../query/request.js';
-import { handleList, number, point, string } from '../request.js';
+import { handleList, number, point } from '../request.js';
 import { entitiesOf } from './entities.js';
 import { StepBuilder, stepEvent } from './steps.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
@@ -39,14 +39,21 @@ function matrixOf(action: Exclude<Action, 'array'>, r: Record<string, unknown>):
       return translation(point(r.vector, 'vector'));
     case 'rotate':
       return rotation(center(), number(r.angle ?? r.angle_deg, 'angle', 'invalid_transform'));
-    case 'scale':
-      return scaling(center(), number(r.factor ?? r.scale, 'factor', 'invalid_transform'));
+    case 'scale': {
+      // Any factor but 0, as the reference editor's: a negative one also mirrors through the center.
+      const factor = number(r.factor ?? r.scale, 'factor', 'invalid_factor');
+      if (factor === 0) fail('invalid_factor', 'factor must not be 0');
+      return scaling(center(), factor);
+    }
     case 'mirror': {
       const line = r.points ?? r.line ?? r.axis;
       if (!Array.isArray(line) || line.length !== 2) {
-        return fail('invalid_point', 'mirror needs points: [p1, p2], two points on the mirror line');
+        return fail('invalid_axis', 'mirror needs axis (or points): [p1, p2], two points on the mirror line');
       }
-      return mirroring(point(line[0], 'points[0]'), point(line[1], 'points[1]'));
+      const [p1, p2] = [point(line[0], 'axis[0]', 'invalid_axis'), point(line[1], 'axis[1]', 'invalid_axis')];
+      if (p1[0] === p2[0] && p1[1] === p2[1])
+        fail('invalid_axis', 'the two points of a mirror line must differ');
+      return mirroring(p1, p2);
     }
   }
 }
@@ -82,9 +89,11 @@ function arrayMatrices(r: Record<string, unknown>): Matrix[] {
  */
 function entitiesTransform(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
-  const action = string(ctx.request.action, 'action', 'invalid_transform') as Action;
+  // No action is a move, as the reference editor takes it.
+  const given = ctx.request.action === undefined ? 'move' : ctx.request.action;
+  const action = (typeof given === 'string' ? given.toLowerCase() : given) as Action;
   if (!ACTIONS.includes(action))
-    fail('invalid_transform', `action must be one of ${ACTIONS.join(', ')}, got ${JSON.stringify(action)}`);
+    fail('invalid_action', `action must be one of ${ACTIONS.join(', ')}, got ${JSON.stringify(given)}`);
   const copies =
     action === 'copy' || action === 'array' || (action === 'mirror' && ctx.request.copy === true);
   const matrices = action === 'array' ? arrayMatrices(ctx.request) : [matrixOf(action, ctx.request)];

@@ -2,12 +2,14 @@
  * How an entity is answered: `summary` (handle, type, layer), `geometry` (plus the fields that place it,
  * and `text`/`value`), `full` (every property, `text`/`value`, and `bounds`). Points are always 3 numbers.
  */
+
 import type { DetailLevel } from '../capabilities.js';
 import { dictGet, dictHas, dictSet } from '../dict.js';
 import { bounds } from '../geometry/index.js';
 import { type Bounds, type GeometryContext, NO_BLOCKS } from '../geometry/types.js';
 import type { Entity } from '../model.js';
 import { rawReadout } from '../raw-entities.js';
+import { entityBounds } from './spatial-index.js';
 import { follow } from './where.js';
 
 export type EntityAnswer = Record<string, unknown>;
@@ -94,7 +96,8 @@ export function selectionAnswer(entity: Entity, ctx: GeometryContext = NO_BLOCKS
     layer: entity.layer,
     text,
     value: text,
-    bounds: answerBounds(bounds(entity, ctx)),
+    // An Insert past the expansion limit answers no bounds: get_selection is always answered.
+    bounds: answerBounds(entityBounds(entity, ctx)),
     block: insert ? entity.name : null,
     position: insert ? [...entity.position] : null,
   };

@@ -1,6 +1,7 @@
 import type { Change } from '../../../streams/editor.js';
 import { dictGet } from '../dict.js';
 import { inDrawingOrder } from '../drawing-order.js';
+import { drawingExpansion, MAX_EXPANDED_ENTITIES, tooLarge } from '../expansion.js';
 import { documentContext } from '../geometry/index.js';
 import type { DxfDocumentModel } from '../model.js';
 import { SpatialIndex } from './spatial-index.js';
@@ -17,9 +18,15 @@ interface IndexedDocument {
  */
 const indexes = new WeakMap<IndexedDocument, SpatialIndex>();
 
+const indexedExpansion = (model: DxfDocumentModel) => drawingExpansion(model, MAX_EXPANDED_ENTITIES);
+
 export function documentIndex(doc: IndexedDocument): SpatialIndex {
   let index = indexes.get(doc);
   if (!index) {
+    // Inserts' boxes are their blocks' parts followed: refused before any is built when, all told, too
+    // many (an Insert past the limit alone has no box: spatial filters do not find it).
+    const count = indexedExpansion(doc.model);
+    if (count > MAX_EXPANDED_ENTITIES) throw tooLarge('the drawing', count);
     index = SpatialIndex.ofModel(doc.model, documentContext(doc.model));
     indexes.set(doc, index);
   }

@@ -6,10 +6,21 @@
 
 import RBush from 'rbush';
 import { dictGet } from '../dict.js';
-import { bounds as entityBounds } from '../geometry/index.js';
+import { EditorError } from '../errors.js';
+import { bounds } from '../geometry/index.js';
 import type { Bounds, GeometryContext } from '../geometry/types.js';
 import { NO_BLOCKS } from '../geometry/types.js';
 import type { DxfDocumentModel, Entity } from '../model.js';
+
+/** An entity's box; none for an Insert whose block expands past the limit (expansion.ts). */
+export function entityBounds(entity: Entity, ctx: GeometryContext): Bounds | undefined {
+  try {
+    return bounds(entity, ctx);
+  } catch (error) {
+    if (error instanceof EditorError && error.code === 'too_large') return undefined;
+    throw error;
+  }
+}
 
 /** A rectangle in the XY plane. */
 export interface Window {

@@ -329,7 +329,7 @@ export const Run = z
     environmentId: EnvironmentId,
     status: z.string().meta({
       description:
-        '`running` (or `queued`) until it ends; then `success` or `failed` (other terminal words: skipped, warning, error, cancelled, stale).',
+        '`running` (or `queued`) until it ends; then `success` or `failed` (other terminal words: skipped, warning, error, cancelled, stale); `adopted` for the run that recorded an adopted compose project as it ran (compose did not run).',
     }),
     trigger: z.enum(['manual', 'webhook', 'cron']),
     errorMessage: z.string().nullable().meta({ description: 'The redacted error of a failed run.' }),

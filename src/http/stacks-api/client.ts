@@ -10,6 +10,7 @@
  * ```
  */
 import type { z } from 'zod';
+import type { AdoptionRoutes } from './adoption-routes.js';
 import type { EngineRoutes } from './engine-routes.js';
 import type { historySchemas } from './history-routes.js';
 import { fillPath } from './route-path.js';
@@ -18,9 +19,9 @@ import { type StacksRouteName, type StacksRoutes, stacksRoutes } from './routes.
 type HistoryRoutes = typeof historySchemas;
 /**
  * Every route of the API: the route table's, issue 19's (history-routes.ts) and the containers'
- * (engine-routes.ts), by operation id.
+ * (engine-routes.ts) and the adoption's (adoption-routes.ts), by operation id.
  */
-export type ApiRoutes = StacksRoutes & HistoryRoutes & EngineRoutes;
+export type ApiRoutes = StacksRoutes & HistoryRoutes & EngineRoutes & AdoptionRoutes;
 export type ApiRouteName = keyof ApiRoutes;
 
 type SchemaOf<N extends ApiRouteName> = ApiRoutes[N]['schema'];

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { DEFAULT_TAIL, MAX_TAIL } from '../../stacks/engine/log-limits.js';
 import { EnvironmentId, EventStreamText, STACK_STATE, StackContainer } from './answers.js';
 import { EnvQuery, StackName } from './requests.js';
-import { fail, json, UNAUTHORIZED } from './route-answers.js';
+import { fail, json, TOO_MANY_STREAMS, UNAUTHORIZED } from './route-answers.js';
 
 const CONTAINERS = ['containers'];
 
@@ -251,7 +251,7 @@ export const engineSchemas = {
       tags: CONTAINERS,
       params: ContainerParams,
       querystring: LogsQuery,
-      response: { 200: LOG_ANSWER("The container's lines"), ...FAILS },
+      response: { 200: LOG_ANSWER("The container's lines"), ...FAILS, 429: TOO_MANY_STREAMS },
     },
   },
   getStackLogs: {
@@ -265,7 +265,7 @@ export const engineSchemas = {
       tags: CONTAINERS,
       params: z.object({ name: StackName }),
       querystring: LogsQuery,
-      response: { 200: LOG_ANSWER("The stack's lines"), ...FAILS },
+      response: { 200: LOG_ANSWER("The stack's lines"), ...FAILS, 429: TOO_MANY_STREAMS },
     },
   },
   getStackStats: {
@@ -288,6 +288,7 @@ export const engineSchemas = {
         401: UNAUTHORIZED,
         403: FAILS[403],
         404: fail('No such environment or stack.'),
+        429: TOO_MANY_STREAMS,
         502: FAILS[502],
       },
     },

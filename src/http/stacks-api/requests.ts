@@ -10,6 +10,12 @@
 import { z } from 'zod';
 import { ENV_NAME_PATTERN } from '../../stacks/env-file.js';
 import {
+  MAX_COMPOSE_BYTES,
+  MAX_VARIABLE_VALUE_BYTES,
+  MAX_VARIABLES,
+  MAX_VARIABLES_BYTES,
+} from '../../stacks/input-limits.js';
+import {
   envMessage,
   parseEnvParam,
   parseRunId,
@@ -271,9 +277,18 @@ export const KeptVariable = z
     ],
   });
 
+/** At most MAX_VARIABLES, said before the items are looked at in the service (input-limits.ts). */
+const variableCount = {
+  error: (issue: z.core.$ZodRawIssue) =>
+    `variables: ${Array.isArray(issue.input) ? issue.input.length : 'more'} given, over the limit of ${MAX_VARIABLES} variables`,
+};
+
 const VARIABLES = z
   .array(Variable, { error: must('must be a list of {name, value, secret}') })
-  .meta({ description: 'The variables, each name once.' });
+  .max(MAX_VARIABLES, variableCount)
+  .meta({
+    description: `The variables, each name once: at most ${MAX_VARIABLES}, a value of at most ${MAX_VARIABLE_VALUE_BYTES} bytes, names and values at most ${MAX_VARIABLES_BYTES} bytes in all (UTF-8; over them: 413).`,
+  });
 
 const SECRET_PROVIDER = z
   .string({ error: 'secretProvider must be a provider name or null' })
@@ -284,9 +299,9 @@ const SECRET_PROVIDER = z
 export const CreateStackBody = jsonBody(
   {
     name: StackName,
-    compose: z
-      .string({ error: 'compose must be the compose file text' })
-      .meta({ description: 'The compose file (YAML).' }),
+    compose: z.string({ error: 'compose must be the compose file text' }).meta({
+      description: `The compose file (YAML), at most ${MAX_COMPOSE_BYTES} bytes (UTF-8; over it: 413).`,
+    }),
     variables: VARIABLES.nullish(),
     secretProvider: SECRET_PROVIDER,
     pull: PULL,
@@ -310,7 +325,12 @@ export const CreateStackBody = jsonBody(
 
 export const VariablesBody = jsonBody(
   {
-    variables: z.array(KeptVariable, { error: must('must be an array') }),
+    variables: z
+      .array(KeptVariable, { error: must('must be an array') })
+      .max(MAX_VARIABLES, variableCount)
+      .meta({
+        description: `At most ${MAX_VARIABLES}, a value of at most ${MAX_VARIABLE_VALUE_BYTES} bytes, names and values at most ${MAX_VARIABLES_BYTES} bytes in all (UTF-8; over them: 413).`,
+      }),
   },
   {
     examples: [
@@ -327,9 +347,9 @@ export const VariablesBody = jsonBody(
 
 export const ComposeBody = jsonBody(
   {
-    content: z
-      .string({ error: 'content must be the compose file text' })
-      .meta({ description: 'The new compose file (YAML).' }),
+    content: z.string({ error: 'content must be the compose file text' }).meta({
+      description: `The new compose file (YAML), at most ${MAX_COMPOSE_BYTES} bytes (UTF-8; over it: 413).`,
+    }),
     restart: flag('Save and redeploy as a job that records a run (default false: only save).'),
     pull: PULL,
     build: BUILD,

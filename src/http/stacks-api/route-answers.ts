@@ -16,6 +16,11 @@ export const fail = (description: string) =>
 
 export const UNAUTHORIZED = fail('No `Authorization: Bearer <token>`, or an unknown token (`unauthorized`).');
 
+/** The refusal of a stream past its caller's bounds (README "Limits of the stacks server"). */
+export const TOO_MANY_STREAMS = fail(
+  'The caller already holds its most streams at once (32 per user, 16 per browser session: `Too many streams: ...`); the connection is closed after it.',
+);
+
 /**
  * The three answers of a job route: at once (202, `started`), or after the job with
  * `Accept: application/json` (200, or 500 as `failed` says).

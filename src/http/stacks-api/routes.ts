@@ -4,7 +4,13 @@
  * client takes its types from it (client.ts). A route's answers are listed by status, each with what it
  * means; every failure answers `{ "error": message }`.
  */
+
 import { z } from 'zod';
+import {
+  MAX_COMPOSE_BYTES,
+  MAX_VARIABLE_VALUE_BYTES,
+  MAX_VARIABLES_BYTES,
+} from '../../stacks/input-limits.js';
 import { DEFAULT_EXECUTIONS_LIMIT, MAX_EXECUTIONS_LIMIT } from '../../stacks/paging.js';
 import {
   ComposeSaved,
@@ -49,7 +55,7 @@ import {
   WebhookBody,
   WebhookHeaders,
 } from './requests.js';
-import { fail, jobAnswers, json, UNAUTHORIZED } from './route-answers.js';
+import { fail, jobAnswers, json, TOO_MANY_STREAMS, UNAUTHORIZED } from './route-answers.js';
 
 // ------------------------------------------------------------------------------------------------
 // Answers by status
@@ -67,6 +73,9 @@ const COMPOSE_422 = fail(
   "The compose that will run the stack refuses the file (`config --quiet`, with the stack's variables, beside its compose file): `The compose file is invalid (compose config): <compose's message>`, ending `(at line N, column M)` when the key it names is found. Nothing is saved.",
 );
 const BODY_413 = fail('The body is larger than the route takes.');
+const CONTENT_413 = fail(
+  `The body is larger than the route takes, or the compose file (${MAX_COMPOSE_BYTES} bytes), a variable's value (${MAX_VARIABLE_VALUE_BYTES} bytes) or all variables' names and values (${MAX_VARIABLES_BYTES} bytes) are over their limits (\`Compose file is 5300000 bytes, over the limit of 1048576 bytes (1 MiB)\`).`,
+);
 
 /**
  * The failures of a route that works in one environment: `bad` and `missing` are the whole 400 and 404
@@ -144,8 +153,11 @@ export const stacksRoutes = {
           'edit',
           `${ENV_400}; the body is no JSON object, a field has the wrong type, ${NAME_400}, the compose file is no YAML mapping or breaks the environment's security settings (a non-admin's: README "Security model"), a variable is malformed or of a refused name, or the secret provider is unknown.`,
         ),
+        403: fail(
+          `${ENV_403('edit')} Or a non-admin names a secret provider that does not serve this environment (\`forbidden: secret provider "vault" does not serve stacks of environment 1 (config secretProviders["vault"].environments)\`).`,
+        ),
         409: fail('A stack of that name exists (`Stack already exists`), or the server is stopping.'),
-        413: BODY_413,
+        413: CONTENT_413,
         422: COMPOSE_422,
       },
     },
@@ -202,7 +214,7 @@ export const stacksRoutes = {
           STACK_404,
         ),
         409: fail('The stack has a job running.'),
-        413: BODY_413,
+        413: CONTENT_413,
       },
     },
   },
@@ -228,7 +240,7 @@ export const stacksRoutes = {
           STACK_404,
         ),
         409: fail('The stack has a job running, or the server is stopping.'),
-        413: BODY_413,
+        413: CONTENT_413,
         422: COMPOSE_422,
       },
     },
@@ -337,6 +349,7 @@ export const stacksRoutes = {
           "The caller lacks `view`, globally or for the run's environment (`forbidden: needs the stacks view permission`).",
         ),
         404: fail('No such run of that stack (`Run not found`), or it has no log (`Log not found`).'),
+        429: TOO_MANY_STREAMS,
       },
     },
   },
@@ -379,6 +392,7 @@ export const stacksRoutes = {
         401: UNAUTHORIZED,
         403: fail("The caller lacks `view` on the job's stack environment."),
         404: fail('No such job, or it was deleted (`Job not found`).'),
+        429: TOO_MANY_STREAMS,
       },
     },
   },
@@ -419,7 +433,7 @@ export const stacksRoutes = {
           `${ENV_400}; ${NAME_400}, an unknown field, or a field that is wrong (URL, branch, path, cron).`,
         ),
         409: fail('A stack of that name exists, or the server is stopping.'),
-        413: BODY_413,
+        413: CONTENT_413,
         422: fail(
           'The repository, its branch or the compose file in it cannot be had, or is no compose file.',
         ),
@@ -463,7 +477,7 @@ export const stacksRoutes = {
           GIT_STACK_404,
         ),
         409: fail('The stack has a job running, or the server is stopping.'),
-        413: BODY_413,
+        413: CONTENT_413,
         422: fail(
           'The new settings give no compose file (repository, branch or file missing): nothing changed.',
         ),
@@ -662,6 +676,7 @@ export const stacksRoutes = {
           content: { 'text/event-stream': { schema: EventStreamText } },
         },
         401: UNAUTHORIZED,
+        429: TOO_MANY_STREAMS,
       },
     },
   },

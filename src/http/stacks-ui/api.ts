@@ -53,6 +53,8 @@ export type ContainerLogLine = z.output<typeof ContainerLogLineSchema>;
 export type EngineReach = StacksAnswer<'listEngines', 200>[number];
 export type StatsSample = z.output<typeof StatsSampleSchema>;
 export type EngineInfo = StacksAnswer<'getEngineInfo', 200>;
+export type EngineProject = StacksAnswer<'listEngineProjects', 200>[number];
+export type Adopted = StacksAnswer<'adoptEngineProject', 201>;
 export type RunCompose = StacksAnswer<'getRunCompose', 200>;
 export type RunVariables = StacksAnswer<'getRunVariables', 200>;
 export type RunDiff = StacksAnswer<'getRunDiff', 200>;
@@ -125,6 +127,8 @@ const ROUTES = {
   getStackStats: ['GET', '/api/stacks/:name/stats'],
   listEngines: ['GET', '/api/engines'],
   getEngineInfo: ['GET', '/api/engines/info'],
+  listEngineProjects: ['GET', '/api/engines/projects'],
+  adoptEngineProject: ['POST', '/api/engines/projects/:project/adopt'],
 } as const satisfies Partial<{
   [N in ApiRouteName]: readonly [ApiRoutes[N]['method'], ApiRoutes[N]['url']];
 }>;
@@ -288,6 +292,10 @@ export const api = {
   statsUrl: (name: string, env: Env) => pathOf('getStackStats', { name }, envQuery(env)),
   engines: () => call<'listEngines', EngineReach[]>('listEngines'),
   engineInfo: (env: Env) => call<'getEngineInfo', EngineInfo>('getEngineInfo', { query: envQuery(env) }),
+  engineProjects: (env: Env) =>
+    call<'listEngineProjects', EngineProject[]>('listEngineProjects', { query: envQuery(env) }),
+  adoptProject: (env: Env, project: string) =>
+    call<'adoptEngineProject', Adopted>('adoptEngineProject', { params: { project }, query: envQuery(env) }),
 
   job: (id: string) => call<'getJob', Job>('getJob', { params: { id } }),
   jobEventsUrl: (id: string) => pathOf('getJobEvents', { id }),

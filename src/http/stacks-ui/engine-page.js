@@ -1,10 +1,12 @@
 /**
  * An environment's Docker engine, for admins (GET /api/engines/info): where it is, its version and
  * host, its containers and images, its disk use, and the compose program the stacks run with. Read
- * again when the engine's stream comes or goes (`live`).
+ * again when the engine's stream comes or goes (`live`). Below it, the compose projects chronicle
+ * does not manage, to adopt (engine-projects.js).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
+import { EngineProjects } from './engine-projects.js';
 import { html } from './util.js';
 
 /** @param {number} n */
@@ -50,5 +52,6 @@ export function EnginePage({ env, envName, live }) {
         </dl>`
         : null
     }
+    <${EngineProjects} env=${env} live=${live} />
   </section>`;
 }

@@ -34,7 +34,8 @@ export function OriginNote({ run }) {
 }
 
 /** The newest successful run: what Roll back redeploys (the server's auto-rollback picks the same). */
-export const lastGood = (/** @type {Run[]} */ runs) => runs.find((r) => r.status === 'success') ?? null;
+export const lastGood = (/** @type {Run[]} */ runs) =>
+  runs.find((r) => r.status === 'success' || r.status === 'adopted') ?? null;
 
 /**
  * Which run to compare with which, and their diff. `from` defaults to the second newest run, `to` to

@@ -112,7 +112,7 @@ function StackRow({ row, env }) {
   // A stack that came after the runs were read: its runs come with the next read.
   const runs = row.runs ?? [];
   const last = runs[0];
-  const ok = runs.filter((r) => r.status === 'success').length;
+  const ok = runs.filter((r) => r.status === 'success' || r.status === 'adopted').length;
   const failed = runs.filter((r) => r.status === 'failed' || r.status === 'error').length;
   const deploying = last !== undefined && isRunning(last.status);
   return html`<tr data-stack=${stack.name}>

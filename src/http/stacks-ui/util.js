@@ -1,6 +1,7 @@
 /** What every view shares: htm bound to Preact, routes in the address's hash, and formatting. */
 import htm from 'htm';
 import { h } from 'preact';
+import { TERMINAL_RUN_STATUSES } from '../../../streams/stacks.js';
 
 export const html = htm.bind(h);
 
@@ -88,7 +89,8 @@ export function summaryWords(summary) {
   return parts.length > 0 ? parts.join(' · ') : 'no changes';
 }
 
-export const TERMINAL = new Set(['success', 'failed', 'skipped', 'warning', 'error', 'cancelled', 'stale']);
+/** The run statuses that end a run: the service's own list (streams/stacks.ts imports no Node module). */
+export const TERMINAL = new Set(/** @type {readonly string[]} */ (TERMINAL_RUN_STATUSES));
 /** @param {string} status */
 export const isRunning = (status) => !TERMINAL.has(status);
 

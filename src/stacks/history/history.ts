@@ -8,7 +8,7 @@ import {
   settingsOf,
   unreferencedContents,
 } from '../../../projections/deploy-history.js';
-import type { DeployRun } from '../../../projections/deploy-runs.js';
+import { type DeployRun, isGoodRunStatus } from '../../../projections/deploy-runs.js';
 import { ProjectionRunner } from '../../../projections/runtime.js';
 import {
   contentKeyScope,
@@ -294,7 +294,7 @@ export class DeployHistory {
     return this.host.runs
       .list(ref.name, ref.environmentId)
       .find(
-        (r) => r.status === 'success' && (before === undefined || r.id < before) && this.hasContent(r.id),
+        (r) => isGoodRunStatus(r.status) && (before === undefined || r.id < before) && this.hasContent(r.id),
       );
   }
 

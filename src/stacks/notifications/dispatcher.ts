@@ -207,6 +207,12 @@ export class NotificationDispatcher {
   }
 }
 
+/**
+ * One attempt. Only the status counts: the answer's body is never read (a receiver answering 1.5 GB
+ * would otherwise be held whole in memory), and a redirect is not followed — the URL is the one the
+ * config names, and a 3xx is a failed attempt with its status (a POST re-sent elsewhere could carry
+ * the message, or a token's header, to a host nobody configured).
+ */
 async function send(channel: NotificationChannel, o: Occurrence, key: string) {
   const request = channelRequest(channel, o, key);
   try {
@@ -214,12 +220,18 @@ async function send(channel: NotificationChannel, o: Occurrence, key: string) {
       method: 'POST',
       headers: request.headers,
       body: request.body,
+      redirect: 'manual',
       signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
     });
-    await answer.arrayBuffer().catch(() => undefined);
-    return answer.ok
-      ? { ok: true, status: answer.status, error: null }
-      : { ok: false, status: answer.status, error: `HTTP ${answer.status}` };
+    // Cancelled unread: the connection is closed rather than drained.
+    await answer.body?.cancel().catch(() => undefined);
+    if (answer.ok) return { ok: true, status: answer.status, error: null };
+    const redirect = answer.status >= 300 && answer.status < 400;
+    return {
+      ok: false,
+      status: answer.status,
+      error: redirect ? `HTTP ${answer.status} (redirects are not followed)` : `HTTP ${answer.status}`,
+    };
   } catch (error) {
     return { ok: false, status: null, error: (error as Error).message };
   }

@@ -145,30 +145,54 @@ describe('entities_create', () => {
       document_id: doc,
       entities: [{ ...LINE, layer: 'NEW_ONE' }, { type: 'Circle', center: [0, 0], radius: -1 }, LINE],
     });
-    await refusedWithNothingChanged(answer, 'invalid_property', before);
+    await refusedWithNothingChanged(answer, 'invalid_radius', before);
     expect(answer.error).toMatch(/^entities\[1\]/);
   });
 
   it.each([
-    ['no entities', undefined, 'invalid_entity'],
-    ['an empty list', [], 'invalid_entity'],
-    ['a list item that is not an object', ['Line'], 'invalid_entity'],
-    ['an unknown type', [{ type: 'Spline' }], 'invalid_entity_type'],
-    ['no type', [{ start: [0, 0], end: [1, 1] }], 'invalid_entity_type'],
+    ['no entities', undefined, 'entities_required'],
+    ['an empty list', [], 'entities_required'],
+    ['a list item that is not an object', ['Line'], 'unknown_entity_type'],
+    ['an unknown type', [{ type: 'Spline' }], 'unknown_entity_type'],
+    ['no type', [{ start: [0, 0], end: [1, 1] }], 'unknown_entity_type'],
     ['a point of one number', [{ type: 'Line', start: [0], end: [1, 1] }], 'invalid_point'],
     ['a point with text in it', [{ type: 'Circle', center: ['a', 1], radius: 1 }], 'invalid_point'],
-    ['a polyline of one point', [{ type: 'LwPolyline', points: [[0, 0]] }], 'invalid_point'],
+    ['a polyline of one point', [{ type: 'LwPolyline', points: [[0, 0]] }], 'invalid_vertices'],
+    [
+      'a polyline vertex of text',
+      [
+        {
+          type: 'LwPolyline',
+          vertices: [
+            [0, 0],
+            ['a', 1],
+          ],
+        },
+      ],
+      'invalid_vertices',
+    ],
     ['a colour out of range', [{ ...LINE, color: 300 }], 'invalid_property'],
     ['a lineweight DXF has not', [{ ...LINE, lineweight: 7 }], 'invalid_property'],
     ['an undefined linetype', [{ ...LINE, linetype: 'NO_SUCH' }], 'invalid_property'],
     ['a layer name DXF cannot hold', [{ ...LINE, layer: 'a/b' }], 'invalid_property'],
-    ['a zero radius', [{ type: 'Circle', center: [0, 0], radius: 0 }], 'invalid_property'],
+    ['a negative radius', [{ type: 'Circle', center: [0, 0], radius: -1 }], 'invalid_radius'],
+    [
+      'an arc of radius 0',
+      [{ type: 'Arc', center: [0, 0], radius: 0, start_angle: 0, end_angle: 90 }],
+      'invalid_radius',
+    ],
+    [
+      'an insert scale of 0',
+      [{ type: 'Insert', block: '*Model_Space', position: [0, 0], scale: 0 }],
+      'invalid_scale',
+    ],
     [
       'an MText attachment of 10',
       [{ type: 'MText', value: 'x', position: [0, 0], attachment: 10 }],
       'invalid_property',
     ],
-    ['text without a value', [{ type: 'Text', position: [0, 0] }], 'invalid_property'],
+    ['text without a value', [{ type: 'Text', position: [0, 0] }], 'invalid_text'],
+    ['text of an empty value', [{ type: 'Text', value: '', position: [0, 0] }], 'invalid_text'],
     [
       'an insert of a block that is not defined',
       [{ type: 'Insert', name: 'NOPE', position: [0, 0] }],
@@ -398,12 +422,12 @@ describe('entities_transform', () => {
   });
 
   it.each([
-    ['an unknown action', { action: 'shear', vector: [1, 1] }, 'invalid_transform'],
-    ['no action', { vector: [1, 1] }, 'invalid_transform'],
+    ['an unknown action', { action: 'shear', vector: [1, 1] }, 'invalid_action'],
+    ['an action that is not text', { action: 3, vector: [1, 1] }, 'invalid_action'],
     ['a rotation without an angle', { action: 'rotate' }, 'invalid_transform'],
     ['an angle that is text', { action: 'rotate', angle: '90' }, 'invalid_transform'],
-    ['a zero scale factor', { action: 'scale', factor: 0 }, 'invalid_transform'],
-    ['a scale without a factor', { action: 'scale' }, 'invalid_transform'],
+    ['a zero scale factor', { action: 'scale', factor: 0 }, 'invalid_factor'],
+    ['a scale without a factor', { action: 'scale' }, 'invalid_factor'],
     ['a move without a vector', { action: 'move' }, 'invalid_point'],
     ['a vector of one number', { action: 'move', vector: [1] }, 'invalid_point'],
     ['a copy vector with NaN-like text', { action: 'copy', vector: ['x', 1] }, 'invalid_point'],
@@ -412,8 +436,19 @@ describe('entities_transform', () => {
       { action: 'rotate', angle: 5, center: [1, 2, 3, 4] },
       'invalid_point',
     ],
-    ['a mirror with one point', { action: 'mirror', points: [[0, 0]] }, 'invalid_point'],
-    ['a mirror with a bad point', { action: 'mirror', points: [[0, 0], 'up'] }, 'invalid_point'],
+    ['a mirror with one point', { action: 'mirror', points: [[0, 0]] }, 'invalid_axis'],
+    ['a mirror with a bad point', { action: 'mirror', points: [[0, 0], 'up'] }, 'invalid_axis'],
+    [
+      'a mirror of one point twice',
+      {
+        action: 'mirror',
+        axis: [
+          [1, 1],
+          [1, 1],
+        ],
+      },
+      'invalid_axis',
+    ],
   ])('refuses %s and changes nothing', async (_, fields, code) => {
     const [line] = (await h.create([LINE])) as [string];
     const before = await snapshot();

@@ -232,7 +232,7 @@ describe('errors: nothing of the line is recorded', () => {
   it("the ops' own errors, naming the command; earlier commands are not kept", async () => {
     const answer = await refused('CIRCLE 0,0 1; ERASE FFFF', 'entity_absent', 'ERASE FFFF');
     expect(answer).toMatchObject({ command_index: 1 });
-    await refused('CIRCLE 0,0 -1', 'invalid_property');
+    await refused('CIRCLE 0,0 -1', 'invalid_radius');
     await refused('UNDO 5', 'nothing_to_undo');
     await refused('ERASE P', 'nothing_selected');
     await refused('SELECT W 100,100 200,200', 'nothing_selected');

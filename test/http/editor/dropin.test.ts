@@ -311,3 +311,123 @@ describe("the reference editor's REST client flow", () => {
     for (const { what, answer } of client.answers) expect(transportProblems(answer), what).toEqual([]);
   });
 });
+
+/**
+ * Facts of the reference editor that its spec leaves unshown, each from the line of its source quoted in
+ * the test's name (OpenCADStudio at commit 50d293ba8a505a51cdf64c139d96dfd700a8c97c unless said).
+ */
+describe("the reference editor's source, fact by fact", () => {
+  const REF = 'src/app/control/entities.rs';
+  const refused = async (path: string, request: Json) => {
+    const answer = await client.post(path, request);
+    return { status: answer.status, code: body(answer).code };
+  };
+  const create = (entity: Json) => refused('/api/v1/entities', { entities: [entity] });
+  const bad = (code: string) => ({ status: 400, code });
+
+  it(`${REF}: failure("entities_required", "Supply entities:[{type:…},…]") for no list or an empty one`, async () => {
+    await client.post('/api/v1/documents', {});
+    expect(await refused('/api/v1/entities', {})).toEqual(bad('entities_required'));
+    expect(await refused('/api/v1/entities', { entities: [] })).toEqual(bad('entities_required'));
+  });
+
+  it(`${REF}: failure("unknown_entity_type", "Unknown entity type '{other}'. ...")`, async () => {
+    expect(await create({ type: 'Spline', start: [0, 0] })).toEqual(bad('unknown_entity_type'));
+    expect(await create({ start: [0, 0], end: [1, 1] })).toEqual(bad('unknown_entity_type'));
+  });
+
+  it(`${REF}: .filter(|r| r.is_finite() && *r >= 0.0) ... failure("invalid_radius", "circle needs a finite radius >= 0"); an arc's > 0`, async () => {
+    const zero = await client.post('/api/v1/entities', {
+      entities: [{ type: 'Circle', center: [0, 0], radius: 0 }],
+    });
+    expect(zero.status, zero.text).toBe(201);
+    expect(await create({ type: 'Circle', center: [0, 0], radius: -1 })).toEqual(bad('invalid_radius'));
+    expect(await create({ type: 'Circle', center: [0, 0], radius: 'big' })).toEqual(bad('invalid_radius'));
+    expect(
+      await create({ type: 'Arc', center: [0, 0], radius: 0, start_angle_deg: 0, end_angle_deg: 90 }),
+    ).toEqual(bad('invalid_radius'));
+  });
+
+  it(`${REF}: .filter(|v| v.len() >= 2) ... failure("invalid_vertices", "polyline needs vertices:[[x,y],…]")`, async () => {
+    expect(await create({ type: 'LwPolyline', vertices: [[0, 0]] })).toEqual(bad('invalid_vertices'));
+    expect(
+      await create({
+        type: 'LwPolyline',
+        vertices: [
+          [0, 0],
+          ['x', 1],
+        ],
+      }),
+    ).toEqual(bad('invalid_vertices'));
+  });
+
+  it(`${REF}: failure("invalid_text", "text needs a non-empty value"); failure("block_required", "insert needs a block name")`, async () => {
+    expect(await create({ type: 'Text', value: '', position: [0, 0] })).toEqual(bad('invalid_text'));
+    expect(await create({ type: 'MText', position: [0, 0] })).toEqual(bad('invalid_text'));
+    expect(await create({ type: 'Insert', position: [0, 0] })).toEqual(bad('block_required'));
+  });
+
+  it(`${REF}: failure("invalid_scale", "insert scale must be nonzero")`, async () => {
+    const [line] = strings(
+      body(
+        await client.post('/api/v1/entities', { entities: [{ type: 'Line', start: [0, 0], end: [1, 0] }] }),
+      ),
+      'result.handles',
+    );
+    expect(
+      (await client.post('/api/v1/blocks', { name: 'SCALED', base: [0, 0], handles: [line] })).status,
+    ).toBe(201);
+    expect(await create({ type: 'Insert', block: 'SCALED', position: [0, 0], scale: 0 })).toEqual(
+      bad('invalid_scale'),
+    );
+    expect(await create({ type: 'Insert', block: 'SCALED', position: [0, 0], scale: [1, 0, 1] })).toEqual(
+      bad('invalid_scale'),
+    );
+  });
+
+  it(`${REF}: "scale" ... .filter(|f| f.is_finite() && *f != 0.0) ... failure("invalid_factor", ...): a negative factor mirrors through the center`, async () => {
+    const [line] = strings(
+      body(
+        await client.post('/api/v1/entities', { entities: [{ type: 'Line', start: [1, 0], end: [3, 1] }] }),
+      ),
+      'result.handles',
+    );
+    const transform = (fields: Json) => refused('/api/v1/entities/transform', { handles: [line], ...fields });
+    expect(await transform({ action: 'scale', factor: 0 })).toEqual(bad('invalid_factor'));
+    expect(await transform({ action: 'scale' })).toEqual(bad('invalid_factor'));
+    const scaled = await client.post('/api/v1/entities/transform', {
+      handles: [line],
+      action: 'scale',
+      center: [0, 0],
+      factor: -2,
+    });
+    expect(scaled.status, scaled.text).toBe(200);
+    const moved = entities(await client.get(`/api/v1/entities/${line}`))[0];
+    expect(at(moved, 'start')).toEqual([-2, 0, 0]);
+    expect(at(moved, 'end')).toEqual([-6, -2, 0]);
+  });
+
+  it(`${REF}: failure("invalid_axis", "mirror axis points must differ"); failure("invalid_action", ...); action unwrap_or("move")`, async () => {
+    const [line] = strings(
+      body(
+        await client.post('/api/v1/entities', { entities: [{ type: 'Line', start: [0, 0], end: [1, 0] }] }),
+      ),
+      'result.handles',
+    );
+    const transform = (fields: Json) => refused('/api/v1/entities/transform', { handles: [line], ...fields });
+    expect(
+      await transform({
+        action: 'mirror',
+        axis: [
+          [1, 1],
+          [1, 1],
+        ],
+      }),
+    ).toEqual(bad('invalid_axis'));
+    expect(await transform({ action: 'mirror', axis: [[1, 1]] })).toEqual(bad('invalid_axis'));
+    expect(await transform({ action: 'shear' })).toEqual(bad('invalid_action'));
+    const moved = await client.post('/api/v1/entities/transform', { handles: [line], vector: [0, 5] });
+    expect(at(body(moved), 'result.affected')).toBe(1);
+    expect(at(entities(await client.get(`/api/v1/entities/${line}`))[0], 'start')).toEqual([0, 5, 0]);
+  });
+});

@@ -31,10 +31,16 @@ export interface EditorServer {
   stop(): Promise<CliResult>;
 }
 
-/** Starts `chronicle editor --http 0 --store memory:` (or with `args` instead of the store option). */
-export async function startEditor(args: readonly string[] = ['--store', 'memory:']): Promise<EditorServer> {
+/**
+ * Starts `chronicle editor --http 0 --store memory:` (or with `args` instead of the store option);
+ * `env`: the process's environment instead of the test's (e.g. NODE_OPTIONS with a small heap).
+ */
+export async function startEditor(
+  args: readonly string[] = ['--store', 'memory:'],
+  env?: NodeJS.ProcessEnv,
+): Promise<EditorServer> {
   assertBuilt();
-  const child = startCli(['editor', '--http', '0', ...args]);
+  const child = startCli(['editor', '--http', '0', ...args], env ? { env } : {});
   const watched: Watched = watch(child, 120_000);
   const port = await listeningPort(child, watched, LISTENING, 'chronicle editor');
   const pid = child.pid;

@@ -103,10 +103,32 @@ function fileRequests(drawing: string, secret: string): Array<[string, Record<st
       },
     ],
     ['/batch', { atomic: false, steps: [{ op: 'plot', path: join(dir, 'batched.pdf') }] }],
+    [
+      '/batch',
+      {
+        atomic: false,
+        steps: [
+          { op: 'new', template: drawing },
+          { op: 'wblock', path: join(dir, 'batched-block.dxf'), handles: [] },
+          { op: 'embed_image', path: secret, position: [0, 0], width: 1 },
+          { op: 'open', path: drawing },
+        ],
+      },
+    ],
+    ['/new', { op: 'new', template: drawing }],
+    ['/dispatch', { op: 'embed_image', path: secret, position: [0, 0], width: 1 }],
   ];
 }
 
-const WRITTEN = ['authorized_keys', 'page.pdf', 'block.dxf', 'dispatched.dxf', 'b.dxf', 'batched.pdf'];
+const WRITTEN = [
+  'authorized_keys',
+  'page.pdf',
+  'block.dxf',
+  'dispatched.dxf',
+  'b.dxf',
+  'batched.pdf',
+  'batched-block.dxf',
+];
 
 describe('a web page of another origin', () => {
   it('cannot write a key to a file: save answers 403 origin_forbidden and writes nothing', async () => {
@@ -143,6 +165,17 @@ describe('a web page of another origin', () => {
     for (const name of WRITTEN) expect(await exists(join(dir, name)), name).toBe(false);
     const after = await call(server.port, 'GET', '/api/v1/state');
     expect((body(after).documents as unknown[]).length).toBe(documents);
+  });
+
+  it('may capture (a PNG in the answer), and no capture writes a file, whatever path it names', async () => {
+    const target = join(dir, 'capture.png');
+    const shot = await pagePost(server.port, '/capture', { path: target, width: 256 }, EVIL);
+    expect(shot.status, shot.text).toBe(200);
+    expect(shot.headers.find(([n]) => n === 'content-type')?.[1]).toBe('image/png');
+    const op = await pagePost(server.port, '/dispatch', { op: 'capture', path: target, width: 256 }, EVIL);
+    expect(op.status, op.text).toBe(200);
+    expect(body(op)).toMatchObject({ ok: true, result: { format: 'png' } });
+    expect(await exists(target)).toBe(false);
   });
 
   it('null, look-alike and malformed origins are not loopback pages', async () => {

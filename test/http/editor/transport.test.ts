@@ -244,13 +244,52 @@ describe('Host guard (CONTRACT.md)', () => {
     }
   });
 
-  it('another name or another port answers 403 forbidden_host', async () => {
+  it('every loopback spelling, with or without a port (a forwarded one too), and no Host at all are served', async () => {
+    const other = port === 65535 ? 1 : port + 1;
+    for (const host of [
+      '127.0.0.1',
+      'localhost',
+      '[::1]',
+      `LOCALHOST:${port}`,
+      `LocalHost`,
+      `127.0.0.1:${other}`,
+      'localhost:8080',
+      `[0:0:0:0:0:0:0:1]:${port}`,
+      `localhost.:${port}`,
+      `127.0.0.1:80`,
+    ]) {
+      const answer = await oneAnswer(ready(host));
+      expect(answer.status, `${host}: ${answer.text}`).toBe(200);
+      expect(body(answer).ready, host).toBe(true);
+    }
+    // No Host header: HTTP/1.0 as old clients send it, and HTTP/1.1 from a program that leaves it out.
+    const http10 = await oneAnswer(Buffer.from('GET /api/v1/ready HTTP/1.0\r\n\r\n', 'latin1'));
+    expect(http10.status, http10.text).toBe(200);
+    expect(body(http10).ready).toBe(true);
+    const none = await oneAnswer(ready(null));
+    expect(none.status, none.text).toBe(200);
+    // And a mutation without Host is served as well (a drawing made, not refused).
+    const made = await oneAnswer(
+      Buffer.from(
+        'POST /api/v1/documents HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+        'latin1',
+      ),
+    );
+    expect(made.status, made.text).toBe(201);
+  });
+
+  it('another name answers 403 forbidden_host, whatever the port', async () => {
     for (const host of [
       `evil.example:${port}`,
-      `127.0.0.1:${port === 65535 ? 1 : port + 1}`,
-      `localhost:1`,
       'evil.example',
       `127.0.0.2:${port}`,
+      `localhost.evil.example:${port}`,
+      `127.0.0.1.nip.io:${port}`,
+      `localhost:${port}@evil.example`,
+      `evil.example@localhost:${port}`,
+      `localhost:${port}/path`,
+      'localhost:99999',
+      'localhost:port',
     ]) {
       const answer = await oneAnswer(ready(host));
       expect(answer.status, host).toBe(403);

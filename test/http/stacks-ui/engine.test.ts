@@ -3,8 +3,12 @@
  * roles: the list says each stack's state as the engine has it ("partial · 1 of 2 running"), the stack
  * page's container table says a crashing service `exited (1)` and its log holds its last line, a
  * `docker stop` typed elsewhere shows on the page without a reload, and a followed log shows new lines.
+ * A project started by hand with `compose up -d` is listed on the Engine page and, adopted, deploys.
  * axe-core finds no serious violation on these pages. Skips, saying why, without Chromium or an engine.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
@@ -189,5 +193,42 @@ describePage('stacks page on a real engine', (compose: ComposeUnderTest) => {
     expect(await info.textContent()).toContain(`Compose${compose.command.join(' ')}`);
     expect(await axeViolations(page)).toEqual([]);
     if (compose.generation === 'v2') await page.screenshot({ path: join(SHOTS, 'stacks-engine.png') });
+  });
+
+  it('a project started by hand with compose up -d is listed on the Engine page; adopted, it deploys', async () => {
+    const project = docker.stack('byhand');
+    const dir = await mkdtemp(join(tmpdir(), 'chronicle-byhand-'));
+    try {
+      await writeFile(
+        join(dir, 'compose.yaml'),
+        `services:\n  app:\n    image: ${TEST_IMAGE}\n    command: ["sh", "-c", "trap 'exit 0' TERM; sleep 3600 & wait"]\n`,
+      );
+      const [program, ...prefix] = compose.command as [string, ...string[]];
+      const up = spawnSync(program, [...prefix, '--project-name', project, 'up', '-d'], {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(up.status, up.stderr).toBe(0);
+      await page.getByRole('button', { name: 'Look again' }).click();
+      const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: project }) });
+      await eventually(() => row.getByTestId('project-containers').textContent()).toBe('1 of 1 running');
+      expect(await row.textContent()).toContain(join(dir, 'compose.yaml'));
+      // A stack chronicle manages is not offered.
+      expect(await page.getByRole('rowheader', { name, exact: true }).count()).toBe(0);
+      expect(await axeViolations(page)).toEqual([]);
+      if (compose.generation === 'v2') await page.screenshot({ path: join(SHOTS, 'stacks-adopt.png') });
+
+      await row.getByRole('button', { name: `Adopt ${project}` }).click();
+      await eventually(() => page.getByRole('heading', { level: 1 }).textContent()).toContain(project);
+      const status = page.getByTestId('run-status');
+      await eventually(() => status.allTextContents()).toEqual(['adopted']);
+      await eventually(() => page.getByTestId('stack-state').first().textContent()).toBe('running');
+      await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+      await eventually(() => status.allTextContents()).toEqual(['success', 'adopted']);
+      expect(await axeViolations(page)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -147,7 +147,7 @@ export interface ConfigJson {
   localEnvironmentSecurity?: SecurityJson;
   users?: UserJson[];
   compose?: { command: string[] };
-  secretProviders?: Record<string, { command: string[] }>;
+  secretProviders?: Record<string, { command: string[]; environments?: Array<number | null> | '*' }>;
   deployLogs?: { budgetBytes: number; remeasureBytes: number };
   jobs?: { timeoutSeconds: number; retentionHours?: number };
   /** Issue 19: notification channels and deploy-run retention per environment. */

@@ -206,7 +206,12 @@ describeStacks('webhook: checked before its body is read, hashed while it is', (
 });
 
 describeStacks('slow clients (small limits for tests)', () => {
-  const LIMITS = { headersTimeoutMs: 2_000, requestTimeoutMs: 4_000, maxConnections: 24 };
+  const LIMITS = {
+    headersTimeoutMs: 2_000,
+    requestTimeoutMs: 4_000,
+    maxConnections: 24,
+    unauthenticatedConnections: 8,
+  };
   const stacks = serveStacks({ env: { CHRONICLE_TEST_STACKS_HTTP_LIMITS: JSON.stringify(LIMITS) } });
   beforeAll(() => gitStacks(stacks.admin));
 

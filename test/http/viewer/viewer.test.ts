@@ -39,13 +39,14 @@ describe('the viewer listener', () => {
     expect((await viewer.get('/viewer.css')).status).toBe(200);
   });
 
-  it('answers 403 forbidden_host to a Host that is not its loopback address', async () => {
-    for (const host of ['evil.example:80', `127.0.0.1:${gui.guiPort + 1}`, 'localhost']) {
+  it('answers 403 forbidden_host to a Host that names another machine, and serves every loopback name', async () => {
+    for (const host of ['evil.example:80', `evil.example:${gui.guiPort}`, `127.0.0.2:${gui.guiPort}`]) {
       const answer = await viewer.get('/scene', { headers: { Host: host } });
       expect(answer.status, host).toBe(403);
       expect(body(answer)).toMatchObject({ ok: false, code: 'forbidden_host', http_status: 403 });
     }
-    expect((await viewer.get('/scene', { headers: { Host: `localhost:${gui.guiPort}` } })).status).toBe(200);
+    for (const host of [`localhost:${gui.guiPort}`, 'localhost', `127.0.0.1:${gui.guiPort + 1}`, 'LOCALHOST'])
+      expect((await viewer.get('/scene', { headers: { Host: host } })).status, host).toBe(200);
   });
 
   it('takes POST bodies only as JSON (415 json_required), and answers 404 unknown_route elsewhere', async () => {
