@@ -30,6 +30,11 @@ export interface DocumentState {
   title: string;
   path: string | null;
   revision: number;
+  /**
+   * The revision of the last step that changed the drawing's geometry (an entity or a block's contents:
+   * made, changed, erased, undone or redone); steps of settings, names or selection sets leave it.
+   */
+  geometry_revision: number;
   /** Revision at the last save or open; dirty when it differs from `revision`. */
   saved_revision: number;
   model: DxfDocumentModel;
@@ -167,6 +172,9 @@ export function applyStep(doc: DocumentState, changes: readonly Change[], backwa
   else for (const change of changes) applyChange(doc, change, false);
 }
 
+const touchesGeometry = (changes: readonly Change[]) =>
+  changes.some((c) => c.kind === 'entity' || c.kind === 'block');
+
 function documentOf(state: EditorSessionState, id: number): DocumentState {
   const doc = state.documents[String(id)];
   if (!doc) throw new Error(`event for document ${id}, which is not open in session ${state.session_id}`);
@@ -204,6 +212,7 @@ const newDocument = (
   title,
   path,
   revision,
+  geometry_revision: revision,
   saved_revision: revision,
   model,
   undo: [],
@@ -225,6 +234,7 @@ function evolveStep(state: EditorSessionState, event: RecordedEvent<string, Step
   });
   doc.redo = [];
   doc.revision = event.data.revision;
+  if (touchesGeometry(event.data.changes)) doc.geometry_revision = doc.revision;
 }
 
 /**
@@ -240,6 +250,7 @@ function continueStep(doc: DocumentState, data: { revision: number; changes: Cha
   }
   applyStep(doc, data.changes, false);
   doc.undo[doc.undo.length - 1] = { ...top, changes: top.changes.concat(data.changes) };
+  if (touchesGeometry(data.changes)) doc.geometry_revision = doc.revision;
 }
 
 /**
@@ -261,6 +272,7 @@ function moveStep(
   applyStep(doc, step.changes, kind === 'undo');
   to.push(step);
   doc.revision = data.revision;
+  if (touchesGeometry(step.changes)) doc.geometry_revision = doc.revision;
 }
 
 /** Applies one editor event of this session. Deterministic; updates `state` in place. */

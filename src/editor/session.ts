@@ -610,6 +610,7 @@ export class EditorSession {
       version: this.version,
       document_id: s.active,
       revision: active?.revision ?? null,
+      geometry_revision: active?.geometry_revision ?? null,
       documents: s.tabs.map((id) => {
         const d = s.documents[String(id)] as DocumentState;
         return {

@@ -5,7 +5,8 @@ import type { EditorRequest } from './request.js';
 
 /**
  * The document a request targets, checked in the order the protocol gives: `document_id` open and
- * active (unless the op works on any open one), a document for ops that need one, `revision` current,
+ * active (unless the op works on any open one), a document for ops that need one, `revision` and
+ * `geometry_revision` current,
  * and last the op known. Pure over `state`, so a batch checks its steps against its evolving state
  * exactly as the dispatcher checks requests.
  */
@@ -37,6 +38,13 @@ export function resolveTarget(
     throw new EditorError(
       'stale_state',
       `document ${doc.id} is at revision ${doc.revision}, not ${JSON.stringify(request.revision)}`,
+    );
+  }
+  const geometry = request.geometry_revision;
+  if (geometry !== undefined && doc && geometry !== doc.geometry_revision) {
+    throw new EditorError(
+      'stale_state',
+      `document ${doc.id}'s geometry is at revision ${doc.geometry_revision}, not ${JSON.stringify(geometry)}`,
     );
   }
   if (!op)

@@ -175,10 +175,11 @@ export const editorRoutes: readonly EditorRoute[] = [
     kind: 'mutate',
     status: 200,
     summary: 'Read system variables',
-    answer: '`result.values`, keyed by the names as asked.',
+    answer:
+      '`result.values`, keyed by the names as asked; without `names`, every variable by its lower-case name.',
     queryParams: ['names'],
     build: (input) =>
-      op('sysvar', { get: input.query.names === undefined ? [] : splitList(input.query.names) }),
+      op('sysvar', input.query.names === undefined ? {} : { get: splitList(input.query.names) }),
   },
   {
     method: 'POST',

@@ -23,6 +23,7 @@ function docWithObjects(objects: RawRecord[]): DocumentState {
     title: 't',
     path: null,
     revision: 0,
+    geometry_revision: 0,
     saved_revision: 0,
     model,
     undo: [],

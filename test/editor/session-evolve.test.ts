@@ -35,6 +35,7 @@ function docWith(order: string[]): DocumentState {
     title: 't',
     path: null,
     revision: 0,
+    geometry_revision: 0,
     saved_revision: 0,
     model,
     undo: [],

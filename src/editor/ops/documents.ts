@@ -5,7 +5,8 @@ import type { DocumentState } from '../../../projections/editor-session.js';
 import { titleOf } from '../../../projections/editor-session.js';
 import { type Change, editorEvent, type NewEditorEvent } from '../../../streams/editor.js';
 import { MAX_DXF_BYTES } from '../capabilities.js';
-import { dictSet } from '../dict.js';
+import { dictGet, dictSet } from '../dict.js';
+import { isLayoutBlockName } from '../dxf/entity-types.js';
 import { DxfError, readDxf, templateDxf, writeDxf } from '../dxf/index.js';
 import { entitiesLoadedData, type LoadedDxf, loadDxfFile } from '../dxf/load.js';
 import { EditorError, fail } from '../errors.js';
@@ -134,6 +135,26 @@ export function pathArgument(value: unknown): string {
   return resolve(value);
 }
 
+/**
+ * What `open` read, as the reference's "entity summary": the entities of the layouts in all and by type
+ * (a Raw one by its DXF type), and how many layers and blocks (layout blocks left out) the file holds.
+ */
+function openedSummary(read: LoadedDxf) {
+  const byType: Record<string, number> = {};
+  let entities = 0;
+  for (const batch of read.batches) {
+    const listed = new Set(batch.order);
+    for (const e of batch.entities) {
+      if (!listed.has(e.handle)) continue;
+      const type = e.type === 'Raw' ? e.dxf_type : e.type;
+      dictSet(byType, type, (dictGet(byType, type) ?? 0) + 1);
+      entities += 1;
+    }
+  }
+  const blocks = Object.values(read.model.blocks).filter((b) => !isLayoutBlockName(b.name)).length;
+  return { entities, by_type: byType, layers: Object.keys(read.model.layers).length, blocks };
+}
+
 /** `open`: a DXF file as a new active document. */
 async function openOp(ctx: OpContext): Promise<OpOutcome> {
   const path = pathArgument(ctx.request.path);
@@ -141,7 +162,7 @@ async function openOp(ctx: OpContext): Promise<OpOutcome> {
   const id = ctx.session.next_document_id;
   return {
     events: openedEvents(id, titleOf(path), path, read),
-    result: { document_id: id, path, title: titleOf(path) },
+    result: { document_id: id, path, title: titleOf(path), ...openedSummary(read) },
     document_id: id,
   };
 }

@@ -28,6 +28,7 @@ function state(ctx: OpContext): OpOutcome {
       session_id: view.session_id,
       version: view.version,
       revision: view.revision,
+      geometry_revision: view.geometry_revision,
       hand_seed: active ? formatHandle(active.model.handseed) : null,
       documents: view.documents,
       selection: active ? [...active.selection] : [],

@@ -268,6 +268,7 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
   if (!perPage && pages.length > 1 && format !== 'pdf') {
     fail('invalid_format', 'an SVG holds one sheet: plot every layout to a PDF, or with per_page: true');
   }
+  const pageSizes = pages.map((p) => [p.placement.page.width, p.placement.page.height]);
   const windowOfResult = window
     ? ([window.min[0], window.min[1], window.max[0], window.max[1]] as PlotWindow)
     : null;
@@ -284,7 +285,7 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
       window: windowOfResult,
       entities,
       pages: pages.length,
-      page_sizes: pages.map((p) => [p.placement.page.width, p.placement.page.height]),
+      page_sizes: pageSizes,
       bytes: written.bytes,
     };
     return {
@@ -323,7 +324,7 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
     await Promise.all(done.map((file) => unlink(file).catch(() => undefined)));
     throw error;
   }
-  return { events, result: { files, pages: files.length, format } };
+  return { events, result: { files, pages: files.length, page_sizes: pageSizes, format } };
 }
 
 export const plotOps: OpTable = {

@@ -12,6 +12,7 @@ import {
   getSysvar,
   inHeaderOf,
   parseSysvarValue,
+  SYSVARS,
   type SysvarContext,
   type SysvarDef,
   type SysvarValue,
@@ -59,14 +60,16 @@ function sysvarValue(doc: DocumentState, def: SysvarDef): SysvarValue {
 }
 
 /**
- * `sysvar`: `get` names and `set` name -> value. Header variables are written to the drawing's
+ * `sysvar`: `get` names and `set` name -> value (neither: every variable's value). Header variables are written to the drawing's
  * header; viewport and session variables are kept with the document (they are not saved to DXF).
  * `values` is keyed by the names as the request gives them (`ltscale` stays `ltscale`), and `set`
  * echoes what was set under the lower-case names, as the reference editor answers.
  */
 function sysvar(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
-  const get = ctx.request.get ?? [];
+  // Neither `get` nor `set`: every readable variable, by its lower-case name (the reference's spec, §6.7).
+  const everything = ctx.request.get === undefined && ctx.request.set === undefined;
+  const get = everything ? SYSVARS.map((def) => def.name.toLowerCase()) : (ctx.request.get ?? []);
   const set = ctx.request.set ?? {};
   if (!Array.isArray(get) || !get.every((n) => typeof n === 'string')) {
     return fail('invalid_sysvar_value', 'get must be an array of variable names');

@@ -1,6 +1,7 @@
 /**
  * `where` filters: `{ path, op, value }` with `path` a JSON pointer (RFC 6901) into the entity's full
- * answer (`/radius`, `/start/0`, `/bounds/min/1`, `/xdata/APP/0/value`). All filters must hold.
+ * answer (`/radius`, `/start/0`, `/bounds/min/1`, `/xdata/APP/0/value`; `/common/layer` is `/layer`). All
+ * filters must hold.
  */
 import { QUERY_OPERATORS, type QueryOperator } from '../capabilities.js';
 import { QueryError } from './errors.js';
@@ -97,9 +98,16 @@ export function parseWhere(raw: unknown): WhereFilter[] {
     if (operator === 'in' && !Array.isArray(value)) {
       return invalid(`${at}.value must be an array for op in, got ${JSON.stringify(value)}`);
     }
-    return { path, tokens, op: operator, value };
+    return { path, tokens: commonAsTop(tokens), op: operator, value };
   });
 }
+
+/**
+ * The reference editor serializes an entity's layer, colour, linetype... under `common` (its where
+ * example is `/common/layer`); chronicle answers them at the top, so `/common/x` reads `/x`.
+ */
+const commonAsTop = (tokens: string[]) =>
+  tokens.length > 1 && tokens[0] === 'common' ? tokens.slice(1) : tokens;
 
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

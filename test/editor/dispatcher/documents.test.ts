@@ -120,7 +120,15 @@ describe('open', () => {
     const path = await writeText(scratch.path('opened.dxf'), handMadeDxf());
     const answer = await h.ok('open', { path });
     expect(answer.document_id).toBe(2);
-    expect(answer.result).toEqual({ document_id: 2, path, title: 'opened.dxf' });
+    expect(answer.result).toEqual({
+      document_id: 2,
+      path,
+      title: 'opened.dxf',
+      entities: 3,
+      by_type: { Line: 1, Circle: 1, HATCH: 1 },
+      layers: 1,
+      blocks: 0,
+    });
     expect(answer.state.document_id).toBe(2);
     expect(answer.state.documents.at(-1)).toEqual({
       id: 2,

@@ -27,6 +27,7 @@ function session(): EditorSessionState {
     title: 'Drawing1.dxf',
     path: null,
     revision: 1,
+    geometry_revision: 0,
     saved_revision: 0,
     model,
     undo: [

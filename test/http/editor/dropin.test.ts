@@ -431,3 +431,108 @@ describe("the reference editor's source, fact by fact", () => {
     expect(at(entities(await client.get(`/api/v1/entities/${line}`))[0], 'start')).toEqual([0, 5, 0]);
   });
 });
+
+/** Facts the reference's spec states (docs/automation/API-SPEC.md at commit 94df40dc63a40f8fabd29bdd91cb9dd1d1eb2ac0). */
+describe("the reference editor's spec, fact by fact", () => {
+  const SPEC = 'API-SPEC.md';
+  const handlesOf = async (list: Json[]) =>
+    strings(body(await client.post('/api/v1/entities', { entities: list })), 'result.handles');
+
+  it(`${SPEC} §6.7: "Omitted get returns every readable name."`, async () => {
+    await client.post('/api/v1/documents', {});
+    const all = await client.post('/api/v1/sysvars', {});
+    expect(all.status, all.text).toBe(200);
+    expect(at(body(all), 'result.values')).toMatchObject({ ltscale: 1, clayer: '0' });
+    expect(Object.keys(at(body(all), 'result.values') as Json).length).toBeGreaterThan(50);
+  });
+
+  it(`${SPEC} §6.4: where paths into the serialized entity ("/radius", "/common/layer")`, async () => {
+    await client.post('/api/v1/documents', {});
+    await handlesOf([
+      { type: 'Circle', center: [0, 0], radius: 1, layer: 'WALLS' },
+      { type: 'Circle', center: [5, 0], radius: 1, layer: 'DOORS' },
+    ]);
+    const where = encodeURIComponent(JSON.stringify([{ path: '/common/layer', op: 'eq', value: 'WALLS' }]));
+    const found = await client.get(`/api/v1/entities?where=${where}`);
+    expect(body(found).count, found.text).toBe(1);
+    expect(at(entities(found)[0], 'layer')).toBe('WALLS');
+  });
+
+  it(`${SPEC} §4: "revision, geometry_revision | Optimistic-concurrency tokens for data and geometry"`, async () => {
+    await client.post('/api/v1/documents', {});
+    const first = body(await client.get('/api/v1/state'));
+    const geometry = num(first, 'geometry_revision');
+    const [line] = await handlesOf([{ type: 'Line', start: [0, 0], end: [1, 0] }]);
+    const drawn = body(await client.get('/api/v1/state'));
+    expect(num(drawn, 'geometry_revision')).toBeGreaterThan(geometry);
+    expect(num(drawn, 'geometry_revision')).toBe(num(drawn, 'revision'));
+    // A setting is data, not geometry: the revision moves, the geometry revision stays.
+    await client.post('/api/v1/sysvars', { set: { ltscale: 2 } });
+    const set = body(await client.get('/api/v1/state'));
+    expect(num(set, 'revision')).toBeGreaterThan(num(drawn, 'revision'));
+    expect(num(set, 'geometry_revision')).toBe(num(drawn, 'geometry_revision'));
+    // A mutation holding an older geometry revision is stale_state; the current one goes through.
+    const stale = await client.post('/api/v1/entities/transform', {
+      handles: [line],
+      vector: [1, 0],
+      geometry_revision: geometry,
+    });
+    expect({ status: stale.status, code: body(stale).code }).toEqual({ status: 409, code: 'stale_state' });
+    const current = await client.post('/api/v1/entities/transform', {
+      handles: [line],
+      vector: [1, 0],
+      geometry_revision: num(set, 'geometry_revision'),
+    });
+    expect(current.status, current.text).toBe(200);
+    // Undo of a drawing step changes the geometry again.
+    await client.post('/api/v1/undo');
+    expect(num(body(await client.get('/api/v1/state')), 'geometry_revision')).toBeGreaterThan(
+      num(set, 'geometry_revision'),
+    );
+  });
+
+  it(`${SPEC} §6.1: "open | "path" — opens a drawing as the active document | entity summary"`, async () => {
+    const saveAndOpen = async (name: string) => {
+      const file = join(dir, name);
+      expect(body(await client.post('/api/v1/save', { path: file })).ok).toBe(true);
+      const opened = await client.post('/api/v1/documents', { path: file });
+      expect(opened.status, opened.text).toBe(201);
+      return body(opened);
+    };
+    await client.post('/api/v1/documents', {});
+    const blank = await saveAndOpen('blank.dxf');
+    expect(at(blank, 'result.entities')).toBe(0);
+    expect(at(blank, 'result.by_type')).toEqual({});
+    const [line] = await handlesOf([
+      { type: 'Line', start: [0, 0], end: [1, 0], layer: 'A' },
+      { type: 'Line', start: [0, 1], end: [1, 1], layer: 'A' },
+      { type: 'Circle', center: [0, 0], radius: 2, layer: 'B' },
+    ]);
+    await client.post('/api/v1/blocks', { name: 'ONE', base: [0, 0], handles: [line] });
+    const opened = await saveAndOpen('summary.dxf');
+    expect(at(opened, 'result.entities')).toBe(3);
+    expect(at(opened, 'result.by_type')).toEqual({ Line: 1, Circle: 1, Insert: 1 });
+    expect(num(opened, 'result.layers')).toBe(num(blank, 'result.layers') + 2);
+    expect(num(opened, 'result.blocks')).toBe(num(blank, 'result.blocks') + 1);
+  });
+
+  it(`${SPEC} §6.6: "result reports {path, pages, page_sizes} (millimetres)", also with per_page`, async () => {
+    await client.post('/api/v1/documents', {});
+    await handlesOf([{ type: 'Line', start: [0, 0], end: [100, 50] }]);
+    await client.post('/api/v1/layouts', { name: 'SHEET' });
+    const plotted = await client.post('/api/v1/plot', {
+      path: join(dir, 'sizes.pdf'),
+      layout: 'all',
+      per_page: true,
+    });
+    expect(plotted.status, plotted.text).toBe(200);
+    const files = arr(body(plotted), 'result.files');
+    const sizes = arr(body(plotted), 'result.page_sizes');
+    expect(sizes).toHaveLength(files.length);
+    for (const size of sizes) {
+      expect(size).toHaveLength(2);
+      for (const mm of size as number[]) expect(mm).toBeGreaterThan(100);
+    }
+    for (const file of files) await unlink(str(file, 'path'));
+  });
+});

@@ -240,12 +240,15 @@ describe('documents', () => {
 });
 
 describe('system variables, layouts', () => {
-  it('GET /sysvars: names comma-split into get; none asked without names', async () => {
+  it('GET /sysvars: names comma-split into get; without names every variable, by its lower-case name', async () => {
     await newDocument(client);
-    const none = await client.get('/api/v1/sysvars');
-    expect(none.status).toBe(200);
-    expect(obj(body(none), 'result.values')).toEqual({});
-    expectNoState(body(none));
+    const all = await client.get('/api/v1/sysvars');
+    expect(all.status).toBe(200);
+    const values = obj(body(all), 'result.values');
+    expect(values).toMatchObject({ ltscale: 1, clayer: '0' });
+    expect(Object.keys(values).length).toBeGreaterThan(50);
+    expect(Object.keys(values).every((name) => name === name.toLowerCase())).toBe(true);
+    expectNoState(body(all));
     const two = await client.get('/api/v1/sysvars?names=ORTHOMODE,MEASUREMENT');
     expect(two.status).toBe(200);
     expect(Object.keys(obj(body(two), 'result.values')).sort()).toEqual(['MEASUREMENT', 'ORTHOMODE']);
