@@ -26,6 +26,11 @@ const ANSWER = {
     session_id: { type: 'string', description: 'state: the session' },
     version: { type: 'string', description: 'state: the editor version' },
     revision: { type: 'integer', nullable: true, description: "state: the active document's revision" },
+    geometry_revision: {
+      type: 'integer',
+      nullable: true,
+      description: "state: the revision of the active document's last change to entities or blocks",
+    },
     hand_seed: {
       type: 'string',
       nullable: true,
