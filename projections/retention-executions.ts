@@ -1,5 +1,10 @@
 import type { Json, RecordedEvent } from '../src/store/types.js';
-import { RETENTION_STREAM_PREFIX, type ReconcileTrigger, type StacksEventMap } from '../streams/stacks.js';
+import {
+  type EnvironmentId,
+  RETENTION_STREAM_PREFIX,
+  type ReconcileTrigger,
+  type StacksEventMap,
+} from '../streams/stacks.js';
 import type { Projection } from './projection.js';
 
 export const RETENTION_SCHEDULE_TYPE = 'deploy_run_retention' as const;
@@ -16,6 +21,8 @@ export interface RetentionExecution {
   deletedRuns: number[];
   keptLastGood: number[];
   failures: Array<{ runId: number; error: string }>;
+  /** The environment of each run named, as recorded (empty for executions recorded before it was). */
+  runEnvironments: Array<{ runId: number; environmentId: EnvironmentId }>;
 }
 
 export interface RetentionExecutionsState {
@@ -23,8 +30,11 @@ export interface RetentionExecutionsState {
   maxExecutionId: number;
 }
 
-/** The execution row, in the shape of the reconcile's (`GET /api/schedules/executions`). */
-export function toRetentionJson(e: RetentionExecution) {
+/**
+ * The execution row, in the shape of the reconcile's (`GET /api/schedules/executions`), with only the
+ * run ids `shows` lets through (a caller sees the runs of the environments it may view).
+ */
+export function toRetentionJson(e: RetentionExecution, shows: (runId: number) => boolean = () => true) {
   return {
     id: e.id,
     scheduleType: RETENTION_SCHEDULE_TYPE,
@@ -37,10 +47,10 @@ export function toRetentionJson(e: RetentionExecution) {
     startedAt: e.startedAt,
     finishedAt: e.finishedAt,
     details: {
-      deletedRuns: [...e.deletedRuns],
-      keptLastGood: [...e.keptLastGood],
+      deletedRuns: e.deletedRuns.filter(shows),
+      keptLastGood: e.keptLastGood.filter(shows),
       failed: e.failures.length,
-      failures: e.failures.map((f) => ({ ...f })),
+      failures: e.failures.filter((f) => shows(f.runId)).map((f) => ({ ...f })),
       userId: e.userId,
     },
   };
@@ -48,7 +58,8 @@ export function toRetentionJson(e: RetentionExecution) {
 
 export const retentionExecutions: Projection<RetentionExecutionsState> = {
   name: 'retention-executions',
-  version: 1,
+  // 2: executions keep the environments of their runs.
+  version: 2,
   initial: () => ({ executions: new Map(), maxExecutionId: 0 }),
   evolve(state, event: RecordedEvent) {
     if (!event.stream.startsWith(RETENTION_STREAM_PREFIX)) return state;
@@ -66,6 +77,7 @@ export const retentionExecutions: Projection<RetentionExecutionsState> = {
         deletedRuns: [],
         keptLastGood: [],
         failures: [],
+        runEnvironments: [],
       });
     } else if (event.type === 'RetentionCompleted') {
       const d = event.data as StacksEventMap['RetentionCompleted'];
@@ -77,6 +89,10 @@ export const retentionExecutions: Projection<RetentionExecutionsState> = {
       e.deletedRuns = [...d.deleted_runs];
       e.keptLastGood = [...d.kept_last_good];
       e.failures = d.failures.map((f) => ({ runId: f.run_id, error: f.error }));
+      e.runEnvironments = (d.run_environments ?? []).map((r) => ({
+        runId: r.run_id,
+        environmentId: r.environment_id,
+      }));
     }
     return state;
   },

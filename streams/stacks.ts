@@ -405,6 +405,11 @@ export interface StacksEventMap {
     /** Runs a policy would have deleted but that are kept: the last successful run of their stack. */
     kept_last_good: number[];
     failures: Array<{ run_id: number; error: string }>;
+    /**
+     * The environment of every run named above, so the row shows a caller only the runs of the
+     * environments it may view (absent in events written before it was recorded).
+     */
+    run_environments?: Array<{ run_id: number; environment_id: EnvironmentId }>;
   };
   /**
    * Notifications (issue 19 point 4), stream `notifications`: one delivery attempt to a channel. `key`

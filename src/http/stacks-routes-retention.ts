@@ -1,19 +1,42 @@
 import type { FastifyInstance } from 'fastify';
-import { RETENTION_SCHEDULE_TYPE, toRetentionJson } from '../../projections/retention-executions.js';
-import { hasGlobal } from '../stacks/auth.js';
+import {
+  RETENTION_SCHEDULE_TYPE,
+  type RetentionExecution,
+  toRetentionJson,
+} from '../../projections/retention-executions.js';
+import { checkRunAccess, hasGlobal } from '../stacks/auth.js';
 import { StacksError } from '../stacks/errors.js';
 import type { ExtraExecution } from '../stacks/executions-list.js';
 import type { StacksService } from '../stacks/service.js';
+import type { User } from '../stacks/types.js';
 import { historySchemas } from './stacks-api/history-routes.js';
 import { userOf } from './stacks-request.js';
 
-/** The retention's execution rows, for `GET /api/schedules/executions`. */
-export const retentionRows = (service: StacksService): ExtraExecution[] =>
+/**
+ * Which run ids of an execution the user may see: those of environments it may view. A run's
+ * environment is the one the execution recorded, else the live run's; a run known by neither (deleted
+ * before executions recorded environments) only admins see.
+ */
+function runsShownTo(
+  user: User,
+  service: StacksService,
+  execution: RetentionExecution,
+): (runId: number) => boolean {
+  if (user.admin) return () => true;
+  const recorded = new Map(execution.runEnvironments.map((r) => [r.runId, r.environmentId]));
+  return (runId) => {
+    const env = recorded.has(runId) ? recorded.get(runId) : service.runs.get(runId)?.environmentId;
+    return env !== undefined && checkRunAccess(user, 'view', env).ok;
+  };
+}
+
+/** The retention's execution rows, for `GET /api/schedules/executions`, as the user may see them. */
+export const retentionRows = (service: StacksService, user: User): ExtraExecution[] =>
   [...service.retention.model.state.executions.values()].map((e) => ({
     startedAt: e.startedAt,
     id: e.id,
     type: RETENTION_SCHEDULE_TYPE,
-    row: toRetentionJson(e),
+    row: toRetentionJson(e, runsShownTo(user, service, e)),
   }));
 
 /**
@@ -29,6 +52,7 @@ export function retentionRoutes(app: FastifyInstance, service: StacksService): v
         403,
         'forbidden: running deploy_run_retention needs an admin or the stacks edit permission',
       );
-    return toRetentionJson(await service.retention.run('manual', user.name));
+    const execution = await service.retention.run('manual', user.name);
+    return toRetentionJson(execution, runsShownTo(user, service, execution));
   });
 }

@@ -73,7 +73,7 @@ export function scheduleRoutes(app: StacksFastify, service: StacksService): void
         userOf(request),
         request.query,
         (run) => service.runs.errorOf(run),
-        retentionRows(service),
+        retentionRows(service, userOf(request)),
       ),
   });
 }

@@ -9,7 +9,12 @@ import {
 } from '../../projections/retention-executions.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
 import type { GeneralSettings } from '../../projections/settings.js';
-import { type ReconcileTrigger, retentionStream, stacksEvent } from '../../streams/stacks.js';
+import {
+  type EnvironmentId,
+  type ReconcileTrigger,
+  retentionStream,
+  stacksEvent,
+} from '../../streams/stacks.js';
 import { WrongExpectedRevisionError } from '../store/errors.js';
 import type { EventStore } from '../store/types.js';
 import { cronTask } from './cron-task.js';
@@ -133,10 +138,15 @@ export class Retention {
     const id = await this.startExecution(trigger, userId);
     const deleted: number[] = [];
     const failures: Array<{ run_id: number; error: string }> = [];
+    const environments: Array<{ run_id: number; environment_id: EnvironmentId }> = [];
     let plan: RetentionPlan = { remove: [], keptLastGood: [] };
     let error: string | null = null;
     try {
-      plan = planRetention(this.host.runs.all(), (run) => this.policyOf(run), Date.now());
+      const all = [...this.host.runs.all()];
+      plan = planRetention(all, (run) => this.policyOf(run), Date.now());
+      const named = new Set([...plan.remove, ...plan.keptLastGood]);
+      for (const run of all)
+        if (named.has(run.id)) environments.push({ run_id: run.id, environment_id: run.environmentId });
       for (const runId of plan.remove) {
         try {
           await this.host.runs.deleteRun(runId, userId);
@@ -157,6 +167,7 @@ export class Retention {
         deleted_runs: deleted,
         kept_last_good: plan.keptLastGood,
         failures,
+        run_environments: environments,
       }),
     ]);
     await this.model.waitFor(position);
