@@ -68,6 +68,8 @@ interface Running {
   /** `queued` until the queue reaches it, `running` from then until it is answered. */
   status: 'queued' | 'running';
   answer: Promise<Answer>;
+  /** Set while a cancellable op (plot) runs: `cancel` aborts it. */
+  abort?: AbortController;
 }
 
 /** A mutation the queue has decided: its answer (with the state right after it) and its durability. */
@@ -390,9 +392,14 @@ export class EditorSession {
   }
 
   /** Document, revision and op checks, in the order the protocol gives them. */
-  private resolve(request: EditorRequest, opName: string, op: OpDefinition | undefined) {
+  private resolve(
+    request: EditorRequest,
+    opName: string,
+    op: OpDefinition | undefined,
+    signal?: AbortSignal,
+  ) {
     const target = resolveTarget(this.state, request, opName, op);
-    return { op: target.op, ctx: this.context(request, target.doc) };
+    return { op: target.op, ctx: { ...this.context(request, target.doc), signal } };
   }
 
   private async runChecked(
@@ -451,7 +458,8 @@ export class EditorSession {
       let outcome: OpOutcome;
       let target: DocumentState | undefined;
       try {
-        const resolved = this.resolve(request, opName, op);
+        if (op?.cancellable) running.abort = new AbortController();
+        const resolved = this.resolve(request, opName, op, running.abort?.signal);
         target = resolved.ctx.doc;
         outcome = await resolved.op.run(resolved.ctx);
       } catch (error) {
@@ -551,6 +559,13 @@ export class EditorSession {
       ops: this.ops,
       gui: this.gui,
       stateView: () => this.stateView(),
+      cancelRunning: (requestId: string | undefined, by: string) => {
+        const running = this.running;
+        if (!running?.abort || running.abort.signal.aborted) return undefined;
+        if (requestId !== undefined && requestId !== running.request_id) return undefined;
+        running.abort.abort(by);
+        return { request_id: running.request_id, op: running.op };
+      },
     };
   }
 

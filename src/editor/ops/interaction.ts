@@ -151,6 +151,15 @@ function cancelAtOnce(ctx: OpContext): OpOutcome | undefined {
   const id = cancelTarget(ctx);
   const pick = ctx.session.pick;
   if (pick && (id === undefined || id === pick.request_id)) return undefined;
+  // A running plot stops at its next slice and answers `cancelled`; this answers at once.
+  const by = typeof ctx.request.request_id === 'string' ? `cancel ${ctx.request.request_id}` : 'cancel';
+  const stopped = ctx.cancelRunning?.(id, by);
+  if (stopped)
+    return {
+      events: [],
+      result: { cancelled: true, count: 1, cancelled_request_id: stopped.request_id, op: stopped.op },
+      fields: { status: 'cancelled' },
+    };
   const queued = id !== undefined && ctx.pending?.(id);
   if (queued && (queued.op === 'getpoint' || queued.op === 'user_select')) return undefined;
   return nothingToCancel(ctx, id);

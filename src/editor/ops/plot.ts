@@ -2,7 +2,7 @@ import { unlink } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { DocumentState } from '../../../projections/editor-session.js';
 import { editorEvent } from '../../../streams/editor.js';
-import { fail } from '../errors.js';
+import { EditorError, fail } from '../errors.js';
 import { refuseLargeSpaces } from '../expansion.js';
 import type { Bounds } from '../geometry/index.js';
 import { unionBounds } from '../geometry/shape.js';
@@ -11,11 +11,12 @@ import { named } from '../names.js';
 import { refuseExisting, type WrittenFile, writeOutputFile } from '../output-file.js';
 import { findPaper, parseOrientation, parsePaper, parseScale } from '../paper.js';
 import { readPlotImages } from '../plot/images.js';
-import { type PageMark, pageMarks } from '../plot/marks.js';
+import { type PageMark, pageMarksSliced } from '../plot/marks.js';
 import { DEFAULT_PLOT_SETUP, overlaps, type Placement, pageBox, placePlot } from '../plot/page.js';
 import { plotPdfPages } from '../plot/pdf.js';
-import { plotScene } from '../plot/scene.js';
+import { plotSceneSliced } from '../plot/scene.js';
 import { plotSvg } from '../plot/svg.js';
+import { slices, type Tick } from '../slices.js';
 import { pathArgument } from './documents.js';
 import { MODEL_SPACE } from './entities.js';
 import { windowArea } from './interaction.js';
@@ -88,16 +89,17 @@ interface PlotPage {
  * Lays out and draws one layout (or a model space window). `blank`: a layout with nothing that prints
  * gives a page without marks (a sheet of `layout: "all"`); otherwise that is `nothing_to_plot`.
  */
-function plotPage(
+async function plotPage(
   doc: DocumentState,
   layout: Layout | undefined,
   window: Bounds | undefined,
   r: Record<string, unknown>,
   blank: boolean,
-): PlotPage {
+  tick: Tick,
+): Promise<PlotPage> {
   const space = layout?.block ?? MODEL_SPACE;
   const layoutName = layout?.name ?? 'Model';
-  const scene = plotScene(doc.model, space);
+  const scene = await plotSceneSliced(doc.model, space, tick);
   const inWindow = window ? scene.entities.filter((e) => overlaps(e.bounds, window)) : scene.entities;
   const area = window ?? unionBounds(inWindow.map((e) => e.bounds));
   const where = window ? `window ${JSON.stringify(r.window)} of model space` : `layout ${layoutName}`;
@@ -123,7 +125,7 @@ function plotPage(
   // AutoCAD plots a layout; model space and windows start at what is plotted.
   const paperSpace = !window && space.toUpperCase() !== MODEL_SPACE.toUpperCase();
   const placement = placePlot(setup, area, paperSpace ? [0, 0] : undefined);
-  const marks = pageMarks(scene, placement, window);
+  const marks = await pageMarksSliced(scene, placement, tick, window);
   if (marks.length === 0 && !blank) {
     return fail(
       'nothing_to_plot',
@@ -138,6 +140,7 @@ async function plotBytes(
   doc: DocumentState,
   pages: readonly PlotPage[],
   format: PlotFormat,
+  tick: Tick,
 ): Promise<Buffer> {
   const title =
     pages.length === 1 ? `${doc.title} - ${pages[0]?.window ? 'window' : pages[0]?.layoutName}` : doc.title;
@@ -150,7 +153,7 @@ async function plotBytes(
     if (format === 'pdf') {
       return await plotPdfPages(
         pages.map((p) => ({ marks: p.marks, placement: p.placement, ...(p.clip ? { clip: p.clip } : {}) })),
-        { title, images },
+        { title, images, tick },
       );
     }
     const [only] = pages as [PlotPage];
@@ -159,6 +162,7 @@ async function plotBytes(
       'utf8',
     );
   } catch (error) {
+    if (error instanceof EditorError) throw error;
     return fail(
       'plot_failed',
       `cannot draw the ${format.toUpperCase()} of ${what}: ${(error as Error).message}`,
@@ -260,7 +264,10 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
     window ? [MODEL_SPACE] : layouts.map((layout) => layout?.block ?? MODEL_SPACE),
     'the plot',
   );
-  const pages = layouts.map((layout) => plotPage(doc, layout, window, r, all));
+  // Seconds of work at 100,000 entities: in slices, so others are answered meanwhile and cancel stops it.
+  const tick = slices('the plot', ctx.signal);
+  const pages: PlotPage[] = [];
+  for (const layout of layouts) pages.push(await plotPage(doc, layout, window, r, all, tick));
   if (all && pages.every((p) => p.marks.length === 0)) {
     fail('nothing_to_plot', 'nothing to plot in any layout: no entity that prints is in any of them');
   }
@@ -274,7 +281,7 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
     : null;
   if (!perPage) {
     await refuseExisting(path, r.overwrite);
-    const written = await writeOutputFile(path, await plotBytes(doc, pages, format), 'plot_failed');
+    const written = await writeOutputFile(path, await plotBytes(doc, pages, format, tick), 'plot_failed');
     const entities = pages.reduce((n, p) => n + p.marks.length, 0);
     const first = pages[0] as PlotPage;
     const result = {
@@ -305,7 +312,7 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
   try {
     for (const [i, page] of pages.entries()) {
       const file = paths[i] as string;
-      const written = await writeOutputFile(file, await plotBytes(doc, [page], format), 'plot_failed');
+      const written = await writeOutputFile(file, await plotBytes(doc, [page], format, tick), 'plot_failed');
       done.push(file);
       files.push({ path: file, ...pageResult(page), bytes: written.bytes });
       events.push(
@@ -328,5 +335,5 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
 }
 
 export const plotOps: OpTable = {
-  plot: { kind: 'mutation', document: 'required', run: plot, files: everyRequest },
+  plot: { kind: 'mutation', document: 'required', run: plot, files: everyRequest, cancellable: true },
 };

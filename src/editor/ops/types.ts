@@ -24,6 +24,16 @@ export interface OpContext {
   gui?: boolean;
   /** The session's `state` view, as every answer carries it (`state` also answers it at the top level). */
   stateView?: () => Record<string, unknown>;
+  /** Aborted when `cancel` stops this running operation (ops marked `cancellable` only). */
+  signal?: AbortSignal;
+  /**
+   * Stops the running cancellable operation (the one named, else whichever runs): what was stopped, or
+   * undefined when none runs. `by` says who stopped it, for its answer.
+   */
+  cancelRunning?: (
+    requestId: string | undefined,
+    by: string,
+  ) => { request_id: string; op: string } | undefined;
 }
 
 /** What an operation decided: events to append (none for reads) and the answer's fields. */
@@ -71,6 +81,8 @@ export interface OpDefinition {
   files?: (request: EditorRequest, ops: OpTable) => boolean;
   /** A mutation that may run while a pick waits for the person at the viewer (cancel); others are `busy`. */
   whilePicking?: boolean;
+  /** A long mutation `cancel` may stop while it runs (plot): it reads `signal` and stops with `cancelled`. */
+  cancellable?: boolean;
 }
 
 export type OpTable = Record<string, OpDefinition>;

@@ -8,8 +8,9 @@ import { arcPoint, type Curve } from '../geometry/curves.js';
 import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
 import type { Point3 } from '../model.js';
+import type { Tick } from '../slices.js';
 import { overlaps, type Placement, pageBox } from './page.js';
-import { imageCorners, type PlotItem, type PlotScene, type TextLine } from './scene.js';
+import { imageCorners, type PlotEntity, type PlotItem, type PlotScene, type TextLine } from './scene.js';
 
 /** Dots (POINT entities) print as filled discs of this diameter, in millimetres. */
 const DOT_MM = 0.5;
@@ -176,15 +177,36 @@ function pagePart(item: PlotItem, placement: Placement): PagePart {
  * partly outside still counts: the writers clip it.
  */
 export function pageMarks(scene: PlotScene, placement: Placement, window?: Bounds): PageMark[] {
-  const sheet: Bounds = { min: [0, 0, 0], max: [placement.page.width, placement.page.height, 0] };
-  return scene.entities
-    .filter(
-      (e) => (window ? overlaps(e.bounds, window) : true) && overlaps(pageBox(placement, e.bounds), sheet),
-    )
-    .map((e) => ({
-      handle: e.handle,
-      type: e.type,
-      layer: e.layer,
-      parts: e.items.map((item) => pagePart(item, placement)),
-    }));
+  const shown = onPage(placement, window);
+  return scene.entities.filter(shown).map((e) => pageMark(e, placement));
 }
+
+/** `pageMarks` in slices (slices.ts): the loop answers others between them, and a cancel stops it. */
+export async function pageMarksSliced(
+  scene: PlotScene,
+  placement: Placement,
+  tick: Tick,
+  window?: Bounds,
+): Promise<PageMark[]> {
+  const shown = onPage(placement, window);
+  const marks: PageMark[] = [];
+  for (const entity of scene.entities) {
+    if (shown(entity)) marks.push(pageMark(entity, placement));
+    const turn = tick();
+    if (turn) await turn;
+  }
+  return marks;
+}
+
+/** Whether an entity of the scene falls on the sheet (and inside `window`). */
+function onPage(placement: Placement, window: Bounds | undefined): (e: PlotEntity) => boolean {
+  const sheet: Bounds = { min: [0, 0, 0], max: [placement.page.width, placement.page.height, 0] };
+  return (e) => (window ? overlaps(e.bounds, window) : true) && overlaps(pageBox(placement, e.bounds), sheet);
+}
+
+const pageMark = (e: PlotEntity, placement: Placement): PageMark => ({
+  handle: e.handle,
+  type: e.type,
+  layer: e.layer,
+  parts: e.items.map((item) => pagePart(item, placement)),
+});

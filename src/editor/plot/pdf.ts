@@ -3,6 +3,7 @@
  * points per mm), paths stroked from the same SVG path data the SVG writer emits, text in Helvetica.
  */
 import PDFDocument from 'pdfkit';
+import type { Tick } from '../slices.js';
 import type { PlotFileOptions } from './file-options.js';
 import type { PlotImages } from './images.js';
 import type { PageMark, PagePart } from './marks.js';
@@ -90,9 +91,9 @@ export function plotPdf(
 /** A PDF of several pages (every layout of a drawing), each the size of its own sheet. */
 export function plotPdfPages(
   pages: readonly PdfPage[],
-  options: Pick<PlotFileOptions, 'title' | 'images'>,
+  options: Pick<PlotFileOptions, 'title' | 'images'> & { tick?: Tick },
 ): Promise<Buffer> {
-  const { title, images } = options;
+  const { title, images, tick } = options;
   const sizeOf = (page: PdfPage) => [
     page.placement.page.width * POINTS_PER_MM,
     page.placement.page.height * POINTS_PER_MM,
@@ -111,7 +112,18 @@ export function plotPdfPages(
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
-  pages.forEach((page, i) => {
+  return drawPages(doc, pages, sizeOf, images, tick).then(() => done);
+}
+
+/** Draws every page into `doc` and ends it; between parts the loop may answer others (`tick`). */
+async function drawPages(
+  doc: PDFKit.PDFDocument,
+  pages: readonly PdfPage[],
+  sizeOf: (page: PdfPage) => number[],
+  images: PlotFileOptions['images'],
+  tick: Tick | undefined,
+): Promise<void> {
+  for (const [i, page] of pages.entries()) {
     if (i > 0) doc.addPage({ size: sizeOf(page), margin: 0 });
     doc.save();
     doc.scale(POINTS_PER_MM);
@@ -122,9 +134,12 @@ export function plotPdfPages(
       .lineJoin('round')
       .font(PDF_FONT)
       .fontSize(1 / CAP_HEIGHT);
-    for (const mark of page.marks) for (const part of mark.parts) drawPart(doc, part, images);
+    for (const mark of page.marks) {
+      for (const part of mark.parts) drawPart(doc, part, images);
+      const turn = tick?.();
+      if (turn) await turn;
+    }
     doc.restore();
-  });
+  }
   doc.end();
-  return done;
 }

@@ -33,6 +33,7 @@ import type {
   TextEntity,
 } from '../model.js';
 import { named } from '../names.js';
+import type { Tick } from '../slices.js';
 import { globalLinetypeScale, linetypePatterns } from './linetypes.js';
 import { overlaps } from './page.js';
 import { readViewport, viewportMatrix } from './viewport.js';
@@ -603,19 +604,43 @@ export function plotScene(
   const entities: PlotEntity[] = [];
   const plot = plotContext(model, space, hidden);
   for (const handle of model.order) {
-    const entity = dictGet(model.entities, handle);
-    if (!entity) continue;
-    const items = plotEntityItems(plot, entity);
-    if (!items) continue;
-    const bounds = unionBounds(items.map(plotItemBounds));
-    if (bounds)
-      entities.push({
-        handle,
-        type: entity.type === 'Raw' ? entity.dxf_type : entity.type,
-        layer: entity.layer,
-        items,
-        bounds,
-      });
+    const drawn = sceneEntity(plot, handle);
+    if (drawn) entities.push(drawn);
   }
   return { entities, skipped: plot.skipped };
+}
+
+/** `plotScene` in slices (slices.ts): the loop answers others between them, and a cancel stops it. */
+export async function plotSceneSliced(
+  model: DxfDocumentModel,
+  space: string,
+  tick: Tick,
+  hidden: ReadonlySet<string> = new Set(),
+): Promise<PlotScene> {
+  const entities: PlotEntity[] = [];
+  const plot = plotContext(model, space, hidden);
+  for (const handle of model.order) {
+    const drawn = sceneEntity(plot, handle);
+    if (drawn) entities.push(drawn);
+    const turn = tick();
+    if (turn) await turn;
+  }
+  return { entities, skipped: plot.skipped };
+}
+
+/** One entity of the drawing order as the scene holds it; undefined when it prints nothing. */
+function sceneEntity(plot: PlotContext, handle: string): PlotEntity | undefined {
+  const entity = dictGet(plot.scene.model.entities, handle);
+  if (!entity) return undefined;
+  const items = plotEntityItems(plot, entity);
+  if (!items) return undefined;
+  const bounds = unionBounds(items.map(plotItemBounds));
+  if (!bounds) return undefined;
+  return {
+    handle,
+    type: entity.type === 'Raw' ? entity.dxf_type : entity.type,
+    layer: entity.layer,
+    items,
+    bounds,
+  };
 }
