@@ -769,6 +769,8 @@ export class StacksService {
     let failure: string | undefined;
     /** The last step's output held v2's `up --wait` giving up on a container. */
     let waitGaveUp = false;
+    /** The job's time-out ended v2's `up --wait` (both have the same deadline): the engine names who is late. */
+    let waitTimedOut = false;
     const cwd = stackDir(this.dataDir, stack);
     let place: ComposePlace | undefined;
     try {
@@ -893,6 +895,7 @@ export class StacksService {
               (recorder.backlogBytes - recorder.queuedLineBytes);
         paceOutput(process_, backlog);
         exit = await process_.exit;
+        waitTimedOut = exit.timedOut && step.subcommand === 'up' && step.argv.includes('--wait');
         if (feed.faulted) {
           const reason = feed.fault instanceof Error ? feed.fault : new Error(String(feed.fault));
           process.stderr.write(
@@ -933,11 +936,13 @@ export class StacksService {
         break;
       }
       // Whether the services came up: v1's `up` does not wait for them, v2's stops at a one-shot.
-      const gaveUp = waitGaveUp && !exit.timedOut && !exit.cancelled && !this.closing;
+      const gaveUp = (waitGaveUp || waitTimedOut) && !exit.cancelled && !this.closing;
       if (operation === 'up' && (failure === undefined ? program.generation === 'v1' : gaveUp)) {
-        const watched = await this.watchServices(environment, stack, summary.containerNames(), deadline, job);
-        if (watched === undefined) {
-          // The engine could not be asked: compose's own answer stands.
+        // After the time-out, one look: which containers were not ready when it came.
+        const until = waitTimedOut ? Date.now() : deadline;
+        const watched = await this.watchServices(environment, stack, summary.containerNames(), until, job);
+        if (watched === undefined || (watched.ready && waitTimedOut)) {
+          // The engine could not be asked, or compose was stopped before it was done: its answer stands.
         } else if (watched.ready) {
           failure = undefined;
           // Compose's exit code said `--wait` gave up on a one-shot that completed: the deploy succeeded.

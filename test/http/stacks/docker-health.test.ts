@@ -3,11 +3,20 @@
  * engine asked after `up`): a service that crashes beside a healthy one, a health check that always
  * fails. One-shot services (`restart: "no"` exiting 0, one depended on with
  * `service_completed_successfully`) are fine. The error names the service, its exit code or health and
- * its last log lines, redacted; what the engine shows is checked.
+ * its last log lines, redacted; what the engine shows is checked. A health check still `starting` when
+ * the job's time-out comes fails the run naming the service on both generations.
  */
 import { expect, it } from 'vitest';
 import { type ComposeUnderTest, DockerRun, describeCompose, TEST_IMAGE } from '../../docker-helpers.js';
-import { createStackDone, type Json, objectOf, serveEngineStacks, waitRun } from './helpers.js';
+import {
+  createStackDone,
+  type Json,
+  objectOf,
+  serveEngineStacks,
+  USERS,
+  waitRun,
+  withStacks,
+} from './helpers.js';
 
 const SLEEP = `["sh", "-c", "trap 'exit 0' TERM; sleep 3600 & wait"]`;
 const SECRET = 'tok-91c4e7-secret';
@@ -134,5 +143,32 @@ describeCompose('deploys whose services do not come up', (compose: ComposeUnderT
     ]);
     // The one-shots that completed do not make the stack partial.
     expect(objectOf(await suite.admin.get(`/api/stacks/${name}`))).toMatchObject({ state: 'running' });
+  }, 300_000);
+
+  it("a service whose health stays `starting` past the job's time-out fails the run naming the service", async () => {
+    const name = docker.stack('slow');
+    const text = composeOf(
+      web('healthcheck:', '  test: ["CMD", "true"]', '  interval: 1h', '  start_period: 1h'),
+    );
+    await withStacks(
+      {
+        config: {
+          users: [USERS.admin],
+          compose: { command: [...compose.command] },
+          jobs: { timeoutSeconds: 15 },
+        },
+      },
+      async (server) => {
+        const admin = server.as('admin');
+        const created = await createStackDone(admin, name, null, { compose: text });
+        const run = await waitRun(admin, name, created.runId as number, 120_000);
+        expect(run.status, JSON.stringify(run)).toBe('failed');
+        // v2's `up --wait` and the job end together: the engine is asked who was not ready (as on v1).
+        const container = compose.generation === 'v2' ? `${name}-web-1` : `${name}_web_1`;
+        expect(run.errorMessage).toBe(
+          `Timed out after 15 s waiting for the services:\nService web (container ${container}) is still starting (health: starting)`,
+        );
+      },
+    );
   }, 300_000);
 });
