@@ -2,8 +2,9 @@
  * Compose files as users write them, on both Compose generations: a file compose refuses is not saved
  * (422 with compose's message and the line), a stack whose file on disk is broken can still be stopped
  * and taken down, `down` takes the containers of a profile that is no longer active, `pull` leaves
- * built images alone, values with `$`, backslashes, quotes and `#` reach the container exactly, and a
- * container whose start failed counts as created.
+ * built images alone, values with `$`, backslashes, quotes and `#` reach the container exactly, a
+ * container whose start failed counts as created, and a value too short to replace (`TAG=1`) withholds
+ * the lines holding it (on v2 every container line), which saving it warns of.
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
@@ -174,5 +175,44 @@ describeCompose('compose files as users write them', (compose: ComposeUnderTest)
     } finally {
       taken.close();
     }
+  }, 300_000);
+
+  it("a short non-secret value (TAG=1) withholds each line holding it; saving it warns of the last run's count", async () => {
+    const admin = suite.admin;
+    const name = docker.stack('tagged');
+    const created = await createStackDone(admin, name, null, { compose: composeOf(service('web')) });
+    const run1 = created.runId as number;
+    expect(await waitRun(admin, name, run1, 120_000)).toMatchObject({ status: 'success' });
+    const logOf = async (runId: number) => {
+      const reply = await admin.get(`/api/stacks/${name}/deploys/${runId}/log`);
+      expectStatus(reply, 200, `the log of run ${runId}`);
+      return reply.text.split('\n').filter((line) => line.length > 0);
+    };
+    const lines = await logOf(run1);
+    const holding = lines.filter((line) => line.includes('1'));
+    // Every line naming the container holds `1` (v2 `…-web-1`, v1 `…_web_1`).
+    const container = compose.generation === 'v2' ? `${name}-web-1` : `${name}_web_1`;
+    expect(lines.filter((line) => line.includes(container)).length).toBeGreaterThan(0);
+    expect(holding).toEqual(expect.arrayContaining(lines.filter((line) => line.includes(container))));
+
+    const saved = await admin.put(`/api/stacks/${name}/variables`, {
+      variables: [{ name: 'TAG', value: '1', secret: false }],
+    });
+    expectStatus(saved, 200, 'PUT variables');
+    expect(objectOf(saved).warnings).toEqual([
+      expect.objectContaining({ variable: 'TAG', withheldLines: holding.length, loggedLines: lines.length }),
+    ]);
+
+    const redeployed = await deployDone(admin, name, null, { forceRecreate: true });
+    const run2 = redeployed.runId as number;
+    expect(await waitRun(admin, name, run2, 120_000)).toMatchObject({ status: 'success' });
+    // Its log holds no such line; on v1 (project `…filesv1-tagged`) every line held one: no log at all.
+    const log2 = await admin.get(`/api/stacks/${name}/deploys/${run2}/log`);
+    if (compose.generation === 'v1' && log2.status === 404)
+      expect(objectOf(log2).error).toBe('Log not found');
+    else expect((await logOf(run2)).filter((line) => line.includes('1'))).toEqual([]);
+    const output = (redeployed.job.result as Json).output as string[];
+    expect(output.filter((line) => line.includes('1'))).toEqual([]);
+    expect(await servicesOf(name)).toEqual([['web', 'running']]);
   }, 300_000);
 });
