@@ -1,5 +1,6 @@
 import type { LiveModel } from '../../projections/live-model.js';
 import { EndingStreams } from '../http/ending-streams.js';
+import { loopbackAddress } from '../http/loopback-host.js';
 import { stacksApp } from '../http/stacks-app.js';
 import { stacksHttpLimits } from '../http/stacks-limits.js';
 import { ComposeNotFoundError, ComposeResolver, describeCompose } from '../stacks/compose-program.js';
@@ -60,7 +61,7 @@ export async function startStacksServer(options: StacksServerOptions): Promise<S
     throw error;
   }
   const streams = new EndingStreams();
-  const app = stacksApp(service, { git, limits, streams });
+  const app = stacksApp(service, { git, limits, streams, loopback: loopbackAddress(options.host) });
   try {
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {

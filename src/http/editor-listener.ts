@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type DirectRoute, directRouteOf, type RawAnswer } from './editor-app.js';
 import { REASONS } from './editor-status.js';
+import { loopbackHost } from './loopback-host.js';
 
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const MAX_CONNECTIONS = 8;
@@ -74,35 +75,6 @@ export function answerBytes(status: number, body: string | Buffer, type = 'appli
 
 /** Closes a connection whose answer the kernel has (see the listener's `finish`). */
 const closeAnswered = (socket: Socket) => socket.destroy();
-
-/** The loopback host names, as the WHATWG URL parser normalises them (`LOCALHOST`, `127.1`, `[0::1]`). */
-const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', 'localhost.', '[::1]']);
-
-/**
- * Whether a `Host` header may reach the editor (the DNS-rebinding guard, README "Security model"). A
- * rebinding page's requests carry the page's own name (`evil.example:41223`), so what the guard must
- * refuse is any other name; a loopback name in any spelling, with any port (`ssh -L 8080:...` forwards
- * keep the client's), or no `Host` at all (HTTP/1.0, programs) can only come from this machine's own
- * pages and programs. A header that is not one host and port (a path, credentials) is refused.
- */
-export function loopbackHost(host: string | undefined): boolean {
-  if (host === undefined || host.trim() === '') return true;
-  let url: URL;
-  try {
-    url = new URL(`http://${host.trim()}`);
-  } catch {
-    return false;
-  }
-  if (
-    url.username !== '' ||
-    url.password !== '' ||
-    url.pathname !== '/' ||
-    url.search !== '' ||
-    url.hash !== ''
-  )
-    return false;
-  return LOOPBACK_NAMES.has(url.hostname);
-}
 
 const jsonBody = (status: number, body: Record<string, unknown>) =>
   JSON.stringify({ ...body, http_status: status });

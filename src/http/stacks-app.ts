@@ -10,7 +10,9 @@ import type { StacksService } from '../stacks/service.js';
 import { StackStatusReader } from '../stacks/stack-status.js';
 import { ConnectionBudget } from './connection-budget.js';
 import { EndingStreams } from './ending-streams.js';
+import { loopbackHost } from './loopback-host.js';
 import { parseQuery } from './query-string.js';
+import { SignInLimit } from './sign-in-limit.js';
 import { changeRoutes, type EngineFeed } from './stacks-changes.js';
 import {
   bodyLimitOf,
@@ -71,6 +73,12 @@ export function stacksApp(
     streams?: EndingStreams;
     /** The Docker engines the container routes and the change feed follow (engine/). */
     engine?: EngineFeed;
+    /**
+     * The server listens on a loopback address: a request whose `Host` names anything but this machine
+     * is refused (403), as the editor's are — a page whose name was rebound to 127.0.0.1 cannot reach
+     * sign-in or a session's cookie.
+     */
+    loopback?: boolean;
   } = {},
 ): FastifyInstance {
   const limits = parts.limits ?? DEFAULT_STACKS_HTTP_LIMITS;
@@ -134,6 +142,10 @@ export function stacksApp(
   });
 
   app.addHook('onRequest', async (request, reply) => {
+    if (parts.loopback && !loopbackHost(request.headers.host))
+      return reply.code(403).send({
+        error: `Host ${JSON.stringify(request.headers.host ?? '')} is not allowed: this server listens on loopback; name it 127.0.0.1, localhost or [::1]`,
+      });
     // A Bearer token (machines) or the web page's session cookie (stacks-session.ts). Asked on every
     // route, so that a connection known to carry a user leaves the unauthenticated budget.
     const user = callerOf(service.config, sessions, request);
@@ -170,7 +182,12 @@ export function stacksApp(
   // After the document's plugin has loaded, so that it sees every route.
   typed.register(async (scope) => {
     uiRoutes(scope);
-    sessionRoutes(scope, service.config, sessions);
+    sessionRoutes(
+      scope,
+      service.config,
+      sessions,
+      new SignInLimit(limits.signInAttempts, limits.signInWindowMs),
+    );
     changeRoutes(scope, service, engine);
     stackRoutes(scope, service, status);
     containerRoutes(scope, service, engine, status, streams);

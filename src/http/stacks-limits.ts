@@ -32,6 +32,9 @@ export interface StacksHttpLimits {
   streamsPerUser: number;
   /** The same, per browser session (below its user's bound). */
   streamsPerSession: number;
+  /** Failed sign-ins from one address within signInWindowMs, past which sign-in answers 429. */
+  signInAttempts: number;
+  signInWindowMs: number;
   /**
    * An event stream client dropped as too slow gets this long to take what was written to it (the
    * reason, last) before its connection is closed.
@@ -53,6 +56,8 @@ export const DEFAULT_STACKS_HTTP_LIMITS: StacksHttpLimits = {
   unauthenticatedGraceMs: 2_000,
   streamsPerUser: 32,
   streamsPerSession: 16,
+  signInAttempts: 10,
+  signInWindowMs: 60_000,
   droppedClientGraceMs: 30_000,
   stalledClientMs: 10_000,
 };

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { EnvironmentId } from '../../streams/stacks.js';
 import { checkEnvAccess, hasGlobal, userByToken } from '../stacks/auth.js';
 import type { StacksConfig, User } from '../stacks/types.js';
+import type { SignInLimit } from './sign-in-limit.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
 import { SESSION_COOKIE, type StacksFastify } from './stacks-openapi.js';
 import { userOf } from './stacks-request.js';
@@ -143,12 +144,26 @@ export function sessionView(config: StacksConfig, user: User) {
  * schemas: stacks-api/routes.ts (`signIn`, `getSession`, `signOut`); the first and last say
  * `security: []`, so they run without a token.
  */
-export function sessionRoutes(app: StacksFastify, config: StacksConfig, sessions: Sessions): void {
+export function sessionRoutes(
+  app: StacksFastify,
+  config: StacksConfig,
+  sessions: Sessions,
+  limit: SignInLimit,
+): void {
   app.route({
     ...routes.signIn,
     handler: async (request, reply) => {
+      const wait = limit.retryAfter(request.ip);
+      if (wait > 0)
+        return reply
+          .code(429)
+          .header('retry-after', String(wait))
+          .send({ error: `Too many failed sign-ins from ${request.ip}: try again in ${wait} s` });
       const user = userByToken(config, `Bearer ${request.body.token}`);
-      if (!user) return reply.code(401).send({ error: 'unauthorized' });
+      if (!user) {
+        limit.failed(request.ip);
+        return reply.code(401).send({ error: 'unauthorized' });
+      }
       const id = sessions.create(user);
       reply.header('set-cookie', cookieHeader(id, Math.floor(SESSION_MAX_MS / 1000)));
       return sessionView(config, user);

@@ -13,8 +13,8 @@ import type { Answer } from '../../streams/editor.js';
 import { completePick, viewerSelection } from '../editor/picks.js';
 import { isObject } from '../editor/request.js';
 import type { EditorSession } from '../editor/session.js';
-import { loopbackHost } from './editor-listener.js';
 import { statusOfCode } from './editor-status.js';
+import { loopbackHost } from './loopback-host.js';
 import { Dirt, DrawableCache, messagesOf, sceneJson, type ViewerMessage } from './viewer-scene.js';
 
 /** How long events are gathered before the pages are told: one message for a burst, well within 200 ms. */

@@ -625,6 +625,9 @@ export const stacksRoutes = {
         200: json('Signed in (with `Set-Cookie`): who, and what they may do where.', SessionUser),
         400: fail('The body is no JSON object, or `token` is no non-empty string.'),
         401: fail('An unknown token (`unauthorized`).'),
+        429: fail(
+          'Ten failed sign-ins from this address within a minute: every sign-in from it (a right token too) waits the `Retry-After` seconds (`Too many failed sign-ins from <address>: try again in <n> s`).',
+        ),
       },
     },
   },
