@@ -161,7 +161,7 @@ export function stacksApp(
   });
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {
-    if (isStacksError(error)) return reply.code(error.status).send({ error: error.message });
+    if (isStacksError(error)) return reply.code(error.status).send({ error: error.message, ...error.fields });
     // A request its route's schema refuses: the schema's own words (stacks-api/requests.ts).
     if (hasZodFastifySchemaValidationErrors(error))
       return reply.code(400).send({ error: validationMessage(error.validation) });

@@ -4,6 +4,7 @@ import type { StacksService } from '../stacks/service.js';
 import { type StackStatus, StackStatusReader } from '../stacks/stack-status.js';
 import { type Stack, stackView, validateVariables } from '../stacks/stack-store.js';
 import type { StackRef, User } from '../stacks/types.js';
+import { editedHashOf } from './stacks-api/requests.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
 import { keepSecrets } from './stacks-kept-secrets.js';
 import type { StacksFastify } from './stacks-openapi.js';
@@ -147,6 +148,7 @@ export function stackRoutes(
         // Spec, Job request options: forceRecreate is true on save-and-redeploy when omitted.
         optionsOf(body, true),
         user.name,
+        editedHashOf(request.headers['if-match']),
       );
       if ('saved' in answer) return answer;
       return answerJob(request, reply, answer);

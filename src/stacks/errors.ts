@@ -11,6 +11,8 @@ export class StacksError extends Error {
     readonly status: StacksErrorStatus,
     message: string,
     options?: ErrorOptions,
+    /** Fields the answer carries beside `error` (a conflict's current version, say). */
+    readonly fields?: Readonly<Record<string, string>>,
   ) {
     super(message, options);
   }
@@ -19,5 +21,15 @@ export class StacksError extends Error {
 export const badRequest = (message: string, options?: ErrorOptions) => new StacksError(400, message, options);
 export const notFound = (message: string) => new StacksError(404, message);
 export const conflict = (message: string) => new StacksError(409, message);
+
+/**
+ * A save that names the version it edits (`If-Match`) when the stored compose file has moved on: the
+ * answer names the code and the current hash, so the caller can read it again and choose.
+ */
+export const composeChanged = (current: string) =>
+  new StacksError(409, 'compose_changed', undefined, {
+    message: 'The compose file changed on the server since this version was read: read it again and choose.',
+    composeHash: current,
+  });
 
 export const isStacksError = (error: unknown): error is StacksError => error instanceof StacksError;

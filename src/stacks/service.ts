@@ -46,6 +46,7 @@ import { type DeployHow, StackSecurity } from './stack-security.js';
 import { oneShotServices, pullableServices, StackStatusReader } from './stack-status.js';
 import {
   COMPOSE_FILE,
+  checkEdited,
   composeHash,
   createStack,
   deleteStack,
@@ -480,26 +481,33 @@ export class StacksService {
     }
   }
 
-  /** `PUT compose`: saves; with restart, redeploys as a recorded job. */
+  /**
+   * `PUT compose`: saves; with restart, redeploys as a recorded job. `editedHash` (the request's
+   * `If-Match`) is the version the caller edited: another stored version answers 409 `compose_changed`,
+   * checked first (before compose's check) and again as the file is written.
+   */
   async saveCompose(
     ref: StackRef,
     content: string,
     restart: boolean,
     options: DeployOptions,
     userId: string | null,
-  ): Promise<StartedJob | { saved: true }> {
+    editedHash?: string,
+  ): Promise<StartedJob | { saved: true; composeHash: string }> {
     this.environment(ref.environmentId);
     const stack = await getStack(this.dataDir, ref);
+    checkEdited(stack, editedHash);
     const text = validateCompose(content);
     // Before compose's own check, which reads the files the compose file names.
     await this.security.checkSave(ref, text, await this.savePlace(stack), stack.variables, userId);
     await this.checkCompose(stack, text);
+    const recording = { events: this.store, userId };
     if (!restart) {
-      await saveCompose(this.dataDir, ref, content, { events: this.store, userId });
-      return { saved: true };
+      const saved = await saveCompose(this.dataDir, ref, content, recording, editedHash);
+      return { saved: true, composeHash: composeHash(saved.compose) };
     }
     return this.exclusive(ref, async () => {
-      await saveCompose(this.dataDir, ref, content, { events: this.store, userId });
+      await saveCompose(this.dataDir, ref, content, recording, editedHash);
       return { kind: 'compose_save', operation: 'up', options, record: true, trigger: 'manual', userId };
     });
   }

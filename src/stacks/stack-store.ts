@@ -11,7 +11,7 @@ import {
 import type { EventStore } from '../store/types.js';
 import { composeYamlValue } from './compose-yaml.js';
 import { ENV_NAME_PATTERN, EnvFileError, formatEnvFile, parseEnvFile } from './env-file.js';
-import { badRequest, conflict, StacksError } from './errors.js';
+import { badRequest, composeChanged, conflict, StacksError } from './errors.js';
 import { checkComposeSize, checkVariableCount, checkVariableSizes } from './input-limits.js';
 import { unlessMissing } from './missing-files.js';
 import { envFolder, isStackName, parseStackName } from './names.js';
@@ -308,11 +308,19 @@ export async function getStack(dataDir: string, ref: StackRef): Promise<Stack> {
 }
 
 /** A stack as `GET /api/stacks/{name}` answers it: a secret's value is null, never sent back. */
+/** Throws 409 `compose_changed` when `editedHash` is given and the stack's compose file is another. */
+export function checkEdited(stack: Stack, editedHash: string | undefined): void {
+  if (editedHash === undefined) return;
+  const current = composeHash(stack.compose);
+  if (current !== editedHash) throw composeChanged(current);
+}
+
 export function stackView(stack: Stack) {
   return {
     name: stack.name,
     environmentId: stack.environmentId,
     compose: stack.compose,
+    composeHash: composeHash(stack.compose),
     secretProvider: stack.secretProvider,
     variables: stack.variables.map((v) => ({
       name: v.name,
@@ -430,17 +438,23 @@ export async function createStack(
   });
 }
 
-/** Replaces the compose file (validated first); 404 when the stack does not exist. */
+/**
+ * Replaces the compose file (validated first); 404 when the stack does not exist. With `editedHash`
+ * (the hash of the version the caller edited), 409 `compose_changed` when the stored file is another:
+ * checked with the stack's mutations serialised, so of two saves of one version only the first lands.
+ */
 export async function saveCompose(
   dataDir: string,
   ref: StackRef,
   compose: string,
   recording: StackRecording,
+  editedHash?: string,
 ): Promise<Stack> {
   const dir = stackDir(dataDir, ref);
   const text = validateCompose(compose);
   return serialised(dir, async () => {
     const stack = await getStack(dataDir, ref);
+    checkEdited(stack, editedHash);
     const file = join(dir, COMPOSE_FILE);
     await writeAtomic(file, text);
     try {

@@ -189,7 +189,11 @@ describe('the typed client pieces', () => {
     expectTypeOf<StacksAnswer<'listRuns', 200>>().toEqualTypeOf<Array<z.output<typeof Run>>>();
     // The text (or its event stream), or with `fromLine`/`limit`/`q` a JSON page (issue 19).
     expectTypeOf<StacksAnswer<'getRunLog', 200>>().toEqualTypeOf<string | z.output<typeof LogPage>>();
-    expectTypeOf<StacksAnswer<'getStack', 404>>().toEqualTypeOf<{ error: string }>();
+    expectTypeOf<StacksAnswer<'getStack', 404>>().toEqualTypeOf<{
+      error: string;
+      message?: string | undefined;
+      composeHash?: string | undefined;
+    }>();
     expectTypeOf<StacksStatus<'deleteRun'>>().toEqualTypeOf<200 | 400 | 401 | 403 | 404 | 409>();
     // A renamed field breaks the build of a client that reads it.
     expectTypeOf<StacksAnswer<'getRun', 200>>().toHaveProperty('entityName');

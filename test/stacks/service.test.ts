@@ -142,7 +142,10 @@ describe('stacks service', () => {
       expect(started.runId).toBeNull();
       expect((await started.result).success).toBe(true);
     }
-    expect(await s.saveCompose(ref, compose(), false, OPTIONS, 'admin')).toEqual({ saved: true });
+    expect(await s.saveCompose(ref, compose(), false, OPTIONS, 'admin')).toEqual({
+      saved: true,
+      composeHash: expect.any(String),
+    });
     expect(s.runs.list('ops', null).length).toBe(before);
   });
 

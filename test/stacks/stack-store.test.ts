@@ -507,6 +507,7 @@ describe('views and repair', () => {
       name: 'web',
       environmentId: null,
       compose: COMPOSE,
+      composeHash: composeHash(COMPOSE),
       secretProvider: null,
       variables: [
         { name: 'PORT', secret: false, value: '8080' },

@@ -14,11 +14,20 @@ const TIME = z.iso.datetime({ offset: true });
 const STARTED = '2026-11-25T09:14:02.118Z';
 const FINISHED = '2026-11-25T09:14:03.540Z';
 
-export const ErrorBody = z.object({ error: z.string().meta({ description: 'What went wrong.' }) }).meta({
-  id: 'Error',
-  description: 'Every failure of the stacks routes answers this body.',
-  examples: [{ error: 'Stack not found' }],
-});
+export const ErrorBody = z
+  .object({
+    error: z.string().meta({ description: 'What went wrong (or a code: `compose_changed`).' }),
+    message: z.string().optional().meta({ description: 'With a code: what it means.' }),
+    composeHash: z
+      .string()
+      .optional()
+      .meta({ description: 'With `compose_changed`: the hash of the stored compose file.' }),
+  })
+  .meta({
+    id: 'Error',
+    description: 'Every failure of the stacks routes answers this body.',
+    examples: [{ error: 'Stack not found' }],
+  });
 
 export const EnvironmentId = z
   .number()
@@ -125,6 +134,9 @@ export const Stack = z
     name: z.string(),
     environmentId: EnvironmentId,
     compose: z.string().meta({ description: 'The compose file.' }),
+    composeHash: z.string().meta({
+      description: 'SHA-256 of the compose file, hex: what a save sends as `If-Match` to edit this version.',
+    }),
     secretProvider: z.string().nullable(),
     variables: z.array(
       z.object({
@@ -144,6 +156,7 @@ export const Stack = z
         name: 'web',
         environmentId: null,
         compose: 'services:\n  web:\n    image: nginx:alpine\n',
+        composeHash: '0c3f7e9a5d1b2c4e6f8a0b2d4c6e8f0a1b3d5c7e9f1a3b5d7c9e1f3a5b7d9c1e',
         secretProvider: null,
         variables: [
           { name: 'DB_PASSWORD', secret: true, value: null },
@@ -184,7 +197,10 @@ export const StackVariablesSaved = Stack.extend({
 export const StackDeleted = z.object({ deleted: z.literal(true) }).meta({ id: 'StackDeleted' });
 
 export const ComposeSaved = z
-  .object({ saved: z.literal(true) })
+  .object({
+    saved: z.literal(true),
+    composeHash: z.string().meta({ description: 'SHA-256 of the saved file: the next save’s `If-Match`.' }),
+  })
   .meta({ id: 'ComposeSaved', description: 'Saved without a deploy (`restart` false): no run.' });
 
 // ------------------------------------------------------------------------------------------------

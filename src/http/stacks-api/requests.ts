@@ -451,6 +451,20 @@ export const GitStackChangesBody = optionalStrict(
   { examples: [{ branch: 'release', redeploy: true }] },
 );
 
+export const IfMatchHeaders = z.looseObject({
+  'if-match': z.string().optional().meta({
+    description:
+      'The `composeHash` of the version edited (quoted as an entity tag or bare; `*`: any). Another stored version answers 409 `compose_changed`; without it the save overwrites whatever is stored.',
+  }),
+});
+
+/** The hash an `If-Match` names: its entity tag unquoted (`W/` dropped); undefined for none or `*`. */
+export function editedHashOf(header: string | undefined): string | undefined {
+  const tag = header?.trim();
+  if (!tag || tag === '*') return undefined;
+  return tag.replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+}
+
 export const WebhookHeaders = z.looseObject({
   'x-hub-signature-256': z.string().meta({
     description: '`sha256=<hex HMAC-SHA256 of the raw body with the stack’s webhookSecret>`.',

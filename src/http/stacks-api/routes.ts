@@ -41,6 +41,7 @@ import {
   EnvQuery,
   executionsQuery,
   GitStackChangesBody,
+  IfMatchHeaders,
   JobParams,
   JobPollQuery,
   LogQuery,
@@ -227,6 +228,7 @@ export const stacksRoutes = {
       tags: STACKS,
       params: StackParams,
       querystring: EnvQuery,
+      headers: IfMatchHeaders,
       body: ComposeBody,
       response: {
         ...JOB_ANSWERS,
@@ -239,7 +241,9 @@ export const stacksRoutes = {
           `${ENV_400}, ${NAME_400}, a field has the wrong type, the compose file is no YAML mapping, or it breaks the environment's security settings (a non-admin's: README "Security model").`,
           STACK_404,
         ),
-        409: fail('The stack has a job running, or the server is stopping.'),
+        409: fail(
+          '`compose_changed`: `If-Match` names another version than the stored one (the answer names the stored hash); or the stack has a job running, or the server is stopping.',
+        ),
         413: CONTENT_413,
         422: COMPOSE_422,
       },

@@ -298,7 +298,7 @@ describeStacks('deploy runs', () => {
         content: composeText({ lines: ['saved'] }),
         restart: false,
       });
-      expect([plain.status, plain.value]).toEqual([200, { saved: true }]);
+      expect([plain.status, plain.value]).toEqual([200, { saved: true, composeHash: expect.any(String) }]);
       expect(await runIdsOf('ops', q(env))).toEqual([deployed.runId, created.runId]);
 
       const restart = await stacks.admin.put(`/api/stacks/ops/compose${q(env)}`, {

@@ -3,6 +3,7 @@
  * variables, delete; names and compose text validated; files where CONTRACT.md puts them; no path
  * leaves the stacks folder.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -59,6 +60,7 @@ describeStacks('stacks', () => {
         name: 'shop',
         environmentId: 1,
         compose,
+        composeHash: createHash('sha256').update(compose).digest('hex'),
         secretProvider: null,
         variables: [
           { name: 'PUBLIC_URL', secret: false, value: 'https://shop.example' },
@@ -120,6 +122,7 @@ describeStacks('stacks', () => {
         name: 'blog',
         environmentId: 1,
         compose: composeText({}),
+        composeHash: createHash('sha256').update(composeText({})).digest('hex'),
         secretProvider: null,
         variables: [
           { name: 'TOKEN', secret: true, value: null },
@@ -260,6 +263,79 @@ describeStacks('stacks', () => {
       // The stacks the escapes pointed at are untouched.
       expect((await stacks.admin.get('/api/stacks/shop?env=2')).status).toBe(200);
       expect((await stacks.admin.get('/api/stacks/shop?env=1')).status).toBe(200);
+    });
+  });
+
+  describe('saves name the version they edit (If-Match)', () => {
+    const hashOf = (text: string) => createHash('sha256').update(text).digest('hex');
+    const first = composeText({ lines: ['first'] });
+
+    it('GET answers the compose hash; a save with it lands and answers the new one', async () => {
+      await createStackDone(stacks.admin, 'versioned', 2, { compose: first });
+      const read = objectOf(await stacks.admin.get('/api/stacks/versioned?env=2'));
+      expect(read.composeHash).toBe(hashOf(first));
+      const next = composeText({ lines: ['second'] });
+      const saved = await stacks.admin.put(
+        '/api/stacks/versioned/compose?env=2',
+        { content: next },
+        { headers: { 'If-Match': `"${read.composeHash}"` } },
+      );
+      expect([saved.status, saved.value]).toEqual([200, { saved: true, composeHash: hashOf(next) }]);
+    });
+
+    it('of two saves of one version, the second is 409 compose_changed and changes nothing', async () => {
+      const base = objectOf(await stacks.admin.get('/api/stacks/versioned?env=2'));
+      const mine = composeText({ lines: ['tab one'] });
+      const theirs = composeText({ lines: ['tab two'] });
+      const one = await stacks.admin.put(
+        '/api/stacks/versioned/compose?env=2',
+        { content: mine },
+        { headers: { 'If-Match': `"${base.composeHash}"` } },
+      );
+      expect(one.status).toBe(200);
+      // The bare hash is taken too.
+      const two = await stacks.admin.put(
+        '/api/stacks/versioned/compose?env=2',
+        { content: theirs, restart: true },
+        { headers: { 'If-Match': String(base.composeHash) } },
+      );
+      expect([two.status, two.value]).toEqual([
+        409,
+        { error: 'compose_changed', message: expect.stringContaining('changed'), composeHash: hashOf(mine) },
+      ]);
+      const now = objectOf(await stacks.admin.get('/api/stacks/versioned?env=2'));
+      expect(now.compose).toBe(mine);
+      expect(
+        await readFile(join(stackDir(stacks.server.dataDir, 2, 'versioned'), 'compose.yaml'), 'utf8'),
+      ).toBe(mine);
+    });
+
+    it('of saves sent at once with one version, exactly one lands', async () => {
+      const base = objectOf(await stacks.admin.get('/api/stacks/versioned?env=2'));
+      const texts = [1, 2, 3, 4].map((n) => composeText({ lines: [`racer ${n}`] }));
+      const replies = await Promise.all(
+        texts.map((content) =>
+          stacks.admin.put(
+            '/api/stacks/versioned/compose?env=2',
+            { content },
+            { headers: { 'If-Match': `"${base.composeHash}"` } },
+          ),
+        ),
+      );
+      expect(replies.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
+      const won = texts[replies.findIndex((r) => r.status === 200)];
+      expect(objectOf(await stacks.admin.get('/api/stacks/versioned?env=2')).compose).toBe(won);
+    });
+
+    it('`*` or no If-Match saves over whatever is stored', async () => {
+      const star = await stacks.admin.put(
+        '/api/stacks/versioned/compose?env=2',
+        { content: first },
+        { headers: { 'If-Match': '*' } },
+      );
+      expect(star.status).toBe(200);
+      const none = await stacks.admin.put('/api/stacks/versioned/compose?env=2', { content: first });
+      expect(none.status).toBe(200);
     });
   });
 
