@@ -139,10 +139,19 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The failure's JSON body (a code's fields: `compose_changed` names the stored hash). */
+    readonly body?: unknown,
   ) {
     super(message);
   }
 }
+
+/** Whether a failure is the 409 of a save whose edited version is no longer the stored one. */
+export const isComposeChanged = (error: unknown): boolean =>
+  error instanceof ApiError && error.status === 409 && messageCode(error.body) === 'compose_changed';
+
+const messageCode = (body: unknown) =>
+  body !== null && typeof body === 'object' && 'error' in body ? body.error : undefined;
 
 /** Called on a 401 of any call but the sign-in itself (set by the app). */
 let onUnauthorized = () => {};
@@ -173,6 +182,7 @@ interface Call<N extends Called> {
   params?: StacksParams<N>;
   query?: Record<string, string | undefined>;
   body?: StacksBody<N>;
+  headers?: Record<string, string>;
 }
 
 /**
@@ -180,9 +190,10 @@ interface Call<N extends Called> {
  * is the route's `A` (a type of its schema); the server checks every answer against that schema.
  */
 async function call<N extends Called, A>(name: N, request: Call<N> = {}): Promise<A> {
-  const init: RequestInit = { method: ROUTES[name][0], credentials: 'same-origin', headers: {} };
+  const headers: Record<string, string> = { ...request.headers };
+  const init: RequestInit = { method: ROUTES[name][0], credentials: 'same-origin', headers };
   if (request.body !== undefined) {
-    init.headers = { 'content-type': 'application/json' };
+    headers['content-type'] = 'application/json';
     init.body = JSON.stringify(request.body);
   }
   const path = pathOf(name, request.params, request.query);
@@ -197,7 +208,7 @@ async function call<N extends Called, A>(name: N, request: Call<N> = {}): Promis
   const value: unknown = type.includes('json') && text !== '' ? JSON.parse(text) : text;
   if (!response.ok) {
     if (response.status === 401 && name !== 'signIn') onUnauthorized();
-    throw new ApiError(response.status, messageOf(response, value));
+    throw new ApiError(response.status, messageOf(response, value), value);
   }
   return value as A;
 }
@@ -226,12 +237,17 @@ export const api = {
       query: envQuery(env),
       body: { variables },
     }),
-  /** Saves the compose file; with `restart` it redeploys as a job (a JobAck), else `{saved: true}`. */
-  saveCompose: (name: string, env: Env, body: StacksBody<'saveCompose'>) =>
+  /**
+   * Saves the compose file; with `restart` it redeploys as a job (a JobAck), else `{saved, composeHash}`.
+   * `edited` is the hash of the version the text was edited from (`If-Match`): a 409 `compose_changed`
+   * when the server holds another.
+   */
+  saveCompose: (name: string, env: Env, body: StacksBody<'saveCompose'>, edited: string | null) =>
     call<'saveCompose', JobAck | StacksAnswer<'saveCompose', 200>>('saveCompose', {
       params: { name },
       query: envQuery(env),
       body,
+      ...(edited === null ? {} : { headers: { 'if-match': `"${edited}"` } }),
     }),
   deploy: (name: string, env: Env, options: DeployOptions) =>
     call<'deployStack', JobAck>('deployStack', { params: { name }, query: envQuery(env), body: options }),

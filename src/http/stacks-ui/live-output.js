@@ -33,9 +33,11 @@ function cached(jobId) {
 }
 
 /**
- * @param {{ jobId: string, title?: string, onDone?: (result: JobResult) => void, onClose?: () => void }} props
+ * `notice` is what the page has to say of the job beyond its output (an automatic rollback that followed).
+ * @param {{ jobId: string, title?: string, notice?: unknown, onDone?: (result: JobResult) => void,
+ *   onClose?: () => void }} props
  */
-export function LiveOutput({ jobId, title, onDone, onClose }) {
+export function LiveOutput({ jobId, title, notice, onDone, onClose }) {
   const [lines, setLines] = useState(/** @type {OutputLine[]} */ ([]));
   const [result, setResult] = useState(/** @type {JobResult | null} */ (null));
   const [error, setError] = useState(/** @type {string | null} */ (null));
@@ -132,6 +134,7 @@ export function LiveOutput({ jobId, title, onDone, onClose }) {
         ${onClose ? html`<button type="button" onClick=${onClose} aria-label="Close output">✕</button>` : null}
       </header>
       ${result && !result.success && result.error ? html`<p class="error-line">${result.error}</p>` : null}
+      ${notice ?? null}
       ${error ? html`<p class="error-line" role="alert">${error}</p>` : null}
       <div class="output-lines" ref=${box} onScroll=${onScroll} tabindex="0" aria-label="Output lines" data-testid="output-lines">
         ${lines.map(

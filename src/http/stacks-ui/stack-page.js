@@ -4,8 +4,9 @@
  * editor (Save, Save and redeploy), the variables, the deploys. A user without `edit` sees no action.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from './api.js';
+import { api, isComposeChanged } from './api.js';
 import { ComposeEditor } from './compose-editor.js';
+import { ServerChange, syncDecision } from './compose-sync.js';
 import { ConsolePanel } from './console.js';
 import { ContainerLogs } from './container-logs.js';
 import { useStats } from './container-stats.js';
@@ -43,6 +44,11 @@ export function StackPage({
   const [runs, setRuns] = useState(/** @type {import('./api.js').Run[] | null} */ (null));
   /** The compose editor's text is its own (compose-editor.js): the page reads it through this handle. */
   const editor = useRef(/** @type {import('./compose-editor.js').EditorHandle | null} */ (null));
+  /** The server's version the editor's text was edited from (compose-sync.js); null before the first read. */
+  const base = useRef(/** @type {import('./compose-sync.js').Version | null} */ (null));
+  /** The server's file when it changed under unsaved changes: the page shows the difference. */
+  const [serverChange, setServerChange] = useState(/** @type {import('./api.js').Stack | null} */ (null));
+  const [stackReloads, setStackReloads] = useState(0);
   const [rows, setRows] = useState(/** @type {import('./variables.js').VariableRow[]} */ ([]));
   const [options, setOptions] = useState({ pull: false, build: false, forceRecreate: false });
   const [error, setError] = useState(/** @type {string | null} */ (null));
@@ -57,20 +63,36 @@ export function StackPage({
   const engine = useContainers(name, env, live + tick);
   const stats = useStats(name, env);
 
+  /** The server's stack as read: the editor follows its compose file (compose-sync.js). */
+  const sync = (/** @type {import('./api.js').Stack} */ s) => {
+    setStack(s);
+    const was = base.current;
+    if (!was) {
+      base.current = { text: s.compose, hash: s.composeHash };
+      setRows(rowsOf(s.variables));
+      return;
+    }
+    const mine = editor.current?.text() ?? was.text;
+    const decision = syncDecision(was, mine, s.compose);
+    if (decision === 'conflict') return setServerChange(s);
+    if (decision === 'load') editor.current?.replace(s.compose);
+    base.current = { text: s.compose, hash: s.composeHash };
+    setServerChange(null);
+  };
+
+  // Read again on every change the feed reports and after each job: a redeploy, a roll back or another
+  // tab's save changes the compose file.
   useEffect(() => {
     let cancelled = false;
     api.stack(name, env).then(
-      (s) => {
-        if (cancelled) return;
-        setStack(s);
-        setRows(rowsOf(s.variables));
-      },
+      (s) => !cancelled && sync(s),
       (e) => !cancelled && setError(e.message),
     );
     return () => {
       cancelled = true;
     };
-  }, [name, env]);
+  }, [name, env, tick, stackReloads]);
+  const reloadStack = () => setStackReloads((n) => n + 1);
 
   useEffect(() => {
     let cancelled = false;
@@ -94,6 +116,7 @@ export function StackPage({
       if (answer && typeof answer.jobId === 'string') navigate({ job: answer.jobId });
       if (done) setMessage(done);
       reloadRuns();
+      reloadStack();
       return answer;
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
@@ -110,11 +133,28 @@ export function StackPage({
     setMessage('');
     try {
       const content = editor.current?.text() ?? stack?.compose ?? '';
-      const answer = await api.saveCompose(name, env, { content, restart, ...options });
-      if ('jobId' in answer) navigate({ job: answer.jobId });
-      else setMessage('Saved.');
+      const edited = base.current?.hash ?? null;
+      const answer = await api.saveCompose(name, env, { content, restart, ...options }, edited);
+      if ('jobId' in answer) {
+        // The hash comes with the next read (its text is this one: `same`).
+        base.current = { text: content, hash: null };
+        navigate({ job: answer.jobId });
+      } else {
+        base.current = { text: content, hash: answer.composeHash };
+        setMessage('Saved.');
+      }
+      setServerChange(null);
       reloadRuns();
+      reloadStack();
     } catch (e) {
+      if (isComposeChanged(e)) {
+        setError(
+          'Not saved: the compose file changed on the server since you began editing. Compare and choose below.',
+        );
+        // The server's file now, shown beside the person's text.
+        api.stack(name, env).then(sync, () => undefined);
+        return;
+      }
       const text = e instanceof Error ? e.message : String(e);
       setComposeError(text);
       setError(text);
@@ -206,7 +246,15 @@ export function StackPage({
       }
       ${error ? html`<p class="error-line" role="alert" data-testid="action-error">${error}</p>` : null}
       ${message ? html`<p class="ok-line" role="status">${message}</p>` : null}
-      ${job ? html`<${LiveOutput} jobId=${job} onDone=${reloadRuns} onClose=${() => navigate({ job: undefined })} />` : null}
+      ${
+        job
+          ? html`<${LiveOutput} jobId=${job} notice=${rollbackNotice(name, env, runs, job, navigate)}
+              onDone=${() => {
+                reloadRuns();
+                reloadStack();
+              }} onClose=${() => navigate({ job: undefined })} />`
+          : null
+      }
       <${GitPanel} name=${name} env=${env} canEdit=${canEdit} tick=${tick} onJob=${(/** @type {string} */ id) => navigate({ job: id })} />
       <${ContainersPanel} status=${engine.status} error=${engine.error} canEdit=${canEdit} stats=${stats}
         onLogs=${(/** @type {string} */ c) => navigate({ tab: 'logs', container: c })}
@@ -227,6 +275,23 @@ export function StackPage({
         )}
       </div>
       <div role="tabpanel" id="panel-compose" aria-labelledby="tab-compose" hidden=${current !== 'compose'}>
+        ${
+          serverChange
+            ? html`<${ServerChange} mine=${editor.current?.text() ?? ''} server=${serverChange.compose}
+                onLoad=${() => {
+                  editor.current?.replace(serverChange.compose);
+                  base.current = { text: serverChange.compose, hash: serverChange.composeHash };
+                  setServerChange(null);
+                  setError(null);
+                }}
+                onKeep=${() => {
+                  // The person saw the server's version and keeps theirs: Save replaces it.
+                  base.current = { text: serverChange.compose, hash: serverChange.composeHash };
+                  setServerChange(null);
+                  setError(null);
+                }} />`
+            : null
+        }
         <${ComposeEditor} initial=${stack.compose} handle=${editor} error=${composeError}
           label=${`Compose file of ${name}`} readOnly=${!canEdit} />
         ${
@@ -264,4 +329,25 @@ export function StackPage({
       }
     </section>
   `;
+}
+
+/**
+ * What the Output panel says of a failed deploy the stack's automatic rollback answered: the rollback's
+ * run (a run whose `details.rollbackOf` is the failed one), with a link to it and its output.
+ * @param {string} name @param {import('./api.js').Env} env
+ * @param {import('./api.js').Run[] | null} runs @param {string} job
+ * @param {(query: Record<string, string | number | null | undefined>) => void} navigate
+ */
+function rollbackNotice(name, env, runs, job, navigate) {
+  const failed = runs?.find((r) => r.jobId === job);
+  if (failed?.status !== 'failed') return null;
+  const rollback = runs?.find((r) => r.details.rollbackOf === failed.id);
+  if (!rollback) return null;
+  const to = rollback.details.redeployOf;
+  return html`<p class="output-notice" role="status" data-testid="rollback-notice">
+    Run #${failed.id} failed; the stack's automatic rollback ${
+      typeof to === 'number' ? `deployed run #${to} again` : 'deployed the last good run again'
+    } as <a href=${routeHref(['stack', name], { env: envParam(env), tab: 'deploys', run: rollback.id })}>run #${rollback.id}</a> (${rollback.status}).
+    <button type="button" onClick=${() => navigate({ job: rollback.jobId })}>Show its output</button>
+  </p>`;
 }
