@@ -26,8 +26,9 @@
  *  - redaction, same run: `measureRedaction()` (bench/redaction.ts): the compiled one-pass redactor
  *    against a naive `replaceAll` per secret, on the same 100 secrets and line shapes.
  *  - the real engine, same run (bench/deploys-engine.ts): create-and-start of a one-service stack on the
- *    machine's Docker engine through chronicle, against `docker-compose up -d` (or `docker compose`) of
- *    the same file by hand; skipped, saying why, without an engine.
+ *    machine's Docker engine through chronicle, against `up -d` of the same file by hand, for each
+ *    Compose generation found (v2 and v1), with chronicle's own share before and after compose's `up`;
+ *    skipped, saying why, without an engine.
  *  - rounds (issue 22): after one unmeasured fan-out run that warms the client threads up, chronicle (a
  *    fresh server and data dir each time) and the fan-out limit run in turn, BENCH_ROUNDS times
  *    (bench/report.ts `interleaved`), so load that comes and goes on a shared machine falls on both
@@ -45,7 +46,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { createRedactor } from '../src/stacks/redaction.js';
-import { type EngineServer, measureEngine } from './deploys-engine.js';
+import { measureEngine, type StartEngineServer } from './deploys-engine.js';
 import { cpuSeconds, peakRssBytes } from './process-usage.js';
 import { measureRedaction, redactionWorkload } from './redaction.js';
 import {
@@ -232,11 +233,17 @@ async function fanoutLimit(
   }
 }
 
-/** `chronicle stacks` without compose.command (it finds the machine's compose), for the engine line. */
-async function engineServer(): Promise<{ server: EngineServer; stop: () => Promise<void> }> {
+/** `chronicle stacks` with one generation's compose command, for the engine lines. */
+const engineServer: StartEngineServer = async (composeCommand) => {
   const dir = await mkdtemp(join(tmpdir(), 'chronicle-bench-engine-data-'));
   const config = join(dir, 'config.json');
-  await writeFile(config, JSON.stringify({ users: [{ name: 'bench', token: TOKEN, admin: true }] }));
+  await writeFile(
+    config,
+    JSON.stringify({
+      users: [{ name: 'bench', token: TOKEN, admin: true }],
+      compose: { command: composeCommand },
+    }),
+  );
   const started = await startServer(join(dir, 'data'), config);
   return {
     server: {
@@ -249,9 +256,9 @@ async function engineServer(): Promise<{ server: EngineServer; stop: () => Promi
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
+};
 
-/** The real-engine line alone. */
+/** The real-engine lines alone. */
 export async function benchDeploysEngine(): Promise<void> {
   printReport({
     name: 'deploys: create-and-start on the real Docker engine',
