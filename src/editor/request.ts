@@ -48,6 +48,12 @@ export function optionalString(value: unknown, field: string, code = 'invalid_pr
   return value === undefined ? undefined : string(value, field, code);
 }
 
+/** An optional true/false field (`undefined` when absent); anything else is `invalid_request`. */
+export function optionalFlag(value: unknown, field: string): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') return value;
+  return fail('invalid_request', `${field} must be true or false, got ${JSON.stringify(value)}`);
+}
+
 export function handleList(value: unknown, field = 'handles'): string[] {
   if (Array.isArray(value) && value.every((h) => typeof h === 'string')) {
     return value.map((h) => (h as string).toUpperCase());

@@ -314,7 +314,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     status: 200,
     summary: 'Move, copy, rotate, scale or mirror entities',
     answer:
-      '`result.affected` (entities given), `result.created` (new handles of copy, mirror with copy: true, array). `action` defaults to move; `invalid_action`, `invalid_point` (vector, center), `invalid_factor` (scale: a factor of 0 or none; a negative one mirrors through the center), `invalid_axis` (mirror: not two distinct points), `invalid_transform`, `not_transformable`.',
+      '`result.affected` (entities transformed), `result.created` (new handles of copy, mirror with copy: true, array), `result.not_transformable` (entities kept as read, left where they are: `handle`, `type`, `reason`). `action` defaults to move; `atomic: true`: all or nothing — any entity that cannot be transformed refuses the request `not_transformable` with that list, nothing moves. `invalid_action`, `invalid_point` (vector, center), `invalid_factor` (scale: a factor of 0 or none; a negative one mirrors through the center), `invalid_axis` (mirror: not two distinct points), `invalid_transform`, `invalid_request` (atomic not a boolean).',
     body: 'object',
     build: (input) => op('entities_transform', bodyObject(input)),
   },

@@ -12,11 +12,11 @@ import {
   transformEntity,
   translation,
 } from '../geometry/index.js';
-import type { Point3 } from '../model.js';
+import type { Entity, Point3 } from '../model.js';
 import { documentIndex } from '../query/document-index.js';
 import { runQuery, selectionAnswer } from '../query/index.js';
 import type { QueryRequest } from '../query/request.js';
-import { handleList, number, point } from '../request.js';
+import { handleList, number, optionalFlag, point } from '../request.js';
 import { entitiesOf } from './entities.js';
 import { StepBuilder, stepEvent } from './steps.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
@@ -82,10 +82,38 @@ function arrayMatrices(r: Record<string, unknown>): Matrix[] {
   return out;
 }
 
+/** An entity a transform leaves where it is, and why: the answer's `not_transformable` list. */
+interface Untransformable {
+  handle: string;
+  type: string;
+  reason: string;
+}
+
+/**
+ * The entities the engine keeps as read (types it does not model) cannot be transformed: they are set
+ * apart by type, so the others of the request still move.
+ */
+function untransformable(sources: readonly Entity[]): Untransformable[] {
+  return sources.flatMap((e) =>
+    e.type === 'Raw'
+      ? [
+          {
+            handle: e.handle,
+            type: e.dxf_type,
+            reason: `${e.dxf_type} is kept as read and cannot be transformed`,
+          },
+        ]
+      : [],
+  );
+}
+
 /**
  * `entities_transform`: move, copy (fresh handles, originals kept), rotate, scale, mirror (`copy: true`
  * keeps the originals) or array (`rows` x `columns` copies at `row_spacing` / `column_spacing`).
- * `affected` counts the entities given; `created` lists the new handles (empty when none were made).
+ * Entities that cannot be transformed never refuse the whole request: they stay where they are and are
+ * listed in `not_transformable` while the rest moves, unless `atomic: true` asks for all or nothing (then
+ * the request is refused `not_transformable` with that list and nothing changes).
+ * `affected` counts the entities transformed; `created` lists the new handles (empty when none were made).
  */
 function entitiesTransform(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
@@ -98,7 +126,18 @@ function entitiesTransform(ctx: OpContext): OpOutcome {
     action === 'copy' || action === 'array' || (action === 'mirror' && ctx.request.copy === true);
   const matrices = action === 'array' ? arrayMatrices(ctx.request) : [matrixOf(action, ctx.request)];
   const mirrtext = (doc.model.header.$MIRRTEXT?.[0]?.value.trim() ?? '0') === '1';
-  const sources = entitiesOf(doc, [...new Set(handleList(ctx.request.handles))]);
+  const atomic = optionalFlag(ctx.request.atomic, 'atomic') === true;
+  const requested = entitiesOf(doc, [...new Set(handleList(ctx.request.handles))]);
+  const blocked = untransformable(requested);
+  if (atomic && blocked.length > 0) {
+    fail(
+      'not_transformable',
+      `${blocked.map((b) => `${b.type} ${b.handle}`).join(', ')} cannot be transformed; with atomic: true nothing moved`,
+      { not_transformable: blocked },
+    );
+  }
+  const skipped = new Set(blocked.map((b) => b.handle));
+  const sources = requested.filter((e) => !skipped.has(e.handle));
   const step = new StepBuilder(doc.model);
   const changes: Change[] = [];
   let created: string[] = [];
@@ -130,13 +169,16 @@ function entitiesTransform(ctx: OpContext): OpOutcome {
       });
     });
   }
-  step.push(...changes);
   const result = {
     action,
     affected: sources.length,
     handles: copies ? created : sources.map((e) => e.handle),
     created,
+    not_transformable: blocked,
   };
+  // Nothing that can move: the answer says why, and the drawing (and its revision) stays as it was.
+  if (changes.length === 0) return { events: [], result };
+  step.push(...changes);
   return {
     events: [stepEvent('EntitiesTransformed', doc, 'entities_transform', step.build(), result)],
     result,

@@ -262,12 +262,13 @@ describe('entities_transform', () => {
       action: 'move',
       vector: [5, -1],
     });
-    // `created` lists new handles (none for a move), as the reference editor answers.
+    // `created` lists new handles (none for a move), as the reference editor answers; nothing was left.
     expect(resultOf<{ action: string; affected: number; handles: string[] }>(answer)).toEqual({
       action: 'move',
       affected: 2,
       handles: [line, circle],
       created: [],
+      not_transformable: [],
     });
     expect(answer.changes).toEqual([
       { handle: line, kind: 'modified' },
@@ -468,29 +469,81 @@ describe('entities_transform', () => {
     await refusedWithNothingChanged(answer, 'entity_absent', before);
   });
 
-  it('an entity kept raw (a HATCH) is not_transformable, and the others in the request stay put', async () => {
+  it('an entity kept raw (a HATCH) stays put and is listed not_transformable while the others move', async () => {
     const path = await writeText(scratch.path('hatch.dxf'), handMadeDxf());
     const opened = await h.ok('open', { path });
     doc = opened.document_id as number;
     const hatch = await one('2C', 'summary');
     expect(hatch.type).toBe('Raw');
+    const hatchBefore = await one('2C');
+    const listed = [
+      { handle: '2C', type: 'HATCH', reason: 'HATCH is kept as read and cannot be transformed' },
+    ];
+
+    const moved = await h.ok('entities_transform', {
+      document_id: doc,
+      handles: ['2A', '2C'],
+      vector: [1, 0],
+    });
+    expect(moved.result).toMatchObject({
+      action: 'move',
+      affected: 1,
+      handles: ['2A'],
+      not_transformable: listed,
+    });
+    close((await one('2A')).start, [1, 0, 0]);
+    expect(await one('2C')).toEqual(hatchBefore);
+
+    const copied = await h.ok('entities_transform', {
+      document_id: doc,
+      handles: ['2C', '2B'],
+      action: 'copy',
+      vector: [0, 5],
+    });
+    const result = resultOf<{ created: string[]; affected: number; not_transformable: unknown }>(copied);
+    expect(result).toMatchObject({ affected: 1, not_transformable: listed });
+    expect(result.created).toHaveLength(1);
+    close((await one(result.created[0] as string)).center, [3, 9, 0]);
+
+    // Nothing that can move: answered with the list, the drawing and its revision unchanged.
     const before = await snapshot();
-    for (const action of ['move', 'copy']) {
+    const none = await h.ok('entities_transform', { document_id: doc, handles: ['2C'], vector: [1, 1] });
+    expect(none.result).toMatchObject({ affected: 0, handles: [], created: [], not_transformable: listed });
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('with atomic: true an entity that cannot be transformed refuses the request, naming it, and nothing moves', async () => {
+    const path = await writeText(scratch.path('hatch-atomic.dxf'), handMadeDxf());
+    doc = (await h.ok('open', { path })).document_id as number;
+    const before = await snapshot();
+    for (const action of ['move', 'copy', 'rotate']) {
       const answer = await h.call('entities_transform', {
         document_id: doc,
-        handles: ['2A', '2C'],
+        handles: ['2A', '2C', '2B'],
         action,
         vector: [1, 0],
+        angle: 90,
+        atomic: true,
       });
       await refusedWithNothingChanged(answer, 'not_transformable', before);
-      expect(answer.error).toMatch(/HATCH/);
+      expect(answer.error).toMatch(/HATCH 2C/);
+      expect((answer as unknown as { not_transformable: unknown }).not_transformable).toEqual([
+        { handle: '2C', type: 'HATCH', reason: 'HATCH is kept as read and cannot be transformed' },
+      ]);
     }
-    // The modeled ones move.
+    const bad = await h.call('entities_transform', {
+      document_id: doc,
+      handles: ['2A'],
+      vector: [1, 0],
+      atomic: 'yes',
+    });
+    await refusedWithNothingChanged(bad, 'invalid_request', before);
+    // All of them transformable: atomic moves them as any request does.
     await h.ok('entities_transform', {
       document_id: doc,
       handles: ['2A', '2B'],
-      action: 'move',
       vector: [1, 0],
+      atomic: true,
     });
     close((await one('2A')).start, [1, 0, 0]);
   });

@@ -332,14 +332,17 @@ describe('a drawing written by ezdxf', () => {
       'block_exists',
     );
     expect((await h.call('layout_create', { document_id: doc, name: 'Sheet A' })).code).toBe('layout_exists');
-    // The HATCH is kept as read: it cannot be transformed, and the refusal changes nothing.
-    const hatch = await h.call('entities_transform', {
+    // The HATCH is kept as read: it cannot be transformed; the answer says so and changes nothing.
+    const hatch = await h.ok('entities_transform', {
       document_id: doc,
       handles: [handle('hatch')],
       action: 'move',
       vector: [1, 1],
     });
-    expect(hatch.code).toBe('not_transformable');
+    expect(hatch.result).toMatchObject({
+      affected: 0,
+      not_transformable: [{ handle: handle('hatch'), type: 'HATCH' }],
+    });
     expect((await read('state')).state.revision).toBe(0);
   });
 
