@@ -40,6 +40,7 @@ import { retentionRoutes } from './stacks-routes-retention.js';
 import { runRoutes } from './stacks-routes-runs.js';
 import { scheduleRoutes } from './stacks-routes-schedules.js';
 import { stackRoutes } from './stacks-routes-stacks.js';
+import { updateRoutes } from './stacks-routes-updates.js';
 import { callerOf, cookieOf, Sessions, sessionRoutes } from './stacks-session.js';
 import { uiRoutes } from './stacks-ui-static.js';
 import { StreamBudget } from './stream-budget.js';
@@ -194,6 +195,7 @@ export function stacksApp(
     consoleRoutes(scope, service, engine);
     engineRoutes(scope, service, engine);
     adoptionRoutes(scope, service, engine);
+    updateRoutes(scope, service, engine);
     runRoutes(scope, service, streams);
     // Issue 19's routes (deploy history, audit, retention, notifications): no zod schemas yet.
     historyRoutes(scope, service);

@@ -22,6 +22,8 @@ import type {
 
 export const DEFAULT_DEPLOY_LOGS = { budgetBytes: 2 * 1024 ** 3, remeasureBytes: 1024 ** 2 } as const;
 export const DEFAULT_JOBS = { timeoutSeconds: 3600, retentionHours: 24 } as const;
+/** How often the registries are asked whether the stacks' images have a newer digest (0: never). */
+export const DEFAULT_IMAGE_UPDATES = { checkEveryMinutes: 360 } as const;
 /** The name of the admin user made when no user is configured. */
 export const GENERATED_ADMIN_NAME = 'admin';
 
@@ -226,6 +228,17 @@ const configSchema = z.strictObject(
         { error: 'must be an object {timeoutSeconds?, retentionHours?}' },
       )
       .optional(),
+    imageUpdates: z
+      .strictObject(
+        {
+          checkEveryMinutes: z
+            .int({ error: 'must be a whole number of minutes, 0 (never) or more' })
+            .min(0, { error: 'must be a whole number of minutes, 0 (never) or more' })
+            .optional(),
+        },
+        { error: 'must be an object {checkEveryMinutes?}' },
+      )
+      .optional(),
   },
   { error: 'must be a JSON object' },
 );
@@ -395,6 +408,9 @@ export function resolveStacksConfig(raw: unknown, file?: string): LoadedStacksCo
     jobs: {
       timeoutSeconds: input.jobs?.timeoutSeconds ?? DEFAULT_JOBS.timeoutSeconds,
       retentionHours: input.jobs?.retentionHours ?? DEFAULT_JOBS.retentionHours,
+    },
+    imageUpdates: {
+      checkEveryMinutes: input.imageUpdates?.checkEveryMinutes ?? DEFAULT_IMAGE_UPDATES.checkEveryMinutes,
     },
     notifications: (input.notifications ?? []).map((n) => ({
       name: n.name,

@@ -69,6 +69,8 @@ export interface StacksConfig {
   secretProviders: ReadonlyMap<string, SecretProviderConfig>;
   deployLogs: { budgetBytes: number; remeasureBytes: number };
   jobs: { timeoutSeconds: number; retentionHours: number };
+  /** The scheduled image update check (engine/image-updates.ts); 0 minutes: only on demand. */
+  imageUpdates: { checkEveryMinutes: number };
   /** Deploy-run retention per environment (null = local): issue 19 point 5. Absent: none. */
   retention?: ReadonlyMap<number | null, { keepRuns: number | null; keepDays: number | null }>;
   /** Notification channels (issue 19 point 4). Absent: none. */

@@ -15,13 +15,15 @@ import type { EngineRoutes } from './engine-routes.js';
 import type { historySchemas } from './history-routes.js';
 import { fillPath } from './route-path.js';
 import { type StacksRouteName, type StacksRoutes, stacksRoutes } from './routes.js';
+import type { UpdateRoutes } from './update-routes.js';
 
 type HistoryRoutes = typeof historySchemas;
 /**
  * Every route of the API: the route table's, issue 19's (history-routes.ts) and the containers'
- * (engine-routes.ts) and the adoption's (adoption-routes.ts), by operation id.
+ * (engine-routes.ts), the adoption's (adoption-routes.ts) and the image updates' (update-routes.ts), by
+ * operation id.
  */
-export type ApiRoutes = StacksRoutes & HistoryRoutes & EngineRoutes & AdoptionRoutes;
+export type ApiRoutes = StacksRoutes & HistoryRoutes & EngineRoutes & AdoptionRoutes & UpdateRoutes;
 export type ApiRouteName = keyof ApiRoutes;
 
 type SchemaOf<N extends ApiRouteName> = ApiRoutes[N]['schema'];

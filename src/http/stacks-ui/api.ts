@@ -55,6 +55,7 @@ export type StatsSample = z.output<typeof StatsSampleSchema>;
 export type EngineInfo = StacksAnswer<'getEngineInfo', 200>;
 export type EngineProject = StacksAnswer<'listEngineProjects', 200>[number];
 export type Adopted = StacksAnswer<'adoptEngineProject', 201>;
+export type ImageUpdates = StacksAnswer<'getImageUpdates', 200>;
 export type RunCompose = StacksAnswer<'getRunCompose', 200>;
 export type RunVariables = StacksAnswer<'getRunVariables', 200>;
 export type RunDiff = StacksAnswer<'getRunDiff', 200>;
@@ -129,6 +130,8 @@ const ROUTES = {
   getEngineInfo: ['GET', '/api/engines/info'],
   listEngineProjects: ['GET', '/api/engines/projects'],
   adoptEngineProject: ['POST', '/api/engines/projects/:project/adopt'],
+  getImageUpdates: ['GET', '/api/stacks/:name/updates'],
+  checkImageUpdates: ['POST', '/api/stacks/:name/updates/check'],
 } as const satisfies Partial<{
   [N in ApiRouteName]: readonly [ApiRoutes[N]['method'], ApiRoutes[N]['url']];
 }>;
@@ -310,6 +313,10 @@ export const api = {
   engineInfo: (env: Env) => call<'getEngineInfo', EngineInfo>('getEngineInfo', { query: envQuery(env) }),
   engineProjects: (env: Env) =>
     call<'listEngineProjects', EngineProject[]>('listEngineProjects', { query: envQuery(env) }),
+  imageUpdates: (name: string, env: Env) =>
+    call<'getImageUpdates', ImageUpdates>('getImageUpdates', { params: { name }, query: envQuery(env) }),
+  checkImageUpdates: (name: string, env: Env) =>
+    call<'checkImageUpdates', ImageUpdates>('checkImageUpdates', { params: { name }, query: envQuery(env) }),
   adoptProject: (env: Env, project: string) =>
     call<'adoptEngineProject', Adopted>('adoptEngineProject', { params: { project }, query: envQuery(env) }),
 

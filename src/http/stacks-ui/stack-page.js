@@ -14,6 +14,7 @@ import { ContainersPanel, useContainers } from './containers.js';
 import { DeploysTab } from './deploys.js';
 import { GitPanel } from './git.js';
 import { lastGood } from './history.js';
+import { ImageUpdates } from './image-updates.js';
 import { LiveOutput } from './live-output.js';
 import { OptionsChecks } from './stacks-list.js';
 import { envParam, html, routeHref } from './util.js';
@@ -259,6 +260,8 @@ export function StackPage({
       <${ContainersPanel} status=${engine.status} error=${engine.error} canEdit=${canEdit} stats=${stats}
         onLogs=${(/** @type {string} */ c) => navigate({ tab: 'logs', container: c })}
         onConsole=${(/** @type {string} */ c) => navigate({ console: c })} />
+      <${ImageUpdates} name=${name} env=${env} live=${live} tick=${tick} canEdit=${canEdit} busy=${busy}
+        onUpdate=${() => act(() => api.deploy(name, env, { pull: true, build: false, forceRecreate: false }))} />
       ${
         canEdit && consoleIn
           ? html`<${ConsolePanel} key=${consoleIn} name=${name} env=${env} container=${consoleIn}

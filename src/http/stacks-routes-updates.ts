@@ -1,0 +1,109 @@
+import type { EnvironmentId } from '../../streams/stacks.js';
+import { checkEnvAccess } from '../stacks/auth.js';
+import { PROJECT_LABEL } from '../stacks/engine/container-events.js';
+import type { Engine } from '../stacks/engine/engines.js';
+import {
+  checkable,
+  RegistryDigests,
+  type ServiceImage,
+  serviceImages,
+  updateOf,
+} from '../stacks/engine/image-updates.js';
+import { StacksError } from '../stacks/errors.js';
+import type { StacksService } from '../stacks/service.js';
+import { updateSchemas as routes } from './stacks-api/update-routes.js';
+import type { EngineFeed } from './stacks-changes.js';
+import type { StacksFastify } from './stacks-openapi.js';
+import { allow, userOf } from './stacks-request.js';
+import { engineFailure } from './stacks-routes-containers.js';
+
+/** The images a stack's services run, read from its engine. */
+async function stackImages(engine: Engine, stack: string): Promise<ServiceImage[]> {
+  const docker = engine.docker;
+  if (!docker) throw new StacksError(502, engine.error ?? 'No Docker engine');
+  try {
+    const listed = await docker.listContainers({
+      all: true,
+      filters: { label: [`${PROJECT_LABEL}=${stack}`] },
+    });
+    return await serviceImages(
+      docker,
+      listed.map((c) => c.Id),
+    );
+  } catch (error) {
+    throw engineFailure(engine, error);
+  }
+}
+
+const toCheck = (images: readonly ServiceImage[]) =>
+  images.filter((i) => checkable(i) === null).map((i) => i.image);
+
+/**
+ * Image updates of a stack's services (engine/image-updates.ts): `GET …/updates` compares what runs with
+ * the registries' last answers, `POST …/updates/check` asks them now (`view`, like every read of the
+ * stack's engine), and every `imageUpdates.checkEveryMinutes` every stack of every environment is
+ * checked, a first time a minute after the start (one stack after the other; the timers end when the
+ * app closes). An update is a deploy with
+ * `pull: true`: a recorded run.
+ */
+export function updateRoutes(app: StacksFastify, service: StacksService, feed: EngineFeed): void {
+  const digests = new RegistryDigests();
+  const engineOf = (env: EnvironmentId) => feed.engines.of(service.environment(env));
+
+  const answer = async (
+    request: { query: { env: EnvironmentId }; params: { name: string } },
+    check: boolean,
+  ) => {
+    const env = request.query.env;
+    const stack = await service.getStack({ name: request.params.name, environmentId: env });
+    const engine = engineOf(env);
+    const images = await stackImages(engine, stack.name);
+    if (check) await digests.check(engine, toCheck(images));
+    return { services: images.map((i) => updateOf(i, digests.answer(engine, i.image))) };
+  };
+
+  app.route({
+    ...routes.getImageUpdates,
+    handler: async (request) => {
+      allow(checkEnvAccess(userOf(request), 'view', request.query.env));
+      return answer(request, false);
+    },
+  });
+  app.route({
+    ...routes.checkImageUpdates,
+    handler: async (request) => {
+      allow(checkEnvAccess(userOf(request), 'view', request.query.env));
+      return answer(request, true);
+    },
+  });
+
+  const minutes = service.config.imageUpdates.checkEveryMinutes;
+  if (minutes <= 0) return;
+  let running = false;
+  const checkAll = async () => {
+    if (running) return;
+    running = true;
+    try {
+      for (const env of [null, ...service.config.environments.map((e) => e.id)]) {
+        const engine = engineOf(env);
+        for (const stack of await service.listStacks(env)) {
+          const images = await stackImages(engine, stack.name).catch(() => []);
+          await digests.check(engine, toCheck(images));
+        }
+      }
+    } catch (error) {
+      process.stderr.write(`stacks: the image update check failed: ${(error as Error).message}\n`);
+    } finally {
+      running = false;
+    }
+  };
+  // A first look a minute after the start (a restart should not leave the page blind for hours).
+  const first = setTimeout(() => void checkAll(), 60_000);
+  const timer = setInterval(() => void checkAll(), minutes * 60_000);
+  first.unref();
+  timer.unref();
+  app.addHook('onClose', async () => {
+    clearTimeout(first);
+    clearInterval(timer);
+  });
+}
