@@ -5,7 +5,8 @@
  * two engines): each deploys on its own engine, its status, containers, logs and live changes come
  * from its own engine only, and stopping or taking down one never touches the other. An engine that
  * goes down makes its stacks `unknown` with the reason while the other's stay as they are, and comes
- * back by itself: status, the engine list and the event stream, without a restart of chronicle.
+ * back by itself: status, the engine list and the event stream, without a restart of chronicle; a deploy
+ * meanwhile fails with compose's reason and leaves the other engine alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -229,6 +230,17 @@ describeTwo('environments on two engines', (compose: ComposeUnderTest) => {
       'the disconnection of environment 1',
     );
     expect(engineChanges('disconnected', null)).toEqual([]);
+    // A deploy meanwhile fails with compose's own reason; the other environment's stack runs on.
+    const failed = await admin.postJson(`/api/stacks/${name}/deploy${q(1)}`);
+    expectStatus(failed, 500, 'a deploy on the engine that is down (a failed job)');
+    expect(objectOf(failed)).toMatchObject({ success: false });
+    const runs = arrayOf(await admin.get(`/api/stacks/${name}/deploys${q(1)}`));
+    const last = runs.reduce((a, b) => ((a.id as number) > (b.id as number) ? a : b));
+    expect(last.status).toBe('failed');
+    // v2 names the engine; v1 ends with the tail of its Python client's traceback.
+    if (compose.generation === 'v2')
+      expect(last.errorMessage).toContain(`Cannot connect to the Docker daemon at ${second.host}`);
+    expect(await onEngine('machine')).toEqual([['front', 'running']]);
 
     const connectedBefore = engineChanges('connected', 1).length;
     await second.up();
