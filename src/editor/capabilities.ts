@@ -115,6 +115,13 @@ export const QUERY_LIMIT_DEFAULT = 1000;
 export const QUERY_LIMIT_MAX = 10_000;
 /** Most steps in one `batch`. */
 export const BATCH_MAX_STEPS = 64;
+/**
+ * The most group codes one entity may hold: a HATCH of 80,000 edges, a spline of 250,000 points. A
+ * file of 30 MB can hold one HATCH of a million edges, whose tags alone took the reader past a 256 MB
+ * heap; refused before they are copied (README "Security model").
+ */
+export const MAX_ENTITY_TAGS = 500_000;
+
 /** Largest DXF file `open` reads: 256 MiB. */
 export const MAX_DXF_BYTES = 256 * 1024 * 1024;
 /** Largest request body the HTTP transport passes on: 16 MiB. */
@@ -146,6 +153,8 @@ export interface Capabilities {
     max_request_body_bytes: number;
     /** The most entities one plot, capture or measurement expands block references to (expansion.ts). */
     max_expanded_entities: number;
+    /** The most group codes one entity of a DXF file may hold (`dxf_too_large` past it). */
+    max_entity_tags: number;
   };
   dxf: { read_versions: string[]; write_min_version: string };
   /** Names `page_setup_set.paper` accepts (each also by its media name). */
@@ -176,6 +185,7 @@ export function capabilities(version: string): Capabilities {
       max_dxf_bytes: MAX_DXF_BYTES,
       max_request_body_bytes: MAX_REQUEST_BODY_BYTES,
       max_expanded_entities: MAX_EXPANDED_ENTITIES,
+      max_entity_tags: MAX_ENTITY_TAGS,
     },
     dxf: { read_versions: [...DXF_READ_VERSIONS], write_min_version: DXF_WRITE_MIN_VERSION },
     papers: PAPER_SIZES.map((p) => p.name),

@@ -167,6 +167,7 @@ describe('capabilities', () => {
       max_dxf_bytes: 256 * 1024 * 1024,
       max_request_body_bytes: 16 * 1024 * 1024,
       max_expanded_entities: 500_000,
+      max_entity_tags: 500_000,
     });
     expect(REQUEST_ID_MAX_BYTES).toBe(128);
     expect(QUERY_LIMIT_DEFAULT).toBe(1000);

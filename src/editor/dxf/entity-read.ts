@@ -1,3 +1,4 @@
+import { MAX_ENTITY_TAGS } from '../capabilities.js';
 import { dictGet } from '../dict.js';
 import type { DxfTag, Entity, EntityCommon, ModeledType, RawEntity } from '../model.js';
 import {
@@ -9,6 +10,7 @@ import {
   subclassNames,
 } from './entity-defs.js';
 import { ENTITY_CODES, MODELED_DXF_TYPES } from './entity-types.js';
+import { DxfError } from './errors.js';
 import { upgradeEntityTags } from './r12.js';
 import type { ReadContext } from './read-context.js';
 import type { TagList } from './tags.js';
@@ -39,6 +41,11 @@ export function entityEnd(t: TagList, start: number, end: number): number {
 }
 
 function slice(t: TagList, start: number, end: number): DxfTag[] {
+  if (end - start > MAX_ENTITY_TAGS)
+    throw new DxfError(
+      'dxf_too_large',
+      `the ${t.value(start - 1).trim()} entity at line ${2 * start} holds ${(end - start).toLocaleString('en-US')} group codes, more than the ${MAX_ENTITY_TAGS.toLocaleString('en-US')} one entity may hold`,
+    );
   const out: DxfTag[] = new Array(end - start);
   for (let i = start; i < end; i++) out[i - start] = { code: t.codes[i] as number, value: t.value(i) };
   return out;

@@ -1,5 +1,5 @@
 /** Why a DXF file could not be read. */
-export type DxfErrorCode = 'dxf_invalid' | 'dxf_truncated' | 'dxf_binary_unsupported';
+export type DxfErrorCode = 'dxf_invalid' | 'dxf_truncated' | 'dxf_binary_unsupported' | 'dxf_too_large';
 
 /** A DXF file the reader refuses, with a code the editor answers with. */
 export class DxfError extends Error {

@@ -149,7 +149,19 @@ export function loadDxfOffThread(buffer: Uint8Array): Promise<LoadedDxf> {
     });
     // Asked after a turn of the loop, so other work runs between two batches.
     const askForNext = () => setImmediate(() => worker.postMessage('next'));
-    worker.on('error', (error) => settle(() => reject(error)));
+    // Out of heap (a file of many large entities): the worker dies alone, and the open answers why.
+    worker.on('error', (error) =>
+      settle(() =>
+        reject(
+          (error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? new DxfError(
+                'dxf_too_large',
+                `the file needs more memory to read than the editor has (${buffer.byteLength.toLocaleString('en-US')} bytes; ${error.message})`,
+              )
+            : error,
+        ),
+      ),
+    );
     worker.on('exit', (code) => settle(() => reject(new Error(`DXF worker exited with code ${code}`))));
     const bytes = new Uint8Array(buffer.byteLength);
     bytes.set(buffer);

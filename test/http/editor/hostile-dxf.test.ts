@@ -183,4 +183,44 @@ describe('a DXF of a few KB that expands without bound, on a 256 MB heap', () =>
     expect(ready.status).toBe(200);
     expect(server.child.exitCode).toBeNull();
   });
+
+  it('a HATCH that lists a million edges (a 35 MB file) is refused with dxf_too_large, nothing opened', async () => {
+    const edges: string[] = [];
+    for (let i = 0; i < 1_000_000; i++) edges.push(`72\n1\n10\n${i}\n20\n0\n11\n${i + 1}\n21\n0\n`);
+    const text = `${tags([
+      [0, 'SECTION'],
+      [2, 'ENTITIES'],
+      [0, 'HATCH'],
+      [5, 'B1'],
+      [100, 'AcDbEntity'],
+      [8, '0'],
+      [100, 'AcDbHatch'],
+      [2, 'SOLID'],
+      [70, 1],
+      [71, 0],
+      [91, 1],
+      [92, 1],
+      [93, 1_000_000],
+    ])}${edges.join('')}${tags([
+      [97, 0],
+      [75, 0],
+      [76, 1],
+      [98, 0],
+      [0, 'ENDSEC'],
+      [0, 'EOF'],
+    ])}`;
+    const path = join(dir, 'million-edges.dxf');
+    await writeFile(path, text);
+    const before = body(await client.get('/api/v1/state')).state as { documents: unknown[] };
+    const opened = await client.post('/api/v1/documents', { path });
+    expect(opened.status, opened.text).toBe(400);
+    expect(body(opened)).toMatchObject({ ok: false, code: 'dxf_too_large' });
+    expect(String(body(opened).error)).toMatch(
+      /HATCH entity at line 6 holds 5,000,0\d\d group codes, more than the 500,000/,
+    );
+    const after = body(await client.get('/api/v1/state')).state as { documents: unknown[] };
+    expect(after.documents).toHaveLength(before.documents.length);
+    expect((await client.get('/api/v1/ready')).status).toBe(200);
+    expect(server.child.exitCode).toBeNull();
+  });
 });
