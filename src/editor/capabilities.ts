@@ -127,8 +127,11 @@ export const MAX_DXF_BYTES = 256 * 1024 * 1024;
 /** Largest request body the HTTP transport passes on: 16 MiB. */
 export const MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024;
 
-/** $ACADVER values `open` reads: R12 (AC1009) to R2018 (AC1032). */
-export const DXF_READ_VERSIONS = ACADVER_VALUES;
+/**
+ * $ACADVER values `open` reads: R2.5 (AC1003), R2.6 (AC1006), then R12 (AC1009) to R2018 (AC1032); ASCII
+ * or binary DXF. The older ones are read as R12 is (no subclass markers, no handles needed).
+ */
+export const DXF_READ_VERSIONS = ['AC1003', 'AC1006', ...ACADVER_VALUES] as const;
 /** Oldest $ACADVER `save` writes. */
 export const DXF_WRITE_MIN_VERSION = 'AC1015';
 

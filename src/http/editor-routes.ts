@@ -90,7 +90,10 @@ const op = (name: string, fields: Record<string, unknown> = {}) => ({ op: name, 
 /** POST /documents per the spec: Mutate `new` with a template, else *Run* `open` with a path, else `new`. */
 function newOrOpen(body: Record<string, unknown>): ReturnType<EditorRoute['build']> {
   if (typeof body.template === 'string') return op('new', { template: body.template });
-  if (typeof body.path === 'string') return { ...op('open', { path: body.path }), run: true };
+  if (typeof body.path === 'string') {
+    const recover = body.recover === undefined ? {} : { recover: body.recover };
+    return { ...op('open', { path: body.path, ...recover }), run: true };
+  }
   return op('new');
 }
 
@@ -148,7 +151,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     status: 201,
     summary: 'New document (template), open a DXF (path), or a blank new document',
     answer:
-      '`document_id` of the new or opened document; from a template `result.total` counts the entities it brought in. A DWG file (AC10xx) is refused with `unsupported_format`.',
+      '`document_id` of the new or opened document; from a template `result.total` counts the entities it brought in. An open answers its entity summary (`entities`, `by_type`, `layers`, `blocks`), `format` (`ascii` or `binary` DXF) and `recovered` (what recover mode repaired: no EOF, data after it, a section without ENDSEC; `recover: false` refuses such a file with `dxf_truncated` or `dxf_invalid`). A DWG file (AC10xx) is refused with `unsupported_format`.',
     body: 'object',
     build: (input) => newOrOpen(bodyObject(input)),
   },
@@ -435,13 +438,14 @@ export const editorRoutes: readonly EditorRoute[] = [
     status: 200,
     summary: 'Save the active document',
     answer:
-      "`result.saved` (the path). An existing file other than the document's own (opened from or last saved to) is replaced only with `overwrite: true` (`file_exists`). A `.dwg` or `.dwt` path is refused with `unsupported_format` and nothing is written.",
+      '`result.saved` (the path), `result.format`: `ascii` (default) or, with `format: "binary"`, binary DXF. An existing file other than the document\'s own (opened from or last saved to) is replaced only with `overwrite: true` (`file_exists`). A `.dwg` or `.dwt` path is refused with `unsupported_format` and nothing is written.',
     body: 'object',
     build: (input) => {
-      const { path, overwrite } = bodyObject(input);
+      const { path, overwrite, format } = bodyObject(input);
       return op('save', {
         ...(typeof path === 'string' ? { path } : {}),
         ...(overwrite !== undefined ? { overwrite } : {}),
+        ...(format !== undefined ? { format } : {}),
       });
     },
   },

@@ -178,7 +178,7 @@ describe('capabilities', () => {
   });
 
   it('states the DXF versions read and written', () => {
-    expect(caps.dxf.read_versions[0]).toBe('AC1009');
+    expect(caps.dxf.read_versions.slice(0, 3)).toEqual(['AC1003', 'AC1006', 'AC1009']);
     expect(caps.dxf.read_versions.at(-1)).toBe('AC1032');
     expect(caps.dxf.read_versions).toEqual([...DXF_READ_VERSIONS]);
     expect(caps.dxf.write_min_version).toBe(DXF_WRITE_MIN_VERSION);

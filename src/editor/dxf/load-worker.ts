@@ -11,15 +11,16 @@ import { loadDxf, type WorkerMessage } from './load.js';
 const port = parentPort;
 if (!port) throw new Error('load-worker runs as a worker thread');
 
-port.once('message', (bytes: Uint8Array) => {
+port.once('message', ({ bytes, recover }: { bytes: Uint8Array; recover: boolean }) => {
   const post = (message: WorkerMessage) => port.postMessage(message);
   try {
-    const loaded = loadDxf(bytes);
+    const loaded = loadDxf(bytes, { recover });
     const text = (index: number) => {
       const batch = loaded.batches[index];
       return batch && JSON.stringify(batch);
     };
-    post({ kind: 'head', model: loaded.model, bytes: loaded.bytes, sha256: loaded.sha256 });
+    const { model, bytes: size, sha256, recovered, format } = loaded;
+    post({ kind: 'head', model, bytes: size, sha256, recovered, format });
     let next = 0;
     let ready = text(next);
     // Each 'next' from the main thread asks for one more batch, then the end; the batch after it is

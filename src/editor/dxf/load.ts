@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { withKnownJson } from '../../store/validate.js';
 import { dictGet } from '../dict.js';
 import type { DxfDocumentModel, Entity } from '../model.js';
+import { binaryDxfToText, isBinaryDxf } from './binary.js';
 import { DxfError, type DxfErrorCode } from './errors.js';
 import { readDxf } from './read.js';
 
@@ -26,10 +27,23 @@ export interface LoadedDxf {
   batches: EntityBatch[];
   bytes: number;
   sha256: string;
+  /** What the reader repaired or left out to read the file (recover mode), one sentence each. */
+  recovered: string[];
+  /** How the file was written: ASCII or binary DXF. */
+  format: 'ascii' | 'binary';
 }
 
-/** DXF before AC1021 (R2007) is in the drawing's code page; latin1 keeps every byte as one character. */
+export interface LoadOptions {
+  /** False: a file with faults (no EOF, data after it, ...) is refused instead of repaired. Default true. */
+  recover?: boolean;
+}
+
+/**
+ * DXF before AC1021 (R2007) is in the drawing's code page; latin1 keeps every byte as one character.
+ * Binary DXF is turned into the same text.
+ */
 export function decodeDxf(buffer: Uint8Array): string {
+  if (isBinaryDxf(buffer)) return binaryDxfToText(buffer);
   const bytes = Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   const head = bytes.subarray(0, 4096).toString('latin1');
   const version = /\$ACADVER\s*\r?\n\s*1\s*\r?\n\s*(AC\d{4})/.exec(head)?.[1] ?? 'AC1009';
@@ -53,14 +67,17 @@ export function entityBatches(model: DxfDocumentModel): EntityBatch[] {
 }
 
 /** Parses a DXF file's bytes on this thread. Throws DxfError for a file the reader refuses. */
-export function loadDxf(buffer: Uint8Array): LoadedDxf {
-  const parsed = readDxf(decodeDxf(buffer));
+export function loadDxf(buffer: Uint8Array, options: LoadOptions = {}): LoadedDxf {
+  const recovered: string[] = [];
+  const parsed = readDxf(decodeDxf(buffer), { recover: options.recover !== false, recovered });
   const batches = entityBatches(parsed);
   return {
     model: { ...parsed, entities: {}, order: [] },
     batches,
     bytes: buffer.byteLength,
     sha256: createHash('sha256').update(buffer).digest('hex'),
+    recovered,
+    format: isBinaryDxf(buffer) ? 'binary' : 'ascii',
   };
 }
 
@@ -93,7 +110,14 @@ export function entitiesLoadedData(
  * 2,000 entities is rebuilt object by object (and was then serialized again for the log).
  */
 export type WorkerMessage =
-  | { kind: 'head'; model: DxfDocumentModel; bytes: number; sha256: string }
+  | {
+      kind: 'head';
+      model: DxfDocumentModel;
+      bytes: number;
+      sha256: string;
+      recovered: string[];
+      format: LoadedDxf['format'];
+    }
   | { kind: 'batch'; json: string }
   | { kind: 'done' }
   | { kind: 'failed'; code: DxfErrorCode | null; message: string };
@@ -113,7 +137,7 @@ function workerScript(): string {
  * Parses in a worker thread. The main thread only receives the result, one batch per message, so it
  * stays free to answer other requests between them (a 300,000-entity file parses for over a second).
  */
-export function loadDxfOffThread(buffer: Uint8Array): Promise<LoadedDxf> {
+export function loadDxfOffThread(buffer: Uint8Array, options: LoadOptions = {}): Promise<LoadedDxf> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(workerScript());
     let loaded: LoadedDxf | undefined;
@@ -127,7 +151,14 @@ export function loadDxfOffThread(buffer: Uint8Array): Promise<LoadedDxf> {
     worker.on('message', (message: WorkerMessage) => {
       switch (message.kind) {
         case 'head':
-          loaded = { model: message.model, batches: [], bytes: message.bytes, sha256: message.sha256 };
+          loaded = {
+            model: message.model,
+            batches: [],
+            bytes: message.bytes,
+            sha256: message.sha256,
+            recovered: message.recovered,
+            format: message.format,
+          };
           askForNext();
           return;
         case 'batch': {
@@ -165,12 +196,12 @@ export function loadDxfOffThread(buffer: Uint8Array): Promise<LoadedDxf> {
     worker.on('exit', (code) => settle(() => reject(new Error(`DXF worker exited with code ${code}`))));
     const bytes = new Uint8Array(buffer.byteLength);
     bytes.set(buffer);
-    worker.postMessage(bytes, [bytes.buffer]);
+    worker.postMessage({ bytes, recover: options.recover !== false }, [bytes.buffer]);
   });
 }
 
 /** Parses on this thread when the file is small (a worker costs more than it saves), else in a worker. */
-export const loadDxfFile = (buffer: Uint8Array): Promise<LoadedDxf> =>
+export const loadDxfFile = (buffer: Uint8Array, options: LoadOptions = {}): Promise<LoadedDxf> =>
   buffer.byteLength < OFF_THREAD_BYTES
-    ? Promise.resolve().then(() => loadDxf(buffer))
-    : loadDxfOffThread(buffer);
+    ? Promise.resolve().then(() => loadDxf(buffer, options))
+    : loadDxfOffThread(buffer, options);

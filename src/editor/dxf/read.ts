@@ -18,6 +18,13 @@ export interface ReadDxfOptions {
   guid?: string;
   /** Give the document a new $FINGERPRINTGUID even when the file has one (a new drawing from a template). */
   newIdentity?: boolean;
+  /**
+   * Recover mode (as ezdxf's `recover`): a file without EOF, a section without ENDSEC, a last group code
+   * without value or data after EOF is read as far as it goes, each repair noted in `recovered`.
+   */
+  recover?: boolean;
+  /** Where the repairs and the records left out are noted, one sentence each, in file order. */
+  recovered?: string[];
 }
 
 interface Section {
@@ -31,14 +38,18 @@ interface Section {
 const isZero = (t: TagList, i: number, value: string) =>
   t.codes[i] === 0 && (t.is(i, value) || t.value(i).trim().toUpperCase() === value);
 
-function splitSections(t: TagList): Section[] {
+function splitSections(t: TagList, recover: boolean, notes: string[]): Section[] {
   if (t.count === 0) throw new DxfError('dxf_invalid', 'not a DXF file: it is empty');
   if (!isZero(t, 0, 'SECTION'))
     throw new DxfError('dxf_invalid', 'not a DXF file: it does not start with a SECTION');
   const sections: Section[] = [];
   let i = 0;
   for (;;) {
-    if (i >= t.count) throw new DxfError('dxf_truncated', 'truncated DXF: the file ends without EOF');
+    if (i >= t.count) {
+      if (!recover) throw new DxfError('dxf_truncated', 'truncated DXF: the file ends without EOF');
+      notes.push('the file ends without EOF: read to its end');
+      break;
+    }
     if (isZero(t, i, 'EOF')) break;
     if (!isZero(t, i, 'SECTION')) {
       i++; // stray tags between sections carry nothing
@@ -51,11 +62,14 @@ function splitSections(t: TagList): Section[] {
       .toUpperCase();
     let j = i + 2;
     while (j < t.count && !(t.codes[j] === 0 && isSectionBoundary(t, j))) j++;
-    if (j >= t.count || !isZero(t, j, 'ENDSEC')) {
-      throw new DxfError('dxf_truncated', `truncated DXF: section ${name} is not closed by ENDSEC`);
+    const closed = j < t.count && isZero(t, j, 'ENDSEC');
+    if (!closed) {
+      if (!recover)
+        throw new DxfError('dxf_truncated', `truncated DXF: section ${name} is not closed by ENDSEC`);
+      notes.push(`section ${name} is not closed by ENDSEC: it ends where the next one (or the file) starts`);
     }
     sections.push({ name, start: i + 2, end: j });
-    i = j + 1;
+    i = closed ? j + 1 : j;
   }
   if (sections.length === 0) throw new DxfError('dxf_invalid', 'not a DXF file: it has no sections');
   return sections;
@@ -435,15 +449,19 @@ function readGroup(tags: DxfTag[], ctx: ReadContext): Group {
 /**
  * Reads an ASCII DXF drawing (R12 to R2018, LF or CRLF line ends) into the document model. Throws a
  * DxfError: `dxf_invalid` (not DXF), `dxf_truncated` (no EOF, a section not closed, a last group code
- * without value), `dxf_binary_unsupported` (binary DXF).
+ * without value; each read as far as it goes in recover mode), `dxf_binary_unsupported` (binary DXF text:
+ * load.ts turns binary DXF bytes into ASCII text first).
  */
 export function readDxf(text: string, options: ReadDxfOptions = {}): DxfDocumentModel {
-  const t = tokenize(text);
-  const sections = splitSections(t);
+  const recover = options.recover === true;
+  const notes: string[] = [];
+  const t = tokenize(text, recover ? notes : undefined);
+  const sections = splitSections(t, recover, notes);
   const headerSection = sections.find((s) => s.name === 'HEADER');
   const header = headerSection ? readHeader(t, headerSection) : {};
   const version = (header.$ACADVER?.[0]?.value ?? 'AC1009').trim().toUpperCase();
   const ctx = new ReadContext(version);
+  ctx.recovered.push(...notes);
   const doc: DxfDocumentModel = {
     version,
     header,
@@ -513,6 +531,7 @@ export function readDxf(text: string, options: ReadDxfOptions = {}): DxfDocument
   const guid =
     (!options.newIdentity && parseGuid(header.$FINGERPRINTGUID?.[0]?.value)) || options.guid || newGuid();
   doc.header.$FINGERPRINTGUID = guidHeaderTags(parseGuid(guid) ?? newGuid());
+  options.recovered?.push(...ctx.recovered);
   return doc;
 }
 

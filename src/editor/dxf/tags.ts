@@ -140,7 +140,11 @@ function parseCode(text: string, start: number, end: number): number {
   return negative ? -value : value;
 }
 
-export function tokenize(text: string): TagList {
+/**
+ * The tags of DXF text. With `recover` (a list to note repairs in): data after `0 EOF` is left out and a
+ * last group code without value dropped, as ezdxf's recover reads them; without, both are refused.
+ */
+export function tokenize(text: string, recover?: string[]): TagList {
   const length = text.length;
   let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   if (text.startsWith(BINARY_SENTINEL, pos)) {
@@ -170,7 +174,13 @@ export function tokenize(text: string): TagList {
     }
     const start = eol + 1;
     if (start >= length) {
-      throw new DxfError('dxf_truncated', `truncated DXF: group code ${code} on the last line has no value`);
+      if (!recover)
+        throw new DxfError(
+          'dxf_truncated',
+          `truncated DXF: group code ${code} on the last line has no value`,
+        );
+      recover.push(`group code ${code} on the last line has no value: left out`);
+      break;
     }
     let end = text.indexOf('\n', start);
     const next = end < 0 ? length : end + 1;
@@ -189,6 +199,10 @@ export function tokenize(text: string): TagList {
     starts[count] = start;
     ends[count] = end;
     count++;
+    if (recover && code === 0 && text.slice(start, end).trim() === 'EOF') {
+      if (!isBlank(text, pos, length)) recover.push(`${length - pos} characters after EOF: left out`);
+      break;
+    }
   }
   return new TagList(text, codes, starts, ends, count);
 }

@@ -6,9 +6,10 @@ import { titleOf } from '../../../projections/editor-session.js';
 import { type Change, editorEvent, type NewEditorEvent } from '../../../streams/editor.js';
 import { MAX_DXF_BYTES } from '../capabilities.js';
 import { dictGet, dictSet } from '../dict.js';
+import { textToBinaryDxf } from '../dxf/binary.js';
 import { isLayoutBlockName } from '../dxf/entity-types.js';
 import { DxfError, readDxf, templateDxf, writeDxf } from '../dxf/index.js';
-import { entitiesLoadedData, type LoadedDxf, loadDxfFile } from '../dxf/load.js';
+import { entitiesLoadedData, type LoadedDxf, type LoadOptions, loadDxfFile } from '../dxf/load.js';
 import { EditorError, fail } from '../errors.js';
 import type { DxfDocumentModel, Entity } from '../model.js';
 import { refuseExisting, type WrittenFile, writeOutputFile } from '../output-file.js';
@@ -17,7 +18,7 @@ import { stepEvent } from './steps.js';
 import { docOf, everyRequest, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
 /** Reads a DXF file with every failure as a clear code; nothing is opened when it throws. */
-async function readDxfFile(path: string): Promise<LoadedDxf> {
+async function readDxfFile(path: string, options: LoadOptions = {}): Promise<LoadedDxf> {
   let size: number;
   try {
     const info = await stat(path);
@@ -49,7 +50,7 @@ async function readDxfFile(path: string): Promise<LoadedDxf> {
       `${path} is a DWG file (${dwg}); chronicle reads and writes DXF only: save it as DXF and open that`,
     );
   try {
-    return await loadDxfFile(buffer);
+    return await loadDxfFile(buffer, options);
   } catch (error) {
     if (!(error instanceof DxfError)) throw error;
     return fail(error.code, `${path}: ${error.message}`);
@@ -96,10 +97,26 @@ export async function readDrawing(path: string): Promise<DxfDocumentModel> {
  * Writes `model` as DXF to `path` (whole or not at all, see writeOutputFile), in the drawing's encoding;
  * `save_failed` when it cannot. Its size and hash.
  */
-export function writeDxfFile(path: string, model: DxfDocumentModel): Promise<WrittenFile> {
+export function writeDxfFile(
+  path: string,
+  model: DxfDocumentModel,
+  format: DxfFormat = 'ascii',
+): Promise<WrittenFile> {
   refuseDwgPath(path);
-  const bytes = Buffer.from(writeDxf(model), model.version >= 'AC1021' ? 'utf8' : 'latin1');
+  const text = writeDxf(model);
+  const bytes =
+    format === 'binary'
+      ? textToBinaryDxf(text, model.version)
+      : Buffer.from(text, model.version >= 'AC1021' ? 'utf8' : 'latin1');
   return writeOutputFile(path, bytes, 'save_failed');
+}
+
+type DxfFormat = LoadedDxf['format'];
+
+/** `format` of a save: `ascii` (default) or `binary` DXF; `invalid_format` otherwise. */
+function formatArgument(value: unknown): DxfFormat {
+  if (value === undefined || value === 'ascii' || value === 'binary') return value ?? 'ascii';
+  return fail('invalid_format', `format must be "ascii" or "binary", got ${JSON.stringify(value)}`);
 }
 
 /** The model as a new drawing: a new $FINGERPRINTGUID (a new file identity). */
@@ -158,11 +175,21 @@ function openedSummary(read: LoadedDxf) {
 /** `open`: a DXF file as a new active document. */
 async function openOp(ctx: OpContext): Promise<OpOutcome> {
   const path = pathArgument(ctx.request.path);
-  const read = await readDxfFile(path);
+  const recover = ctx.request.recover;
+  if (recover !== undefined && typeof recover !== 'boolean')
+    fail('invalid_request', `recover must be true or false, got ${JSON.stringify(recover)}`);
+  const read = await readDxfFile(path, { recover: recover !== false });
   const id = ctx.session.next_document_id;
   return {
     events: openedEvents(id, titleOf(path), path, read),
-    result: { document_id: id, path, title: titleOf(path), ...openedSummary(read) },
+    result: {
+      document_id: id,
+      path,
+      title: titleOf(path),
+      ...openedSummary(read),
+      format: read.format,
+      recovered: read.recovered,
+    },
     document_id: id,
   };
 }
@@ -275,8 +302,9 @@ async function saveOp(ctx: OpContext): Promise<OpOutcome> {
   const path = ctx.request.path === undefined ? doc.path : pathArgument(ctx.request.path);
   if (!path) return fail('path_required', `document ${doc.id} has never been saved: give a path`);
   refuseDwgPath(path);
+  const format = formatArgument(ctx.request.format);
   if (path !== doc.path) await refuseExisting(path, ctx.request.overwrite);
-  const { bytes, sha256 } = await writeDxfFile(path, doc.model);
+  const { bytes, sha256 } = await writeDxfFile(path, doc.model, format);
   return {
     events: [
       editorEvent('DocumentSaved', {
@@ -287,7 +315,7 @@ async function saveOp(ctx: OpContext): Promise<OpOutcome> {
         sha256,
       }),
     ],
-    result: { saved: path, path, bytes },
+    result: { saved: path, path, bytes, format },
   };
 }
 

@@ -77,12 +77,7 @@ const SAVED_EZDXF_FAULTS: Readonly<Record<string, { error: string; why: string; 
  * Files chronicle refuses today, with the code and the work that will open them; the test fails as soon
  * as one opens, so the list cannot go stale.
  */
-const EXPECTED_REFUSALS: Readonly<Record<string, { code: string; until: string }>> = {
-  'ezdxf-R12_with_trash_beyond_EOF.dxf': {
-    code: 'dxf_invalid',
-    until: 'recover mode reads past data after EOF',
-  },
-};
+const EXPECTED_REFUSALS: Readonly<Record<string, { code: string; until: string }>> = {};
 
 const TYPE_NAMES: Record<string, string> = {
   Line: 'LINE',

@@ -128,6 +128,8 @@ describe('open', () => {
       by_type: { Line: 1, Circle: 1, HATCH: 1 },
       layers: 1,
       blocks: 0,
+      format: 'ascii',
+      recovered: [],
     });
     expect(answer.state.document_id).toBe(2);
     expect(answer.state.documents.at(-1)).toEqual({
@@ -185,13 +187,13 @@ describe('open', () => {
       }
     });
 
-    it('a binary DXF is dxf_binary_unsupported', async () => {
+    it('a binary DXF that holds no drawing is dxf_invalid', async () => {
       const path = scratch.path('binary.dxf');
       await writeFile(
         path,
         Buffer.concat([Buffer.from('AutoCAD Binary DXF\r\n\x1a\0', 'latin1'), Buffer.alloc(64)]),
       );
-      expect((await h.call('open', { path })).code).toBe('dxf_binary_unsupported');
+      expect((await h.call('open', { path })).code).toBe('dxf_invalid');
     });
 
     it('a truncated DXF is dxf_truncated', async () => {
@@ -201,8 +203,14 @@ describe('open', () => {
         ['no-eof.dxf', text.slice(0, text.lastIndexOf('  0\nEOF'))],
         ['no-value.dxf', text.slice(0, text.indexOf(' 40\n') + 4)],
       ] as const) {
-        const answer = await h.call('open', { path: await writeText(scratch.path(name), cut) });
+        const path = await writeText(scratch.path(name), cut);
+        const answer = await h.call('open', { path, recover: false });
         expect(answer.code, name).toBe('dxf_truncated');
+        // By default recover mode reads what the file holds and says what it repaired.
+        const recovered = await h.call('open', { path });
+        expect(recovered.ok, name).toBe(true);
+        expect((recovered.result as { recovered: string[] }).recovered.length, name).toBeGreaterThan(0);
+        await h.ok('close', { document_id: recovered.document_id });
       }
     });
 
@@ -308,7 +316,7 @@ describe('save', () => {
     const path = scratch.path('saved.dxf');
     const saved = await h.ok('save', { document_id: id, path });
     const bytes = (await readFile(path)).length;
-    expect(saved.result).toEqual({ saved: path, path, bytes });
+    expect(saved.result).toEqual({ saved: path, path, bytes, format: 'ascii' });
     expect(saved.state.documents).toEqual([{ id, title: 'saved.dxf', path, dirty: false, revision: 1 }]);
     expect((await readFile(path, 'utf8')).startsWith('  0\nSECTION')).toBe(true);
 

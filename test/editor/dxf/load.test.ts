@@ -40,15 +40,15 @@ describe('loading DXF off the main thread', () => {
     expect(here.model.entities).toEqual({});
   });
 
-  it('passes the reader refusal on with its code', async () => {
+  it('passes the reader refusal on with its code (recover mode off)', async () => {
     const truncated = linesDxf(10).subarray(0, 200);
-    expect(() => loadDxf(truncated)).toThrow(DxfError);
-    const refused = await loadDxfOffThread(truncated).catch((error: unknown) => error);
+    expect(() => loadDxf(truncated, { recover: false })).toThrow(DxfError);
+    const refused = await loadDxfOffThread(truncated, { recover: false }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(DxfError);
     expect((refused as DxfError).code).toBe(
       (() => {
         try {
-          loadDxf(truncated);
+          loadDxf(truncated, { recover: false });
         } catch (error) {
           return (error as DxfError).code;
         }

@@ -4,12 +4,24 @@
  * test/fixtures/dxf-wild/ (its README says which writer's habit each one reproduces and where that
  * fact comes from).
  */
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { assertBuilt, tempDir } from '../../cli/helpers.js';
 import { ezdxfAudit, needEzdxf, python } from '../../editor/dispatcher/helpers.js';
-import { type Answer, arr, body, Client, type EditorServer, type Json, startEditor } from './helpers.js';
+import {
+  type Answer,
+  arr,
+  at,
+  body,
+  Client,
+  createEntities,
+  type EditorServer,
+  type Json,
+  newDocument,
+  startEditor,
+  strings,
+} from './helpers.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -104,5 +116,148 @@ print(json.dumps([[e.dxftype(), e.dxf.layer, e.dxf.color] for e in doc.modelspac
       ['MTEXT', 'walls', 256],
       ['ELLIPSE', 'walls', 5],
     ]);
+  });
+});
+
+/** A drawing of `count` lines, a circle and a text, saved by chronicle: its path and text. */
+async function savedDrawing(name: string, count: number): Promise<{ file: string; text: string }> {
+  await newDocument(client);
+  const lines = Array.from({ length: count }, (_, i) => ({ type: 'Line', start: [i, 0], end: [i, 10] }));
+  await createEntities(client, [
+    ...lines,
+    { type: 'Circle', center: [0, 0], radius: 3 },
+    { type: 'Text', value: 'Grüße', position: [0, 20] },
+  ]);
+  const file = await save(name);
+  return { file, text: await readFile(file, 'latin1') };
+}
+
+const failure = (answer: Answer) => ({ status: answer.status, code: body(answer).code });
+
+describe('recover mode: files ezdxf recover reads', () => {
+  it('a file that ends without 0 EOF (and without the ENDSEC of its last section) opens whole, saying what was repaired; recover: false refuses it', async (ctx) => {
+    needEzdxf(ctx);
+    const { text } = await savedDrawing('whole.dxf', 1500);
+    const cut = text.slice(0, text.lastIndexOf('ENDSEC'));
+    const file = join(dir, 'no-eof.dxf');
+    await writeFile(file, cut.slice(0, cut.lastIndexOf('\n', cut.length - 2) + 1), 'latin1');
+    const refused = await client.post('/api/v1/documents', { path: file, recover: false });
+    expect(failure(refused)).toEqual({ status: 400, code: 'dxf_truncated' });
+    const opened = ok(await client.post('/api/v1/documents', { path: file }), 201);
+    const recovered = strings(opened, 'result.recovered');
+    expect(recovered.some((r) => r.includes('EOF'))).toBe(true);
+    expect(recovered.some((r) => r.includes('ENDSEC'))).toBe(true);
+    expect(at(opened, 'result.by_type')).toMatchObject({ Line: 1500, Circle: 1, Text: 1 });
+    const explicit = ok(await client.post('/api/v1/documents', { path: file, recover: true }), 201);
+    expect(at(explicit, 'result.entities')).toBe(1502);
+    // What it saves is whole: ezdxf reads it without recover and its audit finds nothing.
+    const again = await save('recovered.dxf');
+    await audited(again);
+    const types = await python<Record<string, number>>(
+      `
+import json, sys, collections, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+print(json.dumps(collections.Counter(e.dxftype() for e in doc.modelspace())))
+`,
+      [again],
+    );
+    expect(types).toEqual({ LINE: 1500, CIRCLE: 1, TEXT: 1 });
+  });
+
+  it('data after EOF is left out with a note; recover: false refuses it dxf_invalid', async () => {
+    const { text } = await savedDrawing('trash.dxf', 3);
+    const file = join(dir, 'trash-after-eof.dxf');
+    await writeFile(file, `${text}this is no DXF\n\u0000\u0001 and more\n`, 'latin1');
+    expect(failure(await client.post('/api/v1/documents', { path: file, recover: false }))).toEqual({
+      status: 400,
+      code: 'dxf_invalid',
+    });
+    const opened = ok(await client.post('/api/v1/documents', { path: file }), 201);
+    expect(strings(opened, 'result.recovered')).toEqual([expect.stringMatching(/after EOF: left out$/)]);
+    expect(at(opened, 'result.entities')).toBe(5);
+  });
+
+  it('a clean file opens with recovered: []', async () => {
+    const { file } = await savedDrawing('clean.dxf', 1);
+    const opened = ok(await client.post('/api/v1/documents', { path: file }), 201);
+    expect(at(opened, 'result.recovered')).toEqual([]);
+    expect(at(opened, 'result.format')).toBe('ascii');
+  });
+});
+
+describe('binary DXF', () => {
+  const EZDXF_BINARY = `
+import sys, ezdxf
+doc = ezdxf.new(sys.argv[2])
+msp = doc.modelspace()
+doc.layers.add("WALLS", color=1)
+for i in range(20):
+    msp.add_line((i, 0), (i, 5.25), dxfattribs={"layer": "WALLS", "color": 3})
+msp.add_circle((1.5, -2.125), 0.75)
+msp.add_text("Grüße", dxfattribs={"height": 2.5, "insert": (0, 10)})
+doc.saveas(sys.argv[1], fmt="bin")
+print("{}")
+`;
+
+  for (const version of ['R2010', 'R2000', 'R12']) {
+    it(`reads ezdxf's binary ${version} file and saves it as binary DXF that ezdxf reads the same, audited clean`, async (ctx) => {
+      needEzdxf(ctx);
+      const file = join(dir, `ezdxf-${version}.dxf`);
+      await python(EZDXF_BINARY, [file, version]);
+      expect((await readFile(file)).subarray(0, 18).toString('latin1')).toBe('AutoCAD Binary DXF');
+      const opened = ok(await client.post('/api/v1/documents', { path: file }), 201);
+      expect(at(opened, 'result.format')).toBe('binary');
+      expect(at(opened, 'result.by_type')).toEqual({ Line: 20, Circle: 1, Text: 1 });
+      const lines = arr(ok(await client.get('/api/v1/entities?type=Line&detail=full')), 'entities') as Json[];
+      expect(lines[0]).toMatchObject({ layer: 'WALLS', color: 3, start: [0, 0, 0], end: [0, 5.25, 0] });
+      const circle = (
+        arr(ok(await client.get('/api/v1/entities?type=Circle&detail=full')), 'entities') as Json[]
+      )[0];
+      expect(circle).toMatchObject({ center: [1.5, -2.125, 0], radius: 0.75 });
+      const text = (
+        arr(ok(await client.get('/api/v1/entities?type=Text&detail=full')), 'entities') as Json[]
+      )[0];
+      expect(text).toMatchObject({ value: 'Grüße', height: 2.5 });
+
+      const saved = join(dir, `saved-binary-${version}.dxf`);
+      const answer = ok(await client.post('/api/v1/save', { path: saved, format: 'binary' }));
+      expect(at(answer, 'result.format')).toBe('binary');
+      expect((await readFile(saved)).subarray(0, 22)).toEqual(
+        Buffer.from('AutoCAD Binary DXF\r\n\u001a\u0000', 'latin1'),
+      );
+      // ezdxf 0.18's audit command reads ASCII only: its readfile reads binary, and its auditor runs on that.
+      const seen = await python<Json>(
+        `
+import json, sys, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+auditor = doc.audit()
+msp = doc.modelspace()
+lines = msp.query("LINE")
+print(json.dumps({"lines": len(lines), "layer": lines[0].dxf.layer, "radius": msp.query("CIRCLE")[0].dxf.radius,
+  "text": msp.query("TEXT")[0].dxf.text, "errors": len(auditor.errors), "fixes": len(auditor.fixes)}))
+`,
+        [saved],
+      );
+      expect(seen).toEqual({ lines: 20, layer: 'WALLS', radius: 0.75, text: 'Grüße', errors: 0, fixes: 0 });
+      // And chronicle reads its own binary file back.
+      const back = ok(await client.post('/api/v1/documents', { path: saved }), 201);
+      expect(at(back, 'result.by_type')).toEqual({ Line: 20, Circle: 1, Text: 1 });
+    });
+  }
+
+  it('a save format other than ascii or binary is invalid_format and writes nothing', async () => {
+    await newDocument(client);
+    const file = join(dir, 'never.dxf');
+    expect(failure(await client.post('/api/v1/save', { path: file, format: 'dwg' }))).toEqual({
+      status: 400,
+      code: 'invalid_format',
+    });
+    await expect(readFile(file)).rejects.toThrow();
+  });
+
+  it('capabilities list the versions that open, AC1003 and AC1006 among them', async () => {
+    const caps = ok(await client.get('/api/v1/capabilities'));
+    const versions = strings(caps, 'result.dxf.read_versions');
+    expect(versions).toEqual(expect.arrayContaining(['AC1003', 'AC1006', 'AC1009', 'AC1015', 'AC1032']));
   });
 });
