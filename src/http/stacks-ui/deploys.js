@@ -79,7 +79,7 @@ export function DeploysTab({ stack, env, runs, canEdit, openRun, setOpenRun, rel
   return html`
     ${error ? html`<p class="error-line" role="alert" data-testid="deploys-error">${error}</p>` : null}
     <${ComparePanel} stack=${stack} runs=${runs} compare=${compare} setCompare=${setCompare} />
-    <table class="runs" data-testid="runs">
+    <table class="runs stacked" data-testid="runs">
       <thead><tr><th scope="col">Status</th><th scope="col">When</th><th scope="col">Duration</th><th scope="col">Trigger</th>
         <th scope="col">Summary</th><th scope="col">Options</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
       <tbody>
@@ -99,14 +99,14 @@ export function DeploysTab({ stack, env, runs, canEdit, openRun, setOpenRun, rel
                 </span>
                 <span class="muted">#${run.id}</span>
               </td>
-              <td><time datetime=${run.startedAt} title=${absoluteTime(run.startedAt)}>${relativeTime(run.startedAt)}</time></td>
-              <td>${runDuration(run)}</td>
-              <td><span data-testid="run-trigger">${TRIGGER_ICONS.get(run.trigger) ?? null} ${run.trigger}</span><${OriginNote} run=${run} /></td>
-              <td>
+              <td data-label="When"><time datetime=${run.startedAt} title=${absoluteTime(run.startedAt)}>${relativeTime(run.startedAt)}</time></td>
+              <td data-label="Duration">${runDuration(run)}</td>
+              <td data-label="Trigger"><span data-testid="run-trigger">${TRIGGER_ICONS.get(run.trigger) ?? null} ${run.trigger}</span><${OriginNote} run=${run} /></td>
+              <td data-label="Summary">
                 <span data-testid="run-summary">${running ? '' : summaryWords(run.details.summary)}</span>
                 ${run.errorMessage ? html`<div class="error-line" data-testid="run-error">${lastLine(run.errorMessage)}</div>` : null}
               </td>
-              <td>${options.map(([name]) => html`<span class="chip">${name}</span>`)}</td>
+              <td data-label="Options">${options.map(([name]) => html`<span class="chip">${name}</span>`)}</td>
               <td class="actions">
                 ${
                   canEdit && !running

@@ -95,7 +95,7 @@ export function StacksList({ env, canEdit, tick, live }) {
       ${rows && rows.length === 0 ? html`<p class="muted" data-testid="no-stacks">No stacks in this environment yet.</p>` : null}
       ${
         rows && rows.length > 0
-          ? html`<table class="stacks" data-testid="stacks">
+          ? html`<table class="stacks stacked" data-testid="stacks">
             <thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Containers</th>
               <th scope="col">Last run</th><th scope="col">Runs (ok / failed)</th><th scope="col">Variables</th></tr></thead>
             <tbody>${rows.map((row) => html`<${StackRow} row=${row} env=${env} />`)}</tbody>
@@ -118,17 +118,17 @@ function StackRow({ row, env }) {
   return html`<tr data-stack=${stack.name}>
     <th scope="row"><a href=${routeHref(['stack', stack.name], { env: envParam(env) })}>${stack.name}</a>
       ${git ? html` <span class="chip" data-testid="git-chip" title=${`${git.repository} (${git.composePath})`}>git: ${git.branch}</span>` : null}</th>
-    <td><${StateBadge} status=${stack} />
+    <td data-label="State"><${StateBadge} status=${stack} />
       ${deploying ? html` <span class="badge status-running"><span class="spinner" aria-hidden="true"></span>deploying</span>` : null}</td>
-    <td data-testid="stack-containers">${containerCounts(stack.containers)}</td>
-    <td>${
+    <td data-label="Containers" data-testid="stack-containers">${containerCounts(stack.containers)}</td>
+    <td data-label="Last run">${
       last
         ? html`<span class=${`badge status-${last.status}`}>${last.status}</span>
           <time datetime=${last.startedAt} title=${absoluteTime(last.startedAt)}> ${relativeTime(last.startedAt)}</time>`
         : '—'
     }</td>
-    <td data-testid="tally">${row.runs ? `${runs.length} (${ok} / ${failed})` : '…'}</td>
-    <td>${stack.variables.length}</td>
+    <td data-label="Runs (ok / failed)" data-testid="tally">${row.runs ? `${runs.length} (${ok} / ${failed})` : '…'}</td>
+    <td data-label="Variables">${stack.variables.length}</td>
   </tr>`;
 }
 
