@@ -118,12 +118,40 @@ interface Reader {
   pending: { entity: Entity; list: string[]; at: number }[];
 }
 
+/** The symbol tables: each one's records are of the table's own type. */
+const TABLE_TYPES = new Set([
+  'APPID',
+  'BLOCK_RECORD',
+  'DIMSTYLE',
+  'LAYER',
+  'LTYPE',
+  'STYLE',
+  'UCS',
+  'VIEW',
+  'VPORT',
+]);
+
 function readTables(r: Reader, s: Section): void {
   const { t, ctx, doc } = r;
   let i = s.start;
+  const orphans = new Set<string>();
   while (i < s.end) {
     if (!isZero(t, i, 'TABLE')) {
-      i = nextEntityStart(t, i, s.end);
+      const next = nextEntityStart(t, i, s.end);
+      // A record outside any TABLE (its table's head missing, as in ezdxf's recover02.dxf, whose
+      // BLOCK_RECORD records follow the DIMSTYLE ENDTAB): read into the table of its type, as ezdxf's
+      // recover does, so the blocks and layouts they name are kept.
+      const type = t.codes[i] === 0 ? t.value(i).trim().toUpperCase() : '';
+      if (TABLE_TYPES.has(type)) {
+        if (!orphans.has(type)) {
+          orphans.add(type);
+          ctx.note(`${type} records outside a TABLE (its head is missing): read into the ${type} table`);
+          if (dictGet(doc.table_handles, type) === undefined)
+            ctx.claim(undefined, (h) => dictSet(doc.table_handles, type, h));
+        }
+        readRecord(r, type, type, slice(t, i + 1, next));
+      }
+      i = next;
       continue;
     }
     const headEnd = nextEntityStart(t, i, s.end);

@@ -261,3 +261,72 @@ print(json.dumps({"lines": len(lines), "layer": lines[0].dxf.layer, "radius": ms
     expect(versions).toEqual(expect.arrayContaining(['AC1003', 'AC1006', 'AC1009', 'AC1015', 'AC1032']));
   });
 });
+
+describe('layouts of files from the wild', () => {
+  it("keeps the names and page setups of every LAYOUT when the BLOCK_RECORD table has no head (ezdxf's recover02.dxf)", async (ctx) => {
+    needEzdxf(ctx);
+    // ezdxf writes a drawing with two named paper layouts and their page setups; its BLOCK_RECORD table
+    // head is then taken out, the fault of ezdxf's integration_tests/data/recover02.dxf (its records
+    // follow the DIMSTYLE ENDTAB).
+    const made = join(dir, 'layouts-made.dxf');
+    const papers = await python<Record<string, string>>(
+      `
+import json, sys, ezdxf
+doc = ezdxf.new("R2018")
+doc.layouts.rename("Layout1", "ISO A4 Size")
+a4 = doc.layouts.get("ISO A4 Size")
+a4.page_setup(size=(210, 297), margins=(10, 10, 10, 10), units="mm", name="ISO_A4_(210.00_x_297.00_MM)")
+a4.add_line((0, 0), (100, 100))
+letter = doc.layouts.new("Letter Size")
+letter.page_setup(size=(8.5, 11), margins=(0.5, 0.5, 0.5, 0.5), units="inch", name="ANSI_A_(8.50_x_11.00_Inches)")
+letter.add_circle((2, 2), 1)
+doc.modelspace().add_line((0, 0), (1, 0))
+doc.saveas(sys.argv[1])
+print(json.dumps({name: doc.layouts.get(name).dxf.paper_size for name in ("ISO A4 Size", "Letter Size")}))
+`,
+      [made],
+    );
+    const text = await readFile(made, 'utf8');
+    const head =
+      /\r?\n {2}0\r?\nTABLE\r?\n {2}2\r?\nBLOCK_RECORD\r?\n[\s\S]*?(?=\r?\n {2}0\r?\nBLOCK_RECORD\r?\n)/;
+    expect(head.test(text)).toBe(true);
+    const broken = join(dir, 'layouts-no-block-record-head.dxf');
+    await writeFile(broken, text.replace(head, ''));
+
+    const opened = ok(await client.post('/api/v1/documents', { path: broken }), 201);
+    expect(strings(opened, 'result.recovered')).toEqual([
+      expect.stringContaining('BLOCK_RECORD records outside a TABLE'),
+    ]);
+    const probe = ok(await client.post('/api/v1/layouts', { name: 'PROBE' }), 201);
+    expect(strings(probe, 'result.layouts')).toEqual(
+      expect.arrayContaining(['Model', 'ISO A4 Size', 'Letter Size']),
+    );
+    expect(strings(probe, 'result.layouts')).not.toContain('Layout1');
+    const a4 = ok(await client.put(`/api/v1/layouts/${encodeURIComponent('ISO A4 Size')}/page-setup`, {}));
+    expect(at(a4, 'result.paper')).toBe(papers['ISO A4 Size']);
+    const letter = ok(
+      await client.put(`/api/v1/layouts/${encodeURIComponent('Letter Size')}/page-setup`, {}),
+    );
+    expect(at(letter, 'result.paper')).toBe(papers['Letter Size']);
+
+    const saved = await save('layouts-saved.dxf');
+    await audited(saved);
+    const seen = await python<Record<string, { paper: string; entities: string[] }>>(
+      `
+import json, sys, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+print(json.dumps({name: {"paper": doc.layouts.get(name).dxf.paper_size, "entities": [e.dxftype() for e in doc.layouts.get(name)]}
+  for name in doc.layout_names() if name != "Model"}))
+`,
+      [saved],
+    );
+    expect(seen['ISO A4 Size']).toEqual({
+      paper: papers['ISO A4 Size'],
+      entities: expect.arrayContaining(['LINE']),
+    });
+    expect(seen['Letter Size']).toEqual({
+      paper: papers['Letter Size'],
+      entities: expect.arrayContaining(['CIRCLE']),
+    });
+  });
+});
