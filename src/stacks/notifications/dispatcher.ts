@@ -11,6 +11,7 @@ import type { EventStore } from '../../store/types.js';
 import { notFound } from '../errors.js';
 import type { NotificationChannel } from '../types.js';
 import { channelRequest, wants } from './channels.js';
+import { failureReason } from './failure.js';
 
 /** How long one attempt may take before it counts as failed. */
 const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -233,6 +234,6 @@ async function send(channel: NotificationChannel, o: Occurrence, key: string) {
       error: redirect ? `HTTP ${answer.status} (redirects are not followed)` : `HTTP ${answer.status}`,
     };
   } catch (error) {
-    return { ok: false, status: null, error: (error as Error).message };
+    return { ok: false, status: null, error: failureReason(error, ATTEMPT_TIMEOUT_MS, request.url) };
   }
 }

@@ -175,6 +175,14 @@ describeStacks('notifications', () => {
     expectStatus(reply, 200);
     expect(objectOf(reply)).toMatchObject({ ok: true, status: 200 });
     expect(received.at(-1)?.body).toContain('Test notification');
+    // No answer at all: the outcome says why, not just "fetch failed" (port 9 is one fetch never dials).
+    const down = await admin.post('/api/notifications/down/test', {});
+    expectStatus(down, 200);
+    expect(objectOf(down)).toMatchObject({
+      ok: false,
+      status: null,
+      error: "port 9 refused by fetch before connecting (the Fetch standard's list of blocked ports)",
+    });
     expectStatus(await admin.post('/api/notifications/nope/test', {}), 404);
     expectStatus(await server.as('viewer').post('/api/notifications/hook/test', {}), 403);
     expectStatus(await server.as('viewer').get('/api/notifications/deliveries'), 403);
