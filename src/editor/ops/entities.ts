@@ -4,8 +4,8 @@ import { dictGet, dictHas } from '../dict.js';
 import { color, entityFromInput, linetype, lineweight } from '../entity-input.js';
 import { EditorError, fail } from '../errors.js';
 import type { DxfTag, Entity } from '../model.js';
-import { named, nameIn } from '../names.js';
 import { handleList, isObject, tableName } from '../request.js';
+import { copiesFor } from './copy-to.js';
 import { StepBuilder, stepEvent } from './steps.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
@@ -198,7 +198,7 @@ function property(ctx: OpContext): OpOutcome {
   return { events: [stepEvent('PropertiesSet', doc, 'property', step.build(), result)], result };
 }
 
-/** Copies entities into another open document, with fresh handles there (and layers it lacks). */
+/** Copies entities into another open document, with fresh handles there (and the layers and blocks they need). */
 function entitiesCopyTo(ctx: OpContext): OpOutcome {
   const source = ctx.session.active === null ? undefined : ctx.session.documents[String(ctx.session.active)];
   const target = docOf(ctx);
@@ -212,31 +212,22 @@ function entitiesCopyTo(ctx: OpContext): OpOutcome {
     );
   const entities = entitiesOf(from, [...new Set(handleList(ctx.request.handles))]);
   const step = new StepBuilder(target.model);
-  const handles = step.handles(entities.length);
   const base = target.model.order.length;
-  entities.forEach((entity, i) => {
-    if (entity.type === 'Insert' && nameIn(target.model.blocks, entity.name) === undefined) {
-      fail(
-        'block_missing',
-        `entity ${entity.handle} inserts block ${entity.name}, which document ${target.id} does not define`,
-      );
-    }
-    // The layer's definition travels along (colour, linetype, state), as the reference editor copies it.
-    const layer = step.ensureLayer(entity.layer, named(from.model.layers, entity.layer));
-    const copy: Entity = {
-      ...structuredClone(entity),
-      handle: handles[i] as string,
-      space: MODEL_SPACE,
-      layer,
-    };
+  // Layers travel along (colour, linetype, state), as the reference editor copies them, and so do the
+  // blocks the copies insert, as ezdxf's Importer brings them.
+  const { copies, brought } = copiesFor(from, target, entities, MODEL_SPACE, step);
+  copies.forEach((copy, i) => {
     step.push({ kind: 'entity', key: copy.handle, before: null, after: copy, index: base + i });
   });
+  const handles = copies.map((c) => c.handle);
   const result = {
     count: entities.length,
     created: handles,
     handles,
     document_id: target.id,
     layers_created: step.layersCreated,
+    blocks_created: brought.blocks,
+    blocks_renamed: brought.renamed,
   };
   const event = editorEvent('EntitiesCopiedTo', {
     document_id: target.id,

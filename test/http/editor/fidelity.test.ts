@@ -20,6 +20,7 @@ import {
   type Json,
   newDocument,
   startEditor,
+  str,
   strings,
 } from './helpers.js';
 
@@ -328,5 +329,87 @@ print(json.dumps({name: {"paper": doc.layouts.get(name).dxf.paper_size, "entitie
       paper: papers['Letter Size'],
       entities: expect.arrayContaining(['CIRCLE']),
     });
+  });
+});
+
+describe('copy-to carries what the copies need', () => {
+  const post = async (path: string, payload: Json, status = 200) =>
+    ok(await client.post(path, payload), status);
+  const documentId = async () => Number(at(ok(await client.get('/api/v1/state')), 'document_id'));
+
+  it('inserts bring their blocks along, nested ones too, renamed on a clash; the saved target audits clean', async (ctx) => {
+    needEzdxf(ctx);
+    // The target: a block MARK of its own, which the source's MARK must not overwrite.
+    const target = await newDocument(client);
+    const [own] = await createEntities(client, [{ type: 'Circle', center: [0, 0], radius: 9 }]);
+    await post('/api/v1/blocks', { name: 'MARK', base: [0, 0], handles: [own] }, 201);
+    // The source: INNER (a line) inside MARK (a circle and an insert of INNER), inserted twice.
+    const source = await newDocument(client);
+    const [inner] = await createEntities(client, [{ type: 'Line', start: [0, 0], end: [1, 0], layer: 'IN' }]);
+    await post('/api/v1/blocks', { name: 'INNER', base: [0, 0], handles: [inner] }, 201);
+    const innerInsert = [str(ok(await client.get('/api/v1/entities?type=Insert')), 'entities.0.handle')];
+    const [circle] = await createEntities(client, [
+      { type: 'Circle', center: [0, 0], radius: 1, layer: 'MK' },
+    ]);
+    const mark = await post(
+      '/api/v1/blocks',
+      { name: 'mark', base: [0, 0], handles: [circle, ...innerInsert] },
+      201,
+    );
+    const [second] = await createEntities(client, [{ type: 'Insert', block: 'mark', position: [10, 0] }]);
+    expect(await documentId()).toBe(source);
+
+    const copied = await post(
+      '/api/v1/entities/copy-to',
+      { document_id: target, handles: [str(mark, 'result.insert'), second as string] },
+      201,
+    );
+    expect(at(copied, 'result.count')).toBe(2);
+    expect(at(copied, 'result.blocks_created')).toEqual(['mark_1', 'INNER']);
+    expect(at(copied, 'result.blocks_renamed')).toEqual({ mark: 'mark_1' });
+    expect(strings(copied, 'result.layers_created')).toEqual(expect.arrayContaining(['MK', 'IN']));
+
+    await post('/api/v1/activate', { document_id: target });
+    const inserts = arr(
+      ok(await client.get('/api/v1/entities?type=Insert&detail=full')),
+      'entities',
+    ) as Json[];
+    // A plain query lists the block contents the layouts insert too: INNER's insert inside mark_1.
+    expect(inserts.map((e) => e.block).sort()).toEqual(['INNER', 'MARK', 'mark_1', 'mark_1']);
+    const file = await save('copy-target.dxf');
+    await audited(file);
+    const seen = await python<Record<string, string[]>>(
+      `
+import json, sys, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+print(json.dumps({b.name: sorted(e.dxftype() + ":" + (e.dxf.name if e.dxftype() == "INSERT" else e.dxf.layer) for e in b)
+  for b in doc.blocks if not b.is_any_layout}))
+`,
+      [file],
+    );
+    expect(seen.MARK).toEqual(['CIRCLE:0']);
+    expect(seen.mark_1).toEqual(['CIRCLE:MK', 'INSERT:INNER']);
+    expect(seen.INNER).toEqual(['LINE:IN']);
+    // One undo takes the copies, the blocks and the layers out again.
+    await post('/api/v1/undo', {});
+    const after = arr(ok(await client.get('/api/v1/entities?type=Insert&detail=full')), 'entities') as Json[];
+    expect(after.map((e) => e.block)).toEqual(['MARK']);
+    await audited(await save('copy-target-undone.dxf'));
+  });
+
+  it('a second copy of the same insert into the same target renames again; the first copy keeps its block', async (ctx) => {
+    needEzdxf(ctx);
+    const target = await newDocument(client);
+    const source = await newDocument(client);
+    const [line] = await createEntities(client, [{ type: 'Line', start: [0, 0], end: [2, 2] }]);
+    const defined = await post('/api/v1/blocks', { name: 'B', base: [0, 0], handles: [line] }, 201);
+    const insert = str(defined, 'result.insert');
+    const first = await post('/api/v1/entities/copy-to', { document_id: target, handles: [insert] }, 201);
+    expect(at(first, 'result.blocks_created')).toEqual(['B']);
+    await post('/api/v1/activate', { document_id: source });
+    const again = await post('/api/v1/entities/copy-to', { document_id: target, handles: [insert] }, 201);
+    expect(at(again, 'result.blocks_created')).toEqual(['B_1']);
+    await post('/api/v1/activate', { document_id: target });
+    await audited(await save('copy-twice.dxf'));
   });
 });

@@ -1,0 +1,123 @@
+import type { DocumentState } from '../../../projections/editor-session.js';
+import { dictGet } from '../dict.js';
+import { isLayoutBlockName } from '../dxf/entity-types.js';
+import { fail } from '../errors.js';
+import type { Block, DxfTag, Entity } from '../model.js';
+import { named, nameIn, nameKey } from '../names.js';
+import type { StepBuilder } from './steps.js';
+
+/** What a copy into another document brought along besides the entities: the blocks, by target name. */
+export interface BroughtAlong {
+  /** Blocks defined in the target for the copies (nested ones too), by their name there. */
+  blocks: string[];
+  /** Source name -> target name, for the blocks whose name the target already had. */
+  renamed: Record<string, string>;
+}
+
+/**
+ * A block name the target does not have: `NAME_1`, `NAME_2`... for a named block, the next free number
+ * of its letter for an anonymous one (`*U7`, `*D3`), as ezdxf's Importer renames on a clash.
+ */
+function freeName(name: string, taken: (n: string) => boolean): string {
+  const anonymous = /^(\*[A-Za-z]+)\d*$/.exec(name);
+  for (let n = 1; ; n++) {
+    const candidate = anonymous ? `${anonymous[1]}${n}` : `${name}_${n}`;
+    if (!taken(candidate)) return candidate;
+  }
+}
+
+/** 102 groups point at objects of the source (an extension dictionary, reactors): they stay behind. */
+const withoutAppGroups = (tags: DxfTag[] | undefined): DxfTag[] | undefined => {
+  if (!tags) return undefined;
+  const out: DxfTag[] = [];
+  let inGroup = false;
+  for (const t of tags) {
+    if (t.code === 102) inGroup = t.value.startsWith('{');
+    else if (!inGroup) out.push(t);
+  }
+  return out.length > 0 ? out : undefined;
+};
+
+/**
+ * Copies of `entities` of document `from` for document `target`, with fresh handles, in `space`: each
+ * on the target's layer of its name (made like the source's when missing), and each Insert of a block
+ * the copy brings along — the block's definition with its contents, recursively, under its own name or,
+ * when the target has that name, under a free one (`freeName`). Pushes the blocks and their contents onto
+ * `step`; returns the copies (for the caller to place) and what was brought along.
+ */
+export function copiesFor(
+  from: DocumentState,
+  target: DocumentState,
+  entities: readonly Entity[],
+  space: string,
+  step: StepBuilder,
+): { copies: Entity[]; brought: BroughtAlong } {
+  const brought: BroughtAlong = { blocks: [], renamed: {} };
+  const targetNames = new Map<string, string>();
+  const made = new Set<string>();
+  const taken = (name: string) => nameIn(target.model.blocks, name) !== undefined || made.has(nameKey(name));
+
+  const copyOf = (entity: Entity, handle: string, where: string): Entity => {
+    const copy: Entity = {
+      ...structuredClone(entity),
+      handle,
+      space: where,
+      layer: step.ensureLayer(entity.layer, named(from.model.layers, entity.layer)),
+    };
+    if (copy.type === 'Insert') copy.name = bring(copy.name, entity.handle);
+    return copy;
+  };
+
+  /** The target's name of source block `name`, defining it there on first use. */
+  function bring(name: string, insert: string): string {
+    const source = named(from.model.blocks, name);
+    if (!source || isLayoutBlockName(source.name))
+      return fail(
+        'block_missing',
+        `entity ${insert} inserts block ${name}, which document ${from.id} does not define`,
+      );
+    const key = nameKey(source.name);
+    const known = targetNames.get(key);
+    if (known !== undefined) return known;
+    const targetName = taken(source.name) ? freeName(source.name, taken) : source.name;
+    if (targetName !== source.name) brought.renamed[source.name] = targetName;
+    targetNames.set(key, targetName);
+    made.add(nameKey(targetName));
+    brought.blocks.push(targetName);
+    const [record, begin, end] = step.handles(3) as [string, string, string];
+    const contents = source.entities
+      .map((h) => dictGet(from.model.entities, h))
+      .filter((e) => e !== undefined);
+    const handles = step.handles(contents.length);
+    const block: Block = {
+      ...structuredClone(source),
+      name: targetName,
+      record_handle: record,
+      block_handle: begin,
+      end_handle: end,
+      layer: step.ensureLayer(source.layer, named(from.model.layers, source.layer)),
+      entities: handles,
+    };
+    const extra = withoutAppGroups(block.extra);
+    const recordExtra = withoutAppGroups(block.record_extra);
+    if (extra) block.extra = extra;
+    else delete block.extra;
+    if (recordExtra) block.record_extra = recordExtra;
+    else delete block.record_extra;
+    // The block before the entities that go into it, as block_define records them.
+    step.push({ kind: 'block', key: targetName, before: null, after: block });
+    contents.forEach((e, i) => {
+      step.push({
+        kind: 'entity',
+        key: handles[i] as string,
+        before: null,
+        after: copyOf(e, handles[i] as string, targetName),
+      });
+    });
+    return targetName;
+  }
+
+  const handles = step.handles(entities.length);
+  const copies = entities.map((e, i) => copyOf(e, handles[i] as string, space));
+  return { copies, brought };
+}
