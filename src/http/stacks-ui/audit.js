@@ -27,6 +27,50 @@ const TYPES = [
   'notification.',
 ];
 
+/** Keys whose number is a run's: shown as `#3`. */
+const RUN_KEYS = new Set(['runId', 'redeployOf', 'rollbackOf']);
+
+/** A details key in words: `composeHash` → "compose hash", `runId` → "run". */
+const keyWords = (/** @type {string} */ key) =>
+  (key === 'runId' ? 'run' : key).replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+
+/**
+ * An entry's details as labelled lines, not JSON: null values left out (absent), a switch set as its
+ * names (`options: build, pull`), lists joined (`none` when empty), other objects by their inner keys.
+ * @param {Record<string, unknown>} details
+ * @param {string} [prefix]
+ * @returns {Array<[string, string]>}
+ */
+export function detailLines(details, prefix = '') {
+  /** @type {Array<[string, string]>} */
+  const lines = [];
+  for (const [key, value] of Object.entries(details)) {
+    const label = prefix + keyWords(key);
+    if (value === null || value === undefined) continue;
+    if (Array.isArray(value))
+      lines.push([
+        label,
+        value.length
+          ? value.map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v))).join(', ')
+          : 'none',
+      ]);
+    else if (typeof value === 'object') {
+      const entries = Object.entries(/** @type {Record<string, unknown>} */ (value));
+      if (entries.every(([, v]) => typeof v === 'boolean'))
+        lines.push([
+          label,
+          entries
+            .filter(([, on]) => on)
+            .map(([name]) => keyWords(name))
+            .join(', ') || 'none',
+        ]);
+      else lines.push(...detailLines(/** @type {Record<string, unknown>} */ (value), `${label} `));
+    } else if (typeof value === 'boolean') lines.push([label, value ? 'yes' : 'no']);
+    else lines.push([label, RUN_KEYS.has(key) && typeof value === 'number' ? `#${value}` : String(value)]);
+  }
+  return lines;
+}
+
 /** A `datetime-local` value (local time) as ISO 8601, or undefined when empty. */
 const isoOf = (/** @type {string} */ local) => (local ? new Date(local).toISOString() : undefined);
 
@@ -105,7 +149,9 @@ export function AuditPage({ environments, tick }) {
           <td><time datetime=${entry.at} title=${absoluteTime(entry.at)}>${relativeTime(entry.at)}</time></td>
           <td><code>${entry.type}</code></td><td>${entry.user ?? '—'}</td><td>${entry.stack ?? '—'}</td>
           <td>${entry.stack === null && entry.environmentId === null ? '—' : envName(entry.environmentId)}</td>
-          <td><code class="audit-details">${JSON.stringify(entry.details)}</code></td>
+          <td><dl class="audit-details" data-testid="audit-details">${detailLines(entry.details).map(
+            ([label, text]) => html`<div><dt>${label}</dt><dd>${text}</dd></div>`,
+          )}</dl></td>
         </tr>`,
       )}</tbody>
     </table>
