@@ -63,6 +63,10 @@ export class SecondEngine {
         '--bridge=none',
         '--iptables=false',
         '--ip-forward=false',
+        // Its own address pool, apart from the first engine's (.ci/run): both allocate from the same
+        // host routes, and Docker's default pools hold only about 30 networks between them.
+        '--default-address-pool',
+        'base=10.211.0.0/16,size=24',
       ],
       { stdio: ['ignore', log, log] },
     );
