@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Occurrence } from '../../projections/notifications.js';
 import { StacksError } from '../stacks/errors.js';
 import { pagingParam } from '../stacks/executions-list.js';
 import type { StacksService } from '../stacks/service.js';
@@ -34,7 +35,31 @@ export function notificationRoutes(app: FastifyInstance, service: StacksService)
     const limit = pagingParam(query.limit, 'limit', 50, 1, 500);
     const offset = pagingParam(query.offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
     await service.notifications.model.waitFor(await service.store.headPosition());
-    const all = [...service.notifications.model.state.deliveries.values()].reverse();
-    return { deliveries: all.slice(offset, offset + limit), total: all.length };
+    const state = service.notifications.model.state;
+    const all = [...state.deliveries.values()].reverse();
+    const deliveries = all.slice(offset, offset + limit).map((d) => {
+      const o = occurrenceAt(state.occurrences, d.occurrence);
+      return {
+        ...d,
+        stack: o?.stack ?? null,
+        environmentId: o?.environmentId ?? null,
+        runId: o?.runId ?? null,
+      };
+    });
+    return { deliveries, total: all.length };
   });
+}
+
+/** The occurrence at a log position: they are kept in log order, so a binary search finds it. */
+function occurrenceAt(occurrences: readonly Occurrence[], position: number): Occurrence | undefined {
+  let low = 0;
+  let high = occurrences.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const at = occurrences[middle] as Occurrence;
+    if (at.position === position) return at;
+    if (at.position < position) low = middle + 1;
+    else high = middle - 1;
+  }
+  return undefined;
 }

@@ -256,6 +256,20 @@ export const Delivery = z
     channel: z.string(),
     event: z.string(),
     occurrence: z.number().int(),
+    stack: z
+      .string()
+      .nullable()
+      .meta({ description: 'The stack the event is of (null for a test message).' }),
+    environmentId: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "The stack's environment (null: local)." }),
+    runId: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'The run the event is of (null: none, as a test).' }),
     attempts: z.array(
       z.object({
         attempt: z.number().int(),

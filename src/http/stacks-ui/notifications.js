@@ -1,10 +1,10 @@
 /**
  * Notifications (admins): the config's channels, each with a test message, and the deliveries with
- * every attempt, paged. The server shows a channel's host only: its URL's path and token may be secret.
+ * every attempt, paged, each naming (and linking) the stack and run it tells of. The server shows a channel's host only: its URL's path and token may be secret.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
-import { absoluteTime, html, relativeTime } from './util.js';
+import { absoluteTime, envParam, html, relativeTime, routeHref } from './util.js';
 
 const PAGE = 20;
 
@@ -76,12 +76,19 @@ export function Notifications({ tick }) {
       <button type="button" disabled=${offset + PAGE >= total} onClick=${() => setOffset(offset + PAGE)}>Older deliveries</button>
     </div>
     <table data-testid="deliveries">
-      <thead><tr><th scope="col">Channel</th><th scope="col">Event</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last attempt</th></tr></thead>
+      <thead><tr><th scope="col">Channel</th><th scope="col">Event</th><th scope="col">Stack</th><th scope="col">Run</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last attempt</th></tr></thead>
       <tbody>${(page?.deliveries ?? []).map((d) => {
         const last = d.attempts.at(-1);
         const state = d.state === 'delivered' ? 'success' : d.state === 'failed' ? 'failed' : 'running';
         return html`<tr data-channel=${d.channel} data-event=${d.event}>
           <td>${d.channel}</td><td>${d.event}</td>
+          <td data-testid="delivery-stack">${d.stack === null ? '—' : html`<a href=${routeHref(['stack', d.stack], { env: envParam(d.environmentId) })}>${d.stack}</a>`}</td>
+          <td data-testid="delivery-run">${
+            d.stack === null || d.runId === null
+              ? '—'
+              : html`<a href=${routeHref(['stack', d.stack], { env: envParam(d.environmentId), tab: 'deploys', run: d.runId })}
+                  aria-label=${`Run ${d.runId} of ${d.stack}`}>#${d.runId}</a>`
+          }</td>
           <td><span class=${`badge status-${state}`}>${d.state}</span></td>
           <td>${d.attempts.length}</td>
           <td>${last ? html`<time title=${absoluteTime(last.at)}>${relativeTime(last.at)}</time> ${last.ok ? `HTTP ${last.status}` : html`<span class="error-line">${last.error ?? `HTTP ${last.status}`}</span>`}` : '—'}</td>

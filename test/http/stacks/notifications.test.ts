@@ -107,6 +107,8 @@ describeStacks('notifications', () => {
       return found?.state === 'delivered' ? found : undefined;
     }, 'the delivery');
     expect(delivery.event).toBe('run.failed');
+    // The delivery names the run and the stack it tells of.
+    expect(delivery).toMatchObject({ stack: 'note', environmentId: null, runId: failed.runId });
     const attempts = delivery.attempts as Json[];
     expect(attempts.map((a) => a.ok)).toEqual([false, true]);
     expect(attempts[0]?.status).toBe(500);
