@@ -1,4 +1,4 @@
-import { dictHas, dictPut, dictSet } from '../src/editor/dict.js';
+import { dictGet, dictHas, dictPut, dictSet } from '../src/editor/dict.js';
 import { inDrawingOrder } from '../src/editor/drawing-order.js';
 import type { DxfDocumentModel, Entity } from '../src/editor/model.js';
 import { dropIndex, indexChange } from '../src/editor/query/document-index.js';
@@ -146,6 +146,18 @@ export function applyChange(doc: DocumentState, change: Change, backwards: boole
     case 'handseed':
       model.handseed = backwards ? change.before : change.after;
       return;
+    case 'record': {
+      const to = backwards ? change.before : change.after;
+      // A new list: a batch's scratch state or a checkpoint may share the old one.
+      const list = [...(dictGet(model.tables, change.table) ?? [])];
+      const at = list.findIndex((r) => r.handle === change.key);
+      if (to === null) {
+        if (at >= 0) list.splice(at, 1);
+      } else if (at >= 0) list[at] = to;
+      else list.push(to);
+      dictSet(model.tables, change.table, list);
+      return;
+    }
     case 'object': {
       const to = backwards ? change.before : change.after;
       const at = model.objects.findIndex((o) => o.handle === change.key);

@@ -43,7 +43,9 @@ export type Change =
    * A record of the OBJECTS section kept raw (IMAGEDEF, a dictionary...), by handle; `index` is where a
    * new one goes in `objects` (the end when absent).
    */
-  | { kind: 'object'; key: string; before: RawRecord | null; after: RawRecord | null; index?: number };
+  | { kind: 'object'; key: string; before: RawRecord | null; after: RawRecord | null; index?: number }
+  /** A symbol-table record kept raw (a STYLE, an LTYPE), by handle, in the table `table`. */
+  | { kind: 'record'; key: string; table: string; before: RawRecord | null; after: RawRecord | null };
 
 export type ChangeKind = Change['kind'];
 

@@ -3,8 +3,11 @@ import { dictGet } from '../dict.js';
 import { isLayoutBlockName } from '../dxf/entity-types.js';
 import { fail } from '../errors.js';
 import type { Block, DxfTag, Entity } from '../model.js';
-import { named, nameIn, nameKey } from '../names.js';
+import { named, nameIn, nameKey, sameName } from '../names.js';
 import type { StepBuilder } from './steps.js';
+
+/** Linetypes every drawing has: never brought along. */
+const BUILT_IN_LINETYPES = new Set(['BYLAYER', 'BYBLOCK', 'CONTINUOUS']);
 
 /** What a copy into another document brought along besides the entities: the blocks, by target name. */
 export interface BroughtAlong {
@@ -40,7 +43,8 @@ const withoutAppGroups = (tags: DxfTag[] | undefined): DxfTag[] | undefined => {
 
 /**
  * Copies of `entities` of document `from` for document `target`, with fresh handles, in `space`: each
- * on the target's layer of its name (made like the source's when missing), and each Insert of a block
+ * on the target's layer of its name (made like the source's when missing), with the source's linetype
+ * and text style records the target lacks, and each Insert of a block
  * the copy brings along — the block's definition with its contents, recursively, under its own name or,
  * when the target has that name, under a free one (`freeName`). Pushes the blocks and their contents onto
  * `step`; returns the copies (for the caller to place) and what was brought along.
@@ -57,14 +61,32 @@ export function copiesFor(
   const made = new Set<string>();
   const taken = (name: string) => nameIn(target.model.blocks, name) !== undefined || made.has(nameKey(name));
 
+  /** The target's spelling of a STYLE or LTYPE record of the source, brought along when it lacks it. */
+  const record = (table: string, name: string): string => {
+    const like = (dictGet(from.model.tables, table) ?? []).find((r) =>
+      r.tags.some((t) => t.code === 2 && sameName(t.value, name)),
+    );
+    return like ? step.ensureRecord(table, name, like) : (step.recordName(table, name) ?? name);
+  };
+  const linetype = (name: string) =>
+    BUILT_IN_LINETYPES.has(name.toUpperCase()) ? name : record('LTYPE', name);
+  const layer = (name: string) => {
+    const like = named(from.model.layers, name);
+    // The layer's linetype first, so the layer made like the source's keeps it.
+    if (like && nameIn(target.model.layers, name) === undefined) linetype(like.linetype);
+    return step.ensureLayer(name, like);
+  };
+
   const copyOf = (entity: Entity, handle: string, where: string): Entity => {
     const copy: Entity = {
       ...structuredClone(entity),
       handle,
       space: where,
-      layer: step.ensureLayer(entity.layer, named(from.model.layers, entity.layer)),
+      layer: layer(entity.layer),
+      linetype: linetype(entity.linetype),
     };
     if (copy.type === 'Insert') copy.name = bring(copy.name, entity.handle);
+    if (copy.type === 'Text' || copy.type === 'MText') copy.style = record('STYLE', copy.style);
     return copy;
   };
 
@@ -95,7 +117,7 @@ export function copiesFor(
       record_handle: record,
       block_handle: begin,
       end_handle: end,
-      layer: step.ensureLayer(source.layer, named(from.model.layers, source.layer)),
+      layer: layer(source.layer),
       entities: handles,
     };
     const extra = withoutAppGroups(block.extra);

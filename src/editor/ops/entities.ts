@@ -228,6 +228,8 @@ function entitiesCopyTo(ctx: OpContext): OpOutcome {
     layers_created: step.layersCreated,
     blocks_created: brought.blocks,
     blocks_renamed: brought.renamed,
+    text_styles_created: step.recordsCreated.STYLE ?? [],
+    linetypes_created: step.recordsCreated.LTYPE ?? [],
   };
   const event = editorEvent('EntitiesCopiedTo', {
     document_id: target.id,

@@ -5,10 +5,11 @@ import {
   type NewEditorEvent,
   type StepEventType,
 } from '../../../streams/editor.js';
+import { dictGet } from '../dict.js';
 import { newLayer } from '../dxf/structure.js';
 import { formatHandle } from '../handles.js';
-import type { DxfDocumentModel, Layer } from '../model.js';
-import { NameSet, nameIn, sameName } from '../names.js';
+import type { DxfDocumentModel, DxfTag, Layer, RawRecord } from '../model.js';
+import { NameSet, nameIn, nameKey, sameName } from '../names.js';
 
 /** The event of one undo step: `type` names what happened, `changes` say it. */
 export function stepEvent(
@@ -37,6 +38,9 @@ export class StepBuilder {
   private readonly model: DxfDocumentModel;
   private readonly seedBefore: number;
   readonly layersCreated: string[] = [];
+  /** Symbol-table records this step made (text styles, linetypes), by table, in the order made. */
+  readonly recordsCreated: Record<string, string[]> = {};
+  private readonly madeRecords = new Map<string, string>();
   private readonly made = new NameSet();
 
   constructor(model: DxfDocumentModel) {
@@ -63,9 +67,7 @@ export class StepBuilder {
     const [handle] = this.handles(1) as [string];
     const linetypeKnown = (linetype: string) =>
       ['BYLAYER', 'BYBLOCK', 'CONTINUOUS'].includes(linetype.toUpperCase()) ||
-      (this.model.tables.LTYPE ?? []).some((r) =>
-        r.tags.some((t) => t.code === 2 && sameName(t.value, linetype)),
-      );
+      this.recordName('LTYPE', linetype) !== undefined;
     // Unmodeled tags stay behind: they may name objects (plot style, material) of the other document.
     const { extra: _extra, ...definition } = like ?? ({} as Layer);
     const layer: Layer = like
@@ -78,6 +80,42 @@ export class StepBuilder {
       : newLayer(name, handle);
     this.changes.push({ kind: 'layer', key: name, before: null, after: layer });
     this.layersCreated.push(name);
+    return name;
+  }
+
+  /** The spelling of record `name` of `table` in the document or among those this step made. */
+  recordName(table: string, name: string): string | undefined {
+    const known = (dictGet(this.model.tables, table) ?? [])
+      .map((r) => r.tags.find((t) => t.code === 2)?.value)
+      .find((n) => n !== undefined && sameName(n, name));
+    return known ?? this.madeRecords.get(`${table}:${nameKey(name)}`);
+  }
+
+  /**
+   * The record `name` of symbol table `table` (a STYLE, an LTYPE), in any case; else a copy of `like`
+   * (the record of another document) made in this one: its own handle, owned by this document's table,
+   * its application groups left behind (they point at the other document's objects).
+   */
+  ensureRecord(table: string, name: string, like: RawRecord): string {
+    const known = this.recordName(table, name);
+    if (known !== undefined) return known;
+    const [handle] = this.handles(1) as [string];
+    const owner = dictGet(this.model.table_handles, table) ?? '0';
+    const tags: DxfTag[] = [];
+    let inGroup = false;
+    for (const t of like.tags) {
+      if (t.code === 102) inGroup = t.value.startsWith('{');
+      else if (inGroup) continue;
+      else if (t.code === 5 || t.code === 105) tags.push({ code: t.code, value: handle });
+      else if (t.code === 330) tags.push({ code: 330, value: owner });
+      else tags.push(t);
+    }
+    this.madeRecords.set(`${table}:${nameKey(name)}`, name);
+    const record: RawRecord = { type: like.type, handle, tags };
+    this.changes.push({ kind: 'record', key: handle, table, before: null, after: record });
+    const made = this.recordsCreated[table] ?? [];
+    made.push(name);
+    this.recordsCreated[table] = made;
     return name;
   }
 

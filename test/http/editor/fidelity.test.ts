@@ -397,6 +397,62 @@ print(json.dumps({b.name: sorted(e.dxftype() + ":" + (e.dxf.name if e.dxftype() 
     await audited(await save('copy-target-undone.dxf'));
   });
 
+  it('text styles and linetypes the copies use come along (of the entities, their layers and block contents); the saved target audits clean', async (ctx) => {
+    needEzdxf(ctx);
+    const sourceFile = join(dir, 'styled-source.dxf');
+    await python(
+      `
+import sys, ezdxf
+doc = ezdxf.new("R2010")
+doc.styles.add("NOTES", font="arialbd.ttf")
+doc.linetypes.add("FENCE", pattern=[0.75, 0.5, -0.25], description="Fence ---- ----")
+doc.linetypes.add("RAIL", pattern=[1.0, 0.6, -0.4], description="Rail ---- ----")
+doc.layers.add("RAILS", linetype="RAIL")
+msp = doc.modelspace()
+msp.add_text("Hello", dxfattribs={"style": "NOTES", "height": 2})
+msp.add_line((0, 0), (10, 0), dxfattribs={"linetype": "FENCE"})
+msp.add_line((0, 5), (10, 5), dxfattribs={"layer": "RAILS"})
+doc.saveas(sys.argv[1])
+print("{}")
+`,
+      [sourceFile],
+    );
+    const target = await newDocument(client);
+    ok(await client.post('/api/v1/documents', { path: sourceFile }), 201);
+    const handles = (arr(ok(await client.get('/api/v1/entities')), 'entities') as Json[]).map((e) =>
+      str(e, 'handle'),
+    );
+    const copied = await post('/api/v1/entities/copy-to', { document_id: target, handles }, 201);
+    expect(at(copied, 'result.text_styles_created')).toEqual(['NOTES']);
+    expect(strings(copied, 'result.linetypes_created').sort()).toEqual(['FENCE', 'RAIL']);
+    expect(at(copied, 'result.layers_created')).toEqual(['RAILS']);
+    await post('/api/v1/activate', { document_id: target });
+    const file = await save('styled-target.dxf');
+    await audited(file);
+    const seen = await python<Json>(
+      `
+import json, sys, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+msp = doc.modelspace()
+print(json.dumps({
+  "font": doc.styles.get("NOTES").dxf.font,
+  "fence": doc.linetypes.get("FENCE").dxf.description,
+  "rail_layer": doc.layers.get("RAILS").dxf.linetype,
+  "text_style": msp.query("TEXT")[0].dxf.style,
+  "line_types": sorted(e.dxf.linetype for e in msp.query("LINE")),
+}))
+`,
+      [file],
+    );
+    expect(seen).toEqual({
+      font: 'arialbd.ttf',
+      fence: 'Fence ---- ----',
+      rail_layer: 'RAIL',
+      text_style: 'NOTES',
+      line_types: ['BYLAYER', 'FENCE'],
+    });
+  });
+
   it('a second copy of the same insert into the same target renames again; the first copy keeps its block', async (ctx) => {
     needEzdxf(ctx);
     const target = await newDocument(client);
