@@ -11,6 +11,7 @@ import { ConsolePanel } from './console.js';
 import { ContainerLogs } from './container-logs.js';
 import { useStats } from './container-stats.js';
 import { ContainersPanel, useContainers } from './containers.js';
+import { useDeployOptions } from './deploy-options.js';
 import { DeploysTab } from './deploys.js';
 import { GitPanel } from './git.js';
 import { lastGood } from './history.js';
@@ -51,7 +52,7 @@ export function StackPage({
   const [serverChange, setServerChange] = useState(/** @type {import('./api.js').Stack | null} */ (null));
   const [stackReloads, setStackReloads] = useState(0);
   const [rows, setRows] = useState(/** @type {import('./variables.js').VariableRow[]} */ ([]));
-  const [options, setOptions] = useState({ pull: false, build: false, forceRecreate: false });
+  const [options, setOptions] = useDeployOptions(name, env);
   const [error, setError] = useState(/** @type {string | null} */ (null));
   const [composeError, setComposeError] = useState(/** @type {string | null} */ (null));
   const [message, setMessage] = useState('');
