@@ -556,9 +556,9 @@ export function readDxf(text: string, options: ReadDxfOptions = {}): DxfDocument
   placeGroups(doc, groups);
   delete doc.header.$HANDSEED;
   ensureStructure(doc);
-  const guid =
-    (!options.newIdentity && parseGuid(header.$FINGERPRINTGUID?.[0]?.value)) || options.guid || newGuid();
-  doc.header.$FINGERPRINTGUID = guidHeaderTags(parseGuid(guid) ?? newGuid());
+  // A GUID of the file is kept as written (its case, its braces); one is made when it has none.
+  const written = !options.newIdentity && parseGuid(header.$FINGERPRINTGUID?.[0]?.value) !== undefined;
+  if (!written) doc.header.$FINGERPRINTGUID = guidHeaderTags(parseGuid(options.guid ?? '') ?? newGuid());
   options.recovered?.push(...ctx.recovered);
   return doc;
 }

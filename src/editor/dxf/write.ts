@@ -619,3 +619,35 @@ function writeGroup(w: TagWriter, group: Group, members: string[], owner: string
   w.tags(body);
   w.tags(xdata);
 }
+
+/** The records one write of a TagWriter holds, as raw records (type from the `0` tag, its handle). */
+function writtenRecords(text: string): RawRecord[] {
+  const lines = text.split('\n');
+  const out: RawRecord[] = [];
+  for (let i = 0; i + 1 < lines.length; i += 2) {
+    const code = Number((lines[i] as string).trim());
+    const value = lines[i + 1] as string;
+    if (code === 0) out.push({ type: value, handle: undefined, tags: [] });
+    else {
+      const record = out.at(-1);
+      if (!record) continue;
+      if (code === 5 && record.handle === undefined) record.handle = value;
+      record.tags.push({ code, value });
+    }
+  }
+  return out;
+}
+
+/**
+ * The LAYER and BLOCK_RECORD records as the save writes them. The model keeps layers and blocks modeled,
+ * not as raw records; the `records` read lists these beside the raw tables so every table is there.
+ */
+export function modeledTableRecords(doc: DxfDocumentModel): Record<'LAYER' | 'BLOCK_RECORD', RawRecord[]> {
+  const layers = new TagWriter();
+  const layerTable = dictGet(doc.table_handles, 'LAYER') ?? '0';
+  for (const layer of Object.values(doc.layers)) writeLayer(layers, layer, layerTable);
+  const blocks = new TagWriter();
+  const blockTable = dictGet(doc.table_handles, 'BLOCK_RECORD') ?? '0';
+  for (const block of writableBlocks(doc)) writeBlockRecord(blocks, doc, block, blockTable);
+  return { LAYER: writtenRecords(layers.text()), BLOCK_RECORD: writtenRecords(blocks.text()) };
+}

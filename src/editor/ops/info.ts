@@ -1,4 +1,5 @@
 import { dictGet, dictHas } from '../dict.js';
+import { modeledTableRecords } from '../dxf/index.js';
 import { headerValue } from '../dxf-values.js';
 import { currentLayer } from '../entity-input.js';
 import { EditorError, fail } from '../errors.js';
@@ -159,7 +160,9 @@ function records(ctx: OpContext): OpOutcome {
   }
   const all: Array<RawRecord & { collection: string; table?: string }> = [];
   if (collection !== 'objects') {
-    for (const [table, list] of Object.entries(doc.model.tables))
+    // LAYER and BLOCK_RECORD are modeled (layers, blocks): listed as the save writes them.
+    const tables = { ...modeledTableRecords(doc.model), ...doc.model.tables };
+    for (const [table, list] of Object.entries(tables))
       for (const r of list) all.push({ ...r, collection: 'tables', table });
   }
   if (collection !== 'tables') for (const r of doc.model.objects) all.push({ ...r, collection: 'objects' });

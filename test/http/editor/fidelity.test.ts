@@ -469,3 +469,48 @@ print(json.dumps({
     await audited(await save('copy-twice.dxf'));
   });
 });
+
+describe('smaller facts of files from the wild', () => {
+  it('$FINGERPRINTGUID is kept as the file writes it (lower case, braces)', async (ctx) => {
+    needEzdxf(ctx);
+    const { text } = await savedDrawing('guid.dxf', 1);
+    const written = '{6fd3afc4-c026-11d2-a5a3-080009ace89b}';
+    const file = join(dir, 'guid-lower.dxf');
+    await writeFile(
+      file,
+      text.replace(/(\$FINGERPRINTGUID\r?\n {2}2\r?\n)\{[^}\r\n]+\}/, `$1${written}`),
+      'latin1',
+    );
+    expect((await readFile(file, 'latin1')).includes(written)).toBe(true);
+    ok(await client.post('/api/v1/documents', { path: file }), 201);
+    const saved = await save('guid-saved.dxf');
+    const guid = await python<string>(
+      `
+import json, sys, ezdxf
+print(json.dumps(ezdxf.readfile(sys.argv[1]).header["$FINGERPRINTGUID"]))
+`,
+      [saved],
+    );
+    expect(guid).toBe(written);
+  });
+
+  it('records?collection=tables lists the LAYER and BLOCK_RECORD records too, as the save writes them', async () => {
+    await newDocument(client);
+    await createEntities(client, [{ type: 'Line', start: [0, 0], end: [1, 1], layer: 'WALLS' }]);
+    const layers = ok(await client.get('/api/v1/records?collection=tables&type=LAYER'));
+    const names = (arr(layers, 'result.records') as Json[]).map(
+      (r) => (arr(r, 'tags') as Json[]).find((t) => t.code === 2)?.value,
+    );
+    expect(names).toEqual(expect.arrayContaining(['0', 'WALLS']));
+    expect(
+      (arr(layers, 'result.records') as Json[]).every(
+        (r) => r.table === 'LAYER' && typeof r.handle === 'string',
+      ),
+    ).toBe(true);
+    const blocks = ok(await client.get('/api/v1/records?collection=tables&type=BLOCK_RECORD'));
+    const blockNames = (arr(blocks, 'result.records') as Json[]).map(
+      (r) => (arr(r, 'tags') as Json[]).find((t) => t.code === 2)?.value,
+    );
+    expect(blockNames).toEqual(expect.arrayContaining(['*Model_Space', '*Paper_Space']));
+  });
+});
