@@ -83,14 +83,15 @@ export function linetype(value: unknown, model: DxfDocumentModel): string {
   return fail('invalid_property', `linetype ${JSON.stringify(name)} is not defined in the document`);
 }
 
-/** A text style the document defines (STYLE table), as the document spells it; `invalid_property` otherwise. */
+/**
+ * A text style, as the document spells it when it defines it (STYLE table); a name it does not define is
+ * taken as given (entities_create makes the style, as it makes a missing layer). `invalid_property` for a
+ * name DXF cannot hold.
+ */
 function textStyle(value: unknown, model: DxfDocumentModel): string {
-  const name = string(value, 'style');
+  const name = tableName(value, 'style', 'invalid_property');
   const names = (model.tables.STYLE ?? []).map((r) => r.tags.find((t) => t.code === 2)?.value ?? '');
-  const found =
-    names.find((n) => sameName(n, name)) ?? (name.toUpperCase() === 'STANDARD' ? 'Standard' : undefined);
-  if (found) return found;
-  return fail('invalid_property', `text style ${JSON.stringify(name)} is not defined in the document`);
+  return names.find((n) => sameName(n, name)) ?? (name.toUpperCase() === 'STANDARD' ? 'Standard' : name);
 }
 
 /** A polyline's vertices: 2 or more, each [x, y], [x, y, bulge] or {x, y, bulge}; `invalid_vertices` otherwise. */

@@ -36,7 +36,11 @@ function entitiesCreate(ctx: OpContext): OpOutcome {
       const entity = entityFromInput(input, handles[i] as string, space, doc.model);
       // A layer named in another case is the document's (or this request's first spelling of it).
       const layer = step.ensureLayer(entity.layer);
-      return layer === entity.layer ? entity : { ...entity, layer };
+      const made = layer === entity.layer ? entity : { ...entity, layer };
+      // A missing text style is made as a missing layer is.
+      if (made.type !== 'Text' && made.type !== 'MText') return made;
+      const style = step.ensureTextStyle(made.style);
+      return style === made.style ? made : { ...made, style };
     } catch (error) {
       if (error instanceof EditorError) throw new EditorError(error.code, `entities[${i}]: ${error.message}`);
       throw error;
@@ -46,7 +50,12 @@ function entitiesCreate(ctx: OpContext): OpOutcome {
   entities.forEach((entity, i) => {
     step.push({ kind: 'entity', key: entity.handle, before: null, after: entity, index: base + i });
   });
-  const result = { handles, created: entities.length, layers_created: step.layersCreated };
+  const result = {
+    handles,
+    created: entities.length,
+    layers_created: step.layersCreated,
+    text_styles_created: step.recordsCreated.STYLE ?? [],
+  };
   return { events: [stepEvent('EntitiesCreated', doc, 'entities_create', step.build(), result)], result };
 }
 

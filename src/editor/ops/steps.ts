@@ -119,6 +119,35 @@ export class StepBuilder {
     return name;
   }
 
+  /**
+   * The text style `name` of the document, in any case; else makes it as AutoCAD's STANDARD is made (the
+   * txt font, no fixed height), as a missing layer is made. STANDARD itself is never made here.
+   */
+  ensureTextStyle(name: string): string {
+    if (sameName(name, 'Standard') && this.recordName('STYLE', name) === undefined) return name;
+    const tag = (code: number, value: string): DxfTag => ({ code, value });
+    const like: RawRecord = {
+      type: 'STYLE',
+      handle: undefined,
+      tags: [
+        tag(5, ''),
+        tag(330, ''),
+        tag(100, 'AcDbSymbolTableRecord'),
+        tag(100, 'AcDbTextStyleTableRecord'),
+        tag(2, name),
+        tag(70, '0'),
+        tag(40, '0.0'),
+        tag(41, '1.0'),
+        tag(50, '0.0'),
+        tag(71, '0'),
+        tag(42, '2.5'),
+        tag(3, 'txt'),
+        tag(4, ''),
+      ],
+    };
+    return this.ensureRecord('STYLE', name, like);
+  }
+
   push(...changes: Change[]): this {
     this.changes.push(...changes);
     return this;

@@ -494,6 +494,40 @@ print(json.dumps(ezdxf.readfile(sys.argv[1]).header["$FINGERPRINTGUID"]))
     expect(guid).toBe(written);
   });
 
+  it('a Text on a text style the drawing lacks makes it, as a missing layer is made; one undo takes both out', async (ctx) => {
+    needEzdxf(ctx);
+    await newDocument(client);
+    const created = ok(
+      await client.post('/api/v1/entities', {
+        entities: [
+          { type: 'Text', value: 'A', position: [0, 0], style: 'Notes' },
+          { type: 'MText', value: 'B', position: [0, 5], style: 'NOTES', layer: 'TXT' },
+        ],
+      }),
+      201,
+    );
+    expect(at(created, 'result.text_styles_created')).toEqual(['Notes']);
+    expect(at(created, 'result.layers_created')).toEqual(['TXT']);
+    const texts = arr(ok(await client.get('/api/v1/entities?detail=full')), 'entities') as Json[];
+    expect(texts.map((e) => e.style)).toEqual(['Notes', 'Notes']);
+    const file = await save('style-made.dxf');
+    await audited(file);
+    const styles = await python<string[]>(
+      `
+import json, sys, ezdxf
+print(json.dumps(sorted(s.dxf.name for s in ezdxf.readfile(sys.argv[1]).styles)))
+`,
+      [file],
+    );
+    expect(styles).toContain('Notes');
+    ok(await client.post('/api/v1/undo', {}));
+    const undone = ok(await client.get('/api/v1/records?collection=tables&type=STYLE'));
+    const names = (arr(undone, 'result.records') as Json[]).map(
+      (r) => (arr(r, 'tags') as Json[]).find((t) => t.code === 2)?.value,
+    );
+    expect(names).not.toContain('Notes');
+  });
+
   it('records?collection=tables lists the LAYER and BLOCK_RECORD records too, as the save writes them', async () => {
     await newDocument(client);
     await createEntities(client, [{ type: 'Line', start: [0, 0], end: [1, 1], layer: 'WALLS' }]);
