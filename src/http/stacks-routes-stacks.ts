@@ -1,5 +1,6 @@
 import type { DeployOptions, EnvironmentId } from '../../streams/stacks.js';
 import { checkEnvAccess } from '../stacks/auth.js';
+import { conflict } from '../stacks/errors.js';
 import type { StacksService } from '../stacks/service.js';
 import { type StackStatus, StackStatusReader } from '../stacks/stack-status.js';
 import { type Stack, stackView, validateVariables } from '../stacks/stack-store.js';
@@ -9,6 +10,10 @@ import { stacksRoutes as routes } from './stacks-api/routes.js';
 import { keepSecrets } from './stacks-kept-secrets.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { allow, answerJob, userOf } from './stacks-request.js';
+
+/** Why a delete without `down` or `keepContainers` is refused. */
+const containersLeftMessage = (count: number) =>
+  `The engine has ${count} container${count === 1 ? '' : 's'} of this stack: delete with down=true to remove ${count === 1 ? 'it' : 'them'} first, or keepContainers=true to leave ${count === 1 ? 'it' : 'them'} running`;
 
 /** A job's options from a request body: pull and build off when omitted, forceRecreate as the route says. */
 const optionsOf = (
@@ -110,9 +115,30 @@ export function stackRoutes(
 
   app.route({
     ...routes.deleteStack,
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const user = userOf(request);
-      await service.deleteStack(refOf(request, user, 'edit', request.params.name), user.name);
+      const ref = refOf(request, user, 'edit', request.params.name);
+      const { down, keepContainers } = request.query;
+      if (down) {
+        // `down` as a job of its own (its output kept like any job's), then the files.
+        const started = await service.operate(ref, 'down', user.name);
+        const result = await started.result;
+        if (!result.success)
+          return reply
+            .code(500)
+            .send({ error: `down failed (${result.error ?? 'the job failed'}); the stack was not deleted` });
+        await service.deleteStack(ref, user.name);
+        return { deleted: true as const, jobId: started.jobId };
+      }
+      if (!keepContainers) {
+        const stack = await service.getStack(ref);
+        // An engine that cannot be reached cannot say: the delete goes on (its containers are unknown).
+        const containers = (await statusesOf(ref.environmentId, [{ name: stack.name }])).get(
+          stack.name,
+        )?.containers;
+        if (containers && containers.length > 0) throw conflict(containersLeftMessage(containers.length));
+      }
+      await service.deleteStack(ref, user.name);
       return { deleted: true as const };
     },
   });

@@ -194,7 +194,12 @@ export const StackVariablesSaved = Stack.extend({
   description: 'The stack with its new variables, and the warnings of them.',
 });
 
-export const StackDeleted = z.object({ deleted: z.literal(true) }).meta({ id: 'StackDeleted' });
+export const StackDeleted = z
+  .object({
+    deleted: z.literal(true),
+    jobId: z.string().optional().meta({ description: 'With `down`: the `down` job that ran first.' }),
+  })
+  .meta({ id: 'StackDeleted' });
 
 export const ComposeSaved = z
   .object({

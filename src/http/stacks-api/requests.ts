@@ -117,6 +117,23 @@ const positionQuery = (name: string, description: string, example: string) =>
       ),
     );
 
+/** A query switch: `true` (or `1`) turns it on; anything else, or omitted, leaves it off. */
+const querySwitch = (description: string) =>
+  z
+    .string()
+    .meta({ description, examples: ['true'] })
+    .optional()
+    .transform((value) => value === 'true' || value === '1');
+
+export const DeleteStackQuery = EnvQuery.extend({
+  down: querySwitch(
+    '`true`: run `down` as a job first (the stack’s containers and networks removed), then delete the stack; a failed `down` deletes nothing.',
+  ),
+  keepContainers: querySwitch(
+    '`true`: delete the stack’s files and leave its containers running on the engine (no longer managed; a stack made later under the name takes them over).',
+  ),
+});
+
 export const LogQuery = z.object({
   follow: z
     .string()

@@ -36,6 +36,7 @@ import { LogPage } from './history-answers.js';
 import {
   ComposeBody,
   CreateStackBody,
+  DeleteStackQuery,
   DeployBody,
   EmptyBody,
   EnvQuery,
@@ -183,14 +184,18 @@ export const stacksRoutes = {
     url: '/api/stacks/:name',
     schema: {
       operationId: 'deleteStack',
-      summary: 'Delete a stack (its files; its runs stay)',
+      summary:
+        'Delete a stack (its files; its runs stay): refused while its engine has containers of it, unless `down` (remove them first) or `keepContainers`',
       tags: STACKS,
       params: StackParams,
-      querystring: EnvQuery,
+      querystring: DeleteStackQuery,
       response: {
-        200: json('The stack is gone.', StackDeleted),
+        200: json('The stack is gone (with `down`: after its `down` job succeeded, `jobId`).', StackDeleted),
         ...envFailures('edit', `${ENV_400}, or ${NAME_400}.`, STACK_404),
-        409: fail('The stack has a job running.'),
+        409: fail(
+          'The stack has a job running; or its engine has containers of it (neither `down` nor `keepContainers`): the message counts them.',
+        ),
+        500: fail('With `down`: the `down` job failed (its error); the stack was not deleted.'),
       },
     },
   },

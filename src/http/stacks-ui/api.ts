@@ -229,10 +229,21 @@ export const api = {
     call<'getStack', Stack>('getStack', { params: { name }, query: envQuery(env) }),
   createStack: (env: Env, body: StacksBody<'createStack'>) =>
     call<'createStack', JobAck>('createStack', { query: envQuery(env), body }),
-  deleteStack: (name: string, env: Env) =>
+  /**
+   * Deletes a stack. While its engine has containers of it the server wants a choice: `down` removes
+   * them first (a `down` job), `keep` leaves them running; `plain` is refused then (409).
+   */
+  deleteStack: (name: string, env: Env, containers: 'plain' | 'down' | 'keep' = 'plain') =>
     call<'deleteStack', StacksAnswer<'deleteStack', 200>>('deleteStack', {
       params: { name },
-      query: envQuery(env),
+      query: {
+        ...envQuery(env),
+        ...(containers === 'down'
+          ? { down: 'true' }
+          : containers === 'keep'
+            ? { keepContainers: 'true' }
+            : {}),
+      },
     }),
   setVariables: (name: string, env: Env, variables: Variable[]) =>
     call<'setVariables', StackVariablesSaved>('setVariables', {

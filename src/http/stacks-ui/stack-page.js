@@ -179,10 +179,17 @@ export function StackPage({
     }
   };
 
-  const removeStack = async () => {
-    const gone = await act(() => api.deleteStack(name, env));
+  /** `down`: Stop and delete; `keep`: delete, its containers left running; `plain`: it has none. */
+  const removeStack = async (/** @type {'plain' | 'down' | 'keep'} */ how) => {
+    setConfirmDelete(false);
+    if (how === 'down') setMessage(`Stopping ${name} (down), then deleting it…`);
+    const gone = await act(() => api.deleteStack(name, env, how));
     if (gone) location.hash = routeHref([], { env: envParam(env) });
   };
+  // Containers of the stack on its engine (unknown counts as some: the server decides).
+  const listed = engine.status?.containers;
+  const hasContainers = listed === null || listed === undefined || listed.length > 0;
+  (engine.status?.containers ?? null) === null || (engine.status?.containers?.length ?? 0) > 0;
 
   /** Arrow keys, Home and End move between the tabs (the WAI-ARIA tabs pattern). */
   const onTabKey = (/** @type {KeyboardEvent} */ e) => {
@@ -238,10 +245,15 @@ export function StackPage({
             }
             ${
               confirmDelete
-                ? html`<span role="group" aria-label="Confirm stack delete">Delete ${name} and its files?
-                  <button type="button" class="danger" onClick=${removeStack}>Delete stack</button>
-                  <button type="button" onClick=${() => setConfirmDelete(false)}>Cancel</button></span>`
-                : html`<button type="button" class="danger" onClick=${() => setConfirmDelete(true)}>Delete…</button>`
+                ? hasContainers
+                  ? html`<span role="group" aria-label="Confirm stack delete">Delete ${name} and its files? Its containers are on the engine.
+                    <button type="button" class="danger" onClick=${() => removeStack('down')}>Stop and delete</button>
+                    <button type="button" onClick=${() => removeStack('keep')}>Delete, keep containers running</button>
+                    <button type="button" onClick=${() => setConfirmDelete(false)}>Cancel</button></span>`
+                  : html`<span role="group" aria-label="Confirm stack delete">Delete ${name} and its files?
+                    <button type="button" class="danger" onClick=${() => removeStack('plain')}>Delete stack</button>
+                    <button type="button" onClick=${() => setConfirmDelete(false)}>Cancel</button></span>`
+                : html`<button type="button" class="danger" disabled=${busy} onClick=${() => setConfirmDelete(true)}>Delete…</button>`
             }
           </div>`
           : html`<p class="muted" data-testid="read-only">You may view this stack; changing it needs the stacks edit permission.</p>`
