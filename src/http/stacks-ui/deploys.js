@@ -10,7 +10,16 @@ import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import { ComparePanel, HistorySettingsForm, OriginNote, RunContent } from './history.js';
 import { LogViewer } from './log-viewer.js';
-import { absoluteTime, html, isRunning, lastLine, relativeTime, runDuration, summaryWords } from './util.js';
+import {
+  absoluteTime,
+  countsWords,
+  html,
+  isRunning,
+  lastLine,
+  relativeTime,
+  runDuration,
+  summaryWords,
+} from './util.js';
 
 /** Small inline icons (no icon font: emoji glyphs are missing on many servers' browsers). */
 const icon = (/** @type {string} */ d) =>
@@ -133,6 +142,17 @@ export function DeploysTab({ stack, env, runs, canEdit, openRun, setOpenRun, rel
   `;
 }
 
+const CONTAINER_COUNTS = /** @type {const} */ ([
+  ['containersCreated', 'created'],
+  ['containersRecreated', 'recreated'],
+  ['containersStarted', 'started'],
+  ['containersRemoved', 'removed'],
+]);
+const IMAGE_COUNTS = /** @type {const} */ ([
+  ['imagesPulled', 'pulled'],
+  ['imagesBuilt', 'built'],
+]);
+
 /** @param {{ run: import('./api.js').Run }} props */
 function RunDetails({ run }) {
   const d = run.details;
@@ -141,8 +161,8 @@ function RunDetails({ run }) {
     <dl class="details" data-testid="run-details">
       <dt>Started</dt><dd>${absoluteTime(run.startedAt)}</dd>
       <dt>Finished</dt><dd>${run.finishedAt ? absoluteTime(run.finishedAt) : 'still running'}</dd>
-      <dt>Containers</dt><dd>${s ? `${s.containersCreated} created, ${s.containersRecreated} recreated, ${s.containersStarted} started, ${s.containersRemoved} removed` : 'unknown'}</dd>
-      <dt>Images</dt><dd>${s ? `${s.imagesPulled} pulled, ${s.imagesBuilt} built` : 'unknown'}</dd>
+      <dt>Containers</dt><dd>${countsWords(s, CONTAINER_COUNTS)}</dd>
+      <dt>Images</dt><dd>${countsWords(s, IMAGE_COUNTS)}</dd>
       <dt>Exit code</dt><dd>${d.exitCode ?? '—'}</dd>
       <dt>By</dt><dd>${d.userId ?? run.trigger}</dd>
       ${typeof d.redeployOf === 'number' ? html`<dt>Redeploy of</dt><dd>run #${d.redeployOf}</dd>` : null}

@@ -89,6 +89,21 @@ export function summaryWords(summary) {
   return parts.length > 0 ? parts.join(' · ') : 'no changes';
 }
 
+/**
+ * Some counts of a summary in words, only those it holds ("1 created, 0 started"): a count the summary
+ * lacks was not seen and is unknown, never zero (spec); with none of them, "unknown".
+ * @param {import('./api.js').Summary | undefined} summary
+ * @param {ReadonlyArray<readonly [string, string]>} counts each key with its word
+ */
+export function countsWords(summary, counts) {
+  const parts = [];
+  for (const [key, word] of counts) {
+    const count = summary?.[/** @type {keyof import('./api.js').Summary} */ (key)];
+    if (typeof count === 'number') parts.push(`${count} ${word}`);
+  }
+  return parts.length > 0 ? parts.join(', ') : 'unknown';
+}
+
 /** The run statuses that end a run: the service's own list (streams/stacks.ts imports no Node module). */
 export const TERMINAL = new Set(/** @type {readonly string[]} */ (TERMINAL_RUN_STATUSES));
 /** @param {string} status */
