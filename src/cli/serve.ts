@@ -30,6 +30,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     process.stderr.write(`chronicle serve: ${error.message}\n`);
     return error.exitCode;
   }
+  for (const warning of loaded.warnings) process.stderr.write(`chronicle serve: warning: ${warning}\n`);
   const compose = await composeAtStart(loaded.config, 'serve');
   if (!compose) return 1;
   const store = await openStoreUnlessStopped(options);

@@ -127,6 +127,7 @@ export async function runStacks(options: StacksCommandOptions): Promise<number> 
   try {
     const loaded = await loadStacksConfig(options.config);
     config = loaded.config;
+    for (const warning of loaded.warnings) process.stderr.write(`chronicle stacks: warning: ${warning}\n`);
     if (loaded.generatedAdminToken !== undefined)
       process.stderr.write(`${adminTokenNotice(loaded.generatedAdminToken)}\n`);
   } catch (error) {

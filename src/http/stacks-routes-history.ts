@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { StackHistorySettings } from '../../projections/deploy-history.js';
 import type { DeployRun } from '../../projections/deploy-runs.js';
-import { checkEnvAccess, checkRunAccess } from '../stacks/auth.js';
+import { checkEnvAccess, checkGlobal, checkRunAccess } from '../stacks/auth.js';
 import { badRequest, notFound } from '../stacks/errors.js';
 import { showVariable } from '../stacks/history/content.js';
 import { parseEnvParam, parseRunId, parseStackName } from '../stacks/names.js';
@@ -40,7 +40,7 @@ export function historyRoutes(app: FastifyInstance, service: StacksService): voi
     const user = userOf(request);
     const stack = parseStackName(name);
     const id = parseRunId(runId ?? own);
-    allow(checkRunAccess(user, action, null));
+    allow(checkGlobal(user, action));
     const run = service.runs.get(id);
     if (!run || run.stack !== stack) throw notFound('Run not found');
     allow(checkRunAccess(user, action, run.environmentId));

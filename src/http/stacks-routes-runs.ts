@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DeployRun } from '../../projections/deploy-runs.js';
-import { checkEnvAccess, checkRunAccess } from '../stacks/auth.js';
+import { checkEnvAccess, checkGlobal, checkRunAccess } from '../stacks/auth.js';
 import { badRequest, notFound, StacksError } from '../stacks/errors.js';
 import { logDownloadName, parseLogQuery, queryLog } from '../stacks/history/log-query.js';
 import {
@@ -35,7 +35,7 @@ export function runRoutes(app: StacksFastify, service: StacksService, streams: E
     action: StackAction,
   ): DeployRun => {
     const user = userOf(request);
-    allow(checkRunAccess(user, action, null));
+    allow(checkGlobal(user, action));
     const run = service.runs.get(request.params.runId);
     if (!run || run.stack !== request.params.name) throw notFound('Run not found');
     allow(checkRunAccess(user, action, run.environmentId));

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { EnvironmentId } from '../../streams/stacks.js';
-import { checkEnvAccess, hasGlobal, userByToken } from '../stacks/auth.js';
+import { checkEnvAccess, hasGlobal, localOnlyByRule, userByToken } from '../stacks/auth.js';
 import type { StacksConfig, User } from '../stacks/types.js';
 import type { SignInLimit } from './sign-in-limit.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
@@ -134,6 +134,7 @@ export function sessionView(config: StacksConfig, user: User) {
       ...e,
       view: checkEnvAccess(user, 'view', e.id).ok,
       edit: checkEnvAccess(user, 'edit', e.id).ok,
+      editByGlobalCheck: e.id === null && localOnlyByRule(user, 'edit'),
     })),
   };
 }

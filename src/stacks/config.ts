@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { localOnlyByRule, STACKS_RESOURCE } from './auth.js';
 import { DEFAULT_COMPOSE_SECURITY } from './compose-security.js';
 import type {
   ComposeSecurity,
@@ -43,6 +44,8 @@ export interface LoadedStacksConfig {
   config: StacksConfig;
   /** Set when no user was configured and an admin was made: the CLI prints it once. */
   generatedAdminToken?: string;
+  /** What the config allows that its author may not mean (the CLI prints each at start). */
+  warnings: string[];
 }
 
 // Printable ASCII without spaces: what a `Bearer <token>` header can carry unchanged.
@@ -150,6 +153,9 @@ const configSchema = z.strictObject(
   {
     environments: z.array(environmentSchema, { error: 'must be a list of environments' }).optional(),
     localEnvironmentSecurity: securitySchema.optional(),
+    localEnvironment: z
+      .enum(['global', 'explicit'], { error: 'must be "global" (the default) or "explicit"' })
+      .optional(),
     users: z.array(userSchema, { error: 'must be a list of users' }).optional(),
     compose: z.strictObject({ command }, { error: 'must be an object {command}' }).optional(),
     secretProviders: z
@@ -324,6 +330,34 @@ function crossChecks(input: ConfigInput): string[] {
 }
 
 /**
+ * Grants that reach the local environment only through the spec's rule (the local environment uses the
+ * global check): a non-admin user given an action by grants that list other environments, or none,
+ * and no grant listing `null` or `"*"` for it (auth.ts `localOnlyByRule`). Under
+ * `"localEnvironment": "explicit"` such a grant does not reach it, so nothing is said.
+ */
+function localRuleWarnings(users: readonly User[]): string[] {
+  const warnings: string[] = [];
+  users.forEach((user, u) => {
+    for (const action of ['view', 'edit'] as const) {
+      if (!localOnlyByRule(user, action)) continue;
+      const which = user.grants
+        .map((grant, g) => ({ grant, g }))
+        .filter((x) => x.grant.resource === STACKS_RESOURCE && x.grant.actions.includes(action))
+        .map((x) =>
+          x.grant.environments === undefined
+            ? `grants[${x.g}] (no environments)`
+            : `grants[${x.g}] (environments ${JSON.stringify(x.grant.environments)})`,
+        )
+        .join(', ');
+      warnings.push(
+        `config users[${u}] (${user.name}) may ${action} the local environment's stacks only through the rule that the local environment uses the global check: ${which}; list null in a grant's environments to mean it, or set "localEnvironment": "explicit"`,
+      );
+    }
+  });
+  return warnings;
+}
+
+/**
  * A provider as the service runs it. A program named by a relative path (`./print-secrets.sh`,
  * `bin/vault`) is the config file's neighbour, whatever folder a stack's job runs in; a bare name
  * (`vault`) is looked up on PATH as a command line would.
@@ -377,6 +411,7 @@ export function resolveStacksConfig(raw: unknown, file?: string): LoadedStacksCo
           : { resource: g.resource, actions: [...g.actions], environments: g.environments },
     ),
     environmentAccess: u.environmentAccess ?? [],
+    ...(input.localEnvironment === 'explicit' ? { localEnvironment: 'explicit' as const } : {}),
   }));
   let generatedAdminToken: string | undefined;
   if (users.length === 0) {
@@ -430,7 +465,8 @@ export function resolveStacksConfig(raw: unknown, file?: string): LoadedStacksCo
       ]),
     ),
   };
-  return generatedAdminToken === undefined ? { config } : { config, generatedAdminToken };
+  const warnings = localRuleWarnings(users);
+  return generatedAdminToken === undefined ? { config, warnings } : { config, generatedAdminToken, warnings };
 }
 
 /** Reads `--config FILE` (JSON); without a file, the defaults and a generated admin. */

@@ -44,6 +44,12 @@ export interface User {
   admin: boolean;
   grants: readonly Grant[];
   environmentAccess: ReadonlyArray<number> | '*';
+  /**
+   * How the local environment (null) is checked for this user, from the config's top-level
+   * `localEnvironment`: absent, the spec's rule (the global check: any grant of the action reaches it);
+   * `explicit`, only a grant listing `null` (or `"*"`) does (README "Security model").
+   */
+  localEnvironment?: 'explicit';
 }
 
 /** A configured secret provider (secret-providers.ts). */

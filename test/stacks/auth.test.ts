@@ -225,3 +225,47 @@ describe('checkEnvAccess (list and stack routes)', () => {
     expect(checkEnvAccess(USERS[who], action, env)).toEqual(expected);
   });
 });
+
+describe('"localEnvironment": "explicit" (the local environment needs null in a grant)', () => {
+  const explicit = (who: Who): User => ({ ...USERS[who], localEnvironment: 'explicit' });
+  const OK = { ok: true };
+  const deny = (error: string) => ({ ok: false, status: 403, error: `forbidden: ${error}` });
+  it.each<[Who, 'view' | 'edit', { ok: boolean }]>([
+    ['admin', 'edit', OK],
+    // A grant scoped to environment 1 reaches the local environment no more.
+    ['both1', 'edit', deny('needs the stacks edit permission for the local environment')],
+    ['both1', 'view', deny('needs the stacks view permission for the local environment')],
+    ['viewAny', 'view', deny('needs the stacks view permission for the local environment')],
+    ['viewEmptyList', 'view', deny('needs the stacks view permission for the local environment')],
+    // A grant listing null, or "*", does.
+    ['viewLocal1', 'view', OK],
+    ['viewLocal1', 'edit', deny('needs the stacks edit permission for the local environment')],
+    ['viewStar', 'view', OK],
+    ['editOnly', 'edit', OK],
+  ])('%s %s in the local environment', (who, action, expected) => {
+    expect(checkEnvAccess(explicit(who), action, null)).toEqual(expected);
+    expect(checkRunAccess(explicit(who), action, null).ok).toBe(expected.ok);
+    expect(hasScoped(explicit(who), action, null)).toBe(expected.ok);
+  });
+
+  it('changes nothing for numeric environments', () => {
+    expect(checkEnvAccess(explicit('both1'), 'edit', 1)).toEqual(OK);
+    expect(checkEnvAccess(explicit('both1'), 'edit', 2).ok).toBe(false);
+    expect(checkRunAccess(explicit('viewLocal1'), 'view', 1)).toEqual(OK);
+  });
+
+  it('is set on every user by the config, and the default keeps the global check', () => {
+    const users = [
+      { name: 'e', token: 't-e', grants: [{ resource: 'stacks', actions: ['edit'], environments: [1] }] },
+    ];
+    const environments = [{ id: 1, name: 'edge' }];
+    const strict = resolveStacksConfig({ localEnvironment: 'explicit', users, environments }).config
+      .users[0] as User;
+    expect(checkEnvAccess(strict, 'edit', null).ok).toBe(false);
+    const plain = resolveStacksConfig({ users, environments }).config.users[0] as User;
+    expect(checkEnvAccess(plain, 'edit', null).ok).toBe(true);
+    const named = resolveStacksConfig({ localEnvironment: 'global', users, environments }).config
+      .users[0] as User;
+    expect(checkEnvAccess(named, 'edit', null).ok).toBe(true);
+  });
+});

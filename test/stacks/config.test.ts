@@ -482,3 +482,46 @@ describe('resolveStacksConfig validation', () => {
     }
   });
 });
+
+describe('grants reaching the local environment through the global check', () => {
+  const environments = [{ id: 1, name: 'edge' }];
+  const users = [
+    { name: 'admin', token: 't-a', admin: true },
+    {
+      name: 'edge-editor',
+      token: 't-e',
+      grants: [{ resource: 'stacks', actions: ['view', 'edit'], environments: [1] }],
+    },
+    {
+      name: 'local-viewer',
+      token: 't-l',
+      grants: [{ resource: 'stacks', actions: ['view'], environments: [null] }],
+    },
+    {
+      name: 'everywhere',
+      token: 't-s',
+      grants: [{ resource: 'stacks', actions: ['view'], environments: '*' }],
+    },
+    { name: 'global', token: 't-g', grants: [{ resource: 'stacks', actions: ['view'] }] },
+    { name: 'other', token: 't-o', grants: [{ resource: 'schedules', actions: ['view'] }] },
+  ];
+
+  it('warns of each user and action that reaches it only through the rule, naming the grants', () => {
+    expect(resolveStacksConfig({ environments, users }).warnings).toEqual([
+      'config users[1] (edge-editor) may view the local environment\'s stacks only through the rule that the local environment uses the global check: grants[0] (environments [1]); list null in a grant\'s environments to mean it, or set "localEnvironment": "explicit"',
+      'config users[1] (edge-editor) may edit the local environment\'s stacks only through the rule that the local environment uses the global check: grants[0] (environments [1]); list null in a grant\'s environments to mean it, or set "localEnvironment": "explicit"',
+      'config users[4] (global) may view the local environment\'s stacks only through the rule that the local environment uses the global check: grants[0] (no environments); list null in a grant\'s environments to mean it, or set "localEnvironment": "explicit"',
+    ]);
+  });
+
+  it('says nothing under "localEnvironment": "explicit", nor for a config without such grants', () => {
+    expect(resolveStacksConfig({ environments, users, localEnvironment: 'explicit' }).warnings).toEqual([]);
+    expect(resolveStacksConfig({}).warnings).toEqual([]);
+  });
+
+  it('refuses another value', () => {
+    expect(problem({ localEnvironment: 'strict' })).toContain(
+      'config localEnvironment must be "global" (the default) or "explicit"',
+    );
+  });
+});

@@ -620,6 +620,10 @@ export const SessionUser = z
         name: z.string(),
         view: z.boolean().meta({ description: 'May read stacks and runs there.' }),
         edit: z.boolean().meta({ description: 'May create, deploy, operate and delete there.' }),
+        editByGlobalCheck: z.boolean().meta({
+          description:
+            'The local environment only: `edit` comes from the rule that the local environment uses the global check (a grant of edit listing other environments, none listing null).',
+        }),
       }),
     ),
   })
@@ -632,8 +636,8 @@ export const SessionUser = z
         admin: true,
         mayRunSchedules: true,
         environments: [
-          { id: null, name: 'local', view: true, edit: true },
-          { id: 1, name: 'edge', view: true, edit: true },
+          { id: null, name: 'local', view: true, edit: true, editByGlobalCheck: false },
+          { id: 1, name: 'edge', view: true, edit: true, editByGlobalCheck: false },
         ],
       },
     ],

@@ -67,6 +67,18 @@ function SignIn({ onSignedIn, expired }) {
 const engineWords = (/** @type {import('./api.js').EngineReach | undefined} */ engine) =>
   engine === undefined ? '' : engine.reachable ? ` · Docker ${engine.version}` : ' · unreachable';
 
+/**
+ * What the switcher says the user may do in an environment: change it, or view only; for the local
+ * environment reached by the global check (README "Security model"), that it is so.
+ * @param {import('./api.js').SessionEnv} e
+ */
+const mayWords = (e) =>
+  !e.edit
+    ? ' (view only)'
+    : e.editByGlobalCheck
+      ? ' (you may change: every edit grant reaches local)'
+      : ' (you may change)';
+
 function App() {
   const route = useRoute();
   const [user, setUser] = useState(/** @type {SessionUser | null | undefined} */ (undefined));
@@ -175,7 +187,7 @@ function App() {
         <select value=${envParam(env)} onChange=${(/** @type {Event} */ e) => {
           location.hash = routeHref([], { env: /** @type {HTMLSelectElement} */ (e.target).value });
         }}>
-          ${visible.map((e) => html`<option value=${envParam(e.id)} title=${engines.get(envParam(e.id))?.reason ?? ''}>${e.name}${engineWords(engines.get(envParam(e.id)))}${e.edit ? '' : ' (view only)'}</option>`)}
+          ${visible.map((e) => html`<option value=${envParam(e.id)} title=${engines.get(envParam(e.id))?.reason ?? ''}>${e.name}${engineWords(engines.get(envParam(e.id)))}${mayWords(e)}</option>`)}
         </select>
       </label>
       <span class="user" data-testid="user">${user.name}${user.admin ? ' (admin)' : ''}</span>

@@ -97,9 +97,9 @@ describeStacks('stacks sessions and change events', () => {
     expect(body.name).toBe('viewer1');
     expect(body.admin).toBe(false);
     expect(body.environments).toEqual([
-      { id: null, name: 'local', view: true, edit: false },
-      { id: 1, name: 'edge', view: true, edit: false },
-      { id: 2, name: 'core', view: false, edit: false },
+      { id: null, name: 'local', view: true, edit: false, editByGlobalCheck: false },
+      { id: 1, name: 'edge', view: true, edit: false, editByGlobalCheck: false },
+      { id: 2, name: 'core', view: false, edit: false, editByGlobalCheck: false },
     ]);
     const who = await fetch(`${base}/api/session`, { headers: { cookie } });
     expect(((await who.json()) as { name: string }).name).toBe('viewer1');
