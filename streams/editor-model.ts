@@ -28,6 +28,7 @@ export const MODELED_TYPES = [
   'Line',
   'Circle',
   'Arc',
+  'Ellipse',
   'Text',
   'MText',
   'Point',
@@ -73,6 +74,23 @@ export interface ArcEntity extends EntityCommon {
   /** Degrees, counter-clockwise from the x axis. */
   start_angle: number;
   end_angle: number;
+}
+/**
+ * An ellipse or elliptical arc, in world coordinates (DXF's ELLIPSE): the point at parameter t is
+ * center + cos t·major_axis + sin t·minor_axis, where minor_axis = ratio·(extrusion × major_axis).
+ */
+export interface EllipseEntity extends EntityCommon {
+  type: 'Ellipse';
+  center: Point3;
+  /** From the center to the end of the major axis; its length is the major radius. */
+  major_axis: Point3;
+  /** Normal of the ellipse's plane (group code 210), when the file gave one; (0, 0, 1) when absent. */
+  extrusion?: Point3;
+  /** Minor to major axis length, in (0, 1]. */
+  ratio: number;
+  /** Parameters in radians: 0 and 2π for a whole ellipse. The arc runs counter-clockwise about the extrusion. */
+  start_param: number;
+  end_param: number;
 }
 export interface TextEntity extends EntityCommon {
   type: 'Text';
@@ -168,6 +186,7 @@ export type Entity =
   | LineEntity
   | CircleEntity
   | ArcEntity
+  | EllipseEntity
   | TextEntity
   | MTextEntity
   | PointEntity

@@ -180,6 +180,22 @@ export function entityFromInput(
         start_angle: number(either(input, 'start_angle', 'start_angle_deg'), 'start_angle'),
         end_angle: number(either(input, 'end_angle', 'end_angle_deg'), 'end_angle'),
       };
+    case 'Ellipse': {
+      const majorAxis = point(input.major_axis, 'major_axis');
+      if (majorAxis[0] === 0 && majorAxis[1] === 0 && majorAxis[2] === 0)
+        fail('invalid_property', 'major_axis must not be the zero vector');
+      const ratio = input.ratio === undefined ? 1 : positive(input.ratio, 'ratio');
+      if (ratio > 1) fail('invalid_property', `ratio must be in (0, 1], got ${ratio}`);
+      return {
+        ...common,
+        type,
+        center: point(input.center, 'center'),
+        major_axis: majorAxis,
+        ratio,
+        start_param: input.start_param === undefined ? 0 : number(input.start_param, 'start_param'),
+        end_param: input.end_param === undefined ? 2 * Math.PI : number(input.end_param, 'end_param'),
+      };
+    }
     case 'Text':
       return {
         ...common,

@@ -112,6 +112,7 @@ describe('capabilities', () => {
       'Line',
       'Circle',
       'Arc',
+      'Ellipse',
       'Text',
       'MText',
       'Point',

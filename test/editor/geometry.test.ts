@@ -20,6 +20,7 @@ import {
   arc,
   circle,
   documentOf,
+  ellipse,
   image,
   insert,
   line,
@@ -857,6 +858,102 @@ describe('properties', () => {
           near(b1?.max ?? [], [(b0?.max[0] ?? 0) + v[0], (b0?.max[1] ?? 0) + v[1]], 1e-6)
         );
       }),
+    );
+  });
+});
+
+describe('ellipses', () => {
+  const turned = ellipse([1, 2, 0], [3 * Math.cos(Math.PI / 6), 3 * Math.sin(Math.PI / 6), 0], 0.5);
+
+  it('bounds: a whole turned ellipse to its exact extremes, an arc to what it sweeps', () => {
+    // Half widths of center + cos t·A + sin t·B: |(Ax, Bx)| and |(Ay, By)|, B = ratio · (z × A).
+    const [ax, ay] = turned.major_axis;
+    const [bx, by] = [-ay * 0.5, ax * 0.5];
+    const hx = Math.hypot(ax, bx);
+    const hy = Math.hypot(ay, by);
+    const b = bounds(turned);
+    expect(b?.min[0]).toBeCloseTo(1 - hx, 12);
+    expect(b?.max[0]).toBeCloseTo(1 + hx, 12);
+    expect(b?.min[1]).toBeCloseTo(2 - hy, 12);
+    expect(b?.max[1]).toBeCloseTo(2 + hy, 12);
+    expect(round(bounds(ellipse([0, 0, 0], [2, 0, 0], 0.5, 0, Math.PI / 2)))).toEqual(
+      box([0, 0, 0], [2, 1, 0]),
+    );
+    // Across parameter 0: from 3π/2 (the bottom) to π/2 (the top) through the right end.
+    expect(round(bounds(ellipse([0, 0, 0], [2, 0, 0], 0.5, 1.5 * Math.PI, 0.5 * Math.PI)))).toEqual(
+      box([0, -1, 0], [2, 1, 0]),
+    );
+    // An extrusion of (0, 0, −1) runs the parameters clockwise seen from above.
+    const below = ellipse([0, 0, 0], [2, 0, 0], 0.5, 0, Math.PI / 2, { extrusion: [0, 0, -1] });
+    expect(round(bounds(below))).toEqual(box([0, -1, 0], [2, 0, 0]));
+  });
+
+  it('outline and inside: a whole ellipse holds its inside, an arc only its curve', () => {
+    const whole = ellipse([0, 0, 0], [2, 0, 0], 0.5);
+    expect(containsPoint(whole, [1, 0.2])).toBe(true);
+    expect(containsPoint(whole, [1.9, 0.9])).toBe(false);
+    expect(containsPoint(whole, [0, 1.0005], 0.01)).toBe(true);
+    const quarter = ellipse([0, 0, 0], [2, 0, 0], 0.5, 0, Math.PI / 2);
+    expect(containsPoint(quarter, [0.5, 0.2])).toBe(false);
+    expect(containsPoint(quarter, [2 * Math.cos(1), Math.sin(1)], 0.001)).toBe(true);
+    expect(distance(quarter, [-2, 0])).toBeCloseTo(Math.hypot(2, 1), 12);
+  });
+
+  it('transforms as ezdxf does: a mirror turns the extrusion over and keeps the parameters', () => {
+    const arcOf = ellipse([1, 0, 0], [2, 0, 0], 0.5, 0.25, 1.5);
+    const mirrored = transformEntity(arcOf, mirroring([0, 0], [0, 1]));
+    expect(mirrored).toMatchObject({
+      center: [-1, 0, 0],
+      major_axis: [-2, 0, 0],
+      extrusion: [0, 0, -1],
+      ratio: 0.5,
+      start_param: 0.25,
+      end_param: 1.5,
+    });
+    // The mirrored arc is the mirror image of the arc.
+    const b = bounds(arcOf);
+    const m = bounds(mirrored);
+    expect(m?.min[0]).toBeCloseTo(-(b?.max[0] as number), 12);
+    expect(m?.max[0]).toBeCloseTo(-(b?.min[0] as number), 12);
+    expect(m?.min[1]).toBeCloseTo(b?.min[1] as number, 12);
+    expect(m?.max[1]).toBeCloseTo(b?.max[1] as number, 12);
+    const moved = transformEntity(turned, compose(rotation([0, 0], 90), scaling([0, 0], 2)));
+    expect(moved).toMatchObject({ ratio: 0.5, start_param: 0, end_param: 2 * Math.PI });
+    expect((moved as typeof turned).extrusion).toBeUndefined();
+    expect(turned.center).toEqual([1, 2, 0]);
+  });
+
+  it('transform then the inverse transform gives the ellipse back within 1e-9', () => {
+    const coord = fc.integer({ min: -100_000, max: 100_000 }).map((i) => i / 100);
+    const matrices = [
+      [translation([3.5, -2, 1]), translation([-3.5, 2, -1])],
+      [rotation([1, 2], 37.5), rotation([1, 2], -37.5)],
+      [scaling([1, 2, 0], -2.5), scaling([1, 2, 0], -0.4)],
+      [mirroring([0, 1], [2, 5]), mirroring([0, 1], [2, 5])],
+    ] as const;
+    fc.assert(
+      fc.property(
+        coord,
+        coord,
+        coord,
+        coord,
+        fc.integer({ min: 1, max: 1000 }).map((i) => i / 1000),
+        fc.integer({ min: 0, max: 6283 }).map((i) => i / 1000),
+        fc.integer({ min: 0, max: 6283 }).map((i) => i / 1000),
+        fc.integer({ min: 0, max: 3 }),
+        (cx, cy, mx, my, ratio, s, e, k) => {
+          fc.pre(mx !== 0 || my !== 0);
+          const original = ellipse([cx, cy, 0], [mx, my, 0], ratio, s, e);
+          const [there, back] = matrices[k] as (typeof matrices)[number];
+          const again = transformEntity(transformEntity(original, there), back) as typeof original;
+          const close = (a: readonly number[], b: readonly number[]) =>
+            a.every((v, i) => Math.abs(v - (b[i] ?? 0)) <= 1e-9 * Math.max(1, Math.abs(v)));
+          expect(close(again.center, original.center)).toBe(true);
+          expect(close(again.major_axis, original.major_axis)).toBe(true);
+          expect(close([again.ratio, again.start_param, again.end_param], [ratio, s, e])).toBe(true);
+          expect(close(again.extrusion ?? [0, 0, 1], [0, 0, 1])).toBe(true);
+        },
+      ),
     );
   });
 });

@@ -1,6 +1,7 @@
 import type {
   ArcEntity,
   CircleEntity,
+  EllipseEntity,
   Entity,
   ImageEntity,
   InsertEntity,
@@ -176,6 +177,24 @@ const ARC: EntityDef<ArcEntity> = {
   subclasses: [
     { name: 'AcDbCircle', fields: [point(10, 'center'), real(40, 'radius')] },
     { name: 'AcDbArc', fields: [real(50, 'start_angle'), real(51, 'end_angle')] },
+  ],
+};
+
+const ELLIPSE: EntityDef<EllipseEntity> = {
+  type: 'Ellipse',
+  dxf: 'ELLIPSE',
+  subclasses: [
+    {
+      name: 'AcDbEllipse',
+      fields: [
+        point(10, 'center'),
+        point(11, 'major_axis'),
+        point(210, 'extrusion', true),
+        real(40, 'ratio'),
+        real(41, 'start_param'),
+        real(42, 'end_param'),
+      ],
+    },
   ],
 };
 
@@ -370,6 +389,7 @@ export const ENTITY_DEFS: Defs = {
   Line: LINE,
   Circle: CIRCLE,
   Arc: ARC,
+  Ellipse: ELLIPSE,
   Text: TEXT,
   MText: MTEXT,
   Point: POINT,

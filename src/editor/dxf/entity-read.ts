@@ -126,6 +126,21 @@ function newEntity(type: ModeledType, space: string): Entity {
         start_angle: 0,
         end_angle: 360,
       };
+    case 'Ellipse':
+      return {
+        type,
+        handle: '',
+        space,
+        layer,
+        color: 256,
+        linetype,
+        lineweight: -1,
+        center: [0, 0, 0],
+        major_axis: [1, 0, 0],
+        ratio: 1,
+        start_param: 0,
+        end_param: 2 * Math.PI,
+      };
     case 'Text':
       return {
         type,

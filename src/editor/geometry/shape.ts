@@ -14,7 +14,8 @@ import {
   polylineCurves,
   tessellate,
 } from './curves.js';
-import { cosSinDeg, normalizeRad, type Vec2 } from './math.js';
+import { ellipseSegments, ellipseSweep } from './ellipse.js';
+import { cosSinDeg, normalizeRad, TAU, type Vec2 } from './math.js';
 import { applyPoint, compose, type Matrix, type Similarity, similarity, translation } from './matrix.js';
 import { boundsOfPoints, rawBounds } from './raw.js';
 import { boxCorners, textBox } from './text-box.js';
@@ -43,6 +44,12 @@ export function shapeOf(entity: Entity, ctx: GeometryContext, depth = 0): Shape 
       return { kind: 'curves', curves: [circleCurve(e.center, e.radius)], region: { kind: 'disc' } };
     case 'Arc':
       return { kind: 'curves', curves: [arcCurve(e.center, e.radius, e.start_angle, e.end_angle)] };
+    case 'Ellipse': {
+      const curves = ellipseSegments(e);
+      if (ellipseSweep(e) < TAU) return { kind: 'curves', curves };
+      const vertices = curves.map((c): Vec2 => [c.a[0], c.a[1]]);
+      return { kind: 'curves', curves, region: { kind: 'loop', vertices } };
+    }
     case 'Point':
       return { kind: 'point', point: e.location };
     case 'LwPolyline': {

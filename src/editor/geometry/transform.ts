@@ -9,6 +9,7 @@ import type {
   TextEntity,
 } from '../model.js';
 import { transformAttribs } from './attribs.js';
+import { transformEllipse } from './ellipse.js';
 import {
   extraNumber,
   extraPoint,
@@ -86,6 +87,8 @@ export function applySimilarity(entity: Entity, m: Matrix, sim: Similarity, mirr
       return { ...entity, center: applyPoint(m, entity.center), radius: entity.radius * s };
     case 'Arc':
       return transformArc(entity, m, sim);
+    case 'Ellipse':
+      return transformEllipse(entity, m);
     case 'LwPolyline':
       return transformPolyline(entity, m, sim);
     case 'Insert':

@@ -19,6 +19,7 @@ export const GEOMETRY_FIELDS: Readonly<Record<Entity['type'], readonly string[]>
   Line: ['start', 'end'],
   Circle: ['center', 'radius'],
   Arc: ['center', 'radius', 'start_angle', 'end_angle'],
+  Ellipse: ['center', 'major_axis', 'ratio', 'start_param', 'end_param', 'extrusion'],
   Text: ['value', 'position', 'height', 'rotation', 'align_point'],
   MText: ['value', 'position', 'height', 'width', 'rotation', 'attachment'],
   Point: ['location'],

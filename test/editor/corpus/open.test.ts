@@ -83,6 +83,7 @@ const TYPE_NAMES: Record<string, string> = {
   Line: 'LINE',
   Circle: 'CIRCLE',
   Arc: 'ARC',
+  Ellipse: 'ELLIPSE',
   Text: 'TEXT',
   MText: 'MTEXT',
   Point: 'POINT',

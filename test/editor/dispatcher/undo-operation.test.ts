@@ -219,6 +219,7 @@ describe('capabilities', () => {
       'Line',
       'Circle',
       'Arc',
+      'Ellipse',
       'Text',
       'MText',
       'Point',

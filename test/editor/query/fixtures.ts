@@ -3,6 +3,7 @@ import type {
   CircleEntity,
   DxfDocumentModel,
   DxfTag,
+  EllipseEntity,
   Entity,
   EntityCommon,
   ImageEntity,
@@ -40,6 +41,23 @@ export const circle = (center: Point3, radius: number, over: Over = {}): CircleE
   type: 'Circle',
   center,
   radius,
+});
+export const ellipse = (
+  center: Point3,
+  major_axis: Point3,
+  ratio: number,
+  start_param = 0,
+  end_param = 2 * Math.PI,
+  over: Partial<EllipseEntity> = {},
+): EllipseEntity => ({
+  ...common(over),
+  type: 'Ellipse',
+  center,
+  major_axis,
+  ratio,
+  start_param,
+  end_param,
+  ...(over.extrusion ? { extrusion: over.extrusion } : {}),
 });
 export const arc = (
   center: Point3,

@@ -87,10 +87,10 @@ describe('tag order of other writers', () => {
     await open('dxflib-tag-order.dxf');
     const all = arr(ok(await client.get('/api/v1/entities?detail=full')), 'entities') as Json[];
     const byType = Object.fromEntries(all.map((e) => [String(e.type === 'Raw' ? e.dxf_type : e.type), e]));
-    expect(Object.keys(byType).sort()).toEqual(['ELLIPSE', 'Line', 'MText']);
+    expect(Object.keys(byType).sort()).toEqual(['Ellipse', 'Line', 'MText']);
     expect(byType.Line).toMatchObject({ layer: 'walls', color: 3, lineweight: 25 });
     expect(byType.MText).toMatchObject({ layer: 'walls', color: 256, value: 'Room 1' });
-    expect(byType.ELLIPSE).toMatchObject({ layer: 'walls', color: 5 });
+    expect(byType.Ellipse).toMatchObject({ layer: 'walls', color: 5 });
     const layers = arr(ok(await client.get('/api/v1/layers')), 'result.layers') as Json[];
     expect(layers.find((l) => l.name === 'walls')).toMatchObject({ entities: 3 });
     expect(layers.find((l) => l.name === '0')).toMatchObject({ entities: 0 });

@@ -1,0 +1,100 @@
+#!/usr/bin/python3
+"""ezdxf's side of the transform tests: the model-space entities of a DXF file after the given steps.
+
+Usage: dxf-transform-oracle.py [--recover] FILE STEPS_JSON
+
+STEPS_JSON is a list of steps as entities_transform takes them, applied one after the other to every
+model-space entity of the types below with ezdxf's own `transform(Matrix44)`:
+  {"action": "move", "vector": [x, y, z]}
+  {"action": "rotate", "center": [x, y], "angle": degrees}
+  {"action": "scale", "center": [x, y, z], "factor": f}
+  {"action": "mirror", "axis": [[x1, y1], [x2, y2]]}
+Prints [{"before": fields, "after": fields}, ...] as JSON, in model-space order, with the fields
+chronicle's model names (handles are left out: ezdxf gives R12 files without handles handles of its own).
+--recover reads the file with ezdxf.recover, for the files readfile refuses.
+"""
+import json
+import math
+import sys
+
+import ezdxf
+from ezdxf.math import Matrix44
+
+
+def matrix(step):
+    action = step["action"]
+    if action == "move":
+        x, y, *z = step["vector"]
+        return Matrix44.translate(x, y, z[0] if z else 0)
+    if action == "rotate":
+        cx, cy = step.get("center", [0, 0])[:2]
+        return Matrix44.chain(
+            Matrix44.translate(-cx, -cy, 0),
+            Matrix44.z_rotate(math.radians(step["angle"])),
+            Matrix44.translate(cx, cy, 0),
+        )
+    if action == "scale":
+        cx, cy, *cz = step.get("center", [0, 0, 0])
+        cz = cz[0] if cz else 0
+        f = step["factor"]
+        return Matrix44.chain(
+            Matrix44.translate(-cx, -cy, -cz), Matrix44.scale(f, f, f), Matrix44.translate(cx, cy, cz)
+        )
+    if action == "mirror":
+        (x1, y1, *_), (x2, y2, *_) = step["axis"]
+        length = math.hypot(x2 - x1, y2 - y1)
+        ux, uy = (x2 - x1) / length, (y2 - y1) / length
+        a, b = ux * ux - uy * uy, 2 * ux * uy
+        # x' = a·x + b·y + e, y' = b·x − a·y + f (chronicle's mirroring), as ezdxf's row vectors.
+        e, f = x1 - (a * x1 + b * y1), y1 - (b * x1 - a * y1)
+        return Matrix44([a, b, 0, 0, b, -a, 0, 0, 0, 0, 1, 0, e, f, 0, 1])
+    raise SystemExit(f"unknown action {action}")
+
+
+def vec(v):
+    return [float(v[0]), float(v[1]), float(v[2])]
+
+
+def fields(e):
+    t = e.dxftype()
+    d = e.dxf
+    if t == "ELLIPSE":
+        return {
+            "type": "Ellipse",
+            "center": vec(d.center),
+            "major_axis": vec(d.major_axis),
+            "extrusion": vec(d.extrusion),
+            "ratio": d.ratio,
+            "start_param": d.start_param,
+            "end_param": d.end_param,
+        }
+    if t == "LINE":
+        return {"type": "Line", "start": vec(d.start), "end": vec(d.end)}
+    if t == "POINT":
+        return {"type": "Point", "location": vec(d.location)}
+    return None
+
+
+def main():
+    args = sys.argv[1:]
+    if args[0] == "--recover":
+        from ezdxf import recover
+
+        doc, _ = recover.readfile(args[1])
+        args = args[1:]
+    else:
+        doc = ezdxf.readfile(args[0])
+    steps = [matrix(s) for s in json.loads(args[1])]
+    out = []
+    for e in doc.modelspace():
+        before = fields(e)
+        if before is None:
+            continue
+        for m in steps:
+            e.transform(m)
+        out.append({"before": before, "after": fields(e)})
+    json.dump(out, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

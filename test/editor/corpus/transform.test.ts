@@ -1,0 +1,143 @@
+/**
+ * ezdxf is the oracle of transforms: the model-space ELLIPSEs, LINEs and POINTs of every corpus file,
+ * moved, rotated, scaled by a negative factor (a half turn and a shrink) and mirrored by chronicle's
+ * entities_transform, equal what ezdxf's own transform(Matrix44) makes of the same file, field by field,
+ * within 1e-9 (relative above 1). The ezdxf side is scripts/dxf-transform-oracle.py.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { type Harness, needEzdxf, PYTHON, type Reply, startHarness } from '../dispatcher/helpers.js';
+import { CORPUS_DIR, corpus, corpusPath, type FileFacts, readable } from './corpus.js';
+
+const ORACLE = join(CORPUS_DIR, '../../../scripts/dxf-transform-oracle.py');
+
+const STEPS = [
+  { action: 'move', vector: [12.5, -3.25, 0] },
+  { action: 'rotate', center: [1, 2], angle: 30 },
+  { action: 'scale', center: [3, 4, 0], factor: -0.5 },
+  {
+    action: 'mirror',
+    axis: [
+      [0, 0],
+      [1, 2],
+    ],
+  },
+];
+
+/** The types compared, by DXF name and as chronicle names them. */
+const COMPARED = ['ELLIPSE', 'LINE', 'POINT'];
+const TYPES = ['Ellipse', 'Line', 'Point'];
+
+type Fields = Record<string, unknown>;
+
+/** ezdxf's reading of each compared model-space entity and what its transform makes of it, in file order. */
+async function oracle(path: string, recover: boolean): Promise<{ before: Fields; after: Fields }[]> {
+  const args = [ORACLE, ...(recover ? ['--recover'] : []), path, JSON.stringify(STEPS)];
+  const { stdout } = await promisify(execFile)(PYTHON, args, { maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(stdout) as { before: Fields; after: Fields }[];
+}
+
+/** The compared model-space entities at detail=full, in drawing order. */
+async function compared(doc: number, handles?: string[]): Promise<Fields[]> {
+  const answer: Reply = await h.raw({
+    protocol: 1,
+    op: 'query',
+    document_id: doc,
+    detail: 'full',
+    limit: 10_000,
+    ...(handles ? { handles } : {}),
+  });
+  expect(answer.ok, answer.error).toBe(true);
+  const entities = answer.entities as Fields[];
+  return entities.filter((e) => e.space === '*Model_Space' && TYPES.includes(String(e.type)));
+}
+
+/** Differences of chronicle's fields from ezdxf's, as `Type index.field: ...` lines. */
+function compare(expected: Fields[], actual: Fields[], what: string): string[] {
+  const out: string[] = [];
+  if (actual.length !== expected.length) {
+    return [`${what}: ezdxf has ${expected.length} entities, chronicle ${actual.length}`];
+  }
+  expected.forEach((fields, i) => {
+    const a = actual[i] as Fields;
+    const seen: Fields = { ...a, extrusion: a.extrusion ?? [0, 0, 1] };
+    for (const [key, value] of Object.entries(fields)) {
+      if (key === 'extrusion' && fields.type !== 'Ellipse') continue;
+      differences(value, seen[key], `${what} ${fields.type} #${i} (${a.handle}).${key}`, out);
+    }
+  });
+  return out;
+}
+
+/** Every number of `actual` within 1e-9 of `expected` (relative for magnitudes above 1), by field path. */
+function differences(expected: unknown, actual: unknown, path: string, out: string[]): void {
+  if (typeof expected === 'number') {
+    const ok =
+      typeof actual === 'number' && Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
+    if (!ok) out.push(`${path}: ezdxf ${expected}, chronicle ${JSON.stringify(actual)}`);
+    return;
+  }
+  if (Array.isArray(expected)) {
+    expected.forEach((v, i) => {
+      differences(v, Array.isArray(actual) ? actual[i] : undefined, `${path}[${i}]`, out);
+    });
+    return;
+  }
+  if (expected !== actual)
+    out.push(`${path}: ezdxf ${JSON.stringify(expected)}, chronicle ${JSON.stringify(actual)}`);
+}
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const files = corpus.filter(([, facts]) => readable(facts) && COMPARED.some((t) => facts.by_type[t]));
+
+describe('transforms against ezdxf on the real DXF corpus', () => {
+  it('has ellipses, lines and points to compare', () => {
+    const ellipses = files.filter(([, f]) => readable(f) && f.by_type.ELLIPSE).length;
+    expect(ellipses).toBeGreaterThanOrEqual(15);
+  });
+
+  for (const [name] of files) {
+    it(`${name}: move, rotate, scale -0.5 and mirror as ezdxf does`, async (ctx: TestContext) => {
+      needEzdxf(ctx);
+      const facts = corpus.find(([n]) => n === name)?.[1] as FileFacts;
+      const expected = await oracle(corpusPath(name), facts.read === 'recover');
+      if (expected.length === 0) return; // only in blocks: entities_transform moves model-space entities
+      const opened = await h.call('open', { path: corpusPath(name) });
+      expect(opened.ok, `${opened.code}: ${opened.error}`).toBe(true);
+      const doc = opened.document_id as number;
+      const before = await compared(doc);
+      // The same entities in the same order, read the same: so each one is compared with its own.
+      expect(
+        compare(
+          expected.map((e) => e.before),
+          before,
+          'read',
+        ),
+      ).toEqual([]);
+      const handles = before.map((e) => String(e.handle));
+      for (const step of STEPS) {
+        const answer = await h.call('entities_transform', { document_id: doc, handles, ...step });
+        expect(answer.ok, `${step.action}: ${answer.code}: ${answer.error}`).toBe(true);
+        expect((answer.result as { not_transformable: unknown[] }).not_transformable).toEqual([]);
+      }
+      const after = await compared(doc, handles);
+      expect(
+        compare(
+          expected.map((e) => e.after),
+          after,
+          'transformed',
+        ),
+      ).toEqual([]);
+      await h.ok('close', { document_id: doc, discard: true });
+    });
+  }
+});
