@@ -49,6 +49,7 @@ export class SecondEngine {
   async up(): Promise<void> {
     if (this.daemon !== undefined) return;
     const log = openSync(join(this.dir, 'dockerd.log'), 'a');
+    const docker0 = docker0Addresses();
     const daemon = spawn(
       'dockerd',
       [
@@ -86,7 +87,10 @@ export class SecondEngine {
         ),
         exited,
       ]);
-      if (answered) return;
+      if (answered) {
+        restoreDocker0(docker0);
+        return;
+      }
       if (Date.now() > deadline) throw new Error(`the second dockerd did not answer: ${this.logTail()}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -148,4 +152,23 @@ export class SecondEngine {
     const r = spawnSync('tail', ['-5', join(this.dir, 'dockerd.log')], { encoding: 'utf8' });
     return r.stdout.trim();
   }
+}
+
+/** The host's docker0 addresses (the first engine's default bridge), as `ip` prints them. */
+function docker0Addresses(): string[] {
+  const out = spawnSync('ip', ['-o', '-4', 'addr', 'show', 'dev', 'docker0'], { encoding: 'utf8' });
+  return [...(out.stdout ?? '').matchAll(/inet (\S+)/g)].map((m) => m[1] ?? '').filter(Boolean);
+}
+
+/**
+ * A dockerd started with --bridge=none deletes the host's docker0 interface, which the first engine
+ * still needs (BuildKit runs every RUN step on it: "could not find bridge docker0"). Put it back as
+ * it was; the first engine finds it again by name.
+ */
+function restoreDocker0(addresses: string[]): void {
+  if (addresses.length === 0 || docker0Addresses().length > 0) return;
+  spawnSync('ip', ['link', 'add', 'docker0', 'type', 'bridge'], { stdio: 'ignore' });
+  for (const address of addresses)
+    spawnSync('ip', ['addr', 'add', address, 'dev', 'docker0'], { stdio: 'ignore' });
+  spawnSync('ip', ['link', 'set', 'docker0', 'up'], { stdio: 'ignore' });
 }
