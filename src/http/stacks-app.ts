@@ -4,6 +4,7 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ContainerEvents } from '../stacks/engine/container-events.js';
 import { Engines } from '../stacks/engine/engines.js';
+import type { Timers } from '../stacks/engine/image-check-schedule.js';
 import { isStacksError } from '../stacks/errors.js';
 import type { GitStacks } from '../stacks/git-stacks.js';
 import type { StacksService } from '../stacks/service.js';
@@ -80,6 +81,8 @@ export function stacksApp(
      * sign-in or a session's cookie.
      */
     loopback?: boolean;
+    /** The time the scheduled image update check waits on (engine/image-check-schedule.ts; Node's). */
+    timers?: Timers;
   } = {},
 ): FastifyInstance {
   const limits = parts.limits ?? DEFAULT_STACKS_HTTP_LIMITS;
@@ -195,7 +198,7 @@ export function stacksApp(
     consoleRoutes(scope, service, engine);
     engineRoutes(scope, service, engine);
     adoptionRoutes(scope, service, engine);
-    updateRoutes(scope, service, engine);
+    updateRoutes(scope, service, engine, parts.timers);
     runRoutes(scope, service, streams);
     // Issue 19's routes (deploy history, audit, retention, notifications): no zod schemas yet.
     historyRoutes(scope, service);

@@ -2,6 +2,7 @@ import type { EnvironmentId } from '../../streams/stacks.js';
 import { checkEnvAccess } from '../stacks/auth.js';
 import { PROJECT_LABEL } from '../stacks/engine/container-events.js';
 import type { Engine } from '../stacks/engine/engines.js';
+import { scheduleImageChecks, type Timers } from '../stacks/engine/image-check-schedule.js';
 import {
   checkable,
   RegistryDigests,
@@ -42,11 +43,16 @@ const toCheck = (images: readonly ServiceImage[]) =>
  * Image updates of a stack's services (engine/image-updates.ts): `GET …/updates` compares what runs with
  * the registries' last answers, `POST …/updates/check` asks them now (`view`, like every read of the
  * stack's engine), and every `imageUpdates.checkEveryMinutes` every stack of every environment is
- * checked, a first time a minute after the start (one stack after the other; the timers end when the
- * app closes). An update is a deploy with
+ * checked, a first time a minute after the start (one stack after the other, on `timers`:
+ * engine/image-check-schedule.ts; the schedule ends when the app closes). An update is a deploy with
  * `pull: true`: a recorded run.
  */
-export function updateRoutes(app: StacksFastify, service: StacksService, feed: EngineFeed): void {
+export function updateRoutes(
+  app: StacksFastify,
+  service: StacksService,
+  feed: EngineFeed,
+  timers?: Timers,
+): void {
   const digests = new RegistryDigests();
   const engineOf = (env: EnvironmentId) => feed.engines.of(service.environment(env));
 
@@ -77,33 +83,17 @@ export function updateRoutes(app: StacksFastify, service: StacksService, feed: E
     },
   });
 
-  const minutes = service.config.imageUpdates.checkEveryMinutes;
-  if (minutes <= 0) return;
-  let running = false;
   const checkAll = async () => {
-    if (running) return;
-    running = true;
-    try {
-      for (const env of [null, ...service.config.environments.map((e) => e.id)]) {
-        const engine = engineOf(env);
-        for (const stack of await service.listStacks(env)) {
-          const images = await stackImages(engine, stack.name).catch(() => []);
-          await digests.check(engine, toCheck(images));
-        }
+    for (const env of [null, ...service.config.environments.map((e) => e.id)]) {
+      const engine = engineOf(env);
+      for (const stack of await service.listStacks(env)) {
+        const images = await stackImages(engine, stack.name).catch(() => []);
+        await digests.check(engine, toCheck(images));
       }
-    } catch (error) {
-      process.stderr.write(`stacks: the image update check failed: ${(error as Error).message}\n`);
-    } finally {
-      running = false;
     }
   };
-  // A first look a minute after the start (a restart should not leave the page blind for hours).
-  const first = setTimeout(() => void checkAll(), 60_000);
-  const timer = setInterval(() => void checkAll(), minutes * 60_000);
-  first.unref();
-  timer.unref();
-  app.addHook('onClose', async () => {
-    clearTimeout(first);
-    clearInterval(timer);
+  const schedule = scheduleImageChecks(service.config.imageUpdates.checkEveryMinutes, checkAll, {
+    ...(timers ? { timers } : {}),
   });
+  app.addHook('onClose', async () => schedule.stop());
 }
