@@ -49,10 +49,22 @@ export interface Delivery {
   state: 'pending' | 'delivered' | 'failed';
 }
 
+/**
+ * Where a channel starts: it is given the occurrences after `position` only. `at` is when it first
+ * appeared; null for a channel known only from its deliveries (written before starts were recorded),
+ * which starts at 0 and keeps the checkpoint.
+ */
+export interface ChannelStart {
+  position: number;
+  at: string | null;
+}
+
 export interface NotificationsState {
   occurrences: Occurrence[];
   deliveries: Map<string, Delivery>;
   checkpoint: number;
+  /** Every channel that ever appeared, by name (a channel is known once it is here). */
+  channels: Map<string, ChannelStart>;
   runs: Map<number, { stack: string; environmentId: EnvironmentId; rollbackOf: number | null }>;
 }
 
@@ -122,8 +134,14 @@ function occurrencesOf(
 
 export const notifications: Projection<NotificationsState> = {
   name: 'notifications',
-  version: 1,
-  initial: () => ({ occurrences: [], deliveries: new Map(), checkpoint: 0, runs: new Map() }),
+  version: 2,
+  initial: () => ({
+    occurrences: [],
+    deliveries: new Map(),
+    checkpoint: 0,
+    channels: new Map(),
+    runs: new Map(),
+  }),
   evolve(state, event) {
     if (event.stream === NOTIFICATIONS_STREAM) {
       if (event.type === 'NotificationsCheckpointed')
@@ -131,8 +149,15 @@ export const notifications: Projection<NotificationsState> = {
           state.checkpoint,
           (event.data as Data<'NotificationsCheckpointed'>).position,
         );
+      // A channel starts at the log's head when it first appears: the position of this event.
+      if (event.type === 'NotificationChannelStarted') {
+        const { channel } = event.data as Data<'NotificationChannelStarted'>;
+        if (!state.channels.has(channel))
+          state.channels.set(channel, { position: event.position, at: event.metadata.at });
+      }
       if (event.type === 'NotificationAttempted') {
         const d = event.data as Data<'NotificationAttempted'>;
+        if (!state.channels.has(d.channel)) state.channels.set(d.channel, { position: 0, at: null });
         const delivery = state.deliveries.get(d.key) ?? {
           key: d.key,
           channel: d.channel,
@@ -162,6 +187,7 @@ export const notifications: Projection<NotificationsState> = {
       occurrences: state.occurrences as unknown as Json,
       deliveries: [...state.deliveries.values()] as unknown as Json,
       checkpoint: state.checkpoint,
+      channels: [...state.channels.entries()] as unknown as Json,
       runs: [...state.runs.entries()] as unknown as Json,
     }),
     load: (json) => {
@@ -169,12 +195,14 @@ export const notifications: Projection<NotificationsState> = {
         occurrences: Occurrence[];
         deliveries: Delivery[];
         checkpoint: number;
+        channels: Array<[string, ChannelStart]>;
         runs: Array<[number, { stack: string; environmentId: EnvironmentId; rollbackOf: number | null }]>;
       };
       return {
         occurrences: saved.occurrences,
         deliveries: new Map(saved.deliveries.map((d) => [d.key, d])),
         checkpoint: saved.checkpoint,
+        channels: new Map(saved.channels),
         runs: new Map(saved.runs),
       };
     },

@@ -432,6 +432,11 @@ export interface StacksEventMap {
   /** Every notifiable event up to `position` has its deliveries started (the dispatcher's checkpoint). */
   NotificationsCheckpointed: { position: number };
   /**
+   * A channel of the config that no event named before appeared (a config change and a restart): it is
+   * given the occurrences after this event's own position only, never the history before it.
+   */
+  NotificationChannelStarted: { channel: string };
+  /**
    * General settings, in stream `stacks-settings`: only the keys a change set (a partial body); the read
    * model lays them over the defaults.
    */

@@ -8,7 +8,8 @@ import { userOf } from './stacks-request.js';
 
 /**
  * Notifications (issue 19 point 4), admins only: the channels, a test message to one, and the deliveries with
- * every attempt, newest first (`limit` 1-500, default 50; `offset`).
+ * every attempt, newest first (`limit` 1-500, default 50; `offset`), with where each channel started (a
+ * channel that first appeared is given no notification of what happened before).
  */
 export function notificationRoutes(app: FastifyInstance, service: StacksService): void {
   const admin = (request: Parameters<typeof userOf>[0]) => {
@@ -46,7 +47,7 @@ export function notificationRoutes(app: FastifyInstance, service: StacksService)
         runId: o?.runId ?? null,
       };
     });
-    return { deliveries, total: all.length };
+    return { deliveries, total: all.length, starts: service.notifications.starts() };
   });
 }
 

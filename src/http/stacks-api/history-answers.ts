@@ -196,6 +196,14 @@ export const AuditPage = z
   .object({ entries: z.array(AuditEntry), total: z.number().int() })
   .meta({ id: 'AuditPage', description: 'A page of the audit trail, newest first, and how many match.' });
 
+const ChannelStart = z.object({
+  position: z.number().int().meta({ description: 'The log position it started at.' }),
+  at: z
+    .string()
+    .nullable()
+    .meta({ description: 'When it first appeared; null: known from deliveries older than this record.' }),
+});
+
 export const NotificationChannels = z
   .object({
     channels: z.array(
@@ -213,6 +221,9 @@ export const NotificationChannels = z
           .meta({ description: 'Only these environments (null: the local one); null: all.' }),
         maxAttempts: z.number().int(),
         retryBaseMs: z.number().int(),
+        started: ChannelStart.nullable().meta({
+          description: 'Where the channel started: it is given the events after this log position only.',
+        }),
       }),
     ),
   })
@@ -231,6 +242,7 @@ export const NotificationChannels = z
             environments: null,
             maxAttempts: 6,
             retryBaseMs: 2000,
+            started: { position: 1234, at: '2026-12-02T10:00:00.000Z' },
           },
         ],
       },
@@ -284,8 +296,19 @@ export const Delivery = z
   .meta({ id: 'Delivery', description: 'A notification to a channel and every attempt to send it.' });
 
 export const DeliveriesPage = z
-  .object({ deliveries: z.array(Delivery), total: z.number().int() })
-  .meta({ id: 'DeliveriesPage', description: 'Deliveries, newest first, and how many there are.' });
+  .object({
+    deliveries: z.array(Delivery),
+    total: z.number().int(),
+    starts: z.array(ChannelStart.extend({ channel: z.string() })).meta({
+      description:
+        'Where each configured channel started, in config order: a channel that first appears (a config ' +
+        'change and a restart) starts at the log head and is given no notification of the events before.',
+    }),
+  })
+  .meta({
+    id: 'DeliveriesPage',
+    description: 'Deliveries, newest first, how many there are, and where each channel started.',
+  });
 
 export const LogPage = z
   .object({

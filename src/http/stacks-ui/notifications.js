@@ -17,6 +17,16 @@ const scopeOf = ({ stacks, environments }) =>
     .filter(Boolean)
     .join('; ');
 
+/**
+ * Where a channel started: a channel that first appears starts at the log's head and is given nothing
+ * of what happened before it.
+ * @param {{ channel: string, position: number, at: string | null }} start
+ */
+const startLine = ({ channel, position, at }) =>
+  at === null
+    ? `${channel} started at position ${position}.`
+    : html`${channel} started at position ${position} (<time title=${absoluteTime(at)}>${relativeTime(at)}</time>): no notifications of events before it.`;
+
 /** @param {{ tick: number }} props */
 export function Notifications({ tick }) {
   const [channels, setChannels] = useState(
@@ -95,5 +105,12 @@ export function Notifications({ tick }) {
         </tr>`;
       })}</tbody>
     </table>
+    ${
+      page?.starts.length
+        ? html`<ul class="muted" data-testid="channel-starts">${page.starts.map(
+            (s) => html`<li data-channel=${s.channel}>${startLine(s)}</li>`,
+          )}</ul>`
+        : null
+    }
   </section>`;
 }

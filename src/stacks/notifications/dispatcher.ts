@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Subscription } from 'rxjs';
 import {
+  type ChannelStart,
   type NotificationsState,
   notifications,
   type Occurrence,
@@ -26,6 +27,8 @@ export interface ChannelSummary {
   environments: Array<number | null> | null;
   maxAttempts: number;
   retryBaseMs: number;
+  /** Where the channel started (it is given the events after `position`); null until it has. */
+  started: ChannelStart | null;
 }
 
 /**
@@ -35,7 +38,8 @@ export interface ChannelSummary {
  * retryBaseMs, doubled each time, up to maxAttempts; every attempt is an event. At least once: a
  * restart resumes pending deliveries from the log (an attempt whose answer was not recorded is sent
  * again, with the same key). Deliveries run in the background: a channel that is down slows neither
- * deploys nor the start.
+ * deploys nor the start. A channel that first appears (NotificationChannelStarted) starts at the log's
+ * head: the history before it is not replayed to it; a channel already known keeps the checkpoint.
  */
 export class NotificationDispatcher {
   readonly model: ProjectionRunner<NotificationsState>;
@@ -56,6 +60,15 @@ export class NotificationDispatcher {
   async start(): Promise<void> {
     await this.model.start();
     if (this.channels.length === 0) return;
+    // Before any pass: a new channel must never see the occurrences before its start.
+    const unknown = this.channels.filter((c) => !this.model.state.channels.has(c.name));
+    if (unknown.length > 0) {
+      const { position } = await this.store.append(
+        NOTIFICATIONS_STREAM,
+        unknown.map((c) => stacksEvent('NotificationChannelStarted', { channel: c.name })),
+      );
+      await this.model.waitFor(position);
+    }
     this.subscription = this.model.updates.subscribe(() => this.schedule());
     this.schedule();
   }
@@ -80,19 +93,20 @@ export class NotificationDispatcher {
     let from = state.occurrences.length;
     while (from > 0 && (state.occurrences[from - 1] as Occurrence).position > state.checkpoint) from -= 1;
     const fresh = state.occurrences.slice(from);
+    // A channel is given what happened after its start only (start() recorded every channel's).
+    const due = (c: NotificationChannel, o: Occurrence) =>
+      o.position > (state.channels.get(c.name)?.position ?? Number.POSITIVE_INFINITY) && wants(c, o);
     for (const o of fresh)
       for (const channel of this.channels) {
         const key = `${channel.name}:${o.position}:${o.event}`;
         // A delivery already recorded (a restart before the checkpoint) goes on as a pending one below.
-        if (wants(channel, o) && !state.deliveries.has(key)) this.deliver(channel, o, key, 0);
+        if (due(channel, o) && !state.deliveries.has(key)) this.deliver(channel, o, key, 0);
       }
     // The checkpoint passes an occurrence once each of its deliveries has a recorded attempt: a crash
     // before that leaves it fresh, and the next start delivers it (at least once, with the same key).
     let settled = state.checkpoint;
     for (const o of fresh) {
-      if (
-        this.channels.some((c) => wants(c, o) && !state.deliveries.has(`${c.name}:${o.position}:${o.event}`))
-      )
+      if (this.channels.some((c) => due(c, o) && !state.deliveries.has(`${c.name}:${o.position}:${o.event}`)))
         break;
       settled = o.position;
     }
@@ -161,7 +175,21 @@ export class NotificationDispatcher {
       environments: c.environments ? [...c.environments] : null,
       maxAttempts: c.maxAttempts,
       retryBaseMs: c.retryBaseMs,
+      started: this.startOf(c.name),
     }));
+  }
+
+  /** Where each configured channel started, in config order (those that have). */
+  starts(): Array<ChannelStart & { channel: string }> {
+    return this.channels.flatMap((c) => {
+      const start = this.startOf(c.name);
+      return start ? [{ channel: c.name, ...start }] : [];
+    });
+  }
+
+  private startOf(name: string): ChannelStart | null {
+    const start = this.model.state.channels.get(name);
+    return start ? { ...start } : null;
   }
 
   /** `POST /api/notifications/{name}/test`: one attempt now, recorded; answers its outcome. */

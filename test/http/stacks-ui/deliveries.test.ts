@@ -69,4 +69,13 @@ describe.skipIf(chromiumMissing !== undefined)('deliveries on the settings page'
     expect(page.url()).toContain('#/stack/noted?');
     expect(await page.getByRole('tab', { name: /^Deploys/ }).getAttribute('aria-selected')).toBe('true');
   });
+
+  it('says where each channel started: nothing before it was notified', async () => {
+    await page.goto(`http://127.0.0.1:${server.port}/#/settings?env=null`);
+    const start = page.getByTestId('channel-starts').getByRole('listitem');
+    await eventually(() => start.count()).toBe(1);
+    expect(await start.textContent()).toMatch(
+      /^hook started at position \d+ \(.+\): no notifications of events before it\.$/,
+    );
+  });
 });

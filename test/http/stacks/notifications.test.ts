@@ -154,6 +154,7 @@ describeStacks('notifications', () => {
           environments: null,
           maxAttempts: 6,
           retryBaseMs: 200,
+          started: { position: expect.any(Number), at: expect.any(String) },
         },
         {
           name: 'down',
@@ -164,6 +165,7 @@ describeStacks('notifications', () => {
           environments: null,
           maxAttempts: 2,
           retryBaseMs: 50,
+          started: { position: expect.any(Number), at: expect.any(String) },
         },
       ],
     });
