@@ -183,9 +183,10 @@ describePage('stacks page on a real engine', (compose: ComposeUnderTest) => {
   it("the environment switcher says each engine's version or that it is unreachable; an admin reads the engine", async () => {
     const version = (await engine.version()).Version;
     const options = page.getByRole('combobox', { name: 'Environment' }).locator('option');
+    // The engine's words, then where the user may change stacks (an admin: everywhere).
     await eventually(() => options.allTextContents()).toEqual([
-      `local · Docker ${version}`,
-      'edge · unreachable',
+      `local · Docker ${version} (you may change)`,
+      'edge · unreachable (you may change)',
     ]);
     await page.getByRole('link', { name: 'Engine', exact: true }).click();
     const info = page.getByTestId('engine-info');
@@ -210,6 +211,8 @@ describePage('stacks page on a real engine', (compose: ComposeUnderTest) => {
         timeout: 120_000,
       });
       expect(up.status, up.stderr).toBe(0);
+      // On the Engine page whatever the test before left open.
+      await page.goto(`${base}/#/engine?env=null`);
       await page.getByRole('button', { name: 'Look again' }).click();
       const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: project }) });
       await eventually(() => row.getByTestId('project-containers').textContent()).toBe('1 of 1 running');
