@@ -125,24 +125,61 @@ function reactorTag(extra: readonly DxfTag[]): string | undefined {
 }
 
 /**
+ * The IMAGE an IMAGEDEF_REACTOR reacts for: its owner, or, when it has none before its subclass marker (as
+ * netDxf writes it), the image handle of AcDbRasterImageDefReactor.
+ */
+function reactorImage(record: RawRecord): string {
+  const owner = ownerOf(record.tags);
+  if (owner !== '0') return owner;
+  const marker = record.tags.findIndex((x) => x.code === 100 && x.value === 'AcDbRasterImageDefReactor');
+  const image = marker < 0 ? undefined : record.tags.slice(marker).find((x) => x.code === 330);
+  return image ? normalizeHandle(image.value) : '0';
+}
+
+/** Whether `def` lists `reactor` among its reactors. */
+const listsReactor = (def: RawRecord, reactor: string): boolean => {
+  let inReactors = false;
+  for (const x of def.tags) {
+    if (x.code === 102) inReactors = x.value === '{ACAD_REACTORS';
+    else if (inReactors && x.code === 330 && normalizeHandle(x.value) === reactor) return true;
+  }
+  return false;
+};
+
+/**
  * Gives every IMAGE of `doc` whose IMAGEDEF exists a reactor of its own, as readers expect: an image
  * copied (same tags, new handle) or created without one gets a new IMAGEDEF_REACTOR, listed by its
- * definition; an image without a definition loses a reactor pointer that is not its own. Works on a
- * shallow copy for writing: replaces `entities` and `objects` instead of editing them.
+ * definition; an image without a definition loses a reactor pointer that is not its own. A reactor the
+ * file has for the image is its own, whichever way it names the image (`reactorImage`), so reading and
+ * saving a drawing never adds one. Works on a shallow copy for writing: replaces `entities` and
+ * `objects` instead of editing them.
  */
 export function ensureImageReactors(doc: DxfDocumentModel, alloc: () => string): void {
   let objects: RawRecord[] | undefined;
   let entities: Record<string, Entity> | undefined;
   let index: Map<string, number> | undefined;
+  let reactorOf: Map<string, string> | undefined;
   for (const e of Object.values(doc.entities)) {
     if (e.type !== 'Image') continue;
     index ??= new Map(doc.objects.map((o, i) => [o.handle ?? '', i]));
+    reactorOf ??= new Map(
+      doc.objects
+        .filter((o) => o.type === 'IMAGEDEF_REACTOR' && o.handle !== undefined)
+        .map((o) => [reactorImage(o), o.handle as string]),
+    );
     const list = objects ?? doc.objects;
     const current = reactorTag(e.extra ?? []);
     const reactor = current === undefined ? undefined : list[index.get(current) ?? -1];
-    if (reactor?.type === 'IMAGEDEF_REACTOR' && ownerOf(reactor.tags) === e.handle) continue;
     const defAt = index.get(e.image_def) ?? -1;
     const def = list[defAt];
+    if (reactor?.type === 'IMAGEDEF_REACTOR' && reactorImage(reactor) === e.handle) {
+      // Its own reactor, which its definition may not list (then it does from now on).
+      if (def?.type === 'IMAGEDEF' && current !== undefined && !listsReactor(def, current)) {
+        objects ??= [...doc.objects];
+        objects[defAt] = { ...def, tags: withReactor(def, current) };
+      }
+      continue;
+    }
     if (def?.type !== 'IMAGEDEF' && current === undefined) continue;
     const extra = [...(e.extra ?? [])];
     if (!extra.some((x) => x.code === 100 && x.value === 'AcDbRasterImage')) {
@@ -153,13 +190,18 @@ export function ensureImageReactors(doc: DxfDocumentModel, alloc: () => string):
     objects ??= [...doc.objects];
     entities ??= { ...doc.entities };
     if (def?.type === 'IMAGEDEF') {
-      const handle = alloc();
+      // A reactor of the file for this image that the image does not point at is taken, else one is made.
+      const found = reactorOf.get(e.handle);
+      const handle = found ?? alloc();
       // Where AutoCAD has it: after the fade (283) when there is one, else at the end of the subclass.
       const fade = own.findIndex((x) => x.code === 283);
       own.splice(fade >= 0 ? fade + 1 : own.length, 0, t(360, handle));
-      objects[defAt] = { ...def, tags: withReactor(def, handle) };
-      index.set(handle, objects.length);
-      objects.push(imageDefReactorRecord(handle, e.handle));
+      const listed = objects[defAt] as RawRecord;
+      if (!listsReactor(listed, handle)) objects[defAt] = { ...listed, tags: withReactor(listed, handle) };
+      if (found === undefined) {
+        index.set(handle, objects.length);
+        objects.push(imageDefReactorRecord(handle, e.handle));
+      }
     }
     dictSet(entities, e.handle, { ...e, extra: [...extra.slice(0, from), ...own, ...extra.slice(to)] });
   }

@@ -1,4 +1,4 @@
-import { dictGet, dictSet } from '../dict.js';
+import { dictDelete, dictGet, dictHas, dictSet } from '../dict.js';
 import type { Block, DxfDocumentModel, DxfTag, Entity, Group, Layer, Layout, RawRecord } from '../model.js';
 import { nameIn, nameInList, nameKey } from '../names.js';
 import { claimTagHandle, entityEnd, nextEntityStart, readEntity } from './entity-read.js';
@@ -38,11 +38,20 @@ interface Section {
 const isZero = (t: TagList, i: number, value: string) =>
   t.codes[i] === 0 && (t.is(i, value) || t.value(i).trim().toUpperCase() === value);
 
-function splitSections(t: TagList, recover: boolean, notes: string[]): Section[] {
+/**
+ * The sections of the file, and the indexes of the tags that stand outside any (between an ENDSEC and the
+ * next SECTION): header variables among them are rescued as ezdxf's recover does (`rescueHeaderVars`).
+ */
+function splitSections(
+  t: TagList,
+  recover: boolean,
+  notes: string[],
+): { sections: Section[]; strays: number[] } {
   if (t.count === 0) throw new DxfError('dxf_invalid', 'not a DXF file: it is empty');
   if (!isZero(t, 0, 'SECTION'))
     throw new DxfError('dxf_invalid', 'not a DXF file: it does not start with a SECTION');
   const sections: Section[] = [];
+  const strays: number[] = [];
   let i = 0;
   for (;;) {
     if (i >= t.count) {
@@ -52,7 +61,7 @@ function splitSections(t: TagList, recover: boolean, notes: string[]): Section[]
     }
     if (isZero(t, i, 'EOF')) break;
     if (!isZero(t, i, 'SECTION')) {
-      i++; // stray tags between sections carry nothing
+      strays.push(i++);
       continue;
     }
     if (t.codes[i + 1] !== 2) throw new DxfError('dxf_invalid', 'not a DXF file: a SECTION without a name');
@@ -72,7 +81,52 @@ function splitSections(t: TagList, recover: boolean, notes: string[]): Section[]
     i = closed ? j + 1 : j;
   }
   if (sections.length === 0) throw new DxfError('dxf_invalid', 'not a DXF file: it has no sections');
-  return sections;
+  return { sections, strays };
+}
+
+/**
+ * Header variables written outside the HEADER section (a `9 $NAME` tag and its value tags, between two
+ * sections) go into `header`, as ezdxf's recover rescues them, unless HEADER sets the variable itself (its
+ * value wins); other stray tags carry nothing. Each is said in `notes`.
+ */
+function rescueHeaderVars(
+  t: TagList,
+  strays: readonly number[],
+  header: Record<string, DxfTag[]>,
+  notes: string[],
+): void {
+  const kept: string[] = [];
+  const dropped: string[] = [];
+  let others = 0;
+  // The value tags of the variable being read: its list when kept, null when dropped, undefined when none.
+  let current: DxfTag[] | null | undefined;
+  for (const i of strays) {
+    const code = t.codes[i] as number;
+    if (code === 9) {
+      const name = t.value(i).trim();
+      if (!dictHas(header, name)) {
+        current = [];
+        dictSet(header, name, current);
+        kept.push(name);
+      } else {
+        current = null;
+        dropped.push(name);
+      }
+    } else if (code === 0 || current === undefined) {
+      current = undefined;
+      others++;
+    } else current?.push({ code, value: t.value(i) });
+  }
+  // A variable left without a value tag is no variable.
+  for (const name of kept.filter((n) => dictGet(header, n)?.length === 0)) dictDelete(header, name);
+  const valued = kept.filter((n) => dictHas(header, n));
+  if (valued.length > 0)
+    notes.push(`header variables outside the HEADER section: kept (${valued.join(', ')})`);
+  if (dropped.length > 0)
+    notes.push(
+      `header variables outside the HEADER section that HEADER also sets: dropped (${dropped.join(', ')})`,
+    );
+  if (others > 0) notes.push(`${others} tags outside any section: left out`);
 }
 
 function isSectionBoundary(t: TagList, i: number): boolean {
@@ -484,9 +538,10 @@ export function readDxf(text: string, options: ReadDxfOptions = {}): DxfDocument
   const recover = options.recover === true;
   const notes: string[] = [];
   const t = tokenize(text, recover ? notes : undefined);
-  const sections = splitSections(t, recover, notes);
+  const { sections, strays } = splitSections(t, recover, notes);
   const headerSection = sections.find((s) => s.name === 'HEADER');
   const header = headerSection ? readHeader(t, headerSection) : {};
+  rescueHeaderVars(t, strays, header, notes);
   const version = (header.$ACADVER?.[0]?.value ?? 'AC1009').trim().toUpperCase();
   const ctx = new ReadContext(version);
   ctx.recovered.push(...notes);

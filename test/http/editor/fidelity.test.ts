@@ -548,3 +548,120 @@ print(json.dumps(sorted(s.dxf.name for s in ezdxf.readfile(sys.argv[1]).styles))
     expect(blockNames).toEqual(expect.arrayContaining(['*Model_Space', '*Paper_Space']));
   });
 });
+
+describe('images and header variables of files from the wild', () => {
+  /** ezdxf's drawing of two IMAGEs of one IMAGEDEF: each IMAGE has its IMAGEDEF_REACTOR. */
+  const EZDXF_IMAGES = `
+import sys, ezdxf
+doc = ezdxf.new("R2018")
+msp = doc.modelspace()
+picture = doc.add_image_def(filename="picture.png", size_in_pixel=(64, 32))
+msp.add_image(picture, insert=(0, 0), size_in_units=(6.4, 3.2))
+msp.add_image(picture, insert=(10, 0), size_in_units=(6.4, 3.2))
+doc.saveas(sys.argv[1])
+print("{}")
+`;
+  const REACTORS = `
+import json, sys, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+auditor = doc.audit()
+images = doc.modelspace().query("IMAGE")
+reactors = doc.objects.query("IMAGEDEF_REACTOR")
+print(json.dumps({
+  "reactors": len(reactors),
+  "listed": [len([h for h in d.get_reactors() if doc.entitydb.get(h) is not None and doc.entitydb.get(h).dxftype() == "IMAGEDEF_REACTOR"]) for d in doc.objects.query("IMAGEDEF")],
+  "own": sorted(doc.entitydb.get(i.dxf.image_def_reactor_handle).dxf.image_handle == i.dxf.handle for i in images),
+  "errors": len(auditor.errors),
+}))
+`;
+  // How other writers store the same objects: netDxf writes the reactor without an owner before its
+  // subclass marker (the image is named after it); some writers leave the IMAGE's pointer (360) out.
+  const variants: Array<[string, (text: string) => string]> = [
+    ['as ezdxf writes them', (text) => text],
+    [
+      'reactors without an owner tag (netDxf)',
+      (text) => text.replace(/(IMAGEDEF_REACTOR\r?\n {2}5\r?\n[0-9A-F]+\r?\n)330\r?\n[0-9A-F]+\r?\n/g, '$1'),
+    ],
+    [
+      'IMAGEs without their reactor pointer',
+      (text) =>
+        text.replace(
+          /(\r?\n {2}0\r?\nIMAGE\r?\n[\s\S]*?)\r?\n360\r?\n[0-9A-F]+(?=\r?\n)/g,
+          (_m, head: string) => head,
+        ),
+    ],
+  ];
+  for (const [name, change] of variants) {
+    it(`IMAGEDEF_REACTORs are not doubled by open, save, open, save: ${name}`, async (ctx) => {
+      needEzdxf(ctx);
+      const made = join(dir, 'images-made.dxf');
+      await python(EZDXF_IMAGES, [made]);
+      const text = await readFile(made, 'utf8');
+      const file = join(dir, `images-${variants.findIndex(([n]) => n === name)}.dxf`);
+      await writeFile(file, change(text));
+      if (name !== variants[0]?.[0]) expect(await readFile(file, 'utf8')).not.toBe(text);
+      expect((text.match(/\n {2}0\r?\nIMAGEDEF_REACTOR\r?\n/g) ?? []).length).toBe(2);
+      ok(await client.post('/api/v1/documents', { path: file }), 201);
+      const once = await save(`images-once-${name.length}.dxf`);
+      ok(await client.post('/api/v1/documents', { path: once }), 201);
+      const twice = await save(`images-twice-${name.length}.dxf`);
+      for (const saved of [once, twice]) {
+        expect(await python<Json>(REACTORS, [saved])).toEqual({
+          reactors: 2,
+          listed: [2],
+          own: [true, true],
+          errors: 0,
+        });
+        await audited(saved);
+      }
+    });
+  }
+
+  it('header variables written outside the HEADER section are kept, or dropped when HEADER sets them, each with a recovered note', async (ctx) => {
+    needEzdxf(ctx);
+    const made = join(dir, 'header-made.dxf');
+    await python(
+      `
+import sys, ezdxf
+doc = ezdxf.new("R2010")
+doc.header["$INSUNITS"] = 4
+doc.header["$LTSCALE"] = 1.0
+doc.modelspace().add_line((0, 0), (1, 1))
+doc.saveas(sys.argv[1])
+print("{}")
+`,
+      [made],
+    );
+    const text = await readFile(made, 'utf8');
+    // $INSUNITS moves out of HEADER, after its ENDSEC; a second $LTSCALE stands there too.
+    const insunits = /\r?\n {2}9\r?\n\$INSUNITS\r?\n 70\r?\n4(?=\r?\n)/;
+    expect(insunits.test(text)).toBe(true);
+    const without = text.replace(insunits, '');
+    const end = without.indexOf('ENDSEC') + 'ENDSEC'.length;
+    const file = join(dir, 'header-outside.dxf');
+    await writeFile(
+      file,
+      `${without.slice(0, end)}\n  9\n$INSUNITS\n 70\n6\n  9\n$LTSCALE\n 40\n7.5${without.slice(end)}`,
+    );
+    const opened = ok(await client.post('/api/v1/documents', { path: file }), 201);
+    expect(strings(opened, 'result.recovered')).toEqual([
+      'header variables outside the HEADER section: kept ($INSUNITS)',
+      'header variables outside the HEADER section that HEADER also sets: dropped ($LTSCALE)',
+    ]);
+    expect(at(ok(await client.get('/api/v1/sysvars?names=insunits,ltscale')), 'result.values')).toEqual({
+      insunits: 6,
+      ltscale: 1,
+    });
+    const saved = await save('header-rescued.dxf');
+    await audited(saved);
+    const seen = await python<Json>(
+      `
+import json, sys, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+print(json.dumps({"insunits": doc.header["$INSUNITS"], "ltscale": doc.header["$LTSCALE"]}))
+`,
+      [saved],
+    );
+    expect(seen).toEqual({ insunits: 6, ltscale: 1 });
+  });
+});
