@@ -72,6 +72,13 @@ interface Running {
   abort?: AbortController;
 }
 
+/** A cancellable read or immediate op while it runs (capture, query): `cancel` aborts it. */
+interface Working {
+  request_id: string | undefined;
+  op: string;
+  abort: AbortController;
+}
+
 /** A mutation the queue has decided: its answer (with the state right after it) and its durability. */
 interface Decided {
   answer: Answer;
@@ -103,6 +110,8 @@ export class EditorSession {
   /** The mutation being decided. */
   private running: Running | undefined;
   private readonly inflight = new Map<string, Running>();
+  /** Cancellable reads and immediate ops running now, oldest first (they run beside the queue's mutation). */
+  private readonly working = new Set<Working>();
   /** Settles (never rejects) once every append started so far has settled. */
   private committed: Promise<void> = Promise.resolve();
   /** Why an append failed since the state was last replayed from the log; set = replay before going on. */
@@ -328,7 +337,10 @@ export class EditorSession {
     }
     if (op?.kind === 'immediate') {
       const ctx = this.context(request);
-      return this.answer(request, await op.run(ctx), ctx.doc);
+      if (!op.cancellable) return this.answer(request, await op.run(ctx), ctx.doc);
+      return this.whileWorking(request, opName, async (signal) =>
+        this.answer(request, await op.run({ ...ctx, signal }), ctx.doc),
+      );
     }
     if (op?.kind === 'read')
       return this.enqueue(async () => {
@@ -407,8 +419,36 @@ export class EditorSession {
     opName: string,
     op: OpDefinition | undefined,
   ): Promise<Answer> {
-    const resolved = this.resolve(request, opName, op);
-    return this.answer(request, await resolved.op.run(resolved.ctx), resolved.ctx.doc);
+    if (!op?.cancellable) {
+      const resolved = this.resolve(request, opName, op);
+      return this.answer(request, await resolved.op.run(resolved.ctx), resolved.ctx.doc);
+    }
+    return this.whileWorking(request, opName, async (signal) => {
+      const resolved = this.resolve(request, opName, op, signal);
+      return this.answer(request, await resolved.op.run(resolved.ctx), resolved.ctx.doc);
+    });
+  }
+
+  /** Runs a cancellable read or immediate op: `state.operation` shows it and `cancel` stops it meanwhile. */
+  private async whileWorking(
+    request: EditorRequest,
+    opName: string,
+    work: (signal: AbortSignal) => Promise<Answer>,
+  ): Promise<Answer> {
+    const requestId = typeof request.request_id === 'string' ? request.request_id : undefined;
+    const entry: Working = { request_id: requestId, op: opName, abort: new AbortController() };
+    this.working.add(entry);
+    try {
+      return await work(entry.abort.signal);
+    } finally {
+      this.working.delete(entry);
+    }
+  }
+
+  /** The cancellable read or immediate op running under `requestId`, if any. */
+  private workingNamed(requestId: string): Working | undefined {
+    for (const entry of this.working) if (entry.request_id === requestId) return entry;
+    return undefined;
   }
 
   /**
@@ -553,18 +593,29 @@ export class EditorSession {
       version: this.version,
       pending: (requestId: string) => {
         const inflight = this.inflight.get(requestId);
-        return inflight ? { op: inflight.op, status: inflight.status } : undefined;
+        if (inflight) return { op: inflight.op, status: inflight.status };
+        const working = this.workingNamed(requestId);
+        return working ? { op: working.op, status: 'running' as const } : undefined;
       },
       log: this.store,
       ops: this.ops,
       gui: this.gui,
       stateView: () => this.stateView(),
       cancelRunning: (requestId: string | undefined, by: string) => {
-        const running = this.running;
-        if (!running?.abort || running.abort.signal.aborted) return undefined;
-        if (requestId !== undefined && requestId !== running.request_id) return undefined;
-        running.abort.abort(by);
-        return { request_id: running.request_id, op: running.op };
+        // The queue's mutation first, then the reads and captures beside it, oldest first.
+        const candidates: Array<{ request_id: string | undefined; op: string; abort?: AbortController }> = [
+          ...(this.running ? [this.running] : []),
+          ...this.working,
+        ];
+        const stopped = candidates.filter(
+          (c) =>
+            c.abort !== undefined &&
+            !c.abort.signal.aborted &&
+            (requestId === undefined || requestId === c.request_id),
+        );
+        for (const c of stopped) c.abort?.abort(by);
+        const [first] = stopped;
+        return first && { request_id: first.request_id ?? null, op: first.op, count: stopped.length };
       },
     };
   }
@@ -611,6 +662,19 @@ export class EditorSession {
     return this.withState({ ok: false, code: 'internal_error', error: message });
   }
 
+  /**
+   * `state.operation`: the mutation running, else the oldest cancellable read or capture running beside
+   * the queue, else the pick waiting for the person; null when none.
+   */
+  private operationView(): Record<string, unknown> | null {
+    if (this.running) return { request_id: this.running.request_id, op: this.running.op, status: 'running' };
+    for (const entry of this.working)
+      if (!entry.abort.signal.aborted)
+        return { request_id: entry.request_id ?? null, op: entry.op, status: 'running' };
+    const pick = this.state.pick;
+    return pick ? { request_id: pick.request_id, op: pick.op, status: 'pending', prompt: pick.prompt } : null;
+  }
+
   /** The answer plus the session's current `state`. */
   withState(answer: Answer): Answer {
     return { ...answer, state: this.stateView() };
@@ -639,11 +703,7 @@ export class EditorSession {
       selection: active
         ? { document_id: active.id, handles: [...active.selection], count: active.selection.length }
         : null,
-      operation: this.running
-        ? { request_id: this.running.request_id, op: this.running.op, status: 'running' }
-        : s.pick
-          ? { request_id: s.pick.request_id, op: s.pick.op, status: 'pending', prompt: s.pick.prompt }
-          : null,
+      operation: this.operationView(),
     };
   }
 }

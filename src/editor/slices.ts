@@ -1,5 +1,5 @@
 /**
- * Long loops of an operation (a plot of 100,000 entities takes seconds) run in slices: every few
+ * Long loops of an operation (a plot or capture of 100,000 entities takes seconds) run in slices: every few
  * milliseconds they give the event loop back, so `state`, `get_selection`, `operation` and `cancel`
  * are answered meanwhile, and they stop with `cancelled` once the operation's signal is aborted.
  */
@@ -18,14 +18,20 @@ export type Tick = () => Promise<void> | undefined;
 
 const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** The answer of an operation (`what`) that `cancel` stopped: 400 `cancelled`, naming who stopped it. */
+export const cancelledError = (what: string, signal: AbortSignal): EditorError =>
+  new EditorError('cancelled', `${what} was cancelled (${String(signal.reason ?? 'cancel')})`);
+
+/** Throws `cancelled` when `signal` was aborted. */
+export function stopIfCancelled(what: string, signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw cancelledError(what, signal);
+}
+
 /** The ticks of one operation (`what`, for the refusal's message), stopped by `signal`. */
 export function slices(what: string, signal?: AbortSignal): Tick {
   let steps = 0;
   let start = performance.now();
-  const check = () => {
-    if (signal?.aborted)
-      throw new EditorError('cancelled', `${what} was cancelled (${String(signal.reason ?? 'cancel')})`);
-  };
+  const check = () => stopIfCancelled(what, signal);
   return () => {
     if (++steps % STEPS_PER_LOOK !== 0 || performance.now() - start < SLICE_MS) return undefined;
     check();

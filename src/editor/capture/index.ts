@@ -1,13 +1,16 @@
 /**
  * A capture: a PNG of a document's layout (or a window of it) drawn from the plot's scene. The scene is
- * built in slices of a few milliseconds (the event loop keeps answering other callers), kept per document revision and layout (the next capture of an unchanged drawing starts from
- * it), drawn as compact SVG (svg.ts) and rasterised by resvg in a worker thread (raster.ts).
+ * built in slices of a few milliseconds (the event loop keeps answering other callers), kept per document
+ * revision and layout (the next capture of an unchanged drawing starts from it), drawn as compact SVG
+ * (svg.ts), in slices too, and rasterised by resvg in a worker thread (raster.ts). A cancel (`signal`)
+ * stops it at its next slice, or stops the rasteriser.
  */
 import type { DocumentState } from '../../../projections/editor-session.js';
 import { dictGet } from '../dict.js';
 import type { Bounds } from '../geometry/index.js';
 import { plotContext } from '../plot/scene.js';
 import { documentIndex } from '../query/document-index.js';
+import { slices, stopIfCancelled } from '../slices.js';
 import { type FlatScene, FlatSceneBuilder, type PieceCache, pieceCache } from './flat-scene.js';
 import { rasterize } from './raster.js';
 import { type CaptureColors, captureSvg } from './svg.js';
@@ -17,6 +20,8 @@ export { DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH } from './view.js';
 
 /** Longest stretch the scene is built before the loop answers others (ms), as the session's commits do. */
 const SLICE_MS = 8;
+/** Who a cancelled capture's answer names. */
+const WHAT = 'the capture';
 /** The model space block, whose window captures are culled with the document's spatial index. */
 const MODEL_SPACE = '*MODEL_SPACE';
 
@@ -64,13 +69,16 @@ const ATTEMPTS = 3;
  * answer others in between; a mutation decided meanwhile (the revision moved) starts it again, since a
  * scene is the document at one revision. The last attempt runs in one go: nothing can come between.
  * (A copy of the model's collections to build from instead costs 0.1 s at 100,000 entities, every time.)
+ * A cancel (`signal`) stops it between two slices, or before the last attempt.
  */
 async function buildScene(
   doc: DocumentState,
   space: string,
+  signal: AbortSignal | undefined,
   handles?: ReadonlySet<string>,
 ): Promise<{ scene: FlatScene; revision: number }> {
   for (let attempt = 1; ; attempt++) {
+    stopIfCancelled(WHAT, signal);
     const revision = doc.revision;
     const model = doc.model;
     const order = [...model.order];
@@ -86,6 +94,7 @@ async function buildScene(
       // The clock is read every 64 entities: reading it costs more than most entities do.
       if (attempt < ATTEMPTS && (++n & 63) === 0 && performance.now() - slice > SLICE_MS) {
         await breathe();
+        stopIfCancelled(WHAT, signal);
         slice = performance.now();
         if (doc.revision !== revision || doc.model !== model) {
           moved = true;
@@ -100,6 +109,7 @@ async function buildScene(
 async function sceneOf(
   doc: DocumentState,
   request: CaptureRequest,
+  signal: AbortSignal | undefined,
 ): Promise<{ scene: FlatScene; revision: number; cached: boolean }> {
   const space = request.space.toUpperCase();
   const last = kept.get(doc);
@@ -114,22 +124,33 @@ async function sceneOf(
       maxX: window.max[0],
       maxY: window.max[1],
     });
-    return { ...(await buildScene(doc, space, new Set(found))), cached: false };
+    return { ...(await buildScene(doc, space, signal, new Set(found))), cached: false };
   }
-  const built = await buildScene(doc, space);
+  const built = await buildScene(doc, space, signal);
   kept.set(doc, { ...built, space });
   return { ...built, cached: false };
 }
 
-/** Captures `doc` as `request` asks. */
-export async function captureDocument(doc: DocumentState, request: CaptureRequest): Promise<Capture> {
+/** Captures `doc` as `request` asks; `cancelled` once `signal` is aborted. */
+export async function captureDocument(
+  doc: DocumentState,
+  request: CaptureRequest,
+  signal?: AbortSignal,
+): Promise<Capture> {
   const t0 = performance.now();
-  const { scene, revision, cached } = await sceneOf(doc, request);
+  const { scene, revision, cached } = await sceneOf(doc, request, signal);
   const t1 = performance.now();
   const view = captureView(request.width, request.window, scene.extents);
-  const drawing = captureSvg(scene, view, request.colors, new Set(request.selection));
+  const drawing = await captureSvg(
+    scene,
+    view,
+    request.colors,
+    new Set(request.selection),
+    slices(WHAT, signal),
+  );
   const t2 = performance.now();
-  const raster = await rasterize(drawing.bytes, drawing.texts > 0);
+  stopIfCancelled(WHAT, signal);
+  const raster = await rasterize(drawing.bytes, drawing.texts > 0, signal);
   return {
     png: raster.png,
     view,

@@ -6,6 +6,10 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { cancelledError } from '../slices.js';
+
+/** Who a cancelled capture's answer names. */
+const WHAT = 'the capture';
 
 export interface RasterJob {
   id: number;
@@ -73,13 +77,35 @@ function started(): Worker {
 
 /**
  * The PNG of `svg` (UTF-8), drawn by resvg off the event loop. Its buffer is handed to the worker, not
- * copied: `svg` is empty afterwards.
+ * copied: `svg` is empty afterwards. Once `signal` is aborted it answers `cancelled` at once; the worker
+ * is stopped when no other capture waits for it (resvg cannot be interrupted, and 100,000 readable
+ * texts keep it busy for most of a minute), else the picture is dropped when it comes.
  */
-export function rasterize(svg: Uint8Array, fonts: boolean): Promise<Raster> {
+export function rasterize(svg: Uint8Array, fonts: boolean, signal?: AbortSignal): Promise<Raster> {
+  if (signal?.aborted) return Promise.reject(cancelledError(WHAT, signal));
   const w = started();
   const id = ++nextId;
   return new Promise<Raster>((resolve, reject) => {
-    waiting.set(id, { resolve, reject });
+    const onAbort = () => {
+      if (!waiting.delete(id) || !signal) return;
+      reject(cancelledError(WHAT, signal));
+      if (waiting.size > 0 || worker !== w) return;
+      // Forgotten before it ends, so its exit fails no capture; the next capture starts a new one.
+      worker = undefined;
+      void w.terminate();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => signal?.removeEventListener('abort', onAbort);
+    waiting.set(id, {
+      resolve: (raster) => {
+        done();
+        resolve(raster);
+      },
+      reject: (error) => {
+        done();
+        reject(error);
+      },
+    });
     // Referenced while a capture waits for it, so a process with nothing else to do still gets its answer.
     w.ref();
     w.postMessage({ id, svg, fonts } satisfies RasterJob, [svg.buffer as ArrayBuffer]);

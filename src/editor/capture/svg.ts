@@ -13,6 +13,7 @@ import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
 import { CHAR_WIDTH } from '../geometry/text-box.js';
 import { CAP_HEIGHT, FONT_FAMILY } from '../plot/text-font.js';
+import type { Tick } from '../slices.js';
 import { Bytes } from './bytes.js';
 
 import {
@@ -244,13 +245,17 @@ class Canvas {
   }
 }
 
-/** The flat scene in `view` as an SVG document the rasteriser draws at the view's pixel size. */
-export function captureSvg(
+/**
+ * The flat scene in `view` as an SVG document the rasteriser draws at the view's pixel size; `tick`
+ * (slices.ts) lets the loop answer others between entities (a second at 100,000 readable texts).
+ */
+export async function captureSvg(
   scene: FlatScene,
   view: CaptureView,
   colors: CaptureColors,
   selected: ReadonlySet<string>,
-): CaptureDrawing {
+  tick: Tick = () => undefined,
+): Promise<CaptureDrawing> {
   const { pieces } = scene;
   const k = view.scale * UNIT;
   const left = view.area.min[0];
@@ -490,9 +495,9 @@ export function captureSvg(
       const row = Math.floor((top - (y1 + y2) / 2) * view.scale);
       canvas.pixel(styleColors[piece.dotStyle] as string, column, row);
       dots += 1;
-      continue;
-    }
-    draw(e);
+    } else draw(e);
+    const turn = tick();
+    if (turn) await turn;
   }
 
   // The selection on top, in the viewer's highlight.
@@ -505,6 +510,8 @@ export function captureSvg(
     if ((x2 - x1) * view.scale < DOT_PX && (y2 - y1) * view.scale < DOT_PX)
       square(highlight, X((x1 + x2) / 2), Y((y1 + y2) / 2), HIGHLIGHT_MARK_PX * UNIT);
     else draw(e, highlight);
+    const turn = tick();
+    if (turn) await turn;
   }
 
   const defs = clips

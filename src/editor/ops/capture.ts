@@ -64,6 +64,7 @@ export function foregroundOn(background: string): string {
  * the area shown (`window`) and what was drawn; `POST /api/v1/capture` answers the PNG itself.
  * Entities smaller than a pixel show as one pixel of their colour, text too small to read as a stroke
  * along its line, images as their frames. Reads the read model: never an undo step, never recorded.
+ * While it runs `state.operation` shows it and `cancel` stops it: it answers `cancelled`.
  */
 async function capture(ctx: OpContext): Promise<OpOutcome> {
   const { doc } = resolveTarget(ctx.session, ctx.request, 'capture', captureOp);
@@ -86,7 +87,7 @@ async function capture(ctx: OpContext): Promise<OpOutcome> {
   refuseLargeSpaces(doc.model, [request.space], 'the capture');
   let shot: Awaited<ReturnType<typeof captureDocument>>;
   try {
-    shot = await captureDocument(doc, request);
+    shot = await captureDocument(doc, request, ctx.signal);
   } catch (error) {
     if (error instanceof EditorError) throw error;
     return fail('capture_failed', `cannot draw the capture: ${(error as Error).message}`);
@@ -115,6 +116,7 @@ async function capture(ctx: OpContext): Promise<OpOutcome> {
   };
 }
 
-const captureOp: OpDefinition = { kind: 'immediate', document: 'required', run: capture };
+// Cancellable: a capture of 100,000 readable texts keeps the rasteriser busy for most of a minute.
+const captureOp: OpDefinition = { kind: 'immediate', document: 'required', run: capture, cancellable: true };
 
 export const captureOps: OpTable = { capture: captureOp };

@@ -48,7 +48,8 @@ export function operationStatus(answer: { ok: boolean; status?: unknown }): stri
 }
 
 /**
- * `operation`: a mutation by request_id: running (or queued), or its recorded answer. The answer's
+ * `operation`: a mutation by request_id: running (or queued), or its recorded answer; a capture or
+ * query running beside the queue answers `running` too (they are never recorded). The answer's
  * `status` is the operation's own (`running`, `pending`, `completed`, `cancelled`, `failed`), as the
  * reference editor answers it, and `result` holds the operation's result fields with `request_id`, `op`,
  * `status` and its whole `answer`.

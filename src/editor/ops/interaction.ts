@@ -151,13 +151,18 @@ function cancelAtOnce(ctx: OpContext): OpOutcome | undefined {
   const id = cancelTarget(ctx);
   const pick = ctx.session.pick;
   if (pick && (id === undefined || id === pick.request_id)) return undefined;
-  // A running plot stops at its next slice and answers `cancelled`; this answers at once.
+  // A running plot, capture or query stops at its next slice and answers `cancelled`; this answers at once.
   const by = typeof ctx.request.request_id === 'string' ? `cancel ${ctx.request.request_id}` : 'cancel';
   const stopped = ctx.cancelRunning?.(id, by);
   if (stopped)
     return {
       events: [],
-      result: { cancelled: true, count: 1, cancelled_request_id: stopped.request_id, op: stopped.op },
+      result: {
+        cancelled: true,
+        count: stopped.count,
+        cancelled_request_id: stopped.request_id,
+        op: stopped.op,
+      },
       fields: { status: 'cancelled' },
     };
   const queued = id !== undefined && ctx.pending?.(id);

@@ -27,13 +27,13 @@ export interface OpContext {
   /** Aborted when `cancel` stops this running operation (ops marked `cancellable` only). */
   signal?: AbortSignal;
   /**
-   * Stops the running cancellable operation (the one named, else whichever runs): what was stopped, or
-   * undefined when none runs. `by` says who stopped it, for its answer.
+   * Stops the running cancellable operations (the one named, else every one that runs): the first
+   * stopped and how many, or undefined when none runs. `by` says who stopped them, for their answers.
    */
   cancelRunning?: (
     requestId: string | undefined,
     by: string,
-  ) => { request_id: string; op: string } | undefined;
+  ) => { request_id: string | null; op: string; count: number } | undefined;
 }
 
 /** What an operation decided: events to append (none for reads) and the answer's fields. */
@@ -81,7 +81,10 @@ export interface OpDefinition {
   files?: (request: EditorRequest, ops: OpTable) => boolean;
   /** A mutation that may run while a pick waits for the person at the viewer (cancel); others are `busy`. */
   whilePicking?: boolean;
-  /** A long mutation `cancel` may stop while it runs (plot): it reads `signal` and stops with `cancelled`. */
+  /**
+   * A long op `cancel` may stop while it runs (plot, capture, query): it reads `signal` and stops with
+   * `cancelled`. A cancellable read or immediate op shows in `state.operation` while it runs.
+   */
   cancellable?: boolean;
 }
 

@@ -69,7 +69,7 @@ describe('captureSvg', () => {
   };
   const colors = { background: '#000000', foreground: '#ffffff' };
 
-  it('draws all lines of one colour and width as one path, and many tiny entities on a pixel once', () => {
+  it('draws all lines of one colour and width as one path, and many tiny entities on a pixel once', async () => {
     const flat = scene([
       { type: 'Line', start: [0, 0], end: [100, 0], color: 1 },
       { type: 'Line', start: [0, 10], end: [100, 10], color: 1 },
@@ -78,7 +78,7 @@ describe('captureSvg', () => {
       { type: 'Circle', center: [50.1, 50.1], radius: 0.01, color: 2 },
     ]);
     const view = captureView(256, box(0, -10, 100, 60), undefined);
-    const drawing = captureSvg(flat, view, colors, new Set());
+    const drawing = await captureSvg(flat, view, colors, new Set());
     const svg = textOf(drawing.bytes);
     expect(svg.match(/<path stroke="#ff0000"/g)).toHaveLength(1);
     expect(svg.match(/<path stroke="#00ff00"/g)).toHaveLength(1);
@@ -88,13 +88,13 @@ describe('captureSvg', () => {
     expect(drawing.entities).toBe(34);
   });
 
-  it('leaves out what is outside the view, and highlights the selection on top', () => {
+  it('leaves out what is outside the view, and highlights the selection on top', async () => {
     const flat = scene([
       { type: 'Line', start: [0, 0], end: [10, 0] },
       { type: 'Line', start: [500, 0], end: [510, 0] },
     ]);
     const view = captureView(256, box(-5, -5, 15, 5), undefined);
-    const drawing = captureSvg(flat, view, colors, new Set(['101', '100']));
+    const drawing = await captureSvg(flat, view, colors, new Set(['101', '100']));
     expect([drawing.entities, drawing.highlighted]).toEqual([1, 1]);
     expect(textOf(drawing.bytes)).toContain('stroke="#4aa3ff"');
   });
