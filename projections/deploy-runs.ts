@@ -19,7 +19,10 @@ export interface DeployRun {
   id: number;
   stack: string;
   environmentId: EnvironmentId;
-  /** `running`, then `success` or `failed`; a free-text column (spec), so typed as a string. */
+  /**
+   * `queued` while its job waits for a compose slot, `running`, then `success` or `failed`; a free-text
+   * column (spec), so typed as a string.
+   */
   status: string;
   trigger: Trigger;
   userId: string | null;
@@ -143,7 +146,7 @@ export function runsOf(state: DeployRunsState, stack: string, environmentId: Env
   return found.sort((a, b) => b.id - a.id);
 }
 
-/** Runs still `running` (or any other non-terminal status): what a restart must close. */
+/** Runs still `queued` or `running` (or any other non-terminal status): what a restart must close. */
 export const unfinishedRuns = (state: DeployRunsState): DeployRun[] =>
   [...state.runs.values()].filter((run) => !isTerminalRunStatus(run.status)).sort((a, b) => a.id - b.id);
 
@@ -151,6 +154,8 @@ type RunEventType =
   | 'RunStarted'
   | 'RunSourceResolved'
   | 'RunComposeStarted'
+  | 'RunQueued'
+  | 'RunDequeued'
   | 'RunTruncated'
   | 'RunCompleted'
   | 'RunCompletedSealed'
@@ -204,6 +209,16 @@ export function evolveRun(state: DeployRunsState, event: RunEvent): DeployRunsSt
       if (run) run.composeGroup = { ...event.data.group };
       return state;
     }
+    case 'RunQueued': {
+      const run = state.runs.get(event.data.run_id);
+      if (run && run.status === 'running') run.status = 'queued';
+      return state;
+    }
+    case 'RunDequeued': {
+      const run = state.runs.get(event.data.run_id);
+      if (run && run.status === 'queued') run.status = 'running';
+      return state;
+    }
     case 'RunTruncated': {
       const run = state.runs.get(event.data.run_id);
       if (run) run.truncated = true;
@@ -251,6 +266,8 @@ const RUN_EVENT_TYPES = new Set([
   'RunStarted',
   'RunSourceResolved',
   'RunComposeStarted',
+  'RunQueued',
+  'RunDequeued',
   'RunTruncated',
   'RunCompleted',
   'RunCompletedSealed',
@@ -262,7 +279,8 @@ export const deployRuns: Projection<DeployRunsState> = {
   name: 'deploy-runs',
   // 2: runs know their instance. 3: RunSourceResolved (a git deploy's commit, known after the start).
   // 4: runs know their compose process group (RunComposeStarted). 5: RunCompletedSealed (errorSealed).
-  version: 5,
+  // 6: queued runs (RunQueued, RunDequeued).
+  version: 6,
   initial: () => ({ runs: new Map(), deleted: new Set(), maxRunId: 0 }),
   evolve(state, event) {
     if (event.stream.startsWith(RUN_STREAM_PREFIX) && RUN_EVENT_TYPES.has(event.type))

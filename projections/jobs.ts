@@ -27,6 +27,11 @@ export interface JobInfo {
   /** Messages so far: one per output line, per status and the result. */
   messages: number;
   status: 'running' | 'done';
+  /**
+   * True while the job waits for a compose slot (JobQueued, until JobDequeued or its result): its poll
+   * answers `queued`. Absent in records of older builds.
+   */
+  queued?: boolean;
   /** Whether the result says success; null while running. The result itself is in the stream. */
   success: boolean | null;
   startedAt: string;
@@ -170,13 +175,22 @@ export const jobs: Projection<JobsState> = {
   name: 'jobs',
   // 2: jobs know their instance. 3: jobs know their compose process group (JobComposeStarted).
   // 4: `success` instead of the result (no output in the read model); the sealed events.
-  version: 4,
+  // 5: queued jobs (JobQueued, JobDequeued).
+  version: 5,
   initial: () => ({ jobs: new Map() }),
   evolve(state, event) {
     if (event.stream === SYSTEM_STREAM && event.type === STREAM_DELETED) {
       // Retention and run deletion remove a job's stream: the job leaves the read model with it.
       const jobId = jobIdOfStream((event.data as StreamDeletedData).stream);
       if (jobId !== undefined) state.jobs.delete(jobId);
+      return state;
+    }
+    if (
+      (event.type === 'JobQueued' || event.type === 'JobDequeued') &&
+      event.stream.startsWith(JOB_STREAM_PREFIX)
+    ) {
+      const job = state.jobs.get((event.data as StacksEventMap['JobDequeued']).job_id);
+      if (job && job.status === 'running') job.queued = event.type === 'JobQueued';
       return state;
     }
     if (event.type === 'JobComposeStarted' && event.stream.startsWith(JOB_STREAM_PREFIX)) {
@@ -224,6 +238,7 @@ export const jobs: Projection<JobsState> = {
       case 'JobFinishedSealed':
         job.messages += 1;
         job.status = 'done';
+        delete job.queued;
         job.success = e.data.success;
         job.finishedAt = e.metadata.at;
         break;

@@ -127,6 +127,13 @@ export interface StacksEventMap {
    * group: see RunComposeStarted, which a recorded deploy has instead. Stands for no message of the job.
    */
   JobComposeStarted: { job_id: string; group: ComposeGroup };
+  /**
+   * The job waits for a compose slot (config `jobs.maxConcurrent`): `ahead` jobs waited before it when
+   * it asked. Appended with JobStarted; JobDequeued follows once it holds a slot (src/stacks/job-queue.ts).
+   * Neither stands for a message of the job.
+   */
+  JobQueued: { job_id: string; ahead: number; limit: number };
+  JobDequeued: { job_id: string };
   /** The job's result; nothing follows it. `output` is the tail of the redacted output. */
   JobFinished: {
     job_id: string;
@@ -180,6 +187,13 @@ export interface StacksEventMap {
    * host stops it before the stack is free again (src/stacks/leftovers.ts).
    */
   RunComposeStarted: { run_id: number; group: ComposeGroup };
+  /**
+   * The run's job waits for a compose slot (config `jobs.maxConcurrent`; `ahead` jobs waited before it):
+   * appended with RunStarted, so the run is `queued` from its first answer; RunDequeued (`running`)
+   * follows once the job holds a slot. A run closed while queued has no RunDequeued.
+   */
+  RunQueued: { run_id: number; ahead: number; limit: number };
+  RunDequeued: { run_id: number };
   /** The environment's log budget was reached: later lines were dropped and one notice line written. */
   RunTruncated: { run_id: number; budget_bytes: number; used_bytes: number };
   RunCompleted: {

@@ -22,7 +22,7 @@ import type {
  */
 
 export const DEFAULT_DEPLOY_LOGS = { budgetBytes: 2 * 1024 ** 3, remeasureBytes: 1024 ** 2 } as const;
-export const DEFAULT_JOBS = { timeoutSeconds: 3600, retentionHours: 24 } as const;
+export const DEFAULT_JOBS = { timeoutSeconds: 3600, retentionHours: 24, maxConcurrent: 4 } as const;
 /** How often the registries are asked whether the stacks' images have a newer digest (0: never). */
 export const DEFAULT_IMAGE_UPDATES = { checkEveryMinutes: 360 } as const;
 /** The name of the admin user made when no user is configured. */
@@ -230,8 +230,13 @@ const configSchema = z.strictObject(
             .number({ error: 'must be a number of hours, 0 or more' })
             .nonnegative({ error: 'must be a number of hours, 0 or more' })
             .optional(),
+          maxConcurrent: z
+            .int({ error: 'must be a whole number of compose jobs, 1 or more' })
+            .min(1, { error: 'must be a whole number of compose jobs, 1 or more' })
+            .max(1_000, { error: 'must be at most 1000 compose jobs' })
+            .optional(),
         },
-        { error: 'must be an object {timeoutSeconds?, retentionHours?}' },
+        { error: 'must be an object {timeoutSeconds?, retentionHours?, maxConcurrent?}' },
       )
       .optional(),
     imageUpdates: z
@@ -443,6 +448,7 @@ export function resolveStacksConfig(raw: unknown, file?: string): LoadedStacksCo
     jobs: {
       timeoutSeconds: input.jobs?.timeoutSeconds ?? DEFAULT_JOBS.timeoutSeconds,
       retentionHours: input.jobs?.retentionHours ?? DEFAULT_JOBS.retentionHours,
+      maxConcurrent: input.jobs?.maxConcurrent ?? DEFAULT_JOBS.maxConcurrent,
     },
     imageUpdates: {
       checkEveryMinutes: input.imageUpdates?.checkEveryMinutes ?? DEFAULT_IMAGE_UPDATES.checkEveryMinutes,

@@ -23,6 +23,8 @@ export interface JobStart {
   environmentId: EnvironmentId;
   userId: string | null;
   runId: number | null;
+  /** It waits for a compose slot (job-queue.ts): JobQueued is appended with JobStarted. */
+  queued?: { ahead: number; limit: number };
 }
 
 export interface JobOutcome {
@@ -87,7 +89,7 @@ export class Job implements LiveJob {
   private inFlightBytes = 0;
   private buffer: JobMessage[] = [];
   private bufferBytes = 0;
-  /** Events that stand for no message (JobComposeStarted), appended with the next flush. */
+  /** Events that stand for no message (JobComposeStarted, JobDequeued), appended with the next flush. */
   private bufferedEvents: NewStacksEvent[] = [];
   private bufferedLines = 0;
   private appending: Promise<void> | undefined;
@@ -117,7 +119,13 @@ export class Job implements LiveJob {
   private revision: number;
   private done: Promise<JobResult> | undefined;
 
-  constructor(home: JobHome, input: Required<JobStart>, limits: JobLimits, revision: number, sealer: Sealer) {
+  constructor(
+    home: JobHome,
+    input: JobStart & { id: string },
+    limits: JobLimits,
+    revision: number,
+    sealer: Sealer,
+  ) {
     this.home = home;
     this.sealer = sealer;
     this.id = input.id;
@@ -179,6 +187,14 @@ export class Job implements LiveJob {
   composeStarted(group: ComposeGroup): void {
     if (this.ended || this.failure) return;
     this.bufferedEvents.push(stacksEvent('JobComposeStarted', { job_id: this.id, group: { ...group } }));
+    if (this.appending) this.flushAfterAppend = true;
+    else this.flush();
+  }
+
+  /** The job holds a compose slot now (JobDequeued), recorded at once, in order with the messages. */
+  dequeued(): void {
+    if (this.ended || this.failure) return;
+    this.bufferedEvents.push(stacksEvent('JobDequeued', { job_id: this.id }));
     if (this.appending) this.flushAfterAppend = true;
     else this.flush();
   }

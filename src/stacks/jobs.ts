@@ -45,7 +45,8 @@ export interface ReadModel<State> {
 /** `GET /api/jobs/{id}`: a page of the job's messages (CONTRACT.md; README "Reading output"). */
 export interface JobPoll {
   id: string;
-  status: 'running' | 'done';
+  /** `queued` while it waits for a compose slot (config `jobs.maxConcurrent`). */
+  status: 'queued' | 'running' | 'done';
   /** Index of the first message of the page. */
   from: number;
   messages: JobMessage[];
@@ -154,11 +155,12 @@ export class JobBook {
   }
 
   /**
-   * Records JobStarted (after its key: its run's, made when the run started, or its own); the job is in
-   * the read model when this resolves.
+   * Records JobStarted (after its key: its run's, made when the run started, or its own), and JobQueued
+   * in the same append when it waits for a compose slot; the job is in the read model when this
+   * resolves.
    */
   async start(input: JobStart): Promise<Job> {
-    const full: Required<JobStart> = { ...input, id: input.id ?? randomUUID() };
+    const full: JobStart & { id: string } = { ...input, id: input.id ?? randomUUID() };
     const sealer = await this.keys.ensure(jobOutputScope(full.id, full.runId));
     const appended = await this.store.append(
       jobStream(full.id),
@@ -171,6 +173,15 @@ export class JobBook {
           user_id: full.userId,
           run_id: full.runId,
         }),
+        ...(full.queued
+          ? [
+              stacksEvent('JobQueued', {
+                job_id: full.id,
+                ahead: full.queued.ahead,
+                limit: full.queued.limit,
+              }),
+            ]
+          : []),
       ].map((event) => ({ ...event, metadata: { instanceId: this.options.instance.id } })),
       { expectedRevision: 'no_stream' },
     );
@@ -287,7 +298,7 @@ export class JobBook {
     const result = last?.type === 'result' ? last : null;
     return {
       id: jobId,
-      status: result ? 'done' : 'running',
+      status: result ? 'done' : this.info(jobId)?.queued ? 'queued' : 'running',
       from: first,
       messages,
       more,

@@ -71,6 +71,8 @@ export interface RunStart {
   composeHash: string;
   envHash: string;
   extra?: Record<string, string | number | boolean | null>;
+  /** Its job waits for a compose slot (job-queue.ts): the run starts `queued` (RunQueued). */
+  queued?: { ahead: number; limit: number };
 }
 
 export interface RunCompletion {
@@ -196,8 +198,8 @@ export class RunBook {
   }
 
   /**
-   * Records RunStarted under the next free id (status `running`); the run is in the read model when
-   * this resolves. Ids are unique because a run stream is created with `no_stream`: a start that loses
+   * Records RunStarted under the next free id (status `running`; `queued` with RunQueued in the same
+   * append when its job waits for a slot); the run is in the read model when this resolves. Ids are unique because a run stream is created with `no_stream`: a start that loses
    * the race for an id tries the next one.
    */
   async start(input: RunStart): Promise<RunRecorder> {
@@ -218,10 +220,16 @@ export class RunBook {
         ...(input.extra ? { extra: { ...input.extra } } : {}),
       };
       let appended: { position: number; nextRevision: number };
+      const queued = input.queued
+        ? [stacksEvent('RunQueued', { run_id: runId, ahead: input.queued.ahead, limit: input.queued.limit })]
+        : [];
       try {
         appended = await this.store.append(
           runStream(runId),
-          [{ ...stacksEvent('RunStarted', data), metadata: { instanceId: this.options.instance.id } }],
+          [stacksEvent('RunStarted', data), ...queued].map((event) => ({
+            ...event,
+            metadata: { instanceId: this.options.instance.id },
+          })),
           { expectedRevision: 'no_stream' },
         );
       } catch (error) {
@@ -564,6 +572,18 @@ export class RunRecorder {
     if (this.completed) return Promise.resolve();
     this.record(stacksEvent('RunComposeStarted', { run_id: this.runId, group: { ...group } }));
     return this.appends;
+  }
+
+  /**
+   * Records that the run's job holds a compose slot now (RunDequeued: `queued` becomes `running`).
+   * Resolves once it is in the read model; rejects when it could not be recorded (nor can the
+   * completion then).
+   */
+  async dequeued(): Promise<void> {
+    if (this.completed) throw new Error(`run ${this.runId} is complete`);
+    this.record(stacksEvent('RunDequeued', { run_id: this.runId }));
+    await this.appends;
+    if (this.appendError) throw this.appendError;
   }
 
   /**

@@ -27,6 +27,7 @@ import { formatEnvFile } from './env-file.js';
 import { conflict, notFound, StacksError } from './errors.js';
 import { DeployHistory } from './history/history.js';
 import { Instance } from './instances.js';
+import { ComposeSlots, type Ticket } from './job-queue.js';
 import type { Job } from './jobs.js';
 import { JobBook } from './jobs.js';
 import { Leftovers } from './leftovers.js';
@@ -92,7 +93,8 @@ export type { DeploySource, DeployVariant, PreparedDeploy, StartedJob };
  * into the operations the routes offer. Each operation runs as a job; deploy, create-and-start and a
  * compose save with restart also record a run (spec: Which operations record a run).
  *
- * One job at a time per stack: a second operation on a stack whose job runs is a 409.
+ * One job at a time per stack: a second operation on a stack whose job runs is a 409. At most
+ * `jobs.maxConcurrent` jobs run compose at once; later ones wait `queued`, in order (job-queue.ts).
  */
 
 export interface StacksServiceOptions {
@@ -124,6 +126,16 @@ const CLOSE_GRACE_MS = 10_000;
 
 export const STACK_BUSY_MESSAGE = 'Stack has a job running';
 
+/** The failure of a job that was still queued when the server stopped. */
+export const STOPPED_WHILE_QUEUED_MESSAGE =
+  'The server was stopped while this job was queued; compose did not run';
+
+/** The status a queued job reports first (README "Limits and their defaults"). */
+export function queuedStatus(ticket: Pick<Ticket, 'ahead' | 'limit'>): string {
+  const before = ticket.ahead === 1 ? '1 job waits' : `${ticket.ahead} jobs wait`;
+  return `Queued: all ${ticket.limit} compose slots are taken (jobs.maxConcurrent); ${before} before this one`;
+}
+
 export const SERVER_STOPPING_MESSAGE = 'The server was stopped during this job; compose was stopped';
 export const LINE_FAULT_MESSAGE = 'Internal error while handling the compose output; compose was stopped';
 
@@ -142,6 +154,11 @@ interface JobSlot {
   process?: ComposeProcess;
   done: Promise<unknown>;
   release?: () => Promise<void>;
+  /**
+   * Its place among the compose jobs (job-queue.ts): while `ticket.waiting`, `ticket.withdraw(reason)`
+   * ends the job before compose ran, failed with the reason.
+   */
+  ticket?: Ticket;
 }
 
 /** A start step that goes on after `open` resolves; its failure is written on standard error. */
@@ -178,6 +195,9 @@ export class StacksService {
   private readonly compose: ComposeResolver;
   /** Stacks with a job running, and the work that runs it. */
   private readonly busy = new Map<string, JobSlot>();
+  /** The compose jobs' slots (`jobs.maxConcurrent`), and the save-time checks' own (job-queue.ts). */
+  private readonly slots: ComposeSlots;
+  private readonly checks: ComposeSlots;
   /** Every job of this process until its end is recorded (a stack is let go a moment before). */
   private readonly running = new Set<JobSlot>();
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -217,6 +237,8 @@ export class StacksService {
     });
     this.instance = instance;
     this.compose = options.compose ?? new ComposeResolver(this.config.compose.command);
+    this.slots = new ComposeSlots(this.config.jobs.maxConcurrent);
+    this.checks = new ComposeSlots(this.config.jobs.maxConcurrent);
     // One key cache for both: a run's key also seals its job's output.
     const keys = new OutputKeys(this.store);
     this.jobs = new JobBook(this.store, this.jobsModel, {
@@ -629,6 +651,10 @@ export class StacksService {
       const plan = await prepare();
       const stack = await getStack(this.dataDir, ref);
       const jobId = randomUUID();
+      // Its turn among the compose jobs: without a free slot the run and the job start `queued`.
+      const ticket = this.slots.request(jobId);
+      slot.ticket = ticket;
+      const queued = ticket.queued ? { queued: { ahead: ticket.ahead, limit: ticket.limit } } : {};
       let recorder: RunRecorder | undefined;
       const hashes = { compose: composeHash(stack.compose), env: envHash(this.hashKey, stack.variables) };
       if (plan.record) {
@@ -642,6 +668,7 @@ export class StacksService {
           composeHash: hashes.compose,
           envHash: hashes.env,
           ...(plan.variant?.extra ? { extra: plan.variant.extra } : {}),
+          ...queued,
         });
       }
       let job: Job;
@@ -653,6 +680,7 @@ export class StacksService {
           environmentId: ref.environmentId,
           userId: plan.userId,
           runId: recorder?.runId ?? null,
+          ...queued,
         });
       } catch (error) {
         // The run must not stay `running` for good: close it with the reason.
@@ -691,11 +719,13 @@ export class StacksService {
       slot.done = result;
       started = { jobId, runId: recorder?.runId ?? null, result };
     } catch (error) {
+      slot.ticket?.release();
       await slot.release?.();
       throw error;
     }
     this.running.add(slot);
     void started.result.finally(() => {
+      slot.ticket?.release();
       slot.release?.();
       this.running.delete(slot);
     });
@@ -782,6 +812,14 @@ export class StacksService {
     const cwd = stackDir(this.dataDir, stack);
     let place: ComposePlace | undefined;
     try {
+      const ticket = slot.ticket;
+      if (ticket?.queued) {
+        job.status(queuedStatus(ticket));
+        // Rejects when the job leaves the queue (the server stops): it fails before anything ran.
+        await ticket.granted;
+        await recorder?.dequeued();
+        job.dequeued();
+      }
       if (variant.resolve) {
         await variant.resolve({
           status,
@@ -986,8 +1024,10 @@ export class StacksService {
       const redacted = finalRedactor.text(failure ?? '').trim();
       error = redacted.length > 0 ? redacted : WITHHELD_ERROR_MESSAGE;
     }
-    // Compose has ended: the stack is free before the end is recorded, so whoever sees the run or the
-    // job finished can start the next job of the stack at once (not a 409 for a moment).
+    // Compose has ended: the stack and the compose slot are free before the end is recorded, so whoever
+    // sees the run or the job finished can start the next job of the stack at once (not a 409 for a
+    // moment), and the next queued job starts.
+    slot.ticket?.release();
     slot.release?.();
     if (recorder) {
       try {
@@ -1138,9 +1178,12 @@ export class StacksService {
     const program = await this.compose.resolve();
     if (program.version === null) return;
     const env = composeEnv(process.env, variables, {}, this.environment(ref.environmentId));
-    const objection = await composeObjection(
-      { command: program.argv, project: ref.name, dir, name: basename(file), overrides, env },
-      text,
+    // In a slot of the checks' own: a save never waits behind deploys (job-queue.ts).
+    const objection = await this.checks.run(() =>
+      composeObjection(
+        { command: program.argv, project: ref.name, dir, name: basename(file), overrides, env },
+        text,
+      ),
     );
     if (objection !== undefined)
       throw new StacksError(422, `The compose file is invalid (compose config): ${objection}`);
@@ -1238,6 +1281,9 @@ export class StacksService {
     // The schedule first (no new reconcile), and a running reconcile ends before the runs model stops.
     await this.schedules.close();
     await Promise.all([this.retention.close(), this.notifications.close()]);
+    // Queued jobs first, so none takes a slot a cancelled one frees.
+    this.slots.withdrawAll(new Error(STOPPED_WHILE_QUEUED_MESSAGE));
+    this.checks.withdrawAll(new StacksError(409, 'The server is stopping'));
     const running = [...this.running];
     for (const slot of running) slot.process?.cancel();
     // A job still resolving its provider has no process to cancel yet: it is given a grace, after

@@ -74,7 +74,8 @@ export interface StacksConfig {
   /** By name: a Map, so a stack's provider named `constructor` is found only when configured. */
   secretProviders: ReadonlyMap<string, SecretProviderConfig>;
   deployLogs: { budgetBytes: number; remeasureBytes: number };
-  jobs: { timeoutSeconds: number; retentionHours: number };
+  /** `maxConcurrent`: compose jobs that run at once; later ones wait `queued` (job-queue.ts). */
+  jobs: { timeoutSeconds: number; retentionHours: number; maxConcurrent: number };
   /** The scheduled image update check (engine/image-updates.ts); 0 minutes: only on demand. */
   imageUpdates: { checkEveryMinutes: number };
   /** Deploy-run retention per environment (null = local): issue 19 point 5. Absent: none. */

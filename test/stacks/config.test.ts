@@ -77,7 +77,7 @@ describe('loadStacksConfig', () => {
     );
     expect(config.compose.command).toEqual(['docker', 'compose']);
     expect(config.deployLogs).toEqual({ budgetBytes: 2147483648, remeasureBytes: 1048576 });
-    expect(config.jobs).toEqual({ timeoutSeconds: 3600, retentionHours: 24 });
+    expect(config.jobs).toEqual({ timeoutSeconds: 3600, retentionHours: 24, maxConcurrent: 4 });
     expect(findEnvironment(config, 1)?.name).toBe('edge');
     expect(findEnvironment(config, 2)).toBeUndefined();
   });
@@ -110,7 +110,7 @@ describe('loadStacksConfig', () => {
     expect(a.config.compose.command).toBeNull();
     expect(a.config.secretProviders).toEqual(new Map());
     expect(a.config.deployLogs).toEqual({ budgetBytes: 2 * 1024 ** 3, remeasureBytes: 1024 ** 2 });
-    expect(a.config.jobs).toEqual({ timeoutSeconds: 3600, retentionHours: 24 });
+    expect(a.config.jobs).toEqual({ timeoutSeconds: 3600, retentionHours: 24, maxConcurrent: 4 });
     expect(a.generatedAdminToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(a.config.users).toEqual([
       { name: 'admin', token: a.generatedAdminToken, admin: true, grants: [], environmentAccess: '*' },
@@ -138,7 +138,7 @@ describe('loadStacksConfig', () => {
       jobs: { retentionHours: 0 },
     });
     expect(config.deployLogs).toEqual({ budgetBytes: 1000, remeasureBytes: 1024 ** 2 });
-    expect(config.jobs).toEqual({ timeoutSeconds: 3600, retentionHours: 0 });
+    expect(config.jobs).toEqual({ timeoutSeconds: 3600, retentionHours: 0, maxConcurrent: 4 });
     expect(config.users[0]).toEqual({
       name: 'u',
       token: 'x',
@@ -323,6 +323,26 @@ describe('resolveStacksConfig validation', () => {
       'retention negative',
       { jobs: { retentionHours: -1 } },
       'config jobs.retentionHours must be a number of hours, 0 or more',
+    ],
+    [
+      'max concurrent zero',
+      { jobs: { maxConcurrent: 0 } },
+      'config jobs.maxConcurrent must be a whole number of compose jobs, 1 or more',
+    ],
+    [
+      'max concurrent a fraction',
+      { jobs: { maxConcurrent: 1.5 } },
+      'config jobs.maxConcurrent must be a whole number of compose jobs, 1 or more',
+    ],
+    [
+      'max concurrent a string',
+      { jobs: { maxConcurrent: '4' } },
+      'config jobs.maxConcurrent must be a whole number of compose jobs, 1 or more',
+    ],
+    [
+      'max concurrent too many',
+      { jobs: { maxConcurrent: 1001 } },
+      'config jobs.maxConcurrent must be at most 1000 compose jobs',
     ],
     [
       'duplicate tokens',

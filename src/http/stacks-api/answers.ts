@@ -285,7 +285,10 @@ export const JobMessage = z
 export const Job = z
   .object({
     id: z.string(),
-    status: z.enum(['running', 'done']),
+    status: z.enum(['queued', 'running', 'done']).meta({
+      description:
+        '`queued` while the job waits for a compose slot (config `jobs.maxConcurrent`, first come first served), `running`, then `done` with its result.',
+    }),
     from: z.number().int().meta({ description: 'Index of the first message of the page (from 0).' }),
     messages: z.array(JobMessage),
     more: z.boolean().meta({ description: 'Whether messages after this page exist now.' }),

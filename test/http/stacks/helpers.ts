@@ -149,7 +149,7 @@ export interface ConfigJson {
   compose?: { command: string[] };
   secretProviders?: Record<string, { command: string[]; environments?: Array<number | null> | '*' }>;
   deployLogs?: { budgetBytes: number; remeasureBytes: number };
-  jobs?: { timeoutSeconds: number; retentionHours?: number };
+  jobs?: { timeoutSeconds?: number; retentionHours?: number; maxConcurrent?: number };
   /** Issue 19: notification channels and deploy-run retention per environment. */
   notifications?: Array<Record<string, unknown>>;
   retention?: Array<{ environment: number | null; keepRuns?: number; keepDays?: number }>;

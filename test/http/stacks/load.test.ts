@@ -16,6 +16,7 @@ import {
   logLines,
   type StacksServer,
   saveCompose,
+  stacksConfig,
   startStacks,
   waitJob,
   waitRun,
@@ -60,7 +61,8 @@ describeStacks('load and crashes', () => {
   }, 180_000);
 
   it('kill -9 during deploys: after a restart every acknowledged run is there; running ones are failed', async () => {
-    const first = await startStacks();
+    // Six compose slots: every deploy runs at once, so the kill lands in the middle of each of them.
+    const first = await startStacks({ config: stacksConfig({ jobs: { maxConcurrent: 6 } }) });
     servers.push(first);
     const admin = first.as('admin');
     const names = Array.from({ length: 6 }, (_, i) => `crash-${i}`);
