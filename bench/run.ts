@@ -13,6 +13,7 @@ import { benchSoak } from './soak.js';
 import { benchStore } from './store.js';
 import { benchStorePg } from './store-pg.js';
 import { benchUi } from './ui.js';
+import { benchUiEngine } from './ui-engine.js';
 import { benchViewer } from './viewer.js';
 
 const benchmarks: Record<string, () => Promise<void>> = {
@@ -29,6 +30,8 @@ const benchmarks: Record<string, () => Promise<void>> = {
   soak: benchSoak,
   // Issue 18: the stacks web page on a 200,000-line log, in Chromium.
   ui: benchUi,
+  // Issue 35: its real-engine rows alone (docker stop to the page, a container's log, 20 stacks live).
+  'ui-engine': async () => printReport(await benchUiEngine()),
   // The GUI-hosted editor's viewer: a change over REST until the viewer's stream shows it.
   viewer: benchViewer,
   'log-query': runLogQueryBench,
@@ -44,7 +47,7 @@ const benchmarks: Record<string, () => Promise<void>> = {
 };
 
 /** Parts of another benchmark, run by it: `npm run bench` alone does not run them again. */
-const PARTS = new Set(['deploys-engine', 'replay-rebuild', 'replay-time-travel']);
+const PARTS = new Set(['deploys-engine', 'ui-engine', 'replay-rebuild', 'replay-time-travel']);
 
 const name = process.argv[2];
 if (name === undefined) {

@@ -16,11 +16,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { call, startServer, stopServer } from './deploys.js';
 import { type BenchReport, percentile, printReport } from './report.js';
+import { CHROMIUM, openSignedIn, type SignedIn } from './ui-browser.js';
+import { benchUiEngine } from './ui-engine.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const LINES = Number(process.env.BENCH_UI_LINES ?? 200_000);
 const ROUNDS = 5;
 const FRAMES = 300;
@@ -62,19 +62,7 @@ export async function benchUi(): Promise<void> {
     }),
   );
   const server = await startServer(join(dir, 'data'), config);
-  const profile = await mkdtemp(join(tmpdir(), 'chronicle-bench-ui-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  let browser: SignedIn | undefined;
   try {
     const created = await call(
       server.port,
@@ -89,15 +77,8 @@ export async function benchUi(): Promise<void> {
     );
     if (created.status !== 200) throw new Error(`the deploy answered ${created.status}: ${created.text}`);
     const base = `http://127.0.0.1:${server.port}`;
-    const signIn = await fetch(`${base}/api/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: 'bench-admin-token' }),
-    });
-    const session = /chronicle_session=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1];
-    if (!session) throw new Error('no session cookie');
-    await context.addCookies([{ name: 'chronicle_session', value: session, url: base }]);
-    const page = context.pages()[0] ?? (await context.newPage());
+    browser = await openSignedIn(base, 'bench-admin-token');
+    const { context, page } = browser;
 
     const firstLines: number[] = [];
     const rawFetch: number[] = [];
@@ -189,9 +170,10 @@ export async function benchUi(): Promise<void> {
     };
     printReport(report);
   } finally {
-    await context.close();
+    await browser?.close();
     await stopServer(server.child);
-    await rm(profile, { recursive: true, force: true });
     await rm(dir, { recursive: true, force: true });
   }
+  // The rows on the real engine (bench/ui-engine.ts).
+  printReport(await benchUiEngine());
 }
