@@ -1,6 +1,8 @@
 import type { Json, RecordedEvent } from '../src/store/types.js';
 import {
   type EnvironmentId,
+  JOB_STREAM_PREFIX,
+  type JobKind,
   RUN_STREAM_PREFIX,
   type StacksEventMap,
   stackStream,
@@ -30,7 +32,21 @@ export interface AuditState {
   runs: Map<number, { stack: string; environmentId: EnvironmentId }>;
   /** The variable names of each stack (stackStream), to tell added from removed ones. */
   variables: Map<string, string[]>;
+  /** Jobs running (JobStarted until JobFinished), for the events that name only the job. */
+  jobs: Map<string, RunningJob>;
 }
+
+interface RunningJob {
+  kind: JobKind;
+  stack: string;
+  environmentId: EnvironmentId;
+  runId: number | null;
+  /** Whoever cancelled it, once someone did (JobCancelRequested). */
+  cancelledBy?: string | null;
+}
+
+/** The jobs that are a stack operation of their own (no run): their start and end are audited. */
+const OPERATIONS: ReadonlySet<JobKind> = new Set(['start', 'stop', 'restart', 'down']);
 
 type Data<T extends keyof StacksEventMap> = StacksEventMap[T];
 
@@ -218,6 +234,58 @@ function entryOf(state: AuditState, event: RecordedEvent): Omit<AuditEntry, 'id'
         details: { deliveryId: d.delivery_id, outcome: d.outcome, runId: d.run_id },
       };
     }
+    case 'JobStarted': {
+      if (!event.stream.startsWith(JOB_STREAM_PREFIX)) return undefined;
+      const d = event.data as Data<'JobStarted'>;
+      state.jobs.set(d.job_id, {
+        kind: d.kind,
+        stack: d.stack,
+        environmentId: d.environment_id,
+        runId: d.run_id,
+      });
+      if (!OPERATIONS.has(d.kind)) return undefined;
+      return {
+        type: 'operation.started',
+        user: who(event, d.user_id),
+        stack: d.stack,
+        environmentId: d.environment_id,
+        details: { operation: d.kind, jobId: d.job_id },
+      };
+    }
+    case 'JobCancelRequested': {
+      if (!event.stream.startsWith(JOB_STREAM_PREFIX)) return undefined;
+      const d = event.data as Data<'JobCancelRequested'>;
+      const job = state.jobs.get(d.job_id);
+      if (job) job.cancelledBy = d.user_id;
+      return {
+        type: 'job.cancelled',
+        user: who(event, d.user_id),
+        stack: job?.stack ?? null,
+        environmentId: job?.environmentId ?? null,
+        details: { jobId: d.job_id, kind: job?.kind ?? null, runId: job?.runId ?? null },
+      };
+    }
+    case 'JobFinished':
+    case 'JobFinishedSealed': {
+      if (!event.stream.startsWith(JOB_STREAM_PREFIX)) return undefined;
+      const d = event.data as Data<'JobFinishedSealed'>;
+      const job = state.jobs.get(d.job_id);
+      state.jobs.delete(d.job_id);
+      if (!job || !OPERATIONS.has(job.kind)) return undefined;
+      const status = d.success ? 'success' : job.cancelledBy !== undefined ? 'cancelled' : 'failed';
+      return {
+        type: 'operation.finished',
+        user: null,
+        stack: job.stack,
+        environmentId: job.environmentId,
+        details: {
+          operation: job.kind,
+          jobId: d.job_id,
+          status,
+          ...(d.exitCode !== undefined ? { exitCode: d.exitCode } : {}),
+        },
+      };
+    }
     case 'ReconcileStarted':
       return scheduleRun(event, 'deploy_log_reconcile', event.data as Data<'ReconcileStarted'>);
     case 'RetentionStarted':
@@ -251,8 +319,9 @@ function entryOf(state: AuditState, event: RecordedEvent): Omit<AuditEntry, 'id'
 export const audit: Projection<AuditState> = {
   name: 'audit',
   // 2: the retention's runs are in the trail too (schedule.run), as the reconcile's always were.
-  version: 2,
-  initial: () => ({ entries: [], runs: new Map(), variables: new Map() }),
+  // 3: stack operations (start, stop, restart, down) and cancels of jobs.
+  version: 3,
+  initial: () => ({ entries: [], runs: new Map(), variables: new Map(), jobs: new Map() }),
   evolve(state, event) {
     const entry = entryOf(state, event);
     if (entry) state.entries.push({ id: event.position, at: event.metadata.at, ...entry });
@@ -263,14 +332,21 @@ export const audit: Projection<AuditState> = {
       entries: state.entries as unknown as Json,
       runs: [...state.runs.entries()] as unknown as Json,
       variables: [...state.variables.entries()],
+      jobs: [...state.jobs.entries()] as unknown as Json,
     }),
     load: (json) => {
       const saved = json as unknown as {
         entries: AuditEntry[];
         runs: Array<[number, { stack: string; environmentId: EnvironmentId }]>;
         variables: Array<[string, string[]]>;
+        jobs?: Array<[string, RunningJob]>;
       };
-      return { entries: saved.entries, runs: new Map(saved.runs), variables: new Map(saved.variables) };
+      return {
+        entries: saved.entries,
+        runs: new Map(saved.runs),
+        variables: new Map(saved.variables),
+        jobs: new Map(saved.jobs ?? []),
+      };
     },
   },
 };

@@ -47,6 +47,8 @@ export interface DeployRun {
   truncated: boolean;
   /** Set by the log reconcile (RunLogMissing) when the run's log file is gone. */
   logMissing?: boolean;
+  /** Of a `cancelled` run: who cancelled it (`details.cancelledBy`). */
+  cancelledBy?: string | null;
   /** The stacks instance that ran it (`metadata.instanceId`); absent in records of older builds. */
   instanceId?: string;
   /** The process group of its compose (RunComposeStarted), once compose started; not part of the run JSON. */
@@ -84,6 +86,7 @@ export interface RunJson {
     truncated: boolean;
     logMissing?: boolean;
     userId: string | null;
+    cancelledBy?: string | null;
     [extra: string]: unknown;
   };
 }
@@ -134,6 +137,7 @@ export function toRunJson(run: DeployRun, errorMessage: string | null = run.erro
       truncated: run.truncated,
       ...(run.logMissing !== undefined ? { logMissing: run.logMissing } : {}),
       userId: run.userId,
+      ...(run.cancelledBy !== undefined ? { cancelledBy: run.cancelledBy } : {}),
     },
   };
 }
@@ -243,6 +247,8 @@ export function evolveRun(state: DeployRunsState, event: RunEvent): DeployRunsSt
       run.exitCodeKnown = d.exit_code_known;
       if (d.summary) run.summary = { ...d.summary };
       else delete run.summary;
+      if (d.cancelled_by !== undefined) run.cancelledBy = d.cancelled_by;
+      else delete run.cancelledBy;
       return state;
     }
     case 'RunDeleted':

@@ -40,6 +40,8 @@ export interface JobInfo {
   instanceId?: string;
   /** The process group of its compose (JobComposeStarted; a recorded deploy's is its run's). */
   composeGroup?: ComposeGroup;
+  /** Set once someone asked to cancel it (JobCancelRequested): who. A failed result then means cancelled. */
+  cancelledBy?: string | null;
 }
 
 /**
@@ -176,7 +178,8 @@ export const jobs: Projection<JobsState> = {
   // 2: jobs know their instance. 3: jobs know their compose process group (JobComposeStarted).
   // 4: `success` instead of the result (no output in the read model); the sealed events.
   // 5: queued jobs (JobQueued, JobDequeued).
-  version: 5,
+  // 6: jobs know who cancelled them (JobCancelRequested).
+  version: 6,
   initial: () => ({ jobs: new Map() }),
   evolve(state, event) {
     if (event.stream === SYSTEM_STREAM && event.type === STREAM_DELETED) {
@@ -197,6 +200,12 @@ export const jobs: Projection<JobsState> = {
       const d = event.data as StacksEventMap['JobComposeStarted'];
       const job = state.jobs.get(d.job_id);
       if (job) job.composeGroup = { ...d.group };
+      return state;
+    }
+    if (event.type === 'JobCancelRequested' && event.stream.startsWith(JOB_STREAM_PREFIX)) {
+      const d = event.data as StacksEventMap['JobCancelRequested'];
+      const job = state.jobs.get(d.job_id);
+      if (job) job.cancelledBy = d.user_id;
       return state;
     }
     if (!event.stream.startsWith(JOB_STREAM_PREFIX) || !JOB_EVENT_TYPES.has(event.type)) return state;

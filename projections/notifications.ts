@@ -100,6 +100,8 @@ function occurrencesOf(
             text: `Deploy run ${d.run_id} of ${where} failed (exit code ${d.exit_code})`,
           },
         ];
+      // Someone cancelled it: they know, and it neither failed nor succeeded.
+      if (d.status === 'cancelled') return [];
       // An adopted project's run deployed nothing: there is nothing to tell.
       if (d.status === 'adopted') return [];
       const done: Omit<Occurrence, 'position' | 'at'>[] = [

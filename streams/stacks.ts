@@ -95,7 +95,7 @@ export type JobMessage =
   | { type: 'result'; success: boolean; error?: string; exitCode?: number; output: string[] };
 
 /** How a run of this service ends (RunCompleted). */
-export type RunOutcome = 'success' | 'failed' | 'adopted';
+export type RunOutcome = 'success' | 'failed' | 'adopted' | 'cancelled';
 
 /** Run statuses; anything else counts as non-terminal for deletion. */
 export const TERMINAL_RUN_STATUSES = [
@@ -134,6 +134,11 @@ export interface StacksEventMap {
    */
   JobQueued: { job_id: string; ahead: number; limit: number };
   JobDequeued: { job_id: string };
+  /**
+   * Someone asked to cancel the running job (`POST /api/jobs/{id}/cancel`): its compose process group is
+   * stopped and the job (and its run) end `cancelled`. In order with its messages; stands for none.
+   */
+  JobCancelRequested: { job_id: string; user_id: string | null };
   /** The job's result; nothing follows it. `output` is the tail of the redacted output. */
   JobFinished: {
     job_id: string;
@@ -209,6 +214,8 @@ export interface StacksEventMap {
     /** Redacted; a generic placeholder when redaction withholds all of it; null on success. */
     error_message: string | null;
     summary?: DeploySummary;
+    /** Of a `cancelled` run: who cancelled it (null: a user without an id). */
+    cancelled_by?: string | null;
   };
   /**
    * RunCompleted with its error message sealed with the run's key (`error_sealed`, null on success);
@@ -222,6 +229,8 @@ export interface StacksEventMap {
     exit_code_known: boolean;
     error_sealed: string | null;
     summary?: DeploySummary;
+    /** Of a `cancelled` run: who cancelled it. */
+    cancelled_by?: string | null;
   };
   RunDeleted: { run_id: number; user_id: string | null };
   /**

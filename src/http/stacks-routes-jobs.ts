@@ -49,12 +49,22 @@ export function jobRoutes(
 ): void {
   const jobOf = async (
     request: Pick<FastifyRequest, 'stacksUser'> & { params: { id: string } },
+    action: 'view' | 'edit' = 'view',
   ): Promise<JobInfo> => {
     const info = await service.jobs.infoNow(request.params.id);
     if (!info) throw notFound(JOB_NOT_FOUND);
-    allow(checkEnvAccess(userOf(request), 'view', info.environmentId));
+    allow(checkEnvAccess(userOf(request), action, info.environmentId));
     return info;
   };
+
+  app.route({
+    ...routes.cancelJob,
+    handler: async (request, reply) => {
+      const info = await jobOf(request, 'edit');
+      const cancelled = service.cancelJob(info.id, userOf(request).name);
+      return reply.code(202).send(cancelled);
+    },
+  });
 
   app.route({
     ...routes.getJob,

@@ -56,7 +56,11 @@ export function stackRoutes(
   /** One stack as GET answers it: its files and its engine's view. */
   const withStatus = async (stack: Stack) => {
     const statuses = await statusesOf(stack.environmentId, [{ name: stack.name, compose: stack.compose }]);
-    return { ...stackView(stack), ...(statuses.get(stack.name) ?? unread) };
+    return {
+      ...stackView(stack),
+      ...(statuses.get(stack.name) ?? unread),
+      job: service.runningJob(stack),
+    };
   };
 
   app.route({

@@ -111,6 +111,20 @@ export function isWaitFailureLine(line: string): boolean {
 }
 
 /**
+ * Whether a line is compose's `start` refusing a project that has no containers (after a `down`): v2's
+ * `service "worker" has no container to start`, v1's `No containers to start` (1.29; `ERROR: ` before it in
+ * some builds). service.ts then
+ * creates them with `up`.
+ */
+export function isNoContainerToStartLine(line: string): boolean {
+  const text = line.trim();
+  return (
+    /^service "[^"]*" has no container to start$/.test(text) ||
+    /^(?:ERROR: )?No containers to start$/.test(text)
+  );
+}
+
+/**
  * Whether an output line is compose's usage text, printed when it did not accept its arguments: v1's
  * `Usage: up [options] ...` (a subcommand's) or `  docker-compose [-f <arg>...] ...` (the top level's,
  * under a bare `Usage:`), v2's `Usage:  docker compose up [OPTIONS] ...`. Only the step's own

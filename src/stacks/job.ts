@@ -200,6 +200,17 @@ export class Job implements LiveJob {
   }
 
   /**
+   * Records that `userId` asked to cancel the job (JobCancelRequested), at once, in order with the
+   * messages; the caller stops its compose.
+   */
+  cancelRequested(userId: string | null): void {
+    if (this.ended || this.failure) return;
+    this.bufferedEvents.push(stacksEvent('JobCancelRequested', { job_id: this.id, user_id: userId }));
+    if (this.appending) this.flushAfterAppend = true;
+    else this.flush();
+  }
+
+  /**
    * Ends the job: appends what is buffered, then JobFinished with the last lines as `output`. Nothing
    * may follow it. Resolves with the result message once it is recorded.
    */

@@ -80,6 +80,8 @@ export interface RunCompletion {
   /** The run of an adopted project (success is true): recorded `adopted`, not `success`. */
   adopted?: boolean;
   exit: ComposeExit;
+  /** Set when someone cancelled the deploy (success is false): recorded `cancelled`, with who. */
+  cancelledBy?: string | null;
   /** The failure as the caller saw it (unredacted: redacted here); derived from `exit` when absent. */
   error?: string;
   /** The redactor of this deploy, with any secrets a provider resolved after it returned. */
@@ -111,6 +113,7 @@ export function completionEvent(
 ): StacksEventMap['RunCompleted'] {
   const { success, exit } = completion;
   const known = exit.exitCode !== null;
+  const cancelled = !success && completion.cancelledBy !== undefined;
   let errorMessage: string | null = null;
   if (!success) {
     const redacted = completion.redactor.text(completion.error ?? describeFailure(exit)).trim();
@@ -118,12 +121,13 @@ export function completionEvent(
   }
   return {
     run_id: runId,
-    status: !success ? 'failed' : completion.adopted ? 'adopted' : 'success',
+    status: cancelled ? 'cancelled' : !success ? 'failed' : completion.adopted ? 'adopted' : 'success',
     // Unknown (a time-out, a cancel): a value consistent with the status (spec: details.exitCode).
     exit_code: known ? (exit.exitCode as number) : success ? 0 : 1,
     exit_code_known: known,
     error_message: errorMessage,
     ...(completion.summary && printedLines > 0 ? { summary: completion.summary } : {}),
+    ...(cancelled ? { cancelled_by: completion.cancelledBy ?? null } : {}),
   };
 }
 

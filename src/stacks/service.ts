@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { type AuditState, audit } from '../../projections/audit.js';
 import { type DeployRunsState, deployRuns } from '../../projections/deploy-runs.js';
-import { type JobResult, type JobsState, jobs as jobsProjection } from '../../projections/jobs.js';
+import {
+  type JobResult,
+  type JobsState,
+  jobs as jobsProjection,
+  runningJobs,
+} from '../../projections/jobs.js';
 import type { LiveModel } from '../../projections/live-model.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
 import type { DeployOptions, EnvironmentId, JobKind, Trigger } from '../../streams/stacks.js';
@@ -16,6 +21,7 @@ import {
   composeEnv,
   composeSteps,
   fallbackStep,
+  isNoContainerToStartLine,
   isUsageLine,
   isWaitFailureLine,
 } from './compose-args.js';
@@ -125,6 +131,9 @@ const INTERRUPTED_CHECK_MS = 15_000;
 const CLOSE_GRACE_MS = 10_000;
 
 export const STACK_BUSY_MESSAGE = 'Stack has a job running';
+export const JOB_ENDED_MESSAGE = 'The job has ended';
+export const JOB_ELSEWHERE_MESSAGE =
+  'The job runs in another chronicle instance: cancel it there (its instance has the compose process)';
 
 /** The failure of a job that was still queued when the server stopped. */
 export const STOPPED_WHILE_QUEUED_MESSAGE =
@@ -137,6 +146,10 @@ export function queuedStatus(ticket: Pick<Ticket, 'ahead' | 'limit'>): string {
 }
 
 export const SERVER_STOPPING_MESSAGE = 'The server was stopped during this job; compose was stopped';
+/** The status of a start that found no container (after a down) and runs `up` instead. */
+export const START_CREATES_MESSAGE =
+  'The stack has no containers to start (after a down): running compose up to create and start them';
+const NO_OPTIONS: DeployOptions = { pull: false, build: false, forceRecreate: false };
 export const LINE_FAULT_MESSAGE = 'Internal error while handling the compose output; compose was stopped';
 
 /** A step that printed compose's usage: compose did not take the arguments chronicle gave it. */
@@ -159,7 +172,32 @@ interface JobSlot {
    * ends the job before compose ran, failed with the reason.
    */
   ticket?: Ticket;
+  /** The job holding the slot, once it started. */
+  jobId?: string;
+  /** Set once someone cancelled the job (`cancelJob`): who. */
+  cancel?: { userId: string | null };
 }
+
+/** The job of a stack that runs now (`runningJob`). */
+export interface RunningStackJob {
+  id: string;
+  kind: JobKind;
+  runId: number | null;
+  userId: string | null;
+  startedAt: string;
+  cancelledBy?: string | null;
+}
+
+/** A running job's cancel (`cancelJob`): what the route answers. */
+export interface CancelledJob {
+  jobId: string;
+  runId: number | null;
+  cancelledBy: string | null;
+}
+
+/** The error of a job someone cancelled (and of its run). */
+export const cancelledMessage = (userId: string | null) =>
+  `Cancelled by ${userId ?? 'a user'}; compose was stopped`;
 
 /** A start step that goes on after `open` resolves; its failure is written on standard error. */
 const background = (work: Promise<unknown>, what: string) =>
@@ -576,6 +614,49 @@ export class StacksService {
     return this.busy.has(keyOf(ref));
   }
 
+  /**
+   * The job of the stack that runs now (any instance's, as the read model has it), or null: what the
+   * stack's answer says as `job`.
+   */
+  runningJob(ref: StackRef): RunningStackJob | null {
+    const info = runningJobs(this.jobsModel.state).find(
+      (j) => j.stack === ref.name && j.environmentId === ref.environmentId,
+    );
+    if (info === undefined) return null;
+    return {
+      id: info.id,
+      kind: info.kind,
+      runId: info.runId,
+      userId: info.userId,
+      startedAt: info.startedAt,
+      ...(info.cancelledBy !== undefined ? { cancelledBy: info.cancelledBy } : {}),
+    };
+  }
+
+  /**
+   * Cancels a running job of this instance: records who asked (JobCancelRequested, the audit's
+   * `job.cancelled`), stops its compose process group (SIGTERM, then SIGKILL after a grace) and ends the
+   * job, and its run, `cancelled`; a queued job leaves the queue, and one still preparing (a git fetch,
+   * a provider) stops before compose starts. 409 when the job has ended or runs in another instance; asking again changes nothing.
+   */
+  cancelJob(jobId: string, userId: string | null): CancelledJob {
+    const slot = [...this.running].find((s) => s.jobId === jobId);
+    const job = this.jobs.running(jobId);
+    if (!slot || !job || job.finished) {
+      const info = this.jobs.info(jobId);
+      if (info === undefined || info.status === 'done' || job?.finished) throw conflict(JOB_ENDED_MESSAGE);
+      throw conflict(JOB_ELSEWHERE_MESSAGE);
+    }
+    if (!slot.cancel) {
+      slot.cancel = { userId };
+      job.cancelRequested(userId);
+      // A queued job leaves the queue (compose never runs); a running one's process group is stopped.
+      slot.ticket?.withdraw(new Error(cancelledMessage(userId)));
+      slot.process?.cancel();
+    }
+    return { jobId, runId: job.runId, cancelledBy: slot.cancel.userId };
+  }
+
   /** start / stop / restart / down: jobs only, no run. */
   async operate(
     ref: StackRef,
@@ -717,6 +798,7 @@ export class StacksService {
         };
       });
       slot.done = result;
+      slot.jobId = jobId;
       started = { jobId, runId: recorder?.runId ?? null, result };
     } catch (error) {
       slot.ticket?.release();
@@ -811,6 +893,12 @@ export class StacksService {
     let waitTimedOut = false;
     const cwd = stackDir(this.dataDir, stack);
     let place: ComposePlace | undefined;
+    /** Before each step that may take long: a stopping server or a cancel ends the job there. */
+    const halt = () => {
+      if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
+      if (slot.cancel) throw new Error(cancelledMessage(slot.cancel.userId));
+    };
+    const stopped = () => this.closing || slot.cancel !== undefined;
     try {
       const ticket = slot.ticket;
       if (ticket?.queued) {
@@ -841,7 +929,7 @@ export class StacksService {
         if (compose !== start.hashes.compose || env !== start.hashes.env)
           await recorder?.resolveSource({ composeHash: compose, envHash: env });
       }
-      if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
+      halt();
       const how: DeployHow = {
         fetchedFromGit: variant.resolve !== undefined,
         ...(variant.pinnedCompose !== undefined ? { pinnedBy: start.userId } : {}),
@@ -856,7 +944,7 @@ export class StacksService {
       // What the run deploys (issue 19), before the last look at `closing`: a stop during it must not
       // let compose start after close() has cancelled the running ones.
       if (recorder && operation === 'up') await this.history.record(recorder, stack);
-      if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
+      halt();
       const environment =
         stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
       const program = await this.compose.resolve();
@@ -866,21 +954,18 @@ export class StacksService {
         composeFile = join(place.cwd, PINNED_COMPOSE_FILE);
         await writeFile(composeFile, variant.pinnedCompose);
       }
-      const steps = composeSteps(
-        {
-          command: program.argv,
-          generation: program.generation,
-          project: stack.name,
-          composeFile,
-          overrides: place.overrides,
-          ...(program.generation === 'v1' && options.pull
-            ? { pullable: await this.pullable(stack, place) }
-            : {}),
-        },
-        operation,
-        options,
-        Math.max(1, Math.ceil((deadline - Date.now()) / 1000)),
-      );
+      const target = {
+        command: program.argv,
+        generation: program.generation,
+        project: stack.name,
+        composeFile,
+        overrides: place.overrides,
+        ...(program.generation === 'v1' && options.pull
+          ? { pullable: await this.pullable(stack, place) }
+          : {}),
+      };
+      const secondsLeft = () => Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
+      const steps = composeSteps(target, operation, options, secondsLeft());
       const env = composeEnv(process.env, stack.variables, secrets, environment);
       // Before every deploy: the files may have changed since they were saved (security settings).
       if (operation === 'up')
@@ -893,7 +978,7 @@ export class StacksService {
         );
       const lineRedactor = redactor;
       for (const [index, step] of steps.entries()) {
-        if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
+        halt();
         job.status(`Running compose ${step.subcommand}`);
         const process_ = runCompose(
           { argv: step.argv, cwd: step.cwd ?? place.cwd, env, timeoutMs: Math.max(1, deadline - Date.now()) },
@@ -907,6 +992,7 @@ export class StacksService {
           else job.composeStarted(group);
         }
         let usage = false;
+        let noContainer = false;
         waitGaveUp = false;
         // Subscribed at once: the runner replays what came before the first subscriber. A throw in here
         // stops compose and fails this job (below), never the process.
@@ -914,6 +1000,7 @@ export class StacksService {
           printed += 1;
           summary.add(output.line);
           if (isUsageLine(output.line, step.subcommand)) usage = true;
+          if (step.subcommand === 'start' && isNoContainerToStartLine(output.line)) noContainer = true;
           if (step.subcommand === 'up' && isWaitFailureLine(output.line)) waitGaveUp = true;
           // A cut line is redacted whole, then cut: a value crossing the cut never shows its start.
           const shown =
@@ -953,11 +1040,22 @@ export class StacksService {
           if (exit.timedOut)
             failure = `Timed out after ${this.config.jobs.timeoutSeconds} s; compose was stopped`;
           else if (exit.cancelled && this.closing) failure = SERVER_STOPPING_MESSAGE;
+          else if (exit.cancelled && slot.cancel) failure = cancelledMessage(slot.cancel.userId);
         } else if (usage) {
           // v1 answers an argument it does not know with its usage and exit code 0 (compose-args.ts).
           failure = usageFailure(step.subcommand, program);
         }
         if (failure === undefined) continue;
+        if (operation === 'start' && index === 0 && noContainer && !exit.timedOut && !exit.cancelled) {
+          // After a down there is nothing to start: `up` creates the containers (checked as a deploy is).
+          await this.checkProviderScope(stack, how);
+          await this.security.checkDeploy(stack, stack.compose, { ...place, file: composeFile }, env, how);
+          job.status(START_CREATES_MESSAGE);
+          steps.push(...composeSteps(target, 'up', NO_OPTIONS, secondsLeft()));
+          failure = undefined;
+          stderrTail.length = 0;
+          continue;
+        }
         if (
           operation !== 'up' &&
           index === 0 &&
@@ -982,11 +1080,18 @@ export class StacksService {
         break;
       }
       // Whether the services came up: v1's `up` does not wait for them, v2's stops at a one-shot.
-      const gaveUp = (waitGaveUp || waitTimedOut) && !exit.cancelled && !this.closing;
+      const gaveUp = (waitGaveUp || waitTimedOut) && !exit.cancelled && !stopped();
       if (operation === 'up' && (failure === undefined ? program.generation === 'v1' : gaveUp)) {
         // After the time-out, one look: which containers were not ready when it came.
         const until = waitTimedOut ? Date.now() : deadline;
-        const watched = await this.watchServices(environment, stack, summary.containerNames(), until, job);
+        const watched = await this.watchServices(
+          environment,
+          stack,
+          summary.containerNames(),
+          until,
+          job,
+          stopped,
+        );
         if (watched === undefined || (watched.ready && waitTimedOut)) {
           // The engine could not be asked, or compose was stopped before it was done: its answer stands.
         } else if (watched.ready) {
@@ -994,6 +1099,7 @@ export class StacksService {
           // Compose's exit code said `--wait` gave up on a one-shot that completed: the deploy succeeded.
           if (exit.exitCode !== 0) exit = { ...exit, exitCode: 0 };
         } else if (this.closing) failure = SERVER_STOPPING_MESSAGE;
+        else if (slot.cancel) failure = cancelledMessage(slot.cancel.userId);
         else failure = watched.error;
       }
       if (summary.unsureCreations().size > 0) await this.confirmCreations(environment, stack.name, summary);
@@ -1008,6 +1114,9 @@ export class StacksService {
     // Compose has read it; the next redeploy writes its own.
     if (variant.pinnedCompose !== undefined && place !== undefined)
       await rm(join(place.cwd, PINNED_COMPOSE_FILE), { force: true }).catch(() => undefined);
+    // Cancelled: whatever else went wrong meanwhile, the person's cancel is what ended it.
+    const cancelledBy = slot.cancel !== undefined && failure !== undefined ? slot.cancel.userId : undefined;
+    if (cancelledBy !== undefined) failure = cancelledMessage(cancelledBy);
     const success = failure === undefined;
     // Spec, Output redaction 3: the stored error is redacted with secrets the provider gives now too.
     let finalRedactor = redactor;
@@ -1038,6 +1147,7 @@ export class StacksService {
           redactor: finalRedactor,
           summary: summary.summary(),
           outputLines: printed,
+          ...(cancelledBy !== undefined ? { cancelledBy } : {}),
         });
       } catch (recordError) {
         process.stderr.write(
@@ -1199,6 +1309,7 @@ export class StacksService {
     names: ReadonlySet<string>,
     deadline: number,
     job: Job,
+    stopped: () => boolean,
   ): Promise<WatchResult | undefined> {
     const client = this.engines.client(environment);
     if ('error' in client) {
@@ -1211,7 +1322,7 @@ export class StacksService {
         deadline,
         names,
         oneShots: oneShotServices(stack.compose),
-        stopped: () => this.closing,
+        stopped,
       });
       if (!result.ready && result.timedOut)
         return {

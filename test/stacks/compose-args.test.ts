@@ -7,6 +7,7 @@ import {
   composeSteps,
   DEFAULT_DOCKER_HOST,
   fallbackStep,
+  isNoContainerToStartLine,
   isUsageLine,
   isWaitFailureLine,
 } from '../../src/stacks/compose-args.js';
@@ -142,6 +143,16 @@ describe('composeSteps', () => {
 
   it('an empty command is an error', () => {
     expect(() => composeSteps({ ...v2, command: [] }, 'up')).toThrow(/compose.command/);
+  });
+});
+
+describe('isNoContainerToStartLine', () => {
+  it("knows v2's and v1's start of a project without containers (after a down), nothing else", () => {
+    expect(isNoContainerToStartLine('service "worker" has no container to start')).toBe(true);
+    expect(isNoContainerToStartLine('No containers to start')).toBe(true);
+    expect(isNoContainerToStartLine('ERROR: No containers to start')).toBe(true);
+    expect(isNoContainerToStartLine('Starting web ... failed')).toBe(false);
+    expect(isNoContainerToStartLine('echo No containers to start here')).toBe(false);
   });
 });
 

@@ -58,6 +58,23 @@ describe('completionEvent', () => {
     });
   });
 
+  it('a cancelled deploy is stored `cancelled` with who cancelled it; a success stays a success', () => {
+    const cancelled = { exitCode: null, signal: 'SIGTERM' as const, timedOut: false, cancelled: true };
+    const error = 'Cancelled by admin; compose was stopped';
+    expect(
+      completionEvent(1, { success: false, exit: cancelled, error, cancelledBy: 'admin', redactor }, 1),
+    ).toMatchObject({
+      status: 'cancelled',
+      exit_code: 1,
+      exit_code_known: false,
+      error_message: error,
+      cancelled_by: 'admin',
+    });
+    const done = completionEvent(1, { success: true, exit: noExit, cancelledBy: 'admin', redactor }, 1);
+    expect(done.status).toBe('success');
+    expect('cancelled_by' in done).toBe(false);
+  });
+
   it('redacts the error, and stores a placeholder when redaction withholds all of it', () => {
     const exit = { ...noExit, exitCode: 2 };
     expect(

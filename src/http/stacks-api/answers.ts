@@ -129,6 +129,29 @@ export const StackSummary = z
     ],
   });
 
+/** The job of a stack that runs now (`Stack.job`): what the page says while it runs, and what Cancel stops. */
+export const StackJob = z
+  .object({
+    id: z
+      .string()
+      .meta({ description: 'The job id: poll it, stream it, or cancel it (`POST /api/jobs/{id}/cancel`).' }),
+    kind: z.enum(['deploy', 'create', 'compose_save', 'start', 'stop', 'restart', 'down']),
+    runId: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .meta({ description: 'The run it records; null for start, stop, restart, down.' }),
+    userId: z.string().nullable().meta({ description: 'Who started it (null: a webhook, a schedule).' }),
+    startedAt: z.string().meta({ description: 'ISO 8601.' }),
+    cancelledBy: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: 'Set once someone cancelled it (it is stopping): who.' }),
+  })
+  .meta({ id: 'StackJob' });
+
 export const Stack = z
   .object({
     name: z.string(),
@@ -146,6 +169,10 @@ export const Stack = z
       }),
     ),
     ...STACK_STATUS,
+    job: StackJob.nullable().meta({
+      description:
+        'The job of the stack that runs now (one at a time: other jobs of the stack answer 409 meanwhile); null when none runs.',
+    }),
   })
   .meta({
     id: 'Stack',
@@ -165,6 +192,7 @@ export const Stack = z
         state: 'running',
         stateReason: null,
         containers: [CONTAINER_EXAMPLE],
+        job: null,
       },
     ],
   });
@@ -226,6 +254,19 @@ export const JobAccepted = z.object({ jobId: JOB_ID, runId: RUN_ID }).meta({
     'The job started; it goes on in the background (the streaming path: no `Accept: application/json`).',
   examples: [{ jobId: '0b1c7a52-4a0e-4a8e-9d8f-35c0e4a3b6f1', runId: 1 }],
 });
+
+export const JobCancelled = z
+  .object({
+    jobId: JOB_ID,
+    runId: RUN_ID,
+    cancelledBy: z.string().nullable().meta({ description: 'Who cancelled it (the first to ask).' }),
+  })
+  .meta({
+    id: 'JobCancelled',
+    description:
+      "The cancel is under way: the job's compose process group is stopped (SIGTERM, SIGKILL after 2 s), and the job ends with a failed result `Cancelled by <user>; compose was stopped`, its run `cancelled` with `details.cancelledBy`. Poll the job for its end.",
+    examples: [{ jobId: '0b1c7a52-4a0e-4a8e-9d8f-35c0e4a3b6f1', runId: 7, cancelledBy: 'admin' }],
+  });
 
 export const JobOutcome = z
   .object({

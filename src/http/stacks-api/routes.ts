@@ -19,6 +19,7 @@ import {
   GitStack,
   GitStackCreated,
   Job,
+  JobCancelled,
   JobOutcome,
   ReconcileExecution,
   Run,
@@ -402,6 +403,27 @@ export const stacksRoutes = {
         403: fail("The caller lacks `view` on the job's stack environment."),
         404: fail('No such job, or it was deleted (`Job not found`).'),
         429: TOO_MANY_STREAMS,
+      },
+    },
+  },
+  cancelJob: {
+    method: 'POST',
+    url: '/api/jobs/:id/cancel',
+    schema: {
+      operationId: 'cancelJob',
+      summary: 'Cancel a running job (a deploy, start, stop, restart, down...)',
+      description:
+        "Stops the job's compose process group and ends the job `cancelled` (a recorded deploy's run too: status `cancelled`, `details.cancelledBy`); a job still preparing (a git fetch, a secret provider) stops before compose starts. Audited (`job.cancelled`). Asking again while it stops answers the same.",
+      tags: JOBS,
+      params: JobParams,
+      response: {
+        202: json('The cancel is under way; the job ends shortly (poll it).', JobCancelled),
+        401: UNAUTHORIZED,
+        403: fail("The caller lacks `edit` on the job's stack environment."),
+        404: fail('No such job, or it was deleted (`Job not found`).'),
+        409: fail(
+          'The job has ended (`The job has ended`), or it runs in another chronicle instance on the same log (`The job runs in another chronicle instance: ...`).',
+        ),
       },
     },
   },

@@ -42,6 +42,9 @@ export type NewGitStack = StacksBody<'createGitStack'>;
 export type GitStackChanges = NonNullable<StacksBody<'configureGitStack'>>;
 export type JobAck = StacksAnswer<'deployStack', 202>;
 export type Job = StacksAnswer<'getJob', 200>;
+/** The job of a stack that runs now (`Stack.job`). */
+export type StackJob = NonNullable<Stack['job']>;
+export type JobCancelled = StacksAnswer<'cancelJob', 202>;
 export type Settings = StacksAnswer<'getSettings', 200>;
 export type ExecutionsPage = StacksAnswer<'listExecutions', 200>;
 export type ReconcileExecution = StacksAnswer<'runSchedule', 200>;
@@ -99,6 +102,7 @@ const ROUTES = {
   getRunLog: ['GET', '/api/stacks/:name/deploys/:runId/log'],
   getJob: ['GET', '/api/jobs/:id'],
   getJobEvents: ['GET', '/api/jobs/:id/events'],
+  cancelJob: ['POST', '/api/jobs/:id/cancel'],
   getSettings: ['GET', '/api/settings/general'],
   changeSettings: ['POST', '/api/settings/general'],
   runSchedule: ['POST', '/api/schedules/:type/run'],
@@ -270,6 +274,9 @@ export const api = {
       params: { name },
       query: envQuery(env),
     }),
+
+  /** Stops a running job (its compose process group); it ends `cancelled` shortly after. */
+  cancelJob: (id: string) => call<'cancelJob', JobCancelled>('cancelJob', { params: { id } }),
 
   runs: (name: string, env: Env) =>
     call<'listRuns', Run[]>('listRuns', { params: { name }, query: envQuery(env) }),

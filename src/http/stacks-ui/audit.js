@@ -20,6 +20,7 @@ const TYPES = [
   'deploy.',
   'deploy.started',
   'deploy.finished',
+  'job.cancelled',
   'run.deleted',
   'settings.changed',
   'webhook.delivery',

@@ -34,11 +34,22 @@ const TRIGGER_ICONS = new Map([
 ]);
 
 /**
+ * `blocked`: why a redeploy cannot run now (a job of the stack runs), or null.
  * @param {{ stack: string, env: import('./api.js').Env, runs: import('./api.js').Run[] | null, canEdit: boolean,
  *   openRun: number | null, setOpenRun: (id: number | null) => void, reload: () => void,
- *   onJob: (jobId: string) => void }} props
+ *   onJob: (jobId: string) => void, blocked?: string | null }} props
  */
-export function DeploysTab({ stack, env, runs, canEdit, openRun, setOpenRun, reload, onJob }) {
+export function DeploysTab({
+  stack,
+  env,
+  runs,
+  canEdit,
+  openRun,
+  setOpenRun,
+  reload,
+  onJob,
+  blocked = null,
+}) {
   const [confirming, setConfirming] = useState(
     /** @type {{ id: number, action: 'delete' | 'redeploy' } | null} */ (null),
   );
@@ -83,6 +94,7 @@ export function DeploysTab({ stack, env, runs, canEdit, openRun, setOpenRun, rel
         <button type="button" class=${action === 'delete' ? 'danger' : 'primary'} onClick=${go}>${action === 'delete' ? 'Delete' : 'Redeploy'}</button>
         <button type="button" onClick=${() => setConfirming(null)}>Cancel</button></span>`
       : html`<button type="button" class=${action === 'delete' ? 'danger' : ''} aria-label=${`${action === 'delete' ? 'Delete' : 'Redeploy'} run ${run.id}`}
+        disabled=${action === 'redeploy' && blocked !== null} title=${action === 'redeploy' && blocked !== null ? blocked : undefined}
         onClick=${() => setConfirming({ id: run.id, action })}>${action === 'delete' ? 'Delete' : 'Redeploy'}</button>`;
 
   return html`

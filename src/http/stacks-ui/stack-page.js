@@ -2,6 +2,8 @@
  * One stack: its actions (Deploy with options, Start, Stop, Restart, Down, Delete), the live output of
  * the job last started (its id is in the address, so a reload resumes it), and three tabs: the compose
  * editor (Save, Save and redeploy), the variables, the deploys. A user without `edit` sees no action.
+ * While a job of the stack runs (the stack's `job`, from any tab or instance) the page says which, offers
+ * Cancel, and disables every action that would wait for it, with that reason as its title and text.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, isComposeChanged } from './api.js';
@@ -212,6 +214,26 @@ export function StackPage({
 
   // Roll back: redeploy the last successful run, offered when a later run exists (else it is deployed).
   const good = runs ? lastGood(runs) : null;
+  /** The job of the stack that runs now: the actions that would wait for it are disabled, saying why. */
+  const running = stack?.job ?? null;
+  const reason = running ? runningReason(running) : null;
+  const blocked = busy || running !== null;
+  /** What a disabled action carries: the reason as its title, and the visible reason's id. */
+  const why = reason ? { title: reason, 'aria-describedby': 'job-reason' } : {};
+  const [cancelling, setCancelling] = useState(false);
+  const cancel = async () => {
+    if (!running) return;
+    setCancelling(true);
+    setError(null);
+    try {
+      await api.cancelJob(running.id);
+      reloadStack();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setCancelling(false);
+    }
+  };
   const rollback = async () => {
     setConfirmRollback(false);
     if (good) await act(() => api.redeploy(name, good.id));
@@ -229,18 +251,19 @@ export function StackPage({
         canEdit
           ? html`<div class="actions-bar" role="toolbar" aria-label="Stack actions">
             <${OptionsChecks} options=${options} setOptions=${setOptions} />
-            <button type="button" class="primary" disabled=${busy} onClick=${() => act(() => api.deploy(name, env, options))}>Deploy</button>
+            <button type="button" class="primary" disabled=${blocked} ...${why} onClick=${() => act(() => api.deploy(name, env, options))}>Deploy</button>
             ${['start', 'stop', 'restart', 'down'].map(
-              (op) => html`<button type="button" disabled=${busy}
+              (op) => html`<button type="button" disabled=${blocked} ...${why}
                 onClick=${() => act(() => api.operate(name, env, /** @type {'start'} */ (op)))}>${op[0]?.toUpperCase()}${op.slice(1)}</button>`,
             )}
             ${
-              good && runs?.[0]?.id !== good.id
+              // Not offered while a job runs: it would deploy over (or wait for) the one running.
+              good && runs?.[0]?.id !== good.id && !running
                 ? confirmRollback
                   ? html`<span role="group" aria-label="Confirm roll back">Deploy again what run #${good.id}, the last successful one, deployed?
                     <button type="button" class="primary" onClick=${rollback}>Roll back</button>
                     <button type="button" onClick=${() => setConfirmRollback(false)}>Cancel</button></span>`
-                  : html`<button type="button" disabled=${busy} onClick=${() => setConfirmRollback(true)}>Roll back to #${good.id}…</button>`
+                  : html`<button type="button" disabled=${blocked} onClick=${() => setConfirmRollback(true)}>Roll back to #${good.id}…</button>`
                 : null
             }
             ${
@@ -253,10 +276,24 @@ export function StackPage({
                   : html`<span role="group" aria-label="Confirm stack delete">Delete ${name} and its files?
                     <button type="button" class="danger" onClick=${() => removeStack('plain')}>Delete stack</button>
                     <button type="button" onClick=${() => setConfirmDelete(false)}>Cancel</button></span>`
-                : html`<button type="button" class="danger" disabled=${busy} onClick=${() => setConfirmDelete(true)}>Delete…</button>`
+                : html`<button type="button" class="danger" disabled=${blocked} ...${why} onClick=${() => setConfirmDelete(true)}>Delete…</button>`
             }
           </div>`
           : html`<p class="muted" data-testid="read-only">You may view this stack; changing it needs the stacks edit permission.</p>`
+      }
+      ${
+        running && reason
+          ? html`<p class="job-running" role="status" data-testid="job-running">
+              <span id="job-reason">${reason}.</span>
+              ${canEdit && running.cancelledBy === undefined ? ' Other actions wait until it ends. ' : ' '}
+              ${
+                canEdit && running.cancelledBy === undefined
+                  ? html`<button type="button" class="danger" disabled=${cancelling} onClick=${cancel}>Cancel ${KIND_WORDS[running.kind].toLowerCase()}</button>`
+                  : null
+              }
+              ${running.id !== job ? html` <button type="button" onClick=${() => navigate({ job: running.id })}>Show its output</button>` : null}
+            </p>`
+          : null
       }
       ${error ? html`<p class="error-line" role="alert" data-testid="action-error">${error}</p>` : null}
       ${message ? html`<p class="ok-line" role="status">${message}</p>` : null}
@@ -273,7 +310,7 @@ export function StackPage({
       <${ContainersPanel} status=${engine.status} error=${engine.error} canEdit=${canEdit} stats=${stats}
         onLogs=${(/** @type {string} */ c) => navigate({ tab: 'logs', container: c })}
         onConsole=${(/** @type {string} */ c) => navigate({ console: c })} />
-      <${ImageUpdates} name=${name} env=${env} live=${live} tick=${tick} canEdit=${canEdit} busy=${busy}
+      <${ImageUpdates} name=${name} env=${env} live=${live} tick=${tick} canEdit=${canEdit} busy=${blocked}
         onUpdate=${() => act(() => api.deploy(name, env, { pull: true, build: false, forceRecreate: false }))} />
       ${
         canEdit && consoleIn
@@ -314,7 +351,7 @@ export function StackPage({
           canEdit
             ? html`<div class="buttons">
               <button type="button" disabled=${busy} onClick=${() => save(false)}>Save</button>
-              <button type="button" class="primary" disabled=${busy} onClick=${() => save(true)}>Save and redeploy</button>
+              <button type="button" class="primary" disabled=${blocked} ...${why} onClick=${() => save(true)}>Save and redeploy</button>
             </div>`
             : null
         }
@@ -337,7 +374,7 @@ export function StackPage({
         }
         ${
           current === 'deploys'
-            ? html`<${DeploysTab} stack=${name} env=${env} runs=${runs} onJob=${(/** @type {string} */ id) => navigate({ job: id })} canEdit=${canEdit} openRun=${openRun}
+            ? html`<${DeploysTab} stack=${name} env=${env} runs=${runs} onJob=${(/** @type {string} */ id) => navigate({ job: id })} canEdit=${canEdit} openRun=${openRun} blocked=${reason}
               setOpenRun=${(/** @type {number | null} */ id) => navigate({ run: id ?? undefined })} reload=${reloadRuns} />`
             : null
         }
@@ -345,6 +382,29 @@ export function StackPage({
       }
     </section>
   `;
+}
+
+/** A job's kind in words, as the page names it. */
+const KIND_WORDS = /** @type {const} */ ({
+  deploy: 'Deploy',
+  create: 'Create and start',
+  compose_save: 'Save and redeploy',
+  start: 'Start',
+  stop: 'Stop',
+  restart: 'Restart',
+  down: 'Down',
+});
+
+/**
+ * Why the stack's actions wait: which job runs, its run, who started it, and a cancel under way.
+ * @param {import('./api.js').StackJob} job
+ */
+export function runningReason(job) {
+  const what = `${KIND_WORDS[job.kind]}${job.runId === null ? '' : ` (run #${job.runId})`}`;
+  const by = job.userId === null ? 'by a webhook or schedule' : `by ${job.userId}`;
+  const stopping =
+    job.cancelledBy === undefined ? '' : `; cancelling it (asked by ${job.cancelledBy ?? 'a user'})`;
+  return `${what} is running, started ${by}${stopping}`;
 }
 
 /**

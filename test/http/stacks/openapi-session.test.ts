@@ -78,6 +78,9 @@ describeStacks('a scripted session, every answer as the OpenAPI document says', 
     expect(events.events.length).toBeGreaterThan(1);
     for (const message of dataOf(events)) c.checkComponent('JobMessage', message);
     c.seen.add('getJobEvents 200');
+    // The job has ended: a cancel is 409; a viewer's is 403.
+    c.check('cancelJob', await stacks.admin.post(`/api/jobs/${ack.jobId}/cancel`)); // 409
+    c.check('cancelJob', await stacks.server.as('viewer').post(`/api/jobs/${ack.jobId}/cancel`)); // 403
 
     c.check(
       'deployStack',
@@ -282,6 +285,7 @@ describeStacks('a scripted session, every answer as the OpenAPI document says', 
     c.check('deployStack', await stacks.admin.post('/api/stacks/web/deploy', { pull: 'yes' })); // 400
     c.check('getJob', await stacks.admin.get('/api/jobs/no-such-job')); // 404
     c.check('getJobEvents', await stacks.admin.get('/api/jobs/no-such-job/events')); // 404
+    c.check('cancelJob', await stacks.admin.post('/api/jobs/no-such-job/cancel')); // 404
     c.check('listRuns', await stacks.server.as('viewer1').get(`/api/stacks/web/deploys${q(null)}`)); // 403
     c.check('deleteStack', await stacks.admin.del(`/api/stacks/web${q(null)}`)); // 200
   });

@@ -67,6 +67,7 @@ describeStacks('stacks', () => {
           { name: 'DB_PASSWORD', secret: true, value: null },
         ],
         ...unreachable(1),
+        job: null,
       });
       expect(reply.text).not.toContain('correct-horse-battery');
     });
@@ -129,6 +130,7 @@ describeStacks('stacks', () => {
           { name: 'MODE', secret: false, value: 'production' },
         ],
         ...unreachable(1),
+        job: null,
       };
       expect(reply.value).toEqual(expected);
       expect((await stacks.admin.get('/api/stacks/blog?env=1')).value).toEqual(expected);
