@@ -1073,6 +1073,15 @@ export class StacksService {
             continue;
           }
         }
+        // Compose's own words for an engine it cannot reach differ (v1 ends in a Python traceback):
+        // the engine is asked, and when it does not answer the failure names it, as the stack status does.
+        if (exit.exitCode !== 0 && !exit.timedOut && !exit.cancelled && !feed.faulted) {
+          const down = await this.engineDown(environment);
+          if (down !== undefined) {
+            failure = `${down} (compose ${step.subcommand}: ${failure})`;
+            stderrTail.splice(0, stderrTail.length - 1);
+          }
+        }
         const next = steps[index + 1];
         if (next) failure = `${failure} (compose ${step.subcommand}; ${notRun(next.subcommand)})`;
         if (stderrTail.length > 0 && !feed.faulted && !usage)
@@ -1297,6 +1306,18 @@ export class StacksService {
     );
     if (objection !== undefined)
       throw new StacksError(422, `The compose file is invalid (compose config): ${objection}`);
+  }
+
+  /** Why the engine of an environment does not answer now, or undefined when it does. */
+  private async engineDown(environment: Environment | null): Promise<string | undefined> {
+    const client = this.engines.client(environment);
+    if ('error' in client) return client.error;
+    try {
+      await client.docker.ping();
+      return undefined;
+    } catch (error) {
+      return this.engines.failed(environment, error);
+    }
   }
 
   /**

@@ -237,9 +237,12 @@ describeTwo('environments on two engines', (compose: ComposeUnderTest) => {
     const runs = arrayOf(await admin.get(`/api/stacks/${name}/deploys${q(1)}`));
     const last = runs.reduce((a, b) => ((a.id as number) > (b.id as number) ? a : b));
     expect(last.status).toBe('failed');
-    // v2 names the engine; v1 ends with the tail of its Python client's traceback.
+    // Both generations name the engine as the status does (v1's own words are a Python traceback).
+    expect(last.errorMessage).toContain(`The Docker engine (${second.host}) cannot be reached`);
+    expect(objectOf(failed).error).toContain(`The Docker engine (${second.host}) cannot be reached`);
     if (compose.generation === 'v2')
       expect(last.errorMessage).toContain(`Cannot connect to the Docker daemon at ${second.host}`);
+    else expect(last.errorMessage).toContain('Error while fetching server API version');
     expect(await onEngine('machine')).toEqual([['front', 'running']]);
 
     const connectedBefore = engineChanges('connected', 1).length;
