@@ -15,6 +15,8 @@ export interface BroughtAlong {
   blocks: string[];
   /** Source name -> target name, for the blocks whose name the target already had. */
   renamed: Record<string, string>;
+  /** Dimension styles defined in the target for copied DIMENSIONs. */
+  dimensionStyles: string[];
 }
 
 /**
@@ -56,7 +58,7 @@ export function copiesFor(
   space: string,
   step: StepBuilder,
 ): { copies: Entity[]; brought: BroughtAlong } {
-  const brought: BroughtAlong = { blocks: [], renamed: {} };
+  const brought: BroughtAlong = { blocks: [], renamed: {}, dimensionStyles: [] };
   const targetNames = new Map<string, string>();
   const made = new Set<string>();
   const taken = (name: string) => nameIn(target.model.blocks, name) !== undefined || made.has(nameKey(name));
@@ -87,8 +89,42 @@ export function copiesFor(
     };
     if (copy.type === 'Insert') copy.name = bring(copy.name, entity.handle);
     if (copy.type === 'Text' || copy.type === 'MText') copy.style = record('STYLE', copy.style);
+    if (copy.type === 'Raw' && copy.dxf_type === 'DIMENSION')
+      copy.tags = dimensionTags(copy.tags, entity.handle);
     return copy;
   };
+
+  /**
+   * A DIMENSION's tags for the target: its geometry block (`2`, a `*D` block) brought along like an
+   * Insert's, its dimension style (`3`) like a text style, its application groups (reactors to the
+   * source's DIMASSOC, its extension dictionary) left behind.
+   */
+  function dimensionTags(tags: DxfTag[], handle: string): DxfTag[] {
+    let inDimension = false;
+    return (withoutAppGroups(tags) ?? []).map((t) => {
+      if (t.code === 100) inDimension = t.value === 'AcDbDimension';
+      if (!inDimension) return t;
+      if (t.code === 2) return { code: 2, value: bring(t.value, handle) };
+      if (t.code === 3) return { code: 3, value: dimensionStyle(t.value) };
+      return t;
+    });
+  }
+
+  /**
+   * The target's spelling of dimension style `name`, brought along when it lacks it. The copy's text
+   * style handle (340) stays behind — it names a record of the source; without it the style's text is
+   * in Standard, as DIMTXSTY's default is.
+   */
+  function dimensionStyle(name: string): string {
+    const like = (dictGet(from.model.tables, 'DIMSTYLE') ?? []).find((r) =>
+      r.tags.some((t) => t.code === 2 && sameName(t.value, name)),
+    );
+    if (!like) return step.recordName('DIMSTYLE', name) ?? name;
+    const known = step.recordName('DIMSTYLE', name);
+    if (known !== undefined) return known;
+    brought.dimensionStyles.push(name);
+    return step.ensureRecord('DIMSTYLE', name, { ...like, tags: like.tags.filter((t) => t.code !== 340) });
+  }
 
   /** The target's name of source block `name`, defining it there on first use. */
   function bring(name: string, insert: string): string {

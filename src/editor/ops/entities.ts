@@ -239,6 +239,7 @@ function entitiesCopyTo(ctx: OpContext): OpOutcome {
     blocks_renamed: brought.renamed,
     text_styles_created: step.recordsCreated.STYLE ?? [],
     linetypes_created: step.recordsCreated.LTYPE ?? [],
+    dimension_styles_created: brought.dimensionStyles,
   };
   const event = editorEvent('EntitiesCopiedTo', {
     document_id: target.id,

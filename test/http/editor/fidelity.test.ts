@@ -468,6 +468,58 @@ print(json.dumps({
     await post('/api/v1/activate', { document_id: target });
     await audited(await save('copy-twice.dxf'));
   });
+  it('a DIMENSION brings its geometry block (*D) and its dimension style; the saved target audits clean', async (ctx) => {
+    needEzdxf(ctx);
+    // The source is drawn by ezdxf (a linear dimension rendered into its *D block, on a style of its own):
+    // no file of test/fixtures holds a DIMENSION.
+    const drawn = join(dir, 'dimension-source.dxf');
+    await python<null>(
+      `
+import sys, json, ezdxf
+doc = ezdxf.new("R2010", setup=True)
+doc.dimstyles.duplicate_entry("Standard", "MEASURE")
+dim = doc.modelspace().add_linear_dim(base=(0, 3), p1=(0, 0), p2=(10, 0), dimstyle="MEASURE")
+dim.render()
+doc.saveas(sys.argv[1])
+print(json.dumps(None))
+`,
+      [drawn],
+    );
+    const target = await newDocument(client);
+    ok(await client.post('/api/v1/documents', { path: drawn }), 201);
+    const source = await documentId();
+    const dims = arr(ok(await client.get('/api/v1/entities?type=DIMENSION')), 'entities') as Json[];
+    expect(dims).toHaveLength(1);
+    const copied = await post(
+      '/api/v1/entities/copy-to',
+      { document_id: target, handles: [str(dims[0] as Json, 'handle')] },
+      201,
+    );
+    expect(at(copied, 'result.count')).toBe(1);
+    // The *D block, and the arrow block it inserts (its name the target's drawing already had).
+    const blocks = strings(copied, 'result.blocks_created');
+    expect(blocks).toHaveLength(2);
+    expect(blocks[0]).toMatch(/^\*D\d+$/);
+    expect(strings(copied, 'result.dimension_styles_created')).toEqual(['MEASURE']);
+    expect(source).not.toBe(target);
+    await post('/api/v1/activate', { document_id: target });
+    const file = await save('dimension-target.dxf');
+    await audited(file);
+    const seen = await python<{ style: string; block: string; lines: number }>(
+      `
+import sys, json, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+dim = doc.modelspace().query("DIMENSION")[0]
+block = doc.blocks.get(dim.dxf.geometry)
+print(json.dumps({"style": doc.dimstyles.get(dim.dxf.dimstyle).dxf.name, "block": dim.dxf.geometry,
+  "lines": len(block.query("LINE"))}))
+`,
+      [file],
+    );
+    expect(seen.style).toBe('MEASURE');
+    expect(seen.block).toBe(blocks[0]);
+    expect(seen.lines).toBeGreaterThan(0);
+  });
 });
 
 describe('smaller facts of files from the wild', () => {
