@@ -10,6 +10,7 @@ import { notifications } from './notifications.js';
 import type { AnyProjection } from './projection.js';
 import { retentionExecutions } from './retention-executions.js';
 import { generalSettings } from './settings.js';
+import { stackActivity } from './stack-activity.js';
 import { streamCatalog } from './stream-catalog.js';
 
 /**
@@ -24,6 +25,7 @@ export const projections: readonly AnyProjection[] = [
   deployRuns,
   deployHistory,
   audit,
+  stackActivity,
   retentionExecutions,
   notifications,
   jobs,

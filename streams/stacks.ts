@@ -6,13 +6,16 @@ import { KEY_STREAM_PREFIX } from './system.js';
  * - `stack-job-<jobId>`: one job (deploy, create-and-start, compose save with restart, start, stop,
  *   restart, down): what it printed and how it ended. Deleted after the retention of CONTRACT.md, and
  *   with the run it belongs to, so no copy of a deleted run's output stays.
+ * - `stack-operation-<jobId>`: one stack operation (start, stop, restart, down) as its stack's Activity
+ *   keeps it (OperationRecorded): who, what, when, how it ended and the tail of its output. Kept after its
+ *   job is swept; the newest `ACTIVITY_KEPT` of a stack stay, older ones are deleted with their key.
  * - `deploy-run-<runId>`: one recorded deploy run (a `stack_deploy` schedule execution row). Created with
  *   expectedRevision `no_stream`, which is what makes run ids unique (also across instances).
  * - `stack-<env id or "local">-<name>`: a stack's mutations (see `stackStream`), git settings included.
  * - `git-webhook-<env id or "local">-<name>`: the webhook deliveries a git stack acted on.
  * - `schedule-execution-<id>`: one run of the `deploy_log_reconcile` schedule (its own id sequence).
  * - `stacks-settings`: the general settings.
- * - `key-run-<runId>`, `key-job-<jobId>`: the key a run's output (its job's included), or a job's
+ * - `key-run-<runId>`, `key-job-<jobId>`, `key-operation-<jobId>`: the key a run's output (its job's included), or a job's
  *   without a run, is sealed with (OutputKeyCreated). Deleting the run (or sweeping the job) deletes it:
  *   what was sealed with it can no longer be read, in this log or in any copy of it (crypto-shredding).
  * Output lines reach events only after redaction, and (since the `…Sealed` events) only sealed with
@@ -24,12 +27,18 @@ import { KEY_STREAM_PREFIX } from './system.js';
 export const JOB_STREAM_PREFIX = 'stack-job-';
 export const RUN_STREAM_PREFIX = 'deploy-run-';
 export const jobStream = (jobId: string) => `${JOB_STREAM_PREFIX}${jobId}`;
+export const OPERATION_STREAM_PREFIX = 'stack-operation-';
+export const operationStream = (jobId: string) => `${OPERATION_STREAM_PREFIX}${jobId}`;
+/** Operations a stack's Activity keeps, the newest; an older one's stream and key are deleted. */
+export const ACTIVITY_KEPT = 100;
 export const runStream = (runId: number) => `${RUN_STREAM_PREFIX}${runId}`;
 
 /** The scope a key seals: one run (its job included) or one job without a run. */
-export type KeyScope = `run-${number}` | `job-${string}` | `content-${string}`;
+export type KeyScope = `run-${number}` | `job-${string}` | `content-${string}` | `operation-${string}`;
 export const runKeyScope = (runId: number): KeyScope => `run-${runId}`;
 export const jobKeyScope = (jobId: string): KeyScope => `job-${jobId}`;
+/** The scope of one kept stack operation's output (its Activity entry): outlives the job's own key. */
+export const operationKeyScope = (jobId: string): KeyScope => `operation-${jobId}`;
 /** The scope of one stored deploy content (deploy history): deleted with the last run that refers to it. */
 export const contentKeyScope = (contentId: string): KeyScope => `content-${contentId}`;
 /** The scope of a job's output: its run's when it records one. */
@@ -49,6 +58,13 @@ export type EnvironmentId = number | null;
 export type Trigger = 'manual' | 'webhook' | 'cron';
 export type ReconcileTrigger = 'manual' | 'cron';
 export type JobKind = 'deploy' | 'create' | 'compose_save' | 'start' | 'stop' | 'restart' | 'down';
+/** The jobs that are a stack operation of their own, recording no run: audited and kept in Activity. */
+export type StackOperation = 'start' | 'stop' | 'restart' | 'down';
+export const STACK_OPERATIONS: readonly StackOperation[] = ['start', 'stop', 'restart', 'down'];
+export const isStackOperation = (kind: JobKind): kind is StackOperation =>
+  (STACK_OPERATIONS as readonly JobKind[]).includes(kind);
+/** How a kept stack operation ended. */
+export type OperationStatus = 'success' | 'failed' | 'cancelled';
 
 export interface DeployOptions {
   pull: boolean;
@@ -233,6 +249,29 @@ export interface StacksEventMap {
     cancelled_by?: string | null;
   };
   RunDeleted: { run_id: number; user_id: string | null };
+  /**
+   * A stack operation ended (stream `stack-operation-<jobId>`, created with `no_stream`), appended before
+   * its job's result, so whoever sees the job done finds it in the Activity. `sealed` holds, sealed with
+   * the scope `operation-<jobId>`, the JSON of `{error?, output}`: the redacted error and the job's
+   * output tail (its result's `output`: the last 200 lines, at most 128 KiB). Clear: everything else.
+   */
+  OperationRecorded: {
+    job_id: string;
+    operation: StackOperation;
+    stack: string;
+    environment_id: EnvironmentId;
+    user_id: string | null;
+    /** When the job started (its JobStarted); the event's own time is when it ended. */
+    started_at: string;
+    status: OperationStatus;
+    exit_code?: number;
+    /** Of a `cancelled` one: who cancelled it. */
+    cancelled_by?: string | null;
+    /** Output lines it printed (after redaction), and how many of them `sealed` keeps (the last ones). */
+    lines: number;
+    kept_lines: number;
+    sealed: string;
+  };
   /**
    * Stack mutations, in stream `stack-<env id or "local">-<name>` (see `stackStream`). They name variables
    * and secret flags, never values; the files under `<data>/stacks/` hold the stack itself.

@@ -28,6 +28,7 @@ import {
   useStacksSchemas,
   validationMessage,
 } from './stacks-openapi.js';
+import { activityRoutes } from './stacks-routes-activity.js';
 import { adoptionRoutes } from './stacks-routes-adoption.js';
 import { auditRoutes } from './stacks-routes-audit.js';
 import { consoleRoutes } from './stacks-routes-console.js';
@@ -200,6 +201,7 @@ export function stacksApp(
     adoptionRoutes(scope, service, engine);
     updateRoutes(scope, service, engine, parts.timers);
     runRoutes(scope, service, streams);
+    activityRoutes(scope, service);
     // Issue 19's routes (deploy history, audit, retention, notifications): no zod schemas yet.
     historyRoutes(scope, service);
     auditRoutes(scope, service);

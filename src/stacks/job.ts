@@ -77,6 +77,8 @@ export class Job implements LiveJob {
   readonly stack: string;
   readonly environmentId: EnvironmentId;
   readonly runId: number | null;
+  /** When it started (about its JobStarted): what a stack's Activity says of it. */
+  readonly startedAt = new Date().toISOString();
   private readonly home: JobHome;
   private readonly limits: JobLimits;
   /** Seals every text the job records with its key (its run's, or its own). */
@@ -98,6 +100,8 @@ export class Job implements LiveJob {
   /** The latest lines (for the result's output), within outputLines and outputBytes. */
   private tail: string[] = [];
   private tailBytes = 0;
+  /** Output lines so far. */
+  private lines = 0;
   private ended = false;
   /** Set once the log budget stopped the job's lines (see `budgetReached`). */
   private cut = false;
@@ -137,6 +141,16 @@ export class Job implements LiveJob {
     this.revision = revision;
   }
 
+  /** Output lines so far. */
+  get lineCount(): number {
+    return this.lines;
+  }
+
+  /** The output its result will hold, as it is now: the last outputLines lines, within outputBytes. */
+  outputTail(): string[] {
+    return this.output();
+  }
+
   /** Messages so far (lines, statuses, the result). */
   get messageCount(): number {
     return this.count;
@@ -159,6 +173,7 @@ export class Job implements LiveJob {
   /** An output line, already redacted. */
   line(text: string): void {
     this.accept({ type: 'line', line: text });
+    this.lines += 1;
     this.tail.push(text);
     this.tailBytes += text.length;
     if (this.tail.length >= this.limits.outputLines * 2 || this.tailBytes > this.limits.outputBytes * 2)

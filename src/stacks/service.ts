@@ -12,8 +12,16 @@ import {
 } from '../../projections/jobs.js';
 import type { LiveModel } from '../../projections/live-model.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
-import type { DeployOptions, EnvironmentId, JobKind, Trigger } from '../../streams/stacks.js';
+import { stackActivity } from '../../projections/stack-activity.js';
+import {
+  type DeployOptions,
+  type EnvironmentId,
+  isStackOperation,
+  type JobKind,
+  type Trigger,
+} from '../../streams/stacks.js';
 import type { EventStore } from '../store/types.js';
+import { StackActivity } from './activity.js';
 import type { AdoptionSource } from './adoption.js';
 import {
   type ComposeOperation,
@@ -222,6 +230,8 @@ export class StacksService {
   history!: DeployHistory;
   /** The audit trail's read model (projections/audit.ts); set by `open`. */
   audit!: ProjectionRunner<AuditState>;
+  /** The stack operations (start, stop, restart, down) kept in each stack's Activity; set by `open`. */
+  activity!: StackActivity;
   /** The deploy-run retention schedule (issue 19 point 5); set by `open`. */
   retention!: Retention;
   /** Notification deliveries (issue 19 point 4); set by `open`. */
@@ -302,7 +312,14 @@ export class StacksService {
 
   /** The read models the service answers from, for blue-green rebuilds (`chronicle rebuild`). */
   get liveModels(): LiveModel[] {
-    return [this.runsModel, this.jobsModel, this.history.model, this.audit, this.retention.model];
+    return [
+      this.runsModel,
+      this.jobsModel,
+      this.history.model,
+      this.audit,
+      this.retention.model,
+      this.activity.model,
+    ];
   }
 
   /**
@@ -337,6 +354,9 @@ export class StacksService {
       // long log must not hold the start (their readers wait for the head, see their routes).
       service.audit = new ProjectionRunner(options.store, audit);
       background(service.audit.start(), 'the audit read model');
+      const activity = new ProjectionRunner(options.store, stackActivity);
+      service.activity = new StackActivity(options.store, service.jobs.keys, activity);
+      background(activity.start(), 'the stack activity read model');
       service.retention = Retention.open({
         store: options.store,
         config: options.config,
@@ -366,6 +386,7 @@ export class StacksService {
         instance.leave(),
         service.history?.close(),
         service.audit?.stop(),
+        service.activity?.model.stop(),
         service.retention?.close(),
         service.notifications?.close(),
       ]);
@@ -1165,6 +1186,21 @@ export class StacksService {
       }
     }
     const exitCode = exit.exitCode ?? undefined;
+    // A stack operation is kept in the stack's Activity before its result is seen.
+    if (!recorder && isStackOperation(job.kind)) {
+      try {
+        await this.activity.record(job, job.kind, start.userId, {
+          success,
+          ...(error !== undefined ? { error } : {}),
+          ...(exitCode !== undefined ? { exitCode } : {}),
+          ...(cancelledBy !== undefined ? { cancelledBy } : {}),
+        });
+      } catch (recordError) {
+        process.stderr.write(
+          `stacks: operation ${job.id} could not be kept in its stack's activity: ${(recordError as Error).message}\n`,
+        );
+      }
+    }
     try {
       return await job.finish({
         success,
@@ -1428,7 +1464,7 @@ export class StacksService {
       }),
     ]);
     clearTimeout(timer);
-    await Promise.all([this.history.close(), this.audit.stop()]);
+    await Promise.all([this.history.close(), this.audit.stop(), this.activity.model.stop()]);
     await this.runsModel.stop();
     await this.jobsModel.stop();
     await this.instance.leave();

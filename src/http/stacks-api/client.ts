@@ -10,6 +10,7 @@
  * ```
  */
 import type { z } from 'zod';
+import type { ActivityRoutes } from './activity-routes.js';
 import type { AdoptionRoutes } from './adoption-routes.js';
 import type { EngineRoutes } from './engine-routes.js';
 import type { historySchemas } from './history-routes.js';
@@ -20,10 +21,15 @@ import type { UpdateRoutes } from './update-routes.js';
 type HistoryRoutes = typeof historySchemas;
 /**
  * Every route of the API: the route table's, issue 19's (history-routes.ts) and the containers'
- * (engine-routes.ts), the adoption's (adoption-routes.ts) and the image updates' (update-routes.ts), by
- * operation id.
+ * (engine-routes.ts), the adoption's (adoption-routes.ts), the image updates' (update-routes.ts) and a
+ * stack's Activity (activity-routes.ts), by operation id.
  */
-export type ApiRoutes = StacksRoutes & HistoryRoutes & EngineRoutes & AdoptionRoutes & UpdateRoutes;
+export type ApiRoutes = StacksRoutes &
+  HistoryRoutes &
+  EngineRoutes &
+  AdoptionRoutes &
+  UpdateRoutes &
+  ActivityRoutes;
 export type ApiRouteName = keyof ApiRoutes;
 
 type SchemaOf<N extends ApiRouteName> = ApiRoutes[N]['schema'];

@@ -1,0 +1,158 @@
+import type { ProjectionRunner } from '../../projections/runtime.js';
+import {
+  activityOf,
+  findOperation,
+  type Operation,
+  type StackActivityState,
+} from '../../projections/stack-activity.js';
+import {
+  ACTIVITY_KEPT,
+  type EnvironmentId,
+  type OperationStatus,
+  OUTPUT_SHREDDED,
+  operationKeyScope,
+  operationStream,
+  type StackOperation,
+  stacksEvent,
+} from '../../streams/stacks.js';
+import { StreamDeletedError } from '../store/errors.js';
+import type { EventStore } from '../store/types.js';
+import { notFound } from './errors.js';
+import type { Job } from './job.js';
+import type { OutputKeys } from './output-keys.js';
+
+/** One entry of a stack's Activity (`GET /api/stacks/{name}/activity`). */
+export interface ActivityEntry {
+  jobId: string;
+  operation: StackOperation;
+  /** Who asked for it (null: a user without an id). */
+  userId: string | null;
+  startedAt: string;
+  finishedAt: string;
+  status: OperationStatus;
+  /** Compose's exit code; null when unknown (a cancel, a time-out, a failure before compose ran). */
+  exitCode: number | null;
+  cancelledBy?: string | null;
+  /** The redacted error of one that did not succeed; null otherwise. */
+  error: string | null;
+  /** Output lines it printed, and how many of the last ones are kept (`output`). */
+  lines: number;
+  keptLines: number;
+}
+
+/** One operation with its kept output (`GET /api/stacks/{name}/activity/{jobId}`). */
+export interface ActivityOutput extends ActivityEntry {
+  output: string[];
+}
+
+export const OPERATION_NOT_FOUND = 'Operation not found';
+
+interface Kept {
+  error?: string;
+  output: string[];
+}
+
+/**
+ * The stack operations (start, stop, restart, down) a stack's Activity keeps: each is recorded when its
+ * job ends, before the job's result (so whoever sees the job done finds it here), in a stream of its own
+ * that outlives the job's retention; a stack keeps the newest ACTIVITY_KEPT, older ones are deleted
+ * with their key. The output kept is the job's result tail, already redacted.
+ */
+export class StackActivity {
+  constructor(
+    private readonly store: EventStore,
+    private readonly keys: OutputKeys,
+    readonly model: ProjectionRunner<StackActivityState>,
+  ) {}
+
+  /** Records how the operation `job` ended. */
+  async record(
+    job: Job,
+    operation: StackOperation,
+    userId: string | null,
+    outcome: { success: boolean; error?: string; exitCode?: number; cancelledBy?: string | null },
+  ): Promise<void> {
+    const output = job.outputTail();
+    const sealer = await this.keys.ensure(operationKeyScope(job.id));
+    const kept: Kept = { ...(outcome.error !== undefined ? { error: outcome.error } : {}), output };
+    const status: OperationStatus = outcome.success
+      ? 'success'
+      : outcome.cancelledBy !== undefined
+        ? 'cancelled'
+        : 'failed';
+    const { position } = await this.store.append(
+      operationStream(job.id),
+      [
+        stacksEvent('OperationRecorded', {
+          job_id: job.id,
+          operation,
+          stack: job.stack,
+          environment_id: job.environmentId,
+          user_id: userId,
+          started_at: job.startedAt,
+          status,
+          ...(outcome.exitCode !== undefined ? { exit_code: outcome.exitCode } : {}),
+          ...(status === 'cancelled' ? { cancelled_by: outcome.cancelledBy ?? null } : {}),
+          lines: job.lineCount,
+          kept_lines: output.length,
+          sealed: sealer.seal(JSON.stringify(kept)),
+        }),
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    await this.model.waitFor(position);
+    await this.prune(job.environmentId, job.stack);
+  }
+
+  /** The stack's operations, newest first, with what was done before this call. */
+  async list(environmentId: EnvironmentId, stack: string): Promise<ActivityEntry[]> {
+    await this.model.waitFor(await this.store.headPosition());
+    const operations = activityOf(this.model.state, environmentId, stack);
+    return Promise.all(operations.map(async (o) => entryOf(o, await this.open(o))));
+  }
+
+  /** One operation with its kept output; 404 `Operation not found`. */
+  async read(environmentId: EnvironmentId, stack: string, jobId: string): Promise<ActivityOutput> {
+    await this.model.waitFor(await this.store.headPosition());
+    const found = findOperation(this.model.state, environmentId, stack, jobId);
+    if (!found) throw notFound(OPERATION_NOT_FOUND);
+    const kept = await this.open(found);
+    return { ...entryOf(found, kept), output: kept.output };
+  }
+
+  private async open(operation: Operation): Promise<Kept> {
+    const opener = await this.keys.opener(operationKeyScope(operation.jobId));
+    const text = opener.open(operation.sealed);
+    if (text === undefined) return { output: [OUTPUT_SHREDDED] };
+    return JSON.parse(text) as Kept;
+  }
+
+  /** Past ACTIVITY_KEPT operations of the stack, the oldest go: their stream, then their key. */
+  private async prune(environmentId: EnvironmentId, stack: string): Promise<void> {
+    const operations = activityOf(this.model.state, environmentId, stack);
+    for (const old of operations.slice(ACTIVITY_KEPT)) {
+      try {
+        await this.store.deleteStream(operationStream(old.jobId));
+      } catch (error) {
+        if (!(error instanceof StreamDeletedError)) throw error;
+      }
+      await this.keys.shred(operationKeyScope(old.jobId));
+    }
+  }
+}
+
+function entryOf(o: Operation, kept: Kept): ActivityEntry {
+  return {
+    jobId: o.jobId,
+    operation: o.operation,
+    userId: o.userId,
+    startedAt: o.startedAt,
+    finishedAt: o.finishedAt,
+    status: o.status,
+    exitCode: o.exitCode ?? null,
+    ...(o.cancelledBy !== undefined ? { cancelledBy: o.cancelledBy } : {}),
+    error: o.status === 'success' ? null : (kept.error ?? null),
+    lines: o.lines,
+    keptLines: o.keptLines,
+  };
+}
