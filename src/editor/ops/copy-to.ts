@@ -1,8 +1,10 @@
 import type { DocumentState } from '../../../projections/editor-session.js';
 import { dictGet } from '../dict.js';
 import { isLayoutBlockName } from '../dxf/entity-types.js';
+import { dictionaryEntries, withDictionaryEntries } from '../dxf/records.js';
+import { rootEntry } from '../dxf/structure.js';
 import { fail } from '../errors.js';
-import type { Block, DxfTag, Entity } from '../model.js';
+import type { Block, DxfTag, Entity, RawRecord } from '../model.js';
 import { named, nameIn, nameKey, sameName } from '../names.js';
 import type { StepBuilder } from './steps.js';
 
@@ -17,6 +19,8 @@ export interface BroughtAlong {
   renamed: Record<string, string>;
   /** Dimension styles defined in the target for copied DIMENSIONs. */
   dimensionStyles: string[];
+  /** MLINE styles added to the target's ACAD_MLINESTYLE dictionary for copied MLINEs. */
+  mlineStyles: string[];
 }
 
 /**
@@ -58,7 +62,7 @@ export function copiesFor(
   space: string,
   step: StepBuilder,
 ): { copies: Entity[]; brought: BroughtAlong } {
-  const brought: BroughtAlong = { blocks: [], renamed: {}, dimensionStyles: [] };
+  const brought: BroughtAlong = { blocks: [], renamed: {}, dimensionStyles: [], mlineStyles: [] };
   const targetNames = new Map<string, string>();
   const made = new Set<string>();
   const taken = (name: string) => nameIn(target.model.blocks, name) !== undefined || made.has(nameKey(name));
@@ -91,6 +95,7 @@ export function copiesFor(
     if (copy.type === 'Text' || copy.type === 'MText') copy.style = record('STYLE', copy.style);
     if (copy.type === 'Raw' && copy.dxf_type === 'DIMENSION')
       copy.tags = dimensionTags(copy.tags, entity.handle);
+    if (copy.type === 'Raw' && copy.dxf_type === 'MLINE') copy.tags = mlineTags(copy.tags);
     return copy;
   };
 
@@ -124,6 +129,49 @@ export function copiesFor(
     if (known !== undefined) return known;
     brought.dimensionStyles.push(name);
     return step.ensureRecord('DIMSTYLE', name, { ...like, tags: like.tags.filter((t) => t.code !== 340) });
+  }
+
+  // The target's MLINE style dictionary and the entries this copy adds to it (one change, at the end).
+  const mlineDict = rootEntry(target.model, 'ACAD_MLINESTYLE');
+  const mlineEntries = mlineDict ? dictionaryEntries(mlineDict) : [];
+  const mlineEntriesBefore = mlineEntries.length;
+
+  /**
+   * An MLINE's tags for the target: its style (`2` name, `340` handle of an MLINESTYLE object) is the
+   * target's style of that name, else a copy of the source's added to the target's ACAD_MLINESTYLE
+   * dictionary. A handle kept as it was would name whatever the target has under it.
+   */
+  function mlineTags(tags: DxfTag[]): DxfTag[] {
+    const out = withoutAppGroups(tags) ?? [];
+    const handleAt = out.findIndex((t) => t.code === 340);
+    const nameAt = out.findIndex((t) => t.code === 2);
+    const styleHandle = out[handleAt]?.value;
+    const source = from.model.objects.find((o) => o.type === 'MLINESTYLE' && o.handle === styleHandle);
+    const name = source?.tags.find((t) => t.code === 2)?.value ?? out[nameAt]?.value ?? 'Standard';
+    const handle = mlineStyle(name, source);
+    if (handle === undefined) return out.filter((_, i) => i !== handleAt);
+    if (handleAt >= 0) out[handleAt] = { code: 340, value: handle };
+    if (nameAt >= 0) out[nameAt] = { code: 2, value: name };
+    return out;
+  }
+
+  /** The target's MLINESTYLE handle for style `name`, copying `source` in when it has none of it. */
+  function mlineStyle(name: string, source: RawRecord | undefined): string | undefined {
+    const known = mlineEntries.find(([key]) => sameName(key, name));
+    if (known) return known[1];
+    if (!mlineDict?.handle || !source) return undefined;
+    const [handle] = step.handles(1) as [string];
+    const tags = (withoutAppGroups(source.tags) ?? []).map((t) =>
+      t.code === 5
+        ? { code: 5, value: handle }
+        : t.code === 330
+          ? { code: 330, value: mlineDict.handle as string }
+          : t,
+    );
+    step.push({ kind: 'object', key: handle, before: null, after: { type: 'MLINESTYLE', handle, tags } });
+    mlineEntries.push([name, handle]);
+    brought.mlineStyles.push(name);
+    return handle;
   }
 
   /** The target's name of source block `name`, defining it there on first use. */
@@ -177,5 +225,12 @@ export function copiesFor(
 
   const handles = step.handles(entities.length);
   const copies = entities.map((e, i) => copyOf(e, handles[i] as string, space));
+  if (mlineDict?.handle && mlineEntries.length > mlineEntriesBefore)
+    step.push({
+      kind: 'object',
+      key: mlineDict.handle,
+      before: mlineDict,
+      after: { ...mlineDict, tags: withDictionaryEntries(mlineDict, mlineEntries) },
+    });
   return { copies, brought };
 }

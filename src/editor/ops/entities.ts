@@ -240,6 +240,7 @@ function entitiesCopyTo(ctx: OpContext): OpOutcome {
     text_styles_created: step.recordsCreated.STYLE ?? [],
     linetypes_created: step.recordsCreated.LTYPE ?? [],
     dimension_styles_created: brought.dimensionStyles,
+    mline_styles_created: brought.mlineStyles,
   };
   const event = editorEvent('EntitiesCopiedTo', {
     document_id: target.id,

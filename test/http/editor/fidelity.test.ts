@@ -520,6 +520,57 @@ print(json.dumps({"style": doc.dimstyles.get(dim.dxf.dimstyle).dxf.name, "block"
     expect(seen.block).toBe(blocks[0]);
     expect(seen.lines).toBeGreaterThan(0);
   });
+  it("an MLINE names the target's style of its name, or brings its MLINESTYLE along; the saved target audits clean", async (ctx) => {
+    needEzdxf(ctx);
+    // Drawn by ezdxf: no file of test/fixtures holds an MLINE. Handles of the source's MLINESTYLEs are
+    // handles of other records in the target (a BLOCK, as a file from the wild showed).
+    const drawn = join(dir, 'mline-source.dxf');
+    await python<null>(
+      `
+import sys, json, ezdxf
+doc = ezdxf.new("R2010")
+style = doc.mline_styles.new("RAILS")
+style.elements.append(0.5, 1)
+style.elements.append(-0.5, 3)
+msp = doc.modelspace()
+msp.add_mline([(0, 0), (10, 0), (10, 5)], dxfattribs={"style_name": "RAILS"})
+msp.add_mline([(0, 10), (10, 10)])
+doc.saveas(sys.argv[1])
+print(json.dumps(None))
+`,
+      [drawn],
+    );
+    const target = await newDocument(client);
+    ok(await client.post('/api/v1/documents', { path: drawn }), 201);
+    const mlines = arr(ok(await client.get('/api/v1/entities?type=MLINE')), 'entities') as Json[];
+    expect(mlines).toHaveLength(2);
+    const copied = await post(
+      '/api/v1/entities/copy-to',
+      { document_id: target, handles: mlines.map((m) => str(m, 'handle')) },
+      201,
+    );
+    expect(at(copied, 'result.mline_styles_created')).toEqual(['RAILS']);
+    await post('/api/v1/activate', { document_id: target });
+    const file = await save('mline-target.dxf');
+    await audited(file);
+    const seen = await python<{ name: string; style: string; elements: number }[]>(
+      `
+import sys, json, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+out = []
+for m in doc.modelspace().query("MLINE"):
+    style = doc.entitydb[m.dxf.style_handle]
+    out.append({"name": m.dxf.style_name, "style": style.dxftype() + " " + style.dxf.name,
+      "elements": len(style.elements)})
+print(json.dumps(out))
+`,
+      [file],
+    );
+    expect(seen).toEqual([
+      { name: 'RAILS', style: 'MLINESTYLE RAILS', elements: 2 },
+      { name: 'Standard', style: 'MLINESTYLE Standard', elements: 2 },
+    ]);
+  });
 });
 
 describe('smaller facts of files from the wild', () => {
