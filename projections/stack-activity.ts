@@ -28,8 +28,9 @@ export interface Operation {
   /** Lines it printed, and how many of the last ones are kept. */
   lines: number;
   keptLines: number;
-  /** `{error?, output}` sealed with the scope `operation-<jobId>`. */
+  /** Sealed with the scope `operation-<jobId>`: the output (JSON of its lines) and the error. */
   sealed: string;
+  sealedError?: string;
   /** Log position of its record: the order of the list. */
   position: number;
 }
@@ -79,6 +80,7 @@ function evolve(state: StackActivityState, event: RecordedEvent): StackActivityS
       lines: d.lines,
       keptLines: d.kept_lines,
       sealed: d.sealed,
+      ...(d.sealed_error !== undefined ? { sealedError: d.sealed_error } : {}),
       position: event.position,
     });
     state.stacks.set(key, list);

@@ -251,9 +251,10 @@ export interface StacksEventMap {
   RunDeleted: { run_id: number; user_id: string | null };
   /**
    * A stack operation ended (stream `stack-operation-<jobId>`, created with `no_stream`), appended before
-   * its job's result, so whoever sees the job done finds it in the Activity. `sealed` holds, sealed with
-   * the scope `operation-<jobId>`, the JSON of `{error?, output}`: the redacted error and the job's
-   * output tail (its result's `output`: the last 200 lines, at most 128 KiB). Clear: everything else.
+   * its job's result, so whoever sees the job done finds it in the Activity. Sealed with the scope
+   * `operation-<jobId>`: `sealed`, the JSON of the job's output tail (its result's `output`: the last 200
+   * lines, at most 128 KiB), and `sealed_error`, the redacted error of one that did not succeed — apart,
+   * so that a list of operations opens only their errors. Clear: everything else.
    */
   OperationRecorded: {
     job_id: string;
@@ -271,6 +272,7 @@ export interface StacksEventMap {
     lines: number;
     kept_lines: number;
     sealed: string;
+    sealed_error?: string;
   };
   /**
    * Stack mutations, in stream `stack-<env id or "local">-<name>` (see `stackStream`). They name variables

@@ -19,7 +19,7 @@ import { StreamDeletedError } from '../store/errors.js';
 import type { EventStore } from '../store/types.js';
 import { notFound } from './errors.js';
 import type { Job } from './job.js';
-import type { OutputKeys } from './output-keys.js';
+import type { Opener, OutputKeys } from './output-keys.js';
 
 /** One entry of a stack's Activity (`GET /api/stacks/{name}/activity`). */
 export interface ActivityEntry {
@@ -47,11 +47,6 @@ export interface ActivityOutput extends ActivityEntry {
 
 export const OPERATION_NOT_FOUND = 'Operation not found';
 
-interface Kept {
-  error?: string;
-  output: string[];
-}
-
 /**
  * The stack operations (start, stop, restart, down) a stack's Activity keeps: each is recorded when its
  * job ends, before the job's result (so whoever sees the job done finds it here), in a stream of its own
@@ -74,7 +69,6 @@ export class StackActivity {
   ): Promise<void> {
     const output = job.outputTail();
     const sealer = await this.keys.ensure(operationKeyScope(job.id));
-    const kept: Kept = { ...(outcome.error !== undefined ? { error: outcome.error } : {}), output };
     const status: OperationStatus = outcome.success
       ? 'success'
       : outcome.cancelledBy !== undefined
@@ -95,7 +89,8 @@ export class StackActivity {
           ...(status === 'cancelled' ? { cancelled_by: outcome.cancelledBy ?? null } : {}),
           lines: job.lineCount,
           kept_lines: output.length,
-          sealed: sealer.seal(JSON.stringify(kept)),
+          sealed: sealer.seal(JSON.stringify(output)),
+          ...(outcome.error !== undefined ? { sealed_error: sealer.seal(outcome.error) } : {}),
         }),
       ],
       { expectedRevision: 'no_stream' },
@@ -108,7 +103,7 @@ export class StackActivity {
   async list(environmentId: EnvironmentId, stack: string): Promise<ActivityEntry[]> {
     await this.model.waitFor(await this.store.headPosition());
     const operations = activityOf(this.model.state, environmentId, stack);
-    return Promise.all(operations.map(async (o) => entryOf(o, await this.open(o))));
+    return Promise.all(operations.map(async (o) => entryOf(o, await this.openError(o))));
   }
 
   /** One operation with its kept output; 404 `Operation not found`. */
@@ -116,15 +111,15 @@ export class StackActivity {
     await this.model.waitFor(await this.store.headPosition());
     const found = findOperation(this.model.state, environmentId, stack, jobId);
     if (!found) throw notFound(OPERATION_NOT_FOUND);
-    const kept = await this.open(found);
-    return { ...entryOf(found, kept), output: kept.output };
+    const opener = await this.keys.opener(operationKeyScope(found.jobId));
+    const text = opener.open(found.sealed);
+    const output = text === undefined ? [OUTPUT_SHREDDED] : (JSON.parse(text) as string[]);
+    return { ...entryOf(found, errorOf(found, opener)), output };
   }
 
-  private async open(operation: Operation): Promise<Kept> {
-    const opener = await this.keys.opener(operationKeyScope(operation.jobId));
-    const text = opener.open(operation.sealed);
-    if (text === undefined) return { output: [OUTPUT_SHREDDED] };
-    return JSON.parse(text) as Kept;
+  /** Its error, opened alone: a list does not open every operation's output. */
+  private async openError(operation: Operation): Promise<string | null> {
+    return errorOf(operation, await this.keys.opener(operationKeyScope(operation.jobId)));
   }
 
   /** Past ACTIVITY_KEPT operations of the stack, the oldest go: their stream, then their key. */
@@ -141,7 +136,12 @@ export class StackActivity {
   }
 }
 
-function entryOf(o: Operation, kept: Kept): ActivityEntry {
+function errorOf(o: Operation, opener: Opener): string | null {
+  if (o.status === 'success' || o.sealedError === undefined) return null;
+  return opener.open(o.sealedError) ?? null;
+}
+
+function entryOf(o: Operation, error: string | null): ActivityEntry {
   return {
     jobId: o.jobId,
     operation: o.operation,
@@ -151,7 +151,7 @@ function entryOf(o: Operation, kept: Kept): ActivityEntry {
     status: o.status,
     exitCode: o.exitCode ?? null,
     ...(o.cancelledBy !== undefined ? { cancelledBy: o.cancelledBy } : {}),
-    error: o.status === 'success' ? null : (kept.error ?? null),
+    error,
     lines: o.lines,
     keptLines: o.keptLines,
   };

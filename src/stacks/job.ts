@@ -146,11 +146,6 @@ export class Job implements LiveJob {
     return this.lines;
   }
 
-  /** The output its result will hold, as it is now: the last outputLines lines, within outputBytes. */
-  outputTail(): string[] {
-    return this.output();
-  }
-
   /** Messages so far (lines, statuses, the result). */
   get messageCount(): number {
     return this.count;
@@ -236,7 +231,7 @@ export class Job implements LiveJob {
       success: outcome.success,
       ...(outcome.error !== undefined ? { error: outcome.error } : {}),
       ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
-      output: this.output(),
+      output: this.outputTail(),
     };
     this.accept(result);
     this.publish();
@@ -272,7 +267,7 @@ export class Job implements LiveJob {
   }
 
   /** The tail as the result's output: the last outputLines lines, within outputBytes (at least one). */
-  private output(): string[] {
+  outputTail(): string[] {
     this.trimTail();
     return [...this.tail];
   }
@@ -399,7 +394,7 @@ export class Job implements LiveJob {
       type: 'result',
       success: false,
       ...(this.failure ? { error: this.failure.message } : {}),
-      output: this.output(),
+      output: this.outputTail(),
     };
     try {
       await this.home.store.append(jobStream(this.id), toEvents(this.id, [result], this.sealer));

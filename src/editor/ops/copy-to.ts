@@ -121,12 +121,12 @@ export function copiesFor(
    * in Standard, as DIMTXSTY's default is.
    */
   function dimensionStyle(name: string): string {
+    const known = step.recordName('DIMSTYLE', name);
+    if (known !== undefined) return known;
     const like = (dictGet(from.model.tables, 'DIMSTYLE') ?? []).find((r) =>
       r.tags.some((t) => t.code === 2 && sameName(t.value, name)),
     );
-    if (!like) return step.recordName('DIMSTYLE', name) ?? name;
-    const known = step.recordName('DIMSTYLE', name);
-    if (known !== undefined) return known;
+    if (!like) return name;
     brought.dimensionStyles.push(name);
     return step.ensureRecord('DIMSTYLE', name, { ...like, tags: like.tags.filter((t) => t.code !== 340) });
   }
