@@ -15,7 +15,7 @@ import {
   type StackOperation,
   stacksEvent,
 } from '../../streams/stacks.js';
-import { StreamDeletedError } from '../store/errors.js';
+import { StreamDeletedError, WrongExpectedRevisionError } from '../store/errors.js';
 import type { EventStore } from '../store/types.js';
 import { notFound } from './errors.js';
 import type { Job } from './job.js';
@@ -47,6 +47,39 @@ export interface ActivityOutput extends ActivityEntry {
 
 export const OPERATION_NOT_FOUND = 'Operation not found';
 
+/** How one operation ended, as its Activity entry records it. */
+export interface OperationEnd {
+  jobId: string;
+  operation: StackOperation;
+  stack: string;
+  environmentId: EnvironmentId;
+  userId: string | null;
+  startedAt: string;
+  /** Output lines it printed, and the last of them kept (already redacted). */
+  lines: number;
+  output: string[];
+  success: boolean;
+  error?: string;
+  exitCode?: number;
+  cancelledBy?: string | null;
+}
+
+/** What an entry keeps of its output: the last lines, as a job's result does (job.ts). */
+const KEPT_LINES = 200;
+const KEPT_BYTES = 128 * 1024;
+
+/** The last KEPT_LINES of `lines` within KEPT_BYTES (the last line at least). */
+export function tailWithin(lines: readonly string[]): string[] {
+  let from = Math.max(0, lines.length - KEPT_LINES);
+  let bytes = 0;
+  for (let i = from; i < lines.length; i++) bytes += (lines[i] as string).length;
+  while (from < lines.length - 1 && bytes > KEPT_BYTES) {
+    bytes -= (lines[from] as string).length;
+    from += 1;
+  }
+  return lines.slice(from);
+}
+
 /**
  * The stack operations (start, stop, restart, down) a stack's Activity keeps: each is recorded when its
  * job ends, before the job's result (so whoever sees the job done finds it here), in a stream of its own
@@ -60,43 +93,71 @@ export class StackActivity {
     readonly model: ProjectionRunner<StackActivityState>,
   ) {}
 
-  /** Records how the operation `job` ended. */
+  /** Records how the operation `job`, run by this process, ended. */
   async record(
     job: Job,
     operation: StackOperation,
     userId: string | null,
     outcome: { success: boolean; error?: string; exitCode?: number; cancelledBy?: string | null },
   ): Promise<void> {
-    const output = job.outputTail();
-    const sealer = await this.keys.ensure(operationKeyScope(job.id));
-    const status: OperationStatus = outcome.success
+    await this.append({
+      jobId: job.id,
+      operation,
+      stack: job.stack,
+      environmentId: job.environmentId,
+      userId,
+      startedAt: job.startedAt,
+      lines: job.lineCount,
+      output: job.outputTail(),
+      ...outcome,
+    });
+  }
+
+  /**
+   * Records an operation whose server stopped (or was killed) before it ended, as its restart closes its
+   * job: failed with `error`, its output the tail its job's stream holds. False when it was recorded
+   * already (another instance closed it first, or its own server recorded it before it went).
+   */
+  async recordInterrupted(end: Omit<OperationEnd, 'success' | 'exitCode' | 'cancelledBy'>): Promise<boolean> {
+    try {
+      await this.append({ ...end, output: tailWithin(end.output), success: false });
+      return true;
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError || error instanceof StreamDeletedError) return false;
+      throw error;
+    }
+  }
+
+  private async append(end: OperationEnd): Promise<void> {
+    const sealer = await this.keys.ensure(operationKeyScope(end.jobId));
+    const status: OperationStatus = end.success
       ? 'success'
-      : outcome.cancelledBy !== undefined
+      : end.cancelledBy !== undefined
         ? 'cancelled'
         : 'failed';
     const { position } = await this.store.append(
-      operationStream(job.id),
+      operationStream(end.jobId),
       [
         stacksEvent('OperationRecorded', {
-          job_id: job.id,
-          operation,
-          stack: job.stack,
-          environment_id: job.environmentId,
-          user_id: userId,
-          started_at: job.startedAt,
+          job_id: end.jobId,
+          operation: end.operation,
+          stack: end.stack,
+          environment_id: end.environmentId,
+          user_id: end.userId,
+          started_at: end.startedAt,
           status,
-          ...(outcome.exitCode !== undefined ? { exit_code: outcome.exitCode } : {}),
-          ...(status === 'cancelled' ? { cancelled_by: outcome.cancelledBy ?? null } : {}),
-          lines: job.lineCount,
-          kept_lines: output.length,
-          sealed: sealer.seal(JSON.stringify(output)),
-          ...(outcome.error !== undefined ? { sealed_error: sealer.seal(outcome.error) } : {}),
+          ...(end.exitCode !== undefined ? { exit_code: end.exitCode } : {}),
+          ...(status === 'cancelled' ? { cancelled_by: end.cancelledBy ?? null } : {}),
+          lines: end.lines,
+          kept_lines: end.output.length,
+          sealed: sealer.seal(JSON.stringify(end.output)),
+          ...(end.error !== undefined ? { sealed_error: sealer.seal(end.error) } : {}),
         }),
       ],
       { expectedRevision: 'no_stream' },
     );
     await this.model.waitFor(position);
-    await this.prune(job.environmentId, job.stack);
+    await this.prune(end.environmentId, end.stack);
   }
 
   /** The stack's operations, newest first, with what was done before this call. */

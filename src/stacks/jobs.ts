@@ -108,6 +108,19 @@ export interface JobBookOptions {
   outputBytes?: number;
   /** The output keys (shared with the run book); a book of its own by default. */
   keys?: OutputKeys;
+  /**
+   * Called as a job a stopped server left running is closed, before its result is appended (a stack
+   * operation's Activity entry is recorded here, as a running one's is before its result).
+   */
+  onInterrupted?: (job: JobInfo, end: InterruptedEnd) => Promise<void>;
+}
+
+/** What is known of a job closed as interrupted: the error it gets, and its output as recorded. */
+export interface InterruptedEnd {
+  error: string;
+  /** Output lines it recorded, and the last of them (at most `outputLines`). */
+  lines: number;
+  output: string[];
 }
 
 /** How far a subscriber may fall behind a running job before it is dropped (once stalled). */
@@ -130,7 +143,8 @@ export class JobBook {
   /** The keys job output is sealed with. */
   readonly keys: OutputKeys;
   private readonly model: ReadModel<JobsState>;
-  private readonly options: Required<Omit<JobBookOptions, 'keys'>>;
+  private readonly options: Required<Omit<JobBookOptions, 'keys' | 'onInterrupted'>>;
+  private readonly onInterrupted: JobBookOptions['onInterrupted'];
   private readonly live = new Map<string, Job>();
   /** Stored events as their subscribers read them, shared by the subscribers of a job (JobPages). */
   private readonly pages: JobPages;
@@ -138,8 +152,9 @@ export class JobBook {
   constructor(store: EventStore, model: ReadModel<JobsState>, options: JobBookOptions) {
     this.store = store;
     this.model = model;
-    const { keys, ...rest } = options;
+    const { keys, onInterrupted, ...rest } = options;
     this.keys = keys ?? new OutputKeys(store);
+    this.onInterrupted = onInterrupted;
     this.pages = new JobPages(store);
     this.options = {
       flushIntervalMs: 10,
@@ -399,6 +414,9 @@ export class JobBook {
     if (revision === undefined) return false;
     const tail = await this.tailOf(jobId);
     if (tail.finished) return false;
+    const info = this.info(jobId);
+    if (info && this.onInterrupted)
+      await this.onInterrupted(info, { error: message, lines: tail.count, output: tail.lines });
     // Sealed like the job's own events; a job of an older log (no key) is closed in clear like them.
     const sealer = tail.scope === undefined ? undefined : await this.keys.sealer(tail.scope);
     let appended: { position: number };
@@ -420,18 +438,22 @@ export class JobBook {
 
   private async tailOf(
     jobId: string,
-  ): Promise<{ finished: boolean; lines: string[]; scope: KeyScope | undefined }> {
+  ): Promise<{ finished: boolean; lines: string[]; count: number; scope: KeyScope | undefined }> {
     let lines: string[] = [];
+    let count = 0;
     let finished = false;
     const reader = new JobReader(this.keys);
     for await (const event of this.store.readStream(jobStream(jobId))) {
       for (const message of await reader.messages(event)) {
-        if (message.type === 'line') lines.push(message.line);
+        if (message.type === 'line') {
+          lines.push(message.line);
+          count += 1;
+        }
         if (message.type === 'result') finished = true;
       }
       if (lines.length > this.options.outputLines * 2) lines = lines.slice(-this.options.outputLines);
     }
-    return { finished, lines: lines.slice(-this.options.outputLines), scope: reader.scope };
+    return { finished, lines: lines.slice(-this.options.outputLines), count, scope: reader.scope };
   }
 
   /**

@@ -293,6 +293,19 @@ export class StacksService {
       retentionHours: this.config.jobs.retentionHours,
       instance,
       keys,
+      // A stack operation a stopped server left running is kept in its stack's Activity as it closes.
+      onInterrupted: async (job, end) => {
+        if (!isStackOperation(job.kind)) return;
+        await this.activity.recordInterrupted({
+          jobId: job.id,
+          operation: job.kind,
+          stack: job.stack,
+          environmentId: job.environmentId,
+          userId: job.userId,
+          startedAt: job.startedAt,
+          ...end,
+        });
+      },
     });
     this.runs = new RunBook(this.store, this.runsModel, {
       dataDir: this.dataDir,
