@@ -387,7 +387,8 @@ export const editorRoutes: readonly EditorRoute[] = [
     summary: "The drawing's fingerprint GUID",
     answer: '`result.identity` (36 characters), `result.created`; `renew: true` mints a new one.',
     body: 'object',
-    build: () => op('file_identity'),
+    // The body's fields (`renew`) reach the op, as the reference's route passes its body on.
+    build: (input) => op('file_identity', bodyObject(input)),
   },
   {
     method: 'POST',

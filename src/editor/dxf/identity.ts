@@ -17,11 +17,10 @@ export const newGuid = (): string => randomUUID().toUpperCase();
 export const guidHeaderTags = (guid: string): DxfTag[] => [{ code: 2, value: `{${guid}}` }];
 
 /**
- * The document's file identity: its $FINGERPRINTGUID, 36 characters. Documents from `readDxf` always have
- * one (it is added on read when the file had none), so this is stable across calls and across save and open.
+ * The document's file identity: its $FINGERPRINTGUID, 36 characters, stable across save and open;
+ * undefined for a drawing that has none yet (a file written without one, a new drawing before its first
+ * `file_identity`).
  */
-export function fingerprintGuid(doc: DxfDocumentModel): string {
-  const guid = parseGuid(doc.header.$FINGERPRINTGUID?.[0]?.value);
-  if (!guid) throw new Error('document has no $FINGERPRINTGUID: documents come from readDxf, which adds one');
-  return guid;
+export function fingerprintGuid(doc: DxfDocumentModel): string | undefined {
+  return parseGuid(doc.header.$FINGERPRINTGUID?.[0]?.value);
 }

@@ -14,7 +14,10 @@ import { type TagList, tokenize } from './tags.js';
 import { handleValue, normalizeHandle, toInt, toNumber } from './values.js';
 
 export interface ReadDxfOptions {
-  /** The $FINGERPRINTGUID (36 characters) to give a file that has none; default a random one. */
+  /**
+   * The $FINGERPRINTGUID (36 characters) to give a file that has none. Without it a file without one is
+   * read without one: its identity is minted by the first `file_identity`, as the reference editor mints it.
+   */
   guid?: string;
   /** Give the document a new $FINGERPRINTGUID even when the file has one (a new drawing from a template). */
   newIdentity?: boolean;
@@ -611,9 +614,12 @@ export function readDxf(text: string, options: ReadDxfOptions = {}): DxfDocument
   placeGroups(doc, groups);
   delete doc.header.$HANDSEED;
   ensureStructure(doc);
-  // A GUID of the file is kept as written (its case, its braces); one is made when it has none.
+  // A GUID of the file is kept as written (its case, its braces); none is made unless asked for.
   const written = !options.newIdentity && parseGuid(header.$FINGERPRINTGUID?.[0]?.value) !== undefined;
-  if (!written) doc.header.$FINGERPRINTGUID = guidHeaderTags(parseGuid(options.guid ?? '') ?? newGuid());
+  const given = parseGuid(options.guid ?? '');
+  if (!written && (given !== undefined || options.newIdentity))
+    doc.header.$FINGERPRINTGUID = guidHeaderTags(given ?? newGuid());
+  else if (!written) delete doc.header.$FINGERPRINTGUID;
   options.recovered?.push(...ctx.recovered);
   return doc;
 }

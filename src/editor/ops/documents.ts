@@ -8,7 +8,7 @@ import { MAX_DXF_BYTES } from '../capabilities.js';
 import { dictGet, dictSet } from '../dict.js';
 import { textToBinaryDxf } from '../dxf/binary.js';
 import { isLayoutBlockName } from '../dxf/entity-types.js';
-import { DxfError, readDxf, templateDxf, writeDxf } from '../dxf/index.js';
+import { DxfError, parseGuid, readDxf, templateDxf, writeDxf } from '../dxf/index.js';
 import { entitiesLoadedData, type LoadedDxf, type LoadOptions, loadDxfFile } from '../dxf/load.js';
 import { EditorError, fail } from '../errors.js';
 import type { DxfDocumentModel, Entity } from '../model.js';
@@ -127,6 +127,15 @@ export function withNewIdentity(model: DxfDocumentModel): DxfDocumentModel {
   };
 }
 
+/**
+ * The model as a new drawing in the session: without the template's $FINGERPRINTGUID and without one of
+ * its own yet — the first `file_identity` mints it (`created: true`), as the reference editor does.
+ */
+function withoutIdentity(model: DxfDocumentModel): DxfDocumentModel {
+  const { $FINGERPRINTGUID: _template, ...header } = model.header;
+  return { ...model, header };
+}
+
 /** A document's events: the model without entities, then its entities in batches (drawing order first). */
 function openedEvents(id: number, title: string, path: string, loaded: LoadedDxf): NewEditorEvent[] {
   return [
@@ -198,9 +207,9 @@ async function openOp(ctx: OpContext): Promise<OpOutcome> {
 const templateFile = (template: unknown): template is string =>
   typeof template === 'string' && template !== 'metric' && template !== 'imperial' && template.trim() !== '';
 
-/** A new untitled drawing from the built-in metric (default) or imperial template, with its own identity. */
+/** A new untitled drawing from the built-in metric (default) or imperial template, no identity yet. */
 function blankModel(template: unknown): DxfDocumentModel {
-  return withNewIdentity(readDxf(templateDxf(template === 'imperial' ? 'imperial' : 'metric')));
+  return withoutIdentity(readDxf(templateDxf(template === 'imperial' ? 'imperial' : 'metric')));
 }
 
 /** The event of a new untitled document `id` holding `model`. */
@@ -228,8 +237,8 @@ async function newOp(ctx: OpContext): Promise<OpOutcome> {
   if (template === undefined || template === null || template === 'metric' || template === 'imperial') {
     model = blankModel(template);
   } else if (templateFile(template)) {
-    // A new drawing is a new file identity, also when made from a template.
-    model = withNewIdentity(await readDrawing(template));
+    // A new drawing is a new file identity, also when made from a template: not the template's.
+    model = withoutIdentity(await readDrawing(template));
   } else {
     return fail(
       'invalid_template',
@@ -320,14 +329,17 @@ async function saveOp(ctx: OpContext): Promise<OpOutcome> {
 }
 
 /**
- * The drawing's $FINGERPRINTGUID; a drawing read without one gets one, and `renew: true` mints a new one,
- * either recorded as a step. `created` says whether this call made it.
+ * The drawing's $FINGERPRINTGUID. A drawing without one (new, or a file written without one) gets one on
+ * the first call, and `renew: true` mints a new one, either recorded as a step (the drawing is changed:
+ * the GUID is saved with it). `created` says whether this call made it.
  */
 function fileIdentity(ctx: OpContext): OpOutcome {
   const doc: DocumentState = docOf(ctx);
   // DXF writes the GUID in braces; the answer is the 36-character identifier inside them.
   const before = doc.model.header.$FINGERPRINTGUID ?? null;
-  const current = before?.[0]?.value.replace(/[{}]/g, '');
+  // A nil GUID (all zeros, as some writers leave it) is none.
+  const written = before?.[0]?.value;
+  const current = parseGuid(written) === undefined ? undefined : written?.trim().replace(/[{}]/g, '');
   if (current && ctx.request.renew !== true)
     return { events: [], result: { identity: current, created: false } };
   const identity = randomUUID().toUpperCase();

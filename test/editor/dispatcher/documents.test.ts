@@ -313,11 +313,13 @@ describe('save', () => {
   it('saves to a new path, then opening it gives the same entities, layers and identity', async () => {
     const id = await h.newDoc();
     await h.create(SAMPLE);
+    // The identity is minted (a step of its own) before the save, so the file holds it.
+    const value = await identity(id);
     const path = scratch.path('saved.dxf');
     const saved = await h.ok('save', { document_id: id, path });
     const bytes = (await readFile(path)).length;
     expect(saved.result).toEqual({ saved: path, path, bytes, format: 'ascii' });
-    expect(saved.state.documents).toEqual([{ id, title: 'saved.dxf', path, dirty: false, revision: 1 }]);
+    expect(saved.state.documents).toEqual([{ id, title: 'saved.dxf', path, dirty: false, revision: 2 }]);
     expect((await readFile(path, 'utf8')).startsWith('  0\nSECTION')).toBe(true);
 
     const reopened = await h.ok('open', { path });
@@ -325,7 +327,8 @@ describe('save', () => {
     const entities = await full(id);
     expect(entities).toHaveLength(SAMPLE.length);
     expect(await full(other)).toEqual(entities);
-    expect(await identity(other)).toBe(await identity(id));
+    expect(await identity(other)).toBe(value);
+    expect(await identity(id)).toBe(value);
     const layers = async (documentId: number) =>
       resultOf<{ layers: Array<{ name: string }> }>(
         await h.raw({ protocol: 1, op: 'layers', document_id: documentId }),
@@ -365,16 +368,27 @@ describe('save', () => {
 });
 
 describe('file_identity', () => {
-  it('is 36 characters, the same on every call, and records no step', async () => {
+  it('is minted on the first call (created: true, one step), then the same on every call (created: false, no step)', async () => {
     const id = await h.newDoc();
     const before = (await h.events()).length;
     const first = await h.ok('file_identity', { document_id: id });
-    const value = resultOf<{ identity: string }>(first).identity;
-    expect(value).toMatch(/^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/);
-    expect(await identity(id)).toBe(value);
-    expect(first.state.revision).toBe(0);
+    const minted = resultOf<{ identity: string; created: boolean }>(first);
+    expect(minted.created).toBe(true);
+    const value = minted.identity;
+    expect(value).toMatch(/^[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$/);
+    expect(first.state.revision).toBe(1);
+    const again = await h.ok('file_identity', { document_id: id });
+    expect(again.result).toEqual({ identity: value, created: false });
+    expect(again.state.revision).toBe(1);
     const appended = (await h.events()).slice(before).map((e) => e.type);
-    expect(appended).toEqual(['OperationAnswered', 'OperationAnswered']);
+    expect(appended.filter((t) => t !== 'OperationAnswered')).toEqual(['FileIdentityAssigned']);
+    // Undo takes the minted identity out: the next call mints again.
+    await h.ok('undo', { document_id: id });
+    const remade = resultOf<{ identity: string; created: boolean }>(
+      await h.ok('file_identity', { document_id: id }),
+    );
+    expect(remade.created).toBe(true);
+    expect(remade.identity).not.toBe(value);
   });
 
   it('is the same across save and open, and differs between drawings', async () => {
@@ -389,9 +403,13 @@ describe('file_identity', () => {
     expect(await identity(blank)).not.toBe(value);
   });
 
-  it('a file without $FINGERPRINTGUID gets one on open, kept through save and open', async () => {
+  it('a file without $FINGERPRINTGUID gets one at the first call (created: true), kept through save and open', async () => {
     const path = await writeText(scratch.path('no-guid.dxf'), handMadeDxf());
     const id = (await h.ok('open', { path })).document_id as number;
+    await activate(id);
+    expect(resultOf<{ created: boolean }>(await h.ok('file_identity', { document_id: id })).created).toBe(
+      true,
+    );
     const value = await identity(id);
     expect(value).toHaveLength(36);
     const copy = scratch.path('no-guid-saved.dxf');

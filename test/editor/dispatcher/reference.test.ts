@@ -269,8 +269,9 @@ describe('the reference editor p1 facts', () => {
   });
 
   it('file_identity is stable, renewable, and survives a save and open', async () => {
-    // A drawing read without a GUID gets one on the first call (a new drawing has its own already).
+    // The first call mints the identity (API-SPEC.md §7.4: the first answer is created: true).
     const first = await h.call('file_identity', { document_id: doc });
+    expect(resultOf<{ created: boolean }>(first).created).toBe(true);
     const identity = resultOf<{ identity: string; created: boolean }>(first).identity;
     expect(identity).toHaveLength(36);
     expect(identity[8]).toBe('-');

@@ -284,14 +284,16 @@ describe('readDxf', () => {
     ]);
   });
 
-  it('gives a file without $FINGERPRINTGUID one, and keeps the one a file has', () => {
+  it('keeps the $FINGERPRINTGUID a file has, makes none for a file without one unless asked', () => {
     const doc = readDxf(r12Entities);
-    const guid = fingerprintGuid(doc);
-    expect(guid).toMatch(/^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/);
-    expect(fingerprintGuid(doc)).toBe(guid);
+    expect(fingerprintGuid(doc)).toBeUndefined();
+    expect(doc.header.$FINGERPRINTGUID).toBeUndefined();
     expect(
       readDxf(r12Entities, { guid: 'AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE' }).header.$FINGERPRINTGUID,
     ).toEqual([{ code: 2, value: '{AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE}' }]);
+    expect(fingerprintGuid(readDxf(r12Entities, { newIdentity: true }))).toMatch(
+      /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/,
+    );
     const withGuid = dxf(
       ...section(
         'HEADER',

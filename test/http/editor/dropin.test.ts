@@ -516,6 +516,30 @@ describe("the reference editor's spec, fact by fact", () => {
     expect(num(opened, 'result.blocks')).toBe(num(blank, 'result.blocks') + 1);
   });
 
+  it(`${SPEC} §6.1: file_identity "minted on first call, persisted inside the drawing"; §7.4: the first answer is "created":true`, async () => {
+    await client.post('/api/v1/documents', {});
+    const first = await client.post('/api/v1/file-identity', {});
+    expect(first.status, first.text).toBe(200);
+    expect(at(body(first), 'result.created')).toBe(true);
+    const identity = str(body(first), 'result.identity');
+    // RFC 4122 version 4.
+    expect(identity).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i);
+    const again = await client.post('/api/v1/file-identity', {});
+    expect(at(body(again), 'result')).toEqual({ identity, created: false });
+    // Persisted inside the drawing: the saved file answers it, not created.
+    const file = join(dir, 'identity.dxf');
+    expect(body(await client.post('/api/v1/save', { path: file })).ok).toBe(true);
+    expect((await client.post('/api/v1/documents', { path: file })).status).toBe(201);
+    expect(at(body(await client.post('/api/v1/file-identity', {})), 'result')).toEqual({
+      identity,
+      created: false,
+    });
+    // renew mints another one.
+    const renewed = await client.post('/api/v1/file-identity', { renew: true });
+    expect(at(body(renewed), 'result.created')).toBe(true);
+    expect(at(body(renewed), 'result.identity')).not.toBe(identity);
+  });
+
   it(`${SPEC} §6.6: "result reports {path, pages, page_sizes} (millimetres)", also with per_page`, async () => {
     await client.post('/api/v1/documents', {});
     await handlesOf([{ type: 'Line', start: [0, 0], end: [100, 50] }]);
