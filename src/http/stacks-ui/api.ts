@@ -69,6 +69,9 @@ export type DeliveriesPage = StacksAnswer<'listDeliveries', 200>;
 export type NotificationChannels = StacksAnswer<'listNotificationChannels', 200>;
 export type NotificationTest = StacksAnswer<'testNotification', 200>;
 export type RetentionExecution = StacksAnswer<'runRetention', 200>;
+/** A stack operation (start, stop, restart, down) of its Activity, and one with its kept output. */
+export type Operation = StacksAnswer<'listActivity', 200>['operations'][number];
+export type OperationOutput = StacksAnswer<'getActivity', 200>;
 /** The audit filters as the route reads them (each optional). */
 export type AuditFilter = {
   user?: string;
@@ -136,6 +139,8 @@ const ROUTES = {
   adoptEngineProject: ['POST', '/api/engines/projects/:project/adopt'],
   getImageUpdates: ['GET', '/api/stacks/:name/updates'],
   checkImageUpdates: ['POST', '/api/stacks/:name/updates/check'],
+  listActivity: ['GET', '/api/stacks/:name/activity'],
+  getActivity: ['GET', '/api/stacks/:name/activity/:jobId'],
 } as const satisfies Partial<{
   [N in ApiRouteName]: readonly [ApiRoutes[N]['method'], ApiRoutes[N]['url']];
 }>;
@@ -337,6 +342,15 @@ export const api = {
     call<'checkImageUpdates', ImageUpdates>('checkImageUpdates', { params: { name }, query: envQuery(env) }),
   adoptProject: (env: Env, project: string) =>
     call<'adoptEngineProject', Adopted>('adoptEngineProject', { params: { project }, query: envQuery(env) }),
+
+  /** The stack's Activity: its start, stop, restart and down operations that ended, newest first. */
+  activity: (name: string, env: Env) =>
+    call<'listActivity', StacksAnswer<'listActivity', 200>>('listActivity', {
+      params: { name },
+      query: envQuery(env),
+    }),
+  operation: (name: string, env: Env, jobId: string) =>
+    call<'getActivity', OperationOutput>('getActivity', { params: { name, jobId }, query: envQuery(env) }),
 
   job: (id: string) => call<'getJob', Job>('getJob', { params: { id } }),
   jobEventsUrl: (id: string) => pathOf('getJobEvents', { id }),

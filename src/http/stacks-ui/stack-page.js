@@ -1,11 +1,13 @@
 /**
  * One stack: its actions (Deploy with options, Start, Stop, Restart, Down, Delete), the live output of
- * the job last started (its id is in the address, so a reload resumes it), and three tabs: the compose
- * editor (Save, Save and redeploy), the variables, the deploys. A user without `edit` sees no action.
+ * the job last started (its id is in the address, so a reload resumes it), and its tabs: the compose
+ * editor (Save, Save and redeploy), the variables, the containers' logs, the deploys, and the Activity
+ * (its Start, Stop, Restart and Down, activity.js). A user without `edit` sees no action.
  * While a job of the stack runs (the stack's `job`, from any tab or instance) the page says which, offers
  * Cancel, and disables every action that would wait for it, with that reason as its title and text.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { ActivityTab } from './activity.js';
 import { api, isComposeChanged } from './api.js';
 import { ComposeEditor } from './compose-editor.js';
 import { ServerChange, syncDecision } from './compose-sync.js';
@@ -23,7 +25,7 @@ import { OptionsChecks } from './stacks-list.js';
 import { envParam, html, routeHref } from './util.js';
 import { rowsOf, VariablesEditor, variablesOf } from './variables.js';
 
-const TABS = /** @type {const} */ (['compose', 'variables', 'logs', 'deploys']);
+const TABS = /** @type {const} */ (['compose', 'variables', 'logs', 'deploys', 'activity']);
 
 /**
  * `live` changes with the stack's containers (the change feed); `container` is the one the logs tab shows.
@@ -378,6 +380,7 @@ export function StackPage({
               setOpenRun=${(/** @type {number | null} */ id) => navigate({ run: id ?? undefined })} reload=${reloadRuns} />`
             : null
         }
+        ${current === 'activity' ? html`<${ActivityTab} stack=${name} env=${env} reload=${`${tick}/${reloads}`} />` : null}
       </div>`
       }
     </section>

@@ -214,10 +214,13 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
   });
 
   it('deletes a run after a confirmation', async () => {
-    // The tabs take the arrow keys: from Compose, Left wraps round to Deploys.
+    // The tabs take the arrow keys: from Compose, Left wraps round to Activity, then Deploys.
     await page.getByRole('tab', { name: 'Compose' }).click();
     await eventually(() => page.url()).toContain('tab=compose');
     await page.getByRole('tab', { name: 'Compose' }).focus();
+    await page.keyboard.press('ArrowLeft');
+    await eventually(() => page.url()).toContain('tab=activity');
+    await eventually(() => page.evaluate('document.activeElement.id')).toBe('tab-activity');
     await page.keyboard.press('ArrowLeft');
     await eventually(() => page.url()).toContain('tab=deploys');
     expect(await page.evaluate('document.activeElement.id')).toBe('tab-deploys');
