@@ -131,6 +131,7 @@ export function containerRoutes(
       {
         name: inspected.Name.replace(/^\//, ''),
         service: Object.hasOwn(labels, SERVICE_LABEL) ? (labels[SERVICE_LABEL] ?? null) : null,
+        tty: inspected.Config?.Tty === true,
       },
     ];
   };
@@ -198,13 +199,18 @@ export function containerRoutes(
         reply.raw.on('close', () => controller.abort());
       }
       void streams.closing.then(() => controller.abort());
-      const sink = (line: ContainerLogLine) => {
+      // A batch of lines is one write: a 100,000-line log is a few hundred writes, not 100,000.
+      const sink = (lines: readonly ContainerLogLine[]) => {
+        let text = '';
         if (events) {
-          events.send(JSON.stringify(line));
+          // A line's JSON holds no line break: each event is one `data:` line.
+          for (const line of lines) text += `data: ${JSON.stringify(line)}\n\n`;
+          events.write(text);
           return events.ready();
         }
-        const prefix = `${timestamps ? `${line.time} ` : ''}${whole ? `${line.container} | ` : ''}`;
-        return plain?.write(`${prefix}${line.line}\n`);
+        for (const line of lines)
+          text += `${timestamps ? `${line.time} ` : ''}${whole ? `${line.container} | ` : ''}${line.line}\n`;
+        return plain?.write(text);
       };
       try {
         await readContainerLogs(

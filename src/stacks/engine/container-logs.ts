@@ -14,6 +14,7 @@ import type Docker from 'dockerode';
 import { filter, type Observable, type Subscription } from 'rxjs';
 import { LineSplitter, MAX_LINE_BYTES } from '../line-splitter.js';
 import type { Redactor } from '../types.js';
+import { chunkBatches } from './chunk-batches.js';
 import type { EngineEvent } from './container-events.js';
 import { FrameDemuxer, type StreamName } from './log-frames.js';
 
@@ -21,6 +22,8 @@ export interface LogTarget {
   /** The container's name (what a page shows, and what a recreated container keeps). */
   name: string;
   service: string | null;
+  /** Whether it has a TTY (its log is not multiplexed), when the caller inspected it already. */
+  tty?: boolean;
 }
 
 export interface ContainerLogLine {
@@ -41,11 +44,17 @@ export interface LogRequest {
   signal: AbortSignal;
 }
 
-/** A sink for lines; a promise it answers holds the reading until it settles (a slow client). */
-export type LineSink = (line: ContainerLogLine) => undefined | Promise<void>;
+/**
+ * A sink for lines, given in batches (the lines of one chunk of the engine's answer, in order: a
+ * 100,000-line log is a few hundred batches, not 100,000 turns); a promise it answers holds the reading
+ * until it settles (a slow client).
+ */
+export type LineSink = (lines: readonly ContainerLogLine[]) => undefined | Promise<void>;
 
 /** Sorts as the time does: RFC 3339 with the fraction padded to nanoseconds (the engine trims zeros). */
 export function timeKey(time: string): string {
+  // The engine's usual spelling, all nine digits: already its own key (most lines; no regexp per line).
+  if (time.length === 30 && time.charCodeAt(19) === 46 && time.charCodeAt(29) === 90) return time;
   const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(time);
   if (!match) return time;
   return `${match[1]}.${(match[2] ?? '').padEnd(9, '0')}Z`;
@@ -91,19 +100,19 @@ function openLog(
   });
 }
 
-/** The lines of one container's log answer, redacted, in its order. */
+/** The lines of one container's log answer, redacted, in its order: a batch per batch of chunks read. */
 async function* linesOf(
   stream: Readable,
   target: LogTarget,
   tty: boolean,
   redactor: Redactor,
-): AsyncGenerator<ContainerLogLine> {
+): AsyncGenerator<ContainerLogLine[]> {
   const demuxer = new FrameDemuxer();
   const splitters = {
     stdout: new LineSplitter(MAX_LINE_BYTES, redactor.longestBytes),
     stderr: new LineSplitter(MAX_LINE_BYTES, redactor.longestBytes),
   };
-  const shown = function* (from: StreamName, lines: ReturnType<LineSplitter['push']>) {
+  const shown = (into: ContainerLogLine[], from: StreamName, lines: ReturnType<LineSplitter['push']>) => {
     for (const split of lines) {
       const { time, rest, at } = splitTimestamp(split.text);
       const line =
@@ -111,42 +120,90 @@ async function* linesOf(
           ? redactor.line(rest)
           : redactor.cut(rest, Math.max(0, split.cut.keep - at), split.cut.marker);
       if (line === null) continue;
-      yield { container: target.name, service: target.service, stream: from, time, line };
+      into.push({ container: target.name, service: target.service, stream: from, time, line });
     }
+    return into;
   };
   try {
-    for await (const chunk of stream) {
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-      if (tty) yield* shown('stdout', splitters.stdout.push(bytes));
+    for await (const chunks of chunkBatches(stream)) {
+      const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      const batch: ContainerLogLine[] = [];
+      if (tty) shown(batch, 'stdout', splitters.stdout.push(bytes));
       else
         for (const frame of demuxer.push(bytes))
-          yield* shown(frame.stream, splitters[frame.stream].push(frame.payload));
+          shown(batch, frame.stream, splitters[frame.stream].push(frame.payload));
+      if (batch.length > 0) yield batch;
     }
   } catch (error) {
     // Ended by the caller (the client left): nothing more to read.
     if ((error as { name?: string }).name !== 'AbortError') throw error;
   }
-  yield* shown('stdout', splitters.stdout.end());
-  yield* shown('stderr', splitters.stderr.end());
+  const last = shown(shown([], 'stdout', splitters.stdout.end()), 'stderr', splitters.stderr.end());
+  if (last.length > 0) yield last;
 }
 
-/** Merges logs, each in time order, into one in time order. */
-async function* mergeByTime(sources: AsyncGenerator<ContainerLogLine>[]): AsyncGenerator<ContainerLogLine> {
-  const heads: Array<{ line: ContainerLogLine; key: string; source: AsyncGenerator<ContainerLogLine> }> = [];
-  const advance = async (source: AsyncGenerator<ContainerLogLine>) => {
-    const next = await source.next();
-    if (!next.done) heads.push({ line: next.value, key: timeKey(next.value.time), source });
+/**
+ * Merges logs, each in time order, into one in time order, in batches: the lines taken while every
+ * source still has some at hand go out together. One source is passed through as it is.
+ */
+export async function* mergeByTime(
+  sources: AsyncGenerator<ContainerLogLine[]>[],
+): AsyncGenerator<ContainerLogLine[]> {
+  if (sources.length === 1 && sources[0]) {
+    yield* sources[0];
+    return;
+  }
+  interface Head {
+    batch: ContainerLogLine[];
+    at: number;
+    key: string;
+    source: AsyncGenerator<ContainerLogLine[]>;
+  }
+  const heads: Head[] = [];
+  /** Reads the next non-empty batch of a source into the heads; a source that ended drops out. */
+  const advance = async (source: AsyncGenerator<ContainerLogLine[]>) => {
+    for (;;) {
+      const next = await source.next();
+      if (next.done) return;
+      const [first] = next.value;
+      if (first) {
+        heads.push({ batch: next.value, at: 0, key: timeKey(first.time), source });
+        return;
+      }
+    }
   };
   await Promise.all(sources.map(advance));
   while (heads.length > 0) {
-    let at = 0;
-    for (let i = 1; i < heads.length; i++) if ((heads[i]?.key ?? '') < (heads[at]?.key ?? '')) at = i;
-    const [head] = heads.splice(at, 1);
-    if (!head) break;
-    yield head.line;
-    await advance(head.source);
+    const out: ContainerLogLine[] = [];
+    let spent: Head | undefined;
+    while (spent === undefined) {
+      let at = 0;
+      for (let i = 1; i < heads.length; i++) if ((heads[i] as Head).key < (heads[at] as Head).key) at = i;
+      const head = heads[at] as Head;
+      out.push(head.batch[head.at] as ContainerLogLine);
+      head.at += 1;
+      const next = head.batch[head.at];
+      if (next) head.key = timeKey(next.time);
+      else {
+        heads.splice(at, 1);
+        spent = head;
+      }
+    }
+    yield out;
+    await advance(spent.source);
   }
 }
+
+/** The latest time of a container's lines given (see `readContainerLogs`), and the lines at it. */
+interface Given {
+  key: string;
+  time: string;
+  lines: ContainerLogLine[];
+  /** `stream line` of `lines` and those added since, once a repeat was looked for. */
+  seen: Set<string> | undefined;
+}
+
+const identityOf = (line: ContainerLogLine) => `${line.stream} ${line.line}`;
 
 /** Whether an event says a container (of this project) started: its log goes on. */
 const startedIn = (project: string) => (event: EngineEvent) =>
@@ -174,24 +231,34 @@ export async function readContainerLogs(
   wholeProject = false,
 ): Promise<void> {
   const { docker, redactor, signal } = { ...source, signal: request.signal };
-  const info = (await docker.info()) as { SystemTime?: string };
-  const parsedNow = Date.parse(info.SystemTime ?? '');
-  const now = (Number.isFinite(parsedNow) ? parsedNow : Date.now()) / 1000;
+  // The engine's clock decides what was before the request; asked beside the containers' inspections.
+  const engineNow = docker.info().then((info: { SystemTime?: string }) => {
+    const parsed = Date.parse(info.SystemTime ?? '');
+    return (Number.isFinite(parsed) ? parsed : Date.now()) / 1000;
+  });
+  // Not awaited by a read that fails before it: its rejection is that read's, never unhandled.
+  engineNow.catch(() => undefined);
   /**
    * The latest time of each container's lines given, and the lines given at that very time: a later
    * stream of the container starts there (`since`) and repeats those. Times are not kept for every
    * line: a container's log is in the order its lines were written, which is not always their times'
    * (stdout and stderr are timed apart), so no line is dropped for an earlier time than another's.
+   * The lines at the latest time become a set of `stream line` only when a repeat is looked for.
    */
-  const last = new Map<string, { key: string; time: string; atKey: Set<string> }>();
+  const last = new Map<string, Given>();
   const ttyOf = new Map<string, boolean>();
-  const open = async (target: LogTarget, options: Record<string, string | number | boolean>) => {
+  for (const target of targets) if (target.tty !== undefined) ttyOf.set(target.name, target.tty);
+  const ttyFor = async (target: LogTarget) => {
     let tty = ttyOf.get(target.name);
     if (tty === undefined) {
       const inspected = await docker.getContainer(target.name).inspect();
       tty = inspected.Config?.Tty === true;
       ttyOf.set(target.name, tty);
     }
+    return tty;
+  };
+  const open = async (target: LogTarget, options: Record<string, string | number | boolean>) => {
+    const tty = await ttyFor(target);
     const stream = await openLog(
       docker,
       target.name,
@@ -200,23 +267,44 @@ export async function readContainerLogs(
     );
     return linesOf(stream, target, tty, redactor);
   };
-  const give = async (line: ContainerLogLine, again = false) => {
+  /** Whether a line is given: false for one a stream from `since` repeats (given at that time already). */
+  const keep = (line: ContainerLogLine, again: boolean): boolean => {
     const key = timeKey(line.time);
-    const identity = `${line.stream} ${line.line}`;
     const before = last.get(line.container);
-    // A stream from `since` repeats the lines given at that time.
-    if (again && before !== undefined && key === before.key && before.atKey.delete(identity)) return;
-    if (before === undefined || key > before.key)
-      last.set(line.container, { key, time: line.time, atKey: new Set([identity]) });
-    else if (key === before.key) before.atKey.add(identity);
-    const wait = sink(line);
+    if (before === undefined) {
+      last.set(line.container, { key, time: line.time, lines: [line], seen: undefined });
+      return true;
+    }
+    if (key > before.key) {
+      before.key = key;
+      before.time = line.time;
+      before.lines = [line];
+      before.seen = undefined;
+      return true;
+    }
+    if (key !== before.key) return true;
+    if (again) {
+      before.seen ??= new Set(before.lines.map(identityOf));
+      if (before.seen.delete(identityOf(line))) return false;
+    }
+    if (before.seen) before.seen.add(identityOf(line));
+    else before.lines.push(line);
+    return true;
+  };
+  const give = async (lines: readonly ContainerLogLine[], again = false) => {
+    let kept: readonly ContainerLogLine[] = lines;
+    if (again) kept = lines.filter((line) => keep(line, true));
+    else for (const line of lines) keep(line, false);
+    if (kept.length === 0) return;
+    const wait = sink(kept);
     if (wait) await wait;
   };
 
   // Up to now: each container's last lines, merged by time.
   const history = await Promise.all(
-    targets.map((target) =>
-      open(target, {
+    targets.map(async (target) => {
+      const [, now] = await Promise.all([ttyFor(target), engineNow]);
+      return open(target, {
         until: now,
         ...(request.tail === 'all' ? {} : { tail: request.tail }),
         ...(request.since !== undefined ? { since: request.since } : {}),
@@ -224,12 +312,13 @@ export async function readContainerLogs(
         // Removed since it was listed: it has nothing to read.
         if ((error as { statusCode?: number }).statusCode === 404) return undefined;
         throw error;
-      }),
-    ),
+      });
+    }),
   );
-  for await (const line of mergeByTime(history.filter((h) => h !== undefined))) {
+  const now = await engineNow;
+  for await (const batch of mergeByTime(history.filter((h) => h !== undefined))) {
     if (signal.aborted) return;
-    await give(line);
+    await give(batch);
   }
   if (!request.follow || signal.aborted) return;
 
@@ -249,9 +338,9 @@ export async function readContainerLogs(
     void (async () => {
       try {
         ttyOf.delete(target.name);
-        for await (const line of await open(target, { follow: true, since: from })) {
+        for await (const batch of await open(target, { follow: true, since: from })) {
           if (signal.aborted) return;
-          await give(line, true);
+          await give(batch, true);
         }
       } catch (error) {
         if ((error as { statusCode?: number }).statusCode !== 404 && !signal.aborted) {

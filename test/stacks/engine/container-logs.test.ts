@@ -62,8 +62,8 @@ describe('readContainerLogs', () => {
       { docker, project: 'shop', redactor: createRedactor(['s3cr3t-token-value']) },
       [{ name: 'shop-web-1', service: 'web' }],
       { tail: 'all', follow: false, signal: new AbortController().signal },
-      (line) => {
-        got.push(line);
+      (lines) => {
+        got.push(...lines);
         return undefined;
       },
     );
@@ -86,8 +86,8 @@ describe('readContainerLogs', () => {
       { docker, project: 'shop', redactor: createRedactor([]) },
       [{ name: 'shop-web-1', service: 'web' }],
       { tail: 2, follow: true, signal: controller.signal },
-      (line) => {
-        got.push(line.line);
+      (lines) => {
+        for (const line of lines) got.push(line.line);
         if (got.length === 2) setTimeout(() => controller.abort(), 50);
         return undefined;
       },
