@@ -4,7 +4,8 @@
 Usage: dxf-transform-oracle.py [--recover] FILE STEPS_JSON
 
 STEPS_JSON is a list of steps as entities_transform takes them, applied one after the other to every
-model-space entity of the types below with ezdxf's own `transform(Matrix44)`:
+model-space entity of the types below (an INSERT as the frame its block is drawn in — origin and axes of
+its matrix — the insertion point of each cell of its grid, and its attributes' points and heights) with ezdxf's own `transform(Matrix44)`:
   {"action": "move", "vector": [x, y, z]}
   {"action": "rotate", "center": [x, y], "angle": degrees}
   {"action": "scale", "center": [x, y, z], "factor": f}
@@ -72,7 +73,29 @@ def fields(e):
         return {"type": "Line", "start": vec(d.start), "end": vec(d.end)}
     if t == "POINT":
         return {"type": "Point", "location": vec(d.location)}
+    if t == "INSERT":
+        m = e.matrix44()
+        return {
+            "type": "Insert",
+            "origin": vec(m.transform((0, 0, 0))),
+            "x_axis": vec(m.transform_direction((1, 0, 0))),
+            "y_axis": vec(m.transform_direction((0, 1, 0))),
+            "cells": [vec(c.ocs().to_wcs(c.dxf.insert)) for c in e.multi_insert()],
+            "attribs": [
+                vec(a.ocs().to_wcs(a.dxf.insert)) + [a.dxf.height] for a in e.attribs
+            ],
+        }
     return None
+
+
+def moved_cells(before, steps):
+    """A grid's cells after the steps: each cell's point carried by the matrices. ezdxf 0.18's
+    Insert.transform leaves the MINSERT spacing as it was (a scaled grid keeps its old spacing), so
+    its own after-state is no oracle for the cells; the image of each cell under the steps is."""
+    cells = before["cells"]
+    for m in steps:
+        cells = [vec(m.transform(c)) for c in cells]
+    return cells
 
 
 def main():
@@ -92,7 +115,10 @@ def main():
             continue
         for m in steps:
             e.transform(m)
-        out.append({"before": before, "after": fields(e)})
+        after = fields(e)
+        if after["type"] == "Insert":
+            after["cells"] = moved_cells(before, steps)
+        out.append({"before": before, "after": after})
     json.dump(out, sys.stdout)
 
 

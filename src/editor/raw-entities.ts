@@ -8,6 +8,7 @@
  */
 import { dictGet } from './dict.js';
 import { fail } from './errors.js';
+import { attdefText } from './geometry/attdef.js';
 import type { DxfTag, EntityCommon, Point3, RawEntity } from './model.js';
 import { isObject, number } from './request.js';
 
@@ -253,11 +254,25 @@ export function solidReadout(e: RawEntity): Record<string, unknown> {
   return { corners: [corner(10), corner(11), corner(12), corner(13)] };
 }
 
+/** An ATTDEF's tag, default value, prompt, insertion point and height (its text's, as stored). */
+export function attdefReadout(e: RawEntity): Record<string, unknown> {
+  const text = attdefText(e);
+  const value = (code: number) => e.tags.find((t) => t.code === code)?.value ?? null;
+  return {
+    tag: value(2),
+    default: value(1),
+    prompt: value(3),
+    position: text ? [...text.position] : null,
+    height: text?.height ?? null,
+  };
+}
+
 /** What `query` adds to a raw entity's answer: the read-out of the types above, nothing for others. */
 export function rawReadout(e: RawEntity): Record<string, unknown> {
   const type = e.dxf_type.toUpperCase();
   if (type === 'HATCH') return hatchReadout(e);
   if (type === 'SOLID' || type === 'TRACE') return solidReadout(e);
+  if (type === 'ATTDEF') return attdefReadout(e);
   return {};
 }
 

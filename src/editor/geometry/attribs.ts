@@ -1,8 +1,9 @@
 /**
  * The ATTRIB entities an Insert carries (raw tags, each from its `0 ATTRIB` tag): when the Insert moves,
  * its attributes move with it. Each ATTRIB is read as the Text it is, transformed as Text, written back.
+ * An ATTDEF (kept raw) is the same text with its tag (2) shown: read and moved the same way.
  */
-import type { DxfTag, Point3, TextEntity } from '../model.js';
+import type { DxfTag, InsertEntity, Point3, TextEntity } from '../model.js';
 
 const num = (tag: DxfTag | undefined) => {
   const n = tag ? Number(tag.value) : Number.NaN;
@@ -23,6 +24,10 @@ function readPoint(group: readonly DxfTag[], end: number, code: number): Point3 
 }
 
 function asText(group: readonly DxfTag[]): TextEntity | undefined {
+  return textOf(group, group.slice(0, ownEnd(group)).find((t) => t.code === 1)?.value ?? '');
+}
+
+function textOf(group: readonly DxfTag[], value: string): TextEntity | undefined {
   const end = ownEnd(group);
   const own = group.slice(0, end);
   const position = readPoint(group, end, 10);
@@ -46,7 +51,7 @@ function asText(group: readonly DxfTag[]): TextEntity | undefined {
     color: 256,
     linetype: 'BYLAYER',
     lineweight: -1,
-    value: own.find((t) => t.code === 1)?.value ?? '',
+    value,
     position,
     height,
     rotation: num(own.find((t) => t.code === 50)) ?? 0,
@@ -70,7 +75,7 @@ function put(group: DxfTag[], end: number, code: number, value: number, after: n
   return end + 1;
 }
 
-function writeBack(group: DxfTag[], before: TextEntity, after: TextEntity): void {
+export function writeBack(group: DxfTag[], before: TextEntity, after: TextEntity): void {
   let end = ownEnd(group);
   const point = (code: number, p: Point3) => {
     end = put(group, end, code, p[0], code);
@@ -104,4 +109,61 @@ export function transformAttribs(
     i = j;
   }
   return out;
+}
+
+/** A text-like entity's tags (ATTRIB, ATTDEF, from its `0` tag or from after it) as the Text it draws. */
+export interface TagText {
+  text: TextEntity;
+  /** Flag 1 of code 70: the attribute is not shown. */
+  invisible: boolean;
+}
+
+/**
+ * The Text of one ATTRIB's or ATTDEF's tags, with its own handle, layer, colour and lineweight: what it
+ * shows is its value (1), or for an ATTDEF (`showTag`) its tag (2), as CAD programs draw a definition.
+ */
+export function tagText(group: readonly DxfTag[], layer: string, showTag = false): TagText | undefined {
+  // Own tags only: an embedded multiline-text object (101) has its own 8, 62, 70...
+  const own = group.slice(0, ownEnd(group));
+  const value = (code: number) => own.find((t) => t.code === code)?.value;
+  const read = textOf(group, value(showTag ? 2 : 1) ?? '');
+  if (!read) return undefined;
+  const text: TextEntity = {
+    ...read,
+    handle: value(5) ?? '',
+    layer: value(8) ?? layer,
+    color: Number(value(62) ?? 256),
+    lineweight: Number(value(370) ?? -1),
+  };
+  const style = value(7);
+  if (style !== undefined) text.style = style;
+  return { text, invisible: (Number(value(70) ?? 0) & 1) !== 0 };
+}
+
+/** The ATTRIBs an Insert carries, read as the Text entities they are, with their own layer, colour and visibility. */
+export function insertAttribs(insert: InsertEntity): TagText[] {
+  const out: TagText[] = [];
+  const tags = insert.attribs ?? [];
+  let i = 0;
+  while (i < tags.length) {
+    let j = i + 1;
+    while (j < tags.length && tags[j]?.code !== 0) j++;
+    const group = tags.slice(i, j);
+    i = j;
+    if (group[0]?.value !== 'ATTRIB') continue;
+    const read = tagText(group, insert.layer);
+    if (read) out.push(read);
+  }
+  return out;
+}
+
+/** One text-like entity's tags with its text transformed by `transformText` (a copy; the input is kept). */
+export function transformTextTags(
+  tags: readonly DxfTag[],
+  transformText: (t: TextEntity) => TextEntity,
+): DxfTag[] {
+  const group = [...tags];
+  const text = asText(group);
+  if (text) writeBack(group, text, transformText(text));
+  return group;
 }

@@ -5,6 +5,7 @@
  */
 import { MAX_EXPANDED_ENTITIES, tooLarge } from '../expansion.js';
 import type { Entity, InsertEntity, Point3 } from '../model.js';
+import { insertAttribs } from './attribs.js';
 import {
   type ArcCurve,
   arcCurve,
@@ -17,7 +18,9 @@ import {
 import { ellipseSegments, ellipseSweep } from './ellipse.js';
 import { cosSinDeg, normalizeRad, TAU, type Vec2 } from './math.js';
 import { applyPoint, compose, type Matrix, type Similarity, similarity, translation } from './matrix.js';
+import { gridOffsets } from './minsert.js';
 import { boundsOfPoints, rawBounds } from './raw.js';
+import { rawStandIns } from './raw-kinds.js';
 import { boxCorners, textBox } from './text-box.js';
 import { planar } from './transform.js';
 import type { Bounds, GeometryContext } from './types.js';
@@ -85,6 +88,8 @@ export function shapeOf(entity: Entity, ctx: GeometryContext, depth = 0): Shape 
     case 'Insert':
       return insertShape(e, ctx, depth);
     case 'Raw': {
+      const standIns = rawStandIns(e, depth > 0);
+      if (standIns) return groupOf(standIns, ctx, depth);
       const bounds = rawBounds(e);
       return bounds && { kind: 'box', bounds };
     }
@@ -109,14 +114,38 @@ function insertShape(e: InsertEntity, ctx: GeometryContext, depth: number): Shap
   const block = ctx.block(e.name);
   if (!block) return undefined;
   const m = insertMatrix(e, block.base);
-  const shapes: Shape[] = [];
+  const inBlock: Shape[] = [];
   for (const child of block.entities) {
     const shape = shapeOf(child, ctx, depth + 1);
-    if (shape) shapes.push(transformShape(shape, m));
+    if (shape) inBlock.push(transformShape(shape, m));
+  }
+  // The attributes it shows, in its own space's coordinates.
+  const attribs: Shape[] = [];
+  for (const attrib of insertAttribs(e)) {
+    if (!attrib.invisible) attribs.push({ kind: 'quad', corners: boxCorners(textBox(attrib.text)) });
+  }
+  // A MINSERT is its block and attributes once per cell of its grid.
+  const offsets = gridOffsets(e);
+  const shapes: Shape[] = [];
+  for (const offset of offsets) {
+    const cell = [...inBlock, ...attribs];
+    if (offset[0] === 0 && offset[1] === 0) shapes.push(...cell);
+    else for (const s of cell) shapes.push(transformShape(s, translation(offset)));
   }
   // A reference to an empty block still stands at its insertion point.
   if (shapes.length === 0) return { kind: 'point', point: e.position };
   return { kind: 'group', shapes };
+}
+
+/** The stand-ins of a raw entity (raw-kinds.ts) as one shape; undefined when none has geometry. */
+function groupOf(entities: readonly Entity[], ctx: GeometryContext, depth: number): Shape | undefined {
+  const shapes: Shape[] = [];
+  for (const entity of entities) {
+    const shape = shapeOf(entity, ctx, depth);
+    if (shape) shapes.push(shape);
+  }
+  if (shapes.length === 0) return undefined;
+  return shapes.length === 1 ? shapes[0] : { kind: 'group', shapes };
 }
 
 function transformArc(c: ArcCurve, m: Matrix, sim: Similarity): ArcCurve {

@@ -28,6 +28,8 @@ import {
   type Similarity,
   similarity,
 } from './matrix.js';
+import { transformGridTags } from './minsert.js';
+import { isKnownRaw, transformRaw } from './raw-kinds.js';
 import { alignPoint, attachmentFractions, mtextDirection, textLayout } from './text-box.js';
 import { GeometryError } from './types.js';
 
@@ -49,7 +51,7 @@ const FLIP_SIMILARITY: Similarity = { scale: 1, reflect: true, angle: 180 };
  * leaves Text readable unless `mirrtext` (MText has no mirrored form in DXF: it always stays readable).
  */
 export function transformEntity(entity: Entity, m: Matrix, options: TransformOptions = {}): Entity {
-  if (entity.type === 'Raw') {
+  if (entity.type === 'Raw' && !isKnownRaw(entity)) {
     throw new GeometryError(
       'not_transformable',
       `${entity.dxf_type} ${entity.handle} is kept as read and cannot be transformed`,
@@ -104,11 +106,14 @@ export function applySimilarity(entity: Entity, m: Matrix, sim: Similarity, mirr
       return transformText(entity, m, sim, mirrtext);
     case 'MText':
       return transformMText(entity, m, sim);
-    case 'Raw':
+    case 'Raw': {
+      const moved = transformRaw(entity, { text: (t) => transformText(t, m, sim, mirrtext) });
+      if (moved) return moved;
       throw new GeometryError(
         'not_transformable',
         `${entity.dxf_type} ${entity.handle} cannot be transformed`,
       );
+    }
   }
 }
 
@@ -155,6 +160,8 @@ function transformInsert(e: InsertEntity, m: Matrix, sim: Similarity, mirrtext: 
     scale: [sim.reflect ? -sx * s : sx * s, sy * s, sz * m.sz],
     rotation: normalizeDegrees(rotation),
   };
+  const extra = transformGridTags(e, sim);
+  if (extra) out.extra = extra;
   if (e.attribs) out.attribs = transformAttribs(e.attribs, (t) => transformText(t, m, sim, mirrtext));
   return out;
 }

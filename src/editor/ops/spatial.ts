@@ -12,6 +12,7 @@ import {
   transformEntity,
   translation,
 } from '../geometry/index.js';
+import { isKnownRaw } from '../geometry/raw-kinds.js';
 import type { Entity, Point3 } from '../model.js';
 import { documentIndex } from '../query/document-index.js';
 import { runQuery, selectionAnswer } from '../query/index.js';
@@ -95,7 +96,7 @@ interface Untransformable {
  */
 function untransformable(sources: readonly Entity[]): Untransformable[] {
   return sources.flatMap((e) =>
-    e.type === 'Raw'
+    e.type === 'Raw' && !isKnownRaw(e)
       ? [
           {
             handle: e.handle,

@@ -6,12 +6,14 @@
 
 import { entityAci } from '../colors.js';
 import { dictGet, dictSet } from '../dict.js';
-import { transformAttribs } from '../geometry/attribs.js';
+import { insertAttribs } from '../geometry/attribs.js';
 import { type Curve, curveBounds } from '../geometry/curves.js';
 import { extraNumber } from '../geometry/extra.js';
 import { type Bounds, NO_BLOCKS } from '../geometry/index.js';
-import { applyPoint, applyVector, compose, IDENTITY, type Matrix } from '../geometry/matrix.js';
+import { applyPoint, applyVector, compose, IDENTITY, type Matrix, translation } from '../geometry/matrix.js';
+import { gridOffsets } from '../geometry/minsert.js';
 import { boundsOfPoints } from '../geometry/raw.js';
+import { isKnownRaw, rawStandIns } from '../geometry/raw-kinds.js';
 import { insertMatrix, type Shape, shapeOf, transformShape, unionBounds } from '../geometry/shape.js';
 import {
   attachmentFractions,
@@ -25,7 +27,6 @@ import type {
   DxfDocumentModel,
   Entity,
   ImageEntity,
-  InsertEntity,
   Layer,
   MTextEntity,
   Point3,
@@ -367,39 +368,6 @@ export function textCorners(
   }
 }
 
-/** The ATTRIBs an Insert carries, read as the Text entities they are, with their own layer, colour and visibility. */
-function attribTexts(insert: InsertEntity): Array<{ text: TextEntity; invisible: boolean }> {
-  const out: Array<{ text: TextEntity; invisible: boolean }> = [];
-  const tags = insert.attribs ?? [];
-  let i = 0;
-  while (i < tags.length) {
-    let j = i + 1;
-    while (j < tags.length && tags[j]?.code !== 0) j++;
-    const group = tags.slice(i, j);
-    i = j;
-    if (group[0]?.value !== 'ATTRIB') continue;
-    // Own tags only: an embedded multiline-text object (101) has its own 8, 62, 70...
-    const end = group.findIndex((t) => t.code === 101);
-    const own = end < 0 ? group : group.slice(0, end);
-    const value = (code: number) => own.find((t) => t.code === code)?.value;
-    let read: TextEntity | undefined;
-    transformAttribs(group, (t) => {
-      read = t;
-      return t;
-    });
-    if (!read) continue;
-    const text: TextEntity = {
-      ...(read as TextEntity),
-      handle: value(5) ?? '',
-      layer: value(8) ?? insert.layer,
-      color: Number(value(62) ?? 256),
-      lineweight: Number(value(370) ?? -1),
-    };
-    out.push({ text, invisible: (Number(value(70) ?? 0) & 1) !== 0 });
-  }
-  return out;
-}
-
 /**
  * The parts of `entity` (a top-level entity, or a part of a block reached through `inherited`), appended
  * to `items`. Raw types are counted in `skipped` (top level only: a block's raw parts just do not show).
@@ -423,27 +391,34 @@ function collect(
     const flat = planar(entity);
     const block = named(model.blocks, entity.name);
     if (!block || flat.type !== 'Insert') return;
-    const inner: Inherited = {
-      layer,
-      aci,
-      weight,
-      linetype,
-      matrix: compose(insertMatrix(flat, block.base), m),
-      depth: (inherited?.depth ?? 0) + 1,
-    };
-    for (const handle of block.entities) {
-      const child = dictGet(model.entities, handle);
-      if (child) collect(ctx, child, inner, items);
-    }
-    // Attributes stand where the reference put them (in its space's coordinates, not the block's); like
-    // the block's parts, those on layer 0 take the reference's layer and BYBLOCK its colour.
-    const around: Inherited = { layer, aci, weight, linetype, matrix: m, depth: inner.depth };
-    for (const attrib of attribTexts(entity)) {
-      if (!attrib.invisible) collect(ctx, { ...attrib.text, space: entity.space }, around, items);
+    const depth = (inherited?.depth ?? 0) + 1;
+    const attribs = insertAttribs(entity);
+    // A MINSERT draws its block (and its attributes) once per cell of its grid.
+    for (const offset of gridOffsets(flat)) {
+      const cell = offset[0] === 0 && offset[1] === 0 ? IDENTITY : translation(offset);
+      const placed = compose(insertMatrix(flat, block.base), cell);
+      const inner: Inherited = { layer, aci, weight, linetype, matrix: compose(placed, m), depth };
+      for (const handle of block.entities) {
+        const child = dictGet(model.entities, handle);
+        if (child) collect(ctx, child, inner, items);
+      }
+      // Attributes stand where the reference put them (in its space's coordinates, not the block's); like
+      // the block's parts, those on layer 0 take the reference's layer and BYBLOCK its colour.
+      const around: Inherited = { layer, aci, weight, linetype, matrix: compose(cell, m), depth };
+      for (const attrib of attribs) {
+        if (!attrib.invisible) collect(ctx, { ...attrib.text, space: entity.space }, around, items);
+      }
     }
     return;
   }
-  if (!plotsOn(ctx, layer) || entity.type === 'Raw') return;
+  if (entity.type === 'Raw') {
+    // A raw type the geometry knows is drawn as its stand-ins (raw-kinds.ts), each with its own layer.
+    for (const standIn of rawStandIns(entity, inherited !== undefined) ?? []) {
+      collect(ctx, standIn, inherited, items);
+    }
+    return;
+  }
+  if (!plotsOn(ctx, layer)) return;
   const flat = planar(entity);
   if (flat.type === 'Text' || flat.type === 'MText') {
     const text = flat.type === 'Text' ? textItem(flat, m) : mtextItem(flat, m);
@@ -577,7 +552,7 @@ export function plotContext(
 export function plotEntityItems(plot: PlotContext, entity: Entity): PlotItem[] | undefined {
   const { scene, space } = plot;
   if (!inPlottedSpace(plot, entity)) return undefined;
-  if (entity.type === 'Raw') {
+  if (entity.type === 'Raw' && !isKnownRaw(entity)) {
     const viewport =
       space === MODEL_SPACE.toUpperCase() ? undefined : viewportItems(scene.model, entity, scene.hidden);
     if (!viewport) {

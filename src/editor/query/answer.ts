@@ -6,6 +6,7 @@
 import type { DetailLevel } from '../capabilities.js';
 import { dictGet, dictHas, dictSet } from '../dict.js';
 import { bounds } from '../geometry/index.js';
+import { insertGrid } from '../geometry/minsert.js';
 import { type Bounds, type GeometryContext, NO_BLOCKS } from '../geometry/types.js';
 import type { Entity } from '../model.js';
 import { rawReadout } from '../raw-entities.js';
@@ -48,11 +49,15 @@ export function entityText(entity: Entity): string | null {
 const answerBounds = (b: Bounds | undefined) => (b ? { min: [...b.min], max: [...b.max] } : null);
 
 /**
- * Fields an answer adds to the entity's own (the reference editor's read-out): an Insert's `block`, a
+ * Fields an answer adds to the entity's own (the reference editor's read-out): an Insert's `block` (and a
+ * MINSERT's `grid`: columns, rows and their spacing), an ATTDEF's `tag`/`position`/`height`, a
  * HATCH's `boundary`/`solid`/`pattern`, a SOLID's `corners`. Empty for other entities.
  */
 export function derivedFields(entity: Entity): Record<string, unknown> {
-  if (entity.type === 'Insert') return { block: entity.name };
+  if (entity.type === 'Insert') {
+    const grid = insertGrid(entity);
+    return grid ? { block: entity.name, grid } : { block: entity.name };
+  }
   if (entity.type === 'Raw') return rawReadout(entity);
   return {};
 }

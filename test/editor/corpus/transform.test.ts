@@ -1,5 +1,6 @@
 /**
- * ezdxf is the oracle of transforms: the model-space ELLIPSEs, LINEs and POINTs of every corpus file,
+ * ezdxf is the oracle of transforms: the model-space ELLIPSEs, LINEs, POINTs and INSERTs (MINSERT grids
+ * and attributes with them) of every corpus file,
  * moved, rotated, scaled by a negative factor (a half turn and a shrink) and mirrored by chronicle's
  * entities_transform, equal what ezdxf's own transform(Matrix44) makes of the same file, field by field,
  * within 1e-9 (relative above 1). The ezdxf side is scripts/dxf-transform-oracle.py.
@@ -27,10 +28,62 @@ const STEPS = [
 ];
 
 /** The types compared, by DXF name and as chronicle names them. */
-const COMPARED = ['ELLIPSE', 'LINE', 'POINT'];
-const TYPES = ['Ellipse', 'Line', 'Point'];
+const COMPARED = ['ELLIPSE', 'LINE', 'POINT', 'INSERT'];
+const TYPES = ['Ellipse', 'Line', 'Point', 'Insert'];
 
 type Fields = Record<string, unknown>;
+type Tags = Array<{ code: number; value: string }>;
+
+/**
+ * An Insert as the oracle gives it: the frame its block is drawn in (origin, x and y axes of its matrix),
+ * the insertion point of each cell of its grid (gridOffsets), its attributes' points and heights.
+ */
+function insertView(e: Fields): Fields {
+  const extra = (e.extra ?? []) as Tags;
+  const num = (tags: Tags, code: number, fallback: number) => {
+    const tag = tags.find((t) => t.code === code);
+    return tag ? Number(tag.value) : fallback;
+  };
+  // An extrusion of (0, 0, -1) is the world mirrored in x (and z): the fields are in that OCS.
+  const flip = num(extra, 230, 1) < 0 ? -1 : 1;
+  const world = ([x, y, z]: number[]) => [flip * (x as number), y as number, flip * (z as number)];
+  const [px, py, pz] = e.position as number[];
+  const [sx, sy] = e.scale as number[];
+  const r = ((e.rotation as number) * Math.PI) / 180;
+  const origin = world([px as number, py as number, pz as number]);
+  const xAxis = world([Math.cos(r) * (sx as number), Math.sin(r) * (sx as number), 0]);
+  const yAxis = world([-Math.sin(r) * (sy as number), Math.cos(r) * (sy as number), 0]);
+  const columns = Math.max(1, num(extra, 70, 1));
+  const rows = Math.max(1, num(extra, 71, 1));
+  const dx = num(extra, 44, 0);
+  const dy = num(extra, 45, 0);
+  const cells: number[][] = [];
+  const seen = new Set<string>();
+  for (let row = 0; row < rows; row++)
+    for (let column = 0; column < columns; column++) {
+      const key = `${column * dx},${row * dy}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const [ox, oy] = [column * dx, row * dy];
+      const cell = world([
+        (px as number) + ox * Math.cos(r) - oy * Math.sin(r),
+        (py as number) + ox * Math.sin(r) + oy * Math.cos(r),
+        pz as number,
+      ]);
+      cells.push(cell);
+    }
+  const attribs: number[][] = [];
+  const tags = (e.attribs ?? []) as Tags;
+  for (let i = 0; i < tags.length; i++) {
+    if (tags[i]?.code !== 0 || tags[i]?.value !== 'ATTRIB') continue;
+    let j = i + 1;
+    while (j < tags.length && tags[j]?.code !== 0 && tags[j]?.code !== 101) j++;
+    const own = tags.slice(i + 1, j);
+    const oz = num(own, 230, 1) < 0 ? -1 : 1;
+    attribs.push([oz * num(own, 10, 0), num(own, 20, 0), oz * num(own, 30, 0), num(own, 40, 0)]);
+  }
+  return { ...e, origin, x_axis: xAxis, y_axis: yAxis, cells, attribs };
+}
 
 /** ezdxf's reading of each compared model-space entity and what its transform makes of it, in file order. */
 async function oracle(path: string, recover: boolean): Promise<{ before: Fields; after: Fields }[]> {
@@ -62,7 +115,8 @@ function compare(expected: Fields[], actual: Fields[], what: string): string[] {
   }
   expected.forEach((fields, i) => {
     const a = actual[i] as Fields;
-    const seen: Fields = { ...a, extrusion: a.extrusion ?? [0, 0, 1] };
+    const own: Fields = a.type === 'Insert' ? insertView(a) : a;
+    const seen: Fields = { ...own, extrusion: own.extrusion ?? [0, 0, 1] };
     for (const [key, value] of Object.entries(fields)) {
       if (key === 'extrusion' && fields.type !== 'Ellipse') continue;
       differences(value, seen[key], `${what} ${fields.type} #${i} (${a.handle}).${key}`, out);
@@ -100,9 +154,11 @@ afterAll(async () => {
 const files = corpus.filter(([, facts]) => readable(facts) && COMPARED.some((t) => facts.by_type[t]));
 
 describe('transforms against ezdxf on the real DXF corpus', () => {
-  it('has ellipses, lines and points to compare', () => {
+  it('has ellipses, lines, points and inserts to compare', () => {
     const ellipses = files.filter(([, f]) => readable(f) && f.by_type.ELLIPSE).length;
     expect(ellipses).toBeGreaterThanOrEqual(15);
+    const inserts = files.filter(([, f]) => readable(f) && f.by_type.INSERT).length;
+    expect(inserts).toBeGreaterThanOrEqual(2);
   });
 
   for (const [name] of files) {
