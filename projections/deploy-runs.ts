@@ -51,6 +51,8 @@ export interface DeployRun {
   cancelledBy?: string | null;
   /** The stacks instance that ran it (`metadata.instanceId`); absent in records of older builds. */
   instanceId?: string;
+  /** Containers an interrupted compose left renamed, removed before its `up` (RunLeftoversRemoved). */
+  leftoversRemoved?: string[];
   /** The process group of its compose (RunComposeStarted), once compose started; not part of the run JSON. */
   composeGroup?: ComposeGroup;
 }
@@ -87,6 +89,7 @@ export interface RunJson {
     logMissing?: boolean;
     userId: string | null;
     cancelledBy?: string | null;
+    leftoversRemoved?: string[];
     [extra: string]: unknown;
   };
 }
@@ -138,6 +141,7 @@ export function toRunJson(run: DeployRun, errorMessage: string | null = run.erro
       ...(run.logMissing !== undefined ? { logMissing: run.logMissing } : {}),
       userId: run.userId,
       ...(run.cancelledBy !== undefined ? { cancelledBy: run.cancelledBy } : {}),
+      ...(run.leftoversRemoved !== undefined ? { leftoversRemoved: [...run.leftoversRemoved] } : {}),
     },
   };
 }
@@ -161,6 +165,7 @@ type RunEventType =
   | 'RunQueued'
   | 'RunDequeued'
   | 'RunTruncated'
+  | 'RunLeftoversRemoved'
   | 'RunCompleted'
   | 'RunCompletedSealed'
   | 'RunDeleted'
@@ -228,6 +233,11 @@ export function evolveRun(state: DeployRunsState, event: RunEvent): DeployRunsSt
       if (run) run.truncated = true;
       return state;
     }
+    case 'RunLeftoversRemoved': {
+      const run = state.runs.get(event.data.run_id);
+      if (run) run.leftoversRemoved = [...(run.leftoversRemoved ?? []), ...event.data.containers];
+      return state;
+    }
     case 'RunCompleted':
     case 'RunCompletedSealed': {
       const run = state.runs.get(event.data.run_id);
@@ -275,6 +285,7 @@ const RUN_EVENT_TYPES = new Set([
   'RunQueued',
   'RunDequeued',
   'RunTruncated',
+  'RunLeftoversRemoved',
   'RunCompleted',
   'RunCompletedSealed',
   'RunDeleted',
@@ -285,8 +296,8 @@ export const deployRuns: Projection<DeployRunsState> = {
   name: 'deploy-runs',
   // 2: runs know their instance. 3: RunSourceResolved (a git deploy's commit, known after the start).
   // 4: runs know their compose process group (RunComposeStarted). 5: RunCompletedSealed (errorSealed).
-  // 6: queued runs (RunQueued, RunDequeued).
-  version: 6,
+  // 6: queued runs (RunQueued, RunDequeued). 7: leftovers removed before `up` (RunLeftoversRemoved).
+  version: 7,
   initial: () => ({ runs: new Map(), deleted: new Set(), maxRunId: 0 }),
   evolve(state, event) {
     if (event.stream.startsWith(RUN_STREAM_PREFIX) && RUN_EVENT_TYPES.has(event.type))

@@ -215,6 +215,11 @@ export interface StacksEventMap {
    */
   RunQueued: { run_id: number; ahead: number; limit: number };
   RunDequeued: { run_id: number };
+  /**
+   * Before an `up` of the run, containers an interrupted compose left under its temporary name
+   * (`<12 hex>_<name>`) were removed (src/stacks/renamed-leftovers.ts); their names, redacted.
+   */
+  RunLeftoversRemoved: { run_id: number; containers: string[] };
   /** The environment's log budget was reached: later lines were dropped and one notice line written. */
   RunTruncated: { run_id: number; budget_bytes: number; used_bytes: number };
   RunCompleted: {

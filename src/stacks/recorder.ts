@@ -591,6 +591,18 @@ export class RunRecorder {
   }
 
   /**
+   * Records the containers an interrupted compose left renamed that were removed before an `up`
+   * (RunLeftoversRemoved; names redacted by the caller). Resolves once it is in the read model; rejects
+   * when it could not be recorded (nor can the completion then).
+   */
+  async leftoversRemoved(containers: readonly string[]): Promise<void> {
+    if (this.completed) throw new Error(`run ${this.runId} is complete`);
+    this.record(stacksEvent('RunLeftoversRemoved', { run_id: this.runId, containers: [...containers] }));
+    await this.appends;
+    if (this.appendError) throw this.appendError;
+  }
+
+  /**
    * Records another part's event in the run's stream (deploy history's RunContentRecorded), in order
    * with the run's own; resolves with its position, rejects when it could not be recorded.
    */

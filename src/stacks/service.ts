@@ -37,6 +37,7 @@ import { composeObjection } from './compose-check.js';
 import { type ComposeProgram, ComposeResolver } from './compose-program.js';
 import { runCompose } from './compose-runner.js';
 import { findEnvironment } from './config.js';
+import { Engines } from './engine/engines.js';
 import { formatEnvFile } from './env-file.js';
 import { conflict, notFound, StacksError } from './errors.js';
 import { DeployHistory } from './history/history.js';
@@ -52,6 +53,13 @@ import { OutputKeys } from './output-keys.js';
 import { groupOf } from './process-groups.js';
 import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './recorder.js';
 import { createRedactor } from './redaction.js';
+import {
+  findRenamedLeftovers,
+  notRemovedLine,
+  type RenamedLeftover,
+  removedLine,
+  removeRenamedLeftovers,
+} from './renamed-leftovers.js';
 import { Retention } from './retention.js';
 import { StacksSchedules } from './schedules.js';
 import { outOfScopeMessage, providerServes, resolveSecrets } from './secret-providers.js';
@@ -259,6 +267,8 @@ export class StacksService {
   trees: ComposeTrees | undefined;
   /** The engines asked whether a deploy's services came up. */
   private readonly engines = new StackStatusReader();
+  /** The engines cleaned before an `up` (no time-out of their own: the job's deadline bounds them). */
+  private readonly upEngines: Engines;
 
   private constructor(
     options: StacksServiceOptions,
@@ -285,6 +295,7 @@ export class StacksService {
     });
     this.instance = instance;
     this.compose = options.compose ?? new ComposeResolver(this.config.compose.command);
+    this.upEngines = new Engines(this.config);
     this.slots = new ComposeSlots(this.config.jobs.maxConcurrent);
     this.checks = new ComposeSlots(this.config.jobs.maxConcurrent);
     // One key cache for both: a run's key also seals its job's output.
@@ -1013,6 +1024,15 @@ export class StacksService {
       const lineRedactor = redactor;
       for (const [index, step] of steps.entries()) {
         halt();
+        // A compose stopped while recreating left a renamed container that this `up` would trip over.
+        if (step.subcommand === 'up')
+          await this.removeRenamed(environment, stack.name, {
+            job,
+            recorder,
+            redactor: lineRedactor,
+            deadline,
+          });
+        halt();
         job.status(`Running compose ${step.subcommand}`);
         const process_ = runCompose(
           { argv: step.argv, cwd: step.cwd ?? place.cwd, env, timeoutMs: Math.max(1, deadline - Date.now()) },
@@ -1246,6 +1266,45 @@ export class StacksService {
       .listContainers({ all: true, filters: { label: [`com.docker.compose.project=${project}`] } })
       .catch(() => []);
     summary.confirm(new Set(listed.map((c) => (c.Names?.[0] ?? '').replace(/^\//, ''))));
+  }
+
+  /**
+   * Before an `up`: removes the containers an interrupted compose left under its temporary name
+   * (renamed-leftovers.ts). Each removal is a line of the output (the run's log and the job's), and the
+   * run records the names (`details.leftoversRemoved`). The look is a status read (its short time-out,
+   * and an engine that just failed is not asked again); the removals may take until the job's deadline.
+   * An engine that cannot be asked is a status, and the `up` runs on: compose says what is wrong with
+   * the engine in its own words.
+   */
+  private async removeRenamed(
+    environment: Environment | null,
+    project: string,
+    to: { job: Job; recorder: RunRecorder | undefined; redactor: Redactor; deadline: number },
+  ): Promise<void> {
+    const notLooked = (why: string) =>
+      to.job.status(`Containers left by an interrupted compose were not looked for: ${why}`);
+    const look = this.engines.client(environment);
+    if ('error' in look) return notLooked(look.error);
+    let leftovers: RenamedLeftover[];
+    try {
+      leftovers = await findRenamedLeftovers(look.docker, project);
+    } catch (error) {
+      return notLooked(this.engines.failed(environment, error));
+    }
+    if (leftovers.length === 0) return;
+    const { docker } = this.upEngines.of(environment);
+    if (docker === undefined) return;
+    const signal = AbortSignal.timeout(Math.max(1, to.deadline - Date.now()));
+    const result = await removeRenamedLeftovers(docker, leftovers, signal);
+    const say = (text: string) => {
+      const shown = to.redactor.line(text);
+      if (shown === null) return;
+      if (to.recorder?.line(shown) ?? true) to.job.line(shown);
+    };
+    for (const name of result.removed) say(removedLine(name));
+    for (const { name, reason } of result.failed) say(notRemovedLine(name, reason));
+    if (to.recorder && result.removed.length > 0)
+      await to.recorder.leftoversRemoved(result.removed.map((name) => to.redactor.text(name)));
   }
 
   /**

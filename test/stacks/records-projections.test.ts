@@ -155,6 +155,23 @@ describe('the deploy-runs projection', () => {
     expect(details).toMatchObject({ composeHash: 'c1', logFile: '32.log' });
   });
 
+  it('lists the leftovers removed before each `up` in the details, in order; a run with none has no such key', () => {
+    const state = foldRuns([
+      started(35),
+      started(36),
+      event(runStream(35), 'RunLeftoversRemoved', { run_id: 35, containers: ['0123456789ab_web-app-1'] }),
+      event(runStream(35), 'RunLeftoversRemoved', { run_id: 35, containers: ['ba9876543210_web-db-1'] }),
+      event(runStream(37), 'RunLeftoversRemoved', { run_id: 37, containers: ['ffffffffffff_x'] }),
+    ]);
+    expect(state.runs.has(37)).toBe(false);
+    const json = toRunJson(state.runs.get(35) as DeployRun);
+    expect(json.details.leftoversRemoved).toEqual(['0123456789ab_web-app-1', 'ba9876543210_web-db-1']);
+    expect('leftoversRemoved' in toRunJson(state.runs.get(36) as DeployRun).details).toBe(false);
+    // Kept through a snapshot.
+    const again = loadState(deployRuns, JSON.parse(JSON.stringify(saveState(deployRuns, state))));
+    expect(toRunJson(again.runs.get(35) as DeployRun).details.leftoversRemoved).toHaveLength(2);
+  });
+
   it('takes a sealed completion like a clear one; the error stays sealed until a reader opens it', () => {
     const state = foldRuns([
       started(40),

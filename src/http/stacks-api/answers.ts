@@ -420,6 +420,10 @@ export const Run = z
         branch: z.string().optional(),
         composePath: z.string().optional(),
         commit: z.string().optional().meta({ description: 'Of a git run, once fetched.' }),
+        leftoversRemoved: z.array(z.string()).optional().meta({
+          description:
+            'Containers an interrupted compose left under its temporary name (`<12 hex>_<name>`, a server stopped while compose recreated them) that were removed before the run’s `up`, each also a line of its log; absent when there were none.',
+        }),
       })
       .meta({ description: 'Open: a kind of deploy may add keys of its own (plain JSON values).' }),
   })
