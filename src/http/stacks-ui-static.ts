@@ -30,7 +30,8 @@ const CSP =
  */
 const page = { config: { withoutToken: true }, schema: { hide: true } };
 
-const FILE_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+/** A file of the bundle: `app.js`, `chunk-<hash>.js` (esbuild's hashes are upper case), styles. */
+const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 export function uiRoutes(app: StacksFastify): void {
   // Files are read once and kept: the bundle does not change while the server runs.

@@ -465,10 +465,13 @@ export function openEventStream(url: string, handlers: EventStreamHandlers): () 
           const { value, done } = await reader.read();
           if (done) break;
           buffer += value;
+          // The frames of a read are walked by position and what is left kept once: a read holds
+          // hundreds of frames (a log's lines), and cutting the rest off after each one copied it again.
+          let from = 0;
           let cut = buffer.indexOf('\n\n');
           while (cut >= 0) {
-            const frame = buffer.slice(0, cut);
-            buffer = buffer.slice(cut + 2);
+            const frame = buffer.slice(from, cut);
+            from = cut + 2;
             let id: string | undefined;
             const data: string[] = [];
             for (const line of frame.split('\n')) {
@@ -477,8 +480,9 @@ export function openEventStream(url: string, handlers: EventStreamHandlers): () 
             }
             if (id !== undefined) lastId = id;
             if (data.length > 0) handlers.onMessage(data.join('\n'), id);
-            cut = buffer.indexOf('\n\n');
+            cut = buffer.indexOf('\n\n', from);
           }
+          buffer = buffer.slice(from);
         }
         // The server ended the stream: done unless the caller wants it again (a job still running).
         if (!handlers.reconnect?.()) break;

@@ -4,8 +4,6 @@
  * follows its box (xterm's fit add-on) and is sent on every change; the command field says what runs
  * (`sh` by default). Opening and closing are audited by the server; what is typed is not.
  */
-import { FitAddon } from '@xterm/addon-fit';
-import { Terminal } from '@xterm/xterm';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { html } from './util.js';
@@ -21,14 +19,38 @@ export function ConsolePanel({ name, env, container, onClose }) {
   const box = useRef(/** @type {HTMLDivElement | null} */ (null));
 
   useEffect(() => {
-    if (running === null || !box.current) return;
+    const el = box.current;
+    if (running === null || !el) return;
+    let cancelled = false;
+    let stop = () => {};
+    setState('connecting…');
+    // xterm.js is a third of the page's script: it is loaded when a console opens, not with every page.
+    Promise.all([import('@xterm/xterm'), import('@xterm/addon-fit')]).then(
+      ([{ Terminal }, { FitAddon }]) => {
+        if (!cancelled) stop = connectTerminal(el, Terminal, FitAddon, running);
+      },
+      (e) => !cancelled && setState(`The terminal could not be loaded: ${e.message}`),
+    );
+    return () => {
+      cancelled = true;
+      stop();
+    };
+  }, [name, env, container, running, session]);
+
+  /**
+   * The terminal in `el` and its socket to the container; answers what closes both.
+   * @param {HTMLDivElement} el
+   * @param {typeof import('@xterm/xterm').Terminal} Terminal
+   * @param {typeof import('@xterm/addon-fit').FitAddon} FitAddon
+   * @param {string} run the command that runs in it
+   */
+  const connectTerminal = (el, Terminal, FitAddon, run) => {
     const term = new Terminal({ convertEol: false, cursorBlink: true, fontSize: 13, scrollback: 5_000 });
     const fit = new FitAddon();
     term.loadAddon(fit);
-    term.open(box.current);
+    term.open(el);
     fit.fit();
-    setState('connecting…');
-    const url = new URL(api.consoleUrl(name, env, container, running), location.href);
+    const url = new URL(api.consoleUrl(name, env, container, run), location.href);
     url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
     const socket = new WebSocket(url);
     socket.binaryType = 'arraybuffer';
@@ -62,14 +84,14 @@ export function ConsolePanel({ name, env, container, onClose }) {
       if (socket.readyState === WebSocket.OPEN) socket.send(encoder.encode(data));
     });
     const observer = new ResizeObserver(resize);
-    observer.observe(box.current);
+    observer.observe(el);
     return () => {
       observer.disconnect();
       typed.dispose();
       socket.close();
       term.dispose();
     };
-  }, [name, env, container, running, session]);
+  };
 
   const connect = (/** @type {Event} */ e) => {
     e.preventDefault();

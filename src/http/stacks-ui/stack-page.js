@@ -219,7 +219,8 @@ export function StackPage({
   /** The job of the stack that runs now: the actions that would wait for it are disabled, saying why. */
   const running = stack?.job ?? null;
   const reason = running ? runningReason(running) : null;
-  const blocked = busy || running !== null;
+  // Nothing is offered before the stack is read (whether a job of it runs is not known yet).
+  const blocked = busy || running !== null || stack === null;
   /** What a disabled action carries: the reason as its title, and the visible reason's id. */
   const why = reason ? { title: reason, 'aria-describedby': 'job-reason' } : {};
   const [cancelling, setCancelling] = useState(false);
@@ -242,7 +243,9 @@ export function StackPage({
   };
 
   if (!stack && error) return html`<p class="error-line" role="alert">${error}</p>`;
-  if (!stack) return html`<p class="muted">Loading…</p>`;
+  // The logs tab needs only the stack's name: its lines are read while the stack itself is read (the
+  // first lines of a long log do not wait for the compose file and the engine's status).
+  if (!stack && current !== 'logs') return html`<p class="muted">Loading…</p>`;
   return html`
     <section aria-labelledby="stack-title">
       <div class="page-head">
@@ -347,10 +350,14 @@ export function StackPage({
                 }} />`
             : null
         }
-        <${ComposeEditor} initial=${stack.compose} handle=${editor} error=${composeError}
-          label=${`Compose file of ${name}`} readOnly=${!canEdit} />
         ${
-          canEdit
+          stack
+            ? html`<${ComposeEditor} initial=${stack.compose} handle=${editor} error=${composeError}
+          label=${`Compose file of ${name}`} readOnly=${!canEdit} />`
+            : html`<p class="muted">Loading…</p>`
+        }
+        ${
+          canEdit && stack
             ? html`<div class="buttons">
               <button type="button" disabled=${busy} onClick=${() => save(false)}>Save</button>
               <button type="button" class="primary" disabled=${blocked} ...${why} onClick=${() => save(true)}>Save and redeploy</button>
