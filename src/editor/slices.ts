@@ -41,3 +41,27 @@ export function slices(what: string, signal?: AbortSignal): Tick {
     });
   };
 }
+
+/**
+ * Work written as a generator that yields between the items it looks at and returns `T`: the same code
+ * runs through at once (`runThrough`, for callers that cannot wait) or in slices (`runSliced`).
+ */
+export type Work<T> = Generator<void, T, void>;
+
+/** Runs `work` through without a break. */
+export function runThrough<T>(work: Work<T>): T {
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Runs `work` in slices: at each of its yields `tick` may give the event loop back (or stop it). */
+export async function runSliced<T>(work: Work<T>, tick: Tick): Promise<T> {
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+    const wait = tick();
+    if (wait) await wait;
+  }
+}

@@ -264,7 +264,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     status: 200,
     summary: 'Query entities',
     answer:
-      '`entities[]`, `count`, `returned`, `next_offset` (every entity of the layouts and of the blocks they insert; spatial parameters look at the layouts only); an Insert answers its `block`, a HATCH its `boundary`, `solid` and `pattern`, a SOLID its `corners`.',
+      '`entities[]`, `count`, `returned`, `next_offset` (every entity of the layouts and of the blocks they insert; spatial parameters look at the layouts only); an Insert answers its `block`, a HATCH its `boundary`, `solid` and `pattern`, a SOLID its `corners`. A query runs in slices: `state.operation` shows it running, and `POST /cancel` stops it (400 `cancelled`).',
     queryParams: ENTITY_QUERY_PARAMS,
     // `where` is parsed by the transport (invalid_where before the dispatcher); see editor-app.ts.
     build: (input) =>

@@ -14,10 +14,11 @@ import {
 } from '../geometry/index.js';
 import { isKnownRaw } from '../geometry/raw-kinds.js';
 import type { Entity, Point3 } from '../model.js';
-import { documentIndex } from '../query/document-index.js';
-import { runQuery, selectionAnswer } from '../query/index.js';
+import { documentIndexSliced } from '../query/document-index.js';
+import { runQuerySliced, selectionAnswer } from '../query/index.js';
 import type { QueryRequest } from '../query/request.js';
 import { handleList, number, optionalFlag, point } from '../request.js';
+import { slices } from '../slices.js';
 import { entitiesOf } from './entities.js';
 import { StepBuilder, stepEvent } from './steps.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
@@ -186,13 +187,21 @@ function entitiesTransform(ctx: OpContext): OpOutcome {
   };
 }
 
-function query(ctx: OpContext): OpOutcome {
+/**
+ * `query`, in slices: over 100,000 entities (their boxes indexed on the first one, every entity's full
+ * detail, block contents) it takes a while, and `state`, `get_selection` and `cancel` are answered
+ * meanwhile; `cancel` stops it (`cancelled`).
+ */
+async function query(ctx: OpContext): Promise<OpOutcome> {
   const doc = docOf(ctx);
-  const answer = runQuery(
+  const tick = slices('the query', ctx.signal);
+  const index = await documentIndexSliced(doc, tick);
+  const answer = await runQuerySliced(
     doc.model,
-    documentIndex(doc),
+    index,
     ctx.request as QueryRequest,
     documentContext(doc.model),
+    tick,
   );
   return { events: [], fields: { ...answer } };
 }
@@ -234,7 +243,7 @@ function measureOp(ctx: OpContext): OpOutcome {
 export const spatialOps: OpTable = {
   measure: { kind: 'read', document: 'required', run: measureOp },
   entities_transform: { kind: 'mutation', document: 'required', run: entitiesTransform },
-  query: { kind: 'read', document: 'required', run: query },
+  query: { kind: 'read', document: 'required', run: query, cancellable: true },
   // Immediate: a person picking in the viewer must see their selection while a slow operation runs.
   get_selection: { kind: 'immediate', document: 'none', run: getSelection },
 };

@@ -14,7 +14,7 @@ export {
   type QueryRequest,
   toNumber,
 } from './request.js';
-export { compareHandles, type QueryAnswer, runQuery } from './run.js';
+export { compareHandles, type QueryAnswer, runQuery, runQuerySliced } from './run.js';
 export {
   type IndexItem,
   type NearestOptions,

@@ -4,6 +4,10 @@
  * without a radius walks the index nearest-first. Other filters (`type`, `layer`, `handles`, `where`)
  * narrow the candidates. Answers come in handle order (creation order), in the order given for
  * `handles`, or by distance for `near`; then `offset`/`limit` page them.
+ *
+ * The work is a generator that yields once per entity it looks at: `runQuery` runs it through at once,
+ * `runQuerySliced` gives the event loop back between slices (and stops on `cancel`), so a query over
+ * 100,000 entities never keeps `state`, `get_selection` or `cancel` from being answered.
  */
 import { dictGet, dictHas, dictSet } from '../dict.js';
 import { isLayoutBlockName } from '../dxf/entity-types.js';
@@ -18,6 +22,7 @@ import {
 } from '../geometry/index.js';
 import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
 import { named, sameName } from '../names.js';
+import { runSliced, runThrough, type Tick, type Work } from '../slices.js';
 import { type EntityAnswer, entityAnswer, fieldReader } from './answer.js';
 import { QueryError } from './errors.js';
 import { type ParsedQuery, parseQuery, type QueryRequest } from './request.js';
@@ -39,24 +44,30 @@ export interface QueryAnswer {
  * The entities of the blocks the layouts insert (and the blocks those insert), by handle. Blocks nothing
  * inserts — a template's dimension arrowheads, a definition whose inserts were erased — are left out.
  */
-export function insertedContents(model: DxfDocumentModel): string[] {
+export const insertedContents = (model: DxfDocumentModel): string[] =>
+  runThrough(insertedContentsWork(model));
+
+function* insertedContentsWork(model: DxfDocumentModel): Work<string[]> {
   const seen = new Set<string>();
   const out: string[] = [];
-  const visit = (name: string) => {
+  // Depth first from the layouts, each block once.
+  const visit = function* (name: string): Work<void> {
     if (seen.has(name)) return;
     seen.add(name);
     const block = named(model.blocks, name);
     if (!block || isLayoutBlockName(block.name)) return;
     for (const h of block.entities) {
+      yield;
       const entity = dictGet(model.entities, h);
       if (!entity || !sameName(entity.space, block.name)) continue;
       out.push(h);
-      if (entity.type === 'Insert') visit(entity.name);
+      if (entity.type === 'Insert') yield* visit(entity.name);
     }
   };
   for (const h of model.order) {
+    yield;
     const entity = dictGet(model.entities, h);
-    if (entity?.type === 'Insert') visit(entity.name);
+    if (entity?.type === 'Insert') yield* visit(entity.name);
   }
   return out;
 }
@@ -173,7 +184,7 @@ class QueryRun {
   }
 
   /** Candidates before the intersections step, each with whether it came from the index. */
-  candidates(): Array<{ entity: Entity; fromIndex: boolean }> {
+  *candidates(): Work<Array<{ entity: Entity; fromIndex: boolean }>> {
     const { q, model } = this;
     if (q.handles) return q.handles.map((h) => ({ entity: this.entity(h), fromIndex: false }));
     if (this.window) {
@@ -189,33 +200,37 @@ class QueryRun {
     }
     const all: Array<{ entity: Entity; fromIndex: boolean }> = [];
     for (const h of model.order) {
+      yield;
       const entity = dictGet(model.entities, h);
       if (entity) all.push({ entity, fromIndex: false });
     }
     // The contents of the blocks the drawing inserts too, as the reference editor lists every entity (a
     // block's entities are in its own coordinates, so the spatial parameters above leave them out).
-    for (const h of insertedContents(model)) {
+    for (const h of yield* insertedContentsWork(model)) {
       const entity = dictGet(model.entities, h);
       if (entity) all.push({ entity, fromIndex: false });
     }
     return all.sort((a, b) => compareHandles(a.entity.handle, b.entity.handle));
   }
 
-  matches(): Match[] {
-    return this.candidates()
-      .filter(({ entity, fromIndex }) => this.keeps(entity) && this.fitsSpace(entity, fromIndex))
-      .map(({ entity }) => ({ entity }));
+  *matches(): Work<Match[]> {
+    const out: Match[] = [];
+    for (const { entity, fromIndex } of yield* this.candidates()) {
+      yield;
+      if (this.keeps(entity) && this.fitsSpace(entity, fromIndex)) out.push({ entity });
+    }
+    return out;
   }
 }
 
 /** Crossings of one entity with every other that passes the query, found through the index. */
-function crossingsOfOne(run: QueryRun, handle: string): Match[] {
+function* crossingsOfOne(run: QueryRun, handle: string): Work<Match[]> {
   const target = run.entity(handle);
   const box = run.boxOf(target);
   const out: Match[] = [];
   let partners: Array<{ entity: Entity; fromIndex: boolean }>;
   if (run.q.handles) {
-    partners = run.candidates();
+    partners = yield* run.candidates();
   } else {
     if (!box) return [];
     const w = run.window ? meet(run.window, box) : box;
@@ -229,6 +244,7 @@ function crossingsOfOne(run: QueryRun, handle: string): Match[] {
       });
   }
   for (const { entity, fromIndex } of partners) {
+    yield;
     if (entity.handle === handle || !run.keeps(entity) || !run.fitsSpace(entity, fromIndex)) continue;
     const points = crossings(entity, target, run.ctx);
     if (points.length > 0) out.push({ entity, crossings: [{ handle, points }] });
@@ -237,7 +253,7 @@ function crossingsOfOne(run: QueryRun, handle: string): Match[] {
 }
 
 /** Crossings among the given entities, pairs found through a small index of their boxes. */
-function crossingsAmong(run: QueryRun, handles: string[]): Match[] {
+function* crossingsAmong(run: QueryRun, handles: string[]): Work<Match[]> {
   const entities = handles.map((h) => run.entity(h));
   const local = SpatialIndex.of(
     entities.map((e) => {
@@ -250,6 +266,7 @@ function crossingsAmong(run: QueryRun, handles: string[]): Match[] {
     const box = local.boxOf(a.handle);
     if (!box) continue;
     for (const h of local.search(box)) {
+      yield;
       if (compareHandles(h, a.handle) <= 0) continue;
       const b = dictGet(run.model.entities, h) as Entity;
       const points = crossings(a, b, run.ctx);
@@ -268,7 +285,7 @@ function crossingsAmong(run: QueryRun, handles: string[]): Match[] {
 }
 
 /** `near` alone: the first pages straight from the index's nearest-first walk. */
-function nearestMatches(run: QueryRun, x: number, y: number): { matches: Match[]; count: number } {
+function* nearestMatches(run: QueryRun, x: number, y: number): Work<{ matches: Match[]; count: number }> {
   const need = run.q.offset + run.q.limit;
   const picked: Match[] = [];
   let last = -1;
@@ -278,6 +295,7 @@ function nearestMatches(run: QueryRun, x: number, y: number): { matches: Match[]
       return entity && run.keeps(entity) ? run.closest(entity)?.distance : undefined;
     },
   })) {
+    yield;
     // Past the page, but keep entities as far as the last one so ties page by handle.
     if (picked.length >= need && n.distance > last) break;
     const entity = dictGet(run.model.entities, n.handle) as Entity;
@@ -288,6 +306,7 @@ function nearestMatches(run: QueryRun, x: number, y: number): { matches: Match[]
   if (run.hasPlainFilters()) {
     count = 0;
     for (const h of run.index.handles()) {
+      yield;
       const entity = dictGet(run.model.entities, h);
       if (entity && run.keeps(entity)) count++;
     }
@@ -316,7 +335,29 @@ export function runQuery(
   request: QueryRequest,
   ctx: GeometryContext = documentContext(model),
 ): QueryAnswer {
-  const q = parseQuery(request);
+  return runThrough(queryWork(model, index, parseQuery(request), ctx));
+}
+
+/**
+ * `runQuery` in slices: `tick` gives the event loop back between them and stops the query (`cancelled`)
+ * once its signal is aborted. The request is checked before any work.
+ */
+export function runQuerySliced(
+  model: DxfDocumentModel,
+  index: SpatialIndex,
+  request: QueryRequest,
+  ctx: GeometryContext,
+  tick: Tick,
+): Promise<QueryAnswer> {
+  return runSliced(queryWork(model, index, parseQuery(request), ctx), tick);
+}
+
+function* queryWork(
+  model: DxfDocumentModel,
+  index: SpatialIndex,
+  q: ParsedQuery,
+  ctx: GeometryContext,
+): Work<QueryAnswer> {
   const run = new QueryRun(model, index, q, ctx);
   let matches: Match[];
   let count: number;
@@ -325,23 +366,28 @@ export function runQuery(
   if (q.intersections) {
     matches =
       q.intersections.length === 1
-        ? crossingsOfOne(run, q.intersections[0] as string)
-        : crossingsAmong(run, q.intersections);
+        ? yield* crossingsOfOne(run, q.intersections[0] as string)
+        : yield* crossingsAmong(run, q.intersections);
     count = matches.length;
   } else if (walkNearest && q.near) {
-    ({ matches, count } = nearestMatches(run, q.near.x, q.near.y));
+    ({ matches, count } = yield* nearestMatches(run, q.near.x, q.near.y));
   } else {
-    matches = run.matches();
+    matches = yield* run.matches();
     count = matches.length;
   }
   if (q.near) {
     // Entities without geometry have no distance: `near` leaves them out.
-    for (const m of matches) m.closest ??= run.closest(m.entity);
+    for (const m of matches) {
+      yield;
+      m.closest ??= run.closest(m.entity);
+    }
     matches = matches.filter((m) => m.closest !== undefined).sort(byDistance);
     if (!walkNearest) count = matches.length;
   }
   const page = matches.slice(q.offset, q.offset + q.limit);
-  const entities = page.map((m) => {
+  const entities: EntityAnswer[] = [];
+  for (const m of page) {
+    yield;
     const full = q.fields
       ? pick(entityAnswer(m.entity, 'full', ctx), q.fields)
       : entityAnswer(m.entity, q.detail, ctx);
@@ -350,8 +396,8 @@ export function runQuery(
       full.closest_point = [...m.closest.point];
     }
     if (m.crossings) full.intersections = m.crossings;
-    return full;
-  });
+    entities.push(full);
+  }
   const answer: QueryAnswer = {
     entities,
     count,
