@@ -15,7 +15,14 @@ import { isObject } from '../editor/request.js';
 import type { EditorSession } from '../editor/session.js';
 import { statusOfCode } from './editor-status.js';
 import { loopbackHost } from './loopback-host.js';
-import { Dirt, DrawableCache, messagesOf, sceneJson, type ViewerMessage } from './viewer-scene.js';
+import {
+  Dirt,
+  DrawableCache,
+  messagesOf,
+  sceneJson,
+  sceneRefusal,
+  type ViewerMessage,
+} from './viewer-scene.js';
 
 /** How long events are gathered before the pages are told: one message for a burst, well within 200 ms. */
 const FLUSH_MS = 15;
@@ -172,12 +179,17 @@ export function viewerApp(
     request.raw.socket.setTimeout(0);
   });
 
-  app.get('/scene', (_request, reply) =>
-    reply
+  // A model space past the expansion limit is refused here (the event stream draws its references as
+  // nothing and says why): counted before anything is drawn.
+  app.get('/scene', (_request, reply) => {
+    const refused = sceneRefusal(session.state);
+    if (refused)
+      return send(reply, { ok: false, code: refused.code, error: refused.message, ...refused.details });
+    return reply
       .header('Cache-Control', 'no-store')
       .header('Content-Type', 'application/json; charset=utf-8')
-      .send(sceneJson(session.state, feed.drawables)),
-  );
+      .send(sceneJson(session.state, feed.drawables));
+  });
 
   app.post('/select', async (request, reply) => {
     const body = isObject(request.body) ? request.body : {};

@@ -9,7 +9,7 @@ import { type EditorEvent, isEditorEvent, isStepEvent, type StepData } from '../
 import { dictGet } from '../editor/dict.js';
 import { drawableOf, inModelSpace } from '../editor/drawables.js';
 import { EditorError } from '../editor/errors.js';
-import { ExpansionCounter, MAX_EXPANDED_ENTITIES } from '../editor/expansion.js';
+import { ExpansionCounter, MAX_EXPANDED_ENTITIES, tooLarge } from '../editor/expansion.js';
 import { documentContext, type GeometryContext, NO_BLOCKS } from '../editor/geometry/types.js';
 import type { DxfDocumentModel, Entity } from '../editor/model.js';
 import type { RecordedEvent } from '../store/types.js';
@@ -46,6 +46,8 @@ function drawableOfBounded(entity: Entity, model: DxfDocumentModel, ctx: Geometr
 
 export class DrawableCache {
   private texts = new WeakMap<Entity, string>();
+  /** Whether the last scene sent refused block references (past the limit): updates then recount. */
+  large = false;
 
   clear(): void {
     this.texts = new WeakMap();
@@ -61,11 +63,11 @@ export class DrawableCache {
   }
 
   /**
-   * The JSON array of a document's model space, in drawing order. A model space that expands past the
-   * limit (expansion.ts) shows its block references as nothing rather than hold the loop for minutes.
+   * The JSON array of a document's model space, in drawing order. `large`: the model space expands past
+   * the limit (`sceneRefusal`), so its block references are drawn as nothing rather than hold the loop
+   * for minutes.
    */
-  modelSpace(model: DxfDocumentModel): string {
-    const large = new ExpansionCounter(model).space(MODEL_SPACE) > MAX_EXPANDED_ENTITIES;
+  modelSpace(model: DxfDocumentModel, large: boolean): string {
     const ctx = large ? NO_BLOCKS : documentContext(model);
     const parts: string[] = [];
     for (const handle of model.order) {
@@ -74,6 +76,17 @@ export class DrawableCache {
     }
     return `[${parts.join(',')}]`;
   }
+}
+
+/**
+ * `too_large` when the active document's model space, block references followed, is past the limit
+ * (expansion.ts): counted before anything is drawn, each block once. Undefined when it is not.
+ */
+export function sceneRefusal(state: EditorSessionState): EditorError | undefined {
+  const doc = activeDoc(state);
+  if (!doc) return undefined;
+  const count = new ExpansionCounter(doc.model).space(MODEL_SPACE);
+  return count > MAX_EXPANDED_ENTITIES ? tooLarge(`the model space of ${doc.title}`, count) : undefined;
 }
 
 const activeDoc = (state: EditorSessionState): DocumentState | undefined =>
@@ -103,8 +116,12 @@ export function sceneJson(state: EditorSessionState, cache: DrawableCache): stri
   );
   if (!doc) return `${head},"document":null}`;
   const { id, title, revision, selection, view } = doc;
-  const fields = JSON.stringify({ id, title, revision, selection, view }).slice(0, -1);
-  return `${head},"document":${fields},"entities":${cache.modelSpace(doc.model)}}}`;
+  // Past the limit the page is sent what it can draw and told why the references show as nothing.
+  const refused = sceneRefusal(state);
+  cache.large = refused !== undefined;
+  const too_large = refused ? { code: refused.code, error: refused.message, ...refused.details } : null;
+  const fields = JSON.stringify({ id, title, revision, selection, view, too_large }).slice(0, -1);
+  return `${head},"document":${fields},"entities":${cache.modelSpace(doc.model, refused !== undefined)}}}`;
 }
 
 /** What the events since the last flush left out of date. */
@@ -189,7 +206,13 @@ export function messagesOf(dirt: Dirt, state: EditorSessionState, cache: Drawabl
   const doc = activeDoc(state);
   if (dirt.tabs) out.push(message('tabs', tabsOf(state)));
   if (doc && dirt.handles.size > 0) {
-    const ctx = documentContext(doc.model);
+    // A reference added (or the drawing past the limit already) may cross the limit: counted again,
+    // and a crossing sends the whole scene, drawn as the limit says, with the page told why.
+    const recount =
+      cache.large || [...dirt.handles].some((h) => dictGet(doc.model.entities, h)?.type === 'Insert');
+    if (recount && (sceneRefusal(state) !== undefined) !== cache.large)
+      return [{ event: 'scene', json: sceneJson(state, cache) }];
+    const ctx = cache.large ? NO_BLOCKS : documentContext(doc.model);
     const upsert: string[] = [];
     const erase: string[] = [];
     for (const handle of dirt.handles) {

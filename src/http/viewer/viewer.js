@@ -26,6 +26,8 @@ const state = {
   pick: null,
   picked: [],
   view: { cx: 0, cy: 0, scale: 1 },
+  /** Why block references are not drawn (the scene's `too_large` error), null when they are. */
+  tooLarge: null,
 };
 
 // ---- coordinates -------------------------------------------------------------------------------
@@ -208,7 +210,9 @@ function mark() {
   $('status').textContent =
     state.documentId === null
       ? 'no document open'
-      : `${state.entities.size} entities · ${state.selection.length} selected · revision ${state.revision}`;
+      : `${state.entities.size} entities · ${state.selection.length} selected · revision ${state.revision}${
+          state.tooLarge ? ` · block references not drawn: ${state.tooLarge}` : ''
+        }`;
 }
 
 // ---- server messages ---------------------------------------------------------------------------
@@ -240,6 +244,8 @@ function onScene(scene) {
   state.documentId = doc ? doc.id : null;
   state.revision = doc ? doc.revision : 0;
   state.selection = doc ? doc.selection : [];
+  // Past the expansion limit the server sends references as nothing, and says why.
+  state.tooLarge = doc?.too_large ? doc.too_large.error : null;
   if (doc) for (const d of doc.entities) put(d);
   // A reconnect or a redraw of the same document keeps the person's view.
   if (!same) {

@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cleanEnv } from '../../cli/helpers.js';
 import { body, Client, createEntities, type EditorServer, newDocument, startEditor, str } from './helpers.js';
+import { EXPANSION_LIMIT, NEST_EXPANDED, nest } from './nest.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
-const LIMIT = 500_000;
-/** What the outermost Insert expands to: 16 + 16^2 + ... + 16^5 entities, the references among them. */
-const EXPANDED = 16 + 16 ** 2 + 16 ** 3 + 16 ** 4 + 16 ** 5;
+const LIMIT = EXPANSION_LIMIT;
+const EXPANDED = NEST_EXPANDED;
 
 let server: EditorServer;
 let client: Client;
@@ -23,32 +23,12 @@ let dir: string;
 /** The Insert of the outermost block. */
 let bomb: string;
 
-/** Builds the nest through the REST API; the handle of the one top-level Insert. */
-async function nest(): Promise<string> {
-  const lines = Array.from({ length: 16 }, (_, i) => ({ type: 'Line', start: [i, 0], end: [i, 1] }));
-  let handles = await createEntities(client, lines);
-  let insert = '';
-  for (let level = 0; level < 5; level++) {
-    const defined = await client.post('/api/v1/blocks', { name: `NEST${level}`, handles });
-    expect(defined.status, defined.text).toBe(201);
-    insert = str(body(defined), 'result.insert');
-    if (level === 4) break;
-    const more = Array.from({ length: 15 }, (_, i) => ({
-      type: 'Insert',
-      name: `NEST${level}`,
-      position: [(i + 1) * 20 ** (level + 1), 0],
-    }));
-    handles = [insert, ...(await createEntities(client, more))];
-  }
-  return insert;
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'chronicle-expansion-'));
   server = await startEditor256();
   client = new Client(server.port);
   await newDocument(client);
-  bomb = await nest();
+  bomb = await nest(client);
 });
 
 afterAll(async () => {

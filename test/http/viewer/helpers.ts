@@ -131,12 +131,12 @@ export interface GuiEditor {
   stop(): Promise<void>;
 }
 
-/** Writes the plan drawing to a temporary file and starts the editor GUI-hosted on it. */
-export async function startGuiEditor(): Promise<GuiEditor> {
+/** Writes the plan drawing to a temporary file and starts the editor GUI-hosted on it (`env`: its environment). */
+export async function startGuiEditor(env?: NodeJS.ProcessEnv): Promise<GuiEditor> {
   const dir = await tempDir();
   const file = join(dir, 'plan.dxf');
   await writeFile(file, planDxf());
-  const server = await startEditor([file, '--store', 'memory:']);
+  const server = await startEditor([file, '--store', 'memory:'], env);
   const deadline = Date.now() + 10_000;
   let match = GUI_LISTENING.exec(server.stderr());
   while (!match && Date.now() < deadline) {
