@@ -104,7 +104,12 @@ export class ProjectionRunner<State> {
     const head = await this.feedHead();
     this.follow();
     if (this.options.snapshots) {
-      this.snapshotTimer = setInterval(() => void this.saveSnapshot(), this.options.snapshotIntervalMs);
+      // A snapshot is a cache: one the store does not take now is tried at the next turn (a failed
+      // store says why itself, src/store/failed-state.ts).
+      this.snapshotTimer = setInterval(
+        () => this.saveSnapshot().catch(() => undefined),
+        this.options.snapshotIntervalMs,
+      );
       this.snapshotTimer.unref();
     }
     await this.liveAt(head);
@@ -130,7 +135,11 @@ export class ProjectionRunner<State> {
     clearInterval(this.snapshotTimer);
     if (this.status !== 'halted') this.status = 'stopped';
     this.rejectWaiters(new ProjectionStoppedError(this.projection.name, this.at));
-    await this.saveSnapshot();
+    // A store that failed takes no snapshot: the next start replays from the last one (a cache), so
+    // stopping goes on.
+    await this.saveSnapshot().catch((error: unknown) => {
+      if (this.store.failure === undefined) throw error;
+    });
   }
 
   /** Position of the last event this projection is fed: of its stream, or of the whole log. */

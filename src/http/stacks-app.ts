@@ -5,15 +5,17 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ContainerEvents } from '../stacks/engine/container-events.js';
 import { Engines } from '../stacks/engine/engines.js';
 import type { Timers } from '../stacks/engine/image-check-schedule.js';
-import { isStacksError } from '../stacks/errors.js';
+import { isStacksError, STORE_FAILED, storeFailed } from '../stacks/errors.js';
 import type { GitStacks } from '../stacks/git-stacks.js';
 import type { StacksService } from '../stacks/service.js';
 import { StackStatusReader } from '../stacks/stack-status.js';
+import { StoreFailedError } from '../store/errors.js';
 import { ConnectionBudget } from './connection-budget.js';
 import { EndingStreams } from './ending-streams.js';
 import { loopbackHost } from './loopback-host.js';
 import { parseQuery } from './query-string.js';
 import { SignInLimit } from './sign-in-limit.js';
+import { fail } from './stacks-api/route-answers.js';
 import { changeRoutes, type EngineFeed } from './stacks-changes.js';
 import {
   bodyLimitOf,
@@ -35,6 +37,7 @@ import { consoleRoutes } from './stacks-routes-console.js';
 import { containerRoutes } from './stacks-routes-containers.js';
 import { engineRoutes } from './stacks-routes-engines.js';
 import { gitStackRoutes } from './stacks-routes-git.js';
+import { healthRoutes } from './stacks-routes-health.js';
 import { historyRoutes } from './stacks-routes-history.js';
 import { jobRoutes } from './stacks-routes-jobs.js';
 import { notificationRoutes } from './stacks-routes-notifications.js';
@@ -125,6 +128,9 @@ export function stacksApp(
     // Each route's own body limit (stacks-limits.ts), unless it sets one.
     route.bodyLimit ??= bodyLimitOf(method, route.url);
     routes.push({ method, url: route.url });
+    // Every write may meet a failed store: its 503 is in the document with the route's own.
+    if (writes(method, route.url) && route.schema?.response !== undefined)
+      route.schema = { ...route.schema, response: withStoreFailed(route.schema.response) };
     // Pages, not API (isPageRoute): no token, no schemas, not in the document.
     if (isPageRoute(route)) {
       route.config = { ...route.config, withoutToken: true };
@@ -157,7 +163,11 @@ export function stacksApp(
     if (user) connections.authenticated(request.raw.socket);
     // The git webhook is signed with the stack's secret instead (stacks-routes-git.ts); sign-in carries
     // its token in the body; pages hold no data.
-    if (request.routeOptions.config.withoutToken === true) return;
+    if (request.routeOptions.config.withoutToken === true) {
+      // A route that needs none may still say more to a caller with a token (GET /api/health).
+      if (user) request.stacksUser = user;
+      return;
+    }
     if (!user) return reply.code(401).send({ error: 'unauthorized' });
     request.stacksUser = user;
     if (request.headers.authorization === undefined)
@@ -165,7 +175,21 @@ export function stacksApp(
     request.stacksStreams = streamBudget;
   });
 
+  // A local store that failed takes no write until a restart: a write is refused before it starts
+  // anything (a compose job whose run could not be recorded). A network store is tried by each write.
+  app.addHook('preHandler', async (request) => {
+    const failure = service.store.failure;
+    if (failure?.clears === 'restart' && writes(request.method, request.routeOptions.url ?? ''))
+      throw storeFailed(failure);
+  });
+
   app.setErrorHandler((error: FastifyError, _request, reply) => {
+    // A write the store could not make, however it was wrapped on its way (README, "When the store fails").
+    const failed = storeFailureOf(error);
+    if (failed) {
+      const refusal = storeFailed(service.store.failure ?? { reason: failed.reason, clears: 'next-write' });
+      return reply.code(503).send({ error: refusal.message, ...refusal.fields });
+    }
     if (isStacksError(error)) return reply.code(error.status).send({ error: error.message, ...error.fields });
     // A request its route's schema refuses: the schema's own words (stacks-api/requests.ts).
     if (hasZodFastifySchemaValidationErrors(error))
@@ -208,9 +232,41 @@ export function stacksApp(
     retentionRoutes(scope, service);
     notificationRoutes(scope, service);
     jobRoutes(scope, service, limits, streams);
+    healthRoutes(scope, service.store);
     if (parts.git) gitStackRoutes(scope, parts.git);
     scheduleRoutes(scope, service);
     documentRoute(scope);
   });
   return app;
+}
+
+/**
+ * Whether a route writes (what a failed store refuses): every POST, PUT, PATCH and DELETE but sign-in
+ * and sign-out, which record nothing.
+ */
+function writes(method: string, url: string): boolean {
+  return ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method) && url !== '/api/session';
+}
+
+/** The StoreFailedError among an error and its causes. */
+function storeFailureOf(error: unknown): StoreFailedError | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++)
+    if (e instanceof StoreFailedError) return e;
+  return undefined;
+}
+
+const STORE_FAILED_ANSWER = fail(
+  `The event store failed (\`${STORE_FAILED}\`, with its \`reason\`): nothing of the request was recorded. A local store takes writes again after a restart, a network store with the next write it takes (README, "When the store fails"; \`GET /api/health\`).`,
+);
+
+/** A route's answers with the failed store's 503 (beside a 503 of its own, when it has one). */
+function withStoreFailed(response: unknown): Record<string, unknown> {
+  const answers = { ...(response as Record<string, unknown>) };
+  const own = answers[503] as { description?: string } | undefined;
+  if (own?.description?.includes(STORE_FAILED)) return answers;
+  answers[503] =
+    own === undefined
+      ? STORE_FAILED_ANSWER
+      : { ...STORE_FAILED_ANSWER, description: `${own.description} Or: ${STORE_FAILED_ANSWER.description}` };
+  return answers;
 }

@@ -33,3 +33,19 @@ export const composeChanged = (current: string) =>
   });
 
 export const isStacksError = (error: unknown): error is StacksError => error instanceof StacksError;
+
+/** The code a write answers while the event store is failed (src/store/failed-state.ts). */
+export const STORE_FAILED = 'store_failed';
+
+/**
+ * A write refused because the event store failed (a full disk, a lost database): 503, the code, what it
+ * means for this store, and the store's own reason. Nothing of the request was recorded.
+ */
+export const storeFailed = (failure: { reason: string; clears: 'restart' | 'next-write' }) =>
+  new StacksError(503, STORE_FAILED, undefined, {
+    message:
+      failure.clears === 'restart'
+        ? 'The event store failed: nothing more is recorded until the server is restarted (see GET /api/health).'
+        : 'The event store failed: nothing was recorded; it is tried again by the next write (see GET /api/health).',
+    reason: failure.reason,
+  });

@@ -8,11 +8,13 @@ import {
   type NewStacksEvent,
   stacksEvent,
 } from '../../streams/stacks.js';
+import { StoreFailedError } from '../store/errors.js';
 import type { EventStore } from '../store/types.js';
 import { JobChunk, messageSize } from './job-delivery.js';
 import { toEvents } from './job-events.js';
 import type { JobSink, LiveJob } from './job-subscription.js';
 import type { Sealer } from './output-keys.js';
+import { untilRecorded } from './until-recorded.js';
 
 /** What starts a job. */
 export interface JobStart {
@@ -122,6 +124,11 @@ export class Job implements LiveJob {
   private lookedAt = 0;
   private revision: number;
   private done: Promise<JobResult> | undefined;
+  /**
+   * The failed result of a job whose end the store would not take (failed until a restart): kept here,
+   * so a poll of this process answers it rather than `running` for good.
+   */
+  private unrecordedEnd: JobResult | undefined;
 
   constructor(
     home: JobHome,
@@ -247,6 +254,7 @@ export class Job implements LiveJob {
 
   /** The messages the store does not hold yet, and the index of the first of them. */
   uncommitted(): { from: number; messages: JobMessage[] } {
+    if (this.unrecordedEnd) return { from: this.committed, messages: [this.unrecordedEnd] };
     return { from: this.committed, messages: [...this.inFlight, ...this.buffer] };
   }
 
@@ -348,26 +356,27 @@ export class Job implements LiveJob {
     this.buffer = [];
     this.bufferBytes = 0;
     this.bufferedLines = 0;
-    const events = [...toEvents(this.id, this.inFlight, this.sealer), ...this.bufferedEvents];
-    this.bufferedEvents = [];
-    this.appending = this.home.store
-      .append(jobStream(this.id), events, { expectedRevision: this.revision })
+    let appended: Promise<{ nextRevision: number }>;
+    try {
+      const events = [...toEvents(this.id, this.inFlight, this.sealer), ...this.bufferedEvents];
+      this.bufferedEvents = [];
+      appended = this.home.store.append(jobStream(this.id), events, { expectedRevision: this.revision });
+    } catch (error) {
+      // Sealing threw (it is called from a timer too): the job fails as on a failed append.
+      appended = Promise.reject(error);
+    }
+    // `appending` never rejects: nobody may be awaiting it (a timer's flush), and a failure is kept in
+    // `failure` for `finish` to report.
+    this.appending = appended
       .then(
-        (appended) => {
-          this.revision = appended.nextRevision - 1;
+        (done) => {
+          this.revision = done.nextRevision - 1;
           this.committed += this.inFlight.length;
           this.inFlight = [];
           this.inFlightBytes = 0;
           this.trimHistory();
         },
-        (error: unknown) => {
-          // Nothing more can be recorded in order after a failed append: keep the job honest about it.
-          this.failure = new JobRecordingError(this.id, error);
-          this.inFlightBytes = 0;
-          this.buffer = [];
-          this.bufferBytes = 0;
-          this.bufferedLines = 0;
-        },
+        (error: unknown) => this.failed(error),
       )
       .finally(() => {
         this.appending = undefined;
@@ -381,30 +390,25 @@ export class Job implements LiveJob {
             this.flush();
           }, this.limits.flushIntervalMs);
         }
-      });
+      })
+      .catch((error: unknown) => this.failed(error));
+  }
+
+  /** Nothing more can be recorded in order after a failed append: keep the job honest about it. */
+  private failed(error: unknown): void {
+    this.failure ??= new JobRecordingError(this.id, error);
+    this.bufferedEvents = [];
+    this.inFlightBytes = 0;
+    this.buffer = [];
+    this.bufferBytes = 0;
+    this.bufferedLines = 0;
   }
 
   /**
-   * After a failed append, one try to end the stream with a failed result, so a poll does not show the
-   * job running for good when the failure passed (a stream deleted under the job, or a store still
-   * broken, refuse it: nothing more can be done, and `finish` reports the failure).
+   * Resolves once every message accepted so far is recorded, or recording failed (`error` says why):
+   * what a deploy waits for before its run's completion, so a run whose output was lost is not `success`.
    */
-  private async recordFailure(): Promise<void> {
-    const result: JobResult = {
-      type: 'result',
-      success: false,
-      ...(this.failure ? { error: this.failure.message } : {}),
-      output: this.outputTail(),
-    };
-    try {
-      await this.home.store.append(jobStream(this.id), toEvents(this.id, [result], this.sealer));
-    } catch {
-      // See above: the failure already on record is the one `finish` reports.
-    }
-  }
-
-  /** Resolves when everything accepted is recorded (or recording failed). */
-  private async settle(): Promise<void> {
+  async recorded(): Promise<void> {
     for (;;) {
       if (this.appending) {
         await this.appending;
@@ -414,10 +418,43 @@ export class Job implements LiveJob {
         this.flush();
         continue;
       }
-      break;
+      return;
     }
-    if (this.failure) await this.recordFailure();
-    this.home.forget(this);
+  }
+
+  /**
+   * After a failed append, the stream is ended with a failed result, so a poll does not show the job
+   * running for good when the failure passed: tried until a network store takes it (a stream deleted
+   * under the job, or a local store failed until a restart, refuse it: nothing more can be done, and
+   * `finish` reports the failure).
+   */
+  private async recordFailure(): Promise<boolean> {
+    const result: JobResult = {
+      type: 'result',
+      success: false,
+      ...(this.failure ? { error: this.failure.message } : {}),
+      output: this.outputTail(),
+    };
+    const store = this.home.store;
+    try {
+      await untilRecorded(store, () =>
+        store.append(jobStream(this.id), toEvents(this.id, [result], this.sealer)),
+      );
+      return true;
+    } catch (error) {
+      // See above: the failure already on record is the one `finish` reports. A store that failed keeps
+      // the end from polls too: this process answers it (a deleted stream has no job left to poll).
+      if (!(error instanceof StoreFailedError)) return true;
+      this.unrecordedEnd = result;
+      return false;
+    }
+  }
+
+  /** Resolves when everything accepted is recorded (or recording failed). */
+  private async settle(): Promise<void> {
+    await this.recorded();
+    // A job whose end is on record is the store's to answer; one whose end is not stays known here.
+    if (!this.failure || (await this.recordFailure())) this.home.forget(this);
     for (const sink of this.sinks) sink.completeAfterQueue();
     // Subscribers still catching up (they hold this job) take the kept chunks while they go on taking
     // them; once none has looked for FINISHED_IDLE_MS, the store serves whoever comes back: clients that

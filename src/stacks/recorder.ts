@@ -40,6 +40,7 @@ import {
 import type { LogSource } from './log-reader.js';
 import { OutputKeys, type Sealer } from './output-keys.js';
 import type { ComposeExit, Redactor } from './types.js';
+import { untilRecorded } from './until-recorded.js';
 
 /**
  * What following a run's log reads: its file as it grows (see log-reader.ts), then the run's final
@@ -93,6 +94,23 @@ export interface RunCompletion {
    * every line was withheld still printed output, so its summary is known.
    */
   outputLines?: number;
+  /**
+   * Set when the output could not all be recorded elsewhere (its job's stream): the run is then
+   * recorded `failed` with it, never `success` with part of its output.
+   */
+  outputError?: string;
+}
+
+/**
+ * The completion as it may be recorded: one whose output or events could not all be recorded (its log
+ * file, its job's stream, an event of its own stream) is `failed`, naming why, whatever compose did.
+ */
+export function honestCompletion(completion: RunCompletion, lost: readonly string[]): RunCompletion {
+  if (lost.length === 0) return completion;
+  const why = lost.join('; ');
+  if (completion.success) return { ...completion, success: false, adopted: false, error: why };
+  const error = completion.error ?? describeFailure(completion.exit);
+  return { ...completion, error: `${error} (${why})` };
 }
 
 /** What a failed compose run amounts to when the caller has no better words for it. */
@@ -164,6 +182,13 @@ async function readRun(
     throw error;
   }
   return { run: state.runs.get(runId), revision };
+}
+
+/** The position of the run stream's last event (what the read model waits for). */
+async function lastEventOf(store: EventStore, runId: number): Promise<{ position: number | undefined }> {
+  for await (const event of store.readStream(runStream(runId), { direction: 'backwards', maxCount: 1 }))
+    return { position: event.position };
+  return { position: undefined };
 }
 
 const isConflict = (error: unknown) =>
@@ -472,6 +497,7 @@ export class RunRecorder {
     this.markEnded = (run) => resolve(run);
   });
   private logFailure: RunLogError | undefined;
+  private completionTries = 0;
 
   constructor(book: RunBook, runId: number, environmentId: EnvironmentId, revision: number, sealer: Sealer) {
     this.book = book;
@@ -480,6 +506,8 @@ export class RunRecorder {
     this.environmentId = environmentId;
     this.revision = revision;
     this.logPath = logPath(book.dataDir, environmentId, runId);
+    // Whoever follows the log hears how the run ended; a completion that failed is reported by complete().
+    this.ended.catch(() => undefined);
     this.writer = new RunLogWriter(
       this.logPath,
       book.budget,
@@ -644,19 +672,61 @@ export class RunRecorder {
       this.logFailure = error;
     }
     await this.appends;
-    if (this.appendError) throw this.appendError;
-    const data = completionEvent(this.runId, completion, completion.outputLines ?? this.lines);
-    const { position } = await this.book.store.append(
-      runStream(this.runId),
-      [recordedCompletion(data, this.sealer)],
-      { expectedRevision: this.revision },
+    const lost: string[] = [];
+    const logError = this.logError;
+    if (logError) lost.push(`The deploy's output could not be recorded in its log file: ${logError.message}`);
+    if (completion.outputError !== undefined)
+      lost.push(`The deploy's output could not be recorded: ${completion.outputError}`);
+    if (this.appendError)
+      lost.push(`An event of the deploy could not be recorded: ${(this.appendError as Error).message}`);
+    const data = completionEvent(
+      this.runId,
+      honestCompletion(completion, lost),
+      completion.outputLines ?? this.lines,
     );
-    this.revision += 1;
-    await this.book.waitFor(position);
+    const store = this.book.store;
+    // Retried while a network store is away: the run must not stay `running` for good (nor its stack's
+    // deletes be refused) because of a moment without the database.
+    const position = await untilRecorded(
+      store,
+      () => this.appendCompletion(recordedCompletion(data, this.sealer)),
+      (error) => {
+        if (this.completionTries++ === 0)
+          process.stderr.write(
+            `stacks: run ${this.runId}: its completion is tried again until the store takes it (${error.reason})\n`,
+          );
+      },
+    );
+    if (position !== undefined) await this.book.waitFor(position);
     this.book.forget(this);
     const run = this.book.get(this.runId);
     if (!run) throw new StacksError(404, 'Run not found');
     return run;
+  }
+
+  /**
+   * Appends the completion at the run stream's revision; its position, or undefined when the run had
+   * ended already (a try whose answer was lost with the connection had recorded it).
+   */
+  private async appendCompletion(event: NewStacksEvent): Promise<number | undefined> {
+    try {
+      const { position } = await this.book.store.append(runStream(this.runId), [event], {
+        expectedRevision: this.revision,
+      });
+      this.revision += 1;
+      return position;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      // An append whose answer was lost may have been recorded after all: the stream says.
+      const { run, revision } = await readRun(this.book.store, this.runId);
+      if (!run) throw new StacksError(404, 'Run not found');
+      this.revision = revision;
+      if (isTerminalRunStatus(run.status)) {
+        const { position } = await lastEventOf(this.book.store, this.runId);
+        return position;
+      }
+      return this.appendCompletion(event);
+    }
   }
 
   private record(event: ReturnType<typeof stacksEvent>, appended?: (position: number) => void): void {

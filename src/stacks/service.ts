@@ -1203,6 +1203,8 @@ export class StacksService {
     slot.release?.();
     if (recorder) {
       try {
+        // The job's output first: a run whose output the store could not take is not `success`.
+        await job.recorded();
         await recorder.complete({
           success,
           exit,
@@ -1211,6 +1213,7 @@ export class StacksService {
           summary: summary.summary(),
           outputLines: printed,
           ...(cancelledBy !== undefined ? { cancelledBy } : {}),
+          ...(job.error !== undefined ? { outputError: recordingReason(job.error) } : {}),
         });
       } catch (recordError) {
         process.stderr.write(
@@ -1542,3 +1545,7 @@ export class StacksService {
     await this.instance.leave();
   }
 }
+
+/** Why a job's output could not be recorded, in the store's words. */
+const recordingReason = (error: Error): string =>
+  error.cause instanceof Error ? error.cause.message : error.message;

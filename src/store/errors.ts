@@ -93,3 +93,16 @@ export class UnsupportedStoreError extends StoreError {
     super('unsupported_store', message);
   }
 }
+
+/**
+ * A write the store did not take because it is in its failed state (failed-state.ts): an earlier write
+ * failed (a full disk, a lost connection) and nothing more is acknowledged until it is cleared.
+ */
+export class StoreFailedError extends StoreError {
+  /** Why the store failed: the first failed write's own words (`ENOSPC: no space left on device`). */
+  readonly reason: string;
+  constructor(reason: string, options?: ErrorOptions) {
+    super('store_failed', `the event store failed and takes no more writes: ${reason}`, options);
+    this.reason = reason;
+  }
+}

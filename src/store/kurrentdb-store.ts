@@ -27,6 +27,7 @@ import {
   UnsupportedStoreError,
   WrongExpectedRevisionError,
 } from './errors.js';
+import { FailedState, type StoreFailure } from './failed-state.js';
 import { planImport } from './import.js';
 import { KurrentLeases, type LeaseStreams } from './kurrentdb-leases.js';
 import {
@@ -171,10 +172,13 @@ export class KurrentEventStore implements EventStore {
   private feedFrom: ReadPosition = END;
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly writes: WriteQueue;
+  /** Cleared by the next write it takes: see failed-state.ts. */
+  private readonly failed: FailedState;
   private closed = false;
   private readonly leases: KurrentLeases;
 
   private constructor(options: KurrentUrl) {
+    this.failed = new FailedState(options.location, 'next-write');
     // One write at a time, never grouped: each append is its own multi-stream append on the position log.
     this.writes = new WriteQueue(
       {
@@ -184,7 +188,7 @@ export class KurrentEventStore implements EventStore {
         remove: (task) => this.runDelete(task),
         import: (task) => this.runImport(task),
       },
-      { group: false, closed: () => this.closed },
+      { group: false, closed: () => this.closed, failed: this.failed },
     );
     this.location = options.location;
     this.names = kurrentNames(options.namespace);
@@ -193,6 +197,10 @@ export class KurrentEventStore implements EventStore {
     this.client = KurrentDBClient.connectionString(options.connectionString);
     this.delivery = new LiveDelivery((stream, from, to) => this.readRange(stream, from, to), this.readNew);
     this.leases = new KurrentLeases(this.leaseStreams(), (name) => this.names.lease(name));
+  }
+
+  get failure(): StoreFailure | undefined {
+    return this.failed.failure;
   }
 
   static async open(options: KurrentUrl): Promise<KurrentEventStore> {

@@ -3,6 +3,7 @@ import type { Observable } from 'rxjs';
 import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../../streams/system.js';
 import { chunkedJson } from './chunked-json.js';
 import { StoreClosedError, StreamDeletedError } from './errors.js';
+import { FailedState, type StoreFailure } from './failed-state.js';
 import { flatten } from './flatten.js';
 import { importedValue, planImport } from './import.js';
 import {
@@ -106,6 +107,8 @@ export class LevelEventStore implements EventStore {
   private head = 0;
   private readonly streams = new Map<string, StreamHead>();
   private readonly writes: WriteQueue;
+  /** Until a restart: see failed-state.ts. */
+  private readonly failed: FailedState;
   private closed = false;
   private readonly commitListeners = new Set<(events: readonly RecordedEvent[]) => void>();
   private readonly closeListeners = new Set<() => void>();
@@ -118,13 +121,14 @@ export class LevelEventStore implements EventStore {
     this.db = db;
     this.location = location;
     this.writeOptions = { sync } as WriteOptions;
+    this.failed = new FailedState(location, 'restart');
     this.writes = new WriteQueue(
       {
         appends: (batch) => this.commitAppends(batch),
         remove: (task) => this.runDelete(task),
         import: (task) => this.runImport(task),
       },
-      { group: true, closed: () => this.closed },
+      { group: true, closed: () => this.closed, failed: this.failed },
     );
     this.live = {
       head: () => this.head,
@@ -146,6 +150,10 @@ export class LevelEventStore implements EventStore {
 
   async headPosition(): Promise<number> {
     return this.head;
+  }
+
+  get failure(): StoreFailure | undefined {
+    return this.failed.failure;
   }
 
   append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
@@ -290,7 +298,9 @@ export class LevelEventStore implements EventStore {
     const name = snapshot.name;
     // Two saves of one name at once would each delete the other's parts: they go one after the other.
     const previous = this.snapshotSaves.get(name) ?? Promise.resolve();
-    const saved = previous.catch(() => undefined).then(() => this.writeSnapshot(snapshot));
+    const saved = previous
+      .catch(() => undefined)
+      .then(() => this.guarded(() => this.writeSnapshot(snapshot)));
     this.snapshotSaves.set(name, saved);
     const forget = () => {
       if (this.snapshotSaves.get(name) === saved) this.snapshotSaves.delete(name);
@@ -333,11 +343,26 @@ export class LevelEventStore implements EventStore {
     await batch.write(this.writeOptions);
   }
 
-  async deleteSnapshot(name: string): Promise<void> {
-    const parts = await this.db.keys(snapshotPartRange(name)).all();
-    const batch = this.db.batch().del(snapshotKey(name));
-    for (const key of parts) batch.del(key);
-    await batch.write(this.writeOptions);
+  deleteSnapshot(name: string): Promise<void> {
+    return this.guarded(async () => {
+      const parts = await this.db.keys(snapshotPartRange(name)).all();
+      const batch = this.db.batch().del(snapshotKey(name));
+      for (const key of parts) batch.del(key);
+      await batch.write(this.writeOptions);
+    });
+  }
+
+  /**
+   * A write outside the queue (snapshots) through the failed state too: LevelDB's log is shared, so a
+   * snapshot's failed write leaves the same partial record an append's would.
+   */
+  private async guarded(write: () => Promise<void>): Promise<void> {
+    this.failed.guard();
+    try {
+      await write();
+    } catch (error) {
+      throw this.failed.failed(error);
+    }
   }
 
   async close(): Promise<void> {

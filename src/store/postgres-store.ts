@@ -7,6 +7,7 @@ import {
   SYSTEM_STREAM,
 } from '../../streams/system.js';
 import { StoreClosedError, StreamDeletedError, UnsupportedStoreError } from './errors.js';
+import { FailedState, type StoreFailure } from './failed-state.js';
 import { importedValue, planImport } from './import.js';
 import { decodeEvent } from './keys.js';
 import { LiveDelivery, readByRanges } from './live-delivery.js';
@@ -75,18 +76,21 @@ export class PostgresEventStore implements EventStore {
   private listener: pg.Client | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly writes: WriteQueue;
+  /** Cleared by the next write it takes: see failed-state.ts. */
+  private readonly failed: FailedState;
   private closed = false;
   /** Each lease's own connection: a session advisory lock lives as long as its session. */
   private readonly leaseClients = new Set<pg.Client>();
 
   private constructor(options: PostgresStoreOptions) {
+    this.failed = new FailedState(options.location, 'next-write');
     this.writes = new WriteQueue(
       {
         appends: (batch) => this.commitAppends(batch),
         remove: (task) => this.runDelete(task),
         import: (task) => this.runImport(task),
       },
-      { group: true, closed: () => this.closed },
+      { group: true, closed: () => this.closed, failed: this.failed },
     );
     this.location = options.location;
     this.connectionString = options.connectionString;
@@ -130,6 +134,10 @@ export class PostgresEventStore implements EventStore {
       await store.pool.end().catch(() => undefined);
       throw error;
     }
+  }
+
+  get failure(): StoreFailure | undefined {
+    return this.failed.failure;
   }
 
   async headPosition(): Promise<number> {

@@ -5,6 +5,21 @@ import type { EventMetadata, Json, RecordedEvent } from '../../streams/recorded-
 /** What the store gives back (`RecordedEvent`) is the shape the event catalog builds its events on. */
 export type { EventMetadata, Json, RecordedEvent };
 
+/** Why a store takes no more writes (`EventStore.failure`; src/store/failed-state.ts). */
+export interface StoreFailure {
+  /** The failed write's own words. */
+  reason: string;
+  /** When the write failed (ISO time). */
+  since: string;
+  /**
+   * `restart`: a local store stays failed until the process opens it again (a write that failed part
+   * way may have left a partial record its log would put later writes behind, so none may follow).
+   * `next-write`: a network store is tried again by the next write, and a write it takes clears it
+   * (its transactions are all or nothing: a failed one left nothing behind).
+   */
+  clears: 'restart' | 'next-write';
+}
+
 /** What a caller appends. `Type` and `Data` flow from the event catalog in streams/. */
 export interface EventData<Type extends string = string, Data = unknown> {
   type: Type;
@@ -76,6 +91,12 @@ export interface Lease {
 export interface EventStore extends SnapshotStore {
   /** Human-readable place of the log, e.g. `level:/srv/chronicle/data/events`. */
   readonly location: string;
+  /**
+   * Set while the store is in its failed state (failed-state.ts): a write failed for a reason of the
+   * store's own, and writes are answered StoreFailedError — until a restart (a local store) or until
+   * the next write it takes (a network store).
+   */
+  readonly failure: StoreFailure | undefined;
   append(stream: string, events: readonly EventData[], options?: AppendOptions): Promise<AppendResult>;
   readStream(stream: string, options?: ReadStreamOptions): AsyncIterable<RecordedEvent>;
   readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>;

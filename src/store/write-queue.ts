@@ -1,4 +1,5 @@
 import { InvalidEventError, StoreClosedError, WrongExpectedRevisionError } from './errors.js';
+import type { FailedState } from './failed-state.js';
 import type { AppendOptions, AppendResult, EventData, ExpectedRevision, RecordedEvent } from './types.js';
 import { assertExpectedRevision, assertStreamName, serializeEventBody } from './validate.js';
 
@@ -51,6 +52,10 @@ export function checkExpected(stream: string, expected: ExpectedRevision, curren
  * bad one fails at once and nothing of it is queued). With `group`, appends that wait while a turn runs
  * are handed over together in the next one (group commit: one fsync or transaction for all of them);
  * a delete or an import always has a turn of its own.
+ *
+ * Every write goes through the store's failed state (failed-state.ts): one the store fails to make
+ * fails the store, and is answered StoreFailedError; while a local store is failed nothing more is
+ * tried, so nothing more is acknowledged (writes already waiting included).
  */
 export class WriteQueue {
   private pending: Array<PendingAppend | PendingDelete | PendingImport> = [];
@@ -58,12 +63,13 @@ export class WriteQueue {
 
   constructor(
     private readonly handlers: WriteHandlers,
-    private readonly options: { group: boolean; closed: () => boolean },
+    private readonly options: { group: boolean; closed: () => boolean; failed: FailedState },
   ) {}
 
   append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
     return new Promise<AppendResult>((resolve, reject) => {
       if (this.options.closed()) throw new StoreClosedError();
+      this.options.failed.guard();
       assertStreamName(stream);
       if (!Array.isArray(events) || events.length === 0)
         throw new InvalidEventError('append needs a non-empty array of events');
@@ -72,29 +78,57 @@ export class WriteQueue {
       const at = new Date().toISOString();
       const bodies = events.map((event) => serializeEventBody(event, at));
       const types = events.map((event) => event.type);
-      this.push({ kind: 'append', stream, types, bodies, expected, resolve, reject });
+      this.push({ kind: 'append', stream, types, bodies, expected, ...this.settling(resolve, reject) });
     });
   }
 
   deleteStream(stream: string): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (this.options.closed()) throw new StoreClosedError();
+      this.options.failed.guard();
       assertStreamName(stream);
-      this.push({ kind: 'delete', stream, resolve, reject });
+      this.push({ kind: 'delete', stream, ...this.settling(resolve, reject) });
     });
   }
 
   importEvents(events: readonly RecordedEvent[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (this.options.closed()) throw new StoreClosedError();
+      this.options.failed.guard();
       if (events.length === 0) return resolve();
-      this.push({ kind: 'import', events, resolve, reject });
+      this.push({ kind: 'import', events, ...this.settling(resolve, reject) });
     });
   }
 
   /** Resolves once every write asked for so far has had its turn (what close() waits for). */
   async drained(): Promise<void> {
     while (this.writing || this.pending.length > 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  /** A task's settling through the failed state: taken clears a `next-write` failure, failed fails it. */
+  private settling<T>(
+    resolve: (value: T) => void,
+    reject: (error: unknown) => void,
+  ): { resolve: (value: T) => void; reject: (error: unknown) => void } {
+    const failed = this.options.failed;
+    return {
+      resolve: (value) => {
+        failed.succeeded();
+        resolve(value);
+      },
+      reject: (error) => reject(failed.failed(error)),
+    };
+  }
+
+  /** Refuses `tasks` when the store failed after they were asked for; false when they may go on. */
+  private refused(tasks: ReadonlyArray<PendingAppend | PendingDelete | PendingImport>): boolean {
+    try {
+      this.options.failed.guard();
+      return false;
+    } catch (error) {
+      for (const task of tasks) task.reject(error);
+      return true;
+    }
   }
 
   private push(task: PendingAppend | PendingDelete | PendingImport): void {
@@ -114,14 +148,14 @@ export class WriteQueue {
         const first = this.pending[0] as PendingAppend | PendingDelete | PendingImport;
         if (first.kind === 'delete') {
           this.pending.shift();
-          await this.handlers.remove(first);
+          if (!this.refused([first])) await this.handlers.remove(first);
         } else if (first.kind === 'import') {
           this.pending.shift();
-          await this.handlers.import(first);
+          if (!this.refused([first])) await this.handlers.import(first);
         } else {
           const end = this.options.group ? this.pending.findIndex((task) => task.kind !== 'append') : 1;
           const batch = this.pending.splice(0, end === -1 ? this.pending.length : end) as PendingAppend[];
-          await this.handlers.appends(batch);
+          if (!this.refused(batch)) await this.handlers.appends(batch);
         }
         if (this.pending.length > 0) await new Promise((resolve) => setImmediate(resolve));
       }

@@ -192,6 +192,7 @@ describe('the typed client pieces', () => {
     expectTypeOf<StacksAnswer<'getStack', 404>>().toEqualTypeOf<{
       error: string;
       message?: string | undefined;
+      reason?: string | undefined;
       composeHash?: string | undefined;
     }>();
     expectTypeOf<StacksStatus<'deleteRun'>>().toEqualTypeOf<200 | 400 | 401 | 403 | 404 | 409>();

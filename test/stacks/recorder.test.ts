@@ -372,12 +372,39 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     expect(() => records.runs.followLog(99)).toThrow(expect.objectContaining({ status: 404 }));
   });
 
-  it('still records the run when its log cannot be written, and says why', async () => {
+  it('still records the run when its log cannot be written: failed, saying why, never success with its output lost', async () => {
     await writeFile(join(records.dataDir, 'deploy-logs'), 'a file where the folder should be');
     const recorder = await records.runs.start(runInput());
     recorder.line('lost');
     const run = await recorder.complete({ success: true, exit: noExit, redactor: createRedactor([]) });
-    expect(run.status).toBe('success');
+    expect(run.status).toBe('failed');
     expect(recorder.logError?.message).toMatch(/cannot write the run log/);
+    expect(await records.runs.errorOf(run)).toMatch(
+      /^The deploy's output could not be recorded in its log file: cannot write the run log/,
+    );
+  });
+
+  it('records a run whose job output could not be recorded as failed, with the reason after its own error', async () => {
+    const ok = await records.runs.start(runInput());
+    const lost = await ok.complete({
+      success: true,
+      exit: noExit,
+      redactor: createRedactor([]),
+      outputError: 'ENOSPC: no space left on device',
+    });
+    expect(lost.status).toBe('failed');
+    expect(await records.runs.errorOf(lost)).toBe(
+      "The deploy's output could not be recorded: ENOSPC: no space left on device",
+    );
+    const failing = await records.runs.start(runInput());
+    const both = await failing.complete({
+      success: false,
+      exit: { ...noExit, exitCode: 3 },
+      redactor: createRedactor([]),
+      outputError: 'ENOSPC: no space left on device',
+    });
+    expect(await records.runs.errorOf(both)).toBe(
+      "Compose exited with code 3 (The deploy's output could not be recorded: ENOSPC: no space left on device)",
+    );
   });
 });

@@ -16,8 +16,14 @@ const FINISHED = '2026-11-25T09:14:03.540Z';
 
 export const ErrorBody = z
   .object({
-    error: z.string().meta({ description: 'What went wrong (or a code: `compose_changed`).' }),
+    error: z
+      .string()
+      .meta({ description: 'What went wrong (or a code: `compose_changed`, `store_failed`).' }),
     message: z.string().optional().meta({ description: 'With a code: what it means.' }),
+    reason: z
+      .string()
+      .optional()
+      .meta({ description: 'With `store_failed`: why the event store failed, in its own words.' }),
     composeHash: z
       .string()
       .optional()
@@ -749,4 +755,14 @@ export const Change = z
         at: '2026-11-26T01:40:12.502Z',
       },
     ],
+  });
+
+export const Health = z
+  .object({
+    status: z.literal('ok').meta({ description: 'The event store takes writes.' }),
+  })
+  .meta({
+    id: 'Health',
+    description: 'The server takes writes: its event store has not failed.',
+    examples: [{ status: 'ok' }],
   });

@@ -18,6 +18,7 @@ import {
   ExecutionsPage,
   GitStack,
   GitStackCreated,
+  Health,
   Job,
   JobCancelled,
   JobOutcome,
@@ -711,6 +712,25 @@ export const stacksRoutes = {
         },
         401: UNAUTHORIZED,
         429: TOO_MANY_STREAMS,
+      },
+    },
+  },
+
+  health: {
+    method: 'GET',
+    url: '/api/health',
+    schema: {
+      operationId: 'health',
+      summary: 'Whether the server takes writes (no token needed; the reason only with one)',
+      description:
+        'For a supervisor or a load balancer: 200 while the event store takes writes, 503 while it is failed (a write it could not make, such as on a full disk: README, "When the store fails"). With a token the answer says why, in the store\'s own words.',
+      tags: ['documentation'],
+      security: [],
+      response: {
+        200: json('The store takes writes.', Health),
+        503: fail(
+          "The store failed (`store_failed`): writes answer the same meanwhile. `message` says since when and what clears it; `reason` (with a token only: it may name paths) why, in the store's own words.",
+        ),
       },
     },
   },

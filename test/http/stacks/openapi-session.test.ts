@@ -42,6 +42,8 @@ describeStacks('a scripted session, every answer as the OpenAPI document says', 
     doc = objectOf(served);
     c = await AnswerChecker.of(doc);
     c.check('openApiDocument', served);
+    // The store takes writes (test/http/stacks/store-failure.test.ts checks the 503 on a full disk).
+    c.check('health', await anonymous.get('/api/health'));
   }, 60_000);
 
   /** Polls a job until done, checking every poll. */
