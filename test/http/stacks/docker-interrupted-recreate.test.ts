@@ -30,6 +30,7 @@ import {
   type Json,
   logLines,
   objectOf,
+  type StacksClient,
   type StacksServer,
   saveCompose,
   startStacks,
@@ -42,6 +43,11 @@ const ENGINE_SOCKET = '/var/run/docker.sock';
 /** Compose's temporary name of a container being recreated, as its requests give it (`?name=`). */
 const TEMPORARY_NAME = /[?&]name=([0-9a-f]{12}_[^&]+)/;
 const RENAMED = /^\/?[0-9a-f]{12}_/;
+const REFUSED = 'refused by the test proxy';
+const removedLine = (name: string) =>
+  `Removed container ${name}: an interrupted compose left it renamed while recreating a service`;
+const lineMessages = (job: { messages: Json[] }) =>
+  job.messages.flatMap((m) => (m.type === 'line' ? [m.line as string] : []));
 
 const composeOf = (version: string) =>
   [
@@ -67,6 +73,8 @@ class EngineProxy {
   private renamed: string | undefined;
   private holding: http.IncomingMessage | undefined;
   private onHeld: ((request: { method: string; url: string; renamed: string }) => void) | undefined;
+  /** A container whose removal the proxy answers with an engine error (undefined: none). */
+  refuseRemoval: string | undefined;
 
   constructor(socket: string) {
     this.socket = socket;
@@ -95,6 +103,8 @@ class EngineProxy {
   /** Holds the next create or delete after a temporary name; resolves with it once held. */
   arm(): Promise<{ method: string; url: string; renamed: string }> {
     this.armed = true;
+    this.renamed = undefined;
+    this.holding = undefined;
     return new Promise((resolve) => {
       this.onHeld = resolve;
     });
@@ -111,6 +121,15 @@ class EngineProxy {
       this.holding = req;
       this.armed = false;
       this.onHeld?.({ method: req.method ?? '', url, renamed: this.renamed });
+      return;
+    }
+    if (
+      req.method === 'DELETE' &&
+      this.refuseRemoval !== undefined &&
+      path.startsWith(`/containers/${this.refuseRemoval}`)
+    ) {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: REFUSED }));
       return;
     }
     const temporary = TEMPORARY_NAME.exec(url)?.[1];
@@ -153,7 +172,11 @@ describeCompose('a server killed while compose recreates a container', (compose:
     if (folder !== '') await rm(folder, { recursive: true, force: true });
   }, 120_000);
 
-  it('the restart cleans the renamed leftover before the next deploy, which succeeds and says what it removed', async () => {
+  /**
+   * Stack `<prefix>-<label>` deployed, then its recreate held by the proxy and the server killed; the
+   * restart (returned) has stopped that compose and closed its run. The renamed container is still there.
+   */
+  async function interruptedRecreate(label: string) {
     const config = {
       users: [USERS.admin],
       compose: { command: [...compose.command] },
@@ -161,21 +184,22 @@ describeCompose('a server killed while compose recreates a container', (compose:
     };
     const first = await startStacks({ config });
     servers.push(first);
-    const name = docker.stack('builder');
-    await createStackDone(first.as('admin'), name, 1, { compose: composeOf('1') });
-    const before = await docker.containers(name);
-    expect(before.map((c) => c.State)).toEqual(['running']);
+    const name = docker.stack(label);
+    const created = await createStackDone(first.as('admin'), name, 1, { compose: composeOf('1') });
+    expect(created.job.result, JSON.stringify(created.job)).toMatchObject({ success: true });
+    expect((await docker.containers(name)).map((c) => c.State)).toEqual(['running']);
 
     // A change of the service's environment: `up` recreates its container, and is held in the middle.
     await saveCompose(first.as('admin'), name, 1, composeOf('2'));
     const held = proxy.arm();
     const old = ackOf(await first.as('admin').post(`/api/stacks/${name}/deploy?env=1`, {}));
     const request = await held;
-    const leftover = await eventually(async () => {
-      const names = (await docker.containers(name)).map((c) => (c.Names[0] ?? '').slice(1));
-      return names.find((n) => RENAMED.test(n));
+    const renamed = await eventually(async () => {
+      const listed = await docker.containers(name);
+      return listed.find((c) => RENAMED.test(c.Names[0] ?? ''));
     }, 'a container under compose temporary name');
-    expect(leftover).toBe(request.renamed);
+    const leftover = { id: renamed.Id, name: (renamed.Names[0] ?? '').slice(1) };
+    expect(leftover.name).toBe(request.renamed);
     await first.kill9();
 
     const second = await startStacks({ dataDir: first.dataDir });
@@ -185,21 +209,30 @@ describeCompose('a server killed while compose recreates a container', (compose:
     const closed = await waitRun(admin, name, old.runId as number, 120_000);
     expect(closed).toMatchObject({ status: 'failed' });
     // The leftover outlived it: the engine never got the request that would have ended the swap.
-    expect((await docker.containers(name)).map((c) => (c.Names[0] ?? '').slice(1))).toContain(leftover);
+    expect((await docker.containers(name)).map((c) => c.Id)).toContain(leftover.id);
+    return { name, leftover, server: second, admin };
+  }
 
+  /** A deploy of the stack once the restart let it go (409 while its old compose is being stopped). */
+  async function deployAfterRestart(admin: StacksClient, name: string) {
     const reply = await eventually(async () => {
       const answer = await admin.post(`/api/stacks/${name}/deploy?env=1`, {});
-      // 409 while the old compose is being stopped.
       return answer.status === 409 ? undefined : answer;
     }, 'the stack free for a deploy');
     expectStatus(reply, 202, 'the deploy after the restart');
     const next = ackOf(reply);
     const job = await waitJob(admin, next.jobId, 180_000);
+    const run = await waitRun(admin, name, next.runId as number);
+    return { job, run, runId: next.runId as number };
+  }
+
+  it('the restart cleans the renamed leftover before the next deploy, which succeeds and says what it removed', async () => {
+    const { name, leftover, server, admin } = await interruptedRecreate('builder');
+    const { job, run, runId } = await deployAfterRestart(admin, name);
     expect(job.result, JSON.stringify(job)).toMatchObject({ success: true });
-    const run = (await waitRun(admin, name, next.runId as number)) as Json;
     expect(run, JSON.stringify(run)).toMatchObject({
       status: 'success',
-      details: { leftoversRemoved: [leftover] },
+      details: { leftoversRemoved: [leftover.name] },
     });
 
     const after = await docker.containers(name);
@@ -207,16 +240,40 @@ describeCompose('a server killed while compose recreates a container', (compose:
     expect(after.map((c) => c.Names[0] ?? '').filter((n) => RENAMED.test(n))).toEqual([]);
     expect(after[0]?.Labels['com.docker.compose.service']).toBe('app');
 
-    const removedLine = `Removed container ${leftover}: an interrupted compose left it renamed while recreating a service`;
-    const lines = (await logLines(second.dataDir, 1, next.runId as number)) ?? [];
-    expect(lines.filter((line) => line === removedLine)).toEqual([removedLine]);
+    const lines = (await logLines(server.dataDir, 1, runId)) ?? [];
+    expect(lines.filter((line) => line === removedLine(leftover.name))).toEqual([removedLine(leftover.name)]);
     // The live output said it too, before compose's own lines.
-    const shown = job.messages.flatMap((m) => (m.type === 'line' ? [m.line as string] : []));
-    expect(shown[0]).toBe(removedLine);
+    expect(lineMessages(job)[0]).toBe(removedLine(leftover.name));
     // Nothing to remove the next time: the runs that find none have no such field.
     const again = objectOf(await admin.postJson(`/api/stacks/${name}/deploy?env=1`, {}));
     expect(again).toMatchObject({ success: true });
     const third = await waitRun(admin, name, again.runId as number);
     expect((third.details as Json).leftoversRemoved).toBeUndefined();
+  }, 600_000);
+
+  it('a leftover the engine will not remove is a line of the output, and the deploy goes on without it; the next one removes it', async () => {
+    const { name, leftover, server, admin } = await interruptedRecreate('refused');
+    proxy.refuseRemoval = leftover.id;
+    const refused = await deployAfterRestart(admin, name);
+    proxy.refuseRemoval = undefined;
+    const notRemoved = `Could not remove container ${leftover.name}, left renamed by an interrupted compose: `;
+    const said = lineMessages(refused.job).filter((line) => line.startsWith(notRemoved));
+    expect(said, JSON.stringify(refused.job)).toHaveLength(1);
+    expect(said[0]).toContain(REFUSED);
+    const logged = (await logLines(server.dataDir, 1, refused.runId)) ?? [];
+    expect(logged.filter((line) => line.startsWith(notRemoved))).toEqual(said);
+    expect((refused.run.details as Json).leftoversRemoved).toBeUndefined();
+    if (compose.generation === 'v2') {
+      // v2 trips over it too (it removes the container of that name first): its words end the run.
+      expect(refused.run).toMatchObject({ status: 'failed' });
+      expect(String(refused.run.errorMessage)).toContain(`Error response from daemon: ${REFUSED}`);
+    }
+    // Once the engine removes it, the next deploy does and succeeds.
+    const next = await deployAfterRestart(admin, name);
+    expect(next.run, JSON.stringify(next.run)).toMatchObject({
+      status: 'success',
+      details: { leftoversRemoved: [leftover.name] },
+    });
+    expect((await docker.containers(name)).map((c) => c.State)).toEqual(['running']);
   }, 600_000);
 });
