@@ -2,13 +2,15 @@
  * How many entities an operation would draw or measure once block references are followed into their
  * blocks, counted before the work starts. A drawing of a few KB can nest blocks five deep with 16
  * references a level, a million lines behind one Insert: following them all ran a plot for 35 s at
- * 1.9 GB and stopped every other caller. Counting is cheap — each block is counted once per depth, its
- * references multiplied — so the operations that expand (plot, capture, the viewer's scene, queries,
+ * 1.9 GB and stopped every other caller. A MINSERT of 205 bytes saying 32,767 columns by 32,767 rows
+ * is a billion references on its own. Counting is cheap — each block is counted once per depth, its
+ * references multiplied, a MINSERT's once per cell of its grid — so the operations that expand (plot, capture, the viewer's scene, queries,
  * bounds of an Insert) refuse past the limit with `too_large`, before any memory is spent.
  */
 import { dictGet } from './dict.js';
 import { EditorError } from './errors.js';
-import type { DxfDocumentModel } from './model.js';
+import { insertGrid } from './geometry/minsert.js';
+import type { DxfDocumentModel, InsertEntity } from './model.js';
 import { named } from './names.js';
 
 /**
@@ -41,10 +43,21 @@ export class ExpansionCounter {
     let count = 0;
     for (const handle of block?.entities ?? []) {
       const child = dictGet(this.model.entities, handle);
-      if (child) count += 1 + (child.type === 'Insert' ? this.block(child.name, depth + 1) : 0);
+      if (child) count += 1 + (child.type === 'Insert' ? this.insert(child, depth + 1) : 0);
     }
     this.memo.set(key, count);
     return count;
+  }
+
+  /**
+   * What Insert `e` at `depth` stands for besides itself: its block's entities (and theirs) once per cell
+   * of its grid, each cell past the first counted as a reference too — a MINSERT of a billion cells of an
+   * empty block is a billion steps to draw. A plain Insert is one cell: its block's count.
+   */
+  insert(e: InsertEntity, depth = 0): number {
+    const grid = insertGrid(e);
+    const cells = grid ? grid.columns * grid.rows : 1;
+    return cells * (1 + this.block(e.name, depth)) - 1;
   }
 
   /**
@@ -59,7 +72,7 @@ export class ExpansionCounter {
       const entity = dictGet(this.model.entities, handle);
       if (!entity || entity.space.toUpperCase() !== upper) continue;
       count += 1;
-      if (entity.type === 'Insert') count += this.block(entity.name, 1);
+      if (entity.type === 'Insert') count += this.insert(entity, 1);
       else if (entity.type === 'Raw' && entity.dxf_type.toUpperCase() === 'VIEWPORT') viewports += 1;
     }
     if (viewports > 0 && upper !== MODEL_SPACE) count += viewports * this.space(MODEL_SPACE);
@@ -79,7 +92,7 @@ export function drawingExpansion(model: DxfDocumentModel, skipOver: number): num
   for (const handle of model.order) {
     const entity = dictGet(model.entities, handle);
     if (!entity) continue;
-    const inner = entity.type === 'Insert' ? counter.block(entity.name, 1) : 0;
+    const inner = entity.type === 'Insert' ? counter.insert(entity, 1) : 0;
     count += 1 + (inner > skipOver ? 0 : inner);
   }
   return count;

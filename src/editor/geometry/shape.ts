@@ -108,7 +108,7 @@ function insertShape(e: InsertEntity, ctx: GeometryContext, depth: number): Shap
   if (depth >= MAX_DEPTH) return undefined;
   // Counted once at the top (the count covers every level below): past the limit nothing is built.
   if (depth === 0 && ctx.expanded) {
-    const count = ctx.expanded(e.name);
+    const count = ctx.expanded(e);
     if (count > MAX_EXPANDED_ENTITIES) throw tooLarge(`Insert ${e.handle} of block ${e.name}`, count);
   }
   const block = ctx.block(e.name);

@@ -1,7 +1,7 @@
 import { dictGet } from '../dict.js';
 import { EditorError } from '../errors.js';
 import { ExpansionCounter } from '../expansion.js';
-import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
+import type { DxfDocumentModel, Entity, InsertEntity, Point3 } from '../model.js';
 import { named } from '../names.js';
 
 /** An axis-aligned box in world coordinates. */
@@ -27,10 +27,11 @@ export interface GeometryContext {
   /** The block an Insert names; undefined when the document has no such block. */
   block(name: string): BlockContent | undefined;
   /**
-   * The entities a reference to block `name` expands to (expansion.ts), when the context can count
-   * them: an Insert past the limit is refused (`too_large`) before its parts are built.
+   * The entities an Insert expands to (expansion.ts: its block's, once per cell of a MINSERT's grid),
+   * when the context can count them: an Insert past the limit is refused (`too_large`) before its parts
+   * are built.
    */
-  expanded?(name: string): number;
+  expanded?(insert: InsertEntity): number;
 }
 
 /** A context without blocks: Inserts have no geometry in it. */
@@ -50,9 +51,9 @@ export function documentContext(model: DxfDocumentModel): GeometryContext {
       }
       return { base: block.base, entities };
     },
-    expanded(name) {
+    expanded(insert) {
       counter ??= new ExpansionCounter(model);
-      return counter.block(name, 1);
+      return counter.insert(insert, 1);
     },
   };
 }

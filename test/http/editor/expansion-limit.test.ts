@@ -63,6 +63,23 @@ describe('a drawing whose block references expand past the limit', () => {
     expectTooLarge(window, EXPANDED + 1);
   });
 
+  it('wblock writes the nest as blocks (nothing expanded); normalize, which measures it, answers too_large', async () => {
+    const path = join(dir, 'nest.dxf');
+    const written = await client.post('/api/v1/wblock', { path, handles: [bomb] });
+    expect(written.status, written.text).toBe(200);
+    expect(body(written)).toMatchObject({ ok: true, result: { entities: 1 } });
+    // Five blocks of 16 entities: a file of a few KB, as the nest's requests were.
+    expect((await stat(path)).size).toBeLessThan(64 * 1024);
+    const normalizedPath = join(dir, 'nest-normalized.dxf');
+    const normalized = await client.post('/api/v1/wblock', {
+      path: normalizedPath,
+      handles: [bomb],
+      normalize: true,
+    });
+    expectTooLarge(normalized, EXPANDED);
+    await expect(stat(normalizedPath)).rejects.toThrow();
+  });
+
   it('capture answers 400 too_large', async () => {
     expectTooLarge(await client.post('/api/v1/capture', { width: 256 }), EXPANDED + 1);
   });

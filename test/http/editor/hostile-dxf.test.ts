@@ -1,7 +1,7 @@
 /**
  * DXF files of a few KB written to cost without bound: blocks nested six deep with 16 references a
  * level (16.7 million lines behind one INSERT), a polyline whose vertex count says 2^31, a HATCH whose
- * edge count says a million. The editor runs on a 256 MB heap: it opens them (nothing is expanded at
+ * edge count says a million, a MINSERT whose grid says a billion cells. The editor runs on a 256 MB heap: it opens them (nothing is expanded at
  * open, no count in a file is trusted), refuses what would expand (plot, capture) with 400 `too_large`,
  * answers the rest, and lives on.
  */
@@ -181,6 +181,72 @@ describe('a DXF of a few KB that expands without bound, on a 256 MB heap', () =>
 
     const ready = await client.get('/api/v1/ready');
     expect(ready.status).toBe(200);
+    expect(server.child.exitCode).toBeNull();
+  });
+
+  it('a MINSERT of 205 bytes saying 32,767 x 32,767 cells opens; what would draw or measure its grid answers too_large', async () => {
+    const text = `${tags([
+      [0, 'SECTION'],
+      [2, 'BLOCKS'],
+      [0, 'BLOCK'],
+      [8, '0'],
+      [2, 'B'],
+      [70, 0],
+      [10, 0],
+      [20, 0],
+      [30, 0],
+      [3, 'B'],
+      [0, 'CIRCLE'],
+      [8, '0'],
+      [10, 0],
+      [20, 0],
+      [30, 0],
+      [40, 1],
+      [0, 'ENDBLK'],
+      [8, '0'],
+      [0, 'ENDSEC'],
+      [0, 'SECTION'],
+      [2, 'ENTITIES'],
+      [0, 'INSERT'],
+      [8, '0'],
+      [2, 'B'],
+      [10, 0],
+      [20, 0],
+      [70, 32767],
+      [71, 32767],
+      [44, 1],
+      [45, 1],
+    ])}${tags([
+      [0, 'ENDSEC'],
+      [0, 'EOF'],
+    ])}`;
+    expect(text.length).toBeLessThan(256);
+    const path = join(dir, 'minsert.dxf');
+    await writeFile(path, text);
+    const opened = await client.post('/api/v1/documents', { path });
+    expect(opened.status, opened.text).toBe(201);
+    // Each of its 32,767^2 cells a reference to a block of one circle.
+    const cells = 32767 * 32767;
+    const full = await client.get('/api/v1/entities?type=Insert&detail=full');
+    expect(full.status, full.text).toBe(400);
+    expect(body(full)).toMatchObject({ code: 'too_large', expanded_entities: 2 * cells - 1, limit: 500_000 });
+    expect(String(body(full).error)).toContain((2 * cells - 1).toLocaleString('en-US'));
+    for (const [route, json] of [
+      ['/api/v1/plot', { path: join(dir, 'minsert.pdf') }],
+      ['/api/v1/capture', { width: 256 }],
+    ] as const) {
+      const answer = await client.post(route, json);
+      expect(answer.status, answer.text).toBe(400);
+      expect(body(answer)).toMatchObject({ code: 'too_large', expanded_entities: 2 * cells, limit: 500_000 });
+    }
+    // The rest answers: the Insert is listed, a spatial filter does not find it, a save writes it back.
+    const listed = await client.get('/api/v1/entities?type=Insert');
+    expect(listed.status, listed.text).toBe(200);
+    expect(body(listed)).toMatchObject({ count: 1 });
+    const near = await client.get('/api/v1/entities?bounds=-1,-1,10,10');
+    expect(near.status, near.text).toBe(200);
+    expect(body(near)).toMatchObject({ count: 0 });
+    expect((await client.get('/api/v1/ready')).status).toBe(200);
     expect(server.child.exitCode).toBeNull();
   });
 
