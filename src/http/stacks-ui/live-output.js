@@ -1,13 +1,15 @@
 /**
  * A job's output as it arrives (GET /api/jobs/{id}/events): lines with their ANSI colours, status
- * messages, and a status line (running / ok / failed, duration, exit code). Auto-scroll follows the
- * end until the person scrolls up, and resumes when they scroll back down. The lines seen and the last
- * event id are kept in sessionStorage, so a reload shows them at once and resumes the stream after them
- * with `Last-Event-ID`. Closing the page only closes the stream: the job goes on on the server.
+ * messages, and a status line (running / ok / failed, duration, exit code). The lines show in the run
+ * logs' viewer (log-viewer.js): only the visible ones are in the page, so a 100,000-line output costs
+ * a few dozen elements, with its search, copy and download. Auto-scroll follows the end until the
+ * person scrolls up, and resumes when they scroll back down (or ask to follow). The lines seen and the
+ * last event id are kept in sessionStorage, so a reload shows them at once and resumes the stream after
+ * them with `Last-Event-ID`. Closing the page only closes the stream: the job goes on on the server.
  */
-import { AnsiUp } from 'ansi_up';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, openEventStream } from './api.js';
+import { LogView } from './log-viewer.js';
 import { duration, html } from './util.js';
 
 /** Lines kept for a reload; past this the reload starts the stream from the first line instead. */
@@ -15,9 +17,6 @@ const CACHE_LINES = 5_000;
 
 /** @typedef {{ kind: 'line' | 'status', text: string }} OutputLine */
 /** @typedef {{ success: boolean, error?: string, exitCode?: number }} JobResult */
-
-const ansi = new AnsiUp();
-ansi.use_classes = true;
 
 /** @param {string} jobId */
 const cacheKey = (jobId) => `chronicle-job-${jobId}`;
@@ -38,23 +37,31 @@ function cached(jobId) {
  *   onClose?: () => void }} props
  */
 export function LiveOutput({ jobId, title, notice, onDone, onClose }) {
-  const [lines, setLines] = useState(/** @type {OutputLine[]} */ ([]));
+  /** The texts of the lines and status messages, and which of them are status messages (by index). */
+  const [lines, setLines] = useState(/** @type {string[]} */ ([]));
+  const statuses = useRef(/** @type {Set<number>} */ (new Set()));
   const [result, setResult] = useState(/** @type {JobResult | null} */ (null));
   const [error, setError] = useState(/** @type {string | null} */ (null));
   const [startedAt, setStartedAt] = useState(Date.now());
   const [now, setNow] = useState(Date.now());
   const [follow, setFollow] = useState(true);
-  const box = useRef(/** @type {HTMLDivElement | null} */ (null));
   const done = useRef(onDone);
   done.current = onDone;
 
   useEffect(() => {
     const saved = cached(jobId);
-    /** @type {OutputLine[]} */
-    const seen = saved ? [...saved.lines] : [];
+    /** @type {string[]} */
+    const seen = [];
+    /** @type {Set<number>} */
+    const kinds = new Set();
+    for (const line of saved?.lines ?? []) {
+      if (line.kind === 'status') kinds.add(seen.length);
+      seen.push(line.text);
+    }
+    statuses.current = kinds;
     let lastId = saved?.lastId;
     const start = saved?.startedAt ?? Date.now();
-    setLines(seen);
+    setLines([...seen]);
     setResult(null);
     setError(null);
     setStartedAt(start);
@@ -65,9 +72,11 @@ export function LiveOutput({ jobId, title, notice, onDone, onClose }) {
       try {
         // A finished job needs no resume point: a reload reads it whole (and storage stays small).
         if (finished) sessionStorage.removeItem(cacheKey(jobId));
-        else if (seen.length <= CACHE_LINES)
-          sessionStorage.setItem(cacheKey(jobId), JSON.stringify({ lines: seen, lastId, startedAt: start }));
-        else sessionStorage.removeItem(cacheKey(jobId));
+        else if (seen.length <= CACHE_LINES) {
+          /** @type {OutputLine[]} */
+          const kept = seen.map((text, i) => ({ kind: kinds.has(i) ? 'status' : 'line', text }));
+          sessionStorage.setItem(cacheKey(jobId), JSON.stringify({ lines: kept, lastId, startedAt: start }));
+        } else sessionStorage.removeItem(cacheKey(jobId));
       } catch {}
     };
     // Lines arrive in bursts: render at most once a frame.
@@ -81,9 +90,11 @@ export function LiveOutput({ jobId, title, notice, onDone, onClose }) {
       onMessage: (data, id) => {
         if (id !== undefined) lastId = id;
         const message = JSON.parse(data);
-        if (message.type === 'line') seen.push({ kind: 'line', text: message.line });
-        else if (message.type === 'status') seen.push({ kind: 'status', text: message.status });
-        else if (message.type === 'result') {
+        if (message.type === 'line') seen.push(message.line);
+        else if (message.type === 'status') {
+          kinds.add(seen.length);
+          seen.push(message.status);
+        } else if (message.type === 'result') {
           finished = message;
           setResult(message);
           setNow(Date.now());
@@ -110,16 +121,6 @@ export function LiveOutput({ jobId, title, notice, onDone, onClose }) {
     return () => clearInterval(timer);
   }, [result]);
 
-  useEffect(() => {
-    if (follow && box.current) box.current.scrollTop = box.current.scrollHeight;
-  }, [lines, follow]);
-
-  const onScroll = () => {
-    const el = box.current;
-    if (!el) return;
-    setFollow(el.scrollTop + el.clientHeight >= el.scrollHeight - 8);
-  };
-
   const state = error ? 'error' : result ? (result.success ? 'ok' : 'failed') : 'running';
   return html`
     <section class="live-output" aria-label="Live output" data-job=${jobId}>
@@ -136,14 +137,9 @@ export function LiveOutput({ jobId, title, notice, onDone, onClose }) {
       ${result && !result.success && result.error ? html`<p class="error-line">${result.error}</p>` : null}
       ${notice ?? null}
       ${error ? html`<p class="error-line" role="alert">${error}</p>` : null}
-      <div class="output-lines" ref=${box} onScroll=${onScroll} tabindex="0" aria-label="Output lines" data-testid="output-lines">
-        ${lines.map(
-          (line) =>
-            html`<div class=${line.kind === 'status' ? 'out-status' : 'out-line'} dangerouslySetInnerHTML=${{
-              __html: ansi.ansi_to_html(line.text),
-            }}></div>`,
-        )}
-      </div>
+      <${LogView} lines=${lines} problem=${null} live=${state === 'running'} following=${follow}
+        setFollowing=${setFollow} fileName=${`job-${jobId}.txt`} label="Output lines" testId="output"
+        textClass=${(/** @type {number} */ i) => (statuses.current.has(i) ? 'out-status' : 'out-line')} />
     </section>
   `;
 }

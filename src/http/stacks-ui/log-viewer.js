@@ -28,13 +28,14 @@ function highlighted(text, query) {
 /**
  * One line's text. Most lines hold no ANSI code: they are plain text nodes (and <mark>s around the
  * matches), which cost far less per scrolled frame than HTML parsed from a string; a line with codes goes
- * through ansi_up.
- * @param {string} text @param {string} query
+ * through ansi_up. `cls`: more classes of its text.
+ * @param {string} text @param {string} query @param {string} [cls]
  */
-function lineText(text, query) {
+function lineText(text, query, cls = '') {
+  const names = cls ? `lt ${cls}` : 'lt';
   if (text.includes('\u001b'))
-    return html`<span class="lt" dangerouslySetInnerHTML=${{ __html: highlighted(text, query) }}></span>`;
-  if (!query) return html`<span class="lt">${text}</span>`;
+    return html`<span class=${names} dangerouslySetInnerHTML=${{ __html: highlighted(text, query) }}></span>`;
+  if (!query) return html`<span class=${names}>${text}</span>`;
   const lower = text.toLowerCase();
   const needle = query.toLowerCase();
   const parts = [];
@@ -44,7 +45,7 @@ function lineText(text, query) {
     from = at + needle.length;
   }
   parts.push(text.slice(from));
-  return html`<span class="lt">${parts}</span>`;
+  return html`<span class=${names}>${parts}</span>`;
 }
 
 /**
@@ -138,13 +139,16 @@ export function LogViewer({ stack, run, onRunEnd }) {
 
 /**
  * A log's lines, virtualised, with its tools (the run log's, a container's, a stack's). `prefix` gives a
- * line's decoration before its text (a container's name, a time), `lineClass` a class of its row; both by
- * the line's index. `tools` are more controls for the toolbar; `downloadText` the text a download saves
- * (default: the lines).
+ * line's decoration before its text (a container's name, a time), `lineClass` a class of its row,
+ * `textClass` of its text; all by the line's index. `tools` are more controls for the toolbar;
+ * `downloadText` the text a download saves (default: the lines). `testId` prefixes the `data-testid`s
+ * (`log-search`, `log-lines`…): a page showing two viewers (a job's live output and a run's log) tells
+ * them apart.
  * @param {{ lines: string[] | null, problem: string | null, live: boolean, following: boolean,
  *   setFollowing: (on: boolean) => void, fileName: string, label: string,
  *   prefix?: (index: number) => unknown, lineClass?: (index: number) => string,
- *   tools?: unknown, downloadText?: () => string }} props
+ *   textClass?: (index: number) => string, tools?: unknown, downloadText?: () => string,
+ *   testId?: string }} props
  */
 export function LogView({
   lines,
@@ -156,8 +160,10 @@ export function LogView({
   label,
   prefix,
   lineClass,
+  textClass,
   tools,
   downloadText: textOf,
+  testId = 'log',
 }) {
   const [query, setQuery] = useState('');
   const [filter, setFilter] = useState(false);
@@ -216,7 +222,7 @@ export function LogView({
     const extra = lineClass ? ` ${lineClass(index)}` : '';
     rows.push(html`<div class=${`log-row${isCurrent ? ' current' : ''}${extra}`}>
       <span class="ln" aria-hidden="true">${index + 1}</span>
-      ${prefix ? prefix(index) : null}${lineText(text, query)}
+      ${prefix ? prefix(index) : null}${lineText(text, query, textClass ? textClass(index) : '')}
     </div>`);
   }
 
@@ -226,36 +232,37 @@ export function LogView({
   };
 
   return html`
-    <div class="log-viewer" data-testid="log-viewer">
+    <div class="log-viewer" data-testid=${`${testId}-viewer`}>
       <div class="log-tools" role="toolbar" aria-label="Log tools">
-        <label>Search <input type="search" value=${query} data-testid="log-search"
+        <label>Search <input type="search" value=${query} data-testid=${`${testId}-search`}
           onInput=${(/** @type {InputEvent} */ e) => {
             setQuery(/** @type {HTMLInputElement} */ (e.target).value);
             setCurrent(0);
           }}
           onKeyDown=${(/** @type {KeyboardEvent} */ e) => e.key === 'Enter' && goTo(current + (e.shiftKey ? -1 : 1))} /></label>
-        <span data-testid="log-matches" aria-live="polite">${needle ? `${matches.length ? current + 1 : 0} / ${matches.length}` : ''}</span>
+        <span data-testid=${`${testId}-matches`} aria-live="polite">${needle ? `${matches.length ? current + 1 : 0} / ${matches.length}` : ''}</span>
         <button type="button" onClick=${() => goTo(current - 1)} disabled=${!matches.length} aria-label="Previous match">↑</button>
         <button type="button" onClick=${() => goTo(current + 1)} disabled=${!matches.length} aria-label="Next match">↓</button>
-        <label><input type="checkbox" checked=${filter} onChange=${() => setFilter(!filter)} data-testid="log-filter" /> Only matching lines</label>
+        <label><input type="checkbox" checked=${filter} onChange=${() => setFilter(!filter)} data-testid=${`${testId}-filter`} /> Only matching lines</label>
         <label title=${canWrap ? '' : `Wrapping is offered up to ${WRAP_LIMIT} lines`}><input type="checkbox" checked=${wrapped} disabled=${!canWrap} onChange=${() => setWrap(!wrap)} /> Wrap</label>
         ${live ? html`<label><input type="checkbox" checked=${following} onChange=${() => setFollowing(!following)} /> Follow</label>` : null}
         <button type="button" disabled=${!all.length} onClick=${async () => flash((await copyText(all.join('\n'))) ? 'Copied' : 'Copy failed')}>Copy</button>
-        <button type="button" disabled=${!all.length} data-testid="log-download" onClick=${() => downloadText(fileName, textOf ? textOf() : `${all.join('\n')}\n`)}>Download .txt</button>
+        <button type="button" disabled=${!all.length} data-testid=${`${testId}-download`} onClick=${() => downloadText(fileName, textOf ? textOf() : `${all.join('\n')}\n`)}>Download .txt</button>
         ${tools ?? null}
-        <span class="muted" data-testid="log-count">${all.length.toLocaleString()} lines</span>
+        <span class="muted" data-testid=${`${testId}-count`}>${all.length.toLocaleString()} lines</span>
         <span role="status">${notice}</span>
       </div>
-      ${problem ? html`<p class="log-problem" role="alert" data-testid="log-problem">${problem}</p>` : null}
+      ${problem ? html`<p class="log-problem" role="alert" data-testid=${`${testId}-problem`}>${problem}</p>` : null}
       ${
         lines === null
           ? html`<p class="muted">Loading the log…</p>`
           : html`<div class=${`log-lines${wrapped ? ' wrapped' : ''}`} ref=${box} tabindex="0" aria-label=${label}
-            data-testid="log-lines"
+            data-testid=${`${testId}-lines`}
             onScroll=${(/** @type {Event} */ e) => {
               const el = /** @type {HTMLDivElement} */ (e.currentTarget);
               setScrollTop(el.scrollTop);
-              if (live && el.scrollTop + el.clientHeight < el.scrollHeight - 8) setFollowing(false);
+              // Scrolled up, it stops following; back at the end, it follows again.
+              if (live) setFollowing(el.scrollTop + el.clientHeight >= el.scrollHeight - 8);
             }}>
             <div class="log-space" style=${wrapped ? '' : `height:${count * ROW}px`}>
               <div class="log-rows" style=${wrapped ? '' : `transform:translateY(${first * ROW}px)`}>${rows}</div>

@@ -124,9 +124,12 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     expect(await page.getByTestId('log-count').textContent()).toContain('4 lines');
     await page.getByTestId('log-search').fill('container');
     expect(await page.getByTestId('log-matches').textContent()).toBe('1 / 2');
-    expect(await page.locator('.log-row mark').count()).toBe(2);
+    expect(await page.locator('[data-testid="log-lines"] .log-row mark').count()).toBe(2);
     await page.getByTestId('log-filter').check();
-    expect(await page.locator('.log-row .ln').allTextContents()).toEqual(['2', '3']);
+    expect(await page.locator('[data-testid="log-lines"] .log-row .ln').allTextContents()).toEqual([
+      '2',
+      '3',
+    ]);
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByTestId('log-download').click(),
@@ -317,13 +320,26 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
       content: composeText({ lines: ['a'], sleepMs: 3_000 }),
       restart: false,
     });
-    await signIn(page, `${base}/#/stack/slow?env=null`, TOKENS.admin);
-    const ack = (await admin.post('/api/stacks/slow/deploy?env=null', {})).value as { jobId: string };
-    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
-    await eventually(() => page.getByTestId('action-error').textContent()).toContain(
-      'Stack has a job running',
-    );
-    await waitJob(admin, ack.jobId);
+    // The page must not learn of the job before the click (it would disable Deploy, saying why): the
+    // change feed is held back meanwhile, and the stack is read before the job starts.
+    const feed = '**/api/events*';
+    await page.route(feed, (route) => route.abort());
+    try {
+      await signIn(page, `${base}/#/stack/slow?env=null`, TOKENS.admin);
+      const deploy = page.getByRole('toolbar', { name: 'Stack actions' }).getByRole('button', {
+        name: 'Deploy',
+        exact: true,
+      });
+      await deploy.waitFor();
+      const ack = (await admin.post('/api/stacks/slow/deploy?env=null', {})).value as { jobId: string };
+      await deploy.click();
+      await eventually(() => page.getByTestId('action-error').textContent()).toContain(
+        'Stack has a job running',
+      );
+      await waitJob(admin, ack.jobId);
+    } finally {
+      await page.unroute(feed);
+    }
   });
 
   it('updates the list without a reload when a run starts elsewhere', async () => {
@@ -347,12 +363,14 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
       .getByRole('button', { name: /show details/ })
       .click();
     await eventually(() => page.getByTestId('log-count').textContent()).toBe('20,000 lines');
-    expect(await page.locator('.log-row').count()).toBeLessThan(200);
+    expect(await page.locator('[data-testid="log-lines"] .log-row').count()).toBeLessThan(200);
     await page.evaluate(
       "(() => { const el = document.querySelector('[data-testid=log-lines]'); el.scrollTop = el.scrollHeight; })()",
     );
-    await eventually(() => page.locator('.log-row .ln').last().textContent()).toBe('20000');
-    expect(await page.locator('.log-row').count()).toBeLessThan(200);
+    await eventually(() => page.locator('[data-testid="log-lines"] .log-row .ln').last().textContent()).toBe(
+      '20000',
+    );
+    expect(await page.locator('[data-testid="log-lines"] .log-row').count()).toBeLessThan(200);
   });
 
   it('creates a git stack from a repository and shows its commit and webhook URL', async () => {
@@ -436,9 +454,11 @@ describe.skipIf(chromiumMissing !== undefined)('stacks web page', () => {
     // No delete while it runs.
     expect(await row.getByRole('button', { name: /^Delete run/ }).count()).toBe(0);
     await row.getByRole('button', { name: /show details/ }).click();
-    await eventually(() => page.locator('.log-row .lt').first().textContent()).toBe('l1');
+    await eventually(() => page.locator('[data-testid="log-lines"] .log-row .lt').first().textContent()).toBe(
+      'l1',
+    );
     await eventually(() => row.getAttribute('data-status')).toBe('success');
-    await eventually(() => page.locator('.log-row .lt').allTextContents()).toEqual([
+    await eventually(() => page.locator('[data-testid="log-lines"] .log-row .lt').allTextContents()).toEqual([
       'l1',
       'l2',
       'l3',
