@@ -5,7 +5,8 @@ Usage: dxf-transform-oracle.py [--recover] FILE STEPS_JSON
 
 STEPS_JSON is a list of steps as entities_transform takes them, applied one after the other to every
 model-space entity of the types below (an INSERT as the frame its block is drawn in — origin and axes of
-its matrix — the insertion point of each cell of its grid, and its attributes' points and heights) with ezdxf's own `transform(Matrix44)`:
+its matrix — the insertion point of each cell of its grid, and its attributes' points and heights; a DIMENSION as its definition points and angle directions in the
+world and the lines of its geometry block, which ezdxf moves with it) with ezdxf's own `transform(Matrix44)`:
   {"action": "move", "vector": [x, y, z]}
   {"action": "rotate", "center": [x, y], "angle": degrees}
   {"action": "scale", "center": [x, y, z], "factor": f}
@@ -19,7 +20,7 @@ import math
 import sys
 
 import ezdxf
-from ezdxf.math import Matrix44
+from ezdxf.math import Matrix44, Vec3
 
 
 def matrix(step):
@@ -85,7 +86,36 @@ def fields(e):
                 vec(a.ocs().to_wcs(a.dxf.insert)) + [a.dxf.height] for a in e.attribs
             ],
         }
+    if t == "DIMENSION":
+        ocs = e.ocs()
+        points = {}
+        for code, name in DIMENSION_POINTS:
+            if d.hasattr(name):
+                p = d.get(name)
+                points[str(code)] = vec(ocs.to_wcs(p) if code in (11, 12, 16) else p)
+        directions = {}
+        for code, name in DIMENSION_ANGLES:
+            if d.hasattr(name):
+                directions[str(code)] = vec(ocs.to_wcs(Vec3.from_deg_angle(d.get(name))))
+        block = e.get_geometry_block()
+        lines = [] if block is None else [
+            [vec(x.dxf.start), vec(x.dxf.end)] for x in block if x.dxftype() == "LINE"
+        ]
+        return {"type": "DIMENSION", "points": points, "directions": directions, "block_lines": lines}
     return None
+
+
+# A DIMENSION's definition points (11, 12 and 16 in its OCS, the others in the world) and its angles.
+DIMENSION_POINTS = [
+    (10, "defpoint"),
+    (11, "text_midpoint"),
+    (12, "insert"),
+    (13, "defpoint2"),
+    (14, "defpoint3"),
+    (15, "defpoint4"),
+    (16, "defpoint5"),
+]
+DIMENSION_ANGLES = [(50, "angle"), (51, "horizontal_direction"), (53, "text_rotation")]
 
 
 def moved_cells(before, steps):

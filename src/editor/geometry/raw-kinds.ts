@@ -5,9 +5,13 @@
  */
 import type { Entity, RawEntity, TextEntity } from '../model.js';
 import { attdefText, isAttdefType, transformAttdef } from './attdef.js';
+import { dimensionStandIn, transformDimension } from './dimension.js';
+import type { Matrix, Similarity } from './matrix.js';
 
-/** What a raw type's transform needs from the modeled ones (passed in: transform.ts calls this). */
+/** What a raw type's transform needs: the matrix, its similarity, and the modeled types' transforms. */
 export interface RawTransformTools {
+  m: Matrix;
+  sim: Similarity;
   text(t: TextEntity): TextEntity;
 }
 
@@ -24,6 +28,13 @@ const KINDS: Readonly<Record<string, RawKind>> = {
       return text ? [text] : [];
     },
     transform: (e, tools) => transformAttdef(e, tools.text),
+  },
+  DIMENSION: {
+    standIns(e) {
+      const insert = dimensionStandIn(e);
+      return insert ? [insert] : [];
+    },
+    transform: (e, tools) => transformDimension(e, tools.m, tools.sim),
   },
 };
 

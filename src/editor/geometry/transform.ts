@@ -107,7 +107,7 @@ export function applySimilarity(entity: Entity, m: Matrix, sim: Similarity, mirr
     case 'MText':
       return transformMText(entity, m, sim);
     case 'Raw': {
-      const moved = transformRaw(entity, { text: (t) => transformText(t, m, sim, mirrtext) });
+      const moved = transformRaw(entity, { m, sim, text: (t) => transformText(t, m, sim, mirrtext) });
       if (moved) return moved;
       throw new GeometryError(
         'not_transformable',

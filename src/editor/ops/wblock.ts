@@ -2,9 +2,11 @@ import { editorEvent } from '../../../streams/editor.js';
 import { dictGet, dictHas, dictSet } from '../dict.js';
 import { newLayer } from '../dxf/structure.js';
 import { EditorError, fail } from '../errors.js';
+import { dimensionBlock, isDimensionClone, isDimensionType } from '../geometry/dimension.js';
 import { bounds, documentContext, GeometryError, transformEntity, translation } from '../geometry/index.js';
 import { formatHandle } from '../handles.js';
 import type { Block, DxfDocumentModel, Entity, Point3 } from '../model.js';
+import { named } from '../names.js';
 import { refuseExisting } from '../output-file.js';
 import { handleList } from '../request.js';
 import { pathArgument, readDrawing, withNewIdentity, writeDxfFile } from './documents.js';
@@ -163,11 +165,34 @@ function normalized(model: DxfDocumentModel): DxfDocumentModel {
   const min = [0, 1, 2].map((i) => Math.min(...boxes.map((b) => b.min[i] as number))) as Point3;
   const move = translation([-min[0], -min[1], -min[2]]);
   const entities = { ...model.entities };
+  const moveOne = (h: string) => {
+    const e = dictGet(entities, h);
+    if (!e) return;
+    dictSet(entities, h, transformEntity(e, move));
+  };
+  const movedBlocks = new Set<string>();
   for (const h of model.order) {
     const e = dictGet(entities, h);
     if (!e) continue;
     try {
-      dictSet(entities, h, transformEntity(e, move));
+      moveOne(h);
+      // A dimension's geometry block (world coordinates) moves with it, once.
+      const block =
+        e.type === 'Raw' && isDimensionType(e.dxf_type) && !isDimensionClone(e)
+          ? dimensionBlock(e)
+          : undefined;
+      const contents = block === undefined ? undefined : named(model.blocks, block);
+      if (contents && !movedBlocks.has(contents.name)) {
+        movedBlocks.add(contents.name);
+        for (const child of contents.entities) {
+          try {
+            moveOne(child);
+          } catch (error) {
+            // A part that cannot move stays (ezdxf's Dimension.transform skips those too).
+            if (!(error instanceof GeometryError)) throw error;
+          }
+        }
+      }
     } catch (error) {
       if (error instanceof GeometryError) throw new EditorError(error.code, `normalize: ${error.message}`);
       throw error;

@@ -114,7 +114,6 @@ describe('capture of a MINSERT with attributes and an ATTDEF', () => {
       expect([result.width, result.height]).toEqual([400, 350]);
       expect(result.skipped).toEqual({});
       const p = decodePng(Buffer.from(result.data, 'base64'));
-      if (process.env.KEEP_PNG) await writeFile(process.env.KEEP_PNG, Buffer.from(result.data, 'base64'));
       for (const [cx, cy] of [
         [0, 0],
         [10, 0],

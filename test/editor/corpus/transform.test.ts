@@ -6,9 +6,11 @@
  * within 1e-9 (relative above 1). The ezdxf side is scripts/dxf-transform-oracle.py.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { readDxf } from '../../../src/editor/dxf/index.js';
 import { type Harness, needEzdxf, PYTHON, type Reply, startHarness } from '../dispatcher/helpers.js';
 import { CORPUS_DIR, corpus, corpusPath, type FileFacts, readable } from './corpus.js';
 
@@ -28,8 +30,10 @@ const STEPS = [
 ];
 
 /** The types compared, by DXF name and as chronicle names them. */
-const COMPARED = ['ELLIPSE', 'LINE', 'POINT', 'INSERT'];
-const TYPES = ['Ellipse', 'Line', 'Point', 'Insert'];
+const COMPARED = ['ELLIPSE', 'LINE', 'POINT', 'INSERT', 'DIMENSION'];
+const TYPES = ['Ellipse', 'Line', 'Point', 'Insert', 'DIMENSION'];
+/** The type an answer is compared as: a modeled type's name, a raw one's DXF name. */
+const typeOf = (e: Fields) => String(e.type === 'Raw' ? e.dxf_type : e.type);
 
 type Fields = Record<string, unknown>;
 type Tags = Array<{ code: number; value: string }>;
@@ -85,6 +89,64 @@ function insertView(e: Fields): Fields {
   return { ...e, origin, x_axis: xAxis, y_axis: yAxis, cells, attribs };
 }
 
+/**
+ * A DIMENSION as the oracle gives it: its definition points and angle directions in the world (11, 12
+ * and 16 read through its OCS) and the lines of its geometry block (`lines`: every Line answer by block).
+ */
+function dimensionView(e: Fields, lines: Map<string, number[][][]>): Fields {
+  const tags = e.tags as Tags;
+  const from = tags.findIndex((t) => t.code === 100 && t.value === 'AcDbDimension') + 1;
+  const own = tags.slice(from);
+  const value = (code: number) => {
+    const tag = own.find((t) => t.code === code);
+    return tag === undefined ? undefined : Number(tag.value);
+  };
+  const flip = (value(230) ?? 1) < 0 ? -1 : 1;
+  const points: Record<string, number[]> = {};
+  for (const code of [10, 11, 12, 13, 14, 15, 16]) {
+    const x = value(code);
+    if (x === undefined) continue;
+    const p = [x, value(code + 10) ?? 0, value(code + 20) ?? 0];
+    points[code] = [11, 12, 16].includes(code)
+      ? [flip * (p[0] as number), p[1] as number, flip * (p[2] as number)]
+      : p;
+  }
+  const directions: Record<string, number[]> = {};
+  for (const code of [50, 51, 53]) {
+    const a = value(code);
+    if (a === undefined) continue;
+    const r = (a * Math.PI) / 180;
+    directions[code] = [flip * Math.cos(r), Math.sin(r), 0];
+  }
+  const block = own.find((t) => t.code === 2)?.value ?? '';
+  return { ...e, type: 'DIMENSION', points, directions, block_lines: lines.get(block.toUpperCase()) ?? [] };
+}
+
+/**
+ * Every Line of every block, by block name (upper case), in block order: a DIMENSION's block lines. A
+ * plain query lists only the blocks Inserts insert, so the blocks' handles are read from the file.
+ */
+async function blockLines(doc: number, path: string): Promise<Map<string, number[][][]>> {
+  const model = readDxf(readFileSync(path, 'latin1'));
+  const handles = Object.values(model.blocks).flatMap((b) => b.entities);
+  const answer: Reply = await h.raw({
+    protocol: 1,
+    op: 'query',
+    document_id: doc,
+    detail: 'full',
+    handles,
+    limit: 10_000,
+  });
+  expect(answer.ok, answer.error).toBe(true);
+  const out = new Map<string, number[][][]>();
+  for (const e of answer.entities as Fields[]) {
+    if (e.type !== 'Line') continue;
+    const key = String(e.space).toUpperCase();
+    out.set(key, [...(out.get(key) ?? []), [e.start as number[], e.end as number[]]]);
+  }
+  return out;
+}
+
 /** ezdxf's reading of each compared model-space entity and what its transform makes of it, in file order. */
 async function oracle(path: string, recover: boolean): Promise<{ before: Fields; after: Fields }[]> {
   const args = [ORACLE, ...(recover ? ['--recover'] : []), path, JSON.stringify(STEPS)];
@@ -93,7 +155,7 @@ async function oracle(path: string, recover: boolean): Promise<{ before: Fields;
 }
 
 /** The compared model-space entities at detail=full, in drawing order. */
-async function compared(doc: number, handles?: string[]): Promise<Fields[]> {
+async function compared(doc: number, path: string, handles?: string[]): Promise<Fields[]> {
   const answer: Reply = await h.raw({
     protocol: 1,
     op: 'query',
@@ -104,7 +166,10 @@ async function compared(doc: number, handles?: string[]): Promise<Fields[]> {
   });
   expect(answer.ok, answer.error).toBe(true);
   const entities = answer.entities as Fields[];
-  return entities.filter((e) => e.space === '*Model_Space' && TYPES.includes(String(e.type)));
+  const lines = entities.some((e) => typeOf(e) === 'DIMENSION') ? await blockLines(doc, path) : new Map();
+  return entities
+    .filter((e) => e.space === '*Model_Space' && TYPES.includes(typeOf(e)))
+    .map((e) => (typeOf(e) === 'DIMENSION' ? dimensionView(e, lines) : e));
 }
 
 /** Differences of chronicle's fields from ezdxf's, as `Type index.field: ...` lines. */
@@ -139,6 +204,12 @@ function differences(expected: unknown, actual: unknown, path: string, out: stri
     });
     return;
   }
+  if (expected !== null && typeof expected === 'object') {
+    const given = (actual ?? {}) as Fields;
+    const keys = new Set([...Object.keys(expected), ...Object.keys(given)]);
+    for (const key of keys) differences((expected as Fields)[key], given[key], `${path}.${key}`, out);
+    return;
+  }
   if (expected !== actual)
     out.push(`${path}: ezdxf ${JSON.stringify(expected)}, chronicle ${JSON.stringify(actual)}`);
 }
@@ -170,7 +241,7 @@ describe('transforms against ezdxf on the real DXF corpus', () => {
       const opened = await h.call('open', { path: corpusPath(name) });
       expect(opened.ok, `${opened.code}: ${opened.error}`).toBe(true);
       const doc = opened.document_id as number;
-      const before = await compared(doc);
+      const before = await compared(doc, corpusPath(name));
       // The same entities in the same order, read the same: so each one is compared with its own.
       expect(
         compare(
@@ -185,7 +256,7 @@ describe('transforms against ezdxf on the real DXF corpus', () => {
         expect(answer.ok, `${step.action}: ${answer.code}: ${answer.error}`).toBe(true);
         expect((answer.result as { not_transformable: unknown[] }).not_transformable).toEqual([]);
       }
-      const after = await compared(doc, handles);
+      const after = await compared(doc, corpusPath(name), handles);
       expect(
         compare(
           expected.map((e) => e.after),
