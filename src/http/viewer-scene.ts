@@ -118,6 +118,8 @@ export function sceneJson(state: EditorSessionState, cache: DrawableCache): stri
   const { id, title, revision, selection, view } = doc;
   // Past the limit the page is sent what it can draw and told why the references show as nothing.
   const refused = sceneRefusal(state);
+  // Drawables kept were drawn with or without block contents: not the same once the limit is crossed.
+  if (cache.large !== (refused !== undefined)) cache.clear();
   cache.large = refused !== undefined;
   const too_large = refused ? { code: refused.code, error: refused.message, ...refused.details } : null;
   const fields = JSON.stringify({ id, title, revision, selection, view, too_large }).slice(0, -1);

@@ -70,11 +70,16 @@ describe('the viewer of a drawing whose block references expand past the limit',
   });
 
   it('erasing the Insert sends a whole scene drawn in full; an Insert of the nest added back refuses again', async () => {
+    // An Insert of the innermost block (16 lines) added while past the limit is sent as nothing...
+    const [small] = await createEntities(gui.rest, [{ type: 'Insert', name: 'NEST0', position: [0, 50] }]);
     const from = sse.events.length;
     const erased = await gui.rest.del(`/api/v1/entities?handles=${bomb}`);
     expect(erased.status, erased.text).toBe(200);
     const drawn = await sse.next((e) => isScene(e) && tooLargeOf(e) === null, from);
-    expect(handlesOf(drawn)).toEqual([]);
+    expect(handlesOf(drawn)).toEqual([small]);
+    // ...and drawn in full once the drawing is back under it.
+    const lines = (at(drawn.data, 'document.entities') as Array<{ paths: unknown[] }>)[0];
+    expect(lines?.paths).toHaveLength(16);
     expect((await viewer.get('/scene')).status).toBe(200);
 
     const again = sse.events.length;
@@ -82,11 +87,12 @@ describe('the viewer of a drawing whose block references expand past the limit',
       { type: 'Insert', name: OUTER_BLOCK, position: [0, 0] },
     ]);
     const refused = await sse.next((e) => isScene(e) && tooLargeOf(e) !== null, again);
-    expectTooLarge(tooLargeOf(refused), NEST_EXPANDED + 1);
-    expect(handlesOf(refused)).toEqual([insert]);
+    // The small Insert counts too: itself and its 16 lines.
+    expectTooLarge(tooLargeOf(refused), NEST_EXPANDED + 1 + 17);
+    expect(handlesOf(refused)).toEqual([small, insert]);
     const scene = await viewer.get('/scene');
     expect(scene.status).toBe(400);
-    expect(body(scene)).toMatchObject({ code: 'too_large', expanded_entities: NEST_EXPANDED + 1 });
+    expect(body(scene)).toMatchObject({ code: 'too_large', expanded_entities: NEST_EXPANDED + 1 + 17 });
     expect(gui.server.child.exitCode).toBeNull();
   });
 });
