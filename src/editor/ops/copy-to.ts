@@ -6,6 +6,7 @@ import { rootEntry } from '../dxf/structure.js';
 import { fail } from '../errors.js';
 import type { Block, DxfTag, Entity, RawRecord } from '../model.js';
 import { named, nameIn, nameKey, sameName } from '../names.js';
+import { definitionCopier, UNDERLAY_KINDS } from './copy-definitions.js';
 import type { StepBuilder } from './steps.js';
 
 /** Linetypes every drawing has: never brought along. */
@@ -21,6 +22,10 @@ export interface BroughtAlong {
   dimensionStyles: string[];
   /** MLINE styles added to the target's ACAD_MLINESTYLE dictionary for copied MLINEs. */
   mlineStyles: string[];
+  /** Image definitions added to the target's ACAD_IMAGE_DICT for copied IMAGEs, by their name there. */
+  imageDefs: string[];
+  /** Underlay definitions added to the target's ACAD_PDF/DWF/DGNDEFINITIONS, by their name there. */
+  underlayDefs: string[];
 }
 
 /**
@@ -62,7 +67,15 @@ export function copiesFor(
   space: string,
   step: StepBuilder,
 ): { copies: Entity[]; brought: BroughtAlong } {
-  const brought: BroughtAlong = { blocks: [], renamed: {}, dimensionStyles: [], mlineStyles: [] };
+  const brought: BroughtAlong = {
+    blocks: [],
+    renamed: {},
+    dimensionStyles: [],
+    mlineStyles: [],
+    imageDefs: [],
+    underlayDefs: [],
+  };
+  const definitions = definitionCopier(from, target, step);
   const targetNames = new Map<string, string>();
   const made = new Set<string>();
   const taken = (name: string) => nameIn(target.model.blocks, name) !== undefined || made.has(nameKey(name));
@@ -96,6 +109,9 @@ export function copiesFor(
     if (copy.type === 'Raw' && copy.dxf_type === 'DIMENSION')
       copy.tags = dimensionTags(copy.tags, entity.handle);
     if (copy.type === 'Raw' && copy.dxf_type === 'MLINE') copy.tags = mlineTags(copy.tags);
+    if (copy.type === 'Raw' && UNDERLAY_KINDS[copy.dxf_type])
+      copy.tags = definitions.underlay(copy.dxf_type, withoutAppGroups(copy.tags) ?? [], handle);
+    if (copy.type === 'Image') return definitions.image(copy, handle);
     return copy;
   };
 
@@ -232,5 +248,8 @@ export function copiesFor(
       before: mlineDict,
       after: { ...mlineDict, tags: withDictionaryEntries(mlineDict, mlineEntries) },
     });
+  definitions.finish();
+  brought.imageDefs.push(...definitions.imageDefs);
+  brought.underlayDefs.push(...definitions.underlayDefs);
   return { copies, brought };
 }

@@ -241,6 +241,8 @@ function entitiesCopyTo(ctx: OpContext): OpOutcome {
     linetypes_created: step.recordsCreated.LTYPE ?? [],
     dimension_styles_created: brought.dimensionStyles,
     mline_styles_created: brought.mlineStyles,
+    image_defs_created: brought.imageDefs,
+    underlay_defs_created: brought.underlayDefs,
   };
   const event = editorEvent('EntitiesCopiedTo', {
     document_id: target.id,

@@ -129,6 +129,8 @@ async function savedDrawing(name: string, count: number): Promise<{ file: string
     { type: 'Circle', center: [0, 0], radius: 3 },
     { type: 'Text', value: 'Grüße', position: [0, 20] },
   ]);
+  // With its identity minted, so the file holds a $FINGERPRINTGUID as AutoCAD's files do.
+  ok(await client.post('/api/v1/file-identity', {}));
   const file = await save(name);
   return { file, text: await readFile(file, 'latin1') };
 }
@@ -570,6 +572,118 @@ print(json.dumps(out))
       { name: 'RAILS', style: 'MLINESTYLE RAILS', elements: 2 },
       { name: 'Standard', style: 'MLINESTYLE Standard', elements: 2 },
     ]);
+  });
+  it('an IMAGE brings its IMAGEDEF (with a reactor of its own), an underlay its PDF/DWF/DGN definition; a definition of the same file is not doubled; the saved target audits clean', async (ctx) => {
+    needEzdxf(ctx);
+    // Drawn by ezdxf: two IMAGEs of one IMAGEDEF, one of a second, and one underlay of each format.
+    const drawn = join(dir, 'image-source.dxf');
+    await python<null>(
+      `
+import sys, json, ezdxf
+doc = ezdxf.new("R2018")
+msp = doc.modelspace()
+picture = doc.add_image_def(filename="picture.png", size_in_pixel=(64, 32))
+photo = doc.add_image_def(filename="photo.jpg", size_in_pixel=(640, 480), name="PHOTO")
+msp.add_image(picture, insert=(0, 0), size_in_units=(6.4, 3.2))
+msp.add_image(picture, insert=(10, 0), size_in_units=(6.4, 3.2))
+msp.add_image(photo, insert=(20, 0), size_in_units=(6.4, 4.8))
+for fmt, name in (("pdf", "plan.pdf"), ("dwf", "plan.dwf"), ("dgn", "plan.dgn")):
+    msp.add_underlay(doc.add_underlay_def(filename=name, fmt=fmt), insert=(0, 10))
+doc.saveas(sys.argv[1])
+print(json.dumps(None))
+`,
+      [drawn],
+    );
+    // The target already shows picture.png (from an image of its own, drawn the same way).
+    const own = join(dir, 'image-target.dxf');
+    await python<null>(
+      `
+import sys, json, ezdxf
+doc = ezdxf.new("R2018")
+picture = doc.add_image_def(filename="picture.png", size_in_pixel=(64, 32), name="PHOTO")
+doc.modelspace().add_image(picture, insert=(0, 50), size_in_units=(6.4, 3.2))
+doc.saveas(sys.argv[1])
+print(json.dumps(None))
+`,
+      [own],
+    );
+    ok(await client.post('/api/v1/documents', { path: own }), 201);
+    const target = await documentId();
+    ok(await client.post('/api/v1/documents', { path: drawn }), 201);
+    const source = await documentId();
+    const handles = (arr(ok(await client.get('/api/v1/entities')), 'entities') as Json[]).map((e) =>
+      str(e, 'handle'),
+    );
+    expect(handles).toHaveLength(6);
+    const copied = await post('/api/v1/entities/copy-to', { document_id: target, handles }, 201);
+    expect(at(copied, 'result.count')).toBe(6);
+    // picture.png is the target's PHOTO already; the source's PHOTO (photo.jpg) comes in as PHOTO_2.
+    expect(at(copied, 'result.image_defs_created')).toEqual(['PHOTO_2']);
+    expect(strings(copied, 'result.underlay_defs_created')).toHaveLength(3);
+    await post('/api/v1/activate', { document_id: target });
+    const file = await save('image-copied.dxf');
+    await audited(file);
+    const seen = await python<Json>(
+      `
+import sys, json, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+msp = doc.modelspace()
+images = msp.query("IMAGE")
+db = doc.entitydb
+def reactors(d):
+    return sorted(db[h].dxftype() for h in d.get_reactors() if h in db)
+out = {
+  "images": sorted([i.image_def.dxf.filename, db[i.dxf.image_def_reactor_handle].dxf.image_handle == i.dxf.handle] for i in images),
+  "reactors": len(doc.objects.query("IMAGEDEF_REACTOR")),
+  "imagedefs": sorted([k, v.dxf.filename, reactors(v)] for k, v in doc.rootdict["ACAD_IMAGE_DICT"].items()),
+  "underlays": sorted([u.dxftype(), db[u.dxf.underlay_def_handle].dxftype(), db[u.dxf.underlay_def_handle].dxf.filename,
+    u.dxf.handle in db[u.dxf.underlay_def_handle].get_reactors()] for u in msp.query("PDFUNDERLAY DWFUNDERLAY DGNUNDERLAY")),
+  "dicts": sorted(len(doc.rootdict[n]) for n in ("ACAD_PDFDEFINITIONS", "ACAD_DWFDEFINITIONS", "ACAD_DGNDEFINITIONS")),
+}
+print(json.dumps(out))
+`,
+      [file],
+    );
+    expect(seen).toEqual({
+      images: [
+        ['photo.jpg', true],
+        ['picture.png', true],
+        ['picture.png', true],
+        ['picture.png', true],
+      ],
+      reactors: 4,
+      imagedefs: [
+        ['PHOTO', 'picture.png', ['DICTIONARY', 'IMAGEDEF_REACTOR', 'IMAGEDEF_REACTOR', 'IMAGEDEF_REACTOR']],
+        ['PHOTO_2', 'photo.jpg', ['DICTIONARY', 'IMAGEDEF_REACTOR']],
+      ],
+      underlays: [
+        ['DGNUNDERLAY', 'DGNDEFINITION', 'plan.dgn', true],
+        ['DWFUNDERLAY', 'DWFDEFINITION', 'plan.dwf', true],
+        ['PDFUNDERLAY', 'PDFDEFINITION', 'plan.pdf', true],
+      ],
+      dicts: [1, 1, 1],
+    });
+    // A second copy of the same images brings no second definition; one undo takes each copy out.
+    await post('/api/v1/activate', { document_id: source });
+    const again = await post('/api/v1/entities/copy-to', { document_id: target, handles }, 201);
+    expect(at(again, 'result.image_defs_created')).toEqual([]);
+    expect(at(again, 'result.underlay_defs_created')).toEqual([]);
+    await post('/api/v1/activate', { document_id: target });
+    await post('/api/v1/undo', {});
+    await post('/api/v1/undo', {});
+    const undone = await save('image-copied-undone.dxf');
+    await audited(undone);
+    expect(
+      await python<Json>(
+        `
+import sys, json, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+print(json.dumps({"entities": len(doc.modelspace()), "imagedefs": len(doc.objects.query("IMAGEDEF")),
+  "reactors": len(doc.objects.query("IMAGEDEF_REACTOR")), "pdf": "ACAD_PDFDEFINITIONS" in doc.rootdict}))
+`,
+        [undone],
+      ),
+    ).toEqual({ entities: 1, imagedefs: 1, reactors: 1, pdf: false });
   });
 });
 
