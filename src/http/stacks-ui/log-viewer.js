@@ -197,9 +197,17 @@ export function LogView({
   const canWrap = count <= WRAP_LIMIT;
   const wrapped = wrap && canWrap;
 
+  /**
+   * Where following last put the scroll. A scroll event handled after the lines grew but before this
+   * effect moved to the new end is not the person scrolling up: only a position above this one is.
+   */
+  const pinned = useRef(0);
   // Follow: stay at the end while the log grows.
   useEffect(() => {
-    if (following && box.current) box.current.scrollTop = box.current.scrollHeight;
+    const el = box.current;
+    if (!following || !el) return;
+    el.scrollTop = el.scrollHeight;
+    pinned.current = el.scrollTop;
   }, [all.length, following]);
 
   const goTo = (/** @type {number} */ k) => {
@@ -262,7 +270,9 @@ export function LogView({
               const el = /** @type {HTMLDivElement} */ (e.currentTarget);
               setScrollTop(el.scrollTop);
               // Scrolled up, it stops following; back at the end, it follows again.
-              if (live) setFollowing(el.scrollTop + el.clientHeight >= el.scrollHeight - 8);
+              if (!live) return;
+              if (el.scrollTop + el.clientHeight >= el.scrollHeight - 8) setFollowing(true);
+              else if (el.scrollTop < pinned.current - 8) setFollowing(false);
             }}>
             <div class="log-space" style=${wrapped ? '' : `height:${count * ROW}px`}>
               <div class="log-rows" style=${wrapped ? '' : `transform:translateY(${first * ROW}px)`}>${rows}</div>
