@@ -102,6 +102,46 @@ def fields(e):
             [vec(x.dxf.start), vec(x.dxf.end)] for x in block if x.dxftype() == "LINE"
         ]
         return {"type": "DIMENSION", "points": points, "directions": directions, "block_lines": lines}
+    if t in ("SOLID", "TRACE"):
+        out = {
+            "type": t.capitalize(),
+            "corners": [vec(d.get(f"vtx{i}")) for i in range(4)],
+            "extrusion": vec(d.extrusion),
+        }
+        if d.hasattr("thickness"):
+            out["thickness"] = d.thickness
+        return out
+    if t == "3DFACE":
+        return {
+            "type": "Face3d",
+            "corners": [vec(d.get(f"vtx{i}")) for i in range(4)],
+            "invisible_edges": d.invisible,
+        }
+    if t == "POLYLINE":
+        out = {
+            "type": "Polyline",
+            "flags": d.flags,
+            "extrusion": vec(d.extrusion),
+            "vertices": [
+                {
+                    "location": vec(v.dxf.location),
+                    "bulge": v.dxf.bulge,
+                    "start_width": v.dxf.start_width,
+                    "end_width": v.dxf.end_width,
+                    "flags": v.dxf.flags,
+                }
+                for v in e.vertices
+                if not v.is_face_record
+            ],
+        }
+        if d.hasattr("elevation"):
+            out["elevation"] = vec(d.elevation)
+        for name in ("default_start_width", "default_end_width", "thickness"):
+            if d.hasattr(name):
+                out[name] = d.get(name)
+        return out
+    if t in ("XLINE", "RAY"):
+        return {"type": "XLine" if t == "XLINE" else "Ray", "start": vec(d.start), "direction": vec(d.unit_vector)}
     return None
 
 

@@ -35,6 +35,12 @@ export const MODELED_TYPES = [
   'LwPolyline',
   'Insert',
   'Image',
+  'Solid',
+  'Trace',
+  'Face3d',
+  'XLine',
+  'Ray',
+  'Polyline',
 ] as const;
 export type ModeledType = (typeof MODELED_TYPES)[number];
 
@@ -166,6 +172,60 @@ export interface ImageEntity extends EntityCommon {
   image_def: string;
 }
 /**
+ * A SOLID or TRACE: a filled triangle or quadrilateral in its object coordinate system (OCS), the plane
+ * whose normal is `extrusion`. Its corners are in DXF's order: the outline runs 0, 1, 3, 2 (a triangle
+ * repeats its third corner as the fourth). Thickness (39) and elevation (38) stay in `extra`.
+ */
+interface CornersEntity extends EntityCommon {
+  /** OCS coordinates; z is the elevation of the plane. */
+  corners: [Point3, Point3, Point3, Point3];
+  /** Normal of the plane (210), when the file gave one; (0, 0, 1) when absent. */
+  extrusion?: Point3;
+}
+export interface SolidEntity extends CornersEntity {
+  type: 'Solid';
+}
+export interface TraceEntity extends CornersEntity {
+  type: 'Trace';
+}
+/** A 3DFACE: three or four corners in world coordinates, its outline running 0, 1, 2, 3. */
+export interface Face3dEntity extends EntityCommon {
+  type: 'Face3d';
+  corners: [Point3, Point3, Point3, Point3];
+  /** Edges not drawn (70): bit 1 the first edge (0 to 1), 2 the second, 4 the third, 8 the fourth. */
+  invisible_edges: number;
+}
+/** An XLINE (a line infinite both ways) or a RAY (infinite one way) through `start`, along `direction`. */
+export interface XLineEntity extends EntityCommon {
+  type: 'XLine';
+  start: Point3;
+  /** A unit vector, in world coordinates. */
+  direction: Point3;
+}
+export interface RayEntity extends EntityCommon {
+  type: 'Ray';
+  start: Point3;
+  direction: Point3;
+}
+/**
+ * An old-style POLYLINE: a 2D polyline (bulges and widths, in the OCS of `extrusion` at the elevation of
+ * `elevation`), a 3D polyline, a polyface mesh or a polygon mesh, as its flags (70) say. Its VERTEX and
+ * SEQEND sub-entities are kept as read (`vertex_tags`) and their points read from there, so a save
+ * writes them as they were; a transform rewrites their locations and widths in place. Default widths
+ * (40, 41), mesh sizes (71-74), curve type (75) and thickness (39) stay in `extra`.
+ */
+export interface PolylineEntity extends EntityCommon {
+  type: 'Polyline';
+  /** 1 closed (in M for a mesh), 2 curve-fit, 4 spline-fit, 8 3D, 16 polygon mesh, 32 closed in N, 64 polyface, 128 continuous linetype. */
+  flags: number;
+  /** The dummy point (10) whose z is a 2D polyline's elevation, when the file gave one. */
+  elevation?: Point3;
+  /** Normal of a 2D polyline's plane (210), when the file gave one; (0, 0, 1) when absent. */
+  extrusion?: Point3;
+  /** The VERTEX and SEQEND entities that follow it, as raw tags (each from its `0 VERTEX` / `0 SEQEND`). */
+  vertex_tags: DxfTag[];
+}
+/**
  * An entity type the engine does not model: kept as the file had it. Handle, layer, colour, linetype,
  * lineweight and xdata are read from its tags into the common fields, and those fields win on save.
  */
@@ -193,6 +253,12 @@ export type Entity =
   | LwPolylineEntity
   | InsertEntity
   | ImageEntity
+  | SolidEntity
+  | TraceEntity
+  | Face3dEntity
+  | XLineEntity
+  | RayEntity
+  | PolylineEntity
   | RawEntity;
 
 export interface Layer {

@@ -6,6 +6,7 @@
 
 import { aciHex, entityAci } from './colors.js';
 import { dictGet } from './dict.js';
+import { polylineBands } from './geometry/polyline.js';
 import { type Shape, shapeBounds, shapeOf } from './geometry/shape.js';
 import { boxCorners, textBox } from './geometry/text-box.js';
 import { documentContext, type GeometryContext } from './geometry/types.js';
@@ -34,6 +35,13 @@ export interface Drawable {
    * numbers instead of 150, and the browser draws arcs natively.
    */
   arcs: number[];
+  /** Outlines painted inside (SOLID, TRACE), each a flat x0, y0, x1, y1, ...; absent when none. */
+  fills?: number[][];
+  /**
+   * XLINEs and RAYs, five numbers each: start x, y, direction x, y, and 1 for an XLINE (both ways) or 0
+   * for a RAY; the page cuts them at its window. Absent when none.
+   */
+  rays?: number[];
   /** Flat x, y pairs of points drawn as dots. */
   dots: number[];
   texts: TextRun[];
@@ -65,6 +73,10 @@ const plainText = (value: string) =>
 function addShape(shape: Shape, out: Drawable): void {
   switch (shape.kind) {
     case 'curves': {
+      if (shape.filled && shape.region?.kind === 'loop') {
+        out.fills ??= [];
+        out.fills.push(shape.region.vertices.flatMap((v) => [v[0], v[1]]));
+      }
       let path: number[] = [];
       const flush = () => {
         if (path.length >= 4) out.paths.push(path);
@@ -101,6 +113,16 @@ function addShape(shape: Shape, out: Drawable): void {
     case 'group':
       for (const s of shape.shapes) addShape(s, out);
       return;
+    case 'ray':
+      out.rays ??= [];
+      out.rays.push(
+        shape.start[0],
+        shape.start[1],
+        shape.direction[0],
+        shape.direction[1],
+        shape.both ? 1 : 0,
+      );
+      return;
   }
 }
 
@@ -128,6 +150,12 @@ export function drawableOf(entity: Entity, model: DxfDocumentModel, ctx: Geometr
     out.areas.push(boxCorners(box).flatMap((c) => [c[0], c[1]]));
   } else {
     addShape(shape, out);
+  }
+  if (entity.type === 'Polyline') {
+    for (const band of polylineBands(entity)) {
+      out.fills ??= [];
+      out.fills.push(band.flatMap((p) => [p[0], p[1]]));
+    }
   }
   // An image or raw entity shows its frame; a text only its letters.
   if (entity.type !== 'Text' && entity.type !== 'MText')

@@ -24,7 +24,7 @@ export function entityType(value: unknown): ModeledType {
   if (type) return type;
   return fail(
     'unknown_entity_type',
-    `type must be one of ${[...MODELED_TYPES, 'Hatch', 'Solid'].join(', ')}, got ${JSON.stringify(value ?? null)}`,
+    `type must be one of ${[...MODELED_TYPES, 'Hatch'].join(', ')}, got ${JSON.stringify(value ?? null)}`,
   );
 }
 
@@ -265,7 +265,36 @@ export function entityFromInput(
         image_def: imageDef.toUpperCase(),
       };
     }
+    case 'Solid':
+    case 'Trace':
+      return { ...common, type, corners: corners(input.corners) };
+    case 'Polyline':
+      // Unreachable: a request's "polyline" names an LwPolyline (TYPE_BY_NAME).
+      return fail('unknown_entity_type', 'a polyline is created as an LwPolyline');
+    case 'Face3d': {
+      const edges = input.invisible_edges ?? 0;
+      if (!Number.isInteger(edges) || (edges as number) < 0 || (edges as number) > 15)
+        fail('invalid_property', `invisible_edges must be an integer 0-15, got ${JSON.stringify(edges)}`);
+      return { ...common, type, corners: corners(input.corners), invisible_edges: edges as number };
+    }
+    case 'XLine':
+    case 'Ray': {
+      const d = point(input.direction, 'direction');
+      const length = Math.hypot(d[0], d[1], d[2]);
+      if (length === 0) fail('invalid_property', 'direction must not be the zero vector');
+      const direction: Point3 = [d[0] / length, d[1] / length, d[2] / length];
+      return { ...common, type, start: point(input.start, 'start'), direction };
+    }
   }
+}
+
+/** 3 or 4 corners, each [x, y] or [x, y, z], in DXF's order; a triangle repeats its third corner. */
+function corners(raw: unknown): [Point3, Point3, Point3, Point3] {
+  if (!Array.isArray(raw) || raw.length < 3 || raw.length > 4)
+    return fail('invalid_corners', `corners must be 3 or 4 points, got ${JSON.stringify(raw ?? null)}`);
+  const points = raw.map((p, i) => point(p, `corners[${i}]`, 'invalid_corners'));
+  const [a, b, c, d] = points as [Point3, Point3, Point3, Point3 | undefined];
+  return [a, b, c, d ?? [...c]];
 }
 
 /**

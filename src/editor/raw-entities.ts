@@ -1,7 +1,7 @@
 /**
- * HATCH and SOLID: entity types the engine keeps as DXF tags (RawEntity), which requests may create all
- * the same (`entities_create` with `type: "Hatch"` or `"Solid"`, as the reference editor accepts) and
- * which `query` reads out (`boundary`, `solid`, `pattern`; `corners`), whether created or read from a file.
+ * HATCH: an entity type the engine keeps as DXF tags (RawEntity), which requests may create all the
+ * same (`entities_create` with `type: "Hatch"`, as the reference editor accepts) and which `query` reads
+ * out (`boundary`, `solid`, `pattern`), whether created or read from a file.
  *
  * A created one gets the tags AutoCAD writes for it, so the save writes it like any entity read from a
  * file (the writer takes handle, owner, layer, colour and linetype from the model) and ezdxf reads it back.
@@ -37,7 +37,7 @@ const PATTERNS: Readonly<Record<string, readonly PatternLine[]>> = {
 export const HATCH_PATTERNS = Object.keys(PATTERNS);
 
 /** The DXF types `entities_create` builds as raw tags, by the lower-case type name a request gives. */
-export const RAW_CREATABLE: Readonly<Record<string, 'HATCH' | 'SOLID'>> = { hatch: 'HATCH', solid: 'SOLID' };
+export const RAW_CREATABLE: Readonly<Record<string, 'HATCH'>> = { hatch: 'HATCH' };
 
 const text = (n: number) => String(Number(n.toPrecision(15)));
 const tag = (code: number, value: string | number): DxfTag => ({
@@ -140,33 +140,13 @@ function patternLineTags(line: PatternLine, angle: number, scale: number): DxfTa
   ];
 }
 
-/** A SOLID (2D filled triangle or quadrilateral) from 3 or 4 `corners`, in DXF's corner order. */
-function solidTags(input: Record<string, unknown>, common: EntityCommon): DxfTag[] {
-  const raw = input.corners;
-  if (!Array.isArray(raw) || raw.length < 3 || raw.length > 4)
-    return fail('invalid_corners', `corners must be 3 or 4 points, got ${JSON.stringify(raw ?? null)}`);
-  const corners = raw.map((p, i): Point3 => {
-    if (
-      !Array.isArray(p) ||
-      (p.length !== 2 && p.length !== 3) ||
-      !p.every((n) => typeof n === 'number' && Number.isFinite(n))
-    )
-      return fail('invalid_corners', `corners[${i}] must be [x, y] or [x, y, z], got ${JSON.stringify(p)}`);
-    return [p[0] as number, p[1] as number, (p[2] as number | undefined) ?? 0];
-  });
-  // A triangle repeats its third corner, as DXF stores one.
-  const four = corners.length === 3 ? [...corners, corners[2] as Point3] : corners;
-  return [...head(common, 'AcDbTrace'), ...four.flatMap((p, i) => pointTags(10 + i, p))];
-}
-
-/** A created HATCH or SOLID as the raw entity the engine keeps. */
+/** A created HATCH as the raw entity the engine keeps. */
 export function rawEntityFromInput(
-  dxfType: 'HATCH' | 'SOLID',
+  dxfType: 'HATCH',
   input: Record<string, unknown>,
   common: EntityCommon,
 ): RawEntity {
-  const tags = dxfType === 'HATCH' ? hatchTags(input, common) : solidTags(input, common);
-  return { ...common, type: 'Raw', dxf_type: dxfType, tags };
+  return { ...common, type: 'Raw', dxf_type: dxfType, tags: hatchTags(input, common) };
 }
 
 const num = (t: DxfTag | undefined) => {
@@ -244,17 +224,6 @@ function hatchLoops(tags: readonly DxfTag[], pathsAt: number): Array<Array<[numb
   return loops;
 }
 
-/** A SOLID's (or TRACE's) four corners in DXF order. */
-export function solidReadout(e: RawEntity): Record<string, unknown> {
-  const tags = e.tags;
-  const corner = (code: number): Point3 => [
-    num(tags.find((t) => t.code === code)) ?? 0,
-    num(tags.find((t) => t.code === code + 10)) ?? 0,
-    num(tags.find((t) => t.code === code + 20)) ?? 0,
-  ];
-  return { corners: [corner(10), corner(11), corner(12), corner(13)] };
-}
-
 /** An ATTDEF's tag, default value, prompt, insertion point and height (its text's, as stored). */
 export function attdefReadout(e: RawEntity): Record<string, unknown> {
   const text = attdefText(e);
@@ -272,7 +241,6 @@ export function attdefReadout(e: RawEntity): Record<string, unknown> {
 export function rawReadout(e: RawEntity): Record<string, unknown> {
   const type = e.dxf_type.toUpperCase();
   if (type === 'HATCH') return hatchReadout(e);
-  if (type === 'SOLID' || type === 'TRACE') return solidReadout(e);
   if (type === 'ATTDEF') return attdefReadout(e);
   if (type === 'DIMENSION') return dimensionReadout(e);
   return {};

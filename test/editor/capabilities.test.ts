@@ -119,6 +119,12 @@ describe('capabilities', () => {
       'LwPolyline',
       'Insert',
       'Image',
+      'Solid',
+      'Trace',
+      'Face3d',
+      'XLine',
+      'Ray',
+      'Polyline',
     ]);
   });
 

@@ -1,6 +1,6 @@
-/** The read-out of HATCH and SOLID tags (pure), as `query` answers it for entities read from files too. */
+/** The read-out of HATCH tags (pure), as `query` answers it for entities read from files too. */
 import { describe, expect, it } from 'vitest';
-import { hatchReadout, rawReadout, solidReadout } from '../../src/editor/raw-entities.js';
+import { hatchReadout, rawReadout } from '../../src/editor/raw-entities.js';
 import { raw } from './query/fixtures.js';
 
 /** A HATCH's tags after its subclass marker, from group-code/value pairs. */
@@ -123,27 +123,9 @@ describe('hatchReadout', () => {
   });
 });
 
-describe('solidReadout and rawReadout', () => {
-  it('reads a SOLID or TRACE by its four corner codes; other types read out nothing', () => {
-    const solid = raw('SOLID', [
-      [10, 1],
-      [20, 2],
-      [30, 0],
-      [11, 3],
-      [21, 4],
-      [12, 5],
-      [22, 6],
-      [13, 7],
-      [23, 8],
-      [33, 9],
-    ]);
-    expect(solidReadout(solid).corners).toEqual([
-      [1, 2, 0],
-      [3, 4, 0],
-      [5, 6, 0],
-      [7, 8, 9],
-    ]);
-    expect(rawReadout({ ...solid, dxf_type: 'TRACE' })).toEqual(solidReadout(solid));
+describe('rawReadout', () => {
+  it('reads out a HATCH; other raw types read out nothing (SOLID and TRACE are modeled)', () => {
+    expect(rawReadout(raw('HATCH', [[2, 'SOLID']]))).toMatchObject({ pattern: 'SOLID' });
     expect(rawReadout(raw('SPLINE', [[10, 1]]))).toEqual({});
   });
 });

@@ -11,12 +11,15 @@ import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
 import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
 import {
+  cutRays,
   type DrawnItem,
   imageCorners,
   inPlottedSpace,
+  isRay,
   type PlotContext,
   type PlotItem,
   plotEntityItems,
+  rayBox,
   type TextLine,
   textCorners,
 } from '../plot/scene.js';
@@ -34,6 +37,8 @@ export const POLY = 3;
 export const TEXT = 4;
 export const CLIP = 5;
 export const UNCLIP = 6;
+/** FILL style n x1 y1 … xn yn: a closed outline painted inside (a SOLID), numbers as POLY's. */
+export const FILL = 7;
 
 /** How a part prints: its ACI colour, lineweight in mm and dash pattern in drawing units (none: solid). */
 export interface FlatStyle {
@@ -147,6 +152,8 @@ export class FlatSceneBuilder {
   // The piece being built: its primitives written from 0 to `n` in a buffer reused for every entity and
   // copied at their exact length (growing a small array per entity is most of what a scene allocates).
   private prims: number[] = [];
+  /** Entities holding XLINEs or RAYs, drawn last, cut at the extents of the rest. */
+  private rays: Array<{ handle: string; items: readonly PlotItem[] }> = [];
   private n = 0;
   private texts: FlatText[] = [];
   private clips: Bounds[] = [];
@@ -155,8 +162,12 @@ export class FlatSceneBuilder {
   private maxX = 0;
   private maxY = 0;
 
-  constructor(plot: PlotContext, cache?: PieceCache, options: { whole?: boolean } = {}) {
+  /** Where XLINEs and RAYs are cut: a window given; else the extents of the rest. */
+  private readonly rayWindow: Bounds | undefined;
+
+  constructor(plot: PlotContext, cache?: PieceCache, options: { whole?: boolean; rayBox?: Bounds } = {}) {
     this.plot = plot;
+    this.rayWindow = options.rayBox;
     this.cache = cache ?? emptyCache([]);
     this.last = this.cache.last;
     this.sources = options.whole ? [] : undefined;
@@ -182,6 +193,16 @@ export class FlatSceneBuilder {
     }
     const items = plotEntityItems(this.plot, entity);
     if (!items) return;
+    if (items.some(isRay)) {
+      // Cut at the extents of the rest, known once every entity is in (finish).
+      this.rays.push({ handle, items });
+      return;
+    }
+    this.addPiece(handle, entity, items);
+  }
+
+  /** Builds and adds the piece of one entity's parts (none of them an uncut XLINE or RAY). */
+  private addPiece(handle: string, entity: Entity | undefined, items: readonly PlotItem[]): void {
     this.n = 0;
     this.texts = [];
     this.clips = [];
@@ -204,8 +225,8 @@ export class FlatSceneBuilder {
     };
     this.push(handle, piece);
     // Block references draw their blocks' entities, which change without the reference: never kept.
-    // Viewports (Raw) show model space: neither.
-    this.sources?.push(entity.type !== 'Insert' && entity.type !== 'Raw' ? entity : undefined);
+    // Viewports (Raw) show model space: neither. Nor XLINEs and RAYs, cut at extents that change.
+    this.sources?.push(entity && entity.type !== 'Insert' && entity.type !== 'Raw' ? entity : undefined);
   }
 
   /** The piece `entity` had in the last whole scene, if it was in it. */
@@ -257,6 +278,12 @@ export class FlatSceneBuilder {
   }
 
   finish(): FlatScene {
+    if (this.rays.length > 0) {
+      const starts = this.rays.flatMap((r) => r.items.filter(isRay).map((i) => i.start));
+      const box = this.rayWindow ?? rayBox(this.scene.extents, starts);
+      if (box) for (const r of this.rays) this.addPiece(r.handle, undefined, cutRays(r.items, box));
+      this.rays = [];
+    }
     if (this.sources) this.cache.last = { sources: this.sources, pieces: this.scene.pieces };
     return this.scene;
   }
@@ -334,7 +361,7 @@ export class FlatSceneBuilder {
         // An image shows as its frame: a capture is for seeing where things are, not the picture.
         const points = item.kind === 'outline' ? item.points : imageCorners(item);
         const style = this.style(item.aci, item.weight, item.kind === 'outline' ? item.dash : undefined);
-        this.put(POLY);
+        this.put(item.kind === 'outline' && item.fill ? FILL : POLY);
         this.put(style);
         this.put(points.length);
         for (const p of points) {
@@ -344,6 +371,9 @@ export class FlatSceneBuilder {
         }
         return style;
       }
+      case 'ray':
+        // Cut before they get here (finish): one left has nothing to draw.
+        return this.style(item.aci, item.weight, undefined);
       case 'dot': {
         const style = this.style(item.aci, item.weight, undefined);
         this.put4(DOT, style, item.point[0], item.point[1]);

@@ -76,6 +76,7 @@ async function buildScene(
   space: string,
   signal: AbortSignal | undefined,
   handles?: ReadonlySet<string>,
+  window?: Bounds,
 ): Promise<{ scene: FlatScene; revision: number }> {
   for (let attempt = 1; ; attempt++) {
     stopIfCancelled(WHAT, signal);
@@ -84,7 +85,10 @@ async function buildScene(
     const order = [...model.order];
     const cache = pieceCache(model, pieces.get(doc));
     pieces.set(doc, cache);
-    const builder = new FlatSceneBuilder(plotContext(model, space), cache, { whole: !handles });
+    const builder = new FlatSceneBuilder(plotContext(model, space), cache, {
+      whole: !handles,
+      ...(window ? { rayBox: window } : {}),
+    });
     let slice = performance.now();
     let n = 0;
     let moved = false;
@@ -124,7 +128,13 @@ async function sceneOf(
       maxX: window.max[0],
       maxY: window.max[1],
     });
-    return { ...(await buildScene(doc, space, signal, new Set(found))), cached: false };
+    // XLINEs and RAYs have no bounds, so the index has none of them: they are cut at the window.
+    const shown = new Set(found);
+    for (const handle of doc.model.order) {
+      const type = dictGet(doc.model.entities, handle)?.type;
+      if (type === 'XLine' || type === 'Ray') shown.add(handle);
+    }
+    return { ...(await buildScene(doc, space, signal, shown, window)), cached: false };
   }
   const built = await buildScene(doc, space, signal);
   kept.set(doc, { ...built, space });

@@ -20,6 +20,7 @@ import {
   ARC,
   CLIP,
   DOT,
+  FILL,
   type FlatScene,
   type FlatText,
   type Piece,
@@ -84,6 +85,7 @@ const num = (x: number) => {
 
 const M = 77; // 'M'
 const L = 108; // 'l'
+const LINE_TO = 76; // 'L', absolute: a fill's points are written where they are
 const A = 97; // 'a'
 const Z = 122; // 'z'
 const SPACE = 32;
@@ -331,6 +333,37 @@ export async function captureSvg(
             d.text(`h${side}v${side}h${-side}z`);
           }
           i += 4;
+          break;
+        }
+        case FILL: {
+          // Painted in its colour (each outline turned the same way round, so overlapping ones of one
+          // colour do not cancel in the shared path), then stroked like a POLY.
+          const n = prims[i + 2] as number;
+          const at = (p: number): [number, number] => [
+            X(prims[i + 3 + 2 * p] as number),
+            Y(prims[i + 4 + 2 * p] as number),
+          ];
+          let twice = 0;
+          for (let p = 0; p < n; p++) {
+            const [x1, y1] = at(p);
+            const [x2, y2] = at((p + 1) % n);
+            twice += x1 * y2 - x2 * y1;
+          }
+          const order = Array.from({ length: n }, (_, p) => (twice < 0 ? n - 1 - p : p));
+          const d = only ? undefined : canvas.fill(styleColors[style] as string);
+          order.forEach((p, j) => {
+            const [x, y] = at(p);
+            if (d) {
+              d.char(j === 0 ? M : LINE_TO);
+              pair(d, x, y);
+            }
+            if (j === 0) pen.begin(x, y);
+            else pen.lineTo(x, y);
+          });
+          if (d) d.char(Z);
+          const [x0, y0] = at(order[0] ?? 0);
+          pen.close(x0, y0);
+          i += 3 + 2 * n;
           break;
         }
         case POLY: {

@@ -3,6 +3,7 @@ import type {
   CircleEntity,
   EllipseEntity,
   Entity,
+  Face3dEntity,
   ImageEntity,
   InsertEntity,
   LineEntity,
@@ -12,7 +13,12 @@ import type {
   MTextEntity,
   Point3,
   PointEntity,
+  PolylineEntity,
+  RayEntity,
+  SolidEntity,
   TextEntity,
+  TraceEntity,
+  XLineEntity,
 } from '../model.js';
 import type { ReadContext } from './read-context.js';
 import type { TagWriter } from './tag-writer.js';
@@ -49,6 +55,8 @@ export interface SubclassDef<E> {
   name: string;
   /** The marker of an INSERT with rows and columns (MINSERT). */
   minsert?: string;
+  /** The marker by the entity read so far, for a type whose subclass depends on its flags (POLYLINE). */
+  nameOf?: (e: E) => string;
   fields: readonly FieldDef<E>[];
   /** Codes of a file without subclass markers (R12) that are kept under this subclass, not the first. */
   flat?: readonly number[];
@@ -383,6 +391,98 @@ const IMAGE: EntityDef<ImageEntity> = {
   ],
 };
 
+/** The four corners of SOLID, TRACE and 3DFACE (10 to 13). */
+function cornerFields<E extends { corners: Point3[] }>(): FieldDef<E>[] {
+  return [0, 1, 2, 3].map((at) => {
+    const code = 10 + at;
+    return {
+      codes: [code, code + 10, code + 20],
+      read(e, c, t, i) {
+        (e.corners[at] as Point3)[((c - code) / 10) | 0] = t.real(i);
+        return true;
+      },
+      write(w, e) {
+        w.point(code, e.corners[at] as Point3);
+      },
+    };
+  });
+}
+
+/**
+ * A fourth corner the file left out is the third (a triangle), as ezdxf reads it; newEntity starts it as
+ * NaN so a missing one shows, and a missing y or z of a given one is 0.
+ */
+function finishCorners(e: { corners: Point3[] }): void {
+  const last = e.corners[3] as Point3;
+  if (Number.isNaN(last[0])) e.corners[3] = [...(e.corners[2] as Point3)];
+  else e.corners[3] = [last[0], Number.isNaN(last[1]) ? 0 : last[1], Number.isNaN(last[2]) ? 0 : last[2]];
+}
+
+const SOLID: EntityDef<SolidEntity> = {
+  type: 'Solid',
+  dxf: 'SOLID',
+  subclasses: [
+    { name: 'AcDbTrace', fields: [...cornerFields<SolidEntity>(), point(210, 'extrusion', true)] },
+  ],
+  finish: finishCorners,
+};
+
+const TRACE: EntityDef<TraceEntity> = {
+  type: 'Trace',
+  dxf: 'TRACE',
+  subclasses: [
+    { name: 'AcDbTrace', fields: [...cornerFields<TraceEntity>(), point(210, 'extrusion', true)] },
+  ],
+  finish: finishCorners,
+};
+
+const FACE3D: EntityDef<Face3dEntity> = {
+  type: 'Face3d',
+  dxf: '3DFACE',
+  subclasses: [
+    { name: 'AcDbFace', fields: [...cornerFields<Face3dEntity>(), real(70, 'invisible_edges', 0, 'int')] },
+  ],
+  finish: finishCorners,
+};
+
+const XLINE: EntityDef<XLineEntity> = {
+  type: 'XLine',
+  dxf: 'XLINE',
+  subclasses: [{ name: 'AcDbXline', fields: [point(10, 'start'), point(11, 'direction')] }],
+};
+
+const RAY: EntityDef<RayEntity> = {
+  type: 'Ray',
+  dxf: 'RAY',
+  subclasses: [{ name: 'AcDbRay', fields: [point(10, 'start'), point(11, 'direction')] }],
+};
+
+/** A POLYLINE's subclass by its flags: 3D (8), polygon mesh (16), polyface mesh (64) or 2D. */
+function polylineSubclass(e: PolylineEntity): string {
+  if (e.flags & 8) return 'AcDb3dPolyline';
+  if (e.flags & 16) return 'AcDbPolygonMesh';
+  if (e.flags & 64) return 'AcDbPolyFaceMesh';
+  return 'AcDb2dPolyline';
+}
+
+const POLYLINE: EntityDef<PolylineEntity> = {
+  type: 'Polyline',
+  dxf: 'POLYLINE',
+  subclasses: [
+    {
+      name: 'AcDb2dPolyline',
+      nameOf: polylineSubclass,
+      fields: [
+        // "Vertices follow": always, a POLYLINE's VERTEX entities are written after it.
+        derived(66, (w) => w.tag(66, '1')),
+        point(10, 'elevation', true),
+        int(70, 'flags'),
+        point(210, 'extrusion', true),
+      ],
+    },
+  ],
+};
+
 type Defs = { [T in ModeledType]: EntityDef<Extract<Entity, { type: T }>> };
 
 export const ENTITY_DEFS: Defs = {
@@ -396,6 +496,12 @@ export const ENTITY_DEFS: Defs = {
   LwPolyline: LWPOLYLINE,
   Insert: INSERT,
   Image: IMAGE,
+  Solid: SOLID,
+  Trace: TRACE,
+  Face3d: FACE3D,
+  XLine: XLINE,
+  Ray: RAY,
+  Polyline: POLYLINE,
 };
 
 /** The table entry of a modeled entity, typed for the generic reader and writer. */
@@ -404,6 +510,6 @@ export function entityDef(type: ModeledType): EntityDef<Entity> {
 }
 
 /** The subclass markers after AcDbEntity that a type is written with (R2000 and later). */
-export function subclassNames(def: EntityDef<Entity>, minsert: boolean): string[] {
-  return def.subclasses.map((s) => (minsert && s.minsert) || s.name);
+export function subclassNames(def: EntityDef<Entity>, minsert: boolean, e?: Entity): string[] {
+  return def.subclasses.map((s) => (e && s.nameOf?.(e)) || (minsert && s.minsert) || s.name);
 }

@@ -217,6 +217,65 @@ function newEntity(type: ModeledType, space: string): Entity {
         size: [0, 0],
         image_def: '0',
       };
+    case 'Solid':
+    case 'Trace':
+      return {
+        type,
+        handle: '',
+        space,
+        layer,
+        color: 256,
+        linetype,
+        lineweight: -1,
+        corners: [
+          [0, 0, 0],
+          [0, 0, 0],
+          [0, 0, 0],
+          [Number.NaN, Number.NaN, Number.NaN],
+        ],
+      };
+    case 'Face3d':
+      return {
+        type,
+        handle: '',
+        space,
+        layer,
+        color: 256,
+        linetype,
+        lineweight: -1,
+        corners: [
+          [0, 0, 0],
+          [0, 0, 0],
+          [0, 0, 0],
+          [Number.NaN, Number.NaN, Number.NaN],
+        ],
+        invisible_edges: 0,
+      };
+    case 'Polyline':
+      return {
+        type,
+        handle: '',
+        space,
+        layer,
+        color: 256,
+        linetype,
+        lineweight: -1,
+        flags: 0,
+        vertex_tags: [],
+      };
+    case 'XLine':
+    case 'Ray':
+      return {
+        type,
+        handle: '',
+        space,
+        layer,
+        color: 256,
+        linetype,
+        lineweight: -1,
+        start: [0, 0, 0],
+        direction: [1, 0, 0],
+      };
   }
 }
 
@@ -345,7 +404,7 @@ function readModeled(
   if (moved.length > 0) insertIntoEntitySubclass(extra, moved);
   if (flatCommon.length > 0 || flatType.length > 0 || flatSecond.length > 0) {
     const minsert = flatType.some((x) => (x.code === 70 || x.code === 71) && toInt(x.value) > 1);
-    const [first, next] = subclassNames(def, minsert);
+    const [first, next] = subclassNames(def, minsert, e);
     extra.push(
       { code: 100, value: 'AcDbEntity' },
       ...flatCommon,
@@ -360,6 +419,7 @@ function readModeled(
     e.handle = h;
   });
   if (e.type === 'Insert' && mainEnd < end) e.attribs = readSubEntities(t, mainEnd, end, ctx);
+  if (e.type === 'Polyline' && mainEnd < end) e.vertex_tags = readSubEntities(t, mainEnd, end, ctx);
   return e;
 }
 

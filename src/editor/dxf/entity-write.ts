@@ -102,7 +102,7 @@ export function writeEntity(w: TagWriter, e: Entity, owner: string, paper: boole
   seg.subclasses.delete('AcDbEntity#0');
   const minsert = [...seg.subclasses.keys()].some((k) => k.startsWith('AcDbMInsertBlock#'));
   const def = entityDef(e.type);
-  const names = subclassNames(def, minsert);
+  const names = subclassNames(def, minsert, e);
   const seen = new Map<string, number>();
   def.subclasses.forEach((sub, at) => {
     const name = names[at] as string;
@@ -124,6 +124,9 @@ export function writeEntity(w: TagWriter, e: Entity, owner: string, paper: boole
   writeXdata(w, e.xdata);
   if (e.type === 'Insert' && e.attribs && e.attribs.length > 0)
     writeSubEntities(w, e.attribs, e.handle, paper, refs.subHandles.get(e.handle));
+  // A POLYLINE's VERTEX and SEQEND entities, as kept.
+  if (e.type === 'Polyline')
+    writeSubEntities(w, e.vertex_tags, e.handle, paper, refs.subHandles.get(e.handle));
 }
 
 /**

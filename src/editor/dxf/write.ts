@@ -80,12 +80,19 @@ function renumberTakenSubEntities(doc: DxfDocumentModel): EntityRefs['subHandles
   const out: EntityRefs['subHandles'] = new Map();
   let used: Set<string> | undefined;
   for (const e of Object.values(doc.entities)) {
-    const tags = e.type === 'Raw' ? e.tags : e.type === 'Insert' ? e.attribs : undefined;
+    const tags =
+      e.type === 'Raw'
+        ? e.tags
+        : e.type === 'Insert'
+          ? e.attribs
+          : e.type === 'Polyline'
+            ? e.vertex_tags
+            : undefined;
     if (!tags?.some((t) => t.code === 0)) continue;
     used ??= new Set(Object.keys(doc.entities));
     let index = -1;
     let marker = false;
-    let inSub = e.type === 'Insert';
+    let inSub = e.type === 'Insert' || e.type === 'Polyline';
     for (const t of tags) {
       if (t.code === 0) {
         index++;
@@ -543,9 +550,16 @@ function withoutDeadReactors(tags: DxfTag[], alive: Set<string>): DxfTag[] | und
 }
 
 function subEntityHandles(e: Entity): string[] {
-  const tags = e.type === 'Raw' ? e.tags : e.type === 'Insert' ? (e.attribs ?? []) : [];
+  const tags =
+    e.type === 'Raw'
+      ? e.tags
+      : e.type === 'Insert'
+        ? (e.attribs ?? [])
+        : e.type === 'Polyline'
+          ? e.vertex_tags
+          : [];
   const out: string[] = [];
-  let sub = e.type === 'Insert';
+  let sub = e.type === 'Insert' || e.type === 'Polyline';
   for (const t of tags) {
     if (t.code === 0) sub = true;
     else if (sub && t.code === 5) out.push(normalizeHandle(t.value));

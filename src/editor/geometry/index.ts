@@ -5,7 +5,7 @@
  */
 import type { Entity, Point3 } from '../model.js';
 import { curveIntersections, curveMetrics, shapeClosest, shapeContains } from './measure.js';
-import { shapeBounds, shapeCurves, shapeOf } from './shape.js';
+import { rayStarts, type Shape, shapeBounds, shapeCurves, shapeOf, unionBounds } from './shape.js';
 import { type Bounds, type Closest, type GeometryContext, NO_BLOCKS } from './types.js';
 
 export type { Matrix, Similarity } from './matrix.js';
@@ -108,7 +108,26 @@ export function intersections(a: Entity, b: Entity, ctx: GeometryContext = NO_BL
   const sa = shapeOf(a, ctx);
   const sb = shapeOf(b, ctx);
   if (!sa || !sb) return [];
-  return curveIntersections(shapeCurves(sa), shapeCurves(sb)).sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+  const reach = rayReach(sa, sb);
+  return curveIntersections(shapeCurves(sa, [], reach), shapeCurves(sb, [], reach)).sort(
+    (p, q) => p[0] - q[0] || p[1] - q[1],
+  );
+}
+
+/**
+ * Where XLINEs and RAYs are cut for crossing tests: the box of both shapes and the rays' start points,
+ * grown a million times its size each way (two rays may cross far from where they start).
+ */
+function rayReach(sa: Shape, sb: Shape): Bounds | undefined {
+  const starts = [...rayStarts(sa), ...rayStarts(sb)];
+  if (starts.length === 0) return undefined;
+  const box = unionBounds([shapeBounds(sa), shapeBounds(sb), ...starts.map((p) => ({ min: p, max: p }))]);
+  if (!box) return undefined;
+  const grow = 1e6 * Math.max(1, box.max[0] - box.min[0], box.max[1] - box.min[1]);
+  return {
+    min: [box.min[0] - grow, box.min[1] - grow, box.min[2]],
+    max: [box.max[0] + grow, box.max[1] + grow, box.max[2]],
+  };
 }
 
 /**

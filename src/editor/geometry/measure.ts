@@ -13,6 +13,7 @@ import {
 import { epsFor, hypot2 } from './math.js';
 import type { Shape } from './shape.js';
 import type { Closest } from './types.js';
+import { rayClosest } from './xline.js';
 
 export function shapeClosest(shape: Shape, x: number, y: number): Closest | undefined {
   switch (shape.kind) {
@@ -38,6 +39,8 @@ export function shapeClosest(shape: Shape, x: number, y: number): Closest | unde
     }
     case 'group':
       return nearestOf(shape.shapes.map((s) => shapeClosest(s, x, y)));
+    case 'ray':
+      return rayClosest(shape, x, y);
   }
 }
 

@@ -9,6 +9,7 @@ import { insertAttribs } from './attribs.js';
 import {
   type ArcCurve,
   arcCurve,
+  arcEnds,
   type Curve,
   circleCurve,
   curveBounds,
@@ -19,21 +20,27 @@ import { ellipseSegments, ellipseSweep } from './ellipse.js';
 import { cosSinDeg, normalizeRad, TAU, type Vec2 } from './math.js';
 import { applyPoint, compose, type Matrix, type Similarity, similarity, translation } from './matrix.js';
 import { gridOffsets } from './minsert.js';
+import { polylineOutline } from './polyline.js';
 import { boundsOfPoints, rawBounds } from './raw.js';
 import { rawStandIns } from './raw-kinds.js';
+import { faceOutline, loopSegments, loopVertices, solidOutline } from './solid.js';
 import { boxCorners, textBox } from './text-box.js';
 import { planar } from './transform.js';
 import type { Bounds, GeometryContext } from './types.js';
+import { type RayShape, rayClipped, rayShape, transformRay } from './xline.js';
 
 /** The inside of a closed outline: a disc (a circle's) or a loop of vertices whose edges may bulge. */
 export type Region = { kind: 'disc' } | { kind: 'loop'; vertices: Vec2[] };
 
 export type Shape =
-  | { kind: 'curves'; curves: Curve[]; region?: Region }
+  /** `filled`: the region is painted (SOLID, TRACE), not only outlined. */
+  | { kind: 'curves'; curves: Curve[]; region?: Region; filled?: boolean }
   | { kind: 'point'; point: Point3 }
   | { kind: 'quad'; corners: [Point3, Point3, Point3, Point3] }
   | { kind: 'box'; bounds: Bounds }
-  | { kind: 'group'; shapes: Shape[] };
+  | { kind: 'group'; shapes: Shape[] }
+  /** An infinite line (XLINE) or half line (RAY): no bounds; drawings cut it at their window. */
+  | RayShape;
 
 /** Nested block references deeper than this are not followed (and a block that holds itself stops here). */
 const MAX_DEPTH = 16;
@@ -84,6 +91,38 @@ export function shapeOf(entity: Entity, ctx: GeometryContext, depth = 0): Shape 
           [p[0] + v[0], p[1] + v[1], p[2] + v[2]],
         ],
       };
+    }
+    case 'Solid':
+    case 'Trace': {
+      const points = solidOutline(e);
+      return {
+        kind: 'curves',
+        curves: loopSegments(points),
+        region: { kind: 'loop', vertices: loopVertices(points) },
+        filled: true,
+      };
+    }
+    case 'Face3d': {
+      const { points, visible } = faceOutline(e);
+      return {
+        kind: 'curves',
+        curves: loopSegments(points, visible),
+        region: { kind: 'loop', vertices: loopVertices(points) },
+      };
+    }
+    case 'XLine':
+    case 'Ray':
+      return rayShape(e);
+    case 'Polyline': {
+      const { curves, closed } = polylineOutline(e);
+      if (curves.length === 0) return undefined;
+      if (!closed) return { kind: 'curves', curves };
+      // Each curve's start in the direction it runs (a clockwise arc from its end angle).
+      const vertices = curves.map((c): Vec2 => {
+        const p = c.kind === 'segment' ? c.a : arcEnds(c)[c.ccw ? 0 : 1];
+        return [p[0], p[1]];
+      });
+      return { kind: 'curves', curves, region: { kind: 'loop', vertices } };
     }
     case 'Insert':
       return insertShape(e, ctx, depth);
@@ -188,8 +227,12 @@ export function transformShape(shape: Shape, m: Matrix): Shape {
     }
     case 'group':
       return { kind: 'group', shapes: shape.shapes.map((s) => transformShape(s, m)) };
-    case 'curves':
-      return transformCurves(shape, m);
+    case 'curves': {
+      const moved = transformCurves(shape, m);
+      return shape.filled && moved.kind === 'curves' ? { ...moved, filled: true } : moved;
+    }
+    case 'ray':
+      return transformRay(shape, m);
   }
 }
 
@@ -259,12 +302,28 @@ export function shapeBounds(shape: Shape): Bounds | undefined {
       return unionBounds(shape.curves.map(curveBounds));
     case 'group':
       return unionBounds(shape.shapes.map(shapeBounds));
+    case 'ray':
+      return undefined;
   }
 }
 
-/** Every curve of a shape, groups flattened; points, quads and boxes have none. */
-export function shapeCurves(shape: Shape, out: Curve[] = []): Curve[] {
+/**
+ * Every curve of a shape, groups flattened; points, quads and boxes have none. An XLINE or RAY is the
+ * part of it within `reach` (none without one).
+ */
+export function shapeCurves(shape: Shape, out: Curve[] = [], reach?: Bounds): Curve[] {
   if (shape.kind === 'curves') out.push(...shape.curves);
-  else if (shape.kind === 'group') for (const s of shape.shapes) shapeCurves(s, out);
+  else if (shape.kind === 'group') for (const s of shape.shapes) shapeCurves(s, out, reach);
+  else if (shape.kind === 'ray' && reach) {
+    const segment = rayClipped(shape, reach);
+    if (segment) out.push(segment);
+  }
+  return out;
+}
+
+/** The start points of the XLINEs and RAYs of a shape (groups followed). */
+export function rayStarts(shape: Shape, out: Point3[] = []): Point3[] {
+  if (shape.kind === 'ray') out.push(shape.start);
+  else if (shape.kind === 'group') for (const s of shape.shapes) rayStarts(s, out);
   return out;
 }

@@ -29,9 +29,12 @@ import {
   similarity,
 } from './matrix.js';
 import { transformGridTags } from './minsert.js';
+import { transformPolyline as transformOldPolyline } from './polyline.js';
 import { isKnownRaw, transformRaw } from './raw-kinds.js';
+import { transformFace, transformSolid } from './solid.js';
 import { alignPoint, attachmentFractions, mtextDirection, textLayout } from './text-box.js';
 import { GeometryError } from './types.js';
+import { transformXLine } from './xline.js';
 
 export interface TransformOptions {
   /** The MIRRTEXT system variable: true mirrors Text glyphs; false (the default) keeps text readable. */
@@ -102,6 +105,16 @@ export function applySimilarity(entity: Entity, m: Matrix, sim: Similarity, mirr
         u_vector: applyVector(m, entity.u_vector),
         v_vector: applyVector(m, entity.v_vector),
       };
+    case 'Solid':
+    case 'Trace':
+      return transformSolid(entity, m);
+    case 'Face3d':
+      return transformFace(entity, m);
+    case 'XLine':
+    case 'Ray':
+      return transformXLine(entity, m);
+    case 'Polyline':
+      return transformOldPolyline(entity, m);
     case 'Text':
       return transformText(entity, m, sim, mirrtext);
     case 'MText':

@@ -22,7 +22,7 @@ const FOREGROUND_ACI = 7;
 
 export type PagePart =
   /** `dash`: on and off lengths in page millimetres (an `on` of 0 is a dot), absent for a solid line. */
-  | { kind: 'path'; color: string; d: string; width: number; dash?: number[] }
+  | { kind: 'path'; color: string; d: string; width: number; dash?: number[]; fill?: boolean }
   | { kind: 'dot'; color: string; x: number; y: number; r: number }
   /** Text drawn in a frame: local (x, y-down) units, one unit a capital's height; `matrix` maps them to the page. */
   | {
@@ -148,6 +148,7 @@ function pagePart(item: PlotItem, placement: Placement): PagePart {
         width: strokeWidth(item.weight),
         d: item.kind === 'curves' ? pathData(item.curves, placement) : outlineData(item.points, placement),
         ...pageDash(item.dash, placement),
+        ...(item.kind === 'outline' && item.fill ? { fill: true } : {}),
       };
     case 'image': {
       // The image's top-left corner (origin + v) is the page origin of its pixels, which run down v.
@@ -161,6 +162,9 @@ function pagePart(item: PlotItem, placement: Placement): PagePart {
       const frame = outlineData(imageCorners(item), placement);
       return { kind: 'image', color, width: strokeWidth(item.weight), matrix, frame, file: item.file };
     }
+    case 'ray':
+      // Scenes cut their XLINEs and RAYs before they are placed (cutRays): one left is drawn as nothing.
+      return { kind: 'path', color, width: strokeWidth(item.weight), d: '' };
     case 'dot': {
       const [x, y] = placement.toPage(item.point[0], item.point[1]);
       return { kind: 'dot', color, x, y, r: Math.max(DOT_MM, item.weight) / 2 };

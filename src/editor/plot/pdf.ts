@@ -25,7 +25,8 @@ function drawPart(doc: PDFKit.PDFDocument, part: PagePart, images: PlotImages): 
   switch (part.kind) {
     case 'path':
       if (part.dash) dash(doc, part.dash);
-      doc.path(part.d).lineWidth(part.width).strokeColor(part.color).stroke();
+      if (part.fill) doc.path(part.d).lineWidth(part.width).fillAndStroke(part.color, part.color);
+      else doc.path(part.d).lineWidth(part.width).strokeColor(part.color).stroke();
       if (part.dash) doc.undash();
       return;
     case 'dot':

@@ -12,6 +12,7 @@ import { extraNumber } from '../geometry/extra.js';
 import { type Bounds, NO_BLOCKS } from '../geometry/index.js';
 import { applyPoint, applyVector, compose, IDENTITY, type Matrix, translation } from '../geometry/matrix.js';
 import { gridOffsets } from '../geometry/minsert.js';
+import { polylineBands } from '../geometry/polyline.js';
 import { boundsOfPoints } from '../geometry/raw.js';
 import { isKnownRaw, rawStandIns } from '../geometry/raw-kinds.js';
 import { insertMatrix, type Shape, shapeOf, transformShape, unionBounds } from '../geometry/shape.js';
@@ -23,6 +24,7 @@ import {
   textLayout,
 } from '../geometry/text-box.js';
 import { planar } from '../geometry/transform.js';
+import { rayClipped, transformRay } from '../geometry/xline.js';
 import type {
   DxfDocumentModel,
   Entity,
@@ -64,8 +66,8 @@ export type DrawnItem = {
 } /** `dash`: the linetype's dash (+), gap (-) and dot (0) lengths in drawing units; none for a solid line. */ & (
   | { kind: 'curves'; curves: Curve[]; dash?: number[] }
   | { kind: 'dot'; point: Point3 }
-  /** A closed outline (an image's frame, a viewport's border). */
-  | { kind: 'outline'; points: Point3[]; dash?: number[] }
+  /** A closed outline (an image's frame, a viewport's border); `fill`: painted inside too (a SOLID). */
+  | { kind: 'outline'; points: Point3[]; dash?: number[]; fill?: boolean }
   /**
    * Text in a frame: local (x, y) is at origin + x·u + y·v, one local unit being one text height (the
    * height of a capital), so a frame that shears or stretches the text (a block inserted unevenly) carries over.
@@ -76,6 +78,11 @@ export type DrawnItem = {
    * the file its IMAGEDEF names (read when the plot is written; without it only the frame is drawn).
    */
   | { kind: 'image'; origin: Point3; u: Point3; v: Point3; file: string | undefined }
+  /**
+   * An XLINE (`both`) or RAY: no end, so no bounds. A scene cuts it at the extents of everything else it
+   * draws (cutRays) once those are known, and draws it there as curves.
+   */
+  | { kind: 'ray'; start: Point3; direction: Point3; both: boolean; dash?: number[] }
 );
 
 /** What a paper space viewport shows: model space parts brought onto the sheet, cut at its border. */
@@ -286,12 +293,21 @@ function mtextItem(e: MTextEntity, m: Matrix): Extract<DrawnItem, { kind: 'text'
 /** The drawn parts of a shape that is not a block reference. */
 function shapeItems(shape: Shape, aci: number, weight: number): DrawnItem[] {
   switch (shape.kind) {
-    case 'curves':
+    case 'curves': {
+      if (shape.filled && shape.region?.kind === 'loop') {
+        // Painted inside, its outline stroked too (so one thinner than a pixel still shows).
+        const z = shape.curves[0]?.kind === 'segment' ? shape.curves[0].a[2] : 0;
+        const points = shape.region.vertices.map((v): Point3 => [v[0], v[1], z]);
+        return [{ kind: 'outline', points, aci, weight, fill: true }];
+      }
       return [{ kind: 'curves', curves: shape.curves, aci, weight }];
+    }
     case 'point':
       return [{ kind: 'dot', point: shape.point, aci, weight }];
     case 'quad':
       return [{ kind: 'outline', points: [...shape.corners], aci, weight }];
+    case 'ray':
+      return [{ kind: 'ray', start: shape.start, direction: shape.direction, both: shape.both, aci, weight }];
     case 'box':
     case 'group':
       return [];
@@ -339,6 +355,8 @@ export function plotItemBounds(item: PlotItem): Bounds | undefined {
       return boundsOfPoints(imageCorners(item));
     case 'clip':
       return item.box;
+    case 'ray':
+      return undefined;
     case 'text': {
       const corners: Point3[] = [];
       textCorners(item, (x, y) => corners.push([x, y, item.origin[2]]));
@@ -431,9 +449,18 @@ function collect(
   }
   const shape = shapeOf(flat, NO_BLOCKS);
   if (!shape) return;
+  // A wide POLYLINE paints its widths as bands under its centre line.
+  if (flat.type === 'Polyline') {
+    for (const band of polylineBands(flat))
+      items.push({ kind: 'outline', points: band.map((p) => applyPoint(m, p)), aci, weight, fill: true });
+  }
   const dash = dashOf(ctx, linetype, entity, m);
   for (const item of shapeItems(inherited ? transformShape(shape, m) : shape, aci, weight)) {
-    items.push(dash && (item.kind === 'curves' || item.kind === 'outline') ? { ...item, dash } : item);
+    items.push(
+      dash && (item.kind === 'curves' || item.kind === 'outline' || item.kind === 'ray')
+        ? { ...item, dash }
+        : item,
+    );
   }
 }
 
@@ -450,6 +477,18 @@ function transformItem(item: DrawnItem, m: Matrix): DrawnItem {
     }
     case 'dot':
       return { ...item, point: applyPoint(m, item.point) };
+    case 'ray': {
+      const moved = transformRay(
+        { kind: 'ray', start: item.start, direction: item.direction, both: item.both },
+        m,
+      );
+      return {
+        ...item,
+        start: moved.start,
+        direction: moved.direction,
+        ...(item.dash ? { dash: item.dash.map((l) => l * matrixScale(m)) } : {}),
+      };
+    }
     case 'outline':
       return {
         ...item,
@@ -576,13 +615,81 @@ export function plotScene(
   space: string,
   hidden: ReadonlySet<string> = new Set(),
 ): PlotScene {
-  const entities: PlotEntity[] = [];
+  const entities: Array<PlotEntity | Unbounded> = [];
   const plot = plotContext(model, space, hidden);
   for (const handle of model.order) {
     const drawn = sceneEntity(plot, handle);
     if (drawn) entities.push(drawn);
   }
-  return { entities, skipped: plot.skipped };
+  return { entities: boundRays(entities), skipped: plot.skipped };
+}
+
+/** Whether a part has no end (an XLINE or RAY not yet cut). */
+export const isRay = (item: PlotItem): item is Extract<DrawnItem, { kind: 'ray' }> => item.kind === 'ray';
+
+/**
+ * Parts with XLINEs and RAYs cut at `box` (drawn as the segment within it); a ray that misses it is
+ * left out.
+ */
+export function cutRays(items: readonly PlotItem[], box: Bounds): PlotItem[] {
+  const out: PlotItem[] = [];
+  for (const item of items) {
+    if (!isRay(item)) {
+      out.push(item);
+      continue;
+    }
+    const segment = rayClipped(
+      { kind: 'ray', start: item.start, direction: item.direction, both: item.both },
+      box,
+      0,
+    );
+    if (!segment) continue;
+    const { aci, weight, dash } = item;
+    out.push({ kind: 'curves', curves: [segment], aci, weight, ...(dash ? { dash } : {}) });
+  }
+  return out;
+}
+
+/** The box a scene cuts its XLINEs and RAYs at: its other parts' extents, else the rays' start points. */
+export function rayBox(bounded: Bounds | undefined, starts: readonly Point3[]): Bounds | undefined {
+  if (bounded) return bounded;
+  const box = boundsOfPoints(starts);
+  if (!box) return undefined;
+  // Rays alone: a unit around where they start, so each shows.
+  return {
+    min: [box.min[0] - 1, box.min[1] - 1, box.min[2]],
+    max: [box.max[0] + 1, box.max[1] + 1, box.max[2]],
+  };
+}
+
+/** An entity of the scene that holds an XLINE or RAY, before the scene's extents are known. */
+interface Unbounded {
+  unbounded: true;
+  handle: string;
+  type: string;
+  layer: string;
+  items: PlotItem[];
+}
+
+/** The scene's entities with their XLINEs and RAYs cut at the extents of the rest, in drawing order. */
+function boundRays(entities: ReadonlyArray<PlotEntity | Unbounded>): PlotEntity[] {
+  if (!entities.some((e) => 'unbounded' in e)) return entities as PlotEntity[];
+  const bounded = unionBounds(
+    entities.map((e) => ('unbounded' in e ? unionBounds(e.items.map(plotItemBounds)) : e.bounds)),
+  );
+  const starts = entities.flatMap((e) => ('unbounded' in e ? e.items.filter(isRay).map((r) => r.start) : []));
+  const box = rayBox(bounded, starts);
+  const out: PlotEntity[] = [];
+  for (const e of entities) {
+    if (!('unbounded' in e)) {
+      out.push(e);
+      continue;
+    }
+    const items = box ? cutRays(e.items, box) : [];
+    const bounds = unionBounds(items.map(plotItemBounds));
+    if (bounds) out.push({ handle: e.handle, type: e.type, layer: e.layer, items, bounds });
+  }
+  return out;
 }
 
 /** `plotScene` in slices (slices.ts): the loop answers others between them, and a cancel stops it. */
@@ -592,7 +699,7 @@ export async function plotSceneSliced(
   tick: Tick,
   hidden: ReadonlySet<string> = new Set(),
 ): Promise<PlotScene> {
-  const entities: PlotEntity[] = [];
+  const entities: Array<PlotEntity | Unbounded> = [];
   const plot = plotContext(model, space, hidden);
   for (const handle of model.order) {
     const drawn = sceneEntity(plot, handle);
@@ -600,15 +707,23 @@ export async function plotSceneSliced(
     const turn = tick();
     if (turn) await turn;
   }
-  return { entities, skipped: plot.skipped };
+  return { entities: boundRays(entities), skipped: plot.skipped };
 }
 
 /** One entity of the drawing order as the scene holds it; undefined when it prints nothing. */
-function sceneEntity(plot: PlotContext, handle: string): PlotEntity | undefined {
+function sceneEntity(plot: PlotContext, handle: string): PlotEntity | Unbounded | undefined {
   const entity = dictGet(plot.scene.model.entities, handle);
   if (!entity) return undefined;
   const items = plotEntityItems(plot, entity);
   if (!items) return undefined;
+  if (items.some(isRay))
+    return {
+      unbounded: true,
+      handle,
+      type: entity.type === 'Raw' ? entity.dxf_type : entity.type,
+      layer: entity.layer,
+      items,
+    };
   const bounds = unionBounds(items.map(plotItemBounds));
   if (!bounds) return undefined;
   return {

@@ -7,6 +7,7 @@ import type { DetailLevel } from '../capabilities.js';
 import { dictGet, dictHas, dictSet } from '../dict.js';
 import { bounds } from '../geometry/index.js';
 import { insertGrid } from '../geometry/minsert.js';
+import { polylineReadout } from '../geometry/polyline.js';
 import { type Bounds, type GeometryContext, NO_BLOCKS } from '../geometry/types.js';
 import type { Entity } from '../model.js';
 import { rawReadout } from '../raw-entities.js';
@@ -27,6 +28,12 @@ export const GEOMETRY_FIELDS: Readonly<Record<Entity['type'], readonly string[]>
   LwPolyline: ['vertices', 'closed', 'elevation'],
   Insert: ['name', 'position', 'scale', 'rotation'],
   Image: ['position', 'u_vector', 'v_vector', 'size'],
+  Solid: ['corners', 'extrusion'],
+  Trace: ['corners', 'extrusion'],
+  Face3d: ['corners', 'invisible_edges'],
+  XLine: ['start', 'direction'],
+  Ray: ['start', 'direction'],
+  Polyline: ['flags', 'elevation', 'extrusion'],
   Raw: ['dxf_type'],
 };
 
@@ -59,6 +66,7 @@ export function derivedFields(entity: Entity): Record<string, unknown> {
     return grid ? { block: entity.name, grid } : { block: entity.name };
   }
   if (entity.type === 'Raw') return rawReadout(entity);
+  if (entity.type === 'Polyline') return polylineReadout(entity);
   return {};
 }
 
@@ -123,7 +131,7 @@ export function fieldReader(entity: Entity, ctx: GeometryContext): (tokens: read
       cachedBounds ??= answerBounds(bounds(entity, ctx));
       return follow(cachedBounds, rest);
     }
-    if (entity.type === 'Insert' || entity.type === 'Raw') {
+    if (entity.type === 'Insert' || entity.type === 'Raw' || entity.type === 'Polyline') {
       derived ??= derivedFields(entity);
       if (dictHas(derived, head) && !dictHas(entity, head)) return follow(dictGet(derived, head), rest);
     }

@@ -56,6 +56,45 @@ function applyView() {
     'transform',
     `matrix(${scale} 0 0 ${-scale} ${w / 2 - cx * scale} ${h / 2 + cy * scale})`,
   );
+  for (const rays of world.querySelectorAll('path.rays')) clipRays(rays);
+}
+
+/**
+ * XLINEs and RAYs have no end: each is drawn as the part of it within the view (and a view's width
+ * beyond), cut again whenever the view moves.
+ */
+function clipRays(el) {
+  const { w, h } = frame();
+  const { cx, cy, scale } = state.view;
+  const hw = w / scale;
+  const hh = h / scale;
+  const box = [cx - hw, cy - hh, cx + hw, cy + hh];
+  const n = el.dataset.rays.split(' ').map(Number);
+  let data = '';
+  for (let i = 0; i + 4 < n.length; i += 5) {
+    const [sx, sy, dx, dy, both] = n.slice(i, i + 5);
+    const length = Math.hypot(dx, dy);
+    if (length === 0) continue;
+    const [ux, uy] = [dx / length, dy / length];
+    // Liang-Barsky: the parameter range within the box.
+    let lo = both ? -Infinity : 0;
+    let hi = Infinity;
+    let inside = true;
+    for (const [p, q, limit] of [
+      [ux, sx, box[0]],
+      [-ux, -sx, -box[2]],
+      [uy, sy, box[1]],
+      [-uy, -sy, -box[3]],
+    ]) {
+      if (p === 0) {
+        if (q < limit) inside = false;
+      } else if (p > 0) lo = Math.max(lo, (limit - q) / p);
+      else hi = Math.min(hi, (limit - q) / p);
+    }
+    if (!inside || !(lo <= hi)) continue;
+    data += `M${sx + lo * ux} ${sy + lo * uy}L${sx + hi * ux} ${sy + hi * uy}`;
+  }
+  el.setAttribute('d', data);
 }
 
 /** Shows the box [x1, y1, x2, y2] whole, with a margin. */
@@ -153,6 +192,23 @@ function elementOf(d) {
     path.setAttribute('d', d.paths.map(pathData).join('') + arcsData(d.arcs));
     path.setAttribute('stroke', d.color);
     g.append(path);
+  }
+  for (const flat of d.fills ?? []) {
+    const fill = document.createElementNS(SVG_NS, 'path');
+    fill.setAttribute('d', `${pathData(flat)}Z`);
+    // Inline: the page's stylesheet leaves paths unfilled.
+    fill.style.fill = d.color;
+    fill.setAttribute('stroke', d.color);
+    fill.setAttribute('class', 'fill');
+    g.append(fill);
+  }
+  if (d.rays && d.rays.length > 0) {
+    const rays = document.createElementNS(SVG_NS, 'path');
+    rays.setAttribute('stroke', d.color);
+    rays.setAttribute('class', 'rays');
+    rays.dataset.rays = d.rays.join(' ');
+    g.append(rays);
+    clipRays(rays);
   }
   if (d.dots.length > 0) {
     const dots = document.createElementNS(SVG_NS, 'path');

@@ -90,6 +90,12 @@ const TYPE_NAMES: Record<string, string> = {
   LwPolyline: 'LWPOLYLINE',
   Insert: 'INSERT',
   Image: 'IMAGE',
+  Solid: 'SOLID',
+  Trace: 'TRACE',
+  Face3d: '3DFACE',
+  XLine: 'XLINE',
+  Ray: 'RAY',
+  Polyline: 'POLYLINE',
 };
 
 interface Listed {

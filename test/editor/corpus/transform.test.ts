@@ -1,6 +1,7 @@
 /**
- * ezdxf is the oracle of transforms: the model-space ELLIPSEs, LINEs, POINTs and INSERTs (MINSERT grids
- * and attributes with them) of every corpus file,
+ * ezdxf is the oracle of transforms: the model-space ELLIPSEs, LINEs, POINTs, INSERTs (MINSERT grids
+ * and attributes with them), DIMENSIONs, SOLIDs, TRACEs, 3DFACEs, XLINEs, RAYs and POLYLINEs of every
+ * corpus file (and of files ezdxf makes with the types the corpus lacks),
  * moved, rotated, scaled by a negative factor (a half turn and a shrink) and mirrored by chronicle's
  * entities_transform, equal what ezdxf's own transform(Matrix44) makes of the same file, field by field,
  * within 1e-9 (relative above 1). The ezdxf side is scripts/dxf-transform-oracle.py.
@@ -11,7 +12,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { readDxf } from '../../../src/editor/dxf/index.js';
-import { type Harness, needEzdxf, PYTHON, type Reply, startHarness } from '../dispatcher/helpers.js';
+import {
+  type Harness,
+  needEzdxf,
+  PYTHON,
+  python,
+  type Reply,
+  scratchDir,
+  startHarness,
+} from '../dispatcher/helpers.js';
 import { CORPUS_DIR, corpus, corpusPath, type FileFacts, readable } from './corpus.js';
 
 const ORACLE = join(CORPUS_DIR, '../../../scripts/dxf-transform-oracle.py');
@@ -30,8 +39,34 @@ const STEPS = [
 ];
 
 /** The types compared, by DXF name and as chronicle names them. */
-const COMPARED = ['ELLIPSE', 'LINE', 'POINT', 'INSERT', 'DIMENSION'];
-const TYPES = ['Ellipse', 'Line', 'Point', 'Insert', 'DIMENSION'];
+const COMPARED = [
+  'ELLIPSE',
+  'LINE',
+  'POINT',
+  'INSERT',
+  'DIMENSION',
+  'SOLID',
+  'TRACE',
+  '3DFACE',
+  'XLINE',
+  'RAY',
+  'POLYLINE',
+];
+const TYPES = [
+  'Ellipse',
+  'Line',
+  'Point',
+  'Insert',
+  'DIMENSION',
+  'Solid',
+  'Trace',
+  'Face3d',
+  'XLine',
+  'Ray',
+  'Polyline',
+];
+/** Types whose extrusion is a field of their own (others keep theirs with their unmodeled codes). */
+const WITH_EXTRUSION = new Set(['Ellipse', 'Solid', 'Trace', 'Polyline']);
 /** The type an answer is compared as: a modeled type's name, a raw one's DXF name. */
 const typeOf = (e: Fields) => String(e.type === 'Raw' ? e.dxf_type : e.type);
 
@@ -181,13 +216,25 @@ function compare(expected: Fields[], actual: Fields[], what: string): string[] {
   expected.forEach((fields, i) => {
     const a = actual[i] as Fields;
     const own: Fields = a.type === 'Insert' ? insertView(a) : a;
-    const seen: Fields = { ...own, extrusion: own.extrusion ?? [0, 0, 1] };
+    const seen: Fields = {
+      ...own,
+      extrusion: own.extrusion ?? [0, 0, 1],
+      thickness: extraOf(a, 39),
+      default_start_width: extraOf(a, 40),
+      default_end_width: extraOf(a, 41),
+    };
     for (const [key, value] of Object.entries(fields)) {
-      if (key === 'extrusion' && fields.type !== 'Ellipse') continue;
+      if (key === 'extrusion' && !WITH_EXTRUSION.has(String(fields.type))) continue;
       differences(value, seen[key], `${what} ${fields.type} #${i} (${a.handle}).${key}`, out);
     }
   });
   return out;
+}
+
+/** A number an entity keeps among its unmodeled codes (thickness 39, default widths 40, 41), 0 when absent. */
+function extraOf(e: Fields, code: number): number {
+  const tag = (e.extra as Tags | undefined)?.find((t) => t.code === code);
+  return tag ? Number(tag.value) : 0;
 }
 
 /** Every number of `actual` within 1e-9 of `expected` (relative for magnitudes above 1), by field path. */
@@ -214,6 +261,43 @@ function differences(expected: unknown, actual: unknown, path: string, out: stri
     out.push(`${path}: ezdxf ${JSON.stringify(expected)}, chronicle ${JSON.stringify(actual)}`);
 }
 
+/**
+ * Opens `path`, transforms its compared model-space entities by STEPS with entities_transform, and expects
+ * ezdxf's reading and transform of the same file, field by field. Answers how many were compared.
+ */
+async function sameAsEzdxf(path: string, recover: boolean): Promise<number> {
+  const expected = await oracle(path, recover);
+  if (expected.length === 0) return 0; // only in blocks: entities_transform moves model-space entities
+  const opened = await h.call('open', { path: path });
+  expect(opened.ok, `${opened.code}: ${opened.error}`).toBe(true);
+  const doc = opened.document_id as number;
+  const before = await compared(doc, path);
+  // The same entities in the same order, read the same: so each one is compared with its own.
+  expect(
+    compare(
+      expected.map((e) => e.before),
+      before,
+      'read',
+    ),
+  ).toEqual([]);
+  const handles = before.map((e) => String(e.handle));
+  for (const step of STEPS) {
+    const answer = await h.call('entities_transform', { document_id: doc, handles, ...step });
+    expect(answer.ok, `${step.action}: ${answer.code}: ${answer.error}`).toBe(true);
+    expect((answer.result as { not_transformable: unknown[] }).not_transformable).toEqual([]);
+  }
+  const after = await compared(doc, path, handles);
+  expect(
+    compare(
+      expected.map((e) => e.after),
+      after,
+      'transformed',
+    ),
+  ).toEqual([]);
+  await h.ok('close', { document_id: doc, discard: true });
+  return expected.length;
+}
+
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
@@ -236,35 +320,80 @@ describe('transforms against ezdxf on the real DXF corpus', () => {
     it(`${name}: move, rotate, scale -0.5 and mirror as ezdxf does`, async (ctx: TestContext) => {
       needEzdxf(ctx);
       const facts = corpus.find(([n]) => n === name)?.[1] as FileFacts;
-      const expected = await oracle(corpusPath(name), facts.read === 'recover');
-      if (expected.length === 0) return; // only in blocks: entities_transform moves model-space entities
-      const opened = await h.call('open', { path: corpusPath(name) });
-      expect(opened.ok, `${opened.code}: ${opened.error}`).toBe(true);
-      const doc = opened.document_id as number;
-      const before = await compared(doc, corpusPath(name));
-      // The same entities in the same order, read the same: so each one is compared with its own.
-      expect(
-        compare(
-          expected.map((e) => e.before),
-          before,
-          'read',
-        ),
-      ).toEqual([]);
-      const handles = before.map((e) => String(e.handle));
-      for (const step of STEPS) {
-        const answer = await h.call('entities_transform', { document_id: doc, handles, ...step });
-        expect(answer.ok, `${step.action}: ${answer.code}: ${answer.error}`).toBe(true);
-        expect((answer.result as { not_transformable: unknown[] }).not_transformable).toEqual([]);
-      }
-      const after = await compared(doc, corpusPath(name), handles);
-      expect(
-        compare(
-          expected.map((e) => e.after),
-          after,
-          'transformed',
-        ),
-      ).toEqual([]);
-      await h.ok('close', { document_id: doc, discard: true });
+      await sameAsEzdxf(corpusPath(name), facts.read === 'recover');
     });
   }
+});
+
+/**
+ * The corpus holds no SOLID, TRACE, XLINE or RAY yet: ezdxf writes a file of them (on tilted and turned
+ * over planes, with thickness), and the same comparison runs on it.
+ */
+const MADE_BY_EZDXF = `
+import sys, ezdxf
+doc = ezdxf.new("R2010")
+msp = doc.modelspace()
+for extrusion in [(0, 0, 1), (0, 0, -1), (0.6, 0, 0.8), (0.01, 0.005, 1)]:
+    msp.add_solid([(1, 2, 3), (5, 2.5, 3), (1.5, 6), (4, 7)], dxfattribs={"extrusion": extrusion})
+    msp.add_solid([(0, 0), (3, 0), (1, 2)], dxfattribs={"extrusion": extrusion, "thickness": 1.5})
+    msp.add_trace([(10, 0), (12, 0), (10, 1), (12.5, 1.5)], dxfattribs={"extrusion": extrusion})
+msp.add_3dface([(0, 0, 0), (4, 0, 1), (4, 4, 2), (0, 4, 3)], dxfattribs={"invisible": 5})
+msp.add_xline((1, 2, 0), (3, 4, 0))
+msp.add_ray((-5, 1, 2), (0.6, 0.8, 0))
+msp.add_ray((0, 0, 0), (0, 0.6, 0.8))
+doc.saveas(sys.argv[1])
+print("{}")
+`;
+
+/** POLYLINEs of every kind: 2D ones with bulges and widths in several OCS, 3D, polyface and mesh. */
+const POLYLINES_BY_EZDXF = `
+import sys, ezdxf
+doc = ezdxf.new("R2000")
+msp = doc.modelspace()
+points = [(0, 0, 0, 0.5, 0.25), (10, 0, 0.2, 0.2, 0.4), (10, 5, 0, 0, -1), (0, 6, 1, 1, 0)]
+for extrusion in [(0, 0, 1), (0, 0, -1), (0.6, 0, 0.8)]:
+    p = msp.add_polyline2d([(x, y) for x, y, *_ in points], dxfattribs={"extrusion": extrusion, "closed": True})
+    p.dxf.elevation = (0, 0, 2.5)
+    p.dxf.default_start_width = 0.1
+    p.dxf.default_end_width = 0.3
+    for v, (_, _, s, e, b) in zip(p.vertices, points):
+        v.dxf.start_width = s
+        v.dxf.end_width = e
+        v.dxf.bulge = b
+msp.add_polyline3d([(0, 0, 0), (3, 4, 5), (6, 0, 1), (1, 1, 1)])
+mesh = msp.add_polymesh(size=(3, 4))
+for m in range(3):
+    for n in range(4):
+        mesh.set_mesh_vertex((m, n), (m * 2, n * 3, m * n))
+face = msp.add_polyface()
+face.append_faces([[(0, 0, 0), (1, 0, 0), (1, 1, 1), (0, 1, 1)], [(1, 0, 0), (2, 0, 0), (2, 1, 0)]])
+doc.saveas(sys.argv[1])
+print("{}")
+`;
+
+describe('transforms against ezdxf on a file ezdxf made', () => {
+  it('POLYLINE: 2D with bulges and widths (several OCS), 3D, polygon and polyface mesh', async (ctx: TestContext) => {
+    needEzdxf(ctx);
+    const scratch = await scratchDir();
+    try {
+      const path = scratch.path('polylines.dxf');
+      await python(POLYLINES_BY_EZDXF, [path]);
+      expect(await sameAsEzdxf(path, false)).toBe(6);
+    } finally {
+      await scratch.remove();
+    }
+  });
+
+  it('SOLID, TRACE (several OCS), 3DFACE, XLINE and RAY: move, rotate, scale -0.5 and mirror', async (ctx: TestContext) => {
+    needEzdxf(ctx);
+    const scratch = await scratchDir();
+    try {
+      const path = scratch.path('made.dxf');
+      await python(MADE_BY_EZDXF, [path]);
+      const compared = await sameAsEzdxf(path, false);
+      expect(compared).toBe(16);
+    } finally {
+      await scratch.remove();
+    }
+  });
 });

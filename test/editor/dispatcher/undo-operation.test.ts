@@ -226,6 +226,12 @@ describe('capabilities', () => {
       'LwPolyline',
       'Insert',
       'Image',
+      'Solid',
+      'Trace',
+      'Face3d',
+      'XLine',
+      'Ray',
+      'Polyline',
     ]);
     expect(caps.query.operators.sort()).toEqual(
       [

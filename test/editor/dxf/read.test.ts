@@ -4,6 +4,7 @@ import type {
   LineEntity,
   LwPolylineEntity,
   MTextEntity,
+  PolylineEntity,
   RawEntity,
   TextEntity,
 } from '../../../src/editor/model.js';
@@ -70,14 +71,12 @@ describe('readDxf', () => {
     expect(new Set(handles).size).toBe(3);
     for (const h of handles) expect(Number.parseInt(h, 16)).toBeLessThan(doc.handseed);
 
-    const poly = doc.entities[polyHandle] as RawEntity;
-    expect(poly).toMatchObject({ type: 'Raw', dxf_type: 'POLYLINE', layer: 'P' });
+    const poly = doc.entities[polyHandle] as PolylineEntity;
+    expect(poly).toMatchObject({ type: 'Polyline', layer: 'P' });
     // R12 entities are kept in R2000 form: subclass markers, owners, handles on every sub-entity.
-    const types = poly.tags.filter((t) => t.code === 0).map((t) => t.value);
+    const types = poly.vertex_tags.filter((t) => t.code === 0).map((t) => t.value);
     expect(types).toEqual(['VERTEX', 'VERTEX', 'SEQEND']);
-    expect(poly.tags.filter((t) => t.code === 100).map((t) => t.value)).toEqual([
-      'AcDbEntity',
-      'AcDb2dPolyline',
+    expect(poly.vertex_tags.filter((t) => t.code === 100).map((t) => t.value)).toEqual([
       'AcDbEntity',
       'AcDbVertex',
       'AcDb2dVertex',
@@ -86,8 +85,8 @@ describe('readDxf', () => {
       'AcDb2dVertex',
       'AcDbEntity',
     ]);
-    const subHandles = poly.tags.filter((t) => t.code === 5).map((t) => t.value);
-    expect(subHandles).toHaveLength(4);
+    const subHandles = poly.vertex_tags.filter((t) => t.code === 5).map((t) => t.value);
+    expect(subHandles).toHaveLength(3);
     expect(new Set([...subHandles, ...handles]).size).toBe(6);
 
     const text = doc.entities[textHandle] as TextEntity;

@@ -20,9 +20,8 @@ describe('entityAnswer', () => {
       [insert('B', [0, 0, 0]), ['name', 'block', 'position', 'scale', 'rotation']],
       [image([0, 0, 0], [1, 0, 0], [0, 1, 0], [2, 2]), ['position', 'u_vector', 'v_vector', 'size']],
       [raw('SPLINE', []), ['dxf_type']],
-      // HATCH and SOLID read out their fill, boundary and corners.
+      // HATCH reads out its fill and boundary.
       [raw('HATCH', []), ['dxf_type', 'solid', 'pattern', 'pattern_scale', 'pattern_angle', 'boundary']],
-      [raw('SOLID', []), ['dxf_type', 'corners']],
     ] as const;
     for (const [entity, fields] of cases) {
       const expected = new Set(['handle', 'type', 'layer', ...fields, 'text', 'value']);
