@@ -338,9 +338,8 @@ export class EditorSession {
     if (op?.kind === 'immediate') {
       const ctx = this.context(request);
       if (!op.cancellable) return this.answer(request, await op.run(ctx), ctx.doc);
-      return this.whileWorking(request, opName, async (signal) =>
-        this.answer(request, await op.run({ ...ctx, signal }), ctx.doc),
-      );
+      const outcome = await this.whileWorking(request, opName, (signal) => op.run({ ...ctx, signal }));
+      return this.answer(request, outcome, ctx.doc);
     }
     if (op?.kind === 'read')
       return this.enqueue(async () => {
@@ -423,18 +422,22 @@ export class EditorSession {
       const resolved = this.resolve(request, opName, op);
       return this.answer(request, await resolved.op.run(resolved.ctx), resolved.ctx.doc);
     }
-    return this.whileWorking(request, opName, async (signal) => {
+    const { outcome, doc } = await this.whileWorking(request, opName, async (signal) => {
       const resolved = this.resolve(request, opName, op, signal);
-      return this.answer(request, await resolved.op.run(resolved.ctx), resolved.ctx.doc);
+      return { outcome: await resolved.op.run(resolved.ctx), doc: resolved.ctx.doc };
     });
+    return this.answer(request, outcome, doc);
   }
 
-  /** Runs a cancellable read or immediate op: `state.operation` shows it and `cancel` stops it meanwhile. */
-  private async whileWorking(
+  /**
+   * Runs a cancellable read or immediate op: `state.operation` shows it and `cancel` stops it meanwhile.
+   * Its answer is made by the caller once it stopped running, so the state it carries does not show it.
+   */
+  private async whileWorking<T>(
     request: EditorRequest,
     opName: string,
-    work: (signal: AbortSignal) => Promise<Answer>,
-  ): Promise<Answer> {
+    work: (signal: AbortSignal) => Promise<T> | T,
+  ): Promise<T> {
     const requestId = typeof request.request_id === 'string' ? request.request_id : undefined;
     const entry: Working = { request_id: requestId, op: opName, abort: new AbortController() };
     this.working.add(entry);

@@ -55,7 +55,8 @@ describe('a query of 100,000 entities at full detail', () => {
     expect(body(done)).toMatchObject({ ok: true, count: COUNT - 1, returned: 10_000, next_offset: 10_000 });
     const first = (body(done).entities as Array<{ start: number[]; bounds: { min: number[] } }>)[0];
     expect(first).toMatchObject({ start: [1, 0, 0], bounds: { min: [1, 0, 0] } });
-    // Done: the state shows no operation any more.
+    // Done: its own answer's state, and the state after, show no operation any more.
+    expect((body(done).state as { operation: unknown }).operation).toBeNull();
     expect((body(await client.get('/api/v1/state')).state as { operation: unknown }).operation).toBeNull();
   });
 
