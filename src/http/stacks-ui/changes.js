@@ -14,6 +14,24 @@ const CHANGE_DELAY_MS = 300;
 export const isEngineChange = (/** @type {Change} */ change) =>
   change.kind === 'container' || change.kind === 'engine';
 
+/**
+ * The stacks whose containers the changes are of, as `environmentId stack` keys (stackKey); null when
+ * one is an engine's stream itself (opened again or ended: any stack of it may have changed meanwhile).
+ * @param {Change[]} changes
+ * @returns {Set<string> | null}
+ */
+export function changedStacks(changes) {
+  const keys = new Set();
+  for (const change of changes) {
+    if (change.kind === 'engine') return null;
+    if (change.kind === 'container') keys.add(stackKey(change.environmentId, change.stack));
+  }
+  return keys;
+}
+
+/** A stack's key in `changedStacks`. @param {number | null} env @param {string} name */
+export const stackKey = (env, name) => `${env ?? 'null'} ${name}`;
+
 /** @param {(changes: Change[]) => void} onChange @returns {() => void} closes the feed */
 export function openChanges(onChange) {
   /** @type {ReturnType<typeof setTimeout> | undefined} */

@@ -7,7 +7,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, setUnauthorizedHandler } from './api.js';
 import { AuditPage } from './audit.js';
-import { isEngineChange, openChanges } from './changes.js';
+import { changedStacks, isEngineChange, openChanges } from './changes.js';
 import { EnginePage } from './engine-page.js';
 import { GitCreate } from './git.js';
 import { SettingsPage } from './settings.js';
@@ -86,6 +86,8 @@ function App() {
   const [tick, setTick] = useState(0);
   // Bumped by changes of the engines (containers): what reads their state reads it again.
   const [live, setLive] = useState(0);
+  // The stacks whose containers changed with the last bump of `live` (changedStacks; null: any).
+  const [liveStacks, setLiveStacks] = useState(/** @type {Set<string> | null} */ (null));
 
   useEffect(() => {
     setUnauthorizedHandler(() => {
@@ -102,7 +104,10 @@ function App() {
   useEffect(() => {
     if (!user) return;
     return openChanges((changes) => {
-      if (changes.some(isEngineChange)) setLive((n) => n + 1);
+      if (changes.some(isEngineChange)) {
+        setLiveStacks(changedStacks(changes));
+        setLive((n) => n + 1);
+      }
       if (changes.some((c) => c.kind === 'engine')) setEngineTick((n) => n + 1);
       if (!changes.every(isEngineChange)) setTick((n) => n + 1);
     });
@@ -170,7 +175,8 @@ function App() {
   else if (section === 'engine' && user.admin)
     page = html`<${EnginePage} env=${env} envName=${envEntry.name} live=${live} />`;
   else if (section === 'git') page = html`<${GitCreate} env=${env} canEdit=${canEdit} />`;
-  else page = html`<${StacksList} env=${env} canEdit=${canEdit} tick=${tick} live=${live} />`;
+  else
+    page = html`<${StacksList} env=${env} canEdit=${canEdit} tick=${tick} live=${live} liveStacks=${liveStacks} />`;
 
   return html`
     <header class="top">

@@ -6,6 +6,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api.js';
+import { stackKey } from './changes.js';
 import { ComposeEditor } from './compose-editor.js';
 import { containerCounts, StateBadge } from './containers.js';
 import { absoluteTime, envParam, html, isRunning, relativeTime, routeHref } from './util.js';
@@ -25,10 +26,13 @@ const NEW_COMPOSE = 'services:\n  web:\n    image: nginx:alpine\n    ports:\n   
 
 /**
  * `tick` changes with runs and stacks, `live` with the engines' containers: a container's change reads
- * the stacks (their state) again, not their runs.
- * @param {{ env: import('./api.js').Env, canEdit: boolean, tick: number, live: number }} props
+ * the state of the stacks it is of again (`liveStacks`, changes.js `changedStacks`; all of them when
+ * null), not their runs. Ten containers stopped in ten stacks are ten small reads of five containers
+ * each, not a read of every stack's containers after each burst of changes.
+ * @param {{ env: import('./api.js').Env, canEdit: boolean, tick: number, live: number,
+ *   liveStacks?: Set<string> | null }} props
  */
-export function StacksList({ env, canEdit, tick, live }) {
+export function StacksList({ env, canEdit, tick, live, liveStacks = null }) {
   const [stacks, setStacks] = useState(/** @type {import('./api.js').StackItem[] | null} */ (null));
   // Null until the runs are read: a row shows them once it has them, never an empty tally first.
   const [history, setHistory] = useState(/** @type {Map<string, History> | null} */ (null));
@@ -36,6 +40,8 @@ export function StacksList({ env, canEdit, tick, live }) {
   const [creating, setCreating] = useState(false);
 
   useEffect(() => setHistory(null), [env]);
+  /** Bumped when the whole list is to be read again for a change of containers. */
+  const [liveAll, setLiveAll] = useState(0);
   useEffect(() => {
     let cancelled = false;
     api.stacks(env).then(
@@ -49,7 +55,42 @@ export function StacksList({ env, canEdit, tick, live }) {
     return () => {
       cancelled = true;
     };
-  }, [env, tick, live]);
+  }, [env, tick, liveAll]);
+  // A change of containers: the state of the stacks it is of, each read again on its own. A read is
+  // applied only when it is the stack's latest (an earlier one answering later is dropped), and only in
+  // the environment it was asked for.
+  const first = useRef(true);
+  const reads = useRef(/** @type {Map<string, number>} */ (new Map()));
+  const shown = useRef(env);
+  shown.current = env;
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    if (liveStacks === null) {
+      setLiveAll((n) => n + 1);
+      return;
+    }
+    const prefix = stackKey(env, '');
+    for (const key of liveStacks) {
+      if (!key.startsWith(prefix)) continue;
+      const name = key.slice(prefix.length);
+      const asked = (reads.current.get(key) ?? 0) + 1;
+      reads.current.set(key, asked);
+      const current = () => shown.current === env && reads.current.get(key) === asked;
+      api.containers(name, env).then(
+        (status) => {
+          if (!current()) return;
+          setStacks((all) =>
+            all === null ? null : all.map((s) => (s.name === name ? { ...s, ...status } : s)),
+          );
+        },
+        // Gone meanwhile (deleted), or the engine failed: the whole list says what it is now.
+        () => current() && setLiveAll((n) => n + 1),
+      );
+    }
+  }, [live]);
 
   const names = stacks === null ? null : stacks.map((s) => s.name).join('\n');
   useEffect(() => {
