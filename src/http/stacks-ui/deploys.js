@@ -8,6 +8,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
+import { Confirm } from './confirm.js';
 import { ComparePanel, HistorySettingsForm, OriginNote, RunContent } from './history.js';
 import { LogViewer } from './log-viewer.js';
 import {
@@ -90,10 +91,10 @@ export function DeploysTab({
     /** @type {() => void} */ go,
   ) =>
     confirming?.id === run.id && confirming.action === action
-      ? html`<span role="group" aria-label=${`Confirm ${action}`}>${question}
+      ? html`<${Confirm} label=${`Confirm ${action}`} opener=${`open-${action}-${run.id}`} onCancel=${() => setConfirming(null)}>${question}
         <button type="button" class=${action === 'delete' ? 'danger' : 'primary'} onClick=${go}>${action === 'delete' ? 'Delete' : 'Redeploy'}</button>
-        <button type="button" onClick=${() => setConfirming(null)}>Cancel</button></span>`
-      : html`<button type="button" class=${action === 'delete' ? 'danger' : ''} aria-label=${`${action === 'delete' ? 'Delete' : 'Redeploy'} run ${run.id}`}
+        <button type="button" data-cancel onClick=${() => setConfirming(null)}>Cancel</button><//>`
+      : html`<button type="button" id=${`open-${action}-${run.id}`} class=${action === 'delete' ? 'danger' : ''} aria-label=${`${action === 'delete' ? 'Delete' : 'Redeploy'} run ${run.id}`}
         disabled=${action === 'redeploy' && blocked !== null} title=${action === 'redeploy' && blocked !== null ? blocked : undefined}
         onClick=${() => setConfirming({ id: run.id, action })}>${action === 'delete' ? 'Delete' : 'Redeploy'}</button>`;
 

@@ -11,6 +11,7 @@ import { ActivityTab } from './activity.js';
 import { api, isComposeChanged } from './api.js';
 import { ComposeEditor } from './compose-editor.js';
 import { ServerChange, syncDecision } from './compose-sync.js';
+import { Confirm } from './confirm.js';
 import { ConsolePanel } from './console.js';
 import { ContainerLogs } from './container-logs.js';
 import { useStats } from './container-stats.js';
@@ -265,23 +266,23 @@ export function StackPage({
               // Not offered while a job runs: it would deploy over (or wait for) the one running.
               good && runs?.[0]?.id !== good.id && !running
                 ? confirmRollback
-                  ? html`<span role="group" aria-label="Confirm roll back">Deploy again what run #${good.id}, the last successful one, deployed?
+                  ? html`<${Confirm} label="Confirm roll back" opener="open-rollback" onCancel=${() => setConfirmRollback(false)}>Deploy again what run #${good.id}, the last successful one, deployed?
                     <button type="button" class="primary" onClick=${rollback}>Roll back</button>
-                    <button type="button" onClick=${() => setConfirmRollback(false)}>Cancel</button></span>`
-                  : html`<button type="button" disabled=${blocked} onClick=${() => setConfirmRollback(true)}>Roll back to #${good.id}…</button>`
+                    <button type="button" data-cancel onClick=${() => setConfirmRollback(false)}>Cancel</button><//>`
+                  : html`<button type="button" id="open-rollback" disabled=${blocked} onClick=${() => setConfirmRollback(true)}>Roll back to #${good.id}…</button>`
                 : null
             }
             ${
               confirmDelete
                 ? hasContainers
-                  ? html`<span role="group" aria-label="Confirm stack delete">Delete ${name} and its files? Its containers are on the engine.
+                  ? html`<${Confirm} label="Confirm stack delete" opener="open-delete" onCancel=${() => setConfirmDelete(false)}>Delete ${name} and its files? Its containers are on the engine.
                     <button type="button" class="danger" onClick=${() => removeStack('down')}>Stop and delete</button>
                     <button type="button" onClick=${() => removeStack('keep')}>Delete, keep containers running</button>
-                    <button type="button" onClick=${() => setConfirmDelete(false)}>Cancel</button></span>`
-                  : html`<span role="group" aria-label="Confirm stack delete">Delete ${name} and its files?
+                    <button type="button" data-cancel onClick=${() => setConfirmDelete(false)}>Cancel</button><//>`
+                  : html`<${Confirm} label="Confirm stack delete" opener="open-delete" onCancel=${() => setConfirmDelete(false)}>Delete ${name} and its files?
                     <button type="button" class="danger" onClick=${() => removeStack('plain')}>Delete stack</button>
-                    <button type="button" onClick=${() => setConfirmDelete(false)}>Cancel</button></span>`
-                : html`<button type="button" class="danger" disabled=${blocked} ...${why} onClick=${() => setConfirmDelete(true)}>Delete…</button>`
+                    <button type="button" data-cancel onClick=${() => setConfirmDelete(false)}>Cancel</button><//>`
+                : html`<button type="button" id="open-delete" class="danger" disabled=${blocked} ...${why} onClick=${() => setConfirmDelete(true)}>Delete…</button>`
             }
           </div>`
           : html`<p class="muted" data-testid="read-only">You may view this stack; changing it needs the stacks edit permission.</p>`
