@@ -1,6 +1,7 @@
 import { runAnswersBench } from './answers.js';
 import { benchCapture } from './capture.js';
 import { benchDeploys, benchDeploysEngine } from './deploys.js';
+import { benchDrawings } from './drawings.js';
 import { benchEditor } from './editor.js';
 import { benchEditorHttp } from './editor-http.js';
 import { runLogQueryBench } from './log-query.js';
@@ -22,6 +23,8 @@ const benchmarks: Record<string, () => Promise<void>> = {
   editor: benchEditor,
   'editor-http': benchEditorHttp,
   capture: benchCapture,
+  // Issue 36: the corpus's largest real drawings, against ezdxf doing the same work in the same run.
+  drawings: benchDrawings,
   redaction: benchRedaction,
   deploys: benchDeploys,
   'deploys-engine': benchDeploysEngine,
