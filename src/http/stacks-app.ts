@@ -198,6 +198,13 @@ export function stacksApp(
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500)
       return reply.code(error.statusCode).send({ error: error.message });
     process.stderr.write(`stacks: ${error.stack ?? error.message}\n`);
+    // A failure met outside the store's writes (a lease's own connection) while the store is known to
+    // have failed: the store is why.
+    const failure = service.store.failure;
+    if (failure) {
+      const refusal = storeFailed(failure);
+      return reply.code(503).send({ error: refusal.message, ...refusal.fields });
+    }
     return reply.code(500).send({ error: `Internal error: ${error.message}` });
   });
 

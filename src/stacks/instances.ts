@@ -14,10 +14,37 @@ export class Instance {
   private readonly store: EventStore;
   private lease: Lease;
 
+  private left = false;
+
   private constructor(store: EventStore, id: string, lease: Lease) {
     this.store = store;
     this.id = id;
     this.lease = lease;
+    this.keep(lease);
+  }
+
+  /**
+   * A lease lost with its connection (a database away for a moment) is taken again once the store
+   * answers: otherwise another instance would take this live one for gone and close its runs.
+   */
+  private keep(lease: Lease): void {
+    void lease.lost.then(async () => {
+      for (let wait = 200; !this.left; wait = Math.min(wait * 2, 5_000)) {
+        try {
+          const again = await this.store.tryLease(`${INSTANCE_LEASE}${this.id}`);
+          if (again) {
+            this.lease = again;
+            if (this.left) await again.release();
+            else this.keep(again);
+            return;
+          }
+        } catch (error) {
+          // A closed store: this process is stopping.
+          if ((error as { code?: string }).code === 'store_closed') return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      }
+    });
   }
 
   static async join(store: EventStore): Promise<Instance> {
@@ -41,6 +68,7 @@ export class Instance {
   }
 
   async leave(): Promise<void> {
+    this.left = true;
     await this.lease.release();
   }
 }

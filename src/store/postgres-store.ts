@@ -406,6 +406,14 @@ export class PostgresEventStore implements EventStore {
   /** Runs `work` in a transaction that holds the head row: see the class comment. */
   private async inHeadTransaction<T>(work: (client: pg.PoolClient, head: number) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // The pool listens for errors only on idle connections: one that breaks while it is checked out
+    // (the server gone between two queries) would crash the process. Its next query fails instead, and
+    // the broken connection is dropped from the pool rather than handed out again.
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       try {
@@ -416,11 +424,13 @@ export class PostgresEventStore implements EventStore {
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        broken ??= error instanceof Error && isConnectionError(error) ? error : undefined;
+        if (!broken) await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       }
     } finally {
-      client.release();
+      client.removeListener('error', onError);
+      client.release(broken);
     }
   }
 
@@ -658,6 +668,15 @@ export class PostgresEventStore implements EventStore {
 }
 
 const isKeyStream = (stream: string) => stream.startsWith(KEY_STREAM_PREFIX);
+
+/**
+ * An error of the connection itself: no SQLSTATE (pg's "Connection terminated", a Node socket error such
+ * as ECONNRESET) or a connection class one (08xxx, 57Pxx: the server shut down or ended the session).
+ */
+function isConnectionError(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code !== 'string' || /^(08|57P)/.test(code) || /^E[A-Z]+$/.test(code);
+}
 
 /** The schema a URL names (`?schema=`, default `chronicle`), and the URL without it and without a password. */
 export function parsePostgresUrl(url: string): {
