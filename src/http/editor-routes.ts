@@ -367,7 +367,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     status: 201,
     summary: 'Define a block',
     answer:
-      'The sources move into the block and one Insert of it takes their place: `result.block`, `result.insert`; `replace: true` first drops the old definition and its inserts.',
+      'The sources move into the block and one Insert of it takes their place: `result.block`, `result.insert`; `replace: true` first drops the old definition and its inserts. No name, or an empty one: `name_required`; a name already defined: `block_exists`.',
     body: 'object',
     build: (input) => op('block_define', bodyObject(input)),
   },

@@ -40,6 +40,9 @@ function orderIndexes(order: readonly string[], handles: readonly string[]): Map
 function blockDefine(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
   const model = doc.model;
+  // No name, or an empty one, is a missing field, as the reference editor names it.
+  if (ctx.request.name === undefined || ctx.request.name === null || ctx.request.name === '')
+    return fail('name_required', 'block_define needs a block name');
   const given = tableName(ctx.request.name, 'name');
   if (given.startsWith('*'))
     return fail('invalid_name', `block names starting with "*" are reserved, got ${JSON.stringify(given)}`);

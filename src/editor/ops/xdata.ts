@@ -52,6 +52,9 @@ function xdataItem(raw: unknown, i: number): XdataItem {
 
 function xdataSet(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
+  // No application, or an empty name, is a missing field, as the reference editor names it.
+  if (ctx.request.app === undefined || ctx.request.app === null || ctx.request.app === '')
+    return fail('app_required', 'xdata_set needs an application name (app)');
   // An application registered in another case is that application: its name as first registered.
   const given = tableName(ctx.request.app, 'app', 'invalid_xdata');
   const registered = nameInList(doc.model.appids, given);

@@ -183,9 +183,13 @@ describe('xdata_set and xdata_get', () => {
       'invalid_point',
       1,
     );
-    for (const app of [undefined, '', 'A/B', 7]) {
+    for (const app of ['A/B', 7]) {
       const answer = await h.call('xdata_set', { document_id: doc, handles: [a], app, data: good });
       await refused(answer, 'invalid_xdata', 1);
+    }
+    for (const app of [undefined, '']) {
+      const answer = await h.call('xdata_set', { document_id: doc, handles: [a], app, data: good });
+      await refused(answer, 'app_required', 1);
     }
     await refused(
       await h.call('xdata_set', { document_id: doc, handles: [a, 'DEAD'], app: 'APP', data: good }),
@@ -298,8 +302,8 @@ describe('blocks', () => {
     const revision = await h.revision();
     for (const [fields, code] of [
       [{ name: '*U1', handles: [line] }, 'invalid_name'],
-      [{ name: '', handles: [line] }, 'invalid_name'],
-      [{ handles: [line] }, 'invalid_name'],
+      [{ name: '', handles: [line] }, 'name_required'],
+      [{ handles: [line] }, 'name_required'],
       [{ name: 'a<b', handles: [line] }, 'invalid_name'],
       [{ name: 'B2', base: [1], handles: [line] }, 'invalid_point'],
       [{ name: 'B2', handles: [line, 'DEAD'] }, 'entity_absent'],
@@ -560,13 +564,14 @@ describe('sysvar', () => {
       PDMODE: 0,
       INSUNITS: 4,
       TEXTSIZE: 2.5,
-      MIRRTEXT: 1,
+      // AutoCAD's default in a new drawing, as the reference editor's.
+      MIRRTEXT: 0,
     });
     expect(await h.revision()).toBe(0);
     await h.create([{ ...LINE, layer: 'WORK' }]);
     const set = await h.ok('sysvar', {
       document_id: doc,
-      set: { CLAYER: 'work', LTSCALE: '2.5', PDMODE: 35, PDSIZE: -5, MIRRTEXT: 0, GRIDMODE: 0 },
+      set: { CLAYER: 'work', LTSCALE: '2.5', PDMODE: 35, PDSIZE: -5, MIRRTEXT: 1, GRIDMODE: 0 },
     });
     expect(set.state.revision).toBe(2);
     expect(resultOf<{ values: Record<string, unknown> }>(set).values).toEqual({
@@ -574,7 +579,7 @@ describe('sysvar', () => {
       LTSCALE: 2.5,
       PDMODE: 35,
       PDSIZE: -5,
-      MIRRTEXT: 0,
+      MIRRTEXT: 1,
       GRIDMODE: 0,
     });
     // `set` echoes what was set under the lower-case names.
@@ -583,17 +588,17 @@ describe('sysvar', () => {
       ltscale: 2.5,
       pdmode: 35,
       pdsize: -5,
-      mirrtext: 0,
+      mirrtext: 1,
       gridmode: 0,
     });
     const got = await sysvar({ get: ['CLAYER', 'LTSCALE', 'PDMODE', 'PDSIZE', 'MIRRTEXT', 'GRIDMODE'] });
-    expect(got).toEqual({ CLAYER: 'WORK', LTSCALE: 2.5, PDMODE: 35, PDSIZE: -5, MIRRTEXT: 0, GRIDMODE: 0 });
+    expect(got).toEqual({ CLAYER: 'WORK', LTSCALE: 2.5, PDMODE: 35, PDSIZE: -5, MIRRTEXT: 1, GRIDMODE: 0 });
     doc = await saveAndReopen('sysvars.dxf');
     expect(await sysvar({ get: ['CLAYER', 'LTSCALE', 'PDMODE', 'MIRRTEXT'] })).toEqual({
       CLAYER: 'WORK',
       LTSCALE: 2.5,
       PDMODE: 35,
-      MIRRTEXT: 0,
+      MIRRTEXT: 1,
     });
   });
 

@@ -560,3 +560,271 @@ describe("the reference editor's spec, fact by fact", () => {
     for (const file of files) await unlink(str(file, 'path'));
   });
 });
+
+/**
+ * Facts of the reference's REST adapter the spec leaves unshown (src/rest.rs at commit
+ * 37de5a461e8ea992f507f8d8f3c2a6240d962551), each with the line it comes from.
+ */
+describe("the reference's REST adapter, fact by fact", () => {
+  const REST = 'src/rest.rs';
+  const handlesOf = async (list: Json[]) =>
+    strings(body(await client.post('/api/v1/entities', { entities: list })), 'result.handles');
+
+  it(`${REST}: segments.first() != Some(&"api") ... (404, {"code": "unknown_route", "error": "Use /api/v1/…"})`, async () => {
+    const answer = await client.get('/v2/state');
+    expect({ status: answer.status, code: body(answer).code, ok: body(answer).ok }).toEqual({
+      status: 404,
+      code: 'unknown_route',
+      ok: false,
+    });
+    expect(body(answer).http_status).toBe(404);
+  });
+
+  it(`${REST}: ("GET", ["ready"]) | ("GET", []) | ("GET", [""]) answer ready, version, session_id, document_id`, async () => {
+    for (const path of ['/api/v1', '/api/v1/', '/api/v1/ready']) {
+      const answer = await client.get(path);
+      expect(answer.status, path).toBe(200);
+      expect(body(answer)).toMatchObject({ ok: true, ready: true, http_status: 200 });
+      for (const field of ['version', 'session_id', 'document_id'])
+        expect(body(answer)).toHaveProperty(field);
+    }
+  });
+
+  it(`${REST}: ("GET", ["state"]) | ("GET", ["documents"]) — the same state; path.trim_end_matches('/')`, async () => {
+    const state = body(await client.get('/api/v1/state'));
+    const documents = await client.get('/api/v1/documents');
+    expect(documents.status).toBe(200);
+    expect(at(body(documents), 'documents')).toEqual(at(state, 'documents'));
+    expect(at(body(documents), 'document_id')).toBe(at(state, 'document_id'));
+    const slashed = await client.get('/api/v1/state/');
+    expect(slashed.status).toBe(200);
+    expect(at(body(slashed), 'document_id')).toBe(at(state, 'document_id'));
+  });
+
+  it(`${REST}: if request.method == "OPTIONS" { write_response(&mut stream, 204, &Value::Null) }`, async () => {
+    for (const path of ['/api/v1/entities', '/api/v1/anything/at/all']) {
+      const answer = await client.call('OPTIONS', path);
+      expect(answer.status, path).toBe(204);
+      expect(answer.body.length).toBe(0);
+    }
+  });
+
+  it(`${REST}: (method, _) if matches!(method, "GET" | "POST" | "PUT" | "DELETE") => 404 unknown_route; _ => 405 method_not_allowed`, async () => {
+    const unrouted = await client.put('/api/v1/entities/transform', {});
+    expect({ status: unrouted.status, code: body(unrouted).code }).toEqual({
+      status: 404,
+      code: 'unknown_route',
+    });
+    const patched = await client.call('PATCH', '/api/v1/entities', { json: {} });
+    expect({ status: patched.status, code: body(patched).code }).toEqual({
+      status: 405,
+      code: 'method_not_allowed',
+    });
+  });
+
+  it(`${REST}: map_status — "entity_absent" => 404, "stale_state" ... => 409, _ => 400 (the code kept in the body)`, async () => {
+    await client.post('/api/v1/documents', {});
+    const absent = await client.del('/api/v1/entities?handles=FFFFF');
+    expect({ status: absent.status, code: body(absent).code }).toEqual({
+      status: 404,
+      code: 'entity_absent',
+    });
+    const revision = num(body(await client.get('/api/v1/state')), 'revision');
+    await handlesOf([{ type: 'Point', location: [0, 0] }]);
+    const stale = await client.post('/api/v1/entities', {
+      entities: [{ type: 'Point', location: [1, 1] }],
+      revision,
+    });
+    expect({ status: stale.status, code: body(stale).code }).toEqual({ status: 409, code: 'stale_state' });
+    const invalid = await client.post('/api/v1/entities', { entities: [{ type: 'Circle', center: [0, 0] }] });
+    expect({ status: invalid.status, code: body(invalid).code }).toEqual({
+      status: 400,
+      code: 'invalid_radius',
+    });
+  });
+
+  it(`${REST}: fn compact — "Drop the bulky state snapshot from settle responses"`, async () => {
+    const created = body(
+      await client.post('/api/v1/entities', { entities: [{ type: 'Point', location: [2, 2] }] }),
+    );
+    expect(created.ok).toBe(true);
+    expect(created).not.toHaveProperty('state');
+    expect(str(created, 'request_id')).toMatch(/^http-\d+-\d+$/);
+  });
+
+  it(`${REST}: ("DELETE", ["entities"]) — handles from the query (csv) or else the body`, async () => {
+    await client.post('/api/v1/documents', {});
+    const [a, b, c] = await handlesOf([
+      { type: 'Point', location: [0, 0] },
+      { type: 'Point', location: [1, 0] },
+      { type: 'Point', location: [2, 0] },
+    ]);
+    const byQuery = await client.del(`/api/v1/entities?handles=${a},${b}`);
+    expect(byQuery.status, byQuery.text).toBe(200);
+    expect(at(body(byQuery), 'result.erased')).toBe(2);
+    const byBody = await client.del('/api/v1/entities', { handles: [c] });
+    expect(byBody.status, byBody.text).toBe(200);
+    expect(at(body(byBody), 'result.erased')).toBe(1);
+    expect(body(await client.get('/api/v1/entities?type=Point')).count).toBe(0);
+  });
+
+  it(`${REST}: ("GET", ["entities", handle]) => query handles:[handle], detail:"full"`, async () => {
+    await client.post('/api/v1/documents', {});
+    const [circle] = await handlesOf([{ type: 'Circle', center: [5, 5], radius: 2 }]);
+    const one = body(await client.get(`/api/v1/entities/${circle}`));
+    expect(one.count).toBe(1);
+    const entity = (arr(one, 'entities') as Json[])[0] as Json;
+    expect(entity).toMatchObject({ handle: circle, type: 'Circle', radius: 2 });
+    // Full detail: the complete serialized properties, bounds included.
+    expect(entity).toHaveProperty('bounds');
+  });
+
+  it(`${REST}: if numbers.len() == 4 { request_json["bounds"] = ... } — a bounds of another length filters nothing`, async () => {
+    await client.post('/api/v1/documents', {});
+    await handlesOf([
+      { type: 'Point', location: [0, 0] },
+      { type: 'Point', location: [50, 50] },
+    ]);
+    expect(body(await client.get('/api/v1/entities?bounds=-1,-1,1,1')).count).toBe(1);
+    expect(body(await client.get('/api/v1/entities?bounds=-1,-1,1')).count).toBe(2);
+  });
+
+  it(`${REST}: percent_decode — raw.replace('+', " ") before %XX: "Walls%20and%2BFloors" is "Walls and+Floors"`, async () => {
+    await client.post('/api/v1/documents', {});
+    await handlesOf([
+      { type: 'Point', location: [0, 0], layer: 'Walls and+Floors' },
+      { type: 'Point', location: [1, 0], layer: 'Walls and Floors' },
+    ]);
+    const plus = body(await client.get('/api/v1/entities?layer=Walls+and%2BFloors'));
+    expect(plus.count).toBe(1);
+    expect(at((arr(plus, 'entities') as Json[])[0], 'layer')).toBe('Walls and+Floors');
+    expect(body(await client.get('/api/v1/entities?layer=Walls+and+Floors')).count).toBe(1);
+  });
+
+  it(`${REST}: ("PUT", ["entities", handle, "xdata", app_name]) — the body is the data list (none: []); DELETE sends data: []`, async () => {
+    await client.post('/api/v1/documents', {});
+    const [line] = await handlesOf([{ type: 'Line', start: [0, 0], end: [10, 0] }]);
+    const put = await client.put(`/api/v1/entities/${line}/xdata/SPM`, [{ code: 1000, value: 'PAGE-01' }]);
+    expect(put.status, put.text).toBe(200);
+    const read = body(await client.get(`/api/v1/entities/${line}/xdata?app=SPM`));
+    expect(at(read, 'items.0.xdata.SPM.0')).toBe('PAGE-01');
+    const removed = await client.del(`/api/v1/entities/${line}/xdata/SPM`);
+    expect(removed.status, removed.text).toBe(200);
+    expect(at(body(await client.get(`/api/v1/entities/${line}/xdata?app=SPM`)), 'items.0.xdata')).toEqual({});
+    await client.put(`/api/v1/entities/${line}/xdata/SPM`, [{ code: 1000, value: 'AGAIN' }]);
+    const emptied = await client.put(`/api/v1/entities/${line}/xdata/SPM`);
+    expect(emptied.status, emptied.text).toBe(200);
+    expect(at(body(await client.get(`/api/v1/entities/${line}/xdata?app=SPM`)), 'items.0.xdata')).toEqual({});
+  });
+
+  it(`${REST}: ("GET", ["sysvars"]) — names is a comma list: assert_eq!(body["result"]["values"]["mirrtext"], 0)`, async () => {
+    await client.post('/api/v1/documents', {});
+    const answer = await client.get('/api/v1/sysvars?names=ltscale,mirrtext');
+    expect(answer.status, answer.text).toBe(200);
+    expect(at(body(answer), 'result.values.mirrtext')).toBe(0);
+    expect(typeof at(body(answer), 'result.values.ltscale')).toBe('number');
+  });
+
+  it(`${REST}: ("GET", ["selection-sets", name]) — {"select": false} unless ?select=true or 1`, async () => {
+    await client.post('/api/v1/documents', {});
+    const handles = await handlesOf([
+      { type: 'Point', location: [0, 0] },
+      { type: 'Point', location: [1, 0] },
+    ]);
+    expect((await client.post('/api/v1/selection-sets', { name: 'rest-set', handles })).status).toBe(201);
+    await client.post('/api/v1/select', { clear: true });
+    const recalled = body(await client.get('/api/v1/selection-sets/rest-set'));
+    expect(at(recalled, 'result.selected')).toBe(0);
+    expect(strings(recalled, 'result.handles')).toHaveLength(2);
+    for (const flag of ['true', '1'])
+      expect(
+        at(body(await client.get(`/api/v1/selection-sets/rest-set?select=${flag}`)), 'result.selected'),
+      ).toBe(2);
+  });
+
+  it(`${REST}: ("POST", ["layouts"]) 201 ... assert!(body["result"]["layouts"]...any(|n| n == "PLAN")); page-setup answers layout, paper, scale.fit`, async () => {
+    await client.post('/api/v1/documents', {});
+    const created = await client.post('/api/v1/layouts', { name: 'PLAN' });
+    expect(created.status, created.text).toBe(201);
+    expect(strings(body(created), 'result.layouts')).toContain('PLAN');
+    const setup = await client.put('/api/v1/layouts/PLAN/page-setup', {
+      paper: 'ISO_A4_(210.00_x_297.00_MM)',
+      orientation: 'landscape',
+      fit: true,
+      center: true,
+    });
+    expect(setup.status, setup.text).toBe(200);
+    expect(at(body(setup), 'result.layout')).toBe('PLAN');
+    expect(str(body(setup), 'result.paper')).toContain('ISO_A4');
+    expect(at(body(setup), 'result.scale.fit')).toBe(true);
+  });
+
+  it(`${REST}: ("POST", ["documents"]) — {"template": …} is new, status 201 (map_status(response, true))`, async () => {
+    const template = join(dir, 'rest-template.dxf');
+    await client.post('/api/v1/documents', {});
+    await handlesOf([{ type: 'Line', start: [0, 0], end: [1, 1] }]);
+    expect(body(await client.post('/api/v1/save', { path: template })).ok).toBe(true);
+    const before = num(body(await client.get('/api/v1/state')), 'document_id');
+    const made = await client.post('/api/v1/documents', { template });
+    expect(made.status, made.text).toBe(201);
+    expect(at(body(made), 'result.total')).toBe(1);
+    const state = body(await client.get('/api/v1/state'));
+    expect(num(state, 'document_id')).not.toBe(before);
+    // The new drawing keeps no path to its template.
+    const active = (arr(state, 'documents') as Json[]).find((d) => d.id === state.document_id);
+    expect(active?.path).toBeNull();
+  });
+
+  it(`${REST}: ("POST", [op]) — a non-envelope op gets the body (an object, else {}) and no request_id`, async () => {
+    await client.post('/api/v1/documents', {});
+    const layers = await client.post('/api/v1/layers', {});
+    expect(layers.status, layers.text).toBe(200);
+    expect(Array.isArray(body(layers).layers)).toBe(true);
+    const notObject = await client.post('/api/v1/layers', [1, 2, 3]);
+    expect(notObject.status, notObject.text).toBe(200);
+    expect(Array.isArray(body(notObject).layers)).toBe(true);
+  });
+
+  it(`${REST}: ("GET", ["openapi"]) — assert_eq!(body["openapi"], "3.0.3")`, async () => {
+    const answer = await client.get('/api/v1/openapi');
+    expect(answer.status).toBe(200);
+    expect(body(answer).openapi).toBe('3.0.3');
+  });
+});
+
+/** Codes of the reference's operations the spec lists without saying when (src/app/control/entities.rs). */
+describe("the reference's missing-field codes, fact by fact", () => {
+  const REF = 'src/app/control/entities.rs';
+  const refused = async (path: string, request: Json) => {
+    const answer = await client.post(path, request);
+    return { status: answer.status, code: body(answer).code };
+  };
+
+  it(`${REF}: if name.is_empty() { return Err(failure("name_required", "Supply a block name")) } (block_define)`, async () => {
+    await client.post('/api/v1/documents', {});
+    const handles = strings(
+      body(await client.post('/api/v1/entities', { entities: [{ type: 'Point', location: [0, 0] }] })),
+      'result.handles',
+    );
+    const revision = num(body(await client.get('/api/v1/state')), 'revision');
+    for (const name of ['', undefined])
+      expect(await refused('/api/v1/blocks', { name, base: [0, 0, 0], handles })).toEqual({
+        status: 400,
+        code: 'name_required',
+      });
+    // Nothing committed.
+    expect(num(body(await client.get('/api/v1/state')), 'revision')).toBe(revision);
+  });
+
+  it(`${REF}: if app.is_empty() { return Err(failure("app_required", "Supply an application name")) } (xdata_set)`, async () => {
+    await client.post('/api/v1/documents', {});
+    const handles = strings(
+      body(await client.post('/api/v1/entities', { entities: [{ type: 'Point', location: [0, 0] }] })),
+      'result.handles',
+    );
+    for (const app of ['', undefined])
+      expect(
+        await refused('/api/v1/xdata_set', { handles, app, data: [{ code: 1000, value: 'x' }] }),
+      ).toEqual({ status: 400, code: 'app_required' });
+  });
+});

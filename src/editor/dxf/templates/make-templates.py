@@ -35,6 +35,9 @@ for name, (insunits, measurement, lunits, limits) in TEMPLATES.items():
     doc.header["$LUNITS"] = lunits
     doc.header["$LIMMIN"] = (0.0, 0.0)
     doc.header["$LIMMAX"] = limits
+    # AutoCAD's default (acad.dwt), and what the reference editor's new drawing answers: mirrored text
+    # keeps reading left to right.
+    doc.header["$MIRRTEXT"] = 0
     doc.saveas(HERE / f"{name}.dxf")
     print(f"wrote {name}.dxf")
 
