@@ -7,7 +7,7 @@ import type { EllipseEntity, Point3 } from '../model.js';
 import type { Segment } from './curves.js';
 import { normalizeRad, TAU } from './math.js';
 import { applyPoint, applyVector, type Matrix } from './matrix.js';
-import { GeometryError } from './types.js';
+import { GeometryError } from './errors.js';
 
 const Z: Point3 = [0, 0, 1];
 

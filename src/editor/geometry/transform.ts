@@ -33,7 +33,7 @@ import { transformPolyline as transformOldPolyline } from './polyline.js';
 import { isKnownRaw, transformRaw } from './raw-kinds.js';
 import { transformFace, transformSolid } from './solid.js';
 import { alignPoint, attachmentFractions, mtextDirection, textLayout } from './text-box.js';
-import { GeometryError } from './types.js';
+import { GeometryError } from './errors.js';
 import { transformXLine } from './xline.js';
 
 export interface TransformOptions {

@@ -58,12 +58,4 @@ export function documentContext(model: DxfDocumentModel): GeometryContext {
   };
 }
 
-export type GeometryErrorCode = 'invalid_transform' | 'not_transformable';
-
-/** A transform the geometry cannot carry out; an EditorError, so its code reaches the caller's answer. */
-export class GeometryError extends EditorError {
-  declare readonly code: GeometryErrorCode;
-  constructor(code: GeometryErrorCode, message: string) {
-    super(code, message);
-  }
-}
+export { GeometryError, type GeometryErrorCode } from './errors.js';
