@@ -1,5 +1,4 @@
 import { dictGet } from '../dict.js';
-import { EditorError } from '../errors.js';
 import { ExpansionCounter } from '../expansion.js';
 import type { DxfDocumentModel, Entity, InsertEntity, Point3 } from '../model.js';
 import { named } from '../names.js';
