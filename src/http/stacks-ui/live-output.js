@@ -32,11 +32,13 @@ function cached(jobId) {
 }
 
 /**
- * `notice` is what the page has to say of the job beyond its output (an automatic rollback that followed).
- * @param {{ jobId: string, title?: string, notice?: unknown, onDone?: (result: JobResult) => void,
- *   onClose?: () => void }} props
+ * `notice` is what the page has to say of the job beyond its output (an automatic rollback that followed);
+ * `more`, shown below the job's lines, what holds the rest of its output (a git deploy's compose lines
+ * are in its run's log only).
+ * @param {{ jobId: string, title?: string, notice?: unknown, more?: unknown,
+ *   onDone?: (result: JobResult) => void, onClose?: () => void }} props
  */
-export function LiveOutput({ jobId, title, notice, onDone, onClose }) {
+export function LiveOutput({ jobId, title, notice, more, onDone, onClose }) {
   /** The texts of the lines and status messages, and which of them are status messages (by index). */
   const [lines, setLines] = useState(/** @type {string[]} */ ([]));
   const statuses = useRef(/** @type {Set<number>} */ (new Set()));
@@ -140,6 +142,7 @@ export function LiveOutput({ jobId, title, notice, onDone, onClose }) {
       <${LogView} lines=${lines} problem=${null} live=${state === 'running'} following=${follow}
         setFollowing=${setFollow} fileName=${`job-${jobId}.txt`} label="Output lines" testId="output"
         textClass=${(/** @type {number} */ i) => (statuses.current.has(i) ? 'out-status' : 'out-line')} />
+      ${more ?? null}
     </section>
   `;
 }

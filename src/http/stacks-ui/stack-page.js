@@ -22,6 +22,7 @@ import { GitPanel } from './git.js';
 import { lastGood } from './history.js';
 import { ImageUpdates } from './image-updates.js';
 import { LiveOutput } from './live-output.js';
+import { LogViewer } from './log-viewer.js';
 import { OptionsChecks } from './stacks-list.js';
 import { envParam, html, routeHref } from './util.js';
 import { rowsOf, VariablesEditor, variablesOf } from './variables.js';
@@ -306,6 +307,7 @@ export function StackPage({
       ${
         job
           ? html`<${LiveOutput} jobId=${job} notice=${rollbackNotice(name, env, runs, job, navigate)}
+              more=${gitRunLog(name, runs, job, reloadRuns)}
               onDone=${() => {
                 reloadRuns();
                 reloadStack();
@@ -437,4 +439,20 @@ function rollbackNotice(name, env, runs, job, navigate) {
     } as <a href=${routeHref(['stack', name], { env: envParam(env), tab: 'deploys', run: rollback.id })}>run #${rollback.id}</a> (${rollback.status}).
     <button type="button" onClick=${() => navigate({ job: rollback.jobId })}>Show its output</button>
   </p>`;
+}
+
+/**
+ * A git deploy's job holds its status lines only; compose's lines are in its run's log (the spec's
+ * git-stack rule): the Output panel follows that log live, in the run logs' viewer, once the run is
+ * listed.
+ * @param {string} name @param {import('./api.js').Run[] | null} runs @param {string} job
+ * @param {() => void} reload
+ */
+function gitRunLog(name, runs, job, reload) {
+  const run = runs?.find((r) => r.jobId === job);
+  if (run?.details.source !== 'git') return null;
+  return html`<div class="live-more" data-testid="git-run-log">
+    <p class="live-sub">Compose output: the log of run #${run.id}</p>
+    <${LogViewer} key=${run.id} stack=${name} run=${run} onRunEnd=${reload} />
+  </div>`;
 }
