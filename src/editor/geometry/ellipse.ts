@@ -5,9 +5,9 @@
  */
 import type { EllipseEntity, Point3 } from '../model.js';
 import type { Segment } from './curves.js';
+import { GeometryError } from './errors.js';
 import { normalizeRad, TAU } from './math.js';
 import { applyPoint, applyVector, type Matrix } from './matrix.js';
-import { GeometryError } from './errors.js';
 
 const Z: Point3 = [0, 0, 1];
 

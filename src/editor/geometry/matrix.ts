@@ -1,6 +1,6 @@
 import type { Point3 } from '../model.js';
-import { angleOf, cosSinDeg, hypot2 } from './math.js';
 import { GeometryError } from './errors.js';
+import { angleOf, cosSinDeg, hypot2 } from './math.js';
 
 /**
  * An affine transform of the XY plane plus an independent scale and shift of z:

@@ -10,6 +10,7 @@ import type {
 } from '../model.js';
 import { transformAttribs } from './attribs.js';
 import { transformEllipse } from './ellipse.js';
+import { GeometryError } from './errors.js';
 import {
   extraNumber,
   extraPoint,
@@ -33,7 +34,6 @@ import { transformPolyline as transformOldPolyline } from './polyline.js';
 import { isKnownRaw, transformRaw } from './raw-kinds.js';
 import { transformFace, transformSolid } from './solid.js';
 import { alignPoint, attachmentFractions, mtextDirection, textLayout } from './text-box.js';
-import { GeometryError } from './errors.js';
 import { transformXLine } from './xline.js';
 
 export interface TransformOptions {
