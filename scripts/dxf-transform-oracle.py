@@ -6,7 +6,8 @@ Usage: dxf-transform-oracle.py [--recover] FILE STEPS_JSON
 STEPS_JSON is a list of steps as entities_transform takes them, applied one after the other to every
 model-space entity of the types below (an INSERT as the frame its block is drawn in — origin and axes of
 its matrix — the insertion point of each cell of its grid, and its attributes' points and heights; a DIMENSION as its definition points and angle directions in the
-world and the lines of its geometry block, which ezdxf moves with it) with ezdxf's own `transform(Matrix44)`:
+world and the lines of its geometry block, which ezdxf moves with it; a HATCH as the world points of
+its boundary paths: polyline vertices, line edges' ends, arc and ellipse edges' centres) with ezdxf's own `transform(Matrix44)`:
   {"action": "move", "vector": [x, y, z]}
   {"action": "rotate", "center": [x, y], "angle": degrees}
   {"action": "scale", "center": [x, y, z], "factor": f}
@@ -20,6 +21,7 @@ import math
 import sys
 
 import ezdxf
+from ezdxf.entities.boundary_paths import BoundaryPathType, EdgeType
 from ezdxf.math import Matrix44, Vec3
 
 
@@ -142,6 +144,22 @@ def fields(e):
         return out
     if t in ("XLINE", "RAY"):
         return {"type": "XLine" if t == "XLINE" else "Ray", "start": vec(d.start), "direction": vec(d.unit_vector)}
+    if t == "HATCH":
+        ocs = e.ocs()
+        z = d.elevation.z
+        paths = []
+        for path in e.paths:
+            if path.type == BoundaryPathType.POLYLINE:
+                paths.append([vec(ocs.to_wcs((x, y, z))) for x, y, *_ in path.vertices])
+            else:
+                points = []
+                for edge in path.edges:
+                    if edge.type == EdgeType.LINE:
+                        points += [vec(ocs.to_wcs((*edge.start, z))), vec(ocs.to_wcs((*edge.end, z)))]
+                    elif edge.type in (EdgeType.ARC, EdgeType.ELLIPSE):
+                        points.append(vec(ocs.to_wcs((*edge.center, z))))
+                paths.append(points)
+        return {"type": "HATCH", "paths": paths}
     return None
 
 

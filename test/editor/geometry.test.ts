@@ -758,7 +758,7 @@ describe('transformEntity', () => {
   });
 
   it('refuses raw entities and transforms that are not similarities; never mutates its input', () => {
-    expect(() => transformEntity(raw('HATCH', []), move)).toThrow(GeometryError);
+    expect(() => transformEntity(raw('3DSOLID', []), move)).toThrow(GeometryError);
     const uneven = { a: 2, b: 0, c: 0, d: 1, e: 0, f: 0, sz: 1, tz: 0 };
     expect(() => transformEntity(line([0, 0, 0], [1, 0, 0]), uneven)).toThrow(
       expect.objectContaining({ code: 'invalid_transform' }),
@@ -766,7 +766,7 @@ describe('transformEntity', () => {
     expect(() => scaling([0, 0], 0)).toThrow(expect.objectContaining({ code: 'invalid_transform' }));
     expect(() => mirroring([1, 1], [1, 1])).toThrow(expect.objectContaining({ code: 'invalid_transform' }));
     try {
-      transformEntity(raw('HATCH', []), move);
+      transformEntity(raw('3DSOLID', []), move);
     } catch (error) {
       expect((error as GeometryError).code).toBe('not_transformable');
     }

@@ -3,9 +3,10 @@
  * queried through stand-ins — entities of the modeled types that draw what it draws (an ATTDEF its
  * text, a DIMENSION its geometry block) — and transformed on its own tags, by its own file.
  */
-import type { Entity, RawEntity, TextEntity } from '../model.js';
+import type { Entity, LineEntity, LwPolylineEntity, RawEntity, TextEntity } from '../model.js';
 import { attdefText, isAttdefType, transformAttdef } from './attdef.js';
 import { dimensionStandIn, transformDimension } from './dimension.js';
+import { hatchGeometry, patternSegments, transformHatch } from './hatch.js';
 import type { Matrix, Similarity } from './matrix.js';
 
 /** What a raw type's transform needs: the matrix, its similarity, and the modeled types' transforms. */
@@ -16,8 +17,14 @@ export interface RawTransformTools {
 }
 
 interface RawKind {
-  /** The modeled entities that draw it, in its own space; `inBlock`: a part of a block being drawn. */
-  standIns(e: RawEntity, inBlock: boolean): Entity[];
+  /**
+   * The modeled entities that stand for it, in its own space (`inBlock`: a part of a block being drawn);
+   * none when it shows nothing there, undefined when its tags cannot be read that way (then its point
+   * codes bound it, as for any raw entity).
+   */
+  standIns(e: RawEntity, inBlock: boolean): Entity[] | undefined;
+  /** What the plot draws of it, when that is not its stand-ins (a hatch's pattern strokes). */
+  drawn?(e: RawEntity): Entity[] | undefined;
   transform(e: RawEntity, tools: RawTransformTools): RawEntity;
 }
 
@@ -36,7 +43,57 @@ const KINDS: Readonly<Record<string, RawKind>> = {
     },
     transform: (e, tools) => transformDimension(e, tools.m, tools.sim),
   },
+  HATCH: {
+    standIns: (e) => hatchOutlines(e),
+    drawn: (e) => hatchDrawn(e),
+    transform: (e, tools) => transformHatch(e, tools.m, tools.sim),
+  },
 };
+
+/** A hatch's loops as closed polylines (its stand-ins for bounds, nearness and containment). */
+function hatchOutlines(e: RawEntity): Entity[] | undefined {
+  const g = hatchGeometry(e);
+  if (g.loops.length === 0) return undefined;
+  const { handle, space, layer, color, linetype, lineweight } = e;
+  return g.loops.map(
+    (loop): LwPolylineEntity => ({
+      type: 'LwPolyline',
+      handle,
+      space,
+      layer,
+      color,
+      linetype,
+      lineweight,
+      closed: true,
+      elevation: g.elevation,
+      vertices: loop.map(([x, y]) => ({ x, y, bulge: 0 })),
+    }),
+  );
+}
+
+/**
+ * What a hatch draws: a pattern's strokes cut at its loops, each a Line in the hatch's colour; a solid
+ * fill its loops (painted where the plot paints outlines, drawn as outlines elsewhere).
+ */
+function hatchDrawn(e: RawEntity): Entity[] | undefined {
+  const g = hatchGeometry(e);
+  if (g.solid || g.pattern.length === 0) return hatchOutlines(e);
+  const { handle, space, layer, color, lineweight } = e;
+  return patternSegments(g).map(
+    ([a, b]): LineEntity => ({
+      type: 'Line',
+      handle,
+      space,
+      layer,
+      color,
+      // The pattern's dashes are its own: the strokes are continuous.
+      linetype: 'CONTINUOUS',
+      lineweight,
+      start: [a[0], a[1], g.elevation],
+      end: [b[0], b[1], g.elevation],
+    }),
+  );
+}
 
 function kindOf(e: RawEntity): RawKind | undefined {
   const type = e.dxf_type.toUpperCase();
@@ -49,6 +106,13 @@ export const isKnownRaw = (e: RawEntity) => kindOf(e) !== undefined;
 /** The stand-ins of a raw entity; undefined for a type the geometry does not know. */
 export function rawStandIns(e: RawEntity, inBlock = false): Entity[] | undefined {
   return kindOf(e)?.standIns(e, inBlock);
+}
+
+/** What the plot draws of a raw entity; undefined for a type the geometry does not know. */
+export function rawDrawn(e: RawEntity, inBlock = false): Entity[] | undefined {
+  const kind = kindOf(e);
+  if (!kind) return undefined;
+  return kind.drawn ? kind.drawn(e) : kind.standIns(e, inBlock);
 }
 
 /** The raw entity transformed; undefined for a type the geometry does not know. */

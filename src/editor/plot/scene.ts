@@ -14,7 +14,7 @@ import { applyPoint, applyVector, compose, IDENTITY, type Matrix, translation } 
 import { gridOffsets } from '../geometry/minsert.js';
 import { polylineBands } from '../geometry/polyline.js';
 import { boundsOfPoints } from '../geometry/raw.js';
-import { isKnownRaw, rawStandIns } from '../geometry/raw-kinds.js';
+import { isKnownRaw, rawDrawn } from '../geometry/raw-kinds.js';
 import { insertMatrix, type Shape, shapeOf, transformShape, unionBounds } from '../geometry/shape.js';
 import {
   attachmentFractions,
@@ -431,7 +431,7 @@ function collect(
   }
   if (entity.type === 'Raw') {
     // A raw type the geometry knows is drawn as its stand-ins (raw-kinds.ts), each with its own layer.
-    for (const standIn of rawStandIns(entity, inherited !== undefined) ?? []) {
+    for (const standIn of rawDrawn(entity, inherited !== undefined) ?? []) {
       collect(ctx, standIn, inherited, items);
     }
     return;

@@ -51,6 +51,7 @@ const COMPARED = [
   'XLINE',
   'RAY',
   'POLYLINE',
+  'HATCH',
 ];
 const TYPES = [
   'Ellipse',
@@ -64,6 +65,7 @@ const TYPES = [
   'XLine',
   'Ray',
   'Polyline',
+  'HATCH',
 ];
 /** Types whose extrusion is a field of their own (others keep theirs with their unmodeled codes). */
 const WITH_EXTRUSION = new Set(['Ellipse', 'Solid', 'Trace', 'Polyline']);
@@ -158,6 +160,49 @@ function dimensionView(e: Fields, lines: Map<string, number[][][]>): Fields {
 }
 
 /**
+ * A HATCH as the oracle gives it: the world points of its boundary paths (polyline vertices, line edges'
+ * ends, arc and ellipse edges' centres), read from its tags here (not by the editor's own reader).
+ */
+function hatchView(e: Fields): Fields {
+  const tags = e.tags as Tags;
+  let i = tags.findIndex((t) => t.code === 100 && t.value === 'AcDbHatch') + 1;
+  const n = (k: number) => Number(tags[k]?.value);
+  const flip = tags.some((t) => t.code === 230 && Number(t.value) < 0) ? -1 : 1;
+  const z = n(tags.findIndex((t, k) => k >= i && t.code === 30));
+  const world = (x: number, y: number) => [flip * x, y, flip * (Number.isFinite(z) ? z : 0)];
+  while (i < tags.length && tags[i]?.code !== 91) i++;
+  const count = n(i++);
+  const paths: number[][][] = [];
+  for (let p = 0; p < count; p++) {
+    while (i < tags.length && tags[i]?.code !== 92) i++;
+    const flags = n(i++);
+    const points: number[][] = [];
+    if (flags & 2) {
+      while (tags[i]?.code !== 93) i++;
+      const vertices = n(i++);
+      for (let v = 0; v < vertices; v++) {
+        points.push(world(n(i), n(i + 1)));
+        i += 2;
+        if (tags[i]?.code === 42) i++;
+      }
+    } else {
+      while (tags[i]?.code !== 93) i++;
+      const edges = n(i++);
+      for (let k = 0; k < edges; k++) {
+        const type = n(i++);
+        if (type === 1) points.push(world(n(i), n(i + 1)), world(n(i + 2), n(i + 3)));
+        if (type === 2 || type === 3) points.push(world(n(i), n(i + 1)));
+        while (i < tags.length && tags[i]?.code !== 72 && tags[i]?.code !== 97) i++;
+      }
+    }
+    while (i < tags.length && tags[i]?.code !== 97) i++;
+    i += 1 + n(i);
+    paths.push(points);
+  }
+  return { ...e, type: 'HATCH', paths };
+}
+
+/**
  * Every Line of every block, by block name (upper case), in block order: a DIMENSION's block lines. A
  * plain query lists only the blocks Inserts insert, so the blocks' handles are read from the file.
  */
@@ -204,7 +249,9 @@ async function compared(doc: number, path: string, handles?: string[]): Promise<
   const lines = entities.some((e) => typeOf(e) === 'DIMENSION') ? await blockLines(doc, path) : new Map();
   return entities
     .filter((e) => e.space === '*Model_Space' && TYPES.includes(typeOf(e)))
-    .map((e) => (typeOf(e) === 'DIMENSION' ? dimensionView(e, lines) : e));
+    .map((e) =>
+      typeOf(e) === 'DIMENSION' ? dimensionView(e, lines) : typeOf(e) === 'HATCH' ? hatchView(e) : e,
+    );
 }
 
 /** Differences of chronicle's fields from ezdxf's, as `Type index.field: ...` lines. */

@@ -66,6 +66,9 @@ const snapshot = async () => ({
 
 const LINE = { type: 'Line', start: [0, 0], end: [10, 0] };
 
+/** The hand-made drawing with its HATCH (2C) as a REGION: an ACIS body, which no transform moves. */
+const opaqueDxf = () => handMadeDxf().replace('  0\nHATCH\n', '  0\nREGION\n');
+
 describe('entities_create', () => {
   it('creates entities of every modeled type (Image aside): uppercase hex handles, unique, in order', async () => {
     const seed = Number.parseInt(await handseed(), 16);
@@ -469,15 +472,15 @@ describe('entities_transform', () => {
     await refusedWithNothingChanged(answer, 'entity_absent', before);
   });
 
-  it('an entity kept raw (a HATCH) stays put and is listed not_transformable while the others move', async () => {
-    const path = await writeText(scratch.path('hatch.dxf'), handMadeDxf());
+  it('an entity kept raw (a REGION, an ACIS body) stays put and is listed not_transformable while the others move', async () => {
+    const path = await writeText(scratch.path('region.dxf'), opaqueDxf());
     const opened = await h.ok('open', { path });
     doc = opened.document_id as number;
     const hatch = await one('2C', 'summary');
     expect(hatch.type).toBe('Raw');
     const hatchBefore = await one('2C');
     const listed = [
-      { handle: '2C', type: 'HATCH', reason: 'HATCH is kept as read and cannot be transformed' },
+      { handle: '2C', type: 'REGION', reason: 'REGION is kept as read and cannot be transformed' },
     ];
 
     const moved = await h.ok('entities_transform', {
@@ -513,7 +516,7 @@ describe('entities_transform', () => {
   });
 
   it('with atomic: true an entity that cannot be transformed refuses the request, naming it, and nothing moves', async () => {
-    const path = await writeText(scratch.path('hatch-atomic.dxf'), handMadeDxf());
+    const path = await writeText(scratch.path('region-atomic.dxf'), opaqueDxf());
     doc = (await h.ok('open', { path })).document_id as number;
     const before = await snapshot();
     for (const action of ['move', 'copy', 'rotate']) {
@@ -526,9 +529,9 @@ describe('entities_transform', () => {
         atomic: true,
       });
       await refusedWithNothingChanged(answer, 'not_transformable', before);
-      expect(answer.error).toMatch(/HATCH 2C/);
+      expect(answer.error).toMatch(/REGION 2C/);
       expect((answer as unknown as { not_transformable: unknown }).not_transformable).toEqual([
-        { handle: '2C', type: 'HATCH', reason: 'HATCH is kept as read and cannot be transformed' },
+        { handle: '2C', type: 'REGION', reason: 'REGION is kept as read and cannot be transformed' },
       ]);
     }
     const bad = await h.call('entities_transform', {

@@ -332,18 +332,18 @@ describe('a drawing written by ezdxf', () => {
       'block_exists',
     );
     expect((await h.call('layout_create', { document_id: doc, name: 'Sheet A' })).code).toBe('layout_exists');
-    // The HATCH is kept as read: it cannot be transformed; the answer says so and changes nothing.
+    expect((await read('state')).state.revision).toBe(0);
+    // The HATCH ezdxf wrote moves (its boundary with it); undo puts it back.
     const hatch = await h.ok('entities_transform', {
       document_id: doc,
       handles: [handle('hatch')],
       action: 'move',
       vector: [1, 1],
     });
-    expect(hatch.result).toMatchObject({
-      affected: 0,
-      not_transformable: [{ handle: handle('hatch'), type: 'HATCH' }],
-    });
-    expect((await read('state')).state.revision).toBe(0);
+    expect(hatch.result).toMatchObject({ affected: 1, not_transformable: [] });
+    const [movedHatch] = (await read('query', { handles: [handle('hatch')] })).entities as [Entity];
+    expect((movedHatch as unknown as { boundary: number[][][] }).boundary[0]?.[0]).toEqual([1, 1]);
+    await h.ok('undo', { document_id: doc });
   });
 
   it('after edits through the dispatcher, saves a file ezdxf audits clean and reads back the same', async (ctx: TestContext) => {
