@@ -573,6 +573,43 @@ print(json.dumps(out))
       { name: 'Standard', style: 'MLINESTYLE Standard', elements: 2 },
     ]);
   });
+  it("the DIMENSIONs of a real file (dxfrw's, skymakerolof/dxf's dimensions.dxf) copy with their geometry blocks; the saved target audits clean", async (ctx) => {
+    needEzdxf(ctx);
+    const target = await newDocument(client);
+    const real = join(import.meta.dirname, '../../fixtures/dxf-corpus/dxfjs-dimensions.dxf');
+    ok(await client.post('/api/v1/documents', { path: real }), 201);
+    const handles = (arr(ok(await client.get('/api/v1/entities')), 'entities') as Json[]).map((e) =>
+      str(e, 'handle'),
+    );
+    expect(handles).toHaveLength(7);
+    const copied = await post('/api/v1/entities/copy-to', { document_id: target, handles }, 201);
+    expect(at(copied, 'result.count')).toBe(7);
+    const blocks = strings(copied, 'result.blocks_created');
+    expect(blocks.filter((b) => /^\*D\d+$/.test(b))).toHaveLength(2);
+    await post('/api/v1/activate', { document_id: target });
+    const file = await save('real-dimensions-copied.dxf');
+    await audited(file);
+    const seen = await python<Json>(
+      `
+import sys, json, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+msp = doc.modelspace()
+dims = msp.query("DIMENSION")
+print(json.dumps({
+  "types": sorted(e.dxftype() for e in msp),
+  "blocks": sorted(len(doc.blocks.get(d.dxf.geometry)) > 0 for d in dims),
+  "styles": sorted(doc.dimstyles.has_entry(d.dxf.dimstyle) for d in dims),
+}))
+`,
+      [file],
+    );
+    expect(seen).toEqual({
+      types: ['CIRCLE', 'DIMENSION', 'DIMENSION', 'LINE', 'LINE', 'LINE', 'LINE'],
+      blocks: [true, true],
+      styles: [true, true],
+    });
+  });
+
   it('an IMAGE brings its IMAGEDEF (with a reactor of its own), an underlay its PDF/DWF/DGN definition; a definition of the same file is not doubled; the saved target audits clean', async (ctx) => {
     needEzdxf(ctx);
     // Drawn by ezdxf: two IMAGEs of one IMAGEDEF, one of a second, and one underlay of each format.
