@@ -1,12 +1,33 @@
 /**
- * Git stacks: on a stack's page, its repository, branch, path, cron, last commit, the webhook URL to
- * copy and a deploy that fetches first; and the form that creates one.
+ * Git stacks: on a stack's page, its repository, branch, path, override files, cron, last commit, the
+ * webhook URL to copy and a deploy that fetches first; and the form that creates one.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { copyText, envParam, html, routeHref } from './util.js';
 
 /** @typedef {import('./api.js').GitStack} GitStack */
+
+/**
+ * The override files typed one per line (blank lines and surrounding spaces dropped), as `files` takes
+ * them: compose reads them after the compose path, in this order.
+ * @param {string} text
+ */
+const filesOf = (text) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+
+/**
+ * A text area of override files, one per line.
+ * @param {{ value: string, onInput: (text: string) => void }} props
+ */
+function FilesField({ value, onInput }) {
+  return html`<label>Override files (one per line, read after the compose path)
+    <textarea rows="2" value=${value} autocomplete="off" spellcheck=${false} placeholder="none"
+      onInput=${(/** @type {InputEvent} */ e) => onInput(/** @type {HTMLTextAreaElement} */ (e.target).value)} /></label>`;
+}
 
 /** @param {string} name @param {import('./api.js').Env} env */
 export const webhookUrl = (name, env) => `${location.origin}${api.webhookPath(name, env)}`;
@@ -36,6 +57,9 @@ export function GitPanel({ name, env, canEdit, tick, onJob }) {
       <dt>Repository</dt><dd><code>${git.repository}</code></dd>
       <dt>Branch</dt><dd>${git.branch}</dd>
       <dt>Compose path</dt><dd><code>${git.composePath}</code></dd>
+      <dt>Override files</dt><dd data-testid="git-files">${
+        git.files.length === 0 ? 'none' : git.files.map((f, i) => html`${i > 0 ? ', ' : ''}<code>${f}</code>`)
+      }</dd>
       <dt>Auto deploy</dt><dd>${git.autoDeployCron ?? 'off'}</dd>
       <dt>Last commit</dt><dd><code data-testid="git-commit">${git.lastCommit ?? '—'}</code></dd>
       <dt>Webhook</dt><dd>${
@@ -73,6 +97,7 @@ function GitSettings({ name, env, git, onSaved, onJob }) {
     repository: '',
     branch: git.branch,
     composePath: git.composePath,
+    files: git.files.join('\n'),
     autoDeployCron: git.autoDeployCron ?? '',
     webhookSecret: '',
   };
@@ -89,6 +114,8 @@ function GitSettings({ name, env, git, onSaved, onJob }) {
     if (form.repository) body.repository = form.repository;
     if (form.branch !== git.branch) body.branch = form.branch;
     if (form.composePath !== git.composePath) body.composePath = form.composePath;
+    const files = filesOf(form.files);
+    if (files.join('\n') !== git.files.join('\n')) body.files = files;
     if (form.autoDeployCron !== (git.autoDeployCron ?? '')) body.autoDeployCron = form.autoDeployCron || null;
     if (form.webhookSecret) body.webhookSecret = form.webhookSecret;
     if (redeploy) body.redeploy = true;
@@ -113,7 +140,9 @@ function GitSettings({ name, env, git, onSaved, onJob }) {
       onInput=${(/** @type {InputEvent} */ e) => setForm({ ...form, [key]: /** @type {HTMLInputElement} */ (e.target).value })} /></label>`;
   return html`<div class="git-settings">
     ${field('repository', 'New repository URL', 'text', 'unchanged')} ${field('branch', 'Branch')}
-    ${field('composePath', 'Compose path')} ${field('autoDeployCron', 'Auto-deploy cron', 'text', 'off')}
+    ${field('composePath', 'Compose path')}
+    <${FilesField} value=${form.files} onInput=${(/** @type {string} */ text) => setForm({ ...form, files: text })} />
+    ${field('autoDeployCron', 'Auto-deploy cron', 'text', 'off')}
     ${field('webhookSecret', 'New webhook secret', 'password', git.webhookSecretSet ? 'unchanged' : 'none')}
     <div class="buttons">
       <button type="button" onClick=${() => save(false)}>Save git settings</button>
@@ -132,6 +161,7 @@ export function GitCreate({ env, canEdit }) {
     repository: '',
     branch: 'main',
     composePath: 'compose.yaml',
+    files: '',
     webhookSecret: '',
     autoDeployCron: '',
     deploy: true,
@@ -155,6 +185,8 @@ export function GitCreate({ env, canEdit }) {
       composePath: form.composePath,
       deploy: form.deploy,
     };
+    const files = filesOf(form.files);
+    if (files.length > 0) body.files = files;
     if (form.webhookSecret) body.webhookSecret = form.webhookSecret;
     if (form.autoDeployCron) body.autoDeployCron = form.autoDeployCron;
     try {
@@ -174,7 +206,9 @@ export function GitCreate({ env, canEdit }) {
     <p class="muted">The compose file comes from a branch of a repository; credentials go in the URL
       (<code>https://user:token@host/repo.git</code>) and are kept on the server only.</p>
     ${field('name', 'Name')} ${field('repository', 'Repository URL')} ${field('branch', 'Branch')}
-    ${field('composePath', 'Compose path')} ${field('webhookSecret', 'Webhook secret', 'password')}
+    ${field('composePath', 'Compose path')}
+    <${FilesField} value=${form.files} onInput=${(/** @type {string} */ text) => setForm({ ...form, files: text })} />
+    ${field('webhookSecret', 'Webhook secret', 'password')}
     ${field('autoDeployCron', 'Auto-deploy cron (optional)')}
     <label><input type="checkbox" checked=${form.deploy} onChange=${() => setForm({ ...form, deploy: !form.deploy })} /> Deploy now</label>
     ${error ? html`<p class="error-line" role="alert">${error}</p>` : null}
