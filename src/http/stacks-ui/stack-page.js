@@ -67,6 +67,11 @@ export function StackPage({
   const [confirmRollback, setConfirmRollback] = useState(false);
   const [reloads, setReloads] = useState(0);
   const current = TABS.includes(/** @type {never} */ (tab)) ? tab : 'compose';
+  // The compose editor (CodeMirror) is made when its tab is first shown, then kept (hidden) with its
+  // text: a page opened on another tab, a long log, does not build an editor it hides first.
+  const composeMade = useRef(false);
+  if (current === 'compose') composeMade.current = true;
+  const composeShown = composeMade.current;
   // The engine's view, read again after each job too (its containers changed).
   const engine = useContainers(name, env, live + tick);
   const stats = useStats(name, env);
@@ -354,7 +359,7 @@ export function StackPage({
             : null
         }
         ${
-          stack
+          stack && composeShown
             ? html`<${ComposeEditor} initial=${stack.compose} handle=${editor} error=${composeError}
           label=${`Compose file of ${name}`} readOnly=${!canEdit} />`
             : html`<p class="muted">Loading…</p>`
