@@ -1048,6 +1048,12 @@ export class StacksService {
         let usage = false;
         let noContainer = false;
         waitGaveUp = false;
+        // Lines withheld since the last one shown: the job says how many where they were (never what).
+        let withheld = 0;
+        const sayWithheld = () => {
+          if (withheld > 0 && forwardLines) job.status(withheldNotice(withheld));
+          withheld = 0;
+        };
         // Subscribed at once: the runner replays what came before the first subscriber. A throw in here
         // stops compose and fails this job (below), never the process.
         const feed = consumeLines(process_, (output) => {
@@ -1061,7 +1067,11 @@ export class StacksService {
             output.cut === undefined
               ? lineRedactor.line(output.line)
               : lineRedactor.cut(output.line, output.cut.keep, output.cut.marker);
-          if (shown === null) return;
+          if (shown === null) {
+            withheld += 1;
+            return;
+          }
+          sayWithheld();
           // Past the environment's log budget the line is dropped, and the job stops taking lines too.
           const logged = recorder?.line(shown) ?? true;
           if (forwardLines && logged) job.line(shown);
@@ -1082,6 +1092,7 @@ export class StacksService {
               (recorder.backlogBytes - recorder.queuedLineBytes);
         paceOutput(process_, backlog);
         exit = await process_.exit;
+        sayWithheld();
         waitTimedOut = exit.timedOut && step.subcommand === 'up' && step.argv.includes('--wait');
         if (feed.faulted) {
           const reason = feed.fault instanceof Error ? feed.fault : new Error(String(feed.fault));
@@ -1549,3 +1560,10 @@ export class StacksService {
 /** Why a job's output could not be recorded, in the store's words. */
 const recordingReason = (error: Error): string =>
   error.cause instanceof Error ? error.cause.message : error.message;
+
+/**
+ * The status a job gets where redaction withheld output lines (each holds a value too short to replace
+ * with `***`): how many, never what they held.
+ */
+export const withheldNotice = (count: number) =>
+  `${count} line${count === 1 ? '' : 's'} withheld (holding a value too short to replace with ***)`;
