@@ -828,3 +828,74 @@ describe("the reference's missing-field codes, fact by fact", () => {
       ).toEqual({ status: 400, code: 'app_required' });
   });
 });
+
+/** Answer fields the spec names without showing them (docs/automation/API-SPEC.md, commit 94df40dc). */
+describe("the reference's spec, answer fields it names", () => {
+  const SPEC = 'API-SPEC.md';
+
+  it(`${SPEC} §5.1: {"ok":true,"status":"completed","request_id":"…","result":{…},"changes":[…]}; "changes[] lists affected handles"`, async () => {
+    await client.post('/api/v1/documents', {});
+    const created = body(
+      await client.post('/api/v1/entities', { entities: [{ type: 'Point', location: [0, 0] }] }),
+    );
+    expect(created).toMatchObject({ ok: true, status: 'completed' });
+    expect(typeof created.request_id).toBe('string');
+    const [handle] = strings(created, 'result.handles');
+    expect(JSON.stringify(created.changes)).toContain(handle as string);
+  });
+
+  it(`${SPEC} §6.2: Result: {"handles":[…],"created":N,"layers_created":[…]}`, async () => {
+    await client.post('/api/v1/documents', {});
+    const created = body(
+      await client.post('/api/v1/entities', {
+        entities: [
+          { type: 'Line', start: [0, 0], end: [100, 0], layer: 'FRAME' },
+          { type: 'Text', value: 'PAGE-01', position: [10, 50], height: 3.0 },
+        ],
+      }),
+    );
+    expect(strings(created, 'result.handles')).toHaveLength(2);
+    expect(at(created, 'result.created')).toBe(2);
+    expect(at(created, 'result.layers_created')).toEqual(['FRAME']);
+  });
+
+  it(`${SPEC} §6.5: block_delete "Result erased"; wblock "Result {path, entities, normalized}"`, async () => {
+    await client.post('/api/v1/documents', {});
+    const handles = strings(
+      body(
+        await client.post('/api/v1/entities', {
+          entities: [
+            { type: 'Line', start: [5, 5], end: [6, 6] },
+            { type: 'Circle', center: [8, 8], radius: 1 },
+          ],
+        }),
+      ),
+      'result.handles',
+    );
+    const path = join(dir, 'wblock-fields.dxf');
+    const written = body(await client.post('/api/v1/wblock', { path, handles, normalize: true }));
+    expect(at(written, 'result')).toMatchObject({ path, entities: 2, normalized: true });
+    await client.post('/api/v1/blocks', { name: 'GONE', base: [0, 0, 0], handles });
+    const deleted = body(await client.del('/api/v1/blocks/GONE'));
+    expect(num(deleted, 'result.erased')).toBeGreaterThanOrEqual(1);
+  });
+
+  it(`${SPEC} §6.8: group_create "result reports the group's own object handle"`, async () => {
+    await client.post('/api/v1/documents', {});
+    const handles = strings(
+      body(await client.post('/api/v1/entities', { entities: [{ type: 'Point', location: [0, 0] }] })),
+      'result.handles',
+    );
+    const group = await client.post('/api/v1/groups', { name: 'FIELDS', handles });
+    expect(group.status, group.text).toBe(201);
+    expect(str(body(group), 'result.handle')).toMatch(/^[0-9A-F]+$/);
+  });
+
+  it(`${SPEC} §6.1: close "closed"; save "saved"`, async () => {
+    await client.post('/api/v1/documents', {});
+    const path = join(dir, 'saved-field.dxf');
+    expect(at(body(await client.post('/api/v1/save', { path })), 'result.saved')).toBe(path);
+    const id = num(body(await client.get('/api/v1/state')), 'document_id');
+    expect(at(body(await client.del(`/api/v1/documents/${id}`)), 'result.closed')).toBe(true);
+  });
+});
