@@ -142,6 +142,8 @@ def fields(e):
             if d.hasattr(name):
                 out[name] = d.get(name)
         return out
+    if t == "MESH":
+        return {"type": "MESH", "vertices": [vec(v) for v in e.vertices]}
     if t in ("XLINE", "RAY"):
         return {"type": "XLine" if t == "XLINE" else "Ray", "start": vec(d.start), "direction": vec(d.unit_vector)}
     if t == "HATCH":

@@ -8,6 +8,7 @@ import { attdefText, isAttdefType, transformAttdef } from './attdef.js';
 import { dimensionStandIn, transformDimension } from './dimension.js';
 import { hatchGeometry, patternSegments, transformHatch } from './hatch.js';
 import type { Matrix, Similarity } from './matrix.js';
+import { meshEdges, transformMesh } from './mesh.js';
 
 /** What a raw type's transform needs: the matrix, its similarity, and the modeled types' transforms. */
 export interface RawTransformTools {
@@ -47,6 +48,10 @@ const KINDS: Readonly<Record<string, RawKind>> = {
     standIns: (e) => hatchOutlines(e),
     drawn: (e) => hatchDrawn(e),
     transform: (e, tools) => transformHatch(e, tools.m, tools.sim),
+  },
+  MESH: {
+    standIns: (e) => meshEdges(e),
+    transform: (e, tools) => transformMesh(e, tools.m),
   },
 };
 
