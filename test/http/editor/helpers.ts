@@ -41,7 +41,9 @@ export async function startEditor(
 ): Promise<EditorServer> {
   assertBuilt();
   const child = startCli(['editor', '--http', '0', ...args], env ? { env } : {});
-  const watched: Watched = watch(child, 120_000);
+  // A net for a server left running by a test that died, not a measure: a long test file on a loaded
+  // machine has run past 120 s, and the net then killed the server under its remaining tests.
+  const watched: Watched = watch(child, 600_000);
   const port = await listeningPort(child, watched, LISTENING, 'chronicle editor');
   const pid = child.pid;
   if (pid === undefined) throw new Error('the child has no pid');
