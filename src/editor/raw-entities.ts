@@ -10,6 +10,7 @@ import { dictGet } from './dict.js';
 import { fail } from './errors.js';
 import { attdefText } from './geometry/attdef.js';
 import { dimensionReadout } from './geometry/dimension.js';
+import { leaderReadout } from './geometry/leader.js';
 import type { DxfTag, EntityCommon, Point3, RawEntity } from './model.js';
 import { isObject, number } from './request.js';
 
@@ -243,6 +244,7 @@ export function rawReadout(e: RawEntity): Record<string, unknown> {
   if (type === 'HATCH') return hatchReadout(e);
   if (type === 'ATTDEF') return attdefReadout(e);
   if (type === 'DIMENSION') return dimensionReadout(e);
+  if (type === 'LEADER') return leaderReadout(e);
   return {};
 }
 

@@ -7,6 +7,7 @@ import type { Entity, LineEntity, LwPolylineEntity, RawEntity, TextEntity } from
 import { attdefText, isAttdefType, transformAttdef } from './attdef.js';
 import { dimensionStandIn, transformDimension } from './dimension.js';
 import { hatchGeometry, patternSegments, transformHatch } from './hatch.js';
+import { leaderStandIns, transformLeader } from './leader.js';
 import type { Matrix, Similarity } from './matrix.js';
 import { meshEdges, transformMesh } from './mesh.js';
 
@@ -43,6 +44,10 @@ const KINDS: Readonly<Record<string, RawKind>> = {
       return insert ? [insert] : [];
     },
     transform: (e, tools) => transformDimension(e, tools.m, tools.sim),
+  },
+  LEADER: {
+    standIns: (e) => leaderStandIns(e),
+    transform: (e, tools) => transformLeader(e, tools.m),
   },
   HATCH: {
     standIns: (e) => hatchOutlines(e),
