@@ -74,6 +74,23 @@ describe('chronicle stacks', () => {
     }
   });
 
+  it('without a config file, each start makes a new admin token: the one of the last start no longer works', async () => {
+    const env = { PATH: await composePath() };
+    const first = await startStacks({ config: null, env });
+    const before = /^stacks admin token: (\S+)$/m.exec(first.stderr())?.[1] as string;
+    expect((await first.stop()).code).toBe(0);
+    const second = await startStacks({ config: null, dataDir: first.dataDir, env });
+    try {
+      const after = /^stacks admin token: (\S+)$/m.exec(second.stderr())?.[1] as string;
+      expect(after).toBeDefined();
+      expect(after).not.toBe(before);
+      expect((await new StacksClient(second.port, after).get('/api/stacks')).status).toBe(200);
+      expect((await new StacksClient(second.port, before).get('/api/stacks')).status).toBe(401);
+    } finally {
+      expect((await second.stop()).code).toBe(0);
+    }
+  });
+
   it('without compose.command: `docker compose` when it answers, else `docker-compose`, said on stderr', async () => {
     const v2 = `[ "$1 $2" = "compose version" ] && { echo "Docker Compose version v2.29.7"; exit 0; }; exit 1`;
     const noPlugin = `echo "docker: 'compose' is not a docker command." >&2; exit 1`;
