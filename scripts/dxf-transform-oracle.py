@@ -144,6 +144,22 @@ def fields(e):
         return out
     if t == "MESH":
         return {"type": "MESH", "vertices": [vec(v) for v in e.vertices]}
+    if t == "SPLINE":
+        out = {
+            "type": "Spline",
+            "control_points": [vec(p) for p in e.control_points],
+            "fit_points": [vec(p) for p in e.fit_points],
+            "knots": [float(k) for k in e.knots],
+            "weights": [float(w) for w in e.weights],
+        }
+        for name in ("start_tangent", "end_tangent", "extrusion"):
+            if d.hasattr(name):
+                out[name] = vec(d.get(name))
+        # A file ezdxf takes for R12 (no $ACADVER) loads no AcDbSpline attributes: compare what it read.
+        for name in ("degree", "flags"):
+            if d.hasattr(name):
+                out[name] = d.get(name)
+        return out
     if t in ("XLINE", "RAY"):
         return {"type": "XLine" if t == "XLINE" else "Ray", "start": vec(d.start), "direction": vec(d.unit_vector)}
     if t == "HATCH":

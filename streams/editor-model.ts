@@ -41,6 +41,7 @@ export const MODELED_TYPES = [
   'XLine',
   'Ray',
   'Polyline',
+  'Spline',
 ] as const;
 export type ModeledType = (typeof MODELED_TYPES)[number];
 
@@ -226,6 +227,26 @@ export interface PolylineEntity extends EntityCommon {
   vertex_tags: DxfTag[];
 }
 /**
+ * A SPLINE: a NURBS curve of `degree` through its `control_points` (with `knots` and, when rational,
+ * `weights`), or by `fit_points` (and their end tangents) when it has no control points; world
+ * coordinates. Knot, control point and fit tolerances (42-44) stay in `extra`.
+ */
+export interface SplineEntity extends EntityCommon {
+  type: 'Spline';
+  /** 1 closed, 2 periodic, 4 rational, 8 planar, 16 linear. */
+  flags: number;
+  degree: number;
+  knots: number[];
+  /** One per control point, when the file gives them (41). */
+  weights?: number[];
+  control_points: Point3[];
+  fit_points: Point3[];
+  start_tangent?: Point3;
+  end_tangent?: Point3;
+  /** The normal of a planar spline (210), when the file gives one. */
+  extrusion?: Point3;
+}
+/**
  * An entity type the engine does not model: kept as the file had it. Handle, layer, colour, linetype,
  * lineweight and xdata are read from its tags into the common fields, and those fields win on save.
  */
@@ -259,6 +280,7 @@ export type Entity =
   | XLineEntity
   | RayEntity
   | PolylineEntity
+  | SplineEntity
   | RawEntity;
 
 export interface Layer {

@@ -268,6 +268,8 @@ export function entityFromInput(
     case 'Solid':
     case 'Trace':
       return { ...common, type, corners: corners(input.corners) };
+    case 'Spline':
+      return { ...common, type, ...splineInput(input) };
     case 'Polyline':
       // Unreachable: a request's "polyline" names an LwPolyline (TYPE_BY_NAME).
       return fail('unknown_entity_type', 'a polyline is created as an LwPolyline');
@@ -286,6 +288,57 @@ export function entityFromInput(
       return { ...common, type, start: point(input.start, 'start'), direction };
     }
   }
+}
+
+/**
+ * A SPLINE's definition: `control_points` (degree + 1 or more) with `degree` (3 by default), `knots`
+ * (control points + degree + 1, clamped uniform when absent) and `weights` (one per point, positive), or
+ * `fit_points` (2 or more) alone; `closed` sets flag 1. `invalid_property` otherwise.
+ */
+function splineInput(input: Record<string, unknown>) {
+  const list = (value: unknown, field: string) => {
+    if (value === undefined) return [];
+    if (!Array.isArray(value)) return fail('invalid_property', `${field} must be an array of points`);
+    return value.map((p, i) => point(p, `${field}[${i}]`));
+  };
+  const controlPoints = list(input.control_points, 'control_points');
+  const fitPoints = list(input.fit_points, 'fit_points');
+  const degree = input.degree === undefined ? 3 : number(input.degree, 'degree');
+  if (!Number.isInteger(degree) || degree < 1 || degree > 10)
+    fail('invalid_property', `degree must be an integer 1-10, got ${degree}`);
+  if (controlPoints.length === 0 && fitPoints.length < 2)
+    fail('invalid_property', 'a Spline needs control_points (degree + 1 or more) or 2 or more fit_points');
+  if (controlPoints.length > 0 && controlPoints.length <= degree)
+    fail('invalid_property', `a Spline of degree ${degree} needs at least ${degree + 1} control_points`);
+  const n = controlPoints.length;
+  let knots: number[] = [];
+  if (input.knots !== undefined) {
+    if (!Array.isArray(input.knots) || input.knots.length !== n + degree + 1)
+      fail('invalid_property', `knots must be ${n + degree + 1} numbers (control points + degree + 1)`);
+    knots = (input.knots as unknown[]).map((k, i) => number(k, `knots[${i}]`));
+    if (knots.some((k, i) => i > 0 && k < (knots[i - 1] as number)))
+      fail('invalid_property', 'knots must not decrease');
+  } else if (n > 0) {
+    const inner = n - degree;
+    for (let i = 0; i <= degree; i++) knots.push(0);
+    for (let i = 1; i < inner; i++) knots.push(i / inner);
+    for (let i = 0; i <= degree; i++) knots.push(1);
+  }
+  let weights: number[] | undefined;
+  if (input.weights !== undefined) {
+    if (!Array.isArray(input.weights) || input.weights.length !== n)
+      fail('invalid_property', `weights must be ${n} numbers, one per control point`);
+    weights = (input.weights as unknown[]).map((w, i) => positive(w, `weights[${i}]`));
+  }
+  const flags = (input.closed === true ? 1 : 0) | (weights ? 4 : 0) | 8;
+  return {
+    flags,
+    degree,
+    knots,
+    ...(weights ? { weights } : {}),
+    control_points: controlPoints,
+    fit_points: fitPoints,
+  };
 }
 
 /** 3 or 4 corners, each [x, y] or [x, y, z], in DXF's order; a triangle repeats its third corner. */

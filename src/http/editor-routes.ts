@@ -292,7 +292,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     status: 201,
     summary: 'Create entities',
     answer:
-      "`result.handles`, `result.created` (count), `result.layers_created` (layers it made). Types: Line, Circle, Arc, Ellipse, Text, MText, Point, LwPolyline, Insert, Image, Solid, Trace, Face3d, XLine, Ray, Hatch. `entities_required` (no list, or an empty one), `unknown_entity_type`, `invalid_point`, `invalid_radius` (a Circle's below 0, an Arc's not above 0), `invalid_vertices` (a polyline of fewer than 2), `invalid_text` (no or an empty value), `block_required`, `block_missing`, `invalid_scale` (an Insert scale of 0), `invalid_corners`, `invalid_boundary`, `invalid_property`.",
+      "`result.handles`, `result.created` (count), `result.layers_created` (layers it made). Types: Line, Circle, Arc, Ellipse, Text, MText, Point, LwPolyline, Insert, Image, Solid, Trace, Face3d, XLine, Ray, Spline, Hatch. `entities_required` (no list, or an empty one), `unknown_entity_type`, `invalid_point`, `invalid_radius` (a Circle's below 0, an Arc's not above 0), `invalid_vertices` (a polyline of fewer than 2), `invalid_text` (no or an empty value), `block_required`, `block_missing`, `invalid_scale` (an Insert scale of 0), `invalid_corners`, `invalid_boundary`, `invalid_property`.",
     body: 'object',
     build: (input) => op('entities_create', bodyObject(input)),
   },

@@ -125,6 +125,7 @@ describe('capabilities', () => {
       'XLine',
       'Ray',
       'Polyline',
+      'Spline',
     ]);
   });
 

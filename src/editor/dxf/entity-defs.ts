@@ -16,6 +16,7 @@ import type {
   PolylineEntity,
   RayEntity,
   SolidEntity,
+  SplineEntity,
   TextEntity,
   TraceEntity,
   XLineEntity,
@@ -483,6 +484,71 @@ const POLYLINE: EntityDef<PolylineEntity> = {
   ],
 };
 
+/** A list of reals, one per tag of `code` (a SPLINE's knots and weights). */
+function reals<E>(code: number, key: KeyOf<E, number[] | undefined>): FieldDef<E> {
+  return {
+    codes: [code],
+    read(e, _c, t, i) {
+      let list = e[key] as number[] | undefined;
+      if (!list) {
+        list = [];
+        e[key] = list as E[typeof key];
+      }
+      list.push(t.real(i));
+      return true;
+    },
+    write(w, e) {
+      for (const v of (e[key] as number[] | undefined) ?? []) w.real(code, v);
+    },
+  };
+}
+
+/** A list of points: each x (`code`) starts one, its y and z (`code + 10`, `+ 20`) fill the last. */
+function points<E>(code: number, key: KeyOf<E, Point3[]>): FieldDef<E> {
+  return {
+    codes: [code, code + 10, code + 20],
+    read(e, c, t, i) {
+      const list = e[key] as Point3[];
+      if (c === code) list.push([t.real(i), 0, 0]);
+      else {
+        const last = list[list.length - 1];
+        if (!last) return false;
+        last[((c - code) / 10) | 0] = t.real(i);
+      }
+      return true;
+    },
+    write(w, e) {
+      for (const p of e[key] as Point3[]) w.point(code, p);
+    },
+  };
+}
+
+const SPLINE: EntityDef<SplineEntity> = {
+  type: 'Spline',
+  dxf: 'SPLINE',
+  subclasses: [
+    {
+      name: 'AcDbSpline',
+      // The tolerances, before the lists (as AutoCAD writes them after the counts).
+      leads: [42, 43, 44],
+      fields: [
+        point(210, 'extrusion', true),
+        int(70, 'flags'),
+        int(71, 'degree'),
+        derived(72, (w, e) => w.int(72, e.knots.length)),
+        derived(73, (w, e) => w.int(73, e.control_points.length)),
+        derived(74, (w, e) => w.int(74, e.fit_points.length)),
+        point(12, 'start_tangent', true),
+        point(13, 'end_tangent', true),
+        reals(40, 'knots'),
+        reals(41, 'weights'),
+        points(10, 'control_points'),
+        points(11, 'fit_points'),
+      ],
+    },
+  ],
+};
+
 type Defs = { [T in ModeledType]: EntityDef<Extract<Entity, { type: T }>> };
 
 export const ENTITY_DEFS: Defs = {
@@ -502,6 +568,7 @@ export const ENTITY_DEFS: Defs = {
   XLine: XLINE,
   Ray: RAY,
   Polyline: POLYLINE,
+  Spline: SPLINE,
 };
 
 /** The table entry of a modeled entity, typed for the generic reader and writer. */

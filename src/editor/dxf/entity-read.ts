@@ -251,6 +251,21 @@ function newEntity(type: ModeledType, space: string): Entity {
         ],
         invisible_edges: 0,
       };
+    case 'Spline':
+      return {
+        type,
+        handle: '',
+        space,
+        layer,
+        color: 256,
+        linetype,
+        lineweight: -1,
+        flags: 0,
+        degree: 3,
+        knots: [],
+        control_points: [],
+        fit_points: [],
+      };
     case 'Polyline':
       return {
         type,

@@ -24,6 +24,7 @@ import { polylineOutline } from './polyline.js';
 import { boundsOfPoints, rawBounds } from './raw.js';
 import { rawStandIns } from './raw-kinds.js';
 import { faceOutline, loopSegments, loopVertices, solidOutline } from './solid.js';
+import { splineClosed, splineSegments } from './spline.js';
 import { boxCorners, textBox } from './text-box.js';
 import { planar } from './transform.js';
 import type { Bounds, GeometryContext } from './types.js';
@@ -113,6 +114,17 @@ export function shapeOf(entity: Entity, ctx: GeometryContext, depth = 0): Shape 
     case 'XLine':
     case 'Ray':
       return rayShape(e);
+    case 'Spline': {
+      const curves = splineSegments(e);
+      if (curves.length === 0) {
+        const at = e.control_points[0] ?? e.fit_points[0];
+        return at ? { kind: 'point', point: at } : undefined;
+      }
+      const ends = [curves[0]?.a as Point3, curves[curves.length - 1]?.b as Point3];
+      if (!splineClosed(e, ends)) return { kind: 'curves', curves };
+      const vertices = curves.map((c): Vec2 => [c.a[0], c.a[1]]);
+      return { kind: 'curves', curves, region: { kind: 'loop', vertices } };
+    }
     case 'Polyline': {
       const { curves, closed } = polylineOutline(e);
       if (curves.length === 0) return undefined;

@@ -33,6 +33,7 @@ import { transformGridTags } from './minsert.js';
 import { transformPolyline as transformOldPolyline } from './polyline.js';
 import { isKnownRaw, transformRaw } from './raw-kinds.js';
 import { transformFace, transformSolid } from './solid.js';
+import { transformSpline } from './spline.js';
 import { alignPoint, attachmentFractions, mtextDirection, textLayout } from './text-box.js';
 import { transformXLine } from './xline.js';
 
@@ -115,6 +116,8 @@ export function applySimilarity(entity: Entity, m: Matrix, sim: Similarity, mirr
       return transformXLine(entity, m);
     case 'Polyline':
       return transformOldPolyline(entity, m);
+    case 'Spline':
+      return transformSpline(entity, m);
     case 'Text':
       return transformText(entity, m, sim, mirrtext);
     case 'MText':

@@ -34,6 +34,17 @@ export const GEOMETRY_FIELDS: Readonly<Record<Entity['type'], readonly string[]>
   XLine: ['start', 'direction'],
   Ray: ['start', 'direction'],
   Polyline: ['flags', 'elevation', 'extrusion'],
+  Spline: [
+    'degree',
+    'flags',
+    'control_points',
+    'knots',
+    'weights',
+    'fit_points',
+    'start_tangent',
+    'end_tangent',
+    'extrusion',
+  ],
   Raw: ['dxf_type'],
 };
 

@@ -96,6 +96,7 @@ const TYPE_NAMES: Record<string, string> = {
   XLine: 'XLINE',
   Ray: 'RAY',
   Polyline: 'POLYLINE',
+  Spline: 'SPLINE',
 };
 
 interface Listed {

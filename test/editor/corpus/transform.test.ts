@@ -1,6 +1,6 @@
 /**
  * ezdxf is the oracle of transforms: the model-space ELLIPSEs, LINEs, POINTs, INSERTs (MINSERT grids
- * and attributes with them), DIMENSIONs, SOLIDs, TRACEs, 3DFACEs, XLINEs, RAYs and POLYLINEs of every
+ * and attributes with them), DIMENSIONs, SOLIDs, TRACEs, 3DFACEs, XLINEs, RAYs, POLYLINEs and SPLINEs of every
  * corpus file (and of files ezdxf makes with the types the corpus lacks),
  * moved, rotated, scaled by a negative factor (a half turn and a shrink) and mirrored by chronicle's
  * entities_transform, equal what ezdxf's own transform(Matrix44) makes of the same file, field by field,
@@ -52,6 +52,7 @@ const COMPARED = [
   'RAY',
   'POLYLINE',
   'HATCH',
+  'SPLINE',
 ];
 const TYPES = [
   'Ellipse',
@@ -66,9 +67,10 @@ const TYPES = [
   'Ray',
   'Polyline',
   'HATCH',
+  'Spline',
 ];
 /** Types whose extrusion is a field of their own (others keep theirs with their unmodeled codes). */
-const WITH_EXTRUSION = new Set(['Ellipse', 'Solid', 'Trace', 'Polyline']);
+const WITH_EXTRUSION = new Set(['Ellipse', 'Solid', 'Trace', 'Polyline', 'Spline']);
 /** The type an answer is compared as: a modeled type's name, a raw one's DXF name. */
 const typeOf = (e: Fields) => String(e.type === 'Raw' ? e.dxf_type : e.type);
 
@@ -418,7 +420,37 @@ doc.saveas(sys.argv[1])
 print("{}")
 `;
 
+/** SPLINEs by control points (rational, closed, with a normal) and by fit points with end tangents. */
+const SPLINES_BY_EZDXF = `
+import sys, math, ezdxf
+doc = ezdxf.new("R2010")
+msp = doc.modelspace()
+msp.add_spline([(0, 0), (3, 4, 1), (8, 2), (12, 7, 2)], degree=3)
+fit = msp.add_spline([(0, 0), (5, 5), (10, 0), (15, 5)])
+fit.dxf.start_tangent = (1, 1, 0)
+fit.dxf.end_tangent = (1, -1, 0)
+w = math.sqrt(0.5)
+msp.add_rational_spline([(40, 0), (40, 40), (0, 40)], [1, w, 1], degree=2)
+closed = msp.add_open_spline([(0, 0), (10, 0), (10, 10), (0, 10), (0, 0)], degree=3)
+closed.closed = True
+closed.dxf.extrusion = (0, 0, 1)
+doc.saveas(sys.argv[1])
+print("{}")
+`;
+
 describe('transforms against ezdxf on a file ezdxf made', () => {
+  it('SPLINE: control points, knots and weights, fit points and tangents, closed, with a normal', async (ctx: TestContext) => {
+    needEzdxf(ctx);
+    const scratch = await scratchDir();
+    try {
+      const path = scratch.path('splines.dxf');
+      await python(SPLINES_BY_EZDXF, [path]);
+      expect(await sameAsEzdxf(path, false)).toBe(4);
+    } finally {
+      await scratch.remove();
+    }
+  });
+
   it('POLYLINE: 2D with bulges and widths (several OCS), 3D, polygon and polyface mesh', async (ctx: TestContext) => {
     needEzdxf(ctx);
     const scratch = await scratchDir();

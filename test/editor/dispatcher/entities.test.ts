@@ -156,7 +156,7 @@ describe('entities_create', () => {
     ['no entities', undefined, 'entities_required'],
     ['an empty list', [], 'entities_required'],
     ['a list item that is not an object', ['Line'], 'unknown_entity_type'],
-    ['an unknown type', [{ type: 'Spline' }], 'unknown_entity_type'],
+    ['an unknown type', [{ type: 'Mesh' }], 'unknown_entity_type'],
     ['no type', [{ start: [0, 0], end: [1, 1] }], 'unknown_entity_type'],
     ['a point of one number', [{ type: 'Line', start: [0], end: [1, 1] }], 'invalid_point'],
     ['a point with text in it', [{ type: 'Circle', center: ['a', 1], radius: 1 }], 'invalid_point'],

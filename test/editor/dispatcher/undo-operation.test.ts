@@ -232,6 +232,7 @@ describe('capabilities', () => {
       'XLine',
       'Ray',
       'Polyline',
+      'Spline',
     ]);
     expect(caps.query.operators.sort()).toEqual(
       [

@@ -166,7 +166,7 @@ describe('readDxf', () => {
         [1040, 0.5],
         [1071, 100000],
         [1005, 'ab'],
-        [0, 'SPLINE'],
+        [0, 'HELIX'],
         [5, 'A2'],
         [330, '1F'],
         [100, 'AcDbEntity'],
@@ -214,7 +214,7 @@ describe('readDxf', () => {
       ],
     });
     const spline = doc.entities.A2 as RawEntity;
-    expect(spline).toMatchObject({ type: 'Raw', dxf_type: 'SPLINE', layer: 'S', color: 5 });
+    expect(spline).toMatchObject({ type: 'Raw', dxf_type: 'HELIX', layer: 'S', color: 5 });
     expect(spline.tags[0]).toEqual({ code: 5, value: 'A2' });
     expect(spline.tags.some((t) => t.code >= 1000)).toBe(false);
     expect(spline.xdata).toEqual({ APP: [{ code: 1000, value: 'spline note' }] });

@@ -302,7 +302,7 @@ describe('writeDxf', () => {
       ...section('HEADER', [9, '$ACADVER'], [1, 'AC1018'], [9, '$HANDSEED'], [5, '100']),
       ...section(
         'ENTITIES',
-        [0, 'SPLINE'],
+        [0, 'HELIX'],
         [5, '50'],
         [330, '1F'],
         [100, 'AcDbEntity'],
@@ -530,7 +530,8 @@ describe('writeDxf with copies made by structuredClone', () => {
       copy.handle,
       copy.handle,
     ]);
-    const vertexHandles = (e: PolylineEntity) => e.vertex_tags.filter((t) => t.code === 5).map((t) => t.value);
+    const vertexHandles = (e: PolylineEntity) =>
+      e.vertex_tags.filter((t) => t.code === 5).map((t) => t.value);
     expect(vertexHandles(copied).some((h) => vertexHandles(original).includes(h))).toBe(false);
   });
 });

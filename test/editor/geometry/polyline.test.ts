@@ -52,7 +52,9 @@ function vertexTags(vertices: V[]): DxfTag[] {
     }
     if (v.bulge) t(42, v.bulge);
     t(70, v.flags ?? 0);
-    v.face?.forEach((n, k) => t(71 + k, n));
+    v.face?.forEach((n, k) => {
+      t(71 + k, n);
+    });
   });
   t(0, 'SEQEND');
   t(5, 'FF');
