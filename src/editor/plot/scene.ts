@@ -9,6 +9,7 @@ import { dictGet, dictSet } from '../dict.js';
 import { insertAttribs } from '../geometry/attribs.js';
 import { type Curve, curveBounds } from '../geometry/curves.js';
 import { extraNumber } from '../geometry/extra.js';
+import { hatchGeometry, isHatchType } from '../geometry/hatch.js';
 import { type Bounds, NO_BLOCKS } from '../geometry/index.js';
 import { applyPoint, applyVector, compose, IDENTITY, type Matrix, translation } from '../geometry/matrix.js';
 import { gridOffsets } from '../geometry/minsert.js';
@@ -430,6 +431,12 @@ function collect(
     return;
   }
   if (entity.type === 'Raw') {
+    const filled = plotsOn(ctx, layer) ? solidHatchFill(entity) : undefined;
+    if (filled) {
+      // A solid hatch of one loop is painted; one with islands is drawn as its loops (no holes in a fill yet).
+      items.push({ kind: 'outline', points: filled.map((p) => applyPoint(m, p)), aci, weight, fill: true });
+      return;
+    }
     // A raw type the geometry knows is drawn as its stand-ins (raw-kinds.ts), each with its own layer.
     for (const standIn of rawDrawn(entity, inherited !== undefined) ?? []) {
       collect(ctx, standIn, inherited, items);
@@ -462,6 +469,15 @@ function collect(
         : item,
     );
   }
+}
+
+/** The loop a solid HATCH of one boundary loop paints, in its space's coordinates; undefined otherwise. */
+function solidHatchFill(e: RawEntity): Point3[] | undefined {
+  if (!isHatchType(e.dxf_type)) return undefined;
+  const g = hatchGeometry(e);
+  const loop = g.loops[0];
+  if (!g.solid || g.loops.length !== 1 || !loop || loop.length < 3) return undefined;
+  return loop.map(([x, y]): Point3 => [x, y, g.elevation]);
 }
 
 /** A drawn part carried into another frame (model space parts onto the sheet, through a viewport). */

@@ -60,3 +60,44 @@ describe('capture of a HATCH', () => {
     }
   });
 });
+
+describe('capture of a solid HATCH', () => {
+  it('paints the inside of its loop, and nothing outside it', async () => {
+    const h = await startHarness();
+    try {
+      const doc = await h.newDoc();
+      await h.create([
+        {
+          type: 'Hatch',
+          boundary: [
+            [0, 0],
+            [10, 0],
+            [10, 10],
+            [0, 10],
+          ],
+          solid: true,
+          color: 1,
+        },
+      ]);
+      const shot = resultOf<{ data: string }>(
+        await h.ok('capture', { document_id: doc, width: 480, window: [-1, -1, 11, 11] }),
+      );
+      const p = decodePng(Buffer.from(shot.data, 'base64'));
+      for (const [x, y] of [
+        [5, 5],
+        [1, 1],
+        [9, 2],
+        [2.5, 8.5],
+      ] as const)
+        expect(reddish(rgbAt(p, px(x), py(y))), `inside ${x},${y}`).toBe(true);
+      for (const [x, y] of [
+        [-0.5, 5],
+        [10.5, 5],
+        [5, 10.5],
+      ] as const)
+        expect(reddish(rgbAt(p, px(x), py(y))), `outside ${x},${y}`).toBe(false);
+    } finally {
+      await h.close();
+    }
+  });
+});
