@@ -128,6 +128,40 @@ describe.skipIf(missing !== undefined)('the viewer in Chromium', () => {
     await page.waitForSelector(`#world g[data-handle="${handle}"]`, { state: 'detached', timeout: 20_000 });
   });
 
+  it('draws a SOLID filled and an XLINE cut at the view, which follows the view', async () => {
+    const created = await gui.rest.post('/api/v1/entities', {
+      entities: [
+        {
+          type: 'Solid',
+          corners: [
+            [0, 0],
+            [10, 0],
+            [0, 10],
+            [10, 10],
+          ],
+          layer: 'DOORS',
+        },
+        { type: 'XLine', start: [0, 0], direction: [1, 1], layer: 'DOORS' },
+      ],
+    });
+    expect(created.status, created.text).toBe(201);
+    const [solid, xline] = strings(body(created), 'result.handles');
+    await page.waitForSelector(`#world g[data-handle="${xline}"] path.rays`, { timeout: 20_000 });
+    const fill = await page.evaluate(
+      `getComputedStyle(document.querySelector('#world g[data-handle="${solid}"] path.fill')).fill`,
+    );
+    expect(fill).not.toBe('none');
+    const d = String(await page.getAttribute(`#world g[data-handle="${xline}"] path.rays`, 'd'));
+    // One segment, M x y L x y, whose ends lie on the line y = x.
+    const [x1, y1, x2, y2] = (d.match(/-?[\d.e+-]+/g) ?? []).map(Number) as [number, number, number, number];
+    expect(Math.abs(x1 - y1)).toBeLessThan(1e-6 * Math.max(1, Math.abs(x1)));
+    expect(Math.abs(x2 - y2)).toBeLessThan(1e-6 * Math.max(1, Math.abs(x2)));
+    expect(x2 - x1).toBeGreaterThan(0);
+    const erased = await gui.rest.del(`/api/v1/entities?handles=${solid},${xline}`);
+    expect(erased.status).toBe(200);
+    await page.waitForSelector(`#world g[data-handle="${xline}"]`, { state: 'detached', timeout: 20_000 });
+  });
+
   it('a click selects the nearest entity; get_selection returns it; shift+click adds in order', async () => {
     await clickModel(78, 30.5); // near the circle A (centre 70,30, radius 8)
     expect(await eventually(selectionHandles, ['A'])).toEqual(['A']);
