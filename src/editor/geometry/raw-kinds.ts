@@ -10,6 +10,7 @@ import { hatchGeometry, patternSegments, transformHatch } from './hatch.js';
 import { leaderStandIns, transformLeader } from './leader.js';
 import type { Matrix, Similarity } from './matrix.js';
 import { meshEdges, transformMesh } from './mesh.js';
+import { viewportFrame } from './viewport.js';
 
 /** What a raw type's transform needs: the matrix, its similarity, and the modeled types' transforms. */
 export interface RawTransformTools {
@@ -27,7 +28,8 @@ interface RawKind {
   standIns(e: RawEntity, inBlock: boolean): Entity[] | undefined;
   /** What the plot draws of it, when that is not its stand-ins (a hatch's pattern strokes). */
   drawn?(e: RawEntity): Entity[] | undefined;
-  transform(e: RawEntity, tools: RawTransformTools): RawEntity;
+  /** How it moves; none for a type drawn and bounded but never moved (set apart as not_transformable). */
+  transform?(e: RawEntity, tools: RawTransformTools): RawEntity;
 }
 
 const KINDS: Readonly<Record<string, RawKind>> = {
@@ -57,6 +59,9 @@ const KINDS: Readonly<Record<string, RawKind>> = {
   MESH: {
     standIns: (e) => meshEdges(e),
     transform: (e, tools) => transformMesh(e, tools.m),
+  },
+  VIEWPORT: {
+    standIns: (e) => viewportFrame(e),
   },
 };
 
@@ -113,6 +118,9 @@ function kindOf(e: RawEntity): RawKind | undefined {
 /** Whether a raw entity's type is one the geometry knows (so it is drawn from stand-ins and moves). */
 export const isKnownRaw = (e: RawEntity) => kindOf(e) !== undefined;
 
+/** Whether a raw entity's type is one that moves (its kind has a transform). */
+export const isTransformableRaw = (e: RawEntity) => kindOf(e)?.transform !== undefined;
+
 /** The stand-ins of a raw entity; undefined for a type the geometry does not know. */
 export function rawStandIns(e: RawEntity, inBlock = false): Entity[] | undefined {
   return kindOf(e)?.standIns(e, inBlock);
@@ -127,7 +135,7 @@ export function rawDrawn(e: RawEntity, inBlock = false): Entity[] | undefined {
 
 /** The raw entity transformed; undefined for a type the geometry does not know. */
 export function transformRaw(e: RawEntity, tools: RawTransformTools): RawEntity | undefined {
-  return kindOf(e)?.transform(e, tools);
+  return kindOf(e)?.transform?.(e, tools);
 }
 
 export { isAttdefType };

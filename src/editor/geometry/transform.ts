@@ -31,7 +31,7 @@ import {
 } from './matrix.js';
 import { transformGridTags } from './minsert.js';
 import { transformPolyline as transformOldPolyline } from './polyline.js';
-import { isKnownRaw, transformRaw } from './raw-kinds.js';
+import { isTransformableRaw, transformRaw } from './raw-kinds.js';
 import { transformFace, transformSolid } from './solid.js';
 import { transformSpline } from './spline.js';
 import { alignPoint, attachmentFractions, mtextDirection, textLayout } from './text-box.js';
@@ -55,7 +55,7 @@ const FLIP_SIMILARITY: Similarity = { scale: 1, reflect: true, angle: 180 };
  * leaves Text readable unless `mirrtext` (MText has no mirrored form in DXF: it always stays readable).
  */
 export function transformEntity(entity: Entity, m: Matrix, options: TransformOptions = {}): Entity {
-  if (entity.type === 'Raw' && !isKnownRaw(entity)) {
+  if (entity.type === 'Raw' && !isTransformableRaw(entity)) {
     throw new GeometryError(
       'not_transformable',
       `${entity.dxf_type} ${entity.handle} is kept as read and cannot be transformed`,

@@ -12,7 +12,7 @@ import {
   transformEntity,
   translation,
 } from '../geometry/index.js';
-import { isKnownRaw } from '../geometry/raw-kinds.js';
+import { isTransformableRaw } from '../geometry/raw-kinds.js';
 import type { Entity, Point3 } from '../model.js';
 import { documentIndexSliced } from '../query/document-index.js';
 import { runQuerySliced, selectionAnswer } from '../query/index.js';
@@ -98,7 +98,7 @@ interface Untransformable {
  */
 function untransformable(sources: readonly Entity[]): Untransformable[] {
   return sources.flatMap((e) =>
-    e.type === 'Raw' && !isKnownRaw(e)
+    e.type === 'Raw' && !isTransformableRaw(e)
       ? [
           {
             handle: e.handle,

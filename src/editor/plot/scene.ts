@@ -25,6 +25,7 @@ import {
   textLayout,
 } from '../geometry/text-box.js';
 import { planar } from '../geometry/transform.js';
+import { isViewportType } from '../geometry/viewport.js';
 import { rayClipped, transformRay } from '../geometry/xline.js';
 import type {
   DxfDocumentModel,
@@ -607,7 +608,8 @@ export function plotContext(
 export function plotEntityItems(plot: PlotContext, entity: Entity): PlotItem[] | undefined {
   const { scene, space } = plot;
   if (!inPlottedSpace(plot, entity)) return undefined;
-  if (entity.type === 'Raw' && !isKnownRaw(entity)) {
+  // A VIEWPORT is bounded by its frame (geometry/viewport.ts) but drawn here: its border and the model it shows.
+  if (entity.type === 'Raw' && (!isKnownRaw(entity) || isViewportType(entity.dxf_type))) {
     const viewport =
       space === MODEL_SPACE.toUpperCase() ? undefined : viewportItems(scene.model, entity, scene.hidden);
     if (!viewport) {
