@@ -11,7 +11,7 @@ import { fail } from './errors.js';
 import { attdefText } from './geometry/attdef.js';
 import { dimensionReadout } from './geometry/dimension.js';
 import { leaderReadout } from './geometry/leader.js';
-import type { DxfTag, EntityCommon, Point3, RawEntity } from './model.js';
+import type { DxfTag, EntityCommon, RawEntity } from './model.js';
 import { isObject, number } from './request.js';
 
 /** Pattern lines of acad.pat: angle (degrees), base point, offset (along the line, across it), dashes. */
