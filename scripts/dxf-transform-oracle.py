@@ -214,6 +214,12 @@ def main():
     else:
         doc = ezdxf.readfile(args[0])
     steps = [matrix(s) for s in json.loads(args[1])]
+    # ezdxf 0.18 turns a written thickness into extrusion * thickness and normalises it, so a written 0
+    # (netDxf writes 39 0.0 on every LINE, also in the blocks a DIMENSION moves) divides by zero; 0 is
+    # the default, so it goes.
+    for e in doc.entitydb.values():
+        if e.dxf.hasattr("thickness") and e.dxf.thickness == 0:
+            e.dxf.discard("thickness")
     out = []
     for e in doc.modelspace():
         before = fields(e)
