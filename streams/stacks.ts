@@ -4,7 +4,7 @@ import { KEY_STREAM_PREFIX } from './system.js';
 /**
  * The stacks service's event catalog. Stream categories:
  * - `stack-job-<jobId>`: one job (deploy, create-and-start, compose save with restart, start, stop,
- *   restart, down): what it printed and how it ended. Deleted after the retention of CONTRACT.md, and
+ *   restart, down): what it printed and how it ended. Deleted after `jobs.retentionHours`, and
  *   with the run it belongs to, so no copy of a deleted run's output stays.
  * - `stack-operation-<jobId>`: one stack operation (start, stop, restart, down) as its stack's Activity
  *   keeps it (OperationRecorded): who, what, when, how it ended and the tail of its output. Kept after its
@@ -91,7 +91,7 @@ export interface ComposeGroup {
  * Counts parsed from compose output (v1 or v2); absent from a run that printed no line (unknown, not
  * zero). A count is only what was seen: each group of keys is present only when compose printed a line
  * of that group (a container event; a pull; a build), so a 0 is a seen 0, never a line left
- * unrecognised. Runs recorded before issue 17 hold all six counts always (and no `buildStepsCached`).
+ * unrecognised. Runs recorded by older builds hold all six counts always (and no `buildStepsCached`).
  */
 export interface DeploySummary {
   containersCreated?: number;
@@ -412,7 +412,7 @@ export interface StacksEventMap {
     environments: EnvironmentId[];
   };
   /**
-   * Deploy history (issue 19): a compose text or a variable set some run deployed, stored once per
+   * Deploy history (docs/stacks.md#deploy-history-what-each-run-deployed-diff-redeploy-rollback): a compose text or a variable set some run deployed, stored once per
    * distinct content (the projection finds a live one by `kind` and `hash`) in stream
    * `deploy-content-<content_id>`, sealed with its own key (`key-content-<content_id>`), because a compose
    * text can hold what its output prints. When the last run referring to it is deleted, its key and its
@@ -460,7 +460,7 @@ export interface StacksEventMap {
     user_id: string | null;
   };
   /**
-   * One run of the `deploy_run_retention` schedule (issue 19 point 5), in stream
+   * One run of the `deploy_run_retention` schedule (docs/stacks.md#deploy-run-retention), in stream
    * `retention-execution-<id>` (created with `no_stream`: ids are unique). The runs it deletes go
    * through the normal delete (RunDeleted in their own streams); these events say what it did.
    */
@@ -481,7 +481,7 @@ export interface StacksEventMap {
     run_environments?: Array<{ run_id: number; environment_id: EnvironmentId }>;
   };
   /**
-   * Notifications (issue 19 point 4), stream `notifications`: one delivery attempt to a channel. `key`
+   * Notifications (docs/stacks.md#notifications), stream `notifications`: one delivery attempt to a channel. `key`
    * (the idempotency key, sent with every attempt) is `<channel>:<position of the event notified>:<event>`, or
    * `<channel>:test:<uuid>` for a test message. Text holds no secret: statuses, names, ids only.
    */

@@ -15,6 +15,6 @@ export interface StreamDeletedData {
  * key kept in a stream of its own, and deleting that stream makes the output unreadable everywhere).
  * An adapter keeps no readable byte of such a stream once `deleteStream` has resolved: LevelDB compacts
  * the key's range, PostgreSQL keeps these streams in a table of their own that a delete rewrites;
- * KurrentDB tombstones the stream and its bytes go at the operator's next scavenge (README).
+ * KurrentDB tombstones the stream and its bytes go at the operator's next scavenge (docs/security.md#deleted-runs-crypto-shredding).
  */
 export const KEY_STREAM_PREFIX = 'key-';
