@@ -65,7 +65,7 @@ export interface DeployRunsState {
   maxRunId: number;
 }
 
-/** The run JSON of STACKS.md (list items and single run). */
+/** The run JSON the run routes answer (list items and single run; `Run` in the OpenAPI document). */
 export interface RunJson {
   id: number;
   scheduleType: 'stack_deploy';

@@ -96,7 +96,7 @@ export async function startStacksServer(options: StacksServerOptions): Promise<S
 }
 
 /**
- * Finds the compose program (CONTRACT.md: `compose.command`, else `docker compose`, else
+ * Finds the compose program (config `compose.command`, else `docker compose`, else
  * `docker-compose`) and says on standard error which one runs the stacks, with its version. Undefined,
  * after a line saying why, when nothing is configured and neither answers: the command exits 1.
  */

@@ -1,6 +1,6 @@
 /**
- * SIGINT and SIGTERM, caught from the command's first line on (CONTRACT.md: stop accepting, flush the
- * store, exit 0). A supervisor may stop a server at any moment, also while it starts: a handler installed
+ * SIGINT and SIGTERM, caught from the command's first line on: stop accepting, flush the store, exit 0
+ * (docs/operations.md#command-line). A supervisor may stop a server at any moment, also while it starts: a handler installed
  * only once the server listened left a window in which the signal's default action killed the process
  * (exit by signal, the store not flushed). The entry (main.ts) installs these handlers before it loads
  * anything else; a signal is then remembered, and each serving command asks for it when it can close

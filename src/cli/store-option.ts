@@ -8,7 +8,7 @@ export interface StoreOptions {
   store?: string;
 }
 
-/** `--data DIR`, else $CHRONICLE_DATA, else ./data (CONTRACT.md). */
+/** `--data DIR`, else $CHRONICLE_DATA, else ./data (docs/operations.md#where-the-data-lives). */
 export const dataDirOf = (options: StoreOptions) =>
   resolve(options.data ?? process.env.CHRONICLE_DATA ?? './data');
 

@@ -118,7 +118,7 @@ export const BATCH_MAX_STEPS = 64;
 /**
  * The most group codes one entity may hold: a HATCH of 80,000 edges, a spline of 250,000 points. A
  * file of 30 MB can hold one HATCH of a million edges, whose tags alone took the reader past a 256 MB
- * heap; refused before they are copied (README "Security model").
+ * heap; refused before they are copied (docs/security.md#the-editor).
  */
 export const MAX_ENTITY_TAGS = 500_000;
 

@@ -14,7 +14,7 @@ import type { DxfDocumentModel, InsertEntity } from './model.js';
 import { named } from './names.js';
 
 /**
- * The most entities one operation expands (README "Security model"): a drawing of 100,000 entities
+ * The most entities one operation expands (docs/security.md#the-editor): a drawing of 100,000 entities
  * plots and captures with room to spare; what lies past it costs gigabytes and minutes.
  */
 export const MAX_EXPANDED_ENTITIES = 500_000;

@@ -9,7 +9,7 @@ export const isObject = (v: unknown): v is Record<string, unknown> =>
 
 /**
  * Who sent a request, as far as the dispatcher's checks go. `files: false` — a web page of another
- * origin (README "Security model") — refuses every op that reads or writes a file (`origin_forbidden`);
+ * origin (docs/security.md#the-editor) — refuses every op that reads or writes a file (`origin_forbidden`);
  * callers that pass none (scripts, MCP, the viewer) may.
  */
 export interface Caller {

@@ -148,7 +148,7 @@ export function editorOpenApi(version: string): Record<string, unknown> {
       },
     };
   }
-  // The audit routes: extra GET routes of this project that read the log (README: Audit and replay).
+  // The audit routes: extra GET routes of this project that read the log (docs/editor.md#audit-time-travel-and-replay).
   for (const route of AUDIT_ROUTES) {
     const path = toOpenApiPath(route.path);
     const params = parametersOf(route.path, route.queryParams);

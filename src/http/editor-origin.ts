@@ -1,5 +1,5 @@
 /**
- * The editor's Origin rule (README "Security model"): any origin may call the REST surface (the spec's
+ * The editor's Origin rule (docs/security.md#the-editor): any origin may call the REST surface (the spec's
  * `Access-Control-Allow-Origin: *`), but a request a browser sent for a page that is not on this machine
  * may not touch the file system. A browser names the page in `Origin` on every cross-origin request —
  * also on the "simple" `text/plain` POSTs it sends without a preflight — and a page cannot leave it out

@@ -5,7 +5,7 @@ const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', 'localhost.', '[::1]']
 
 /**
  * Whether a `Host` header may reach a loopback listener: the editor's, its viewer's, the stacks server's
- * on a loopback address (the DNS-rebinding guard, README "Security model"). A
+ * on a loopback address (the DNS-rebinding guard, docs/security.md). A
  * rebinding page's requests carry the page's own name (`evil.example:41223`), so what the guard must
  * refuse is any other name; a loopback name in any spelling, with any port (`ssh -L 8080:...` forwards
  * keep the client's), or no `Host` at all (HTTP/1.0, programs) can only come from this machine's own

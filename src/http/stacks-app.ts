@@ -63,7 +63,7 @@ export const registeredRoutes = (app: FastifyInstance): readonly RegisteredRoute
   registered.get(app) ?? [];
 
 /**
- * The stacks HTTP surface (STACKS.md): every route behind a bearer token or the web page's session
+ * The stacks HTTP surface (docs/stacks.md): every route behind a bearer token or the web page's session
  * cookie (401 `unauthorized`) but the ones whose schema says `security: []` (the git webhook, signed
  * instead; the OpenAPI document; sign-in and sign-out) and the pages (isPageRoute: the docs page, the
  * web page's own files), errors as `{ "error": message }` with the StacksError's status. Every API
@@ -184,7 +184,7 @@ export function stacksApp(
   });
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {
-    // A write the store could not make, however it was wrapped on its way (README, "When the store fails").
+    // A write the store could not make, however it was wrapped on its way (docs/operations.md#when-the-store-fails).
     const failed = storeFailureOf(error);
     if (failed) {
       const refusal = storeFailed(service.store.failure ?? { reason: failed.reason, clears: 'next-write' });

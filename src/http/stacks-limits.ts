@@ -1,5 +1,5 @@
 /**
- * What the stacks server lets one caller hold (README "Limits of the stacks server"): time to send a
+ * What the stacks server lets one caller hold (docs/stacks.md#limits-reconcile-settings-and-schedules): time to send a
  * request, connections, and body sizes per route. Without them a client trickling its headers or body
  * kept a connection for minutes, and enough of them (no connection cap) held the server.
  *

@@ -8,7 +8,7 @@ import type { JobAccepted, JobOutcome } from './stacks-api/answers.js';
 
 /**
  * What every stacks route reads from a request (the authenticated user, set by the app's hook) and the
- * two answers of a job (STACKS.md "Job responses"). What a request takes is checked by its schema.
+ * two answers of a job: 202 with its ids at once, or with `Accept: application/json` its result. What a request takes is checked by its schema.
  */
 
 declare module 'fastify' {

@@ -30,7 +30,7 @@ declare module 'fastify' {
 const INVALID_SIGNATURE = 'Invalid webhook signature';
 
 /**
- * The git-stack routes (CONTRACT.md, and README for the ones it leaves open): list, read, create (and
+ * The git-stack routes (docs/stacks.md#git-stacks): list, read, create (and
  * deploy), change settings (and redeploy), deploy, and the webhook. Every route but the webhook checks
  * its `env` like the stack routes (`view` to read, `edit` to change); the webhook is signed instead.
  */

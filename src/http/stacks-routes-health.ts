@@ -4,8 +4,8 @@ import { stacksRoutes as routes } from './stacks-api/routes.js';
 import type { StacksFastify } from './stacks-openapi.js';
 
 /**
- * `GET /api/health`: 200 while the event store takes writes, 503 while it is failed (README, "When the
- * store fails"). No token needed, so a supervisor can ask; the store's own words (they may name the
+ * `GET /api/health`: 200 while the event store takes writes, 503 while it is failed
+ * (docs/operations.md#when-the-store-fails). No token needed, so a supervisor can ask; the store's own words (they may name the
  * data folder's paths) only to a caller with one.
  */
 export function healthRoutes(app: StacksFastify, store: EventStore): void {

@@ -21,8 +21,8 @@ const TOGGLE_REFUSALS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
- * Settings, the reconcile's manual run, the per-item toggle and the execution history (CONTRACT.md's
- * open routes; README, stacks section).
+ * Settings, the reconcile's manual run, the per-item toggle and the execution history
+ * (docs/stacks.md#limits-reconcile-settings-and-schedules).
  */
 export function scheduleRoutes(app: StacksFastify, service: StacksService): void {
   const schedules = service.schedules;

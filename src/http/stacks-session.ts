@@ -128,7 +128,7 @@ export function sessionView(config: StacksConfig, user: User) {
   return {
     name: user.name,
     admin: user.admin,
-    // Schedules: admin or the stacks `edit` permission in any grant (README, Schedules).
+    // Schedules: admin or the stacks `edit` permission in any grant (docs/stacks.md#limits-reconcile-settings-and-schedules).
     mayRunSchedules: hasGlobal(user, 'edit'),
     environments: environments.map((e) => ({
       ...e,

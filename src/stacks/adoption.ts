@@ -1,6 +1,6 @@
 /**
- * Adopting a compose project the engine runs but chronicle does not manage (README "Adopting compose
- * projects"): what the project's own files become in a new stack of the same name. The compose file is
+ * Adopting a compose project the engine runs but chronicle does not manage
+ * (docs/stacks.md#adopting-compose-projects): what the project's own files become in a new stack of the same name. The compose file is
  * copied as it is when it is the only one and names no relative host path; otherwise compose itself
  * merges the files (`config --no-interpolate`, which also makes every relative path absolute in the
  * project's folder), so the adopted stack reads the same build contexts, env files and bind-mounted data

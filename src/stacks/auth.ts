@@ -3,8 +3,8 @@ import type { EnvironmentId } from '../../streams/stacks.js';
 import type { StackAction, StacksConfig, User } from './types.js';
 
 /**
- * Who a request is and what it may do: the spec's Authentication section over CONTRACT.md's users and
- * grants. Pure functions; routes call them and answer with the decision.
+ * Who a request is and what it may do: the users and grants of the config
+ * (docs/security.md#who-can-do-what). Pure functions; routes call them and answer with the decision.
  *
  * `view` and `edit` are separate actions, as the spec lists them: a grant of `edit` alone does not let
  * its holder list or read runs. A config wanting both names both (`"actions": ["view", "edit"]`).
@@ -54,7 +54,7 @@ export function hasGlobal(user: User, action: StackAction): boolean {
 
 /**
  * The permission scoped to an environment: a grant gives the action with that environment listed, or
- * `"*"`. A grant without an environment list gives the global permission only (CONTRACT.md), never a
+ * `"*"`. A grant without an environment list gives the global permission only, never a
  * scoped one. The local environment (null) uses the global check, unless the config's
  * `localEnvironment` is `explicit`: then it is scoped like the others (a grant listing `null`, or `"*"`).
  */

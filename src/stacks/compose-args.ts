@@ -1,5 +1,5 @@
 /**
- * The compose program's argument lists and environment (CONTRACT.md). Pure: the caller passes the
+ * The compose program's argument lists and environment (docs/stacks.md#jobs-runs-and-how-compose-runs). Pure: the caller passes the
  * program and the process environment in, so the result depends on nothing else.
  *
  * Arguments differ by generation (checked against `docker-compose <cmd> --help` of 1.29.2 and

@@ -1,5 +1,5 @@
 /**
- * Which compose program runs the stacks, and of which generation (CONTRACT.md, issue 17).
+ * Which compose program runs the stacks, and of which generation (docs/stacks.md#on-a-real-docker-engine).
  *
  * Compose v1 (the Python `docker-compose`, 1.x) and v2 (`docker compose`, or a v2 `docker-compose`
  * binary) take different arguments, so the generation of the command is read from its `version` output:

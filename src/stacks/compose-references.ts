@@ -20,7 +20,7 @@
  */
 import { interpolate, UncheckableValue } from './compose-interpolation.js';
 
-/** The security setting a finding falls under (README "Security model", the config's `security`). */
+/** The security setting a finding falls under (docs/security.md#what-an-edit-grant-can-reach, the config's `security`). */
 export type SecuritySetting = 'privileged' | 'hostNamespaces' | 'devices' | 'capAdd' | 'sysctls';
 
 /** How a named path is used, which decides the rule it is held to. */

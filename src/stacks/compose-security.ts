@@ -1,7 +1,7 @@
 /**
  * The security settings of an environment (config `environments[].security`, the local environment's
- * `localEnvironmentSecurity`) held against a compose file, before compose runs it (README "Security
- * model"). Compose runs on the server, as the server's user, and the engine it drives is root on its
+ * `localEnvironmentSecurity`) held against a compose file, before compose runs it
+ * (docs/security.md#what-an-edit-grant-can-reach). Compose runs on the server, as the server's user, and the engine it drives is root on its
  * host: without these checks a compose file could build from another stack's folder (and print its
  * `.env`), read any file of the server through `env_file` or `dockerfile`, or mount `/`.
  *

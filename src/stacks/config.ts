@@ -15,7 +15,7 @@ import type {
 } from './types.js';
 
 /**
- * The stacks config file of CONTRACT.md: read, validated and completed with its defaults.
+ * The stacks config file (`--config`): read, validated and completed with its defaults.
  *
  * Validation uses zod: strict objects (a misspelt key is an error, not a silently ignored setting),
  * a message per field, and issue paths that name the key (`users[1].token`) without hand-written walking.

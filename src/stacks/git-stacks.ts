@@ -1,5 +1,5 @@
 /**
- * Git stacks (CONTRACT.md): a stack whose compose file is the file at `composePath` of a branch of a
+ * Git stacks (docs/stacks.md#git-stacks): a stack whose compose file is the file at `composePath` of a branch of a
  * git repository. It is a stack like the others (`<data>/stacks/<env>/<name>/`, compose.yaml = that
  * file at the deployed commit) plus `git.json` with the git settings, credentials and webhook secret
  * (mode 0600, never answered). Its settings are recorded as `GitStackConfigured` events without them.

@@ -1,7 +1,7 @@
 import { StacksError } from './errors.js';
 
 /**
- * How large a stack's compose file and variables may be (README "Security model", Limits). Checked
+ * How large a stack's compose file and variables may be (docs/security.md#limits-and-their-defaults). Checked
  * when they arrive — create, compose and variables save, git create and every git sync — so that every
  * later step takes them: a deploy records the compose text and the variables each in one event of the
  * store (at most 4 MiB, sealed and base64-encoded: 4/3 larger), and gives the variables to compose in

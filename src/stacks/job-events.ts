@@ -13,7 +13,7 @@ import type { OutputKeys, Sealer } from './output-keys.js';
 
 /**
  * A job's messages as events of its stream `stack-job-<id>` and back: written in batches, sealed with
- * the job's key (README "Deleted runs"), read back a few events at a time.
+ * the job's key (docs/security.md#deleted-runs-crypto-shredding), read back a few events at a time.
  */
 
 /** Characters of lines per JobOutput event: far below the store's 4 MiB event limit even when escaped. */

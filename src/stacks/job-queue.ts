@@ -1,5 +1,5 @@
 /**
- * The compose job queue (config `jobs.maxConcurrent`, README "Limits and their defaults"): at most that
+ * The compose job queue (config `jobs.maxConcurrent`, docs/security.md#limits-and-their-defaults): at most that
  * many compose jobs of this process run at once; the others wait their turn, first come first served,
  * `queued` in their poll and their run. The decision is pure (`admit`, `leave` over a QueueState);
  * `ComposeSlots` holds the state of one pool and the promises of the jobs waiting in it.

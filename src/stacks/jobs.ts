@@ -42,7 +42,7 @@ export interface ReadModel<State> {
   waitFor(position: number): Promise<void>;
 }
 
-/** `GET /api/jobs/{id}`: a page of the job's messages (CONTRACT.md; README "Reading output"). */
+/** `GET /api/jobs/{id}`: a page of the job's messages (docs/stacks.md#reading-output-polls-event-streams-and-memory). */
 export interface JobPoll {
   id: string;
   /** `queued` while it waits for a compose slot (config `jobs.maxConcurrent`). */

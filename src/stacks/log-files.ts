@@ -6,7 +6,7 @@ import { firstEvent } from './first-event.js';
 import { unlessMissing } from './missing-files.js';
 
 /**
- * Run logs: `<data>/deploy-logs/<env id or "null">/<runId>.log` (CONTRACT.md), one redacted output line
+ * Run logs: `<data>/deploy-logs/<env id or "null">/<runId>.log`, one redacted output line
  * per text line, in arrival order. A size budget applies per environment folder (spec, Limits).
  */
 export const DEPLOY_LOGS_DIR = 'deploy-logs';

@@ -1,7 +1,7 @@
 import type { EnvironmentId } from '../../streams/stacks.js';
 import { badRequest } from './errors.js';
 
-/** CONTRACT.md's stack name rule; it also keeps a name from ever being a path (no `/`, `.`, `..`). */
+/** The stack name rule; it also keeps a name from ever being a path (no `/`, `.`, `..`). */
 export const STACK_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 // One spelling per number: no sign on zero, no leading zeros or `+`, no spaces, no exponent or fraction.

@@ -1,5 +1,5 @@
 /**
- * Output redaction (spec: Output redaction; CONTRACT.md): every value of more than 5 characters is
+ * Output redaction (spec: Output redaction; docs/stacks.md#jobs-runs-and-how-compose-runs): every value of more than 5 characters is
  * replaced by `***`; a line holding a value of 5 characters or fewer is withheld (null). Empty values
  * are ignored. A value holding line breaks is matched line by line (each of its lines is a value).
  *

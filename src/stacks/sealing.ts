@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
- * Sealing of output texts for crypto-shredding (streams/stacks.ts, README "Deleted runs"): AES-256-GCM
+ * Sealing of output texts for crypto-shredding (streams/stacks.ts, docs/security.md#deleted-runs-crypto-shredding): AES-256-GCM
  * with a random 96-bit IV per text and the key's scope as additional data, so a sealed text copied into
  * another scope's event does not open there. A sealed text is base64 of IV, ciphertext and tag.
  * node:crypto only; pure but for the random IV.

@@ -4,7 +4,7 @@ import { ENV_NAME_PATTERN } from './env-file.js';
 import type { SecretProviderConfig } from './types.js';
 
 /**
- * Secret providers (CONTRACT.md `secretProviders`): a command, run without a shell, that prints one JSON
+ * Secret providers (config `secretProviders`, docs/security.md#secret-providers): a command, run without a shell, that prints one JSON
  * object of string values on standard output. Its values are added to the deploy's environment and to
  * the redaction list. No message here ever holds what the provider printed on stdout: that is the secrets.
  */

@@ -155,7 +155,7 @@ export const JOB_ELSEWHERE_MESSAGE =
 export const STOPPED_WHILE_QUEUED_MESSAGE =
   'The server was stopped while this job was queued; compose did not run';
 
-/** The status a queued job reports first (README "Limits and their defaults"). */
+/** The status a queued job reports first (docs/security.md#limits-and-their-defaults). */
 export function queuedStatus(ticket: Pick<Ticket, 'ahead' | 'limit'>): string {
   const before = ticket.ahead === 1 ? '1 job waits' : `${ticket.ahead} jobs wait`;
   return `Queued: all ${ticket.limit} compose slots are taken (jobs.maxConcurrent); ${before} before this one`;

@@ -1,5 +1,5 @@
 /**
- * Variables whose values are too short to replace safely (CONTRACT.md: 5 characters or fewer): the
+ * Variables whose values are too short to replace safely (5 characters or fewer): the
  * redactor withholds every output line that holds one, secret or not, as the spec requires — `TAG=1`
  * withholds every line with a `1` in it (on v2 every container line: `web-app-1`). A save of such a
  * variable is answered with a warning saying how many lines of the stack's last run it would withhold.

@@ -2,8 +2,8 @@
  * Who wrote what a stack deploys, from its stream's events (never from its files, which a container
  * with a mount could rewrite): the last writer of its compose file, of its variables and of its git
  * settings, with the hashes recorded then. A deploy skips the environment's security settings only
- * when every part was written by an admin and the files still hold what was recorded (README
- * "Security model"). Pure: the fold over the events, and the decision.
+ * when every part was written by an admin and the files still hold what was recorded
+ * (docs/security.md#what-an-edit-grant-can-reach). Pure: the fold over the events, and the decision.
  */
 
 import type { StacksEventMap } from '../../streams/stacks.js';

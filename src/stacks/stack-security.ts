@@ -1,6 +1,6 @@
 /**
- * When the environments' security settings are held against a compose file (README "Security
- * model"): when a non-admin user saves one (create, compose save, variables that change what it
+ * When the environments' security settings are held against a compose file
+ * (docs/security.md#what-an-edit-grant-can-reach): when a non-admin user saves one (create, compose save, variables that change what it
  * says, a git stack's create), and before every deploy of a stack not wholly written by admins —
  * the files may have changed on disk since, and a git sync brings a new commit.
  */

@@ -15,7 +15,7 @@ export interface Environment {
   security?: ComposeSecurity;
 }
 
-/** An environment's security settings for non-admin users' compose files (README "Security model"). */
+/** An environment's security settings for non-admin users' compose files (docs/security.md). */
 export interface ComposeSecurity {
   /** `stack`: every path stays in the stack's folder or git tree; `unrestricted`: anywhere but the data folder. */
   composePaths: 'stack' | 'unrestricted';
@@ -34,7 +34,7 @@ export type GrantEnvironments = ReadonlyArray<number | null> | '*';
 export interface Grant {
   resource: string;
   actions: readonly string[];
-  /** Absent = the global permission only: no environment-scoped one (CONTRACT.md). */
+  /** Absent = the global permission only: no environment-scoped one. */
   environments?: GrantEnvironments;
 }
 
@@ -47,7 +47,7 @@ export interface User {
   /**
    * How the local environment (null) is checked for this user, from the config's top-level
    * `localEnvironment`: absent, the spec's rule (the global check: any grant of the action reaches it);
-   * `explicit`, only a grant listing `null` (or `"*"`) does (README "Security model").
+   * `explicit`, only a grant listing `null` (or `"*"`) does (docs/security.md#the-local-environment).
    */
   localEnvironment?: 'explicit';
 }
@@ -57,13 +57,13 @@ export interface SecretProviderConfig {
   /** The program (a relative path already resolved against the config file's folder) and its arguments. */
   command: readonly string[];
   /**
-   * The environments whose stacks may bind it and get its values (README "Security model"); absent:
+   * The environments whose stacks may bind it and get its values (docs/security.md#secret-providers); absent:
    * none, only stacks wholly written by admins.
    */
   environments?: GrantEnvironments;
 }
 
-/** The config file of CONTRACT.md with its defaults filled in. */
+/** The config file (`--config`) with its defaults filled in. */
 export interface StacksConfig {
   environments: readonly Environment[];
   /** The local environment's security settings (config `localEnvironmentSecurity`); absent: the defaults. */
@@ -154,7 +154,7 @@ export interface ComposeInvocation {
 }
 
 /**
- * Redaction over a fixed list of values (CONTRACT.md): a value of more than 5 characters becomes `***`;
+ * Redaction over a fixed list of values: a value of more than 5 characters becomes `***`;
  * a line holding a value of 5 characters or fewer is withheld. One pass per line for all values.
  */
 export interface Redactor {
@@ -226,7 +226,7 @@ export interface DeployVariant {
 }
 
 /**
- * Where compose runs for a stack (CONTRACT.md): a plain stack in its folder, on its `compose.yaml`; a git
+ * Where compose runs for a stack: a plain stack in its folder, on its `compose.yaml`; a git
  * stack in its checked-out tree, on the file at `composePath` there, whose folder is the working and
  * project directory (so `env_file`, the project's `.env` and build contexts resolve in the tree).
  */

@@ -1,5 +1,5 @@
 /**
- * Names a stack variable (or a secret provider's value) may not have (README "Security model"). The
+ * Names a stack variable (or a secret provider's value) may not have (docs/security.md#what-an-edit-grant-can-reach). The
  * variables are laid over the compose program's environment, so a name that steers the program itself
  * would hand the stack's author the server: `PATH` picks which `docker` runs (as the server's user),
  * `LD_PRELOAD` loads a library into it, `DOCKER_HOST` deploys on another engine than the environment's,

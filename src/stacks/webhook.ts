@@ -1,5 +1,5 @@
 /**
- * A git stack's webhook (CONTRACT.md): the GitHub-style signature check, the delivery ids already
+ * A git stack's webhook (docs/stacks.md#git-stacks): the GitHub-style signature check, the delivery ids already
  * handled, and what a push payload says about its branch. Pure functions; the route does the I/O.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';

@@ -16,7 +16,7 @@ import type { EventStore } from './types.js';
  */
 const MAX_OPEN_FILES = 74;
 
-/** The store URL of CONTRACT.md when none is given: `level:<data>/events`. */
+/** The store URL when none is given: `level:<data>/events`. */
 export const defaultStoreUrl = (dataDir: string) => `level:${resolve(dataDir, 'events')}`;
 
 function isLockError(error: unknown): boolean {

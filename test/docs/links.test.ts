@@ -60,6 +60,13 @@ function broken(page: string, target: string): string | undefined {
   return anchorsOf(file).has(anchor) ? undefined : `names no heading of ${relative(ROOT, file)}`;
 }
 
+/** Source files whose comments may name a page: `docs/<page>.md#section`. */
+const SOURCES = ['src', 'projections', 'streams', 'bench', 'test', 'scripts'].flatMap((folder) =>
+  readdirSync(join(ROOT, folder), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && /\.(tsx?|m?js|py)$/.test(entry.name))
+    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name))),
+);
+
 describe('links of README.md and docs/', () => {
   it('reads the pages and their links', () => {
     expect(PAGES).toContain('docs/architecture.md');
@@ -80,4 +87,14 @@ describe('links of README.md and docs/', () => {
       expect(bad).toEqual([]);
     });
   }
+
+  it('every docs page and section a source file names exists', () => {
+    const bad = SOURCES.flatMap((file) =>
+      [...readFileSync(join(ROOT, file), 'utf8').matchAll(/\bdocs\/[a-z-]+\.md(?:#[a-z0-9-]+)?/g)]
+        .map((m) => m[0])
+        .filter((target) => broken('README.md', target) !== undefined)
+        .map((target) => `${file}: ${target}: ${broken('README.md', target)}`),
+    );
+    expect(bad).toEqual([]);
+  });
 });

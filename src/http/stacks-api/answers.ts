@@ -1,6 +1,6 @@
 /**
  * What the stacks routes answer, as zod schemas: each named one is a component of the OpenAPI document
- * (`meta({ id })`). They describe the answers as the routes give them (CONTRACT.md, README): the server
+ * (`meta({ id })`). They describe the answers as the routes give them (docs/stacks.md): the server
  * checks every JSON answer against its route's schema and sends it unchanged (stacks-api-server.ts), so
  * a schema can never drop a field a client reads. A plain `z.object` lists every field (the document
  * says `additionalProperties: false`, and the tests hold the answers to it); `details` of a run stays

@@ -16,7 +16,7 @@ export const fail = (description: string) =>
 
 export const UNAUTHORIZED = fail('No `Authorization: Bearer <token>`, or an unknown token (`unauthorized`).');
 
-/** The refusal of a stream past its caller's bounds (README "Limits of the stacks server"). */
+/** The refusal of a stream past its caller's bounds (docs/security.md#connections-and-streams). */
 export const TOO_MANY_STREAMS = fail(
   'The caller already holds its most streams at once (32 per user, 16 per browser session: `Too many streams: ...`); the connection is closed after it.',
 );

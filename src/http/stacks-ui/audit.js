@@ -8,7 +8,7 @@ import { api } from './api.js';
 import { absoluteTime, envParam, html, relativeTime } from './util.js';
 
 const PAGE = 50;
-/** The types the trail holds (README, Audit trail); a prefix ending in `.` takes its family. */
+/** The types the trail holds (docs/stacks.md#audit-trail); a prefix ending in `.` takes its family. */
 const TYPES = [
   'stack.',
   'stack.created',

@@ -69,7 +69,7 @@ const engineWords = (/** @type {import('./api.js').EngineReach | undefined} */ e
 
 /**
  * What the switcher says the user may do in an environment: change it, or view only; for the local
- * environment reached by the global check (README "Security model"), that it is so.
+ * environment reached by the global check (docs/security.md#the-local-environment), that it is so.
  * @param {import('./api.js').SessionEnv} e
  */
 const mayWords = (e) =>

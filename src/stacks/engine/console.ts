@@ -7,7 +7,7 @@
  *
  * What the container prints is masked like other output as far as a terminal allows: every value of
  * the stack of more than 5 characters becomes `***` (ConsoleMask). A terminal has no lines to withhold,
- * so shorter values are not masked (the README says so). What is typed is neither masked nor recorded.
+ * so shorter values are not masked (docs/stacks.md says so). What is typed is neither masked nor recorded.
  */
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';

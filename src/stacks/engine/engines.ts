@@ -3,7 +3,7 @@
  * stats): one dockerode client per engine, without the time-out the status reads use (a followed log
  * or a console stays open for hours). An engine is the environment's `dockerHost`; the local
  * environment, and every environment without one, share the process's own (`DOCKER_HOST`, else the
- * default socket), as compose does (CONTRACT.md).
+ * default socket), as compose does.
  */
 import Docker from 'dockerode';
 import type { EnvironmentId } from '../../../streams/stacks.js';
