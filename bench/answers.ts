@@ -4,7 +4,7 @@ import { answerSerializer } from '../src/http/stacks-openapi.js';
 import { type BenchReport, printReport } from './report.js';
 
 /**
- * What checking answers against their schemas costs (issue 23): the stacks app's serializer (zod checks
+ * What checking answers against their schemas costs: the stacks app's serializer (zod checks
  * the answer, then JSON.stringify) against JSON.stringify alone (what Fastify does without a schema),
  * on the largest answers the service gives: a job poll's largest page (10,000 lines, `limit=10000`, the last
  * page of a 200,000-line deploy, under the page's 1 MiB of text), a page of 500 runs.

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- deploys` (issue 6): one deploy emitting 200,000 lines with 100 secrets to redact,
+ * `npm run bench -- deploys`: one deploy emitting 200,000 lines with 100 secrets to redact,
  * watched by 50 SSE clients, against the real CLI.
  *
  *  - the server: `chronicle stacks --port 0 --data <temp> --config <temp>/config.json` (the LevelDB store,
@@ -29,7 +29,7 @@
  *    machine's Docker engine through chronicle, against `up -d` of the same file by hand, for each
  *    Compose generation found (v2 and v1), with chronicle's own share before and after compose's `up`;
  *    skipped, saying why, without an engine.
- *  - rounds (issue 22): after one unmeasured fan-out run that warms the client threads up, chronicle (a
+ *  - rounds: after one unmeasured fan-out run that warms the client threads up, chronicle (a
  *    fresh server and data dir each time) and the fan-out limit run in turn, BENCH_ROUNDS times
  *    (bench/report.ts `interleaved`), so load that comes and goes on a shared machine falls on both
  *    alike; lines/s are printed as median [lowest–highest], and the median of the rounds (and of each
@@ -67,7 +67,7 @@ const CLIENTS = Number(process.env.BENCH_DEPLOY_CLIENTS ?? 50);
 const TOKEN = 'bench-admin-token';
 const TARGET_LINES_PER_SECOND = 50_000;
 const TARGET_REDACTION_RATIO = 5;
-/** Of the bare fan-out limit, the same clients served the same frames by bare node:http (issue 22). */
+/** Of the bare fan-out limit, the same clients served the same frames by bare node:http. */
 const TARGET_FANOUT_RATIO = 0.9;
 /** Megabytes as memory is reported (10^6 bytes). */
 const MB = 1_000_000;
@@ -298,7 +298,7 @@ export async function benchStackSetup(folder: string, lines: number) {
  * What each of the CLIENTS clients checks, the same against chronicle and the fan-out limit: client 0
  * every line for a secret, every client the lines that held one (JSON.parse and the redactor, in the
  * client's thread). The bare server redacts nothing, so what its clients count as leaks is not looked
- * at; before, they checked nothing, and were spared work chronicle's clients did (issue 22).
+ * at; before, they checked nothing, and were spared work chronicle's clients did.
  */
 function clientChecks(secrets: readonly string[]): ClientCheck[] {
   return Array.from({ length: CLIENTS }, (_, i) => ({

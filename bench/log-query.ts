@@ -6,7 +6,7 @@ import { redactionWorkload } from './redaction.js';
 import { type BenchReport, percentile, printReport } from './report.js';
 
 /**
- * Issue 19 point 7: range and search of a 200,000-line run log (~100 bytes a line, 20 MB), against the
+ * Range and search of a 200,000-line run log (~100 bytes a line, 20 MB), against the
  * peer measured on the same file in the same run: reading it whole and splitting it into lines, the
  * least any answer that looks at every line does. Target: each query under 200 ms (p50).
  */

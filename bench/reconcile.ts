@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- reconcile` (issue 7): the deploy-log reconcile over 100,000 log files and 100,000
+ * `npm run bench -- reconcile`: the deploy-log reconcile over 100,000 log files and 100,000
  * records, against a plain directory walk with stat of the same files in the same run (the limit).
  *
  *  - the data: a LevelDB store holding 100,000 recorded runs (RunStarted + RunCompleted appended in bulk,

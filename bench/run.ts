@@ -23,24 +23,24 @@ const benchmarks: Record<string, () => Promise<void>> = {
   editor: benchEditor,
   'editor-http': benchEditorHttp,
   capture: benchCapture,
-  // Issue 36: the corpus's largest real drawings, against ezdxf doing the same work in the same run.
+  // The corpus's largest real drawings, against ezdxf doing the same work in the same run.
   drawings: benchDrawings,
   redaction: benchRedaction,
   deploys: benchDeploys,
   'deploys-engine': benchDeploysEngine,
   reconcile: benchReconcile,
-  // Issue 15's soak: 50 deploys, 20 clients each (5 never read), a follower of every log; peak RSS.
+  // The soak: 50 deploys, 20 clients each (5 never read), a follower of every log; peak RSS.
   soak: benchSoak,
-  // Issue 18: the stacks web page on a 200,000-line log, in Chromium.
+  // The stacks web page on a 200,000-line log, in Chromium.
   ui: benchUi,
-  // Issue 35: its real-engine rows alone (docker stop to the page, a container's log, 20 stacks live).
+  // Its real-engine rows alone (docker stop to the page, a container's log, 20 stacks live).
   'ui-engine': async () => printReport(await benchUiEngine()),
   // The GUI-hosted editor's viewer: a change over REST until the viewer's stream shows it.
   viewer: benchViewer,
   'log-query': runLogQueryBench,
-  // Issue 23: what checking answers against their schemas costs.
+  // What checking answers against their schemas costs.
   answers: runAnswersBench,
-  // Issue 8's benchmark: the rebuild of 1,000,000 editor events, then time travel; each half alone too.
+  // The replay benchmark: the rebuild of 1,000,000 editor events, then time travel; each half alone too.
   replay: async () => {
     printReport(await benchReplayRebuild());
     printReport(await benchReplayTimeTravel());

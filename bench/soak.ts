@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- soak` (issue 15): many deploys with many clients, some of which never read, and the
+ * `npm run bench -- soak`: many deploys with many clients, some of which never read, and the
  * server's memory throughout, against the real CLI (`chronicle stacks`, LevelDB).
  *
  *  - 50 deploys (SOAK_DEPLOYS) of 20,000 lines each (SOAK_LINES; bench/fixtures/bench-compose.mjs, ~100

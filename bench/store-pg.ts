@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- store-pg` (issue 9): chronicle's PostgreSQL adapter against Emmett's PostgreSQL event
+ * `npm run bench -- store-pg`: chronicle's PostgreSQL adapter against Emmett's PostgreSQL event
  * store (`@event-driven-io/emmett-postgresql`, the peer people would pick), same server, same workload,
  * same run, each in a database of its own created for the run and dropped after it.
  *

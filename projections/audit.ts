@@ -10,7 +10,7 @@ import {
 import type { Projection } from './projection.js';
 
 /**
- * The audit trail (issue 19 point 6): who did what and when, one entry per event that records an act —
+ * The audit trail (docs/stacks.md#audit-trail): who did what and when, one entry per event that records an act —
  * stack create/update/delete, variables (names only), deploys and their trigger, run deletions,
  * settings, webhook deliveries, notifications. Entries name no value of a variable: the events they come
  * from hold none. `id` is the event's position in the log, so entries sort as the log does.

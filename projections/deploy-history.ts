@@ -71,7 +71,7 @@ export const unreferencedContents = (state: DeployHistoryState): StoredContent[]
 
 type Data<T extends keyof StacksEventMap> = StacksEventMap[T];
 
-/** The read model of deploy history (issue 19): each run's recorded content, each stack's settings. */
+/** The read model of deploy history: each run's recorded content, each stack's settings. */
 export const deployHistory: Projection<DeployHistoryState> = {
   name: 'deploy-history',
   version: 1,

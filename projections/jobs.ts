@@ -46,7 +46,7 @@ export interface JobInfo {
 
 /**
  * Jobs by id. A Map: ids come from requests (`GET /api/jobs/{id}`), and on a plain object `constructor`
- * or `__proto__` would find Object.prototype's properties (issue 15). Its snapshot keeps the JSON
+ * or `__proto__` would find Object.prototype's properties. Its snapshot keeps the JSON
  * shape of older builds (an object of jobs by id), so their snapshots still load.
  */
 export interface JobsState {

@@ -9,7 +9,7 @@ import {
 import type { Projection } from './projection.js';
 
 /**
- * Notifications (issue 19 point 4): what is worth a notification (occurrences, from run and reconcile
+ * Notifications (docs/stacks.md#notifications): what is worth a notification (occurrences, from run and reconcile
  * events; config-free, so it rebuilds like any read model), and what was delivered (attempts). The
  * dispatcher (src/stacks/notifications/) matches occurrences to the configured channels.
  */

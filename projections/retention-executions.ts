@@ -9,7 +9,7 @@ import type { Projection } from './projection.js';
 
 export const RETENTION_SCHEDULE_TYPE = 'deploy_run_retention' as const;
 
-/** One run of the deploy-run retention schedule (issue 19 point 5). */
+/** One run of the deploy-run retention schedule (docs/stacks.md#deploy-run-retention). */
 export interface RetentionExecution {
   id: number;
   status: string;

@@ -5,7 +5,7 @@ import type { Projection } from './projection.js';
 export interface GeneralSettings {
   deployLogReconcileCron: string;
   deployLogReconcileEnabled: boolean;
-  /** The deploy-run retention schedule (issue 19 point 5). */
+  /** The deploy-run retention schedule (docs/stacks.md#deploy-run-retention). */
   deployRunRetentionCron: string;
   deployRunRetentionEnabled: boolean;
 }

@@ -14,7 +14,7 @@ export interface StreamSummary {
 /**
  * Every live stream of the log with its size and last event: the index of the audit trail. `streams`
  * has no prototype: stream names are the log's (an imported log may hold any), and a stream named
- * `constructor` or `__proto__` must be a key like any other (issue 15).
+ * `constructor` or `__proto__` must be a key like any other.
  */
 export interface StreamCatalog {
   events: number;

@@ -1,7 +1,7 @@
 import { config } from 'rxjs';
 
 /**
- * What the `chronicle` command does with an error that nothing caught (issue 15). One server holds
+ * What the `chronicle` command does with an error that nothing caught (docs/operations.md#command-line). One server holds
  * every running deploy, their compose process groups and, under `serve`, the editor too: a bug in one
  * consumer must not end them all.
  *

@@ -119,7 +119,7 @@ export function eventFrame(data: string, id?: number): string {
 /**
  * The observer an event-stream answer subscribes with. A throw in one of its handlers (a bug, a message
  * that cannot be framed) ends this one answer and is written on standard error under `what`; left to
- * RxJS it would be rethrown from a timer, where Node exits (issue 15), and the answer would hang. An
+ * RxJS it would be rethrown from a timer, where Node exits, and the answer would hang. An
  * error or completion without a handler of its own ends the answer.
  */
 export function streamObserver<T>(

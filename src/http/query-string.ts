@@ -22,7 +22,7 @@ export function decodeComponent(raw: string): string {
 
 /**
  * `a=1&b=x+y` -> { a: '1', b: 'x y' }; the first of a repeated name wins. The result has no prototype:
- * a parameter named `constructor` or `__proto__` is a parameter like any other (issue 15).
+ * a parameter named `constructor` or `__proto__` is a parameter like any other.
  */
 export function parseQuery(search: string): Record<string, string> {
   const out: Record<string, string> = Object.create(null);

@@ -48,7 +48,7 @@ export function messageFrames(from: number, messages: readonly JobMessage[]): Bu
  * character (below U+0020) is escaped; a surrogate sends the text through JSON.stringify too (a lone one
  * is escaped there, where the UTF-8 encoder would replace it). And whether it holds anything beyond
  * ASCII (its UTF-8 is then longer than its UTF-16 length). RegExps: a scan in JavaScript, a character
- * at a time, was most of what framing a line cost (issue 22).
+ * at a time, was most of what framing a line cost.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const ESCAPED_TEXT = /["\\\u0000-\u001f\ud800-\udfff]/;

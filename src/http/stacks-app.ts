@@ -233,7 +233,7 @@ export function stacksApp(
     updateRoutes(scope, service, engine, parts.timers);
     runRoutes(scope, service, streams);
     activityRoutes(scope, service);
-    // Issue 19's routes (deploy history, audit, retention, notifications): no zod schemas yet.
+    // The deploy history, audit, retention and notification routes: no zod schemas yet.
     historyRoutes(scope, service);
     auditRoutes(scope, service);
     retentionRoutes(scope, service);

@@ -48,7 +48,7 @@ function filterOf(query: Record<string, unknown>): AuditFilter {
 }
 
 /**
- * `GET /api/audit` (issue 19 point 6): the audit trail, newest first, admins only. JSON pages
+ * `GET /api/audit` (docs/stacks.md#audit-trail): the audit trail, newest first, admins only. JSON pages
  * (`limit` 1-500, default 50; `offset`) with the total, or `format=ndjson`: every matching entry, one JSON
  * object a line, streamed (an export).
  */

@@ -10,7 +10,7 @@ import type { StackAction } from '../stacks/types.js';
 import { historySchemas } from './stacks-api/history-routes.js';
 import { allow, answerJob, userOf } from './stacks-request.js';
 
-/** The `env` query (issue 19's routes read it themselves: they have no schema yet). */
+/** The `env` query (the history routes read it themselves: they have no schema yet). */
 const envOf = (request: FastifyRequest) => {
   const raw = (request.query as Record<string, unknown>).env;
   const one = Array.isArray(raw) ? raw[0] : raw;
@@ -29,7 +29,7 @@ const MAX_KEEP_RUNS = 1_000_000;
 const MAX_KEEP_DAYS = 36_500;
 
 /**
- * Deploy history routes (issue 19): what a run deployed, the diff of two runs, redeploying a run, and a
+ * Deploy history routes (docs/stacks.md#deploy-history-what-each-run-deployed-diff-redeploy-rollback): what a run deployed, the diff of two runs, redeploying a run, and a
  * stack's history settings (auto-rollback, retention). Run routes check like the spec's single-run
  * endpoints: the global permission, the run being of the stack in the path (404), then the run's own
  * environment.

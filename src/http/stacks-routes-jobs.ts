@@ -38,7 +38,7 @@ function framesOf(chunk: JobChunk): Buffer {
 }
 
 /**
- * The job poll and its event stream. Beyond the spec, on purpose (issue 6): both need a token and
+ * The job poll and its event stream. Beyond the spec, on purpose (a job's output is its stack's): both need a token and
  * `view` on the job's stack, by the list rule for the job's environment.
  */
 export function jobRoutes(

@@ -7,7 +7,7 @@ import { historySchemas } from './stacks-api/history-routes.js';
 import { userOf } from './stacks-request.js';
 
 /**
- * Notifications (issue 19 point 4), admins only: the channels, a test message to one, and the deliveries with
+ * Notifications (docs/stacks.md#notifications), admins only: the channels, a test message to one, and the deliveries with
  * every attempt, newest first (`limit` 1-500, default 50; `offset`), with where each channel started (a
  * channel that first appeared is given no notification of what happened before).
  */

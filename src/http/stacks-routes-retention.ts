@@ -40,7 +40,7 @@ export const retentionRows = (service: StacksService, user: User): ExtraExecutio
   }));
 
 /**
- * `POST /api/schedules/deploy_run_retention/run` (issue 19 point 5): runs the retention now, whether or
+ * `POST /api/schedules/deploy_run_retention/run` (docs/stacks.md#deploy-run-retention): runs the retention now, whether or
  * not its schedule is enabled, and answers the closed execution row (409 while one runs). A static
  * route: it wins over the schedules' `/:type/run`.
  */

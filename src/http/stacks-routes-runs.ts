@@ -77,7 +77,7 @@ export function runRoutes(app: StacksFastify, service: StacksService, streams: E
         followLog(service, streams, run, offset, reply);
         return reply;
       }
-      // Issue 19 point 7: a range or a search of a large log, answered as JSON (history/log-query.ts).
+      // A range or a search of a large log (docs/stacks.md#run-logs-download-range-search), answered as JSON (history/log-query.ts).
       const page = parseLogQuery(request.query as Record<string, unknown>);
       if (page) {
         const answer = await queryLog(service.runs.logPathOf(run), page);
@@ -86,7 +86,7 @@ export function runRoutes(app: StacksFastify, service: StacksService, streams: E
           .type('application/json; charset=utf-8')
           .send(JSON.stringify({ runId: run.id, ...answer }));
       }
-      // Streamed from the file (from `offset`, a line start): the log is never held whole (issue 15).
+      // Streamed from the file (from `offset`, a line start): the log is never held whole.
       const text = await checked(openLogText(path, request.query.offset ?? 0));
       if (text === undefined) throw new StacksError(404, 'Log not found');
       if (request.query.download)

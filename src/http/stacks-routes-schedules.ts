@@ -10,7 +10,7 @@ import { retentionRows } from './stacks-routes-retention.js';
 
 /**
  * Schedule types the toggle knows; both are refused, as neither has a per-item schedule to pause. A Map:
- * the type comes from the path, and `constructor` must be as unknown as any other word (issue 15).
+ * the type comes from the path, and `constructor` must be as unknown as any other word.
  */
 const TOGGLE_REFUSALS: ReadonlyMap<string, string> = new Map([
   [

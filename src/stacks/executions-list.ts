@@ -13,7 +13,7 @@ import type { User } from './types.js';
 /**
  * `GET /api/schedules/executions`: stack_deploy runs and reconcile executions in one list, newest first
  * (startedAt, then id, then type), paged by `limit`/`offset`. stack_deploy rows only of environments the
- * caller may view (beyond the spec, on purpose: issue 7); reconcile rows for every authenticated user.
+ * caller may view (beyond the spec, on purpose: a row names another environment's stack and run); reconcile rows for every authenticated user.
  */
 
 // The paging parameters live in paging.ts (the routes' schemas use them too).

@@ -59,7 +59,7 @@ export class AutoDeploySchedules {
     for (const [key, expression] of plan.start) {
       // Expressions are checked before they are recorded, but a log written by another version may
       // hold one node-cron refuses: that stack goes without its schedule, the others keep theirs, and
-      // the caller (a subscriber of the read model) never throws (issue 15).
+      // the caller (a subscriber of the read model) never throws.
       try {
         const task = cron.schedule(expression, () => this.run(key), {
           name: `git-auto-deploy ${key}`,

@@ -47,7 +47,7 @@ export async function* readPaged(store: EventStore, stream: string, from = 0): A
 /**
  * A JobOutputSealed's data, with its JSON text handed to the store (withKnownJson): a sealed text is
  * base64, which JSON writes as it is, so the store need not scan the 40 KB of each event again for
- * characters to escape (issue 22: 3% of a fast deploy's server CPU).
+ * characters to escape (that scan was 3% of a fast deploy's server CPU).
  */
 export function sealedOutput(
   jobId: string,

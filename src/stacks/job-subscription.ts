@@ -17,7 +17,7 @@ import type { JobPages } from './job-pages.js';
  * socket's buffer, never the job's output. Only a client that falls more than `dropBehindBytes` behind
  * the job *and* stalled, having taken nothing for `stalledMs`, is dropped (JobSubscriberTooSlowError,
  * resume from its last index). One that reads, however slowly, is never dropped: it costs a page of the
- * store, not the job's memory, and a drop would only make it start over (issue 22: the slowest of 50
+ * store, not the job's memory, and a drop would only make it start over (the slowest of 50
  * clients of a fast deploy, dropped and reconnecting, cost the server more CPU than all the rest).
  */
 

@@ -183,7 +183,7 @@ export class Job implements LiveJob {
   }
 
   /**
-   * The run's log budget was reached (issue 15): the job takes no more lines either, and says so once,
+   * The run's log budget was reached: the job takes no more lines either, and says so once,
    * with `notice` as a status. Later calls change nothing.
    */
   budgetReached(notice: string): void {

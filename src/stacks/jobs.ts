@@ -94,7 +94,7 @@ export interface JobBookOptions {
   /**
    * Bytes of the latest messages a running job keeps, shared, for subscribers that join late or fall
    * behind their live queue: they catch up from these chunks, framed once for all, rather than each
-   * read, open and frame the store again (issue 22). Per job, whatever its number of subscribers. The
+   * read, open and frame the store again. Per job, whatever its number of subscribers. The
    * default is 32 MiB, twice the drop bound: with 4 MiB (half a second of a fast deploy), 50 clients a
    * second or two behind a 200,000-line deploy read and framed its output twice more from the store, a
    * quarter of the server's CPU; with 16 MiB, the slowest of them, which are no longer dropped, still

@@ -12,7 +12,7 @@ export interface LineFeed {
 /**
  * Bytes of output the consumers may hold unrecorded before compose is paused, and below which it is
  * resumed. A deploy printing faster than the store and the log file take it then waits on its pipe:
- * its output never piles up in memory, whatever its size (issue 15).
+ * its output never piles up in memory, whatever its size.
  */
 export const PAUSE_BACKLOG_BYTES = 512 * 1024;
 export const RESUME_BACKLOG_BYTES = 128 * 1024;
@@ -22,7 +22,7 @@ const BACKLOG_CHECK_MS = 10;
 /**
  * Hands each output line of a compose process to `handle`. A throw in `handle` (a bug in what counts,
  * redacts or records a line) must end this job, never the process: left to RxJS it would be rethrown
- * from a timer, where Node exits and takes every other deploy with it (issue 15). So the first throw
+ * from a timer, where Node exits and takes every other deploy with it. So the first throw
  * stops compose, no later line is handed over, and the returned feed says what was thrown; the caller
  * fails the job with it once `exit` has resolved.
  */

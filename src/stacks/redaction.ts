@@ -11,7 +11,7 @@
  * (100 values, the workload of bench/redaction.ts). `npm run bench -- redaction` also measures a single
  * RegExp alternation (about 2x slower) and a `replaceAll` per value (about 6–12x slower).
  *
- * Kept over RegExps on measurement (issue 21, 2026-11-26, this 2-core machine under load, 9 rounds with
+ * Kept over RegExps on measurement (2026-11-26, this 2-core machine under load, 9 rounds with
  * the order swapped each round, medians): a RegExp redactor with these same rules (a plain alternation
  * to find lines with a value, then `(?=(v1|v2|…))` longest first for every occurrence, spans merged as
  * here) passed every property test, but redacted the bench workload at 139k lines/s against this

@@ -23,7 +23,7 @@ import { ScheduleLease } from './schedule-lease.js';
 import type { StacksConfig } from './types.js';
 
 /**
- * Deploy-run retention (issue 19 point 5): per stack (`keepRuns`/`keepDays` of its history settings) or
+ * Deploy-run retention (docs/stacks.md#deploy-run-retention): per stack (`keepRuns`/`keepDays` of its history settings) or
  * per environment (config `retention`), a schedule like the reconcile's (settings
  * `deployRunRetentionCron`/`deployRunRetentionEnabled`, a manual run, execution rows) deletes runs
  * through the normal delete (log, job stream, output key, deploy contents no run needs any more).

@@ -234,15 +234,15 @@ export class StacksService {
   readonly schedules: StacksSchedules;
   /** When the environments' security settings are held against a compose file (stack-security.ts). */
   readonly security: StackSecurity;
-  /** What each run deployed, diffs, redeploys and auto-rollback (issue 19); set by `open`. */
+  /** What each run deployed, diffs, redeploys and auto-rollback; set by `open`. */
   history!: DeployHistory;
   /** The audit trail's read model (projections/audit.ts); set by `open`. */
   audit!: ProjectionRunner<AuditState>;
   /** The stack operations (start, stop, restart, down) kept in each stack's Activity; set by `open`. */
   activity!: StackActivity;
-  /** The deploy-run retention schedule (issue 19 point 5); set by `open`. */
+  /** The deploy-run retention schedule; set by `open`. */
   retention!: Retention;
-  /** Notification deliveries (issue 19 point 4); set by `open`. */
+  /** Notification deliveries; set by `open`. */
   notifications!: NotificationDispatcher;
   private readonly runsModel: ProjectionRunner<DeployRunsState>;
   private readonly jobsModel: ProjectionRunner<JobsState>;
@@ -986,7 +986,7 @@ export class StacksService {
         secrets = await this.resolveProvider(stack, cwd, timeoutMs);
         redactor = createRedactor([...values, ...Object.values(secrets)]);
       }
-      // What the run deploys (issue 19), before the last look at `closing`: a stop during it must not
+      // What the run deploys (deploy history), before the last look at `closing`: a stop during it must not
       // let compose start after close() has cancelled the running ones.
       if (recorder && operation === 'up') await this.history.record(recorder, stack);
       halt();
@@ -1084,7 +1084,7 @@ export class StacksService {
         // Output that comes faster than the store and the log file take it waits in compose's pipe.
         // The job and the run's log queue the very same line strings: the output held is the longer of
         // the two queues, and the log's write in flight (a copy of its own). Their sum counted every
-        // line twice: compose was paused at half the bound (issue 22).
+        // line twice: compose was paused at half the bound.
         const backlog = () =>
           recorder === undefined
             ? job.backlogBytes
@@ -1518,7 +1518,7 @@ export class StacksService {
     const name = stack.secretProvider as string;
     const provider = this.config.secretProviders.get(name);
     if (!provider) throw new StacksError(400, `Unknown secret provider ${JSON.stringify(name)}`);
-    // Without a prototype: a variable named `__proto__` is a key like any other (issue 15).
+    // Without a prototype: a variable named `__proto__` is a key like any other.
     const env: Record<string, string> = Object.create(null);
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     return resolveSecrets(provider, { cwd, timeoutMs, env, name });

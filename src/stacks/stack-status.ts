@@ -1,5 +1,5 @@
 /**
- * A stack's containers and state as the Docker engine shows them (issue 17): read from the Engine API
+ * A stack's containers and state as the Docker engine shows them (docs/stacks.md#on-a-real-docker-engine): read from the Engine API
  * with dockerode, by the `com.docker.compose.project` label compose puts on every container it makes
  * (both generations; the project is the stack's name). The engine is the environment's `dockerHost`,
  * or for the local environment (and an environment without one) the process's own (`DOCKER_HOST`, else

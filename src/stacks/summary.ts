@@ -53,7 +53,7 @@ function isSpace(c: number): boolean {
  * A line's words counted up to six, and where its first and last words are (`last*` only when it has
  * fewer than six), in one pass that makes no string: every output line goes through this, and the
  * RegExp's backtracking (then a split of each line with four or five words) was most of what a line
- * cost to count (issue 22). One shared answer, overwritten by the next call.
+ * cost to count. One shared answer, overwritten by the next call.
  */
 const shape = { count: 0, firstStart: 0, firstEnd: 0, lastStart: 0, lastEnd: 0 };
 export function wordShape(line: string): Readonly<typeof shape> {
@@ -116,7 +116,7 @@ const BUILD_INITIALS = initials(' #S[');
 type ContainerState = 'created' | 'started' | 'recreated' | 'removed';
 /**
  * v2's word for each counted state. A Map, because the word comes from an output line: looked up on a
- * plain object, `Container a constructor` would find Object.prototype's `constructor` (issue 15).
+ * plain object, `Container a constructor` would find Object.prototype's `constructor`.
  */
 const V2_COUNTED: ReadonlyMap<string, ContainerState> = new Map([
   ['Created', 'created'],
@@ -199,7 +199,7 @@ export class SummaryCounter {
    */
   private v1(line: string): boolean {
     // Every v1 progress line starts with one of V1_PROGRESS's verbs: the search for `...` is skipped
-    // for the rest, nearly every line (issue 22).
+    // for the rest, nearly every line.
     const dots = V1_VERB_INITIALS.has(line.charCodeAt(0)) && line.includes('...');
     const progress = dots ? V1_PROGRESS.exec(line) : null;
     if (progress) {
@@ -283,7 +283,7 @@ export class SummaryCounter {
   private v2(line: string): void {
     // No event but `Skipped` has more than three words besides a leading decoration and a trailing
     // duration. Told apart without splitting: most lines are program output, and a split of each was
-    // most of what a deploy allocated (issue 15's soak).
+    // most of what a deploy allocated (`npm run bench -- soak`).
     if (!line.includes('Skipped')) {
       const words = wordShape(line);
       if (words.count === 6) return;

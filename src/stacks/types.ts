@@ -78,9 +78,9 @@ export interface StacksConfig {
   jobs: { timeoutSeconds: number; retentionHours: number; maxConcurrent: number };
   /** The scheduled image update check (engine/image-updates.ts); 0 minutes: only on demand. */
   imageUpdates: { checkEveryMinutes: number };
-  /** Deploy-run retention per environment (null = local): issue 19 point 5. Absent: none. */
+  /** Deploy-run retention per environment (null = local; docs/stacks.md#deploy-run-retention). Absent: none. */
   retention?: ReadonlyMap<number | null, { keepRuns: number | null; keepDays: number | null }>;
-  /** Notification channels (issue 19 point 4). Absent: none. */
+  /** Notification channels (docs/stacks.md#notifications). Absent: none. */
   notifications?: readonly NotificationChannel[];
 }
 

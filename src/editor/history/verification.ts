@@ -131,6 +131,6 @@ export function verificationDigest(state: EditorSessionState): VerificationDiges
   return { digest: DIGEST_FORMAT, ...state, documents, operations };
 }
 
-/** Whether a live snapshot's state is a digest (sessions since issue 22) rather than the whole state. */
+/** Whether a live snapshot's state is a digest (sessions of newer builds) rather than the whole state. */
 export const isVerificationDigest = (state: unknown): state is VerificationDigest =>
   state !== null && typeof state === 'object' && (state as { digest?: unknown }).digest === DIGEST_FORMAT;

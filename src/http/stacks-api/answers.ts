@@ -532,7 +532,7 @@ export const ReconcileExecution = z
     ],
   });
 
-/** A run of the deploy-run retention (issue 19 point 5). */
+/** A run of the deploy-run retention (docs/stacks.md#deploy-run-retention). */
 export const RetentionExecution = z
   .object({
     id: z.number().int(),

@@ -20,7 +20,7 @@ import type { UpdateRoutes } from './update-routes.js';
 
 type HistoryRoutes = typeof historySchemas;
 /**
- * Every route of the API: the route table's, issue 19's (history-routes.ts) and the containers'
+ * Every route of the API: the route table's, the deploy history's (history-routes.ts) and the containers'
  * (engine-routes.ts), the adoption's (adoption-routes.ts), the image updates' (update-routes.ts) and a
  * stack's Activity (activity-routes.ts), by operation id.
  */

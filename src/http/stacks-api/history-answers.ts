@@ -1,5 +1,5 @@
 /**
- * What issue 19's routes answer (deploy history, audit, retention, notifications, a log's range or
+ * What the deploy history, audit, retention and notification routes answer (deploy history, audit, retention, notifications, a log's range or
  * search), as zod schemas: each named one is a component of the OpenAPI document. They describe the
  * answers exactly as the handlers give them (the server checks each JSON answer against its schema and
  * sends it unchanged). The examples are answers the tests got. No Node module: a browser may import it.

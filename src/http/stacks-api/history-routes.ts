@@ -16,7 +16,7 @@ import { RunParams, StackParams } from './requests.js';
 import { fail, jobAnswers, json, UNAUTHORIZED } from './route-answers.js';
 
 /**
- * Schemas of issue 19's routes (deploy history, audit, retention, notifications): parameters, queries,
+ * Schemas of the deploy history, audit, retention and notification routes (deploy history, audit, retention, notifications): parameters, queries,
  * bodies, every status each answers and the exact answers (history-answers.ts). The queries are plain
  * optional strings: the handlers parse and word their own refusals.
  */

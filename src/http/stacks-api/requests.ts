@@ -176,7 +176,7 @@ const pagingQuery = (name: string, fallback: number, min: number, max: number, d
     .optional()
     .transform(byParser((value: string | undefined) => pagingParam(value, name, fallback, min, max)));
 
-/** `GET /api/jobs/{id}`: the page after a message (issue 15). */
+/** `GET /api/jobs/{id}`: the page after a message. */
 export const JobPollQuery = z.object({
   after: positionQuery(
     'after',

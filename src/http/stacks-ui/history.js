@@ -1,5 +1,5 @@
 /**
- * Deploy history on the stack page (issue 19): what a run deployed (its compose text and variables, a
+ * Deploy history on the stack page (docs/stacks.md#deploy-history-what-each-run-deployed-diff-redeploy-rollback): what a run deployed (its compose text and variables, a
  * secret by name only), the diff of two runs, the origin of a redeploy or rollback, and the stack's
  * history settings (auto-rollback, retention). The server words every refusal; it is shown as it is.
  */

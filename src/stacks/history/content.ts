@@ -3,7 +3,7 @@ import type { RecordedVariable } from '../../../streams/stacks.js';
 import type { StackVariable } from '../types.js';
 
 /**
- * What a run's record keeps of its variables (issue 19): names, non-secret values, and for a secret only
+ * What a run's record keeps of its variables: names, non-secret values, and for a secret only
  * an HMAC of its value keyed by the install's hash key (`<data>/stacks/.hash-key`). Keyed, because a
  * plain hash of a short secret could be found by hashing guesses; with the name in its input, two
  * variables holding one value do not show it by sharing a hash.

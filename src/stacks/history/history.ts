@@ -53,7 +53,7 @@ const ROLLBACK_CLAIM_ATTEMPTS = 40;
 const ROLLBACK_CLAIM_PAUSE_MS = 250;
 
 /**
- * Deploy history (issue 19): what each run deployed (compose text, variables without secret values,
+ * Deploy history (docs/stacks.md#deploy-history-what-each-run-deployed-diff-redeploy-rollback): what each run deployed (compose text, variables without secret values,
  * options, commit, the images its services ran), the difference of two runs, redeploying a recorded
  * run, and the auto-rollback of a failed deploy. The contents are events (streams/stacks.ts, DeployComposeStored...), the index of which
  * run deployed what a projection (projections/deploy-history.ts).

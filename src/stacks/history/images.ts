@@ -3,7 +3,7 @@ import type { RunImage } from '../../../streams/stacks.js';
 import type { ContainerStatus } from '../stack-status.js';
 
 /**
- * The images a run deployed (issue 19): what each service's container ran after `up`, and the compose
+ * The images a run deployed: what each service's container ran after `up`, and the compose
  * text a redeploy of the run gives compose, each service's `image:` pinned to what it ran. Pure.
  */
 

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { badRequest } from '../errors.js';
 
 /**
- * Server-side range and search over a run's log (issue 19 point 7), for logs too large to send whole:
+ * Server-side range and search over a run's log (docs/stacks.md#run-logs-download-range-search), for logs too large to send whole:
  * `fromLine` (1-based) and `limit` lines, or with `q` the lines from `fromLine` on that hold `q` (plain
  * text, case-insensitive), at most `limit` of them. The file is read once, in chunks, never whole: a log
  * may reach the environment's budget (2 GiB).

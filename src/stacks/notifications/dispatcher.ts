@@ -32,7 +32,7 @@ export interface ChannelSummary {
 }
 
 /**
- * Delivers notifications (issue 19 point 4): a subscriber over the log (the `notifications` read model)
+ * Delivers notifications (docs/stacks.md#notifications): a subscriber over the log (the `notifications` read model)
  * with its own checkpoint (NotificationsCheckpointed). Each occurrence past the checkpoint gets a
  * delivery per channel that wants it, key `<channel>:<position>:<event>`; a failed attempt is retried after
  * retryBaseMs, doubled each time, up to maxAttempts; every attempt is an event. At least once: a
