@@ -5,7 +5,7 @@ import { parseSync } from 'oxc-parser';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The layout's arrows (DESIGN.md, issue 21): the event catalog in streams/ depends on nothing of the
+ * The layout's arrows (docs/architecture.md#directions): the event catalog in streams/ depends on nothing of the
  * service, and no module of src/, projections/ or streams/ reaches itself through its imports. Type-only
  * imports count: they tie the modules' contracts together all the same.
  */

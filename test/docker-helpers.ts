@@ -1,5 +1,5 @@
 /**
- * Tests on a real Docker engine (issue 17). Each suite:
+ * Tests on a real Docker engine (docs/stacks.md#on-a-real-docker-engine). Each suite:
  *
  * - needs a daemon (`docker info` answers) and a compose (`docker compose version` or `docker-compose
  *   version`); without them it skips and prints why — unless CHRONICLE_TEST_DOCKER=required (set by
@@ -50,7 +50,7 @@ function probe(): Availability {
 export const docker = probe();
 const required = process.env.CHRONICLE_TEST_DOCKER === 'required';
 
-/** The commands of each generation, as `compose.command` names them (CONTRACT.md). */
+/** The commands of each generation, as `compose.command` names them. */
 const GENERATION_COMMANDS: ReadonlyArray<readonly ['v1' | 'v2', string[]]> = [
   ['v2', ['docker', 'compose']],
   ['v1', ['docker-compose']],

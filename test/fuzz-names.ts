@@ -1,6 +1,6 @@
 /**
  * Names that are properties of `Object.prototype`, for property tests of every name, id and key field a
- * client, a config file or a compose line can choose (issue 15, point 1). Looked up on a plain object,
+ * client, a config file or a compose line can choose. Looked up on a plain object,
  * `obj[name]` finds an inherited function (`constructor`, `toString`...) or the prototype itself
  * (`__proto__`) instead of undefined, and `obj[name] = value` with `__proto__` replaces the object's
  * prototype instead of adding a key. Shared by the stacks and the editor tests: mix them into any

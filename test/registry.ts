@@ -1,6 +1,6 @@
 /**
  * A read-only image registry on 127.0.0.1 for the tests on a real engine: no registry is reachable
- * here and none can be pulled to run one (NOTES.md), so this serves the Registry HTTP API V2's pull
+ * here and none can be pulled to run one, so this serves the Registry HTTP API V2's pull
  * side (`/v2/`, manifests and blobs, GET and HEAD) for images copied out of the machine's engine with
  * `docker save`. Each image becomes a schema 2 manifest (its config and one gzipped layer per layer);
  * the same image may be served under several repositories, which is how an engine comes to hold one

@@ -1,7 +1,7 @@
 /**
  * Errors RxJS would rethrow from a timer (where Node ends the process), collected instead while each
  * test of the calling file runs: a test asserts the list is empty to show that a consumer's throw was
- * handled where it happened (issue 15).
+ * handled where it happened.
  */
 import { config } from 'rxjs';
 import { afterEach, beforeEach } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * A second Docker engine for the tests of environments with their own `dockerHost`: a dockerd of the
  * test's own, on a unix socket in a temporary folder with its own data root, exec root (and so its own
- * containerd) and pid file, without a bridge, iptables or forwarding (NOTES.md). It starts with no
+ * containerd) and pid file, without a bridge, iptables or forwarding (docs/stacks.md#on-a-real-docker-engine). It starts with no
  * image; `load` copies one from the machine's engine (`docker save | docker -H … load`). It can be
  * stopped and started again on the same folders (an engine that goes down and comes back), and
  * `remove` ends it for good: its containers removed, the daemon stopped, its folders deleted — also

@@ -39,7 +39,7 @@ export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 /**
  * A PATH for a command started without `compose.command`: its `docker-compose` is the fake compose
  * (answering `version` as `version` says, a v1 by default) and it has no `docker`, so the compose
- * detection (CONTRACT.md) finds the same program on any machine. `scripts` adds or replaces programs
+ * detection finds the same program on any machine. `scripts` adds or replaces programs
  * (shell script bodies); with `fake: false` there is no `docker-compose` either.
  */
 export async function composePath(

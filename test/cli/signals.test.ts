@@ -1,5 +1,5 @@
 /**
- * SIGINT/SIGTERM at any moment of a server's start (CONTRACT.md: exit 0), black-box: the signal is sent
+ * SIGINT/SIGTERM at any moment of a server's start (docs/operations.md#command-line: exit 0), black-box: the signal is sent
  * the moment the first listening line appears (many times over, since a race is what failed), and while
  * the store is being opened, long before any listener. Each run must end with exit status 0, never by
  * the signal; the store is released afterwards.

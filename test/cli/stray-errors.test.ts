@@ -1,7 +1,7 @@
 /**
  * A process set up the way the `chronicle` command sets itself up (reportStrayErrors, first thing in
  * main.ts) outlives an error thrown in an RxJS subscriber — which RxJS rethrows from a timer — and a
- * promise rejection nobody handles, and says so on standard error (issue 15). Without it, the same
+ * promise rejection nobody handles, and says so on standard error (docs/operations.md#command-line). Without it, the same
  * script dies: that is what the command did before.
  */
 import { spawn } from 'node:child_process';

@@ -23,7 +23,7 @@ import { MODELED_TYPES } from '../../src/editor/model.js';
 import { PAPER_SIZES } from '../../src/editor/paper.js';
 import { SYSVARS } from '../../src/editor/sysvars.js';
 
-/** Every operation named by the REST spec (routes and envelope ops), by issue 3 and by issue 16. */
+/** Every operation named by the REST spec (routes and envelope ops), by the protocol's op list and by the reference editor's dispatcher. */
 const SPEC_OPS = [
   // documents
   'new',
@@ -72,7 +72,7 @@ const SPEC_OPS = [
   'view_focus',
   'getpoint',
   'user_select',
-  // the reference editor's dispatcher (issue 16)
+  // the reference editor's dispatcher (docs/editor.md)
   'hello',
   'select',
   'measure',

@@ -1,5 +1,5 @@
 /**
- * An event-stream answer whose writer throws ends that answer only (issue 15): the server goes on
+ * An event-stream answer whose writer throws ends that answer only: the server goes on
  * answering, and nothing reaches RxJS's unhandled-error path, which would end the process.
  */
 import { request } from 'node:http';

@@ -187,7 +187,7 @@ describe('the typed client pieces', () => {
     expectTypeOf<StacksBody<'createStack'>>().toHaveProperty('compose').toEqualTypeOf<string>();
     expectTypeOf<StacksAnswer<'getRun', 200>>().toEqualTypeOf<z.output<typeof Run>>();
     expectTypeOf<StacksAnswer<'listRuns', 200>>().toEqualTypeOf<Array<z.output<typeof Run>>>();
-    // The text (or its event stream), or with `fromLine`/`limit`/`q` a JSON page (issue 19).
+    // The text (or its event stream), or with `fromLine`/`limit`/`q` a JSON page (docs/stacks.md#run-logs-download-range-search).
     expectTypeOf<StacksAnswer<'getRunLog', 200>>().toEqualTypeOf<string | z.output<typeof LogPage>>();
     expectTypeOf<StacksAnswer<'getStack', 404>>().toEqualTypeOf<{
       error: string;

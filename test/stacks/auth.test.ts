@@ -21,7 +21,7 @@ const user = (grants: Grant[], environmentAccess: User['environmentAccess'] = []
 const USERS = {
   admin: user([], [], true),
   none: user([]),
-  /** view from a grant without an environment list: the global permission only (CONTRACT.md), no access. */
+  /** view from a grant without an environment list: the global permission only, no access. */
   viewAny: user([{ resource: 'stacks', actions: ['view'] }]),
   /** the same with access to every environment: access gives no scoped permission. */
   viewAnyAccess: user([{ resource: 'stacks', actions: ['view'] }], '*'),

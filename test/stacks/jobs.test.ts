@@ -30,7 +30,7 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
     expect(() => job.line('late')).toThrow(/nothing may follow/);
     const events = await readAllEvents(records.store, jobStream(job.id));
     expect(events[0]?.type).toBe('JobStarted');
-    // Sealed with the job's run's key (issue 15, point 9): no text of it is readable in the store.
+    // Sealed with the job's run's key (docs/security.md#deleted-runs-crypto-shredding): no text of it is readable in the store.
     expect(events.map((e) => e.type).filter((t) => t !== 'JobOutputSealed')).toEqual([
       'JobStarted',
       'JobStatusSealed',

@@ -1,5 +1,5 @@
 /**
- * What a start does with the compose groups recorded by runs and jobs of other instances (issue 15,
+ * What a start does with the compose groups recorded by runs and jobs of other instances (docs/stacks.md#jobs-runs-and-how-compose-runs,
  * point 11), in process over a memory store: a group of another host is left alone and its stack stays
  * busy; one of an earlier boot of this host is known gone; a recorded id that now names another process
  * (another start time) is never signalled; a live instance's groups are never touched. The whole path

@@ -1,6 +1,6 @@
 /**
  * The bytes a LevelDB directory holds, as anyone reading its files could recover them — for tests that
- * must show a secret is in none of them (a deleted run's output and key, issue 15 point 9).
+ * must show a secret is in none of them (a deleted run's output and key: docs/security.md#deleted-runs-crypto-shredding).
  *
  * Searching the raw bytes is not enough, either way: LevelDB compresses each block of its tables
  * (`.ldb`, `.sst`) with Snappy, which writes a repeated run of 4 or more bytes as a reference to the

@@ -1,5 +1,5 @@
 /**
- * The dispatcher's checks, in the order issue 3 lists them, and the queue: mutations one at a time in
+ * The dispatcher's checks, in the order the protocol lists them, and the queue: mutations one at a time in
  * arrival order, `state` / `capabilities` / `operation` answered without waiting behind them.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
- * The ops of the reference editor's dispatcher chronicle gained (issue 16): `hello`, `select`,
- * `measure`, `entities`, `commands`, `history`, `capture` (a PNG: issue 20), and the top-level fields of `state`,
+ * The ops of the reference editor's dispatcher chronicle gained (docs/editor.md): `hello`, `select`,
+ * `measure`, `entities`, `commands`, `history`, `capture` (a PNG: docs/editor.md#capture), and the top-level fields of `state`,
  * `layers`, `header` and `records` its clients read.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * `chronicle editor --http <port>` as a command (CONTRACT.md, Command line and Editor surface): the
+ * `chronicle editor --http <port>` as a command (docs/operations.md#command-line): the
  * listening line, the loopback-only bind, a failed bind, bad `--http` values, `--data`, SIGTERM.
  */
 import { existsSync } from 'node:fs';

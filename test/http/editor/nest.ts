@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import { body, type Client, createEntities, str } from './helpers.js';
 
-/** The expansion limit of one operation (README "The editor's security model"). */
+/** The expansion limit of one operation (docs/security.md#the-editor). */
 export const EXPANSION_LIMIT = 500_000;
 
 /** What the outermost Insert expands to: 16 + 16^2 + ... + 16^5 entities, the references among them. */

@@ -1,5 +1,5 @@
 /**
- * The editor transport's time limits against slow clients and slow operations (issue 15 point 6), on the
+ * The editor transport's time limits against slow clients and slow operations (docs/editor.md#start-it), on the
  * real `chronicle editor` (SLOW: both tests wait out the spec's 15 s, side by side):
  * - a request must arrive whole within 15 s: eight clients sending their head one byte every 2 s (never
  *   idle for 15 s) held all 8 slots for ever; now they are cut, and a 9th caller, refused while they

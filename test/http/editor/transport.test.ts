@@ -1,5 +1,5 @@
 /**
- * The transport rules of spec/editor-rest-api.md and the Host guard of CONTRACT.md, over raw sockets:
+ * The transport rules of spec/editor-rest-api.md and the Host guard (docs/security.md#the-editor), over raw sockets:
  * the headers and reason phrase of every answer, OPTIONS, how Content-Length is read, bodies that are
  * not JSON objects, one request per connection.
  */

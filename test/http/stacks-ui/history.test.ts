@@ -1,5 +1,5 @@
 /**
- * Deploy history in the stacks web page (issue 19 point 8), in Chromium against the real CLI with the
+ * Deploy history in the stacks web page (docs/stacks.md#the-web-page), in Chromium against the real CLI with the
  * fake compose: the diff of two runs, a redeploy of run 1 (its new run says "redeploy of #1"), the history
  * settings, a test notification to a local HTTP receiver listed among the deliveries, and the audit page
  * for an admin (absent for a viewer). Screenshots of the diff and the audit page go to docs/.

@@ -1,5 +1,5 @@
 /**
- * The audit trail (issue 19 point 6) over the real CLI: a scripted session by two users, then who did
+ * The audit trail (docs/stacks.md#audit-trail) over the real CLI: a scripted session by two users, then who did
  * what and when, filtered, paged, newest first, admins only, as NDJSON, with no secret value.
  */
 import { beforeAll, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Big outputs cost a bounded amount of memory (issue 15, points 2 and 3), over the real CLI: one deploy
+ * Big outputs cost a bounded amount of memory (docs/stacks.md#reading-output-polls-event-streams-and-memory), over the real CLI: one deploy
  * of a 51 MB log of 3,200,000 short lines (the fake compose program's `count`), then
  * - the followed log (`log?follow=true`) streams from the file as clients take it: six clients that
  *   never read (and six on the job's event stream) raise the server's peak memory by a few MiB, not by
@@ -27,7 +27,7 @@ const LOG_BYTES = LINES * LINE_BYTES;
 const lineAt = (i: number) => String(i).padEnd(WIDTH, '.');
 /**
  * What following, reading or polling may add to the server's peak memory. Holding a copy of the log, or
- * framing it whole, costs hundreds of MiB (issue 15 measured 1.6 GB for six stalled followers). What
+ * framing it whole, costs hundreds of MiB (an earlier build measured 1.6 GB for six stalled followers). What
  * each client holds is about a MiB; most of the rise is garbage the kernel's socket buffers let the
  * clients make before they block (a few MB of frames each), not yet collected at the peak.
  */

@@ -1,5 +1,5 @@
 /**
- * Arguments per compose generation (CONTRACT.md, issue 17) over the real CLI with the fake compose, which
+ * Arguments per compose generation (docs/stacks.md#on-a-real-docker-engine) over the real CLI with the fake compose, which
  * answers `version` as FAKE_COMPOSE_VERSION says: v1 gets `pull` before `up` (it has no `up --pull`), v2
  * `up --pull always` (and `--wait`, which v1 lacks too); a step that prints compose's usage fails its run even with exit code 0; a failed
  * `pull` leaves `up` unrun and the run says so. The real v1 is driven in docker-engine.test.ts.

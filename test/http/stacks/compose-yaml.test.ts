@@ -1,5 +1,5 @@
 /**
- * Compose text that costs more to read than its size (issue 15 point 7), through the real CLI: an alias
+ * Compose text that costs more to read than its size (docs/security.md#limits-and-their-defaults), through the real CLI: an alias
  * bomb ("billion laughs") and a very deep nesting answer 400 with a message that says so — on create,
  * on a compose save, and (422, as any compose file a repository cannot give) on a git stack's fetched
  * file — and nothing is created or changed. An ordinary file that uses one anchor in many places is

@@ -1,5 +1,5 @@
 /**
- * A deleted run leaves no readable copy of its output anywhere in the store (issue 15, point 9): not in
+ * A deleted run leaves no readable copy of its output anywhere in the store (docs/security.md#deleted-runs-crypto-shredding): not in
  * the LevelDB files, not in any page of the PostgreSQL tables, not in a copy `chronicle migrate` made
  * before or after the delete. Output is sealed with a key per run kept in its own stream; deleting the
  * run deletes that stream, whose bytes the adapters remove from their files for good.

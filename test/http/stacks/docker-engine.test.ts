@@ -1,5 +1,5 @@
 /**
- * Every stack operation on a real Docker engine (issue 17), black-box over the CLI, on each Compose
+ * Every stack operation on a real Docker engine (docs/stacks.md#on-a-real-docker-engine), black-box over the CLI, on each Compose
  * generation (`compose.command` picks it; test/docker-helpers.ts), and once with no compose.command,
  * where chronicle finds the compose of the machine itself. What each run records and what the API
  * answers is checked against what the engine shows.

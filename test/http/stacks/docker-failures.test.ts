@@ -1,5 +1,5 @@
 /**
- * Builds and failures on a real Docker engine (issue 17), black-box over the CLI, on each Compose
+ * Builds and failures on a real Docker engine (docs/stacks.md#on-a-real-docker-engine), black-box over the CLI, on each Compose
  * generation: a build that prints a
  * secret, a pull of an image no registry has, a build step outliving `jobs.timeoutSeconds`, and
  * `kill -9` of chronicle during a real deploy.

@@ -1,5 +1,5 @@
 /**
- * Deploy history on a real Docker engine (issue 19): each run records the image its services ran, the
+ * Deploy history on a real Docker engine (docs/stacks.md#deploy-history-what-each-run-deployed-diff-redeploy-rollback): each run records the image its services ran, the
  * diff of two runs shows a rebuilt tag's new image, and a redeploy of the first run runs the first
  * image again (pinned by image id: no registry here, the images are built locally), checked through the
  * engine. Black-box over the CLI, on each Compose generation.

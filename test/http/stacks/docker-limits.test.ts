@@ -1,5 +1,5 @@
 /**
- * The size limits of a stack (README "Security model", Limits) are ones a real deploy takes, on a real
+ * The size limits of a stack (docs/security.md#limits-and-their-defaults) are ones a real deploy takes, on a real
  * engine with each Compose generation: a compose file of 1 MiB whose service gets all 1,000 variables
  * (128 KiB of names and values) in its environment deploys, its run records what it deployed, and the
  * container holds every value.

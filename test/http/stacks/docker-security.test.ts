@@ -1,6 +1,6 @@
 /**
  * The attacks of a user holding `edit` on environment 1 against the other environments and the server,
- * on a real Docker engine with each Compose generation (README "Security model"): a build context in
+ * on a real Docker engine with each Compose generation (docs/security.md#what-an-edit-grant-can-reach): a build context in
  * environment 2's stack whose `.env` becomes the Dockerfile (BuildKit and the classic builder both
  * quote its first line as an unknown instruction, so the run log held the password), the same through
  * a compose save, a file changed on disk behind chronicle's back, a symbolic link made by the user's own

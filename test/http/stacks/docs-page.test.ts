@@ -60,7 +60,7 @@ describeStacks('the docs page in a browser', () => {
   });
 
   it.skipIf(missing !== undefined)('shows every operation, loading nothing from another host', async () => {
-    // One block per operation of the served document (the route table's and issue 19's routes alike).
+    // One block per operation of the served document (the route table's and the deploy history's routes alike).
     const document = (await (await fetch(`http://127.0.0.1:${server.port}/api/openapi.json`)).json()) as {
       paths: Record<string, Record<string, unknown>>;
     };

@@ -1,5 +1,5 @@
 /**
- * A property test over the stacks routes of the real CLI (issue 15, Tests): sequences of route calls
+ * A property test over the stacks routes of the real CLI: sequences of route calls
  * whose every name, id and key field — stack names, `env`, job ids, run ids, schedule types, variable
  * names, secret providers, settings keys, git stack fields, webhook delivery ids, query parameters, the
  * compose output itself — is often a property name of `Object.prototype`. Whatever the sequence, no

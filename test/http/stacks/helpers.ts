@@ -139,7 +139,7 @@ export const USERS: Record<UserKind, UserJson> = {
   },
 };
 
-/** An environment's `security` settings (README "Security model"). */
+/** An environment's `security` settings (docs/security.md#what-an-edit-grant-can-reach). */
 export type SecurityJson = Record<string, unknown>;
 
 export interface ConfigJson {
@@ -150,7 +150,7 @@ export interface ConfigJson {
   secretProviders?: Record<string, { command: string[]; environments?: Array<number | null> | '*' }>;
   deployLogs?: { budgetBytes: number; remeasureBytes: number };
   jobs?: { timeoutSeconds?: number; retentionHours?: number; maxConcurrent?: number };
-  /** Issue 19: notification channels and deploy-run retention per environment. */
+  /** Notification channels and deploy-run retention per environment. */
   notifications?: Array<Record<string, unknown>>;
   retention?: Array<{ environment: number | null; keepRuns?: number; keepDays?: number }>;
 }
@@ -526,7 +526,7 @@ export async function waitRun(
 }
 
 // ------------------------------------------------------------------------------------------------
-// Files (CONTRACT.md paths)
+// Files (docs/operations.md#where-the-data-lives)
 // ------------------------------------------------------------------------------------------------
 
 export const logPath = (dataDir: string, env: Env, runId: number) =>

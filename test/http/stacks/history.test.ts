@@ -1,5 +1,5 @@
 /**
- * Deploy history (issue 19 points 1-3) over the real CLI with the fake compose program: what each run
+ * Deploy history (docs/stacks.md#deploy-history-what-each-run-deployed-diff-redeploy-rollback) over the real CLI with the fake compose program: what each run
  * deployed, the diff of two runs, redeploying an earlier run, auto-rollback, and no secret value in any
  * of their answers.
  */

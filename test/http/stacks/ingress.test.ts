@@ -1,5 +1,5 @@
 /**
- * What one caller may hold of the stacks server (issue 15 point 5), through the real CLI and raw sockets:
+ * What one caller may hold of the stacks server (docs/security.md#connections-and-streams), through the real CLI and raw sockets:
  * - the git webhook checks all its headers can tell (signature header present and well-formed, the stack
  *   and its secret, the declared size) before it reads the body, answers 401/413 while the caller still
  *   holds the rest, and closes the connection; the signature is computed as the body arrives; bodies are

@@ -1,5 +1,5 @@
 /**
- * Size limits of what a stack is made of (README "Security model", Limits), checked when it arrives,
+ * Size limits of what a stack is made of (docs/security.md#limits-and-their-defaults), checked when it arrives,
  * over the real CLI: a compose file over 1 MiB, a value over 64 KiB, variables over 128 KiB in all (413)
  * or over 1,000 (400) are refused at create, compose save, variables save and git create, naming the
  * limit, and nothing is kept. A stack at every limit at once deploys: the store takes what the run

@@ -21,7 +21,7 @@ import {
 } from './helpers.js';
 
 /**
- * Several `chronicle stacks` instances on one PostgreSQL log and one data directory (issue 9): both
+ * Several `chronicle stacks` instances on one PostgreSQL log and one data directory (docs/operations.md#several-instances): both
  * serve reads and writes, their read models converge, a subscriber on one receives the lines of a
  * deploy running on the other, one stack runs one job at a time across them, and the runs of an
  * instance that is killed are closed by the one that lives — never those of an instance still alive.

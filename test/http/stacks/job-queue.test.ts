@@ -1,5 +1,5 @@
 /**
- * Bounded compose jobs (config `jobs.maxConcurrent`, README "Limits and their defaults"): 20 creates at
+ * Bounded compose jobs (config `jobs.maxConcurrent`, docs/security.md#limits-and-their-defaults): 20 creates at
  * once start at most 4 compose `up`s, the others wait `queued` in their poll and their run, then all
  * succeed; with 1 slot the jobs run one after the other, first come first served; the save-time check
  * of a compose file never waits behind deploys; a stop fails the queued jobs, which never ran; a bad

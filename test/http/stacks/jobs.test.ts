@@ -1,5 +1,5 @@
 /**
- * Jobs (spec: Endpoints rule 4, Events; issue 6: jobs, compose runner): the two answer paths, the job
+ * Jobs (spec: Endpoints rule 4, Events; docs/stacks.md#jobs-runs-and-how-compose-runs): the two answer paths, the job
  * poll, server-sent events for several subscribers, the run log followed live, the time-out, and line
  * splitting seen from the outside.
  */
@@ -119,7 +119,7 @@ describeStacks('jobs', () => {
       await saveCompose(stacks.admin, 'polled', 1, composeText({ lines: ['l1', 'l2', 'l3'] }));
       const { jobId } = await deploy(stacks.admin, 'polled', 1);
       const job = await waitJob(stacks.admin, jobId);
-      // A page of the messages (issue 15): here all of them, from the first.
+      // A page of the messages: here all of them, from the first.
       expect(Object.keys(job).sort()).toEqual(['from', 'id', 'messages', 'more', 'next', 'result', 'status']);
       expect(job).toMatchObject({ from: 0, more: false, next: job.messages.length - 1 });
       expect(job.id).toBe(jobId);

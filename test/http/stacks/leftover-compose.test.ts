@@ -1,5 +1,5 @@
 /**
- * Compose left running by a server killed during a job (issue 15, point 11). Compose runs in a process
+ * Compose left running by a server killed during a job (docs/stacks.md#jobs-runs-and-how-compose-runs). Compose runs in a process
  * group of its own, so `kill -9` of the server leaves it running (here: the fake compose and a grandchild
  * of it that ignores SIGTERM, both appending to a marker file). The restart on the same data directory
  * must stop that group before the stack is free again (a job of the stack is a 409 until then), close

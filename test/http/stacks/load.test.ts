@@ -1,5 +1,5 @@
 /**
- * Load and crashes (issue 6, Tests): 20 deploys of different stacks at once, every log complete and in
+ * Load and crashes: 20 deploys of different stacks at once, every log complete and in
  * order; `kill -9` of the server during deploys, then a restart on the same data directory: every
  * acknowledged run is there, and the ones that were running are closed `failed`, not left running.
  */

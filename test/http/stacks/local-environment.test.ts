@@ -1,5 +1,5 @@
 /**
- * The local environment's permission rule over the real CLI (README "Security model"): by default a
+ * The local environment's permission rule over the real CLI (docs/security.md#the-local-environment): by default a
  * grant scoped to environment 1 also reaches the local environment (the spec's rule), the server warns of
  * it at start and the session says so; `"localEnvironment": "explicit"` makes the local environment
  * need `null` (or `"*"`) in a grant's list, for the list, the stack routes and a local run alike.

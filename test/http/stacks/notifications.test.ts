@@ -1,5 +1,5 @@
 /**
- * Notifications (issue 19 point 4) over the real CLI: delivery to a local HTTP receiver that fails the
+ * Notifications (docs/stacks.md#notifications) over the real CLI: delivery to a local HTTP receiver that fails the
  * first attempts, across a crash of chronicle, with one idempotency key; a channel that is down slows
  * nothing; the test route; no secret in any message.
  */

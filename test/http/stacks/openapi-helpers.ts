@@ -26,7 +26,7 @@ export interface Operation {
 
 export type Paths = Record<string, Record<string, Operation>>;
 
-/** A route registered outside `stacksRoutes` (issue 19's), by its method and Fastify URL. */
+/** A route registered outside `stacksRoutes` (the deploy history's), by its method and Fastify URL. */
 export interface Endpoint {
   method: string;
   url: string;

@@ -1,5 +1,5 @@
 /**
- * A scripted deploy-history session (issue 19's routes, issue 23's rule): deploy twice, read what each
+ * A scripted deploy-history session (the deploy history's routes, checked against the served document): deploy twice, read what each
  * run deployed, diff, redeploy, history settings, audit (a page and the ndjson export), a retention run,
  * a notification test and the deliveries, and a log's range, search and download, with the failures a
  * client meets on the way. Every answer is checked against the schema its route documents in the served

@@ -1,5 +1,5 @@
 /**
- * A scripted session against the real CLI (issue 23): create, deploy, list, read, log, delete, settings,
+ * A scripted session against the real CLI (docs/stacks.md#the-api-document): create, deploy, list, read, log, delete, settings,
  * executions and a git stack, and the failures a client meets on the way (400, 401, 403, 404, 409, 422,
  * a failed job's 500). Every answer is checked against the schema its route documents in the served
  * OpenAPI document, for its status and media type; every event of the event streams against the

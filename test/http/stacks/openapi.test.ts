@@ -1,5 +1,5 @@
 /**
- * The stacks service's OpenAPI document (issue 23): generated from the routes' zod schemas, valid
+ * The stacks service's OpenAPI document (docs/stacks.md#the-api-document): generated from the routes' zod schemas, valid
  * OpenAPI 3.1, the same set of routes as the app registers, every answer of a scripted session valid
  * against the schema its route documents, and the docs page served with its own assets.
  */
@@ -142,7 +142,7 @@ describe('the stacks OpenAPI document, from the app itself', () => {
     expect(
       Object.keys(paths['/api/stacks/{name}/deploys/{runId}/log']?.get?.responses['200']?.content ?? {}),
     ).toEqual(['text/plain', 'text/event-stream', 'application/json']);
-    // Issue 19's answers: named schemas, the audit export as ndjson.
+    // The deploy history's answers: named schemas, the audit export as ndjson.
     expect(paths['/api/audit']?.get?.responses['200']?.content).toEqual({
       'application/json': { schema: { $ref: '#/components/schemas/AuditPage' } },
       'application/x-ndjson': { schema: { type: 'string' } },

@@ -1,7 +1,7 @@
 /**
  * The permission matrix: every endpoint x every user kind x environment (null, 1, 2). The expected
  * status comes from the rules below, written once from the spec's Authentication section and
- * CONTRACT.md's grants — not from the implementation.
+ * the config's grants (docs/security.md#who-can-do-what) — not from the implementation.
  */
 
 import { existsSync } from 'node:fs';
@@ -33,7 +33,7 @@ import {
 } from './helpers.js';
 
 // ------------------------------------------------------------------------------------------------
-// The rules (spec, Authentication; CONTRACT.md, config grants)
+// The rules (spec, Authentication; the config's grants)
 // ------------------------------------------------------------------------------------------------
 
 type Action = 'view' | 'edit';
@@ -259,7 +259,7 @@ function sseReply(status: number, text: string): Reply {
   return { status, reason: '', headers: [], body: Buffer.from(text), text, json: undefined, value };
 }
 
-/** The 403 body of STACKS.md: `{"error": "forbidden: ..."}`. */
+/** The 403 body: `{"error": "forbidden: ..."}`. */
 function isForbiddenBody(reply: Reply): boolean {
   const v = reply.value as { error?: unknown } | undefined;
   return typeof v?.error === 'string' && v.error.startsWith('forbidden: ');

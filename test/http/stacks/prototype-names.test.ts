@@ -1,7 +1,7 @@
 /**
  * Names that are properties of `Object.prototype` (`constructor`, `__proto__`, `toString`,
  * `hasOwnProperty`, `valueOf`...) wherever a client, a config file or a compose line chooses a name, over
- * the real CLI (issue 15, point 1): a compose line that once stopped the process, job ids, schedule
+ * the real CLI: a compose line that once stopped the process, job ids, schedule
  * types, stack names, variable names, secret providers (and the keys they print), git stacks, settings
  * keys and config keys. Each such name is an ordinary name: found when it exists, 404 or 400 as any
  * unknown one when it does not, and never the server's end.

@@ -1,5 +1,5 @@
 /**
- * Secret providers are scoped to environments in the config (README "Security model"): a user of one
+ * Secret providers are scoped to environments in the config (docs/security.md#secret-providers): a user of one
  * environment binds a provider that serves it, never another environment's (403), and a deploy gives
  * a provider's values to a stack outside its scope only while admins wrote all of it. A relative
  * provider command is found next to the config file, not in the stack's folder.

@@ -1,5 +1,5 @@
 /**
- * Redaction (spec: Output redaction and log storage 1-3; CONTRACT.md: more than 5 characters -> `***`,
+ * Redaction (spec: Output redaction and log storage 1-3; docs/stacks.md: more than 5 characters -> `***`,
  * a line holding a value of 5 characters or fewer is withheld): stack variables, secret or not, and the
  * values a secret provider resolves, checked in every place output reaches — the log file, the job's
  * messages, its event stream, the followed log, the result and the stored error message.

@@ -329,7 +329,7 @@ describeStacks('deploy runs', () => {
       }
       expect(await runIdsOf('ops', q(env))).toEqual([saved.runId, deployed.runId, created.runId]);
 
-      // The compose command as CONTRACT.md gives it, in the stack's folder.
+      // The compose command as the config gives it, in the stack's folder.
       const dir = stackDir(stacks.server.dataDir, env, 'ops');
       const file = join(dir, 'compose.yaml');
       const calls = (await argvCalls(stacks.server)).filter((c) => c.argv.includes(file));

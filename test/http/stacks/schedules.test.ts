@@ -1,6 +1,6 @@
 /**
  * Settings, the deploy_log_reconcile schedule and its manual run, the per-item toggle, and the execution
- * history, over the real CLI (README, stacks section; spec: Settings fields, Reconcile rules, Endpoints
+ * history, over the real CLI (docs/stacks.md#limits-reconcile-settings-and-schedules; spec: Settings fields, Reconcile rules, Endpoints
  * rule 5, Authentication).
  */
 import { existsSync } from 'node:fs';
@@ -26,7 +26,7 @@ import {
   type UserKind,
 } from './helpers.js';
 
-/** The deploy-run retention schedule's settings (issue 19 point 5), at their defaults here. */
+/** The deploy-run retention schedule's settings (docs/stacks.md#deploy-run-retention), at their defaults here. */
 const RETENTION_DEFAULTS = { deployRunRetentionCron: '30 3 * * *', deployRunRetentionEnabled: true };
 const HOUR_AGO = new Date(Date.now() - 3_600_000);
 

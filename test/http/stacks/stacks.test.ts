@@ -1,6 +1,6 @@
 /**
- * Stacks themselves (CONTRACT.md: Stacks surface; STACKS.md: the pinned routes): create, read, list,
- * variables, delete; names and compose text validated; files where CONTRACT.md puts them; no path
+ * Stacks themselves (docs/stacks.md): create, read, list,
+ * variables, delete; names and compose text validated; files where docs/operations.md#where-the-data-lives puts them; no path
  * leaves the stacks folder.
  */
 import { createHash } from 'node:crypto';

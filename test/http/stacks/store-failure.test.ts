@@ -1,5 +1,5 @@
 /**
- * A full disk (issue 31, point 4), over the real CLI on a small file system the test mounts: a deploy of
+ * A full disk (docs/operations.md#when-the-store-fails), over the real CLI on a small file system the test mounts: a deploy of
  * 400,000 lines fills it. The store fails at its first failed write: that deploy is never listed
  * `success`; writes answer 503 `store_failed` with the reason (also once space is back), reads go on,
  * stderr and `GET /api/health` say why; after a restart every run id answered before is kept and the

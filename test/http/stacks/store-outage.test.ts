@@ -1,5 +1,5 @@
 /**
- * PostgreSQL away for a moment mid-deploy (issue 31, point 5), over the real CLI on the PostgreSQL store:
+ * PostgreSQL away for a moment mid-deploy (docs/operations.md#when-the-store-fails), over the real CLI on the PostgreSQL store:
  * chronicle reaches the database through a TCP proxy of the test's own, whose connections are dropped
  * (and new ones refused) while the deploy prints. The store fails, writes answer 503 `store_failed`, and
  * the next write the store takes clears it; the run's completion is tried again until the store takes

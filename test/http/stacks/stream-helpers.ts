@@ -1,5 +1,5 @@
 /**
- * What the big-output tests (issue 15 points 2-4) need beside helpers.ts: the server's memory as Linux
+ * What the big-output tests (docs/stacks.md#reading-output-polls-event-streams-and-memory) need beside helpers.ts: the server's memory as Linux
  * reports it in `/proc/<pid>/status`, clients that never read, and an SSE reader that counts and checks
  * millions of events as they arrive without keeping them.
  */

@@ -1,5 +1,5 @@
 /**
- * Variables cannot steer the compose program (README "Security model"): names such as PATH, LD_PRELOAD,
+ * Variables cannot steer the compose program (docs/security.md#what-an-edit-grant-can-reach): names such as PATH, LD_PRELOAD,
  * DOCKER_HOST or COMPOSE_FILE are refused with 400 when saved; one written into `.env` behind the API's
  * back fails the deploy before compose runs; DOCKER_HOST is always set for compose, the local
  * environment's too. Black-box over the CLI with the fake compose, called by name through a shim on

@@ -136,7 +136,7 @@ export function deleteContract(h: Harness) {
       expect(await store.streamRevision('b')).toBe(1);
     });
 
-    // DESIGN.md: deleting a run's stream leaves "no copy of its output anywhere" — on disk included.
+    // Deleting a run's stream leaves no copy of its output anywhere (docs/security.md#deleted-runs-crypto-shredding) — on disk included.
     // LevelDB's tables are searched uncompressed: Snappy may write the start of a token that follows
     // the same `"value":"` as another as a reference to it, and a raw search would then miss that copy.
     it('leaves no byte of the deleted events in the data directory', async (ctx) => {

@@ -15,7 +15,7 @@ import { validationContract } from './validation.js';
 
 export type { StoreAdapter } from './harness.js';
 
-/** The event store port's contract (DESIGN.md, "Event store port"), run against one adapter. */
+/** The event store port's contract (docs/architecture.md#the-parts), run against one adapter. */
 export function describeStoreContract(name: string, adapter: StoreAdapter): void {
   describe(`event store contract: ${name}`, () => {
     const h = harness(name, adapter);
