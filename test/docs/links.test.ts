@@ -97,4 +97,20 @@ describe('links of README.md and docs/', () => {
     );
     expect(bad).toEqual([]);
   });
+
+  it('every path of the repository a page names in code (`src/…`, `test/…`) exists', () => {
+    // The reference editor's own files, named as where its facts were read.
+    const elsewhere = new Set(['docs/automation/rest_smoke.py', 'src/app/control/entities.rs']);
+    const bad = PAGES.flatMap((page) =>
+      [
+        ...readFileSync(join(ROOT, page), 'utf8').matchAll(
+          /`((?:src|test|bench|scripts|projections|streams|lint|docs)\/[\w./-]+)`/g,
+        ),
+      ]
+        .map((m) => m[1] as string)
+        .filter((path) => !elsewhere.has(path) && !path.includes('*') && !existsSync(join(ROOT, path)))
+        .map((path) => `${page}: ${path}`),
+    );
+    expect(bad).toEqual([]);
+  });
 });
