@@ -53,8 +53,19 @@ export interface DeployRun {
   instanceId?: string;
   /** Containers an interrupted compose left renamed, removed before its `up` (RunLeftoversRemoved). */
   leftoversRemoved?: string[];
+  /**
+   * Output lines redaction withheld (RunLinesWithheld): how many, and after which log lines (0: before
+   * the first), as runs of consecutive ones; absent when none was.
+   */
+  withheld?: RunWithheld;
   /** The process group of its compose (RunComposeStarted), once compose started; not part of the run JSON. */
   composeGroup?: ComposeGroup;
+}
+
+/** A run's withheld lines as its JSON gives them (`details.withheld`). */
+export interface RunWithheld {
+  lines: number;
+  at: Array<{ afterLine: number; lines: number }>;
 }
 
 export interface DeployRunsState {
@@ -90,6 +101,7 @@ export interface RunJson {
     userId: string | null;
     cancelledBy?: string | null;
     leftoversRemoved?: string[];
+    withheld?: RunWithheld;
     [extra: string]: unknown;
   };
 }
@@ -142,6 +154,9 @@ export function toRunJson(run: DeployRun, errorMessage: string | null = run.erro
       userId: run.userId,
       ...(run.cancelledBy !== undefined ? { cancelledBy: run.cancelledBy } : {}),
       ...(run.leftoversRemoved !== undefined ? { leftoversRemoved: [...run.leftoversRemoved] } : {}),
+      ...(run.withheld !== undefined
+        ? { withheld: { lines: run.withheld.lines, at: run.withheld.at.map((place) => ({ ...place })) } }
+        : {}),
     },
   };
 }
@@ -166,6 +181,7 @@ type RunEventType =
   | 'RunDequeued'
   | 'RunTruncated'
   | 'RunLeftoversRemoved'
+  | 'RunLinesWithheld'
   | 'RunCompleted'
   | 'RunCompletedSealed'
   | 'RunDeleted'
@@ -238,6 +254,15 @@ export function evolveRun(state: DeployRunsState, event: RunEvent): DeployRunsSt
       if (run) run.leftoversRemoved = [...(run.leftoversRemoved ?? []), ...event.data.containers];
       return state;
     }
+    case 'RunLinesWithheld': {
+      const run = state.runs.get(event.data.run_id);
+      if (run)
+        run.withheld = {
+          lines: event.data.lines,
+          at: event.data.at.map((place) => ({ afterLine: place.after_line, lines: place.lines })),
+        };
+      return state;
+    }
     case 'RunCompleted':
     case 'RunCompletedSealed': {
       const run = state.runs.get(event.data.run_id);
@@ -286,6 +311,7 @@ const RUN_EVENT_TYPES = new Set([
   'RunDequeued',
   'RunTruncated',
   'RunLeftoversRemoved',
+  'RunLinesWithheld',
   'RunCompleted',
   'RunCompletedSealed',
   'RunDeleted',
@@ -297,7 +323,8 @@ export const deployRuns: Projection<DeployRunsState> = {
   // 2: runs know their instance. 3: RunSourceResolved (a git deploy's commit, known after the start).
   // 4: runs know their compose process group (RunComposeStarted). 5: RunCompletedSealed (errorSealed).
   // 6: queued runs (RunQueued, RunDequeued). 7: leftovers removed before `up` (RunLeftoversRemoved).
-  version: 7,
+  // 8: where output lines were withheld (RunLinesWithheld).
+  version: 8,
   initial: () => ({ runs: new Map(), deleted: new Set(), maxRunId: 0 }),
   evolve(state, event) {
     if (event.stream.startsWith(RUN_STREAM_PREFIX) && RUN_EVENT_TYPES.has(event.type))

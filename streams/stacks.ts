@@ -25,6 +25,14 @@ import { KEY_STREAM_PREFIX } from './system.js';
  * (JobOutput, JobStatusReported, JobFinished, RunCompleted), which every reader still takes.
  */
 export const JOB_STREAM_PREFIX = 'stack-job-';
+
+/** Lines withheld one after the other in a run's output: after which log line, and how many. */
+export interface WithheldPlace {
+  after_line: number;
+  lines: number;
+}
+/** Places RunLinesWithheld lists at most (the event stays small whatever the log's length). */
+export const MAX_WITHHELD_PLACES = 1_000;
 export const RUN_STREAM_PREFIX = 'deploy-run-';
 export const jobStream = (jobId: string) => `${JOB_STREAM_PREFIX}${jobId}`;
 export const OPERATION_STREAM_PREFIX = 'stack-operation-';
@@ -220,6 +228,14 @@ export interface StacksEventMap {
    * (`<12 hex>_<name>`) were removed (src/stacks/renamed-leftovers.ts); their names, redacted.
    */
   RunLeftoversRemoved: { run_id: number; containers: string[] };
+  /**
+   * Output lines redaction withheld (each held a value too short to replace with `***`), recorded once
+   * before the completion: `lines` in all, and where, as runs of lines withheld one after the other
+   * (`after_line`: the log line they followed, 0 before the first; the log file itself keeps only the
+   * lines shown). At most MAX_WITHHELD_PLACES places; withheld lines past the last are in `lines` only.
+   * Counts and places only, never text: in clear like the run's other counts.
+   */
+  RunLinesWithheld: { run_id: number; lines: number; at: WithheldPlace[] };
   /** The environment's log budget was reached: later lines were dropped and one notice line written. */
   RunTruncated: { run_id: number; budget_bytes: number; used_bytes: number };
   RunCompleted: {

@@ -41,6 +41,7 @@ import type { LogSource } from './log-reader.js';
 import { OutputKeys, type Sealer } from './output-keys.js';
 import type { ComposeExit, Redactor } from './types.js';
 import { untilRecorded } from './until-recorded.js';
+import { WithheldLines } from './withheld-lines.js';
 
 /**
  * What following a run's log reads: its file as it grows (see log-reader.ts), then the run's final
@@ -490,6 +491,8 @@ export class RunRecorder {
   private appends: Promise<void> = Promise.resolve();
   private appendError: unknown;
   private lines = 0;
+  /** Where redaction withheld lines, recorded with the end (RunLinesWithheld). */
+  private readonly withheldLines = new WithheldLines();
   private completed: Promise<DeployRun> | undefined;
   private markEnded: (run: Promise<DeployRun>) => void = () => {};
   /** Resolves with the run once `complete` has recorded it. */
@@ -570,6 +573,16 @@ export class RunRecorder {
     if (this.completed) throw new Error(`run ${this.runId} is complete: no line may follow`);
     this.lines += 1;
     return this.writer.line(text);
+  }
+
+  /**
+   * An output line redaction withheld: its place among the log's lines is recorded with the run's end.
+   * Past the budget nothing is recorded: the log ended with its notice, and no later line has a place.
+   */
+  withheld(): void {
+    if (this.completed) throw new Error(`run ${this.runId} is complete: no line may follow`);
+    if (this.writer.truncated) return;
+    this.withheldLines.add(this.writer.linesWritten);
   }
 
   /**
@@ -671,6 +684,14 @@ export class RunRecorder {
       if (!(error instanceof RunLogError)) throw error;
       this.logFailure = error;
     }
+    if (this.withheldLines.lines > 0)
+      this.record(
+        stacksEvent('RunLinesWithheld', {
+          run_id: this.runId,
+          lines: this.withheldLines.lines,
+          at: this.withheldLines.at,
+        }),
+      );
     await this.appends;
     const lost: string[] = [];
     const logError = this.logError;

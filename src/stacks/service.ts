@@ -571,6 +571,7 @@ export class StacksService {
       for (const line of source.log) {
         const shown = redactor.line(line);
         if (shown !== null) recorder.line(shown);
+        else recorder.withheld();
       }
       await this.history.record(recorder, stack);
       await this.history.recordImages(recorder, environment, ref.name);
@@ -1069,6 +1070,7 @@ export class StacksService {
               : lineRedactor.cut(output.line, output.cut.keep, output.cut.marker);
           if (shown === null) {
             withheld += 1;
+            recorder?.withheld();
             return;
           }
           sayWithheld();
@@ -1312,7 +1314,7 @@ export class StacksService {
     const result = await removeRenamedLeftovers(docker, leftovers, signal);
     const say = (text: string) => {
       const shown = to.redactor.line(text);
-      if (shown === null) return;
+      if (shown === null) return to.recorder?.withheld();
       if (to.recorder?.line(shown) ?? true) to.job.line(shown);
     };
     for (const name of result.removed) say(removedLine(name));

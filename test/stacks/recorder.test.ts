@@ -16,7 +16,8 @@ import {
   WITHHELD_ERROR_MESSAGE,
 } from '../../src/stacks/recorder.js';
 import { createRedactor } from '../../src/stacks/redaction.js';
-import { jobStream, runStream } from '../../streams/stacks.js';
+import { WithheldLines } from '../../src/stacks/withheld-lines.js';
+import { jobStream, MAX_WITHHELD_PLACES, runStream } from '../../streams/stacks.js';
 import { noExit, openRecords, type Records, readAllEvents, storeKinds } from './records-helpers.js';
 
 const runInput = (over: Partial<RunStart> = {}): RunStart => ({
@@ -228,6 +229,45 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     expect(toRunJson(run).details.truncated).toBe(true);
     const types = (await readAllEvents(records.store, runStream(run.id))).map((e) => e.type);
     expect(types).toEqual(['RunStarted', 'RunTruncated', 'RunCompletedSealed']);
+  });
+
+  it('records where lines were withheld (RunLinesWithheld), none past the budget; a rebuild agrees', async () => {
+    await records.dispose();
+    records = await openRecords(kind, { budget: { budgetBytes: 64, remeasureBytes: 16 } });
+    const recorder = await records.runs.start(runInput());
+    recorder.withheld();
+    recorder.line('line 00');
+    recorder.withheld();
+    recorder.withheld();
+    for (let i = 1; i < 12; i++) recorder.line(`line ${String(i).padStart(2, '0')}`); // past the budget at 8
+    recorder.withheld();
+    const run = await recorder.complete({
+      success: true,
+      exit: noExit,
+      redactor: createRedactor([]),
+      summary,
+    });
+    const withheld = {
+      lines: 3,
+      at: [
+        { afterLine: 0, lines: 1 },
+        { afterLine: 1, lines: 2 },
+      ],
+    };
+    expect(toRunJson(run).details.withheld).toEqual(withheld);
+    const types = (await readAllEvents(records.store, runStream(run.id))).map((e) => e.type);
+    expect(types).toEqual(['RunStarted', 'RunTruncated', 'RunLinesWithheld', 'RunCompletedSealed']);
+    const rebuilt = await rebuildProjection(records.store, deployRuns);
+    expect(rebuilt.state.runs.get(run.id)).toEqual(run);
+  });
+
+  it('lists at most MAX_WITHHELD_PLACES places of withheld lines, and counts every one', () => {
+    const places = new WithheldLines();
+    for (let line = 0; line < MAX_WITHHELD_PLACES + 5; line++) places.add(line);
+    places.add(MAX_WITHHELD_PLACES + 4);
+    expect(places.lines).toBe(MAX_WITHHELD_PLACES + 6);
+    expect(places.at).toHaveLength(MAX_WITHHELD_PLACES);
+    expect(places.at.at(-1)).toEqual({ after_line: MAX_WITHHELD_PLACES - 1, lines: 1 });
   });
 
   it('deletes a finished run: 409 while running; then log, job stream and record go', async () => {

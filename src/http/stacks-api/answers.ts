@@ -430,6 +430,32 @@ export const Run = z
           description:
             'Containers an interrupted compose left under its temporary name (`<12 hex>_<name>`, a server stopped while compose recreated them) that were removed before the run’s `up`, each also a line of its log; absent when there were none.',
         }),
+        withheld: z
+          .object({
+            lines: z.number().int().meta({ description: 'Output lines withheld in all.' }),
+            at: z
+              .array(
+                z.object({
+                  afterLine: z.number().int().meta({
+                    description:
+                      'The log line (1-based) they followed in the output; 0: before the first line.',
+                  }),
+                  lines: z
+                    .number()
+                    .int()
+                    .meta({ description: 'How many were withheld there, one after the other.' }),
+                }),
+              )
+              .meta({
+                description:
+                  'Where, in the order of the log: at most 1,000 places (lines withheld past the last are in `lines` only).',
+              }),
+          })
+          .optional()
+          .meta({
+            description:
+              'Output lines redaction withheld (each held a value of 5 characters or fewer, too short to replace with `***`): the log file holds only the lines shown, so its lines and offsets are those of what was shown; this says how many were left out and where. Never their text. Recorded when the run ends; absent when none was withheld.',
+          }),
       })
       .meta({ description: 'Open: a kind of deploy may add keys of its own (plain JSON values).' }),
   })

@@ -182,6 +182,7 @@ function RunDetails({ run }) {
       ${typeof d.rollbackOf === 'number' ? html`<dt>Rollback of</dt><dd>run #${d.rollbackOf} (it failed)</dd>` : null}
       ${d.commit ? html`<dt>Commit</dt><dd><code>${d.commit}</code></dd>` : null}
       ${d.leftoversRemoved?.length ? html`<dt>Cleaned up</dt><dd data-testid="leftovers-removed">${d.leftoversRemoved.join(', ')}: left renamed by an interrupted compose, removed before compose up</dd>` : null}
+      ${d.withheld ? html`<dt>Withheld</dt><dd>${d.withheld.lines} line${d.withheld.lines === 1 ? '' : 's'} withheld by redaction (each held a value too short to replace with ***); the log marks where</dd>` : null}
       ${d.truncated ? html`<dt>Log</dt><dd><span class="badge status-warning" data-testid="truncated">truncated</span></dd>` : null}
       ${run.errorMessage ? html`<dt>Error</dt><dd><pre class="error-line">${run.errorMessage}</pre></dd>` : null}
     </dl>

@@ -8,6 +8,7 @@ import { AnsiUp } from 'ansi_up';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, openEventStream } from './api.js';
 import { copyText, downloadText, html } from './util.js';
+import { markWithheld } from './withheld-marks.js';
 
 const ROW = 18;
 const OVERSCAN = 12;
@@ -133,8 +134,17 @@ export function LogViewer({ stack, run, onRunEnd }) {
     };
   }, [stack, run.id, live, run.details.logMissing]);
 
-  return html`<${LogView} lines=${lines} problem=${problem} live=${live} following=${following}
-    setFollowing=${setFollowing} fileName=${`${stack}-run-${run.id}.txt`} label=${`Log of run ${run.id}`} />`;
+  // Where redaction withheld lines, a marker among them (known once the run has ended).
+  const marked = useMemo(
+    () => (lines === null ? null : markWithheld(lines, run.details.withheld)),
+    [lines, run.details.withheld],
+  );
+  const numbers = marked?.numbers ?? null;
+  return html`<${LogView} lines=${marked?.lines ?? null} problem=${problem} live=${live} following=${following}
+    setFollowing=${setFollowing} fileName=${`${stack}-run-${run.id}.txt`} label=${`Log of run ${run.id}`}
+    lineNumber=${numbers ? (/** @type {number} */ i) => numbers[i] ?? null : undefined}
+    textClass=${numbers ? (/** @type {number} */ i) => (numbers[i] === null ? 'out-status' : '') : undefined}
+    downloadText=${numbers ? () => `${(lines ?? []).join('\n')}\n` : undefined} />`;
 }
 
 /**
@@ -143,12 +153,13 @@ export function LogViewer({ stack, run, onRunEnd }) {
  * `textClass` of its text; all by the line's index. `tools` are more controls for the toolbar;
  * `downloadText` the text a download saves (default: the lines). `testId` prefixes the `data-testid`s
  * (`log-search`, `log-lines`…): a page showing two viewers (a job's live output and a run's log) tells
- * them apart.
+ * them apart. `lineNumber` gives a row's number in the gutter (default: its index + 1; null: none, a
+ * marker between lines).
  * @param {{ lines: string[] | null, problem: string | null, live: boolean, following: boolean,
  *   setFollowing: (on: boolean) => void, fileName: string, label: string,
  *   prefix?: (index: number) => unknown, lineClass?: (index: number) => string,
  *   textClass?: (index: number) => string, tools?: unknown, downloadText?: () => string,
- *   testId?: string }} props
+ *   lineNumber?: (index: number) => number | null, testId?: string }} props
  */
 export function LogView({
   lines,
@@ -163,6 +174,7 @@ export function LogView({
   textClass,
   tools,
   downloadText: textOf,
+  lineNumber,
   testId = 'log',
 }) {
   const [query, setQuery] = useState('');
@@ -229,7 +241,7 @@ export function LogView({
     const isCurrent = matches.length > 0 && matches[current] === index;
     const extra = lineClass ? ` ${lineClass(index)}` : '';
     rows.push(html`<div class=${`log-row${isCurrent ? ' current' : ''}${extra}`}>
-      <span class="ln" aria-hidden="true">${index + 1}</span>
+      <span class="ln" aria-hidden="true">${lineNumber ? lineNumber(index) : index + 1}</span>
       ${prefix ? prefix(index) : null}${lineText(text, query, textClass ? textClass(index) : '')}
     </div>`);
   }

@@ -1,7 +1,8 @@
 /**
  * Lines withheld by redaction leave a marker where they were (Chromium against the real CLI with the
  * fake compose): a deploy whose output holds a secret too short to replace shows "1 line withheld" and
- * "2 lines withheld" among its lines in the live output, and never the value.
+ * "2 lines withheld" among its lines in the live output, and in its run's log opened afterwards (whose
+ * lines keep their own numbers), and never the value.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -71,5 +72,23 @@ describe.skipIf(chromiumMissing !== undefined)('withheld lines', () => {
     expect(await lines.locator('.out-status', { hasText: 'withheld' }).count()).toBe(2);
     // (The compose file itself holds it: the editor shows it, the output never.)
     expect(await output.innerText()).not.toContain(PIN);
+  });
+
+  it('leave the same markers in the run log opened afterwards, its lines numbered as the log file', async () => {
+    await page.goto(`http://127.0.0.1:${server.port}/#/stack/pinned?env=null&tab=deploys&run=2`);
+    const viewer = page.getByTestId('log-lines');
+    await viewer.getByText('last', { exact: true }).waitFor();
+    const rows = viewer.locator('.log-row');
+    const texts = await rows.locator('.lt').allTextContents();
+    expect(texts).toEqual([
+      'first',
+      '1 line withheld (holding a value too short to replace with ***)',
+      'between',
+      '2 lines withheld (holding a value too short to replace with ***)',
+      'last',
+    ]);
+    expect(await rows.locator('.ln').allTextContents()).toEqual(['1', '', '2', '', '3']);
+    await page.getByTestId('run-details').getByText('3 lines withheld').waitFor();
+    expect(await page.locator('tr.run-details').innerText()).not.toContain(PIN);
   });
 });
