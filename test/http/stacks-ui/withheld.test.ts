@@ -20,6 +20,14 @@ vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 if (chromiumMissing) console.log(`skipped: the withheld-lines marker: ${chromiumMissing}`);
 
 const PIN = 'x9q4';
+/** The deploy's lines as shown: a marker where lines were withheld. */
+const MARKED = [
+  'first',
+  '1 line withheld (holding a value too short to replace with ***)',
+  'between',
+  '2 lines withheld (holding a value too short to replace with ***)',
+  'last',
+];
 
 let server: StacksServer;
 let browser: Browser;
@@ -62,13 +70,7 @@ describe.skipIf(chromiumMissing !== undefined)('withheld lines', () => {
     const lines = output.getByTestId('output-lines');
     await lines.getByText('last', { exact: true }).waitFor();
     const texts = (await lines.locator('.lt').allTextContents()).filter((t) => !t.startsWith('Running'));
-    expect(texts).toEqual([
-      'first',
-      '1 line withheld (holding a value too short to replace with ***)',
-      'between',
-      '2 lines withheld (holding a value too short to replace with ***)',
-      'last',
-    ]);
+    expect(texts).toEqual(MARKED);
     expect(await lines.locator('.out-status', { hasText: 'withheld' }).count()).toBe(2);
     // (The compose file itself holds it: the editor shows it, the output never.)
     expect(await output.innerText()).not.toContain(PIN);
@@ -80,13 +82,7 @@ describe.skipIf(chromiumMissing !== undefined)('withheld lines', () => {
     await viewer.getByText('last', { exact: true }).waitFor();
     const rows = viewer.locator('.log-row');
     const texts = await rows.locator('.lt').allTextContents();
-    expect(texts).toEqual([
-      'first',
-      '1 line withheld (holding a value too short to replace with ***)',
-      'between',
-      '2 lines withheld (holding a value too short to replace with ***)',
-      'last',
-    ]);
+    expect(texts).toEqual(MARKED);
     expect(await rows.locator('.ln').allTextContents()).toEqual(['1', '', '2', '', '3']);
     await page.getByTestId('run-details').getByText('3 lines withheld').waitFor();
     expect(await page.locator('tr.run-details').innerText()).not.toContain(PIN);
