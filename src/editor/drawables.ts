@@ -7,6 +7,7 @@
 import { aciHex, entityAci } from './colors.js';
 import { dictGet } from './dict.js';
 import { polylineBands } from './geometry/polyline.js';
+import { rawStandIns } from './geometry/raw-kinds.js';
 import { type Shape, shapeBounds, shapeOf } from './geometry/shape.js';
 import { boxCorners, textBox } from './geometry/text-box.js';
 import { documentContext, type GeometryContext } from './geometry/types.js';
@@ -142,14 +143,25 @@ export function drawableOf(entity: Entity, model: DxfDocumentModel, ctx: Geometr
   };
   const shape = shapeOf(entity, ctx);
   if (!shape) return out;
-  if (entity.type === 'Text' || entity.type === 'MText') {
-    const box = textBox(entity);
-    const value = entity.type === 'Text' ? plainText(entity.value) : plainMText(entity.value);
-    const angle = (Math.atan2(box.dir[1], box.dir[0]) * 180) / Math.PI;
-    out.texts.push({ value, x: box.origin[0], y: box.origin[1], angle, height: box.height });
-    out.areas.push(boxCorners(box).flatMap((c) => [c[0], c[1]]));
-  } else {
-    addShape(shape, out);
+  // A raw type drawn by stand-ins shows their texts as text (a MULTILEADER's MTEXT, an ATTDEF's tag).
+  const standIns = entity.type === 'Raw' ? rawStandIns(entity, false, ctx) : undefined;
+  const parts = standIns?.some((p) => p.type === 'Text' || p.type === 'MText') ? standIns : [entity];
+  const frames: number[][] = [];
+  for (const part of parts) {
+    if (part.type === 'Text' || part.type === 'MText') {
+      const box = textBox(part);
+      const value = part.type === 'Text' ? plainText(part.value) : plainMText(part.value);
+      const angle = (Math.atan2(box.dir[1], box.dir[0]) * 180) / Math.PI;
+      out.texts.push({ value, x: box.origin[0], y: box.origin[1], angle, height: box.height });
+      out.areas.push(boxCorners(box).flatMap((c) => [c[0], c[1]]));
+      continue;
+    }
+    const own = part === entity ? shape : shapeOf(part, ctx);
+    if (!own) continue;
+    const before = out.areas.length;
+    addShape(own, out);
+    // An image or raw entity shows its frame; a text only its letters.
+    frames.push(...out.areas.slice(before));
   }
   if (entity.type === 'Polyline') {
     for (const band of polylineBands(entity)) {
@@ -157,9 +169,7 @@ export function drawableOf(entity: Entity, model: DxfDocumentModel, ctx: Geometr
       out.fills.push(band.flatMap((p) => [p[0], p[1]]));
     }
   }
-  // An image or raw entity shows its frame; a text only its letters.
-  if (entity.type !== 'Text' && entity.type !== 'MText')
-    for (const area of out.areas) out.paths.push([...area, area[0] as number, area[1] as number]);
+  for (const area of frames) out.paths.push([...area, area[0] as number, area[1] as number]);
   const b = shapeBounds(shape);
   if (b) out.box = [b.min[0], b.min[1], b.max[0], b.max[1]];
   return out;

@@ -11,6 +11,7 @@ import { fail } from './errors.js';
 import { attdefText } from './geometry/attdef.js';
 import { dimensionReadout } from './geometry/dimension.js';
 import { leaderReadout } from './geometry/leader.js';
+import { isMLeaderType, mleaderGeometry, mleaderReadout } from './geometry/mleader.js';
 import type { DxfTag, EntityCommon, RawEntity } from './model.js';
 import { isObject, number } from './request.js';
 
@@ -245,7 +246,13 @@ export function rawReadout(e: RawEntity): Record<string, unknown> {
   if (type === 'ATTDEF') return attdefReadout(e);
   if (type === 'DIMENSION') return dimensionReadout(e);
   if (type === 'LEADER') return leaderReadout(e);
+  if (isMLeaderType(type)) return mleaderReadout(e);
   return {};
+}
+
+/** The text a raw entity shows (a MULTILEADER's MTEXT content); null for the others. */
+export function rawText(e: RawEntity): string | null {
+  return isMLeaderType(e.dxf_type) ? (mleaderGeometry(e).mtext?.text ?? null) : null;
 }
 
 export const isRawCreatable = (input: unknown): input is Record<string, unknown> & { type: string } =>

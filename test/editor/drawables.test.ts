@@ -163,6 +163,53 @@ describe('drawableOf', () => {
     // The block's own entity is not drawn by itself in model space.
     expect(modelSpaceDrawables(model).map((d) => d.handle)).toEqual(['72']);
   });
+  it('a MULTILEADER shows its MTEXT as text, its leader as a path and its arrowhead filled', () => {
+    const pairs: Array<[number, string | number]> = [
+      [100, 'AcDbMLeader'],
+      [270, 2],
+      [300, 'CONTEXT_DATA{'],
+      [40, 1],
+      [41, 1],
+      [140, 1],
+      [290, 1],
+      [304, 'Note'],
+      [12, 10],
+      [22, 5],
+      [32, 0],
+      [13, 1],
+      [23, 0],
+      [33, 0],
+      [43, 0],
+      [171, 1],
+      [296, 0],
+      [302, 'LEADER{'],
+      [10, 8],
+      [20, 4],
+      [30, 0],
+      [11, 1],
+      [21, 0],
+      [31, 0],
+      [40, 2],
+      [304, 'LEADER_LINE{'],
+      [10, 0],
+      [20, 0],
+      [30, 0],
+      [305, '}'],
+      [271, 0],
+      [303, '}'],
+      [301, '}'],
+      [170, 1],
+      [291, 1],
+    ];
+    const tags = pairs.map(([code, value]) => ({ code, value: String(value) }));
+    const d = draw({ ...common, type: 'Raw', handle: '2A', dxf_type: 'MULTILEADER', tags });
+    expect(d.texts.map((t) => t.value)).toEqual(['Note']);
+    // From behind the arrowhead (1 along the first segment) to the leader's end and its dogleg.
+    const run = Math.hypot(8, 4);
+    expect(d.paths).toContainEqual([8 / run, 4 / run, 8, 4]);
+    expect(d.paths).toContainEqual([8, 4, 10, 4]);
+    expect(d.fills).toHaveLength(1);
+  });
 });
 
 describe('modelSpaceDrawables', () => {

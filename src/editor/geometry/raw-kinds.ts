@@ -10,6 +10,7 @@ import { hatchGeometry, patternSegments, transformHatch } from './hatch.js';
 import { leaderStandIns, transformLeader } from './leader.js';
 import type { Matrix, Similarity } from './matrix.js';
 import { meshEdges, transformMesh } from './mesh.js';
+import { mleaderStandIns, transformMLeader } from './mleader.js';
 import { viewportFrame } from './viewport.js';
 
 /** What a raw type's transform needs: the matrix, its similarity, and the modeled types' transforms. */
@@ -19,20 +20,25 @@ export interface RawTransformTools {
   text(t: TextEntity): TextEntity;
 }
 
+/** What a raw type may look up beyond its own tags: a block's name by its block record's handle. */
+export interface RawLookup {
+  blockName?(recordHandle: string): string | undefined;
+}
+
 interface RawKind {
   /**
    * The modeled entities that stand for it, in its own space (`inBlock`: a part of a block being drawn);
    * none when it shows nothing there, undefined when its tags cannot be read that way (then its point
    * codes bound it, as for any raw entity).
    */
-  standIns(e: RawEntity, inBlock: boolean): Entity[] | undefined;
+  standIns(e: RawEntity, inBlock: boolean, lookup?: RawLookup): Entity[] | undefined;
   /** What the plot draws of it, when that is not its stand-ins (a hatch's pattern strokes). */
   drawn?(e: RawEntity): Entity[] | undefined;
   /** How it moves; none for a type drawn and bounded but never moved (set apart as not_transformable). */
   transform?(e: RawEntity, tools: RawTransformTools): RawEntity;
 }
 
-const KINDS: Readonly<Record<string, RawKind>> = {
+const KINDS: Record<string, RawKind> = {
   ATTDEF: {
     standIns(e, inBlock) {
       const text = inBlock ? undefined : attdefText(e);
@@ -56,6 +62,10 @@ const KINDS: Readonly<Record<string, RawKind>> = {
     drawn: (e) => hatchDrawn(e),
     transform: (e, tools) => transformHatch(e, tools.m, tools.sim),
   },
+  MULTILEADER: {
+    standIns: (e, _inBlock, lookup) => mleaderStandIns(e, lookup?.blockName),
+    transform: (e, tools) => transformMLeader(e, tools.m),
+  },
   MESH: {
     standIns: (e) => meshEdges(e),
     transform: (e, tools) => transformMesh(e, tools.m),
@@ -64,6 +74,9 @@ const KINDS: Readonly<Record<string, RawKind>> = {
     standIns: (e) => viewportFrame(e),
   },
 };
+
+// MLEADER is the same entity by another name (ezdxf reads both).
+KINDS.MLEADER = KINDS.MULTILEADER as RawKind;
 
 /** A hatch's loops as closed polylines (its stand-ins for bounds, nearness and containment). */
 function hatchOutlines(e: RawEntity): Entity[] | undefined {
@@ -122,15 +135,15 @@ export const isKnownRaw = (e: RawEntity) => kindOf(e) !== undefined;
 export const isTransformableRaw = (e: RawEntity) => kindOf(e)?.transform !== undefined;
 
 /** The stand-ins of a raw entity; undefined for a type the geometry does not know. */
-export function rawStandIns(e: RawEntity, inBlock = false): Entity[] | undefined {
-  return kindOf(e)?.standIns(e, inBlock);
+export function rawStandIns(e: RawEntity, inBlock = false, lookup?: RawLookup): Entity[] | undefined {
+  return kindOf(e)?.standIns(e, inBlock, lookup);
 }
 
 /** What the plot draws of a raw entity; undefined for a type the geometry does not know. */
-export function rawDrawn(e: RawEntity, inBlock = false): Entity[] | undefined {
+export function rawDrawn(e: RawEntity, inBlock = false, lookup?: RawLookup): Entity[] | undefined {
   const kind = kindOf(e);
   if (!kind) return undefined;
-  return kind.drawn ? kind.drawn(e) : kind.standIns(e, inBlock);
+  return kind.drawn ? kind.drawn(e) : kind.standIns(e, inBlock, lookup);
 }
 
 /** The raw entity transformed; undefined for a type the geometry does not know. */

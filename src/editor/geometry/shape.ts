@@ -139,7 +139,7 @@ export function shapeOf(entity: Entity, ctx: GeometryContext, depth = 0): Shape 
     case 'Insert':
       return insertShape(e, ctx, depth);
     case 'Raw': {
-      const standIns = rawStandIns(e, depth > 0);
+      const standIns = rawStandIns(e, depth > 0, ctx);
       if (standIns) return groupOf(standIns, ctx, depth);
       // A known type whose tags do not read as it (or an unknown one): bounded by its point codes.
       const bounds = rawBounds(e);

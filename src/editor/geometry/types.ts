@@ -31,6 +31,8 @@ export interface GeometryContext {
    * are built.
    */
   expanded?(insert: InsertEntity): number;
+  /** The name of the block whose BLOCK_RECORD has this handle (a MULTILEADER names its block so). */
+  blockName?(recordHandle: string): string | undefined;
 }
 
 /** A context without blocks: Inserts have no geometry in it. */
@@ -50,6 +52,7 @@ export function documentContext(model: DxfDocumentModel): GeometryContext {
       }
       return { base: block.base, entities };
     },
+    blockName: (recordHandle) => blockNameOf(model, recordHandle),
     expanded(insert) {
       counter ??= new ExpansionCounter(model);
       return counter.insert(insert, 1);
@@ -58,3 +61,11 @@ export function documentContext(model: DxfDocumentModel): GeometryContext {
 }
 
 export { GeometryError, type GeometryErrorCode } from './errors.js';
+
+/** The name of the block whose BLOCK_RECORD has `recordHandle`, in `model`. */
+export function blockNameOf(model: DxfDocumentModel, recordHandle: string): string | undefined {
+  const wanted = recordHandle.toUpperCase();
+  for (const block of Object.values(model.blocks))
+    if (block.record_handle.toUpperCase() === wanted) return block.name;
+  return undefined;
+}

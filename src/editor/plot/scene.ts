@@ -25,6 +25,7 @@ import {
   textLayout,
 } from '../geometry/text-box.js';
 import { planar } from '../geometry/transform.js';
+import { blockNameOf } from '../geometry/types.js';
 import { isViewportType } from '../geometry/viewport.js';
 import { rayClipped, transformRay } from '../geometry/xline.js';
 import type {
@@ -439,7 +440,8 @@ function collect(
       return;
     }
     // A raw type the geometry knows is drawn as its stand-ins (raw-kinds.ts), each with its own layer.
-    for (const standIn of rawDrawn(entity, inherited !== undefined) ?? []) {
+    const lookup = { blockName: (record: string) => blockNameOf(model, record) };
+    for (const standIn of rawDrawn(entity, inherited !== undefined, lookup) ?? []) {
       collect(ctx, standIn, inherited, items);
     }
     return;

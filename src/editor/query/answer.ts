@@ -10,7 +10,7 @@ import { insertGrid } from '../geometry/minsert.js';
 import { polylineReadout } from '../geometry/polyline.js';
 import { type Bounds, type GeometryContext, NO_BLOCKS } from '../geometry/types.js';
 import type { Entity } from '../model.js';
-import { rawReadout } from '../raw-entities.js';
+import { rawReadout, rawText } from '../raw-entities.js';
 import { entityBounds } from './spatial-index.js';
 import { follow } from './where.js';
 
@@ -59,8 +59,9 @@ export function cloneJson<T>(value: T): T {
   return value;
 }
 
-/** The text an entity shows: Text and MText their value, every other entity null. */
+/** The text an entity shows: Text and MText their value, a MULTILEADER or TOLERANCE its content, others null. */
 export function entityText(entity: Entity): string | null {
+  if (entity.type === 'Raw') return rawText(entity);
   return entity.type === 'Text' || entity.type === 'MText' ? entity.value : null;
 }
 
