@@ -26,7 +26,7 @@ import {
   scratchDir,
   startHarness,
 } from '../dispatcher/helpers.js';
-import { differences, type Fields, INVERSE_STEPS, oracle, STEPS } from './annotation-oracle.js';
+import { differences, type Fields, oracle, STEPS } from './annotation-oracle.js';
 import { CORPUS_DIR } from './corpus.js';
 
 const BY_EZDXF = `
