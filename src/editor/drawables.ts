@@ -6,12 +6,14 @@
 
 import { aciHex, entityAci } from './colors.js';
 import { dictGet } from './dict.js';
+import { hatchGeometry, isHatchType, patternSegments } from './geometry/hatch.js';
+import { fillRings } from './geometry/hatch-fill.js';
 import { polylineBands } from './geometry/polyline.js';
 import { rawStandIns } from './geometry/raw-kinds.js';
 import { type Shape, shapeBounds, shapeOf } from './geometry/shape.js';
 import { boxCorners, textBox } from './geometry/text-box.js';
 import { documentContext, type GeometryContext } from './geometry/types.js';
-import type { DxfDocumentModel, Entity } from './model.js';
+import type { DxfDocumentModel, Entity, RawEntity } from './model.js';
 
 /** A line of text as drawn: its lower-left corner, reading angle (degrees) and height. */
 export interface TextRun {
@@ -38,6 +40,11 @@ export interface Drawable {
   arcs: number[];
   /** Outlines painted inside (SOLID, TRACE), each a flat x0, y0, x1, y1, ...; absent when none. */
   fills?: number[][];
+  /**
+   * Areas with holes (a solid HATCH), each its rings as flat x0, y0, x1, y1, ..., painted as one path by
+   * the non-zero rule (rings around holes run the other way); absent when none.
+   */
+  regions?: number[][][];
   /**
    * XLINEs and RAYs, five numbers each: start x, y, direction x, y, and 1 for an XLINE (both ways) or 0
    * for a RAY; the page cuts them at its window. Absent when none.
@@ -127,6 +134,17 @@ function addShape(shape: Shape, out: Drawable): void {
   }
 }
 
+/** A hatch's paint: a solid one's area with its holes, a pattern's strokes (its outline comes from its shape). */
+function addHatch(entity: RawEntity, out: Drawable): void {
+  const g = hatchGeometry(entity);
+  if (g.solid) {
+    const rings = fillRings(g);
+    if (rings.length > 0) out.regions = [rings.map((ring) => ring.flat())];
+    return;
+  }
+  for (const [a, b] of patternSegments(g)) out.paths.push([a[0], a[1], b[0], b[1]]);
+}
+
 /** The drawable of one entity (in a document whose blocks `ctx` looks up). */
 export function drawableOf(entity: Entity, model: DxfDocumentModel, ctx: GeometryContext): Drawable {
   const out: Drawable = {
@@ -163,6 +181,7 @@ export function drawableOf(entity: Entity, model: DxfDocumentModel, ctx: Geometr
     // An image or raw entity shows its frame; a text only its letters.
     frames.push(...out.areas.slice(before));
   }
+  if (entity.type === 'Raw' && isHatchType(entity.dxf_type)) addHatch(entity, out);
   if (entity.type === 'Polyline') {
     for (const band of polylineBands(entity)) {
       out.fills ??= [];

@@ -6,37 +6,17 @@
  * A created one gets the tags AutoCAD writes for it, so the save writes it like any entity read from a
  * file (the writer takes handle, owner, layer, colour and linetype from the model) and ezdxf reads it back.
  */
-import { dictGet } from './dict.js';
 import { fail } from './errors.js';
 import { attdefText } from './geometry/attdef.js';
 import { dimensionReadout } from './geometry/dimension.js';
+import { STANDARD_PATTERNS, standardPattern, storedPatternLines } from './geometry/hatch-patterns.js';
 import { leaderReadout } from './geometry/leader.js';
 import { isMLeaderType, mleaderGeometry, mleaderReadout } from './geometry/mleader.js';
 import type { DxfTag, EntityCommon, RawEntity } from './model.js';
 import { isObject, number } from './request.js';
 
-/** Pattern lines of acad.pat: angle (degrees), base point, offset (along the line, across it), dashes. */
-interface PatternLine {
-  angle: number;
-  base: [number, number];
-  offset: [number, number];
-  dashes: number[];
-}
-
-/** The patterns a created hatch may name (upper case), from AutoCAD's acad.pat. */
-const PATTERNS: Readonly<Record<string, readonly PatternLine[]>> = {
-  ANSI31: [{ angle: 45, base: [0, 0], offset: [0, 0.125], dashes: [] }],
-  ANSI37: [
-    { angle: 45, base: [0, 0], offset: [0, 0.125], dashes: [] },
-    { angle: 135, base: [0, 0], offset: [0, 0.125], dashes: [] },
-  ],
-  LINE: [{ angle: 0, base: [0, 0], offset: [0, 0.125], dashes: [] }],
-  NET: [
-    { angle: 0, base: [0, 0], offset: [0, 0.125], dashes: [] },
-    { angle: 90, base: [0, 0], offset: [0, 0.125], dashes: [] },
-  ],
-};
-export const HATCH_PATTERNS = Object.keys(PATTERNS);
+/** The patterns a created hatch may name (upper case): acad.pat's standard set. */
+export const HATCH_PATTERNS = STANDARD_PATTERNS;
 
 /** The DXF types `entities_create` builds as raw tags, by the lower-case type name a request gives. */
 export const RAW_CREATABLE: Readonly<Record<string, 'HATCH'>> = { hatch: 'HATCH' };
@@ -82,7 +62,7 @@ function hatchTags(input: Record<string, unknown>, common: EntityCommon): DxfTag
   const boundary = raw.map((p, i) => xy(p, `boundary[${i}]`, 'invalid_boundary'));
   const solid = input.solid === true;
   const name = solid ? 'SOLID' : typeof input.pattern === 'string' ? input.pattern.toUpperCase() : 'ANSI31';
-  const lines = dictGet(PATTERNS, name);
+  const lines = standardPattern(name);
   if (!solid && !lines)
     fail(
       'invalid_pattern',
@@ -116,30 +96,19 @@ function hatchTags(input: Record<string, unknown>, common: EntityCommon): DxfTag
   ];
   if (!solid && lines) {
     tags.push(tag(52, angle), tag(41, scale), tag(77, 0), tag(78, lines.length));
-    for (const line of lines) tags.push(...patternLineTags(line, angle, scale));
+    for (const line of storedPatternLines(lines, angle, scale))
+      tags.push(
+        tag(53, line.angle),
+        tag(43, line.base[0]),
+        tag(44, line.base[1]),
+        tag(45, line.offset[0]),
+        tag(46, line.offset[1]),
+        tag(79, line.dashes.length),
+        ...line.dashes.map((d) => tag(49, d)),
+      );
   }
   tags.push(tag(98, 0));
   return tags;
-}
-
-/** One pattern line as a HATCH stores it: turned by the pattern angle and scaled, its offset in the world. */
-function patternLineTags(line: PatternLine, angle: number, scale: number): DxfTag[] {
-  const turn = (p: readonly [number, number], degrees: number): [number, number] => {
-    const r = (degrees * Math.PI) / 180;
-    return [p[0] * Math.cos(r) - p[1] * Math.sin(r), p[0] * Math.sin(r) + p[1] * Math.cos(r)];
-  };
-  const total = line.angle + angle;
-  const base = turn(line.base, angle);
-  const offset = turn(line.offset, total);
-  return [
-    tag(53, total),
-    tag(43, base[0] * scale),
-    tag(44, base[1] * scale),
-    tag(45, offset[0] * scale),
-    tag(46, offset[1] * scale),
-    tag(79, line.dashes.length),
-    ...line.dashes.map((d) => tag(49, d * scale)),
-  ];
 }
 
 /** A created HATCH as the raw entity the engine keeps. */

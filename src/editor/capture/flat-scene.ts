@@ -39,6 +39,8 @@ export const CLIP = 5;
 export const UNCLIP = 6;
 /** FILL style n x1 y1 … xn yn: a closed outline painted inside (a SOLID), numbers as POLY's. */
 export const FILL = 7;
+/** HOLE style n x1 y1 … xn yn: a ring cut out of the fill before it (a hatch's hole), numbers as POLY's. */
+export const HOLE = 8;
 
 /** How a part prints: its ACI colour, lineweight in mm and dash pattern in drawing units (none: solid). */
 export interface FlatStyle {
@@ -135,6 +137,17 @@ export function pieceCache(model: DxfDocumentModel, kept: PieceCache | undefined
 }
 
 const NONE: readonly never[] = [];
+
+/** Twice the signed area of a ring in x and y: positive counter-clockwise. */
+function twiceArea(points: readonly Point3[]): number {
+  let twice = 0;
+  for (let i = 0; i < points.length; i++) {
+    const a = points[i] as Point3;
+    const b = points[(i + 1) % points.length] as Point3;
+    twice += a[0] * b[1] - b[0] * a[1];
+  }
+  return twice;
+}
 
 /**
  * Builds a FlatScene one entity at a time (`add`), so a caller can stop between entities. A builder of
@@ -298,6 +311,18 @@ export class FlatSceneBuilder {
 
   private readonly visit = (x: number, y: number) => this.point(x, y);
 
+  /** Appends a closed ring primitive (POLY, FILL or HOLE) and grows the box by its points. */
+  private ring(kind: number, style: number, points: readonly Point3[]): void {
+    this.put(kind);
+    this.put(style);
+    this.put(points.length);
+    for (const p of points) {
+      this.put(p[0]);
+      this.put(p[1]);
+      this.point(p[0], p[1]);
+    }
+  }
+
   private point(x: number, y: number): void {
     if (x < this.minX) this.minX = x;
     if (y < this.minY) this.minY = y;
@@ -361,13 +386,12 @@ export class FlatSceneBuilder {
         // An image shows as its frame: a capture is for seeing where things are, not the picture.
         const points = item.kind === 'outline' ? item.points : imageCorners(item);
         const style = this.style(item.aci, item.weight, item.kind === 'outline' ? item.dash : undefined);
-        this.put(item.kind === 'outline' && item.fill ? FILL : POLY);
-        this.put(style);
-        this.put(points.length);
-        for (const p of points) {
-          this.put(p[0]);
-          this.put(p[1]);
-          this.point(p[0], p[1]);
+        this.ring(item.kind === 'outline' && item.fill ? FILL : POLY, style, points);
+        if (item.kind === 'outline' && item.fill && item.rings) {
+          // A ring turned against the outline is a hole; one turned with it an island, filled again.
+          const sign = Math.sign(twiceArea(points));
+          for (const ring of item.rings)
+            this.ring(Math.sign(twiceArea(ring)) === sign ? FILL : HOLE, style, ring);
         }
         return style;
       }

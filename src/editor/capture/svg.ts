@@ -23,6 +23,7 @@ import {
   FILL,
   type FlatScene,
   type FlatText,
+  HOLE,
   type Piece,
   POLY,
   SEG,
@@ -335,9 +336,11 @@ export async function captureSvg(
           i += 4;
           break;
         }
-        case FILL: {
+        case FILL:
+        case HOLE: {
           // Painted in its colour (each outline turned the same way round, so overlapping ones of one
-          // colour do not cancel in the shared path), then stroked like a POLY.
+          // colour do not cancel in the shared path; a hole the other way, so it cuts out of its fill
+          // and of nothing else), then stroked like a POLY.
           const n = prims[i + 2] as number;
           const at = (p: number): [number, number] => [
             X(prims[i + 3 + 2 * p] as number),
@@ -349,7 +352,8 @@ export async function captureSvg(
             const [x2, y2] = at((p + 1) % n);
             twice += x1 * y2 - x2 * y1;
           }
-          const order = Array.from({ length: n }, (_, p) => (twice < 0 ? n - 1 - p : p));
+          const turned = kind === HOLE ? twice > 0 : twice < 0;
+          const order = Array.from({ length: n }, (_, p) => (turned ? n - 1 - p : p));
           const d = only ? undefined : canvas.fill(styleColors[style] as string);
           order.forEach((p, j) => {
             const [x, y] = at(p);

@@ -8,6 +8,8 @@
  * the source handles (associativity) are kept as read.
  */
 import type { DxfTag, Point3, RawEntity } from '../model.js';
+import { renderedLoops } from './hatch-fill.js';
+import { standardPattern, storedPatternLines } from './hatch-patterns.js';
 import { normalizeDegrees, TAU, type Vec2 } from './math.js';
 import {
   applyPoint,
@@ -56,6 +58,10 @@ export interface PatternLine {
 export interface HatchGeometry {
   /** Closed loops of the boundary, in world x and y. */
   loops: Vec2[][];
+  /** Each loop's boundary path flags (92): 1 external, 16 outermost. */
+  loopFlags: number[];
+  /** The hatch style (75): 0 nested (odd parity), 1 outermost, 2 ignore islands. */
+  style: number;
   solid: boolean;
   pattern: PatternLine[];
   elevation: number;
@@ -187,9 +193,15 @@ interface Visitor {
   bulge(i: number): void;
 }
 
+/** A boundary path as read: its points (OCS) and its flags (92: 1 external, 2 polyline, 16 outermost). */
+interface Loop {
+  points: Vec2[];
+  flags: number;
+}
+
 /** Walks the HATCH tags with `visit`; answers its loops (OCS) as read. */
-function walk(tags: readonly DxfTag[], visit?: Visitor): Vec2[][] {
-  const loops: Vec2[][] = [];
+function walk(tags: readonly DxfTag[], visit?: Visitor): Loop[] {
+  const loops: Loop[] = [];
   const c = new Cursor(tags, hatchStart(tags));
   const count = c.until(91) ?? 0;
   for (let path = 0; path < count; path++) {
@@ -284,7 +296,7 @@ function walk(tags: readonly DxfTag[], visit?: Visitor): Vec2[][] {
     }
     const sources = c.until(97) ?? 0;
     c.i += sources;
-    if (loop.length >= 2) loops.push(loop);
+    if (loop.length >= 2) loops.push({ points: loop, flags });
   }
   // The pattern (angle 52, scale 41, its lines) and the seed points after the paths.
   if (visit) {
@@ -320,22 +332,54 @@ function patternLines(tags: readonly DxfTag[]): PatternLine[] {
   return out;
 }
 
+/**
+ * The lines of the standard pattern the hatch names (2) when it stores none (AutoCAD regenerates them from
+ * acad.pat by name), at its pattern angle (52) and scale (41; doubled by 77, as a crossed pattern is).
+ */
+function namedPattern(tags: readonly DxfTag[]): PatternLine[] {
+  const start = hatchStart(tags);
+  const name = tags.slice(start).find((t) => t.code === 2)?.value ?? '';
+  const lines = standardPattern(name);
+  if (!lines) return [];
+  const trailer = tags.slice(
+    Math.max(
+      start,
+      tags.findIndex((t) => t.code === 76),
+    ),
+  );
+  const angle = num(trailer.find((t) => t.code === 52));
+  const scale = num(trailer.find((t) => t.code === 41)) || 1;
+  const double = num(trailer.find((t) => t.code === 77)) === 1;
+  const stored = storedPatternLines(lines, angle, scale);
+  // A double pattern adds the same lines turned a quarter about their base.
+  return double ? [...stored, ...storedPatternLines(lines, angle + 90, scale)] : stored;
+}
+
 /** The hatch's loops, fill and pattern in world x and y. */
 export function hatchGeometry(e: RawEntity): HatchGeometry {
   const tags = e.tags;
   const flip = flipped(tags);
   const toWorld = (p: Vec2): Vec2 => (flip ? [-p[0], p[1]] : p);
-  const loops = walk(tags).map((loop) => loop.map(toWorld));
+  const read = walk(tags);
+  const loops = read.map((loop) => loop.points.map(toWorld));
   const start = hatchStart(tags);
   const solid = num(tags.slice(start).find((t) => t.code === 70)) === 1;
-  const pattern = patternLines(tags).map((l) => ({
+  const stored = patternLines(tags);
+  const pattern = (stored.length > 0 || solid ? stored : namedPattern(tags)).map((l) => ({
     angle: flip ? 180 - l.angle : l.angle,
     base: toWorld(l.base),
     offset: toWorld(l.offset),
     dashes: l.dashes,
   }));
   const z = tags.slice(start).find((t) => t.code === 30);
-  return { loops, solid, pattern, elevation: (flip ? -1 : 1) * num(z) };
+  return {
+    loops,
+    loopFlags: read.map((loop) => loop.flags),
+    style: num(tags.find((t) => t.code === 75)),
+    solid,
+    pattern,
+    elevation: (flip ? -1 : 1) * num(z),
+  };
 }
 
 /** The HATCH moved by the similarity `m` (a copy; the source handles kept as read). */
@@ -401,7 +445,7 @@ const MAX_PATTERN_SEGMENTS = 20_000;
 export function patternSegments(g: HatchGeometry): Array<[Vec2, Vec2]> {
   const out: Array<[Vec2, Vec2]> = [];
   const edges: Array<[Vec2, Vec2]> = [];
-  for (const loop of g.loops)
+  for (const loop of renderedLoops(g))
     for (let i = 0; i < loop.length; i++) edges.push([loop[i] as Vec2, loop[(i + 1) % loop.length] as Vec2]);
   if (edges.length === 0) return out;
   for (const line of g.pattern) {

@@ -146,7 +146,10 @@ function pagePart(item: PlotItem, placement: Placement): PagePart {
         kind: 'path',
         color,
         width: strokeWidth(item.weight),
-        d: item.kind === 'curves' ? pathData(item.curves, placement) : outlineData(item.points, placement),
+        d:
+          item.kind === 'curves'
+            ? pathData(item.curves, placement)
+            : [item.points, ...(item.rings ?? [])].map((ring) => outlineData(ring, placement)).join(''),
         ...pageDash(item.dash, placement),
         ...(item.kind === 'outline' && item.fill ? { fill: true } : {}),
       };

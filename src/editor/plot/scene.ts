@@ -10,6 +10,7 @@ import { insertAttribs } from '../geometry/attribs.js';
 import { type Curve, curveBounds } from '../geometry/curves.js';
 import { extraNumber } from '../geometry/extra.js';
 import { hatchGeometry, isHatchType } from '../geometry/hatch.js';
+import { fillRings } from '../geometry/hatch-fill.js';
 import { type Bounds, NO_BLOCKS } from '../geometry/index.js';
 import { applyPoint, applyVector, compose, IDENTITY, type Matrix, translation } from '../geometry/matrix.js';
 import { gridOffsets } from '../geometry/minsert.js';
@@ -69,8 +70,12 @@ export type DrawnItem = {
 } /** `dash`: the linetype's dash (+), gap (-) and dot (0) lengths in drawing units; none for a solid line. */ & (
   | { kind: 'curves'; curves: Curve[]; dash?: number[] }
   | { kind: 'dot'; point: Point3 }
-  /** A closed outline (an image's frame, a viewport's border); `fill`: painted inside too (a SOLID). */
-  | { kind: 'outline'; points: Point3[]; dash?: number[]; fill?: boolean }
+  /**
+   * A closed outline (an image's frame, a viewport's border); `fill`: painted inside too (a SOLID).
+   * `rings`: more rings of the same fill (a hatch's other loops), each turned so that the non-zero rule
+   * paints the hatch's area: counter-clockwise like `points` where it adds, clockwise around a hole.
+   */
+  | { kind: 'outline'; points: Point3[]; dash?: number[]; fill?: boolean; rings?: Point3[][] }
   /**
    * Text in a frame: local (x, y) is at origin + x·u + y·v, one local unit being one text height (the
    * height of a capital), so a frame that shears or stretches the text (a block inserted unevenly) carries over.
@@ -353,7 +358,7 @@ export function plotItemBounds(item: PlotItem): Bounds | undefined {
     case 'dot':
       return { min: [...item.point], max: [...item.point] };
     case 'outline':
-      return boundsOfPoints(item.points);
+      return boundsOfPoints(item.rings ? [...item.points, ...item.rings.flat()] : item.points);
     case 'image':
       return boundsOfPoints(imageCorners(item));
     case 'clip':
@@ -435,8 +440,10 @@ function collect(
   if (entity.type === 'Raw') {
     const filled = plotsOn(ctx, layer) ? solidHatchFill(entity) : undefined;
     if (filled) {
-      // A solid hatch of one loop is painted; one with islands is drawn as its loops (no holes in a fill yet).
-      items.push({ kind: 'outline', points: filled.map((p) => applyPoint(m, p)), aci, weight, fill: true });
+      // A solid hatch is painted with its holes: its outermost loop, the rest as rings of the one fill.
+      const [points, ...rings] = filled.map((ring) => ring.map((p) => applyPoint(m, p)));
+      const item: DrawnItem = { kind: 'outline', points: points as Point3[], aci, weight, fill: true };
+      items.push(rings.length > 0 ? { ...item, rings } : item);
       return;
     }
     // A raw type the geometry knows is drawn as its stand-ins (raw-kinds.ts), each with its own layer.
@@ -474,13 +481,14 @@ function collect(
   }
 }
 
-/** The loop a solid HATCH of one boundary loop paints, in its space's coordinates; undefined otherwise. */
-function solidHatchFill(e: RawEntity): Point3[] | undefined {
+/** The rings a solid HATCH paints (hatch-fill.ts), in its space's coordinates; undefined for others. */
+function solidHatchFill(e: RawEntity): Point3[][] | undefined {
   if (!isHatchType(e.dxf_type)) return undefined;
   const g = hatchGeometry(e);
-  const loop = g.loops[0];
-  if (!g.solid || g.loops.length !== 1 || !loop || loop.length < 3) return undefined;
-  return loop.map(([x, y]): Point3 => [x, y, g.elevation]);
+  if (!g.solid) return undefined;
+  const rings = fillRings(g);
+  if (rings.length === 0) return undefined;
+  return rings.map((ring) => ring.map(([x, y]): Point3 => [x, y, g.elevation]));
 }
 
 /** A drawn part carried into another frame (model space parts onto the sheet, through a viewport). */
@@ -512,6 +520,7 @@ function transformItem(item: DrawnItem, m: Matrix): DrawnItem {
       return {
         ...item,
         points: item.points.map((p) => applyPoint(m, p)),
+        ...(item.rings ? { rings: item.rings.map((ring) => ring.map((p) => applyPoint(m, p))) } : {}),
         ...(item.dash ? { dash: item.dash.map((l) => l * matrixScale(m)) } : {}),
       };
     case 'image':

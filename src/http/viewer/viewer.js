@@ -202,6 +202,15 @@ function elementOf(d) {
     fill.setAttribute('class', 'fill');
     g.append(fill);
   }
+  for (const rings of d.regions ?? []) {
+    const region = document.createElementNS(SVG_NS, 'path');
+    region.setAttribute('d', rings.map((ring) => `${pathData(ring)}Z`).join(''));
+    // Non-zero: the rings around holes run the other way round.
+    region.style.fill = d.color;
+    region.setAttribute('stroke', d.color);
+    region.setAttribute('class', 'fill');
+    g.append(region);
+  }
   if (d.rays && d.rays.length > 0) {
     const rays = document.createElementNS(SVG_NS, 'path');
     rays.setAttribute('stroke', d.color);

@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { needEzdxf, python } from '../../editor/dispatcher/helpers.js';
 import { at, body, type Json, strings } from '../editor/helpers.js';
 import { type GuiEditor, PLAN_HANDLES, startGuiEditor } from './helpers.js';
 
@@ -248,6 +249,38 @@ describe.skipIf(missing !== undefined)('the viewer in Chromium', () => {
     expect(at(body(cancelled), 'result.cancelled_request_id')).toBe(secondId);
     await page.waitForSelector('body[data-pick=""]');
     expect(at(await finalOperation(secondId), 'result.status')).toBe('cancelled');
+  });
+
+  it('paints a solid HATCH with its hole, and the island in the hole', async (ctx) => {
+    needEzdxf(ctx);
+    const path = join(profile, 'islands.dxf');
+    await python(
+      `
+import sys, ezdxf
+doc = ezdxf.new("R2010")
+hatch = doc.modelspace().add_hatch(color=1)
+hatch.paths.add_polyline_path([(0, 0), (10, 0), (10, 10), (0, 10)], is_closed=True, flags=1)
+hatch.paths.add_polyline_path([(2, 2), (8, 2), (8, 8), (2, 8)], is_closed=True, flags=16)
+hatch.paths.add_polyline_path([(4, 4), (6, 4), (6, 6), (4, 6)], is_closed=True, flags=0)
+doc.saveas(sys.argv[1])
+print("{}")
+`,
+      [path],
+    );
+    const opened = await gui.rest.post('/api/v1/documents', { path });
+    expect(opened.status, opened.text).toBeLessThan(300);
+    await page.waitForSelector('#world g[data-type="Raw"] path.fill');
+    // Model coordinates are the path's own: the ring and the island are inside its fill, the hole is not.
+    const inFill = (x: number, y: number) =>
+      page.evaluate(
+        `document.querySelector('#world g[data-type="Raw"] path.fill').isPointInFill(new DOMPoint(${x}, ${y}))`,
+      );
+    expect(await inFill(1, 5)).toBe(true);
+    expect(await inFill(3, 5)).toBe(false);
+    expect(await inFill(5, 5)).toBe(true);
+    expect(await inFill(11, 5)).toBe(false);
+    await page.click('#tabs button[data-document="1"]');
+    await page.waitForSelector(`#drawing[data-document="1"][data-entities="${PLAN_HANDLES.length}"]`);
   });
 
   it('follows view_focus, and a tab click activates the document through the dispatcher', async () => {
