@@ -7,6 +7,7 @@
  */
 
 import { arcExtent } from '../geometry/curves.js';
+import { ringArea } from '../geometry/hatch-fill.js';
 import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
 import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
@@ -137,17 +138,6 @@ export function pieceCache(model: DxfDocumentModel, kept: PieceCache | undefined
 }
 
 const NONE: readonly never[] = [];
-
-/** Twice the signed area of a ring in x and y: positive counter-clockwise. */
-function twiceArea(points: readonly Point3[]): number {
-  let twice = 0;
-  for (let i = 0; i < points.length; i++) {
-    const a = points[i] as Point3;
-    const b = points[(i + 1) % points.length] as Point3;
-    twice += a[0] * b[1] - b[0] * a[1];
-  }
-  return twice;
-}
 
 /**
  * Builds a FlatScene one entity at a time (`add`), so a caller can stop between entities. A builder of
@@ -389,9 +379,9 @@ export class FlatSceneBuilder {
         this.ring(item.kind === 'outline' && item.fill ? FILL : POLY, style, points);
         if (item.kind === 'outline' && item.fill && item.rings) {
           // A ring turned against the outline is a hole; one turned with it an island, filled again.
-          const sign = Math.sign(twiceArea(points));
+          const sign = Math.sign(ringArea(points));
           for (const ring of item.rings)
-            this.ring(Math.sign(twiceArea(ring)) === sign ? FILL : HOLE, style, ring);
+            this.ring(Math.sign(ringArea(ring)) === sign ? FILL : HOLE, style, ring);
         }
         return style;
       }

@@ -26,13 +26,13 @@ export function renderedLoops(g: Pick<HatchGeometry, 'loops' | 'loopFlags' | 'st
   return kept.length > 0 ? kept : g.loops;
 }
 
-/** Twice the signed area of a ring: positive counter-clockwise. */
-export function ringArea(ring: readonly Vec2[]): number {
+/** Twice the signed area of a ring in x and y (points of 2 or 3 numbers): positive counter-clockwise. */
+export function ringArea(ring: ReadonlyArray<readonly number[]>): number {
   let twice = 0;
   for (let i = 0; i < ring.length; i++) {
-    const a = ring[i] as Vec2;
-    const b = ring[(i + 1) % ring.length] as Vec2;
-    twice += a[0] * b[1] - b[0] * a[1];
+    const a = ring[i] as readonly number[];
+    const b = ring[(i + 1) % ring.length] as readonly number[];
+    twice += (a[0] as number) * (b[1] as number) - (b[0] as number) * (a[1] as number);
   }
   return twice;
 }

@@ -194,6 +194,6 @@ print("{}")
   it('ignore (style 2): the whole square painted', async (ctx: TestContext) => {
     needEzdxf(ctx);
     const { picture } = await captureFile('ignore.dxf', withIslands(2));
-    for (const p of [ring, hole, island]) expect(redAt(picture, ...p), `at ${p}`).toBe(true);
+    for (const [x, y] of [ring, hole, island]) expect(redAt(picture, x, y), `at ${x},${y}`).toBe(true);
   });
 });

@@ -17,7 +17,7 @@ import { needEzdxf, python } from '../dispatcher/helpers.js';
 /** ANGLE and ZIGZAG are drawn twice as large there, CORK 1.2 times, STEEL has eight lines. */
 const NOT_ACAD_PAT_IN_EZDXF = new Set(['ANGLE', 'CORK', 'STEEL', 'ZIGZAG']);
 
-type EzdxfLine = [number, [number, number], [number, number], number[]];
+type EzdxfLine = [number, number[], number[], number[]];
 
 describe('the standard hatch patterns', () => {
   it('holds acad.pat’s patterns, ANSI31–38, AR-*, BRICK, DOTS, GRASS, HONEY and the rest', () => {
@@ -49,7 +49,9 @@ print(json.dumps({k: [[a, list(b), list(o), list(d)] for a, b, o, d in v] for k,
         const same =
           close(line.angle, angle) &&
           [0, 1].every(
-            (k) => close(line.base[k] as number, base[k]) && close(line.offset[k] as number, offset[k]),
+            (k) =>
+              close(line.base[k] as number, base[k] as number) &&
+              close(line.offset[k] as number, offset[k] as number),
           ) &&
           line.dashes.length === dashes.length &&
           line.dashes.every((d, k) => close(d, dashes[k] as number));
