@@ -251,6 +251,21 @@ describe.skipIf(missing !== undefined)('the viewer in Chromium', () => {
     expect(at(await finalOperation(secondId), 'result.status')).toBe('cancelled');
   });
 
+  it('follows view_focus, and a tab click activates the document through the dispatcher', async () => {
+    await gui.rest.post('/api/v1/view_focus', { handles: ['A'] });
+    await page.waitForFunction(
+      'Math.abs(window.viewer.state.view.cx - 70) < 1e-6 && Math.abs(window.viewer.state.view.cy - 30) < 1e-6',
+    );
+    const made = await gui.rest.post('/api/v1/documents');
+    expect(made.status).toBe(201);
+    await page.waitForSelector('#tabs button:nth-child(2)');
+    expect(await page.getAttribute('#drawing', 'data-entities')).toBe('0');
+    await page.click('#tabs button[data-document="1"]');
+    await page.waitForSelector(`#drawing[data-document="1"][data-entities="${PLAN_HANDLES.length}"]`);
+    const state = body(await gui.rest.get('/api/v1/state'));
+    expect(at(state, 'state.document_id')).toBe(1);
+  });
+
   it('paints a solid HATCH with its hole, and the island in the hole', async (ctx) => {
     needEzdxf(ctx);
     const path = join(profile, 'islands.dxf');
@@ -281,20 +296,5 @@ print("{}")
     expect(await inFill(11, 5)).toBe(false);
     await page.click('#tabs button[data-document="1"]');
     await page.waitForSelector(`#drawing[data-document="1"][data-entities="${PLAN_HANDLES.length}"]`);
-  });
-
-  it('follows view_focus, and a tab click activates the document through the dispatcher', async () => {
-    await gui.rest.post('/api/v1/view_focus', { handles: ['A'] });
-    await page.waitForFunction(
-      'Math.abs(window.viewer.state.view.cx - 70) < 1e-6 && Math.abs(window.viewer.state.view.cy - 30) < 1e-6',
-    );
-    const made = await gui.rest.post('/api/v1/documents');
-    expect(made.status).toBe(201);
-    await page.waitForSelector('#tabs button:nth-child(2)');
-    expect(await page.getAttribute('#drawing', 'data-entities')).toBe('0');
-    await page.click('#tabs button[data-document="1"]');
-    await page.waitForSelector(`#drawing[data-document="1"][data-entities="${PLAN_HANDLES.length}"]`);
-    const state = body(await gui.rest.get('/api/v1/state'));
-    expect(at(state, 'state.document_id')).toBe(1);
   });
 });
