@@ -3,9 +3,11 @@
  * at once, whether it was the only job (the worker is stopped) or others wait behind it (they are
  * drawn), and the next capture is drawn by a worker again.
  */
+import { Resvg } from '@resvg/resvg-js';
 import { describe, expect, it } from 'vitest';
 import { rasterize } from '../../../src/editor/capture/raster.js';
 import { EditorError } from '../../../src/editor/errors.js';
+import { decodePng } from './pixels.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
@@ -35,6 +37,33 @@ async function refusal(work: Promise<unknown>): Promise<EditorError> {
   }
   throw new Error('expected the raster job to be refused');
 }
+
+/** Text in the capture's font list, with characters the first face found lacks (𝒜: only DejaVu Math here; 𝛀: DejaVu Serif), drawn by fallback. */
+const texts = () =>
+  utf8(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="320" height="120"><rect width="320" height="120" fill="#1e2227"/>' +
+      '<g font-family="Helvetica, Arial, Liberation Sans, DejaVu Sans, Noto Sans, FreeSans, sans-serif" fill="#fff">' +
+      '<text x="8" y="40" font-size="28">Ø 80 ±0,5 94°</text><text x="8" y="90" font-size="24">∑∫√ ℝ ∞ ≠ ⌀ 𝔸 𝒜 𝛀</text></g></svg>',
+  );
+
+describe('rasterize with text', () => {
+  it("draws text with the fonts resvg's own system lookup finds: the same pixels", async () => {
+    const own = new Resvg(Buffer.from(texts()), {
+      font: { loadSystemFonts: true },
+      logLevel: 'off',
+    }).render();
+    // Twice: the font list is made by the first capture with text and kept for the next.
+    for (const round of [1, 2]) {
+      const drawn = await rasterize(texts(), true);
+      const picture = decodePng(drawn.png);
+      expect([picture.width, picture.height], `round ${round}`).toEqual([own.width, own.height]);
+      expect(Buffer.compare(picture.data, Buffer.from(own.pixels)), `round ${round}: pixels`).toBe(0);
+    }
+    // And the text is drawn: white pixels on the dark background.
+    const lit = decodePng((await rasterize(texts(), true)).png).data.filter((_, i) => i % 4 === 0 && _ > 200);
+    expect(lit.length).toBeGreaterThan(500);
+  });
+});
 
 describe('rasterize and a cancel', () => {
   it('answers cancelled once aborted, though resvg is still drawing; the next job is drawn', async () => {
