@@ -18,7 +18,7 @@ import {
 import { StreamDeletedError, WrongExpectedRevisionError } from '../store/errors.js';
 import type { EventStore } from '../store/types.js';
 import { notFound } from './errors.js';
-import type { Job } from './job.js';
+import { type Job, tailWithin } from './job.js';
 import type { Opener, OutputKeys } from './output-keys.js';
 
 /** One entry of a stack's Activity (`GET /api/stacks/{name}/activity`). */
@@ -62,22 +62,6 @@ export interface OperationEnd {
   error?: string;
   exitCode?: number;
   cancelledBy?: string | null;
-}
-
-/** What an entry keeps of its output: the last lines, as a job's result does (job.ts). */
-const KEPT_LINES = 200;
-const KEPT_BYTES = 128 * 1024;
-
-/** The last KEPT_LINES of `lines` within KEPT_BYTES (the last line at least). */
-export function tailWithin(lines: readonly string[]): string[] {
-  let from = Math.max(0, lines.length - KEPT_LINES);
-  let bytes = 0;
-  for (let i = from; i < lines.length; i++) bytes += (lines[i] as string).length;
-  while (from < lines.length - 1 && bytes > KEPT_BYTES) {
-    bytes -= (lines[from] as string).length;
-    from += 1;
-  }
-  return lines.slice(from);
 }
 
 /**

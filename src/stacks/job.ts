@@ -49,6 +49,37 @@ export interface JobLimits {
   outputBytes: number;
 }
 
+/** The result's `output` block by default: its last lines, within its bytes (at least the last line). */
+export const OUTPUT_TAIL = { lines: 200, bytes: 128 * 1024 } as const;
+
+/**
+ * Where the tail of `lines` within `limits` starts, and the bytes (UTF-16 units) it holds; `bytes` is
+ * what all of `lines` holds, kept by the caller as lines come. Pure.
+ */
+export function tailStart(
+  lines: readonly string[],
+  bytes: number,
+  limits: { lines: number; bytes: number },
+): { from: number; bytes: number } {
+  let from = Math.max(0, lines.length - limits.lines);
+  let kept = bytes;
+  for (let i = 0; i < from; i++) kept -= (lines[i] as string).length;
+  while (from < lines.length - 1 && kept > limits.bytes) {
+    kept -= (lines[from] as string).length;
+    from += 1;
+  }
+  return { from, bytes: kept };
+}
+
+/** The last lines of `lines` within `limits` (the last line at least), as a job's result keeps them. */
+export function tailWithin(
+  lines: readonly string[],
+  limits: { lines: number; bytes: number } = OUTPUT_TAIL,
+): string[] {
+  const bytes = lines.reduce((sum, line) => sum + line.length, 0);
+  return lines.slice(tailStart(lines, bytes, limits).from);
+}
+
 /** What a running job needs of its book. */
 export interface JobHome {
   readonly store: EventStore;
@@ -281,14 +312,11 @@ export class Job implements LiveJob {
   }
 
   private trimTail(): void {
-    let drop = Math.max(0, this.tail.length - this.limits.outputLines);
-    let bytes = this.tailBytes;
-    for (let i = 0; i < drop; i++) bytes -= (this.tail[i] as string).length;
-    while (drop < this.tail.length - 1 && bytes > this.limits.outputBytes) {
-      bytes -= (this.tail[drop] as string).length;
-      drop += 1;
-    }
-    if (drop > 0) this.tail = this.tail.slice(drop);
+    const { from, bytes } = tailStart(this.tail, this.tailBytes, {
+      lines: this.limits.outputLines,
+      bytes: this.limits.outputBytes,
+    });
+    if (from > 0) this.tail = this.tail.slice(from);
     this.tailBytes = bytes;
   }
 

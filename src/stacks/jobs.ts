@@ -19,7 +19,7 @@ import {
 import { StreamDeletedError, WrongExpectedRevisionError } from '../store/errors.js';
 import type { EventStore } from '../store/types.js';
 import type { Instance } from './instances.js';
-import { Job, type JobStart } from './job.js';
+import { Job, type JobStart, OUTPUT_TAIL } from './job.js';
 import { type IndexedMessage, type JobChunk, type MessagesOptions, messageSize } from './job-delivery.js';
 import { isResultEvent, JobReader, readPaged, toEvents } from './job-events.js';
 import { JobPages } from './job-pages.js';
@@ -163,8 +163,8 @@ export class JobBook {
       dropBehindBytes: DROP_BEHIND_BYTES,
       stalledMs: STALLED_MS,
       historyBytes: HISTORY_BYTES,
-      outputLines: 200,
-      outputBytes: 128 * 1024,
+      outputLines: OUTPUT_TAIL.lines,
+      outputBytes: OUTPUT_TAIL.bytes,
       ...rest,
     };
   }
