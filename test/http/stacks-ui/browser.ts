@@ -9,6 +9,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { type StacksServer, startStacks } from '../stacks/helpers.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const chromiumMissing = existsSync(CHROMIUM)
@@ -73,4 +75,58 @@ export async function axeViolations(page: Page): Promise<string[]> {
   return (await page.evaluate(
     "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))",
   )) as string[];
+}
+
+/** A server and a Chromium page on it, for the tests of one file (see `pageOnStacks`). */
+export interface StacksPage {
+  readonly server: StacksServer;
+  readonly browser: Browser;
+  readonly page: Page;
+  /** `http://127.0.0.1:<port>`. */
+  readonly base: string;
+}
+
+/**
+ * Starts the real CLI (with the fake compose) and Chromium before the file's tests and stops both after
+ * them: `prepare` sets up what the tests need through the API before the browser opens; `signInAs`, when
+ * given, signs in at the page's root with that token. Nothing starts when Chromium is missing (the file's
+ * tests skip). The fields are read once the hooks have run.
+ */
+export function pageOnStacks(
+  setUp: { prepare?: (server: StacksServer) => Promise<void>; signInAs?: string } = {},
+): StacksPage {
+  let state: Omit<StacksPage, 'base'> | undefined;
+  let server: StacksServer | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    if (chromiumMissing) return;
+    server = await startStacks();
+    await setUp.prepare?.(server);
+    browser = await openBrowser();
+    state = { server, browser, page: browser.page };
+    if (setUp.signInAs !== undefined)
+      await signIn(browser.page, `http://127.0.0.1:${server.port}/`, setUp.signInAs);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+  const ready = () => {
+    if (!state) throw new Error('the page is not open (a test ran before beforeAll, or Chromium is missing)');
+    return state;
+  };
+  return {
+    get server() {
+      return ready().server;
+    },
+    get browser() {
+      return ready().browser;
+    },
+    get page() {
+      return ready().page;
+    },
+    get base() {
+      return `http://127.0.0.1:${ready().server.port}`;
+    },
+  };
 }

@@ -3,84 +3,62 @@
  * compose), driven by the keyboard: opening one moves focus into it (to its Cancel), Escape or Cancel
  * closes it without acting, and focus goes back to the button that opened it.
  */
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  composeText,
-  createStackDone,
-  deployDone,
-  type StacksServer,
-  saveCompose,
-  startStacks,
-  TOKENS,
-} from '../stacks/helpers.js';
-import { type Browser, chromiumMissing, openBrowser, signIn } from './browser.js';
+import { describe, expect, it, vi } from 'vitest';
+import { composeText, createStackDone, deployDone, saveCompose, TOKENS } from '../stacks/helpers.js';
+import { chromiumMissing, pageOnStacks, signIn } from './browser.js';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 if (chromiumMissing) console.log(`skipped: focus of the confirmations: ${chromiumMissing}`);
 
-let server: StacksServer;
-let browser: Browser;
-let page: Page;
-let base: string;
-
-beforeAll(async () => {
-  if (chromiumMissing) return;
-  server = await startStacks();
-  base = `http://127.0.0.1:${server.port}`;
-  const admin = server.as('admin');
-  // A good run, then a failed one: "Roll back to #1…" is offered.
-  await createStackDone(admin, 'ask', null, { compose: composeText() });
-  await saveCompose(admin, 'ask', null, composeText({ up: { stderr: ['no such image'], exit: 1 } }));
-  await deployDone(admin, 'ask', null);
-  browser = await openBrowser();
-  page = browser.page;
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+const ui = pageOnStacks({
+  prepare: async (server) => {
+    const admin = server.as('admin');
+    // A good run, then a failed one: "Roll back to #1…" is offered.
+    await createStackDone(admin, 'ask', null, { compose: composeText() });
+    await saveCompose(admin, 'ask', null, composeText({ up: { stderr: ['no such image'], exit: 1 } }));
+    await deployDone(admin, 'ask', null);
+  },
 });
 
 const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 30_000, interval: 50 });
 /** The focused element: the confirmation it is in (if any) and its text. */
 const focused = () =>
-  page.evaluate(
+  ui.page.evaluate(
     "(() => { const el = document.activeElement; return (el.closest('[role=group]')?.getAttribute('aria-label') ?? '-') + ' | ' + (el.getAttribute('aria-label') ?? el.textContent.trim()); })()",
   );
 
 describe.skipIf(chromiumMissing !== undefined)('the confirmations and the keyboard', () => {
   it('move focus in, cancel on Escape or Cancel, and give focus back to their button', async () => {
-    await signIn(page, `${base}/#/stack/ask?env=null&tab=deploys`, TOKENS.admin);
-    const toolbar = page.getByRole('toolbar', { name: 'Stack actions' });
+    await signIn(ui.page, `${ui.base}/#/stack/ask?env=null&tab=deploys`, TOKENS.admin);
+    const toolbar = ui.page.getByRole('toolbar', { name: 'Stack actions' });
 
     // Delete the stack: Escape cancels, focus is back on "Delete…".
     await toolbar.getByRole('button', { name: 'Delete…' }).click();
-    const deleteGroup = page.getByRole('group', { name: 'Confirm stack delete' });
+    const deleteGroup = ui.page.getByRole('group', { name: 'Confirm stack delete' });
     await deleteGroup.waitFor();
     await poll(focused).toBe('Confirm stack delete | Cancel');
-    await page.keyboard.press('Escape');
+    await ui.page.keyboard.press('Escape');
     await poll(() => deleteGroup.count()).toBe(0);
     await poll(focused).toBe('- | Delete…');
 
     // Roll back, opened from the keyboard: Escape cancels it too.
     await toolbar.getByRole('button', { name: 'Roll back to #1…' }).focus();
-    await page.keyboard.press('Enter');
+    await ui.page.keyboard.press('Enter');
     await poll(focused).toBe('Confirm roll back | Cancel');
-    await page.keyboard.press('Escape');
-    await poll(() => page.getByRole('group', { name: 'Confirm roll back' }).count()).toBe(0);
+    await ui.page.keyboard.press('Escape');
+    await poll(() => ui.page.getByRole('group', { name: 'Confirm roll back' }).count()).toBe(0);
     await poll(focused).toBe('- | Roll back to #1…');
 
     // A run's delete: Enter on the focused Cancel closes it, and focus is back on its button.
-    await page.getByRole('button', { name: 'Delete run 2' }).click();
+    await ui.page.getByRole('button', { name: 'Delete run 2' }).click();
     await poll(focused).toBe('Confirm delete | Cancel');
-    await page.keyboard.press('Enter');
-    await poll(() => page.getByRole('group', { name: 'Confirm delete' }).count()).toBe(0);
+    await ui.page.keyboard.press('Enter');
+    await poll(() => ui.page.getByRole('group', { name: 'Confirm delete' }).count()).toBe(0);
     await poll(focused).toBe('- | Delete run 2');
 
     // Nothing was done: the stack and both runs are there, no run was started.
-    expect(await page.locator('tr.run-row').count()).toBe(2);
-    const runs = (await server.as('admin').get('/api/stacks/ask/deploys?env=null')).value as unknown[];
+    expect(await ui.page.locator('tr.run-row').count()).toBe(2);
+    const runs = (await ui.server.as('admin').get('/api/stacks/ask/deploys?env=null')).value as unknown[];
     expect(runs).toHaveLength(2);
   });
 });

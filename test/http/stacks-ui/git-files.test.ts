@@ -5,12 +5,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../../cli/helpers.js';
 import { makeRepo } from '../../stacks/git-repo.js';
-import { composeText, type StacksServer, startStacks, TOKENS } from '../stacks/helpers.js';
-import { type Browser, chromiumMissing, openBrowser, signIn } from './browser.js';
+import { composeText, TOKENS } from '../stacks/helpers.js';
+import { chromiumMissing, pageOnStacks } from './browser.js';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 if (chromiumMissing) console.log(`skipped: git override files page tests: ${chromiumMissing}`);
@@ -18,28 +17,11 @@ if (chromiumMissing) console.log(`skipped: git override files page tests: ${chro
 /** expect.poll with room for a loaded machine (its default gives up after one second). */
 const eventually = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 30_000, interval: 50 });
 
-let server: StacksServer;
-let browser: Browser;
-let page: Page;
-let base: string;
-
-beforeAll(async () => {
-  if (chromiumMissing) return;
-  server = await startStacks();
-  base = `http://127.0.0.1:${server.port}`;
-  browser = await openBrowser();
-  page = browser.page;
-  await signIn(page, `${base}/`, TOKENS.admin);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const ui = pageOnStacks({ signInAs: TOKENS.admin });
 
 /** The `--file` arguments (their file names) of the fake compose's calls, in order, one list per call. */
 async function fileArgs(): Promise<string[][]> {
-  const calls = (await readFile(server.argvLog, 'utf8'))
+  const calls = (await readFile(ui.server.argvLog, 'utf8'))
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => (JSON.parse(line) as { argv: string[] }).argv);
@@ -53,28 +35,28 @@ describe.skipIf(chromiumMissing !== undefined)('git stack override files on the 
       'compose.prod.yaml': 'services:\n  web:\n    labels:\n      tier: prod\n',
       'compose.debug.yaml': 'services:\n  web:\n    labels:\n      tier: debug\n',
     });
-    await page.goto(`${base}/#/git?env=null`);
-    await page.getByLabel('Name').fill('layered');
-    await page.getByLabel('Repository URL').fill(repo.bare);
-    await page.getByLabel(/Override files/).fill('compose.prod.yaml\n\n  compose.debug.yaml  \n');
-    await page.getByRole('button', { name: 'Create git stack' }).click();
-    await eventually(() => page.getByTestId('job-state').textContent()).toContain('ok');
-    await eventually(() => page.getByTestId('git-files').textContent()).toBe(
+    await ui.page.goto(`${ui.base}/#/git?env=null`);
+    await ui.page.getByLabel('Name').fill('layered');
+    await ui.page.getByLabel('Repository URL').fill(repo.bare);
+    await ui.page.getByLabel(/Override files/).fill('compose.prod.yaml\n\n  compose.debug.yaml  \n');
+    await ui.page.getByRole('button', { name: 'Create git stack' }).click();
+    await eventually(() => ui.page.getByTestId('job-state').textContent()).toContain('ok');
+    await eventually(() => ui.page.getByTestId('git-files').textContent()).toBe(
       'compose.prod.yaml, compose.debug.yaml',
     );
-    const created = await server.as('admin').get('/api/git-stacks/layered?env=null');
+    const created = await ui.server.as('admin').get('/api/git-stacks/layered?env=null');
     expect((created.value as { files: string[] }).files).toEqual(['compose.prod.yaml', 'compose.debug.yaml']);
     expect((await fileArgs()).at(-1)).toEqual(['compose.yaml', 'compose.prod.yaml', 'compose.debug.yaml']);
 
-    await page.getByRole('button', { name: 'Edit git settings' }).click();
+    await ui.page.getByRole('button', { name: 'Edit git settings' }).click();
     // Down to one file, then none.
-    await page.getByLabel(/Override files/).fill('compose.debug.yaml');
-    await page.getByRole('button', { name: 'Save git settings' }).click();
-    await eventually(() => page.getByTestId('git-files').textContent()).toBe('compose.debug.yaml');
-    await page.getByLabel(/Override files/).fill('');
-    await page.getByRole('button', { name: 'Save git settings' }).click();
-    await eventually(() => page.getByTestId('git-files').textContent()).toBe('none');
-    const saved = await server.as('admin').get('/api/git-stacks/layered?env=null');
+    await ui.page.getByLabel(/Override files/).fill('compose.debug.yaml');
+    await ui.page.getByRole('button', { name: 'Save git settings' }).click();
+    await eventually(() => ui.page.getByTestId('git-files').textContent()).toBe('compose.debug.yaml');
+    await ui.page.getByLabel(/Override files/).fill('');
+    await ui.page.getByRole('button', { name: 'Save git settings' }).click();
+    await eventually(() => ui.page.getByTestId('git-files').textContent()).toBe('none');
+    const saved = await ui.server.as('admin').get('/api/git-stacks/layered?env=null');
     expect((saved.value as { files: string[] }).files).toEqual([]);
   });
 });

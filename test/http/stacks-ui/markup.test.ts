@@ -4,10 +4,9 @@
  * hyperlink to a `javascript:` URL, the stored error of a failed run, and the compose text. Each
  * payload would set `window.__markup` if it ran; the page must show it as the characters it is.
  */
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { composeText, type StacksServer, startStacks, TOKENS } from '../stacks/helpers.js';
-import { type Browser, chromiumMissing, openBrowser, signIn } from './browser.js';
+import { describe, expect, it, vi } from 'vitest';
+import { composeText, TOKENS } from '../stacks/helpers.js';
+import { chromiumMissing, pageOnStacks } from './browser.js';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 if (chromiumMissing) console.log(`skipped: stacks web page markup tests: ${chromiumMissing}`);
@@ -21,28 +20,11 @@ const COLOURED = `\u001b[31m<img src=y onerror="window.__markup='ansi'">\u001b[0
 const LINK = `\u001b]8;;javascript:window.__markup='link'\u001b\\click me\u001b]8;;\u001b\\`;
 const ERROR = `<img src=z onerror="window.__markup='error'">`;
 
-let server: StacksServer;
-let browser: Browser;
-let page: Page;
-let base: string;
-
-beforeAll(async () => {
-  if (chromiumMissing) return;
-  server = await startStacks();
-  base = `http://127.0.0.1:${server.port}`;
-  browser = await openBrowser();
-  page = browser.page;
-  await signIn(page, `${base}/`, TOKENS.admin);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const ui = pageOnStacks({ signInAs: TOKENS.admin });
 
 /** What the page made of the payloads: elements they would create, and whether one ran. */
 const damage = () =>
-  page.evaluate(`({
+  ui.page.evaluate(`({
     ran: window.__markup ?? null,
     images: document.querySelectorAll('img').length,
     scripts: [...document.querySelectorAll('script')].filter((s) => !s.src).length,
@@ -59,12 +41,12 @@ describe.skipIf(chromiumMissing !== undefined)('markup on the stacks web page', 
       stderr: [ERROR],
       exit: 1,
     })}# ${SCRIPT} ${IMG}\n`;
-    await page.getByRole('button', { name: 'New stack' }).click();
-    await page.getByLabel('Name').fill('markup');
-    await page.getByTestId('compose-editor').fill(compose);
-    await page.getByRole('button', { name: 'Create and start' }).click();
-    await eventually(() => page.getByTestId('job-state').textContent()).toContain('failed');
-    const lines = await page.locator('.out-line').allTextContents();
+    await ui.page.getByRole('button', { name: 'New stack' }).click();
+    await ui.page.getByLabel('Name').fill('markup');
+    await ui.page.getByTestId('compose-editor').fill(compose);
+    await ui.page.getByRole('button', { name: 'Create and start' }).click();
+    await eventually(() => ui.page.getByTestId('job-state').textContent()).toContain('failed');
+    const lines = await ui.page.locator('.out-line').allTextContents();
     expect(lines).toEqual([
       IMG,
       SCRIPT,
@@ -76,22 +58,24 @@ describe.skipIf(chromiumMissing !== undefined)('markup on the stacks web page', 
     ]);
     expect(await damage()).toEqual(clean);
 
-    await page.getByRole('tab', { name: /Deploys/ }).click();
-    const row = page.locator('tr.run-row').first();
+    await ui.page.getByRole('tab', { name: /Deploys/ }).click();
+    const row = ui.page.locator('tr.run-row').first();
     await eventually(() => row.getAttribute('data-status')).toBe('failed');
     expect(await row.getByTestId('run-error').textContent()).toContain(ERROR);
     await row.getByRole('button', { name: /show details/ }).click();
-    await page.waitForSelector('[data-testid="log-lines"] .log-row');
-    const logged = await page.locator('[data-testid="log-lines"] .log-row .lt').allTextContents();
+    await ui.page.waitForSelector('[data-testid="log-lines"] .log-row');
+    const logged = await ui.page.locator('[data-testid="log-lines"] .log-row .lt').allTextContents();
     expect(logged).toEqual(lines);
-    expect(await page.getByTestId('run-details').textContent()).toContain(ERROR);
+    expect(await ui.page.getByTestId('run-details').textContent()).toContain(ERROR);
     // A search marks matches without turning escaped text back into markup.
-    await page.getByTestId('log-search').fill('onerror');
-    await eventually(() => page.locator('.log-row mark').count()).toBe(3);
+    await ui.page.getByTestId('log-search').fill('onerror');
+    await eventually(() => ui.page.locator('.log-row mark').count()).toBe(3);
     expect(await damage()).toEqual(clean);
 
-    await page.getByRole('tab', { name: 'Compose' }).click();
-    await eventually(() => page.getByTestId('compose-editor').textContent()).toContain(`# ${SCRIPT} ${IMG}`);
+    await ui.page.getByRole('tab', { name: 'Compose' }).click();
+    await eventually(() => ui.page.getByTestId('compose-editor').textContent()).toContain(
+      `# ${SCRIPT} ${IMG}`,
+    );
     expect(await damage()).toEqual(clean);
   });
 });
