@@ -165,6 +165,8 @@ interface Raised {
   code: string;
   file: string;
   message: string;
+  /** The status the place answers with itself (`failure(500, 'internal_error', …)`); else the code's. */
+  status?: number;
 }
 
 function textOf(parsed: Parsed, node: Node | undefined): string | undefined {
@@ -237,8 +239,26 @@ function classOf(parents: readonly Node[]): { name: string; extends: string | un
   return { name, extends: (found.superClass as { name?: string } | null)?.name };
 }
 
-/** Functions of a file that take a parameter named `code` (or `…Code`): their name and its index. */
-function codeTakers(parsed: Parsed, takers: Map<string, number>): void {
+/** The texts a file's variables are declared with (`const message = `…``), by name. */
+function localTexts(p: Parsed): Map<string, string> {
+  const texts = new Map<string, string>();
+  walk(p.program, (node) => {
+    if (node.type !== 'VariableDeclarator') return;
+    const name = (node.id as { name?: string }).name;
+    const text = textOf(p, node.init as Node | undefined);
+    if (name && text !== undefined) texts.set(name, text);
+  });
+  return texts;
+}
+
+/** Where a function that raises a code takes it, and the status it is given, if it takes one. */
+interface Taker {
+  code: number;
+  status?: number;
+}
+
+/** Functions of a file that take a parameter named `code`: their name and where they take it. */
+function codeTakers(parsed: Parsed, takers: Map<string, Taker>): void {
   walk(parsed.program, (node, parents) => {
     const isFunction = ['FunctionDeclaration', 'ArrowFunctionExpression', 'FunctionExpression'].includes(
       node.type,
@@ -251,10 +271,12 @@ function codeTakers(parsed: Parsed, takers: Map<string, number>): void {
     if (!name && parent?.type === 'MethodDefinition' && parent.kind === 'constructor')
       name = classOf(parents)?.name;
     if (!name) return;
-    for (const [index, param] of (node.params as Node[]).entries()) {
-      const id = (param.type === 'AssignmentPattern' ? param.left : param) as Node & { name?: string };
-      if (id.name === 'code') takers.set(name, index);
-    }
+    const names = (node.params as Node[]).map(
+      (param) => ((param.type === 'AssignmentPattern' ? param.left : param) as Node & { name?: string }).name,
+    );
+    const code = names.indexOf('code');
+    const status = names.indexOf('status');
+    if (code !== -1) takers.set(name, status === -1 ? { code } : { code, status });
   });
 }
 
@@ -266,10 +288,13 @@ function editorCodes(root: string): Raised[] {
     ...filesUnder(root, 'src/mcp', () => true),
   ];
   const parsed = files.map((file) => parse(root, file));
-  const takers = new Map<string, number>([['EditorError', 0]]);
+  const takers = new Map<string, Taker>([['EditorError', { code: 0 }]]);
   for (const p of parsed) codeTakers(p, takers);
   const raised: Raised[] = [];
   for (const p of parsed) {
+    const texts = localTexts(p);
+    const messageOf = (node: Node | undefined) =>
+      node?.type === 'Identifier' ? texts.get(node.name as string) : textOf(p, node);
     walk(p.program, (node, parents) => {
       if (node.type === 'TSTypeAliasDeclaration' && /ErrorCode$/.test((node.id as { name: string }).name)) {
         // A union of the codes an error class takes: each is a code of the surface.
@@ -284,12 +309,18 @@ function editorCodes(root: string): Raised[] {
         // `super(code, …)` in a class extending one that takes a code.
         const name =
           callee.type === 'Super' ? classOf(parents)?.extends : (callee.name ?? callee.property?.name);
-        const index = name === undefined ? undefined : takers.get(name);
-        if (index === undefined) return;
+        const taker = name === undefined ? undefined : takers.get(name);
+        if (taker === undefined) return;
         const args = node.arguments as Node[];
-        const message = args.slice(index + 1).find((a) => textOf(p, a) !== undefined);
-        for (const code of codesOf(p, args[index]))
-          raised.push({ code, file: p.file, message: textOf(p, message) ?? '' });
+        const message = args.slice(taker.code + 1).find((a) => messageOf(a) !== undefined);
+        const status = taker.status === undefined ? undefined : numberOf(args[taker.status]);
+        for (const code of codesOf(p, args[taker.code]))
+          raised.push({
+            code,
+            file: p.file,
+            message: messageOf(message) ?? '',
+            ...(status ? { status } : {}),
+          });
       }
       if (node.type === 'AssignmentPattern') {
         const left = node.left as Node & { name?: string };
@@ -301,12 +332,39 @@ function editorCodes(root: string): Raised[] {
         const code = properties.find((q) => keyName(q) === 'code');
         if (!code) return;
         const message = properties.find((q) => ['error', 'message'].includes(keyName(q) ?? ''));
+        const status = explicitStatus(node, parents);
         for (const value of codesOf(p, code.value as Node))
-          raised.push({ code: value, file: p.file, message: textOf(p, message?.value as Node) ?? '' });
+          raised.push({
+            code: value,
+            file: p.file,
+            message: messageOf(message?.value as Node) ?? '',
+            ...(status ? { status } : {}),
+          });
       }
     });
   }
   return raised;
+}
+
+const numberOf = (node: Node | undefined) =>
+  node?.type === 'Literal' && typeof node.value === 'number' ? node.value : undefined;
+
+/**
+ * The status a failure body is sent with where it is made: `jsonBody(500, { code })` or
+ * `{ status: 500, body: { code } }`. Undefined when the code's status decides.
+ */
+function explicitStatus(body: Node, parents: readonly Node[]): number | undefined {
+  const parent = parents.at(-1);
+  if (parent?.type === 'CallExpression') {
+    const args = parent.arguments as Node[];
+    if (args[1] === body) return numberOf(args[0]);
+  }
+  const holder = parents.at(-2);
+  if (parent?.type === 'Property' && holder?.type === 'ObjectExpression') {
+    const status = (holder.properties as Node[]).find((q) => keyName(q) === 'status');
+    return numberOf(status?.value as Node | undefined);
+  }
+  return undefined;
 }
 
 /** `statusOfCode` of src/http/editor-status.ts as a table: each listed code's status, and the default. */
@@ -347,16 +405,9 @@ function stacksFailures(root: string): Array<Raised & { status: number }> {
   const constants = new Map<string, string>();
   const locals = new Map<string, Map<string, string>>();
   for (const p of parsed) {
-    const own = new Map<string, string>();
+    const own = localTexts(p);
     locals.set(p.file, own);
-    walk(p.program, (node) => {
-      if (node.type !== 'VariableDeclarator') return;
-      const name = (node.id as { name?: string }).name;
-      const text = textOf(p, node.init as Node | undefined);
-      if (!name || text === undefined) return;
-      own.set(name, text);
-      if (/^[A-Z][A-Z0-9_]+$/.test(name)) constants.set(name, text);
-    });
+    for (const [name, text] of own) if (/^[A-Z][A-Z0-9_]+$/.test(name)) constants.set(name, text);
   }
   const textOrConstant = (p: Parsed, node: Node | undefined) => {
     if (node?.type !== 'Identifier') return textOf(p, node);
@@ -430,8 +481,11 @@ export function renderErrorsPage(root: string): string {
   const editorRows = codes.map((code) => {
     const where = raised.filter((r) => r.code === code);
     const files = [...new Set(where.map((r) => r.file))];
-    const message = where.find((r) => r.message !== '')?.message ?? '';
-    const status = byCode.get(code) ?? fallback;
+    const message =
+      where.find((r) => r.message !== '')?.message ?? '… (made at run time: the error it meets)';
+    const mapped = byCode.get(code) ?? fallback;
+    const answered = where.length === 0 ? [mapped] : where.map((r) => r.status ?? mapped);
+    const status = [...new Set(answered)].sort((a, b) => a - b).join(', ');
     return `| \`${code}\` | ${status} | ${cell(message)} | ${files.map((f) => `\`${f}\``).join(', ')} |`;
   });
   const failures = stacksFailures(root);
@@ -463,8 +517,10 @@ export function renderErrorsPage(root: string): string {
     '',
     'A failure is `{"ok": false, "code", "error", ...}` (the MCP server answers the same `code` and message',
     'as a tool error). The HTTP status comes from the code (`statusOfCode` in `src/http/editor-status.ts`):',
-    `the codes it lists have their own status, every other code is ${fallback}. The message is the first one the`,
-    'code is raised with (`…` stands for what the request fills in); "where" names the files that raise it.',
+    `the codes it lists have their own status, every other code is ${fallback}; a few places answer with a status`,
+    "of their own (the transport's `internal_error` is 500), so a code may have two. The message is the first",
+    'one the code is raised with (`…` stands for what the request fills in); "where" names the files that',
+    'raise it.',
     '',
     `${codes.length} codes.`,
     '',
