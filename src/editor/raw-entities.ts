@@ -12,6 +12,8 @@ import { dimensionReadout } from './geometry/dimension.js';
 import { STANDARD_PATTERNS, standardPattern, storedPatternLines } from './geometry/hatch-patterns.js';
 import { leaderReadout } from './geometry/leader.js';
 import { isMLeaderType, mleaderGeometry, mleaderReadout } from './geometry/mleader.js';
+import { shapeReadout } from './geometry/shape-entity.js';
+import { isToleranceType, toleranceContent, toleranceReadout } from './geometry/tolerance.js';
 import type { DxfTag, EntityCommon, RawEntity } from './model.js';
 import { isObject, number } from './request.js';
 
@@ -216,11 +218,14 @@ export function rawReadout(e: RawEntity): Record<string, unknown> {
   if (type === 'DIMENSION') return dimensionReadout(e);
   if (type === 'LEADER') return leaderReadout(e);
   if (isMLeaderType(type)) return mleaderReadout(e);
+  if (type === 'TOLERANCE') return toleranceReadout(e);
+  if (type === 'SHAPE') return shapeReadout(e);
   return {};
 }
 
-/** The text a raw entity shows (a MULTILEADER's MTEXT content); null for the others. */
+/** The text a raw entity shows (a MULTILEADER's MTEXT content, a TOLERANCE's); null for the others. */
 export function rawText(e: RawEntity): string | null {
+  if (isToleranceType(e.dxf_type)) return toleranceContent(e);
   return isMLeaderType(e.dxf_type) ? (mleaderGeometry(e).mtext?.text ?? null) : null;
 }
 

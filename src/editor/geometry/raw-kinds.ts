@@ -11,6 +11,8 @@ import { leaderStandIns, transformLeader } from './leader.js';
 import type { Matrix, Similarity } from './matrix.js';
 import { meshEdges, transformMesh } from './mesh.js';
 import { mleaderStandIns, transformMLeader } from './mleader.js';
+import { shapeBox, transformShapeEntity } from './shape-entity.js';
+import { type DimSizes, toleranceStandIns, toleranceStyle, transformTolerance } from './tolerance.js';
 import { viewportFrame } from './viewport.js';
 
 /** What a raw type's transform needs: the matrix, its similarity, and the modeled types' transforms. */
@@ -20,9 +22,11 @@ export interface RawTransformTools {
   text(t: TextEntity): TextEntity;
 }
 
-/** What a raw type may look up beyond its own tags: a block's name by its block record's handle. */
+/** What a raw type may look up beyond its own tags: a dimension style's sizes, a block's name by its block record's handle. */
 export interface RawLookup {
   blockName?(recordHandle: string): string | undefined;
+  /** The sizes a dimension style gives (a TOLERANCE's text height). */
+  dimSizes?(style: string): DimSizes;
 }
 
 interface RawKind {
@@ -65,6 +69,14 @@ const KINDS: Record<string, RawKind> = {
   MULTILEADER: {
     standIns: (e, _inBlock, lookup) => mleaderStandIns(e, lookup?.blockName),
     transform: (e, tools) => transformMLeader(e, tools.m),
+  },
+  TOLERANCE: {
+    standIns: (e, _inBlock, lookup) => toleranceStandIns(e, lookup?.dimSizes?.(toleranceStyle(e))),
+    transform: (e, tools) => transformTolerance(e, tools.m),
+  },
+  SHAPE: {
+    standIns: (e) => shapeBox(e),
+    transform: (e, tools) => transformShapeEntity(e, tools.m),
   },
   MESH: {
     standIns: (e) => meshEdges(e),

@@ -2,6 +2,7 @@ import { dictGet } from '../dict.js';
 import { ExpansionCounter } from '../expansion.js';
 import type { DxfDocumentModel, Entity, InsertEntity, Point3 } from '../model.js';
 import { named } from '../names.js';
+import { DEFAULT_DIM_SIZES, type DimSizes } from './tolerance.js';
 
 /** An axis-aligned box in world coordinates. */
 export interface Bounds {
@@ -33,6 +34,8 @@ export interface GeometryContext {
   expanded?(insert: InsertEntity): number;
   /** The name of the block whose BLOCK_RECORD has this handle (a MULTILEADER names its block so). */
   blockName?(recordHandle: string): string | undefined;
+  /** The sizes a dimension style gives annotation (a TOLERANCE is drawn by them). */
+  dimSizes?(style: string): DimSizes;
 }
 
 /** A context without blocks: Inserts have no geometry in it. */
@@ -53,6 +56,7 @@ export function documentContext(model: DxfDocumentModel): GeometryContext {
       return { base: block.base, entities };
     },
     blockName: (recordHandle) => blockNameOf(model, recordHandle),
+    dimSizes: (style) => dimSizesOf(model, style),
     expanded(insert) {
       counter ??= new ExpansionCounter(model);
       return counter.insert(insert, 1);
@@ -68,4 +72,29 @@ export function blockNameOf(model: DxfDocumentModel, recordHandle: string): stri
   for (const block of Object.values(model.blocks))
     if (block.record_handle.toUpperCase() === wanted) return block.name;
   return undefined;
+}
+
+/**
+ * DIMTXT, DIMSCALE and DIMGAP of the dimension style `style` (its DIMSTYLE record: 140, 40, 147), else
+ * the header's, else AutoCAD's defaults.
+ */
+export function dimSizesOf(model: DxfDocumentModel, style: string): DimSizes {
+  const wanted = style.toUpperCase();
+  const record = model.tables.DIMSTYLE?.find(
+    (r) =>
+      r.tags
+        .find((t) => t.code === 2)
+        ?.value.trim()
+        .toUpperCase() === wanted,
+  );
+  const value = (code: number, header: string, fallback: number) => {
+    const own = record?.tags.find((t) => t.code === code);
+    const n = Number((own ?? dictGet(model.header, header)?.[0])?.value ?? Number.NaN);
+    return Number.isFinite(n) ? n : fallback;
+  };
+  return {
+    dimtxt: value(140, '$DIMTXT', DEFAULT_DIM_SIZES.dimtxt),
+    dimscale: value(40, '$DIMSCALE', DEFAULT_DIM_SIZES.dimscale),
+    dimgap: value(147, '$DIMGAP', DEFAULT_DIM_SIZES.dimgap),
+  };
 }

@@ -26,7 +26,7 @@ import {
   textLayout,
 } from '../geometry/text-box.js';
 import { planar } from '../geometry/transform.js';
-import { blockNameOf } from '../geometry/types.js';
+import { blockNameOf, dimSizesOf } from '../geometry/types.js';
 import { isViewportType } from '../geometry/viewport.js';
 import { rayClipped, transformRay } from '../geometry/xline.js';
 import type {
@@ -447,7 +447,10 @@ function collect(
       return;
     }
     // A raw type the geometry knows is drawn as its stand-ins (raw-kinds.ts), each with its own layer.
-    const lookup = { blockName: (record: string) => blockNameOf(model, record) };
+    const lookup = {
+      blockName: (record: string) => blockNameOf(model, record),
+      dimSizes: (style: string) => dimSizesOf(model, style),
+    };
     for (const standIn of rawDrawn(entity, inherited !== undefined, lookup) ?? []) {
       collect(ctx, standIn, inherited, items);
     }
