@@ -1,12 +1,13 @@
 /**
  * SPLINE geometry: the curve of its control points, knots and weights evaluated as a NURBS (de Boor's
  * algorithm on homogeneous points), as chords fine enough for bounds, distances and drawing; a spline
- * given by fit points only runs through them. Its transform is ezdxf's Spline.transform: the control and
+ * given by fit points only is the cubic B-spline interpolated through them, as ezdxf makes it. Its transform is ezdxf's Spline.transform: the control and
  * fit points mapped, the tangents and the extrusion mapped as directions (not made unit vectors again).
  */
 import type { Point3, SplineEntity } from '../model.js';
 import type { Segment } from './curves.js';
 import { applyPoint, applyVector, type Matrix } from './matrix.js';
+import { fitPointsToCadCv } from './spline-fit.js';
 
 /** Chords per knot span: a cubic span bends little, and the spans are where a spline's points are dense. */
 const PER_SPAN = 16;
@@ -70,19 +71,41 @@ function deBoor(
   return w === 0 ? [x, y, z] : [x / w, y / w, z / w];
 }
 
+/**
+ * The curve a spline draws: its control points, knots and weights, or — given by fit points only — the
+ * cubic B-spline CAD programs interpolate through them (spline-fit.ts); undefined when it has neither.
+ */
+export function splineCurve(
+  e: SplineEntity,
+): { degree: number; control_points: Point3[]; knots: number[]; weights: number[] } | undefined {
+  if (e.control_points.length >= 2)
+    return {
+      degree: Math.max(1, Math.floor(e.degree)),
+      control_points: e.control_points,
+      knots: splineKnots(e),
+      weights: weightsOf(e),
+    };
+  const tangents: [Point3, Point3] | undefined =
+    e.start_tangent && e.end_tangent ? [e.start_tangent, e.end_tangent] : undefined;
+  const fitted = fitPointsToCadCv(e.fit_points, tangents);
+  return fitted && { ...fitted, weights: fitted.control_points.map(() => 1) };
+}
+
+/** The point of a spline's curve (`splineCurve`) at parameter `u` of its knots' range. */
+export const splinePointAt = (curve: NonNullable<ReturnType<typeof splineCurve>>, u: number): Point3 =>
+  deBoor(u, curve.degree, curve.knots, curve.control_points, curve.weights);
+
 /** Points along the spline, its start and end included; empty when it has no points at all. */
 export function splinePoints(e: SplineEntity): Point3[] {
-  const points = e.control_points;
-  const p = Math.max(1, Math.floor(e.degree));
-  if (points.length < 2) {
-    // By fit points only (or a degenerate one): through them.
-    return e.fit_points.length > 0
-      ? e.fit_points.map((q) => [...q] as Point3)
-      : points.map((q) => [...q] as Point3);
+  const curve = splineCurve(e);
+  if (!curve) {
+    // A degenerate one: its points as they are.
+    return (e.fit_points.length > 0 ? e.fit_points : e.control_points).map((q) => [...q] as Point3);
   }
+  const points = curve.control_points;
+  const p = curve.degree;
   if (points.length <= p) return points.map((q) => [...q] as Point3);
-  const knots = splineKnots(e);
-  const weights = weightsOf(e);
+  const { knots, weights } = curve;
   const u0 = knots[p] as number;
   const u1 = knots[points.length] as number;
   const out: Point3[] = [];

@@ -1,11 +1,12 @@
 /**
  * SPLINEs drawn as NURBS: a rational quadratic quarter circle of radius 40 about (0, 0) captured at 2
  * pixels per unit (drawing point (x, y) is pixel column 2·(x + 14), row 2·(50 − y)) lies on that circle,
- * not on its control polygon; the plot's SVG draws it as a path, nothing under `skipped`.
+ * not on its control polygon; the plot's SVG draws it as a path, nothing under `skipped`. One given by fit
+ * points only is drawn on the curve ezdxf interpolates through them.
  */
 import { readFile } from 'node:fs/promises';
-import { describe, expect, it } from 'vitest';
-import { resultOf, withHarnessAndDir } from '../dispatcher/helpers.js';
+import { describe, expect, it, type TestContext } from 'vitest';
+import { needEzdxf, python, resultOf, withHarnessAndDir } from '../dispatcher/helpers.js';
 import { decodePng, pixelsWhere, RED_LINE_CAPTURE, reddish } from './pixels.js';
 
 const QUARTER = {
@@ -52,6 +53,46 @@ describe('SPLINE drawn', () => {
       expect(await readFile(path, 'utf8')).toMatch(
         new RegExp(`<path data-handle="${handle}"[^>]* d="M[^"]*L`),
       );
+    });
+  });
+
+  it('one by fit points only is drawn on the curve ezdxf interpolates, not on their chords', async (ctx: TestContext) => {
+    needEzdxf(ctx);
+    const fit = [
+      [0, 0, 0],
+      [40, 40, 0],
+      [80, 0, 0],
+    ];
+    // ezdxf's curve, densely: the drawing's chords stay within a pixel of it.
+    const curve = await python<number[][]>(
+      `
+import json, sys
+from ezdxf.math import fit_points_to_cad_cv
+s = fit_points_to_cad_cv(json.loads(sys.argv[1]))
+print(json.dumps([list(s.point(i / 400)) for i in range(401)]))
+`,
+      [JSON.stringify(fit)],
+    );
+    await withHarnessAndDir(async (h) => {
+      const doc = await h.newDoc();
+      await h.create([{ type: 'Spline', fit_points: fit, color: 1 }]);
+      const shot = resultOf<{ data: string }>(
+        await h.ok('capture', { document_id: doc, ...RED_LINE_CAPTURE }),
+      );
+      const red = pixelsWhere(decodePng(Buffer.from(shot.data, 'base64')), reddish);
+      expect(red.length).toBeGreaterThan(100);
+      const off = red.filter(([c, r]) => {
+        const x = (c + 0.5) / 2 - 14;
+        const y = 50 - (r + 0.5) / 2;
+        return !curve.some(([cx, cy]) => Math.hypot(x - (cx as number), y - (cy as number)) <= 1);
+      });
+      expect(off).toEqual([]);
+      const near = (x: number, y: number) =>
+        red.some(([c, r]) => Math.abs(c - 2 * (x + 14)) <= 1 && Math.abs(r - 2 * (50 - y)) <= 1);
+      // A quarter along the curve is drawn; the chord from the first fit point to the second is not.
+      const [qx, qy] = curve[100] as number[];
+      expect(near(qx as number, qy as number)).toBe(true);
+      expect(near(20, 20)).toBe(false);
     });
   });
 });
