@@ -7,6 +7,7 @@
  * either way scaled to the length of the fit points' chords. Degree 3 always, whatever the file says.
  */
 import type { Point3 } from '../model.js';
+import { cross } from './ocs.js';
 
 export interface FittedSpline {
   degree: 3;
@@ -19,11 +20,6 @@ const sub = (a: Point3, b: Point3): Point3 => [a[0] - b[0], a[1] - b[1], a[2] - 
 const scale = (a: Point3, k: number): Point3 => [a[0] * k, a[1] * k, a[2] * k];
 const add = (a: Point3, b: Point3): Point3 => [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
 const length = (a: Point3) => Math.hypot(a[0], a[1], a[2]);
-const cross = (a: Point3, b: Point3): Point3 => [
-  a[1] * b[2] - a[2] * b[1],
-  a[2] * b[0] - a[0] * b[2],
-  a[0] * b[1] - a[1] * b[0],
-];
 
 /** `v` made `size` long (a zero vector stays zero). */
 function sized(v: Point3, size: number): Point3 {
