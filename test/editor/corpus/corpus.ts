@@ -1,10 +1,12 @@
 /**
  * The corpus of real DXF files (test/fixtures/dxf-corpus, sources in its SOURCES.md) and what ezdxf
- * sees in each (facts.json, written by scripts/dxf-corpus-facts.py). The tests read the committed
- * facts, so they compare with ezdxf without running it for that.
+ * sees in each (facts.json, written by scripts/dxf-corpus-facts.py). The file list is the directory's
+ * own, so a file added there is checked whether or not facts.json has caught up (the counts test then
+ * fails and says to run the script). The checks that need ezdxf at run time (transforms, its raster)
+ * ask one Python process kept for the whole test file (scripts/dxf-corpus-oracle.py).
  */
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -42,8 +44,22 @@ export interface Unreadable {
   error: string;
 }
 
-/** Every file of the corpus with what ezdxf sees in it, by file name. */
-export const corpus: ReadonlyArray<[string, FileFacts | Unreadable]> = Object.entries(facts.files);
+/** Every DXF file of the corpus directory, sorted as the facts script sorts them. */
+export const corpusFiles: readonly string[] = readdirSync(CORPUS_DIR)
+  .filter((name) => name.toLowerCase().endsWith('.dxf'))
+  .sort();
+
+/** What facts.json holds about a file of the directory; undefined until the script is run again. */
+export const factsOf = (name: string): FileFacts | Unreadable | undefined => facts.files[name];
+
+/** Every file of the corpus with what facts.json says ezdxf sees in it, by file name. */
+export const corpus: ReadonlyArray<[string, FileFacts | Unreadable]> = corpusFiles.flatMap((name) => {
+  const f = factsOf(name);
+  return f ? [[name, f] as [string, FileFacts | Unreadable]] : [];
+});
+
+/** Files of the directory facts.json does not know (the facts script was not run after they came). */
+export const withoutFacts: readonly string[] = corpusFiles.filter((name) => !factsOf(name));
 
 /** The ezdxf version the facts come from. */
 export const ezdxfVersion = facts.ezdxf;
@@ -63,4 +79,56 @@ export async function readWithEzdxf(paths: string[]): Promise<Record<string, Sav
     maxBuffer: 64 * 1024 * 1024,
   });
   return JSON.parse(stdout) as Record<string, SavedView>;
+}
+
+const ORACLE = join(CORPUS_DIR, '../../../scripts/dxf-corpus-oracle.py');
+
+/**
+ * The oracle process (scripts/dxf-corpus-oracle.py): one JSON line per request, answered in order.
+ * Started on the first request, ended by `close`.
+ */
+export class EzdxfOracle {
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private pending: Array<{ resolve(v: Record<string, unknown>): void; reject(e: Error): void }> = [];
+  private buffered = '';
+  private stderr = '';
+
+  private start(): ChildProcessWithoutNullStreams {
+    const child = spawn(PYTHON, [ORACLE], { stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      this.buffered += chunk;
+      for (let at = this.buffered.indexOf('\n'); at >= 0; at = this.buffered.indexOf('\n')) {
+        const line = this.buffered.slice(0, at);
+        this.buffered = this.buffered.slice(at + 1);
+        this.pending.shift()?.resolve(JSON.parse(line) as Record<string, unknown>);
+      }
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-4000);
+    });
+    child.on('exit', (code) => {
+      for (const p of this.pending.splice(0))
+        p.reject(new Error(`the ezdxf oracle ended (${code}): ${this.stderr}`));
+      this.child = undefined;
+    });
+    return child;
+  }
+
+  /** The answer to one request; fails when the oracle answers `ok: false`. */
+  async ask<T>(request: Record<string, unknown>): Promise<T> {
+    this.child ??= this.start();
+    const child = this.child;
+    const answer = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      this.pending.push({ resolve, reject });
+      child.stdin.write(`${JSON.stringify(request)}\n`);
+    });
+    if (answer.ok !== true) throw new Error(`ezdxf: ${String(answer.error)}`);
+    return answer as T;
+  }
+
+  close(): void {
+    this.child?.stdin.end();
+  }
 }
