@@ -67,19 +67,9 @@ def read(request):
     facts = FACTS.facts(Path(path))
     doc = open_doc(path, request.get("recover", False))
     bounds = [entity_box(e) for e in FACTS.listed(doc)]
+    TRANSFORM.drop_zero_thickness(doc)
     steps = [TRANSFORM.matrix(s) for s in request.get("steps", [])]
-    transformed = []
-    for e in doc.modelspace():
-        before = TRANSFORM.fields(e)
-        if before is None:
-            transformed.append({"before": {"type": e.dxftype(), "unviewed": True}})
-            continue
-        for m in steps:
-            e.transform(m)
-        after = TRANSFORM.fields(e)
-        if after["type"] == "Insert":
-            after["cells"] = TRANSFORM.moved_cells(before, steps)
-        transformed.append({"before": before, "after": after})
+    transformed = TRANSFORM.transformed(doc, steps, unviewed=True)
     return {"facts": facts, "bounds": bounds, "transformed": transformed}
 
 
@@ -87,6 +77,14 @@ def extents(request):
     msp = open_doc(request["path"], request.get("recover", False)).modelspace()
     bounds, _ = FACTS.box(msp)
     return {"bounds": bounds, "entities": len(msp)}
+
+
+def drawable(e):
+    """What the drawing add-on is given: not a block reference of scale 0, for which ezdxf 0.18 raises
+    ZeroDivisionError (netDxf's sample has one); it draws nothing, in chronicle too."""
+    if e.dxftype() != "INSERT":
+        return True
+    return all(e.dxf.get(name, 1) != 0 for name in ("xscale", "yscale", "zscale"))
 
 
 def can_draw():
@@ -104,10 +102,12 @@ def raster(request):
     import matplotlib.pyplot as plt
     import numpy
     from ezdxf.addons.drawing import Frontend, RenderContext
+    from ezdxf.addons.drawing.config import Configuration
     from ezdxf.addons.drawing.matplotlib import MatplotlibBackend
     from ezdxf.addons.drawing.properties import LayoutProperties
 
     doc = open_doc(request["path"], request.get("recover", False))
+    TRANSFORM.drop_zero_thickness(doc)
     x0, y0, x1, y1 = request["window"]
     width, height = request["width"], request["height"]
     dpi = 100
@@ -118,8 +118,15 @@ def raster(request):
         ctx = RenderContext(doc)
         layout = LayoutProperties.from_layout(msp)
         layout.set_colors(BACKGROUND)
+        # XLINEs and RAYs across the whole window, as chronicle cuts them at its edges (ezdxf's default
+        # draws them 20 units long).
+        config = Configuration.defaults().with_changes(
+            infinite_line_length=4 * max(x1 - x0, y1 - y0)
+        )
         backend = MatplotlibBackend(ax, adjust_figure=False)
-        Frontend(ctx, backend).draw_layout(msp, finalize=False, layout_properties=layout)
+        Frontend(ctx, backend, config).draw_layout(
+            msp, finalize=False, layout_properties=layout, filter_func=drawable
+        )
         ax.set_axis_off()
         ax.set_facecolor(BACKGROUND)
         figure.patch.set_facecolor(BACKGROUND)

@@ -204,6 +204,34 @@ def moved_cells(before, steps):
     return cells
 
 
+def drop_zero_thickness(doc):
+    """ezdxf 0.18 turns a written thickness into extrusion * thickness and normalises it, so a written 0
+    (netDxf writes 39 0.0 on every LINE, also in the blocks a DIMENSION moves) divides by zero when it
+    transforms or draws; 0 is the default, so it goes."""
+    for e in doc.entitydb.values():
+        if e.dxf.hasattr("thickness") and e.dxf.thickness == 0:
+            e.dxf.discard("thickness")
+
+
+def transformed(doc, steps, unviewed=False):
+    """Each model-space entity of a type above before and after the steps (matrices), in model-space
+    order; with `unviewed`, the others as {"type": DXF type, "unviewed": true}, not transformed."""
+    out = []
+    for e in doc.modelspace():
+        before = fields(e)
+        if before is None:
+            if unviewed:
+                out.append({"before": {"type": e.dxftype(), "unviewed": True}})
+            continue
+        for m in steps:
+            e.transform(m)
+        after = fields(e)
+        if after["type"] == "Insert":
+            after["cells"] = moved_cells(before, steps)
+        out.append({"before": before, "after": after})
+    return out
+
+
 def main():
     args = sys.argv[1:]
     if args[0] == "--recover":
@@ -213,24 +241,8 @@ def main():
         args = args[1:]
     else:
         doc = ezdxf.readfile(args[0])
-    steps = [matrix(s) for s in json.loads(args[1])]
-    # ezdxf 0.18 turns a written thickness into extrusion * thickness and normalises it, so a written 0
-    # (netDxf writes 39 0.0 on every LINE, also in the blocks a DIMENSION moves) divides by zero; 0 is
-    # the default, so it goes.
-    for e in doc.entitydb.values():
-        if e.dxf.hasattr("thickness") and e.dxf.thickness == 0:
-            e.dxf.discard("thickness")
-    out = []
-    for e in doc.modelspace():
-        before = fields(e)
-        if before is None:
-            continue
-        for m in steps:
-            e.transform(m)
-        after = fields(e)
-        if after["type"] == "Insert":
-            after["cells"] = moved_cells(before, steps)
-        out.append({"before": before, "after": after})
+    drop_zero_thickness(doc)
+    out = transformed(doc, [matrix(s) for s in json.loads(args[1])])
     json.dump(out, sys.stdout)
 
 

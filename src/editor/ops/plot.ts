@@ -99,7 +99,7 @@ async function plotPage(
 ): Promise<PlotPage> {
   const space = layout?.block ?? MODEL_SPACE;
   const layoutName = layout?.name ?? 'Model';
-  const scene = await plotSceneSliced(doc.model, space, tick);
+  const scene = await plotSceneSliced(doc.model, space, tick, new Set(), window);
   const inWindow = window ? scene.entities.filter((e) => overlaps(e.bounds, window)) : scene.entities;
   const area = window ?? unionBounds(inWindow.map((e) => e.bounds));
   const where = window ? `window ${JSON.stringify(r.window)} of model space` : `layout ${layoutName}`;

@@ -703,14 +703,17 @@ interface Unbounded {
   items: PlotItem[];
 }
 
-/** The scene's entities with their XLINEs and RAYs cut at the extents of the rest, in drawing order. */
-function boundRays(entities: ReadonlyArray<PlotEntity | Unbounded>): PlotEntity[] {
+/**
+ * The scene's entities with their XLINEs and RAYs cut at `window` when one is plotted (as a capture of a
+ * window cuts them), else at the extents of the rest, in drawing order.
+ */
+function boundRays(entities: ReadonlyArray<PlotEntity | Unbounded>, window?: Bounds): PlotEntity[] {
   if (!entities.some((e) => 'unbounded' in e)) return entities as PlotEntity[];
   const bounded = unionBounds(
     entities.map((e) => ('unbounded' in e ? unionBounds(e.items.map(plotItemBounds)) : e.bounds)),
   );
   const starts = entities.flatMap((e) => ('unbounded' in e ? e.items.filter(isRay).map((r) => r.start) : []));
-  const box = rayBox(bounded, starts);
+  const box = window ?? rayBox(bounded, starts);
   const out: PlotEntity[] = [];
   for (const e of entities) {
     if (!('unbounded' in e)) {
@@ -724,12 +727,16 @@ function boundRays(entities: ReadonlyArray<PlotEntity | Unbounded>): PlotEntity[
   return out;
 }
 
-/** `plotScene` in slices (slices.ts): the loop answers others between them, and a cancel stops it. */
+/**
+ * `plotScene` in slices (slices.ts): the loop answers others between them, and a cancel stops it. With a
+ * `window` (a plotted window of model space) its XLINEs and RAYs are cut there.
+ */
 export async function plotSceneSliced(
   model: DxfDocumentModel,
   space: string,
   tick: Tick,
   hidden: ReadonlySet<string> = new Set(),
+  window?: Bounds,
 ): Promise<PlotScene> {
   const entities: Array<PlotEntity | Unbounded> = [];
   const plot = plotContext(model, space, hidden);
@@ -739,7 +746,7 @@ export async function plotSceneSliced(
     const turn = tick();
     if (turn) await turn;
   }
-  return { entities: boundRays(entities), skipped: plot.skipped };
+  return { entities: boundRays(entities, window), skipped: plot.skipped };
 }
 
 /** One entity of the drawing order as the scene holds it; undefined when it prints nothing. */

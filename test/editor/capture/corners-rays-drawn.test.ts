@@ -161,6 +161,34 @@ describe('drawn in plots', () => {
     });
   });
 
+  it('SVG of a window: the XLINE is cut at the window, as a capture of it cuts it', async () => {
+    await withHarnessAndDir(async (h, dir) => {
+      const doc = await h.newDoc();
+      const [, xline] = await h.create([
+        { type: 'Line', start: [0, 0], end: [10, 0] },
+        { type: 'XLine', start: [0, 5], direction: [1, 1], color: 5 },
+      ]);
+      const path = dir.path('window.svg');
+      const result = resultOf<{ page: { height: number } }>(
+        await h.ok('plot', {
+          document_id: doc,
+          path,
+          window: [-10, -10, 40, 20],
+          scale: 1,
+          fit: false,
+          center: false,
+        }),
+      );
+      const height = result.page.height;
+      // In at (-10, -5), out at (15, 20); the window's lower-left corner 5 mm in from the sheet's.
+      expect(await readFile(path, 'utf8')).toMatch(
+        new RegExp(
+          `<path data-handle="${xline}"[^>]* d="M5 ${height - 10}L30 ${height - 35}" stroke="#0000ff"`,
+        ),
+      );
+    });
+  });
+
   it('PDF: the inside of a SOLID prints dark, beside it nothing', async (ctx: TestContext) => {
     needPdftoppm(ctx);
     await withHarnessAndDir(async (h, dir) => {

@@ -454,9 +454,7 @@ describe('ezdxf interop', () => {
       const after = tagsOf(texts.get(`out-${name}`) as string);
       const doc = models.get(name) as DxfDocumentModel;
       const raw = Object.values(doc.entities).filter((e) => e.type === 'Raw');
-      expect(raw.map((e) => (e.type === 'Raw' ? e.dxf_type : ''))).toEqual(
-        expect.arrayContaining(['HATCH']),
-      );
+      expect(raw.map((e) => (e.type === 'Raw' ? e.dxf_type : ''))).toEqual(expect.arrayContaining(['HATCH']));
       for (const e of raw) expect(after.get(e.handle)).toEqual(before.get(e.handle));
       // every object that is not modeled (dictionaries aside: their entries are rewritten)
       for (const o of doc.objects) {
