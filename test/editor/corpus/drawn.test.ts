@@ -33,8 +33,6 @@ type Check = 'capture' | 'plot';
  * fail, so when the type is drawn the test turns red and the entry must go.
  */
 const KNOWN_FAILURES: ReadonlyArray<{ file: string; check: Check; reason: string }> = [
-  { file: 'dxfparser-mleader.dxf', check: 'capture', reason: 'MULTILEADER is not drawn yet' },
-  { file: 'dxfparser-mleader.dxf', check: 'plot', reason: 'MULTILEADER is not drawn yet' },
   ...(['capture', 'plot'] as const).map((check) => ({
     file: 'dxfjs-texts.dxf',
     check,
