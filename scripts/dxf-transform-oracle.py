@@ -144,6 +144,41 @@ def fields(e):
         return out
     if t == "MESH":
         return {"type": "MESH", "vertices": [vec(v) for v in e.vertices]}
+    if t == "MLINE":
+        x = d.extrusion
+        return {
+            "type": "MLINE",
+            "scale": d.scale_factor,
+            # ezdxf keeps the image of the extrusion unnormalised (a scale of -0.5 gives (0, 0, -0.5)).
+            "extrusion": vec(Vec3(x).normalize()),
+            "vertices": [
+                {
+                    "location": vec(v.location),
+                    "direction": vec(v.line_direction),
+                    "miter": vec(v.miter_direction),
+                    "params": [[float(p) for p in params] for params in v.line_params],
+                }
+                for v in e.vertices
+            ],
+        }
+    if t == "WIPEOUT":
+        return {
+            "type": "WIPEOUT",
+            "position": vec(d.insert),
+            "u_vector": vec(d.u_pixel),
+            "v_vector": vec(d.v_pixel),
+            "boundary": [vec(p) for p in e.boundary_path_wcs()],
+        }
+    if t == "HELIX":
+        return {
+            "type": "HELIX",
+            "control_points": [vec(p) for p in e.control_points],
+            "knots": [float(k) for k in e.knots],
+            "axis_base_point": vec(d.axis_base_point),
+            "start_point": vec(d.start_point),
+            "axis_vector": vec(d.axis_vector),
+            "radius": d.radius,
+        }
     if t == "SPLINE":
         out = {
             "type": "Spline",

@@ -8,11 +8,13 @@ import { aciHex, entityAci } from './colors.js';
 import { dictGet } from './dict.js';
 import { hatchGeometry, isHatchType, patternSegments } from './geometry/hatch.js';
 import { fillRings } from './geometry/hatch-fill.js';
+import { isMlineType, mlineParts, mlineStyleOf } from './geometry/mline.js';
 import { polylineBands } from './geometry/polyline.js';
 import { rawStandIns } from './geometry/raw-kinds.js';
 import { type Shape, shapeBounds, shapeOf } from './geometry/shape.js';
 import { boxCorners, textBox } from './geometry/text-box.js';
 import { documentContext, type GeometryContext } from './geometry/types.js';
+import { isWipeoutType, wipeoutBoundary, wipeoutFrameShown } from './geometry/wipeout.js';
 import type { DxfDocumentModel, Entity, RawEntity } from './model.js';
 
 /** A line of text as drawn: its lower-left corner, reading angle (degrees) and height. */
@@ -45,6 +47,11 @@ export interface Drawable {
    * the non-zero rule (rings around holes run the other way); absent when none.
    */
   regions?: number[][][];
+  /**
+   * Areas painted in the page's background over what was drawn before (a WIPEOUT), each a flat x0, y0,
+   * x1, y1, ...; absent when none.
+   */
+  masks?: number[][];
   /**
    * XLINEs and RAYs, five numbers each: start x, y, direction x, y, and 1 for an XLINE (both ways) or 0
    * for a RAY; the page cuts them at its window. Absent when none.
@@ -182,6 +189,15 @@ export function drawableOf(entity: Entity, model: DxfDocumentModel, ctx: Geometr
     frames.push(...out.areas.slice(before));
   }
   if (entity.type === 'Raw' && isHatchType(entity.dxf_type)) addHatch(entity, out);
+  if (entity.type === 'Raw' && isWipeoutType(entity.dxf_type)) {
+    out.masks = [wipeoutBoundary(entity).flatMap((p) => [p[0], p[1]])];
+    // Its frame only where the drawing shows wipeout frames.
+    if (!wipeoutFrameShown(model.objects)) out.paths = [];
+  }
+  if (entity.type === 'Raw' && isMlineType(entity.dxf_type)) {
+    const fill = mlineParts(entity, mlineStyleOf(model.objects, entity)).fill;
+    if (fill) out.fills = [fill.flatMap((p) => [p[0], p[1]])];
+  }
   if (entity.type === 'Polyline') {
     for (const band of polylineBands(entity)) {
       out.fills ??= [];

@@ -10,10 +10,13 @@ import { fail } from './errors.js';
 import { attdefText } from './geometry/attdef.js';
 import { dimensionReadout } from './geometry/dimension.js';
 import { STANDARD_PATTERNS, standardPattern, storedPatternLines } from './geometry/hatch-patterns.js';
+import { helixReadout } from './geometry/helix.js';
 import { leaderReadout } from './geometry/leader.js';
 import { isMLeaderType, mleaderGeometry, mleaderReadout } from './geometry/mleader.js';
+import { mlineReadout } from './geometry/mline.js';
 import { shapeReadout } from './geometry/shape-entity.js';
 import { isToleranceType, toleranceContent, toleranceReadout } from './geometry/tolerance.js';
+import { wipeoutReadout } from './geometry/wipeout.js';
 import type { DxfTag, EntityCommon, RawEntity } from './model.js';
 import { isObject, number } from './request.js';
 
@@ -220,6 +223,9 @@ export function rawReadout(e: RawEntity): Record<string, unknown> {
   if (isMLeaderType(type)) return mleaderReadout(e);
   if (type === 'TOLERANCE') return toleranceReadout(e);
   if (type === 'SHAPE') return shapeReadout(e);
+  if (type === 'MLINE') return mlineReadout(e);
+  if (type === 'WIPEOUT') return wipeoutReadout(e);
+  if (type === 'HELIX') return helixReadout(e);
   return {};
 }
 

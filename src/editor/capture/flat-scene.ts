@@ -42,6 +42,8 @@ export const UNCLIP = 6;
 export const FILL = 7;
 /** HOLE style n x1 y1 … xn yn: a ring cut out of the fill before it (a hatch's hole), numbers as POLY's. */
 export const HOLE = 8;
+/** MASK style n x1 y1 … xn yn: an area painted in the background over what was drawn before (a WIPEOUT). */
+export const MASK = 9;
 
 /** How a part prints: its ACI colour, lineweight in mm and dash pattern in drawing units (none: solid). */
 export interface FlatStyle {
@@ -376,7 +378,11 @@ export class FlatSceneBuilder {
         // An image shows as its frame: a capture is for seeing where things are, not the picture.
         const points = item.kind === 'outline' ? item.points : imageCorners(item);
         const style = this.style(item.aci, item.weight, item.kind === 'outline' ? item.dash : undefined);
-        this.ring(item.kind === 'outline' && item.fill ? FILL : POLY, style, points);
+        this.ring(
+          item.kind === 'outline' && item.mask ? MASK : item.kind === 'outline' && item.fill ? FILL : POLY,
+          style,
+          points,
+        );
         if (item.kind === 'outline' && item.fill && item.rings) {
           // A ring turned against the outline is a hole; one turned with it an island, filled again.
           const sign = Math.sign(ringArea(points));

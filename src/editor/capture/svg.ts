@@ -24,6 +24,7 @@ import {
   type FlatScene,
   type FlatText,
   HOLE,
+  MASK,
   type Piece,
   POLY,
   SEG,
@@ -219,6 +220,15 @@ class Canvas {
     this.pixels[at] = id;
   }
 
+  /** Forgets what was drawn (it has been written out, under a mask), keeping the pixel buffer. */
+  reset(): void {
+    this.strokes.clear();
+    this.fills.clear();
+    this.texts.length = 0;
+    for (const at of this.lit) this.pixels[at] = 0;
+    this.lit.length = 0;
+  }
+
   /** The pixels as one filled path per colour: each run of a row in one colour, one rectangle. */
   pixelPaths(out: Bytes): void {
     const runs = this.colors.map(() => new Bytes());
@@ -281,6 +291,16 @@ export async function captureSvg(
   const shown: number[] = [];
   /** The viewport borders drawn, each a clipPath of its own. */
   const clips: Bounds[] = [];
+  /** What was drawn under masks (wipeouts), in drawing order; the canvas holds what came after. */
+  const body = new Bytes(1 << 16);
+  let masked = false;
+  let textsBefore = 0;
+  const flush = () => {
+    textsBefore += canvas.texts.length;
+    writeCanvas(body);
+    canvas.reset();
+    masked = true;
+  };
 
   /** Draws entity `e` into the strokes of its styles (or all of it into `only`, a highlight). */
   const draw = (e: number, only?: Stroke) => {
@@ -334,6 +354,21 @@ export async function captureSvg(
             d.text(`h${side}v${side}h${-side}z`);
           }
           i += 4;
+          break;
+        }
+        case MASK: {
+          // A wipeout: what was drawn so far is written out, then its area in the background colour.
+          const n = prims[i + 2] as number;
+          if (!only) {
+            flush();
+            body.text(`<path fill="${colors.background}" stroke="none" d="`);
+            for (let p = 0; p < n; p++) {
+              body.char(p === 0 ? M : LINE_TO);
+              pair(body, X(prims[i + 3 + 2 * p] as number), Y(prims[i + 4 + 2 * p] as number));
+            }
+            body.text('Z"/>');
+          }
+          i += 3 + 2 * n;
           break;
         }
         case FILL:
@@ -519,6 +554,33 @@ export async function captureSvg(
     pen.close(x - h, y - h);
   };
 
+  /** The canvas's strokes, fills, pixels and texts, in that order (one layer between masks). */
+  function writeCanvas(out: Bytes): void {
+    out.text('<g fill="none">');
+    for (const stroke of canvas.strokes.values()) {
+      const style = scene.styles[stroke.style];
+      if (!style || stroke.d.length === 0) continue;
+      const widthPx = Math.max(1, style.weight * PX_PER_MM);
+      const pattern = style.dash?.map((l) => Math.abs(l) * view.scale);
+      const dashed =
+        pattern && pattern.reduce((a, b) => a + b, 0) >= MIN_PATTERN_PX
+          ? ` stroke-dasharray="${pattern.map((l) => num(l * UNIT)).join(' ')}"`
+          : '';
+      const clipped = stroke.clip >= 0 ? ` clip-path="url(#c${stroke.clip})"` : '';
+      writePath(
+        out,
+        `stroke="${styleColors[stroke.style]}" stroke-width="${num(widthPx * UNIT)}"${dashed}${clipped}`,
+        stroke.d,
+      );
+    }
+    out.text('</g><g stroke="none">');
+    for (const [color, d] of canvas.fills) writePath(out, `fill="${color}"`, d);
+    canvas.pixelPaths(out);
+    out.text('</g>');
+    if (canvas.texts.length > 0)
+      out.text(`<g font-family="${CAPTURE_FONTS}" stroke="none">${canvas.texts.join('')}</g>`);
+  }
+
   const count = scene.handles.length;
   for (let e = 0; e < count; e++) {
     const piece = pieces[e] as Piece;
@@ -563,31 +625,9 @@ export async function captureSvg(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${view.width}" height="${view.height}" viewBox="0 0 ${view.width * UNIT} ${view.height * UNIT}">`,
   );
   if (defs) out.text(`<defs>${defs}</defs>`);
-  out.text(
-    `<rect width="${view.width * UNIT}" height="${view.height * UNIT}" fill="${colors.background}"/><g fill="none">`,
-  );
-  for (const stroke of canvas.strokes.values()) {
-    const style = scene.styles[stroke.style];
-    if (!style || stroke.d.length === 0) continue;
-    const widthPx = Math.max(1, style.weight * PX_PER_MM);
-    const pattern = style.dash?.map((l) => Math.abs(l) * view.scale);
-    const dashed =
-      pattern && pattern.reduce((a, b) => a + b, 0) >= MIN_PATTERN_PX
-        ? ` stroke-dasharray="${pattern.map((l) => num(l * UNIT)).join(' ')}"`
-        : '';
-    const clipped = stroke.clip >= 0 ? ` clip-path="url(#c${stroke.clip})"` : '';
-    writePath(
-      out,
-      `stroke="${styleColors[stroke.style]}" stroke-width="${num(widthPx * UNIT)}"${dashed}${clipped}`,
-      stroke.d,
-    );
-  }
-  out.text('</g><g stroke="none">');
-  for (const [color, d] of canvas.fills) writePath(out, `fill="${color}"`, d);
-  canvas.pixelPaths(out);
-  out.text('</g>');
-  if (canvas.texts.length > 0)
-    out.text(`<g font-family="${CAPTURE_FONTS}" stroke="none">${canvas.texts.join('')}</g>`);
+  out.text(`<rect width="${view.width * UNIT}" height="${view.height * UNIT}" fill="${colors.background}"/>`);
+  if (masked) out.append(body);
+  writeCanvas(out);
   if (highlight.d.length > 0) {
     out.text('<g fill="none" stroke-linecap="round" stroke-linejoin="round">');
     writePath(
@@ -602,7 +642,7 @@ export async function captureSvg(
     bytes: out.bytes(),
     entities,
     dots,
-    texts: canvas.texts.length,
+    texts: textsBefore + canvas.texts.length,
     highlighted,
   };
 }

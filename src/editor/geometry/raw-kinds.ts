@@ -7,19 +7,24 @@ import type { Entity, LineEntity, LwPolylineEntity, RawEntity, TextEntity } from
 import { attdefText, isAttdefType, transformAttdef } from './attdef.js';
 import { dimensionStandIn, transformDimension } from './dimension.js';
 import { hatchGeometry, patternSegments, transformHatch } from './hatch.js';
+import { helixSpline, transformHelix } from './helix.js';
 import { leaderStandIns, transformLeader } from './leader.js';
 import type { Matrix, Similarity } from './matrix.js';
 import { meshEdges, transformMesh } from './mesh.js';
 import { mleaderStandIns, transformMLeader } from './mleader.js';
+import { type MlineStyle, mlineLines, transformMline, transformMlineAlone } from './mline.js';
 import { shapeBox, transformShapeEntity } from './shape-entity.js';
 import { type DimSizes, toleranceStandIns, toleranceStyle, transformTolerance } from './tolerance.js';
 import { viewportFrame } from './viewport.js';
+import { transformWipeout, wipeoutOutline } from './wipeout.js';
 
 /** What a raw type's transform needs: the matrix, its similarity, and the modeled types' transforms. */
 export interface RawTransformTools {
   m: Matrix;
   sim: Similarity;
   text(t: TextEntity): TextEntity;
+  /** The MLINESTYLE an MLINE names in its drawing (none: it moves by its stored geometry alone). */
+  mlineStyle?: (e: RawEntity) => MlineStyle;
 }
 
 /** What a raw type may look up beyond its own tags: a dimension style's sizes, a block's name by its block record's handle. */
@@ -84,6 +89,22 @@ const KINDS: Record<string, RawKind> = {
   },
   VIEWPORT: {
     standIns: (e) => viewportFrame(e),
+  },
+  MLINE: {
+    standIns: (e) => mlineLines(e),
+    transform: (e, tools) =>
+      tools.mlineStyle ? transformMline(e, tools.m, tools.mlineStyle(e)) : transformMlineAlone(e, tools.m),
+  },
+  WIPEOUT: {
+    standIns: (e) => wipeoutOutline(e),
+    transform: (e, tools) => transformWipeout(e, tools.m),
+  },
+  HELIX: {
+    standIns(e) {
+      const spline = helixSpline(e);
+      return spline ? [spline] : undefined;
+    },
+    transform: (e, tools) => transformHelix(e, tools.m),
   },
 };
 

@@ -6,6 +6,7 @@ import type {
   LwPolylineVertex,
   MTextEntity,
   Point3,
+  RawEntity,
   TextEntity,
 } from '../model.js';
 import { transformAttribs } from './attribs.js';
@@ -30,6 +31,7 @@ import {
   similarity,
 } from './matrix.js';
 import { transformGridTags } from './minsert.js';
+import type { MlineStyle } from './mline.js';
 import { transformPolyline as transformOldPolyline } from './polyline.js';
 import { isTransformableRaw, transformRaw } from './raw-kinds.js';
 import { transformFace, transformSolid } from './solid.js';
@@ -40,6 +42,8 @@ import { transformXLine } from './xline.js';
 export interface TransformOptions {
   /** The MIRRTEXT system variable: true mirrors Text glyphs; false (the default) keeps text readable. */
   mirrtext?: boolean;
+  /** The MLINESTYLE an MLINE names (its drawing's): an MLINE is regenerated from it as ezdxf does. */
+  mlineStyle?: (e: RawEntity) => MlineStyle;
 }
 
 /** World x → −x (and z → −z): the OCS of an extrusion of (0, 0, −1). It is its own inverse. */
@@ -69,7 +73,7 @@ export function transformEntity(entity: Entity, m: Matrix, options: TransformOpt
       'only moves, rotations, uniform scales and mirrors can be applied',
     );
   }
-  return applySimilarity(entity, inOcs, sim, options.mirrtext ?? false);
+  return applySimilarity(entity, inOcs, sim, options.mirrtext ?? false, options.mlineStyle);
 }
 
 /**
@@ -82,7 +86,13 @@ export function planar(entity: Entity): Entity {
 }
 
 /** Applies a transform already known to be a similarity (used for block contents too). */
-export function applySimilarity(entity: Entity, m: Matrix, sim: Similarity, mirrtext: boolean): Entity {
+export function applySimilarity(
+  entity: Entity,
+  m: Matrix,
+  sim: Similarity,
+  mirrtext: boolean,
+  mlineStyle?: (e: RawEntity) => MlineStyle,
+): Entity {
   const s = sim.scale;
   switch (entity.type) {
     case 'Line':
@@ -123,7 +133,8 @@ export function applySimilarity(entity: Entity, m: Matrix, sim: Similarity, mirr
     case 'MText':
       return transformMText(entity, m, sim);
     case 'Raw': {
-      const moved = transformRaw(entity, { m, sim, text: (t) => transformText(t, m, sim, mirrtext) });
+      const text = (t: TextEntity) => transformText(t, m, sim, mirrtext);
+      const moved = transformRaw(entity, { m, sim, text, ...(mlineStyle ? { mlineStyle } : {}) });
       if (moved) return moved;
       throw new GeometryError(
         'not_transformable',

@@ -12,8 +12,9 @@ import {
   transformEntity,
   translation,
 } from '../geometry/index.js';
+import { mlineStyleOf } from '../geometry/mline.js';
 import { isTransformableRaw } from '../geometry/raw-kinds.js';
-import type { Entity, Point3 } from '../model.js';
+import type { Entity, Point3, RawEntity } from '../model.js';
 import { documentIndexSliced } from '../query/document-index.js';
 import { runQuerySliced, selectionAnswer } from '../query/index.js';
 import type { QueryRequest } from '../query/request.js';
@@ -129,6 +130,7 @@ function entitiesTransform(ctx: OpContext): OpOutcome {
     action === 'copy' || action === 'array' || (action === 'mirror' && ctx.request.copy === true);
   const matrices = action === 'array' ? arrayMatrices(ctx.request) : [matrixOf(action, ctx.request)];
   const mirrtext = (doc.model.header.$MIRRTEXT?.[0]?.value.trim() ?? '0') === '1';
+  const options = { mirrtext, mlineStyle: (e: RawEntity) => mlineStyleOf(doc.model.objects, e) };
   const atomic = optionalFlag(ctx.request.atomic, 'atomic') === true;
   const requested = entitiesOf(doc, [...new Set(handleList(ctx.request.handles))]);
   const blocked = untransformable(requested);
@@ -149,7 +151,7 @@ function entitiesTransform(ctx: OpContext): OpOutcome {
   if (copies) {
     const base = doc.model.order.length;
     for (const m of matrices) {
-      const moved = sources.map((e) => dimensionBlocks.ownCopy(e, transformEntity(e, m, { mirrtext }), m));
+      const moved = sources.map((e) => dimensionBlocks.ownCopy(e, transformEntity(e, m, options), m));
       const handles = step.handles(moved.length);
       moved.forEach((e, i) => {
         const handle = handles[i] as string;
@@ -172,7 +174,7 @@ function entitiesTransform(ctx: OpContext): OpOutcome {
         kind: 'entity',
         key: source.handle,
         before: source,
-        after: transformEntity(source, m, { mirrtext }),
+        after: transformEntity(source, m, options),
       });
     });
   }

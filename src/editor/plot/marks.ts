@@ -22,7 +22,8 @@ const FOREGROUND_ACI = 7;
 
 export type PagePart =
   /** `dash`: on and off lengths in page millimetres (an `on` of 0 is a dot), absent for a solid line. */
-  | { kind: 'path'; color: string; d: string; width: number; dash?: number[]; fill?: boolean }
+  /** `mask`: painted in the paper's white, not stroked (a WIPEOUT). */
+  | { kind: 'path'; color: string; d: string; width: number; dash?: number[]; fill?: boolean; mask?: boolean }
   | { kind: 'dot'; color: string; x: number; y: number; r: number }
   /** Text drawn in a frame: local (x, y-down) units, one unit a capital's height; `matrix` maps them to the page. */
   | {
@@ -152,6 +153,7 @@ function pagePart(item: PlotItem, placement: Placement): PagePart {
             : [item.points, ...(item.rings ?? [])].map((ring) => outlineData(ring, placement)).join(''),
         ...pageDash(item.dash, placement),
         ...(item.kind === 'outline' && item.fill ? { fill: true } : {}),
+        ...(item.kind === 'outline' && item.mask ? { mask: true } : {}),
       };
     case 'image': {
       // The image's top-left corner (origin + v) is the page origin of its pixels, which run down v.

@@ -11,6 +11,8 @@ import type { Placement } from './page.js';
 import { CAP_HEIGHT, PDF_FONT } from './text-font.js';
 
 const POINTS_PER_MM = 72 / 25.4;
+/** The sheet's colour: what a WIPEOUT paints over what is under it. */
+const PAPER = '#ffffff';
 
 /** pdfkit refuses dashes of length 0 (PDF takes them: dots with round caps); a hundredth of a mm is as good. */
 const DOT_DASH_MM = 0.01;
@@ -24,6 +26,10 @@ function dash(doc: PDFKit.PDFDocument, lengths: readonly number[]): void {
 function drawPart(doc: PDFKit.PDFDocument, part: PagePart, images: PlotImages): void {
   switch (part.kind) {
     case 'path':
+      if (part.mask) {
+        doc.path(part.d).fill(PAPER);
+        return;
+      }
       if (part.dash) dash(doc, part.dash);
       if (part.fill) doc.path(part.d).lineWidth(part.width).fillAndStroke(part.color, part.color);
       else doc.path(part.d).lineWidth(part.width).strokeColor(part.color).stroke();

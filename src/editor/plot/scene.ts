@@ -14,6 +14,7 @@ import { fillRings } from '../geometry/hatch-fill.js';
 import { type Bounds, NO_BLOCKS } from '../geometry/index.js';
 import { applyPoint, applyVector, compose, IDENTITY, type Matrix, translation } from '../geometry/matrix.js';
 import { gridOffsets } from '../geometry/minsert.js';
+import { isMlineType, mlineEntities, mlineStyleOf } from '../geometry/mline.js';
 import { polylineBands } from '../geometry/polyline.js';
 import { boundsOfPoints } from '../geometry/raw.js';
 import { isKnownRaw, rawDrawn } from '../geometry/raw-kinds.js';
@@ -28,6 +29,7 @@ import {
 import { planar } from '../geometry/transform.js';
 import { blockNameOf, dimSizesOf } from '../geometry/types.js';
 import { isViewportType } from '../geometry/viewport.js';
+import { isWipeoutType, wipeoutBoundary, wipeoutFrameShown } from '../geometry/wipeout.js';
 import { rayClipped, transformRay } from '../geometry/xline.js';
 import type {
   DxfDocumentModel,
@@ -74,8 +76,9 @@ export type DrawnItem = {
    * A closed outline (an image's frame, a viewport's border); `fill`: painted inside too (a SOLID).
    * `rings`: more rings of the same fill (a hatch's other loops), each turned so that the non-zero rule
    * paints the hatch's area: counter-clockwise like `points` where it adds, clockwise around a hole.
+   * `mask`: painted inside in the background colour and not stroked (a WIPEOUT hiding what is under it).
    */
-  | { kind: 'outline'; points: Point3[]; dash?: number[]; fill?: boolean; rings?: Point3[][] }
+  | { kind: 'outline'; points: Point3[]; dash?: number[]; fill?: boolean; rings?: Point3[][]; mask?: boolean }
   /**
    * Text in a frame: local (x, y) is at origin + x·u + y·v, one local unit being one text height (the
    * height of a capital), so a frame that shears or stretches the text (a block inserted unevenly) carries over.
@@ -438,6 +441,26 @@ function collect(
     return;
   }
   if (entity.type === 'Raw') {
+    if (isWipeoutType(entity.dxf_type)) {
+      if (plotsOn(ctx, layer)) items.push(...wipeoutItems(model, entity, m, aci, weight));
+      return;
+    }
+    if (isMlineType(entity.dxf_type)) {
+      const drawn = mlineEntities(entity, mlineStyleOf(model.objects, entity));
+      // The fill under its lines, in the style's fill colour.
+      if (drawn.fill && plotsOn(ctx, layer)) {
+        const fillAci = entityAci({ ...entity, layer, color: drawn.fillColor }, model, inherited?.aci);
+        items.push({
+          kind: 'outline',
+          points: drawn.fill.map((p) => applyPoint(m, p)),
+          aci: fillAci,
+          weight,
+          fill: true,
+        });
+      }
+      for (const part of drawn.entities) collect(ctx, part, inherited, items);
+      return;
+    }
     const filled = plotsOn(ctx, layer) ? solidHatchFill(entity) : undefined;
     if (filled) {
       // A solid hatch is painted with its holes: its outermost loop, the rest as rings of the one fill.
@@ -482,6 +505,25 @@ function collect(
         : item,
     );
   }
+}
+
+/**
+ * A WIPEOUT: its area painted in the background over what was drawn before it, and its frame as an
+ * outline when the drawing's WIPEOUTVARIABLES show frames.
+ */
+function wipeoutItems(
+  model: DxfDocumentModel,
+  e: RawEntity,
+  m: Matrix,
+  aci: number,
+  weight: number,
+): DrawnItem[] {
+  const points = wipeoutBoundary(e)
+    .slice(0, -1)
+    .map((p) => applyPoint(m, p));
+  if (points.length < 3) return [];
+  const mask: DrawnItem = { kind: 'outline', points, aci, weight, mask: true };
+  return wipeoutFrameShown(model.objects) ? [mask, { kind: 'outline', points, aci, weight }] : [mask];
 }
 
 /** The rings a solid HATCH paints (hatch-fill.ts), in its space's coordinates; undefined for others. */

@@ -36,6 +36,8 @@ function partElement(part: PagePart, attributes: string, ids: Ids): string {
       return `<g${attributes} clip-path="url(#${id})"><clipPath id="${id}">${rect}</clipPath>${inner}</g>`;
     }
     case 'path':
+      // A wipeout hides what lies under it in the sheet's white.
+      if (part.mask) return `<path${attributes} d="${part.d}" stroke="none" fill="#ffffff"/>`;
       return `<path${attributes} d="${part.d}" stroke="${part.color}" stroke-width="${num(part.width)}"${part.fill ? ` fill="${part.color}"` : ''}${part.dash ? ` stroke-dasharray="${part.dash.map(num).join(' ')}"` : ''}/>`;
     case 'dot':
       return `<circle${attributes} cx="${num(part.x)}" cy="${num(part.y)}" r="${num(part.r)}" fill="${part.color}"/>`;

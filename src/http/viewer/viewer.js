@@ -187,6 +187,13 @@ function elementOf(d) {
   g.dataset.handle = d.handle;
   g.dataset.type = d.type;
   g.dataset.layer = d.layer;
+  // A wipeout first: the page's background over what was drawn before it, its frame (if any) after.
+  for (const flat of d.masks ?? []) {
+    const mask = document.createElementNS(SVG_NS, 'path');
+    mask.setAttribute('d', `${pathData(flat)}Z`);
+    mask.setAttribute('class', 'mask');
+    g.append(mask);
+  }
   if (d.paths.length > 0 || d.arcs.length > 0) {
     const path = document.createElementNS(SVG_NS, 'path');
     path.setAttribute('d', d.paths.map(pathData).join('') + arcsData(d.arcs));
