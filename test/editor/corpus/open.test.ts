@@ -1,19 +1,29 @@
 /**
- * Every real DXF file of the corpus opens; a query lists the entities ezdxf reads there, by DXF type and
- * by layer; and what `save` writes reads in ezdxf with the same counts and no audit errors.
+ * Every real DXF file of the corpus directory opens; a query lists the entities ezdxf reads there, by DXF
+ * type and by layer; every entity has `bounds`; and what `save` writes reads in ezdxf with the same counts
+ * and no audit errors. One test per file and check, so a failure names both.
  * The ezdxf side of the first two is the committed facts.json; the saved files are read by one run of
  * scripts/dxf-corpus-facts.py for the whole corpus (skipped, with the reason printed, without python3-ezdxf).
  */
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { type Harness, needEzdxf, type Reply, scratchDir, startHarness } from '../dispatcher/helpers.js';
 import {
-  corpus,
+  ezdxfUnavailable,
+  type Harness,
+  needEzdxf,
+  type Reply,
+  scratchDir,
+  startHarness,
+} from '../dispatcher/helpers.js';
+import {
+  corpusFiles,
   corpusPath,
   ezdxfVersion,
   type FileFacts,
+  factsOf,
   readable,
   readWithEzdxf,
   type SavedView,
+  withoutFacts,
 } from './corpus.js';
 
 /**
@@ -104,6 +114,7 @@ interface Listed {
   type: string;
   dxf_type?: string;
   layer: string;
+  tags?: Array<{ code: number; value: string }>;
 }
 
 /** How many entities each key names, as ezdxf's Counter does. */
@@ -139,7 +150,7 @@ async function listAll(documentId: number): Promise<Listed[]> {
       protocol: 1,
       op: 'query',
       document_id: documentId,
-      detail: 'geometry',
+      detail: 'full',
       limit: 10_000,
       offset,
     });
@@ -158,58 +169,133 @@ function sameCounts(name: string, facts: Pick<FileFacts, 'by_type' | 'by_layer'>
   ).toEqual(facts.by_layer);
 }
 
+/** XLINE and RAY have no end, so no bounds (as in ezdxf); every other entity has them. */
+const UNBOUNDED_TYPES = new Set(['XLINE', 'RAY']);
+
+/** A layout's own VIEWPORT (69 = 1) is the sheet, not a frame on it: it bounds nothing. */
+const isSheetViewport = (e: Listed) =>
+  dxfType(e) === 'VIEWPORT' && (e.tags ?? []).some((t) => t.code === 69 && Number(t.value) === 1);
+
+/** What one file's checks share: the document opened once, its listing at detail=full. */
+interface Opened {
+  doc: number;
+  listed: Array<Listed & { bounds: { min: number[]; max: number[] } | null }>;
+}
+
 describe('the real DXF corpus', () => {
   it('holds at least 50 files', () => {
-    expect(corpus.length).toBeGreaterThanOrEqual(50);
+    expect(corpusFiles.length).toBeGreaterThanOrEqual(50);
   });
 
-  for (const [name, facts] of corpus) {
-    const refusal = EXPECTED_REFUSALS[name];
-    if (refusal) {
-      it(`${name} is refused ${refusal.code} until ${refusal.until}`, async () => {
-        const opened = await h.call('open', { path: corpusPath(name) });
-        expect(opened.ok, `${name} opened: update EXPECTED_REFUSALS`).toBe(false);
-        expect(opened.code).toBe(refusal.code);
-      });
-      continue;
-    }
-    const what = readable(facts) ? `${facts.listed} entities, as ezdxf reads them` : 'ezdxf cannot read it';
-    it(`${name} opens, lists what ezdxf lists and saves (${what})`, async () => {
-      const opened = await h.call('open', { path: corpusPath(name) });
-      expect(opened.ok, `${name}: ${opened.code}: ${opened.error}`).toBe(true);
-      const doc = opened.document_id as number;
-      const listed = await listAll(doc);
-      if (readable(facts)) {
-        const expected = { ...facts, ...EZDXF_DIFFERS[name]?.expect };
-        expect(listed.length, `${name}: entities listed`).toBe(
-          Object.values(expected.by_type).reduce((a, b) => a + b, 0),
-        );
-        sameCounts(name, expected, listed);
-      } else {
-        // ezdxf refuses the file itself: the chronicle side still reads every entity section it holds.
-        expect(UNREADABLE_BY_EZDXF[name], `${name}: why ezdxf ${ezdxfVersion} cannot read it`).toBeDefined();
+  it('has ezdxf facts for every file (else run scripts/dxf-corpus-facts.py)', () => {
+    expect(withoutFacts).toEqual([]);
+  });
+
+  for (const name of corpusFiles) {
+    describe(name, () => {
+      const facts = factsOf(name);
+      const refusal = EXPECTED_REFUSALS[name];
+      let opened: Opened | undefined;
+      /** The file opened and listed, once for its checks; fails the check that asks first when it cannot. */
+      async function open(): Promise<Opened> {
+        if (opened) return opened;
+        const answer = await h.call('open', { path: corpusPath(name) });
+        expect(answer.ok, `${name}: ${answer.code}: ${answer.error}`).toBe(true);
+        const doc = answer.document_id as number;
+        opened = { doc, listed: (await listAll(doc)) as Opened['listed'] };
+        return opened;
       }
-      const out = scratch.path(`saved-${name}`);
-      const answer = await h.call('save', { document_id: doc, path: out });
-      expect(answer.ok, `${name}: save: ${answer.code}: ${answer.error}`).toBe(true);
-      saved.set(name, { path: out, counts: countsOf(listed) });
-      await h.ok('close', { document_id: doc });
+      afterAll(async () => {
+        if (opened) await h.ok('close', { document_id: opened.doc, discard: true });
+      });
+
+      if (refusal) {
+        it(`is refused ${refusal.code} until ${refusal.until}`, async () => {
+          const answer = await h.call('open', { path: corpusPath(name) });
+          expect(answer.ok, `${name} opened: update EXPECTED_REFUSALS`).toBe(false);
+          expect(answer.code).toBe(refusal.code);
+        });
+        return;
+      }
+
+      it('opens', async () => {
+        await open();
+      });
+
+      const what =
+        facts === undefined
+          ? 'no facts yet'
+          : readable(facts)
+            ? `${facts.listed} entities`
+            : 'ezdxf cannot read it';
+      it(`lists what ezdxf lists, by type and by layer (${what})`, async () => {
+        expect(facts, `${name}: facts.json lacks it; run scripts/dxf-corpus-facts.py`).toBeDefined();
+        const { listed } = await open();
+        if (facts && readable(facts)) {
+          const expected = { ...facts, ...EZDXF_DIFFERS[name]?.expect };
+          expect(listed.length, `${name}: entities listed`).toBe(
+            Object.values(expected.by_type).reduce((a, b) => a + b, 0),
+          );
+          sameCounts(name, expected, listed);
+        } else {
+          // ezdxf refuses the file itself: the chronicle side still reads every entity section it holds.
+          expect(
+            UNREADABLE_BY_EZDXF[name],
+            `${name}: why ezdxf ${ezdxfVersion} cannot read it`,
+          ).toBeDefined();
+        }
+      });
+
+      it('gives every entity bounds', async () => {
+        const { listed } = await open();
+        const unbounded = listed
+          .filter((e) => !UNBOUNDED_TYPES.has(dxfType(e)) && !isSheetViewport(e))
+          .filter((e) => {
+            const b = e.bounds;
+            return (
+              !b ||
+              ![...b.min, ...b.max].every(Number.isFinite) ||
+              b.min.some((v, i) => v > (b.max[i] as number))
+            );
+          })
+          .map((e) => `${e.handle} ${dxfType(e)}: ${JSON.stringify(e.bounds)}`);
+        expect(unbounded, `${name}: entities without bounds`).toEqual([]);
+      });
+
+      it('saves', async () => {
+        const { doc, listed } = await open();
+        const out = scratch.path(`saved-${name}`);
+        const answer = await h.call('save', { document_id: doc, path: out });
+        expect(answer.ok, `${name}: save: ${answer.code}: ${answer.error}`).toBe(true);
+        saved.set(name, { path: out, counts: countsOf(listed) });
+      });
     });
   }
+});
 
-  it('saves every file so that ezdxf reads what was listed and audits it clean', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    const opened = corpus.filter(([name]) => !EXPECTED_REFUSALS[name]);
-    expect(saved.size, 'every corpus file that opens was saved by the tests above').toBe(opened.length);
+/**
+ * The saved files, read by one run of the facts script for all of them (after every file was saved
+ * above): each reads in ezdxf with what was listed, and its audit is clean.
+ */
+describe('the saved corpus files in ezdxf', () => {
+  beforeAll(async () => {
+    if (ezdxfUnavailable || saved.size === 0) return;
     savedViews = await readWithEzdxf([...saved.values()].map((s) => s.path));
-    for (const [name, { path, counts }] of saved) {
+  });
+
+  for (const name of corpusFiles.filter((n) => !EXPECTED_REFUSALS[n])) {
+    it(`${name}: the saved file reads with what was listed and audits clean`, (ctx: TestContext) => {
+      needEzdxf(ctx);
+      const entry = saved.get(name);
+      expect(entry, `${name} was saved by its test above`).toBeDefined();
+      const { path, counts } = entry as { path: string; counts: Pick<FileFacts, 'by_type' | 'by_layer'> };
       const view = savedViews[path] as SavedView;
       const fault = SAVED_EZDXF_FAULTS[name];
       if (fault?.unreadable) {
         expect(view.error?.startsWith(fault.error), `${name}: ${view.error}: update SAVED_EZDXF_FAULTS`).toBe(
           true,
         );
-        continue;
+        return;
       }
       expect(view.error, `${name}: ezdxf reads the saved file`).toBeUndefined();
       if (fault) {
@@ -225,8 +311,8 @@ describe('the real DXF corpus', () => {
       expect(view.audit_errors, `${name}: audit of the saved file`).toEqual([]);
       expect(view.by_type, `${name} (saved): entities by DXF type`).toEqual(counts.by_type);
       expect(view.by_layer, `${name} (saved): entities by layer`).toEqual(counts.by_layer);
-    }
-  });
+    });
+  }
 });
 
 function countsOf(listed: Listed[]): Pick<FileFacts, 'by_type' | 'by_layer'> {
