@@ -1,9 +1,10 @@
 /**
  * Reading and rewriting the tags of an entity kept as read: a subclass's codes, a point stored as x, y
- * and z codes (c, c + 10, c + 20), numbers written back in full precision. Shared by the raw kinds that
- * transform their own tags (MULTILEADER, TOLERANCE, SHAPE, ACAD_TABLE).
+ * and z codes (c, c + 10, c + 20), numbers written back in full precision; and the closed outline a raw
+ * kind draws as. Shared by the raw kinds that transform their own tags (MULTILEADER, TOLERANCE, SHAPE,
+ * ACAD_TABLE, VIEWPORT's frame).
  */
-import type { DxfTag, Point3 } from '../model.js';
+import type { DxfTag, LwPolylineEntity, Point3, RawEntity } from '../model.js';
 
 /** A tag's number; undefined when it is not one. */
 export function tagNumber(t: DxfTag | undefined): number | undefined {
@@ -86,3 +87,20 @@ export const pointTags = (code: number, p: Point3): DxfTag[] => [
   { code: code + 10, value: String(p[1]) },
   { code: code + 20, value: String(p[2]) },
 ];
+
+/** A closed outline through world corners, with the raw entity's layer, colour and style, at the first's height. */
+export function outlineOf(e: RawEntity, corners: readonly Point3[]): LwPolylineEntity {
+  const { handle, space, layer, color, linetype, lineweight } = e;
+  return {
+    type: 'LwPolyline',
+    handle,
+    space,
+    layer,
+    color,
+    linetype,
+    lineweight,
+    closed: true,
+    elevation: corners[0]?.[2] ?? 0,
+    vertices: corners.map((p) => ({ x: p[0], y: p[1], bulge: 0 })),
+  };
+}

@@ -15,6 +15,7 @@ import { dot, isWorldZ, ocsDirection, ocsOf, ocsThickness, ocsTransform, toWcs, 
 import {
   firstAt,
   firstPoint,
+  outlineOf,
   pointTags,
   subclassEnd,
   subclassStart,
@@ -66,22 +67,7 @@ export function shapeBox(e: RawEntity): LwPolylineEntity[] {
     f.insert[1] + ux[1] * a + uy[1] * b,
     f.insert[2] + ux[2] * a + uy[2] * b,
   ];
-  const corners = [at(0, 0), at(w, 0), at(w, f.size), at(0, f.size)];
-  const { handle, space, layer, color, linetype, lineweight } = e;
-  return [
-    {
-      type: 'LwPolyline',
-      handle,
-      space,
-      layer,
-      color,
-      linetype,
-      lineweight,
-      closed: true,
-      elevation: f.insert[2],
-      vertices: corners.map((p) => ({ x: p[0], y: p[1], bulge: 0 })),
-    },
-  ];
+  return [outlineOf(e, [at(0, 0), at(w, 0), at(w, f.size), at(0, f.size)])];
 }
 
 const length = (v: Point3) => Math.sqrt(dot(v, v));

@@ -12,10 +12,18 @@
  * Moved as ezdxf's `Tolerance.transform` does: the insertion point by the matrix, the x axis as a
  * direction (not made unit), the extrusion as the transformed plane's normal.
  */
-import type { DxfTag, Entity, LwPolylineEntity, Point3, RawEntity, TextEntity } from '../model.js';
+import type { DxfTag, Entity, Point3, RawEntity, TextEntity } from '../model.js';
 import { applyPoint, applyVector, type Matrix } from './matrix.js';
 import { cross, dot, isWorldZ, normalize, ocsTransform, Z_AXIS } from './ocs.js';
-import { firstAt, firstPoint, pointTags, subclassEnd, subclassStart, TagEditor } from './raw-tags.js';
+import {
+  firstAt,
+  firstPoint,
+  outlineOf,
+  pointTags,
+  subclassEnd,
+  subclassStart,
+  TagEditor,
+} from './raw-tags.js';
 import { CHAR_WIDTH, textGlyphs } from './text-box.js';
 
 export const isToleranceType = (dxfType: string) => dxfType.toUpperCase() === 'TOLERANCE';
@@ -106,15 +114,7 @@ export function toleranceStandIns(e: RawEntity, sizes: DimSizes = DEFAULT_DIM_SI
         along(along(top, ux, x + width), uy, -row),
         along(along(top, ux, x), uy, -row),
       ];
-      const frame: LwPolylineEntity = {
-        type: 'LwPolyline',
-        ...common,
-        closed: true,
-        // In the world's plane at the frame's height (a tilted frame is seen from above).
-        elevation: (corners[0] as Point3)[2],
-        vertices: corners.map((p) => ({ x: p[0], y: p[1], bulge: 0 })),
-      };
-      out.push(frame);
+      out.push(outlineOf(e, corners));
       if (cell.text !== '') {
         const inset = cell.symbol ? (row - CHAR_WIDTH * h) / 2 : h / 2;
         const text: TextEntity = {

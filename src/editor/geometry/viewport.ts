@@ -6,7 +6,9 @@
  * transformed: ezdxf 0.18 has no `Viewport.transform`, so there is no oracle to move one against; it is
  * set apart by type as before (`not_transformable`).
  */
+
 import type { DxfTag, LwPolylineEntity, RawEntity } from '../model.js';
+import { outlineOf } from './raw-tags.js';
 
 export const isViewportType = (dxfType: string) => dxfType.toUpperCase() === 'VIEWPORT';
 
@@ -24,24 +26,13 @@ export function viewportFrame(e: RawEntity): LwPolylineEntity[] | undefined {
   const [cx, cy, w, h] = [num(own, 10), num(own, 20), num(own, 40), num(own, 41)];
   if (cx === undefined || cy === undefined || w === undefined || h === undefined) return undefined;
   const [x0, x1, y0, y1] = [cx - w / 2, cx + w / 2, cy - h / 2, cy + h / 2];
-  const { handle, space, layer, color, linetype, lineweight } = e;
+  const z = num(own, 30) ?? 0;
   return [
-    {
-      type: 'LwPolyline',
-      handle,
-      space,
-      layer,
-      color,
-      linetype,
-      lineweight,
-      closed: true,
-      elevation: num(own, 30) ?? 0,
-      vertices: [
-        { x: x0, y: y0, bulge: 0 },
-        { x: x1, y: y0, bulge: 0 },
-        { x: x1, y: y1, bulge: 0 },
-        { x: x0, y: y1, bulge: 0 },
-      ],
-    },
+    outlineOf(e, [
+      [x0, y0, z],
+      [x1, y0, z],
+      [x1, y1, z],
+      [x0, y1, z],
+    ]),
   ];
 }
