@@ -15,6 +15,7 @@ import { leaderReadout } from './geometry/leader.js';
 import { isMLeaderType, mleaderGeometry, mleaderReadout } from './geometry/mleader.js';
 import { mlineReadout } from './geometry/mline.js';
 import { shapeReadout } from './geometry/shape-entity.js';
+import { tableReadout } from './geometry/table.js';
 import { isToleranceType, toleranceContent, toleranceReadout } from './geometry/tolerance.js';
 import { wipeoutReadout } from './geometry/wipeout.js';
 import type { DxfTag, EntityCommon, RawEntity } from './model.js';
@@ -226,6 +227,7 @@ export function rawReadout(e: RawEntity): Record<string, unknown> {
   if (type === 'MLINE') return mlineReadout(e);
   if (type === 'WIPEOUT') return wipeoutReadout(e);
   if (type === 'HELIX') return helixReadout(e);
+  if (type === 'ACAD_TABLE') return tableReadout(e);
   return {};
 }
 

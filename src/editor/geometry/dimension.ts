@@ -3,7 +3,7 @@
  * (`2`, a `*D` block of lines, arrow solids and the dimension text, in world coordinates), moved by
  * transforming its definition points as ezdxf's `Dimension.transform(Matrix44)` does — world points 10,
  * 13, 14, 15 by the matrix; text midpoint 11, clone insertion point 12 and point 16 in its OCS; the angles
- * 50, 51 and 53 as directions — while the op moves the block's contents with it (dimension-blocks.ts).
+ * 50, 51 and 53 as directions — while the op moves the block's contents with it (ops/owned-blocks.ts).
  */
 import type { DxfTag, InsertEntity, Point3, RawEntity } from '../model.js';
 import { applyPoint, compose, type Matrix, mapAngle, type Similarity, similarity } from './matrix.js';

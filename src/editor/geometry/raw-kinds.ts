@@ -14,6 +14,7 @@ import { meshEdges, transformMesh } from './mesh.js';
 import { mleaderStandIns, transformMLeader } from './mleader.js';
 import { type MlineStyle, mlineLines, transformMline, transformMlineAlone } from './mline.js';
 import { shapeBox, transformShapeEntity } from './shape-entity.js';
+import { tableStandIn, transformTable } from './table.js';
 import { type DimSizes, toleranceStandIns, toleranceStyle, transformTolerance } from './tolerance.js';
 import { viewportFrame } from './viewport.js';
 import { transformWipeout, wipeoutOutline } from './wipeout.js';
@@ -78,6 +79,13 @@ const KINDS: Record<string, RawKind> = {
   TOLERANCE: {
     standIns: (e, _inBlock, lookup) => toleranceStandIns(e, lookup?.dimSizes?.(toleranceStyle(e))),
     transform: (e, tools) => transformTolerance(e, tools.m),
+  },
+  ACAD_TABLE: {
+    standIns(e) {
+      const insert = tableStandIn(e);
+      return insert ? [insert] : [];
+    },
+    transform: (e, tools) => transformTable(e, tools.m),
   },
   SHAPE: {
     standIns: (e) => shapeBox(e),

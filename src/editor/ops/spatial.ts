@@ -20,8 +20,8 @@ import { runQuerySliced, selectionAnswer } from '../query/index.js';
 import type { QueryRequest } from '../query/request.js';
 import { handleList, number, optionalFlag, point } from '../request.js';
 import { slices } from '../slices.js';
-import { DimensionBlocks } from './dimension-blocks.js';
 import { entitiesOf } from './entities.js';
+import { OwnedBlocks } from './owned-blocks.js';
 import { StepBuilder, stepEvent } from './steps.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
@@ -145,13 +145,13 @@ function entitiesTransform(ctx: OpContext): OpOutcome {
   const sources = requested.filter((e) => !skipped.has(e.handle));
   const step = new StepBuilder(doc.model);
   const changes: Change[] = [];
-  // A DIMENSION's geometry block goes with it (dimension-blocks.ts).
-  const dimensionBlocks = new DimensionBlocks(doc.model, step, mirrtext);
+  // A DIMENSION's geometry block and a table's block go with them (owned-blocks.ts).
+  const ownedBlocks = new OwnedBlocks(doc.model, step, mirrtext);
   let created: string[] = [];
   if (copies) {
     const base = doc.model.order.length;
     for (const m of matrices) {
-      const moved = sources.map((e) => dimensionBlocks.ownCopy(e, transformEntity(e, m, options), m));
+      const moved = sources.map((e) => ownedBlocks.ownCopy(e, transformEntity(e, m, options), m));
       const handles = step.handles(moved.length);
       moved.forEach((e, i) => {
         const handle = handles[i] as string;
@@ -169,7 +169,7 @@ function entitiesTransform(ctx: OpContext): OpOutcome {
     const m = matrices[0] as Matrix;
     sources.forEach((source) => {
       // A dimension's block first: the spatial index bounds the dimension by it as its change applies.
-      changes.push(...dimensionBlocks.moveContents(source, m));
+      changes.push(...ownedBlocks.moveContents(source, m));
       changes.push({
         kind: 'entity',
         key: source.handle,

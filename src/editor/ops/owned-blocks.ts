@@ -1,24 +1,36 @@
 /**
- * A DIMENSION's geometry block (`*D…`, in world coordinates) goes where the dimension goes: a moved,
- * rotated, scaled or mirrored dimension has its block's contents transformed with it (as ezdxf's
- * `Dimension.transform` does; a part that cannot be transformed stays as it was, as there), and a copy gets
- * a block of its own — a copy of the block, its contents transformed — since one block drawn at two places
- * would be the same picture twice. A clone (a dimension with an insertion point, 12) shares its block
- * with the one it was cloned from: its block is left alone.
+ * The blocks an entity owns go where it goes. A DIMENSION's geometry block (`*D…`, in world coordinates):
+ * a moved, rotated, scaled or mirrored dimension has its block's contents transformed with it (as ezdxf's
+ * `Dimension.transform` does; a part that cannot be transformed stays as it was, as there). An
+ * ACAD_TABLE's `*T` block (in the table's own frame): its contents take what the table's insertion point
+ * and direction cannot say, a scale or a mirror (geometry/table.ts). A copy gets a block of its own — a
+ * copy of the block, its contents transformed — since one block drawn at two places would be the same
+ * picture twice. A clone (a dimension with an insertion point, 12) shares its block with the one it was
+ * cloned from: its block is left alone.
  */
 import type { Change } from '../../../streams/editor.js';
 import { dictGet } from '../dict.js';
 import { dimensionBlock, isDimensionClone, isDimensionType } from '../geometry/dimension.js';
 import { GeometryError, type Matrix, transformEntity } from '../geometry/index.js';
+import { isTableType, renamedTable, tableBlock, tableContentMatrix } from '../geometry/table.js';
 import type { Block, DxfDocumentModel, Entity, RawEntity } from '../model.js';
 import { named } from '../names.js';
 import type { StepBuilder } from './steps.js';
 
-/** The block a dimension owns and moves with it; undefined for other entities and for clones. */
+/** The block an entity owns and moves with it (a dimension's, not a clone's; a table's); undefined for others. */
 function ownBlock(model: DxfDocumentModel, e: Entity): Block | undefined {
-  if (e.type !== 'Raw' || !isDimensionType(e.dxf_type) || isDimensionClone(e)) return undefined;
-  const name = dimensionBlock(e);
+  if (e.type !== 'Raw') return undefined;
+  const name = isTableType(e.dxf_type)
+    ? tableBlock(e)
+    : isDimensionType(e.dxf_type) && !isDimensionClone(e)
+      ? dimensionBlock(e)
+      : undefined;
   return name === undefined ? undefined : named(model.blocks, name);
+}
+
+/** What `m` does to the contents of `e`'s block `block`: all of it for a dimension, a table's remainder. */
+function contentMatrix(e: Entity, block: Block, m: Matrix): Matrix | undefined {
+  return e.type === 'Raw' && isTableType(e.dxf_type) ? tableContentMatrix(m, block.base) : m;
 }
 
 function moved(e: Entity, m: Matrix, mirrtext: boolean): Entity | undefined {
@@ -30,7 +42,7 @@ function moved(e: Entity, m: Matrix, mirrtext: boolean): Entity | undefined {
   }
 }
 
-export class DimensionBlocks {
+export class OwnedBlocks {
   private readonly moved = new Set<string>();
   private readonly made = new Set<string>();
 
@@ -45,23 +57,27 @@ export class DimensionBlocks {
     const block = ownBlock(this.model, e);
     if (!block || this.moved.has(block.name.toUpperCase())) return [];
     this.moved.add(block.name.toUpperCase());
+    const k = contentMatrix(e, block, m);
+    if (!k) return [];
     const changes: Change[] = [];
     for (const handle of block.entities) {
       const before = dictGet(this.model.entities, handle);
-      const after = before && moved(before, m, this.mirrtext);
+      const after = before && moved(before, k, this.mirrtext);
       if (before && after) changes.push({ kind: 'entity', key: handle, before, after });
     }
     return changes;
   }
 
   /**
-   * A copy of dimension `source` (already transformed by `m`, as `copy`) naming a block of its own: the
-   * source's block copied under a free `*D` name, its contents transformed by `m`, pushed onto the step.
+   * A copy of `source` (already transformed by `m`, as `copy`) naming a block of its own: the source's
+   * block copied under a free `*D` (`*T` for a table) name, its contents transformed, pushed onto the step.
    */
   ownCopy(source: Entity, copy: Entity, m: Matrix): Entity {
     const block = ownBlock(this.model, source);
     if (!block || copy.type !== 'Raw') return copy;
-    const name = this.freeName();
+    const table = isTableType(copy.dxf_type);
+    const name = this.freeName(table ? '*T' : '*D');
+    const k = contentMatrix(source, block, m);
     const contents = block.entities
       .map((h) => dictGet(this.model.entities, h))
       .filter((e): e is Entity => e !== undefined);
@@ -86,15 +102,15 @@ export class DimensionBlocks {
         kind: 'entity',
         key: handle,
         before: null,
-        after: { ...(moved(e, m, this.mirrtext) ?? e), handle, space: name },
+        after: { ...((k && moved(e, k, this.mirrtext)) || e), handle, space: name },
       });
     });
-    return renamed(copy, name);
+    return table ? renamedTable(copy, name, record) : renamed(copy, name);
   }
 
-  private freeName(): string {
+  private freeName(prefix: string): string {
     for (let n = 1; ; n++) {
-      const name = `*D${n}`;
+      const name = `${prefix}${n}`;
       if (!this.made.has(name) && !named(this.model.blocks, name)) {
         this.made.add(name);
         return name;
