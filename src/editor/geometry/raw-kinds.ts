@@ -33,6 +33,8 @@ export interface RawLookup {
   blockName?(recordHandle: string): string | undefined;
   /** The sizes a dimension style gives (a TOLERANCE's text height). */
   dimSizes?(style: string): DimSizes;
+  /** A dimension style's value of a group code, else the header variable's (a LEADER's arrowhead size). */
+  dimStyleValue?(style: string, code: number, header?: string): string | undefined;
 }
 
 interface RawKind {
@@ -64,7 +66,7 @@ const KINDS: Record<string, RawKind> = {
     transform: (e, tools) => transformDimension(e, tools.m, tools.sim),
   },
   LEADER: {
-    standIns: (e) => leaderStandIns(e),
+    standIns: (e, _inBlock, lookup) => leaderStandIns(e, lookup),
     transform: (e, tools) => transformLeader(e, tools.m),
   },
   HATCH: {

@@ -36,6 +36,8 @@ export interface GeometryContext {
   blockName?(recordHandle: string): string | undefined;
   /** The sizes a dimension style gives annotation (a TOLERANCE is drawn by them). */
   dimSizes?(style: string): DimSizes;
+  /** A dimension style's value of group `code` (DIMASZ 41, DIMLDRBLK 341...), else the header's `header`. */
+  dimStyleValue?(style: string, code: number, header?: string): string | undefined;
 }
 
 /** A context without blocks: Inserts have no geometry in it. */
@@ -57,6 +59,7 @@ export function documentContext(model: DxfDocumentModel): GeometryContext {
     },
     blockName: (recordHandle) => blockNameOf(model, recordHandle),
     dimSizes: (style) => dimSizesOf(model, style),
+    dimStyleValue: (style, code, header) => dimStyleValueOf(model, style, code, header),
     expanded(insert) {
       counter ??= new ExpansionCounter(model);
       return counter.insert(insert, 1);
@@ -74,19 +77,36 @@ export function blockNameOf(model: DxfDocumentModel, recordHandle: string): stri
   return undefined;
 }
 
-/**
- * DIMTXT, DIMSCALE and DIMGAP of the dimension style `style` (its DIMSTYLE record: 140, 40, 147), else
- * the header's, else AutoCAD's defaults.
- */
-export function dimSizesOf(model: DxfDocumentModel, style: string): DimSizes {
-  const wanted = style.toUpperCase();
-  const record = model.tables.DIMSTYLE?.find(
+/** The DIMSTYLE record named `style`, in any case. */
+function dimStyleRecord(model: DxfDocumentModel, style: string) {
+  const wanted = style.trim().toUpperCase();
+  return model.tables.DIMSTYLE?.find(
     (r) =>
       r.tags
         .find((t) => t.code === 2)
         ?.value.trim()
         .toUpperCase() === wanted,
   );
+}
+
+/** The value of group `code` in the DIMSTYLE record named `style` (any case), else of header variable `header`. */
+export function dimStyleValueOf(
+  model: DxfDocumentModel,
+  style: string,
+  code: number,
+  header?: string,
+): string | undefined {
+  const own = dimStyleRecord(model, style)?.tags.find((t) => t.code === code)?.value;
+  if (own !== undefined) return own;
+  return header ? dictGet(model.header, header)?.[0]?.value : undefined;
+}
+
+/**
+ * DIMTXT, DIMSCALE and DIMGAP of the dimension style `style` (its DIMSTYLE record: 140, 40, 147), else
+ * the header's, else AutoCAD's defaults.
+ */
+export function dimSizesOf(model: DxfDocumentModel, style: string): DimSizes {
+  const record = dimStyleRecord(model, style);
   const value = (code: number, header: string, fallback: number) => {
     const own = record?.tags.find((t) => t.code === code);
     const n = Number((own ?? dictGet(model.header, header)?.[0])?.value ?? Number.NaN);

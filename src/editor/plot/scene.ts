@@ -27,7 +27,7 @@ import {
   textLayout,
 } from '../geometry/text-box.js';
 import { planar } from '../geometry/transform.js';
-import { blockNameOf, dimSizesOf } from '../geometry/types.js';
+import { blockNameOf, dimSizesOf, dimStyleValueOf } from '../geometry/types.js';
 import { isViewportType } from '../geometry/viewport.js';
 import { isWipeoutType, wipeoutBoundary, wipeoutFrameShown } from '../geometry/wipeout.js';
 import { rayClipped, transformRay } from '../geometry/xline.js';
@@ -473,6 +473,8 @@ function collect(
     const lookup = {
       blockName: (record: string) => blockNameOf(model, record),
       dimSizes: (style: string) => dimSizesOf(model, style),
+      dimStyleValue: (style: string, code: number, header?: string) =>
+        dimStyleValueOf(model, style, code, header),
     };
     for (const standIn of rawDrawn(entity, inherited !== undefined, lookup) ?? []) {
       collect(ctx, standIn, inherited, items);

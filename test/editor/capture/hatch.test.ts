@@ -6,15 +6,8 @@
  * hatch style asks for; a pattern hatch that names ANSI31 but stores no lines draws acad.pat's. Plot and
  * the viewer draw from the same scene.
  */
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import {
-  type Harness,
-  needEzdxf,
-  python,
-  resultOf,
-  scratchDir,
-  startHarness,
-} from '../dispatcher/helpers.js';
+import { describe, expect, it, type TestContext } from 'vitest';
+import { harnessForFile, needEzdxf, python, resultOf } from '../dispatcher/helpers.js';
 import { darkPixels, needPdftoppm, renderPdf } from '../plot/pixels.js';
 import { decodePng, type Picture, reddish, rgbAt } from './pixels.js';
 
@@ -27,37 +20,28 @@ const SQUARE = [
   [0, 10],
 ];
 
-let h: Harness;
-let scratch: Awaited<ReturnType<typeof scratchDir>>;
-beforeAll(async () => {
-  h = await startHarness();
-  scratch = await scratchDir();
-});
-afterAll(async () => {
-  await h.close();
-  await scratch.remove();
-});
+const shared = harnessForFile();
 
 /** The capture of document `doc` in the window −1..11, decoded, with what it skipped. */
 async function capture(doc: number): Promise<{ picture: Picture; skipped: Record<string, number> }> {
   const shot = resultOf<{ data: string; skipped: Record<string, number> }>(
-    await h.ok('capture', { document_id: doc, width: 480, window: [-1, -1, 11, 11] }),
+    await shared.h.ok('capture', { document_id: doc, width: 480, window: [-1, -1, 11, 11] }),
   );
   return { picture: decodePng(Buffer.from(shot.data, 'base64')), skipped: shot.skipped };
 }
 
 /** A new document holding `entities`, captured. */
 async function captureOf(entities: Record<string, unknown>[]) {
-  const doc = await h.newDoc();
-  await h.create(entities);
+  const doc = await shared.h.newDoc();
+  await shared.h.create(entities);
   return capture(doc);
 }
 
 /** A file ezdxf writes (the script saves to argv[1]), opened and captured. */
 async function captureFile(name: string, script: string) {
-  const path = scratch.path(name);
+  const path = shared.dir.path(name);
   await python(script, [path]);
-  const doc = (await h.ok('open', { path })).document_id as number;
+  const doc = (await shared.h.ok('open', { path })).document_id as number;
   return { doc, ...(await capture(doc)) };
 }
 
@@ -163,8 +147,8 @@ print("{}")
     expect(redOutside(picture)).toBe(0);
     // The plot paints the same: fitted on A4 landscape, the square is 200 mm wide about the sheet's middle.
     needPdftoppm(ctx);
-    const pdf = scratch.path('nested.pdf');
-    await h.ok('plot', {
+    const pdf = shared.dir.path('nested.pdf');
+    await shared.h.ok('plot', {
       document_id: doc,
       path: pdf,
       paper: 'ISO A4',

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { TestContext } from 'vitest';
+import { afterAll, beforeAll, type TestContext } from 'vitest';
 import { editorOps } from '../../../src/editor/ops/index.js';
 import type { OpTable } from '../../../src/editor/ops/types.js';
 import { EditorSession } from '../../../src/editor/session.js';
@@ -143,6 +143,36 @@ export async function withHarnessAndDir<T>(
     await h.close();
     await dir.remove();
   }
+}
+
+/**
+ * One harness and one scratch directory for every test of a file: started before its first test, closed
+ * and removed after its last. Read `h` and `dir` inside tests (they are set once `beforeAll` has run).
+ */
+export function harnessForFile(): {
+  readonly h: Harness;
+  readonly dir: Awaited<ReturnType<typeof scratchDir>>;
+} {
+  let h: Harness | undefined;
+  let dir: Awaited<ReturnType<typeof scratchDir>> | undefined;
+  beforeAll(async () => {
+    h = await startHarness();
+    dir = await scratchDir();
+  });
+  afterAll(async () => {
+    await h?.close();
+    await dir?.remove();
+  });
+  return {
+    get h() {
+      if (!h) throw new Error('the harness starts before the first test');
+      return h;
+    },
+    get dir() {
+      if (!dir) throw new Error('the scratch directory is made before the first test');
+      return dir;
+    },
+  };
 }
 
 /** DXF text from group-code/value pairs (LF line ends, codes right-aligned). */
