@@ -3,78 +3,47 @@
  * saved target audited by ezdxf. A file of its own (its own server), so each server's run stays short.
  */
 
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { assertBuilt, tempDir } from '../../cli/helpers.js';
-import { ezdxfAudit, needEzdxf, python } from '../../editor/dispatcher/helpers.js';
+import { describe, expect, it, vi } from 'vitest';
+import { needEzdxf, python } from '../../editor/dispatcher/helpers.js';
 import {
-  type Answer,
   arr,
   at,
-  body,
-  Client,
   createEntities,
-  type EditorServer,
+  editorForFile,
+  expectAuditClean,
   type Json,
   newDocument,
-  startEditor,
+  okBody,
   str,
   strings,
 } from './helpers.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
-let dir: string;
-let server: EditorServer;
-let client: Client;
-
-beforeAll(async () => {
-  assertBuilt();
-  dir = await tempDir();
-  server = await startEditor();
-  client = new Client(server.port);
-});
-
-afterAll(async () => {
-  await server?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
-
-const ok = (answer: Answer, status = 200): Json => {
-  if (answer.status !== status) throw new Error(`expected ${status}, got ${answer.status} ${answer.text}`);
-  return body(answer);
-};
-
-async function save(name: string): Promise<string> {
-  const file = join(dir, name);
-  ok(await client.post('/api/v1/save', { path: file }));
-  return file;
-}
-
-async function audited(file: string): Promise<void> {
-  const audit = await ezdxfAudit(file);
-  expect(audit.output).toContain('No errors found');
-  expect(audit.code).toBe(0);
-}
+const editor = editorForFile();
 
 describe('copy-to carries what the copies need', () => {
   const post = async (path: string, payload: Json, status = 200) =>
-    ok(await client.post(path, payload), status);
-  const documentId = async () => Number(at(ok(await client.get('/api/v1/state')), 'document_id'));
+    okBody(await editor.client.post(path, payload), status);
+  const documentId = async () => Number(at(okBody(await editor.client.get('/api/v1/state')), 'document_id'));
 
   it('inserts bring their blocks along, nested ones too, renamed on a clash; the saved target audits clean', async (ctx) => {
     needEzdxf(ctx);
     // The target: a block MARK of its own, which the source's MARK must not overwrite.
-    const target = await newDocument(client);
-    const [own] = await createEntities(client, [{ type: 'Circle', center: [0, 0], radius: 9 }]);
+    const target = await newDocument(editor.client);
+    const [own] = await createEntities(editor.client, [{ type: 'Circle', center: [0, 0], radius: 9 }]);
     await post('/api/v1/blocks', { name: 'MARK', base: [0, 0], handles: [own] }, 201);
     // The source: INNER (a line) inside MARK (a circle and an insert of INNER), inserted twice.
-    const source = await newDocument(client);
-    const [inner] = await createEntities(client, [{ type: 'Line', start: [0, 0], end: [1, 0], layer: 'IN' }]);
+    const source = await newDocument(editor.client);
+    const [inner] = await createEntities(editor.client, [
+      { type: 'Line', start: [0, 0], end: [1, 0], layer: 'IN' },
+    ]);
     await post('/api/v1/blocks', { name: 'INNER', base: [0, 0], handles: [inner] }, 201);
-    const innerInsert = [str(ok(await client.get('/api/v1/entities?type=Insert')), 'entities.0.handle')];
-    const [circle] = await createEntities(client, [
+    const innerInsert = [
+      str(okBody(await editor.client.get('/api/v1/entities?type=Insert')), 'entities.0.handle'),
+    ];
+    const [circle] = await createEntities(editor.client, [
       { type: 'Circle', center: [0, 0], radius: 1, layer: 'MK' },
     ]);
     const mark = await post(
@@ -82,7 +51,9 @@ describe('copy-to carries what the copies need', () => {
       { name: 'mark', base: [0, 0], handles: [circle, ...innerInsert] },
       201,
     );
-    const [second] = await createEntities(client, [{ type: 'Insert', block: 'mark', position: [10, 0] }]);
+    const [second] = await createEntities(editor.client, [
+      { type: 'Insert', block: 'mark', position: [10, 0] },
+    ]);
     expect(await documentId()).toBe(source);
 
     const copied = await post(
@@ -97,13 +68,13 @@ describe('copy-to carries what the copies need', () => {
 
     await post('/api/v1/activate', { document_id: target });
     const inserts = arr(
-      ok(await client.get('/api/v1/entities?type=Insert&detail=full')),
+      okBody(await editor.client.get('/api/v1/entities?type=Insert&detail=full')),
       'entities',
     ) as Json[];
     // A plain query lists the block contents the layouts insert too: INNER's insert inside mark_1.
     expect(inserts.map((e) => e.block).sort()).toEqual(['INNER', 'MARK', 'mark_1', 'mark_1']);
-    const file = await save('copy-target.dxf');
-    await audited(file);
+    const file = await editor.save('copy-target.dxf');
+    await expectAuditClean(file);
     const seen = await python<Record<string, string[]>>(
       `
 import json, sys, ezdxf
@@ -118,14 +89,17 @@ print(json.dumps({b.name: sorted(e.dxftype() + ":" + (e.dxf.name if e.dxftype() 
     expect(seen.INNER).toEqual(['LINE:IN']);
     // One undo takes the copies, the blocks and the layers out again.
     await post('/api/v1/undo', {});
-    const after = arr(ok(await client.get('/api/v1/entities?type=Insert&detail=full')), 'entities') as Json[];
+    const after = arr(
+      okBody(await editor.client.get('/api/v1/entities?type=Insert&detail=full')),
+      'entities',
+    ) as Json[];
     expect(after.map((e) => e.block)).toEqual(['MARK']);
-    await audited(await save('copy-target-undone.dxf'));
+    await expectAuditClean(await editor.save('copy-target-undone.dxf'));
   });
 
   it('text styles and linetypes the copies use come along (of the entities, their layers and block contents); the saved target audits clean', async (ctx) => {
     needEzdxf(ctx);
-    const sourceFile = join(dir, 'styled-source.dxf');
+    const sourceFile = join(editor.dir, 'styled-source.dxf');
     await python(
       `
 import sys, ezdxf
@@ -143,18 +117,18 @@ print("{}")
 `,
       [sourceFile],
     );
-    const target = await newDocument(client);
-    ok(await client.post('/api/v1/documents', { path: sourceFile }), 201);
-    const handles = (arr(ok(await client.get('/api/v1/entities')), 'entities') as Json[]).map((e) =>
-      str(e, 'handle'),
+    const target = await newDocument(editor.client);
+    okBody(await editor.client.post('/api/v1/documents', { path: sourceFile }), 201);
+    const handles = (arr(okBody(await editor.client.get('/api/v1/entities')), 'entities') as Json[]).map(
+      (e) => str(e, 'handle'),
     );
     const copied = await post('/api/v1/entities/copy-to', { document_id: target, handles }, 201);
     expect(at(copied, 'result.text_styles_created')).toEqual(['NOTES']);
     expect(strings(copied, 'result.linetypes_created').sort()).toEqual(['FENCE', 'RAIL']);
     expect(at(copied, 'result.layers_created')).toEqual(['RAILS']);
     await post('/api/v1/activate', { document_id: target });
-    const file = await save('styled-target.dxf');
-    await audited(file);
+    const file = await editor.save('styled-target.dxf');
+    await expectAuditClean(file);
     const seen = await python<Json>(
       `
 import json, sys, ezdxf
@@ -181,9 +155,9 @@ print(json.dumps({
 
   it('a second copy of the same insert into the same target renames again; the first copy keeps its block', async (ctx) => {
     needEzdxf(ctx);
-    const target = await newDocument(client);
-    const source = await newDocument(client);
-    const [line] = await createEntities(client, [{ type: 'Line', start: [0, 0], end: [2, 2] }]);
+    const target = await newDocument(editor.client);
+    const source = await newDocument(editor.client);
+    const [line] = await createEntities(editor.client, [{ type: 'Line', start: [0, 0], end: [2, 2] }]);
     const defined = await post('/api/v1/blocks', { name: 'B', base: [0, 0], handles: [line] }, 201);
     const insert = str(defined, 'result.insert');
     const first = await post('/api/v1/entities/copy-to', { document_id: target, handles: [insert] }, 201);
@@ -192,13 +166,13 @@ print(json.dumps({
     const again = await post('/api/v1/entities/copy-to', { document_id: target, handles: [insert] }, 201);
     expect(at(again, 'result.blocks_created')).toEqual(['B_1']);
     await post('/api/v1/activate', { document_id: target });
-    await audited(await save('copy-twice.dxf'));
+    await expectAuditClean(await editor.save('copy-twice.dxf'));
   });
   it('a DIMENSION brings its geometry block (*D) and its dimension style; the saved target audits clean', async (ctx) => {
     needEzdxf(ctx);
     // The source is drawn by ezdxf (a linear dimension rendered into its *D block, on a style of its own):
     // no file of test/fixtures holds a DIMENSION.
-    const drawn = join(dir, 'dimension-source.dxf');
+    const drawn = join(editor.dir, 'dimension-source.dxf');
     await python<null>(
       `
 import sys, json, ezdxf
@@ -211,10 +185,13 @@ print(json.dumps(None))
 `,
       [drawn],
     );
-    const target = await newDocument(client);
-    ok(await client.post('/api/v1/documents', { path: drawn }), 201);
+    const target = await newDocument(editor.client);
+    okBody(await editor.client.post('/api/v1/documents', { path: drawn }), 201);
     const source = await documentId();
-    const dims = arr(ok(await client.get('/api/v1/entities?type=DIMENSION')), 'entities') as Json[];
+    const dims = arr(
+      okBody(await editor.client.get('/api/v1/entities?type=DIMENSION')),
+      'entities',
+    ) as Json[];
     expect(dims).toHaveLength(1);
     const copied = await post(
       '/api/v1/entities/copy-to',
@@ -229,8 +206,8 @@ print(json.dumps(None))
     expect(strings(copied, 'result.dimension_styles_created')).toEqual(['MEASURE']);
     expect(source).not.toBe(target);
     await post('/api/v1/activate', { document_id: target });
-    const file = await save('dimension-target.dxf');
-    await audited(file);
+    const file = await editor.save('dimension-target.dxf');
+    await expectAuditClean(file);
     const seen = await python<{ style: string; block: string; lines: number }>(
       `
 import sys, json, ezdxf
@@ -250,7 +227,7 @@ print(json.dumps({"style": doc.dimstyles.get(dim.dxf.dimstyle).dxf.name, "block"
     needEzdxf(ctx);
     // Drawn by ezdxf: no file of test/fixtures holds an MLINE. Handles of the source's MLINESTYLEs are
     // handles of other records in the target (a BLOCK, as a file from the wild showed).
-    const drawn = join(dir, 'mline-source.dxf');
+    const drawn = join(editor.dir, 'mline-source.dxf');
     await python<null>(
       `
 import sys, json, ezdxf
@@ -266,9 +243,9 @@ print(json.dumps(None))
 `,
       [drawn],
     );
-    const target = await newDocument(client);
-    ok(await client.post('/api/v1/documents', { path: drawn }), 201);
-    const mlines = arr(ok(await client.get('/api/v1/entities?type=MLINE')), 'entities') as Json[];
+    const target = await newDocument(editor.client);
+    okBody(await editor.client.post('/api/v1/documents', { path: drawn }), 201);
+    const mlines = arr(okBody(await editor.client.get('/api/v1/entities?type=MLINE')), 'entities') as Json[];
     expect(mlines).toHaveLength(2);
     const copied = await post(
       '/api/v1/entities/copy-to',
@@ -277,8 +254,8 @@ print(json.dumps(None))
     );
     expect(at(copied, 'result.mline_styles_created')).toEqual(['RAILS']);
     await post('/api/v1/activate', { document_id: target });
-    const file = await save('mline-target.dxf');
-    await audited(file);
+    const file = await editor.save('mline-target.dxf');
+    await expectAuditClean(file);
     const seen = await python<{ name: string; style: string; elements: number }[]>(
       `
 import sys, json, ezdxf
@@ -299,11 +276,11 @@ print(json.dumps(out))
   });
   it("the DIMENSIONs of a real file (dxfrw's, skymakerolof/dxf's dimensions.dxf) copy with their geometry blocks; the saved target audits clean", async (ctx) => {
     needEzdxf(ctx);
-    const target = await newDocument(client);
+    const target = await newDocument(editor.client);
     const real = join(import.meta.dirname, '../../fixtures/dxf-corpus/dxfjs-dimensions.dxf');
-    ok(await client.post('/api/v1/documents', { path: real }), 201);
-    const handles = (arr(ok(await client.get('/api/v1/entities')), 'entities') as Json[]).map((e) =>
-      str(e, 'handle'),
+    okBody(await editor.client.post('/api/v1/documents', { path: real }), 201);
+    const handles = (arr(okBody(await editor.client.get('/api/v1/entities')), 'entities') as Json[]).map(
+      (e) => str(e, 'handle'),
     );
     expect(handles).toHaveLength(7);
     const copied = await post('/api/v1/entities/copy-to', { document_id: target, handles }, 201);
@@ -311,8 +288,8 @@ print(json.dumps(out))
     const blocks = strings(copied, 'result.blocks_created');
     expect(blocks.filter((b) => /^\*D\d+$/.test(b))).toHaveLength(2);
     await post('/api/v1/activate', { document_id: target });
-    const file = await save('real-dimensions-copied.dxf');
-    await audited(file);
+    const file = await editor.save('real-dimensions-copied.dxf');
+    await expectAuditClean(file);
     const seen = await python<Json>(
       `
 import sys, json, ezdxf
@@ -337,7 +314,7 @@ print(json.dumps({
   it('an IMAGE brings its IMAGEDEF (with a reactor of its own), an underlay its PDF/DWF/DGN definition; a definition of the same file is not doubled; the saved target audits clean', async (ctx) => {
     needEzdxf(ctx);
     // Drawn by ezdxf: two IMAGEs of one IMAGEDEF, one of a second, and one underlay of each format.
-    const drawn = join(dir, 'image-source.dxf');
+    const drawn = join(editor.dir, 'image-source.dxf');
     await python<null>(
       `
 import sys, json, ezdxf
@@ -356,7 +333,7 @@ print(json.dumps(None))
       [drawn],
     );
     // The target already shows picture.png (from an image of its own, drawn the same way).
-    const own = join(dir, 'image-target.dxf');
+    const own = join(editor.dir, 'image-target.dxf');
     await python<null>(
       `
 import sys, json, ezdxf
@@ -368,12 +345,12 @@ print(json.dumps(None))
 `,
       [own],
     );
-    ok(await client.post('/api/v1/documents', { path: own }), 201);
+    okBody(await editor.client.post('/api/v1/documents', { path: own }), 201);
     const target = await documentId();
-    ok(await client.post('/api/v1/documents', { path: drawn }), 201);
+    okBody(await editor.client.post('/api/v1/documents', { path: drawn }), 201);
     const source = await documentId();
-    const handles = (arr(ok(await client.get('/api/v1/entities')), 'entities') as Json[]).map((e) =>
-      str(e, 'handle'),
+    const handles = (arr(okBody(await editor.client.get('/api/v1/entities')), 'entities') as Json[]).map(
+      (e) => str(e, 'handle'),
     );
     expect(handles).toHaveLength(6);
     const copied = await post('/api/v1/entities/copy-to', { document_id: target, handles }, 201);
@@ -382,8 +359,8 @@ print(json.dumps(None))
     expect(at(copied, 'result.image_defs_created')).toEqual(['PHOTO_2']);
     expect(strings(copied, 'result.underlay_defs_created')).toHaveLength(3);
     await post('/api/v1/activate', { document_id: target });
-    const file = await save('image-copied.dxf');
-    await audited(file);
+    const file = await editor.save('image-copied.dxf');
+    await expectAuditClean(file);
     const seen = await python<Json>(
       `
 import sys, json, ezdxf
@@ -432,8 +409,8 @@ print(json.dumps(out))
     await post('/api/v1/activate', { document_id: target });
     await post('/api/v1/undo', {});
     await post('/api/v1/undo', {});
-    const undone = await save('image-copied-undone.dxf');
-    await audited(undone);
+    const undone = await editor.save('image-copied-undone.dxf');
+    await expectAuditClean(undone);
     expect(
       await python<Json>(
         `
@@ -445,5 +422,55 @@ print(json.dumps({"entities": len(doc.modelspace()), "imagedefs": len(doc.object
         [undone],
       ),
     ).toEqual({ entities: 1, imagedefs: 1, reactors: 1, pdf: false });
+  });
+
+  it("a real file's MLINEs and IMAGE (netDxf's sample 2018.dxf) copy with their MLINE style and image definition; the saved target audits clean", async (ctx) => {
+    needEzdxf(ctx);
+    const target = await newDocument(editor.client);
+    const real = join(import.meta.dirname, '../../fixtures/dxf-corpus/netdxf-sample-2018.dxf');
+    okBody(await editor.client.post('/api/v1/documents', { path: real }), 201);
+    const handles = ['3A8', '3A9', '249'];
+    const copied = await post('/api/v1/entities/copy-to', { document_id: target, handles }, 201);
+    expect(at(copied, 'result.count')).toBe(3);
+    // The target's own Standard style is the MLINEs' STANDARD (one name in any case); the image's
+    // definition comes along under its dictionary name.
+    expect(at(copied, 'result.mline_styles_created')).toEqual([]);
+    expect(at(copied, 'result.image_defs_created')).toEqual(['image']);
+    await post('/api/v1/activate', { document_id: target });
+    const file = await editor.save('netdxf-copied.dxf');
+    await expectAuditClean(file);
+    const seen = await python<Json>(
+      `
+import sys, json, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+msp = doc.modelspace()
+mlines = msp.query("MLINE")
+image = msp.query("IMAGE")[0]
+print(json.dumps({
+  "types": sorted(e.dxftype() for e in msp),
+  "styles": [doc.entitydb[m.dxf.style_handle].dxf.name for m in mlines],
+  "elements": [len(doc.entitydb[m.dxf.style_handle].elements) for m in mlines],
+  "vertices": [[list(v.location) for v in m.vertices] for m in mlines],
+  "image": [image.image_def.dxf.filename, list(image.image_def.dxf.image_size)[:2]],
+}))
+`,
+      [file],
+    );
+    expect(seen).toEqual({
+      types: ['IMAGE', 'MLINE', 'MLINE'],
+      styles: ['Standard', 'Standard'],
+      elements: [2, 2],
+      vertices: [
+        [
+          [110, -90, 0],
+          [110, -10, 0],
+        ],
+        [
+          [110, -50, 0],
+          [190, -50, 0],
+        ],
+      ],
+      image: ['.\\image.jpg', [260, 260]],
+    });
   });
 });

@@ -4,22 +4,21 @@
  * test/fixtures/dxf-wild/ (its README says which writer's habit each one reproduces and where that
  * fact comes from).
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { assertBuilt, tempDir } from '../../cli/helpers.js';
-import { ezdxfAudit, needEzdxf, python } from '../../editor/dispatcher/helpers.js';
+import { describe, expect, it, vi } from 'vitest';
+import { needEzdxf, python } from '../../editor/dispatcher/helpers.js';
 import {
   type Answer,
   arr,
   at,
   body,
-  Client,
   createEntities,
-  type EditorServer,
+  editorForFile,
+  expectAuditClean,
   type Json,
   newDocument,
-  startEditor,
+  okBody,
   strings,
 } from './helpers.js';
 
@@ -27,35 +26,10 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/dxf-wild');
 
-let dir: string;
-let server: EditorServer;
-let client: Client;
-
-beforeAll(async () => {
-  assertBuilt();
-  dir = await tempDir();
-  server = await startEditor();
-  client = new Client(server.port);
-});
-
-afterAll(async () => {
-  await server?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
-
-const ok = (answer: Answer, status = 200): Json => {
-  if (answer.status !== status) throw new Error(`expected ${status}, got ${answer.status} ${answer.text}`);
-  return body(answer);
-};
+const editor = editorForFile();
 
 async function open(name: string): Promise<Json> {
-  return ok(await client.post('/api/v1/documents', { path: join(FIXTURES, name) }), 201);
-}
-
-async function save(name: string): Promise<string> {
-  const file = join(dir, name);
-  ok(await client.post('/api/v1/save', { path: file }));
-  return file;
+  return okBody(await editor.client.post('/api/v1/documents', { path: join(FIXTURES, name) }), 201);
 }
 
 /** The group codes of each entity of a saved file's ENTITIES section, in order, by entity type. */
@@ -74,28 +48,22 @@ async function entityCodes(file: string): Promise<Array<{ type: string; codes: n
   return out;
 }
 
-async function audited(file: string): Promise<void> {
-  const audit = await ezdxfAudit(file);
-  expect(audit.output).toContain('No errors found');
-  expect(audit.code).toBe(0);
-}
-
 describe('tag order of other writers', () => {
   it("dxflib's graphic attributes after the type's marker are the entity's: layer, colour, lineweight read; each written once", async (ctx) => {
     needEzdxf(ctx);
     await open('dxflib-tag-order.dxf');
-    const all = arr(ok(await client.get('/api/v1/entities?detail=full')), 'entities') as Json[];
+    const all = arr(okBody(await editor.client.get('/api/v1/entities?detail=full')), 'entities') as Json[];
     const byType = Object.fromEntries(all.map((e) => [String(e.type === 'Raw' ? e.dxf_type : e.type), e]));
     expect(Object.keys(byType).sort()).toEqual(['Ellipse', 'Line', 'MText']);
     expect(byType.Line).toMatchObject({ layer: 'walls', color: 3, lineweight: 25 });
     expect(byType.MText).toMatchObject({ layer: 'walls', color: 256, value: 'Room 1' });
     expect(byType.Ellipse).toMatchObject({ layer: 'walls', color: 5 });
-    const layers = arr(ok(await client.get('/api/v1/layers')), 'result.layers') as Json[];
+    const layers = arr(okBody(await editor.client.get('/api/v1/layers')), 'result.layers') as Json[];
     expect(layers.find((l) => l.name === 'walls')).toMatchObject({ entities: 3 });
     expect(layers.find((l) => l.name === '0')).toMatchObject({ entities: 0 });
 
-    const file = await save('dxflib-saved.dxf');
-    await audited(file);
+    const file = await editor.save('dxflib-saved.dxf');
+    await expectAuditClean(file);
     for (const { type, codes } of await entityCodes(file)) {
       for (const code of [8, 62, 370, 6]) {
         expect(codes.filter((c) => c === code).length, `${type} ${code}`).toBeLessThanOrEqual(1);
@@ -121,16 +89,16 @@ print(json.dumps([[e.dxftype(), e.dxf.layer, e.dxf.color] for e in doc.modelspac
 
 /** A drawing of `count` lines, a circle and a text, saved by chronicle: its path and text. */
 async function savedDrawing(name: string, count: number): Promise<{ file: string; text: string }> {
-  await newDocument(client);
+  await newDocument(editor.client);
   const lines = Array.from({ length: count }, (_, i) => ({ type: 'Line', start: [i, 0], end: [i, 10] }));
-  await createEntities(client, [
+  await createEntities(editor.client, [
     ...lines,
     { type: 'Circle', center: [0, 0], radius: 3 },
     { type: 'Text', value: 'Grüße', position: [0, 20] },
   ]);
   // With its identity minted, so the file holds a $FINGERPRINTGUID as AutoCAD's files do.
-  ok(await client.post('/api/v1/file-identity', {}));
-  const file = await save(name);
+  okBody(await editor.client.post('/api/v1/file-identity', {}));
+  const file = await editor.save(name);
   return { file, text: await readFile(file, 'latin1') };
 }
 
@@ -141,20 +109,23 @@ describe('recover mode: files ezdxf recover reads', () => {
     needEzdxf(ctx);
     const { text } = await savedDrawing('whole.dxf', 1500);
     const cut = text.slice(0, text.lastIndexOf('ENDSEC'));
-    const file = join(dir, 'no-eof.dxf');
+    const file = join(editor.dir, 'no-eof.dxf');
     await writeFile(file, cut.slice(0, cut.lastIndexOf('\n', cut.length - 2) + 1), 'latin1');
-    const refused = await client.post('/api/v1/documents', { path: file, recover: false });
+    const refused = await editor.client.post('/api/v1/documents', { path: file, recover: false });
     expect(failure(refused)).toEqual({ status: 400, code: 'dxf_truncated' });
-    const opened = ok(await client.post('/api/v1/documents', { path: file }), 201);
+    const opened = okBody(await editor.client.post('/api/v1/documents', { path: file }), 201);
     const recovered = strings(opened, 'result.recovered');
     expect(recovered.some((r) => r.includes('EOF'))).toBe(true);
     expect(recovered.some((r) => r.includes('ENDSEC'))).toBe(true);
     expect(at(opened, 'result.by_type')).toMatchObject({ Line: 1500, Circle: 1, Text: 1 });
-    const explicit = ok(await client.post('/api/v1/documents', { path: file, recover: true }), 201);
+    const explicit = okBody(
+      await editor.client.post('/api/v1/documents', { path: file, recover: true }),
+      201,
+    );
     expect(at(explicit, 'result.entities')).toBe(1502);
     // What it saves is whole: ezdxf reads it without recover and its audit finds nothing.
-    const again = await save('recovered.dxf');
-    await audited(again);
+    const again = await editor.save('recovered.dxf');
+    await expectAuditClean(again);
     const types = await python<Record<string, number>>(
       `
 import json, sys, collections, ezdxf
@@ -168,20 +139,20 @@ print(json.dumps(collections.Counter(e.dxftype() for e in doc.modelspace())))
 
   it('data after EOF is left out with a note; recover: false refuses it dxf_invalid', async () => {
     const { text } = await savedDrawing('trash.dxf', 3);
-    const file = join(dir, 'trash-after-eof.dxf');
+    const file = join(editor.dir, 'trash-after-eof.dxf');
     await writeFile(file, `${text}this is no DXF\n\u0000\u0001 and more\n`, 'latin1');
-    expect(failure(await client.post('/api/v1/documents', { path: file, recover: false }))).toEqual({
+    expect(failure(await editor.client.post('/api/v1/documents', { path: file, recover: false }))).toEqual({
       status: 400,
       code: 'dxf_invalid',
     });
-    const opened = ok(await client.post('/api/v1/documents', { path: file }), 201);
+    const opened = okBody(await editor.client.post('/api/v1/documents', { path: file }), 201);
     expect(strings(opened, 'result.recovered')).toEqual([expect.stringMatching(/after EOF: left out$/)]);
     expect(at(opened, 'result.entities')).toBe(5);
   });
 
   it('a clean file opens with recovered: []', async () => {
     const { file } = await savedDrawing('clean.dxf', 1);
-    const opened = ok(await client.post('/api/v1/documents', { path: file }), 201);
+    const opened = okBody(await editor.client.post('/api/v1/documents', { path: file }), 201);
     expect(at(opened, 'result.recovered')).toEqual([]);
     expect(at(opened, 'result.format')).toBe('ascii');
   });
@@ -204,25 +175,28 @@ print("{}")
   for (const version of ['R2010', 'R2000', 'R12']) {
     it(`reads ezdxf's binary ${version} file and saves it as binary DXF that ezdxf reads the same, audited clean`, async (ctx) => {
       needEzdxf(ctx);
-      const file = join(dir, `ezdxf-${version}.dxf`);
+      const file = join(editor.dir, `ezdxf-${version}.dxf`);
       await python(EZDXF_BINARY, [file, version]);
       expect((await readFile(file)).subarray(0, 18).toString('latin1')).toBe('AutoCAD Binary DXF');
-      const opened = ok(await client.post('/api/v1/documents', { path: file }), 201);
+      const opened = okBody(await editor.client.post('/api/v1/documents', { path: file }), 201);
       expect(at(opened, 'result.format')).toBe('binary');
       expect(at(opened, 'result.by_type')).toEqual({ Line: 20, Circle: 1, Text: 1 });
-      const lines = arr(ok(await client.get('/api/v1/entities?type=Line&detail=full')), 'entities') as Json[];
+      const lines = arr(
+        okBody(await editor.client.get('/api/v1/entities?type=Line&detail=full')),
+        'entities',
+      ) as Json[];
       expect(lines[0]).toMatchObject({ layer: 'WALLS', color: 3, start: [0, 0, 0], end: [0, 5.25, 0] });
       const circle = (
-        arr(ok(await client.get('/api/v1/entities?type=Circle&detail=full')), 'entities') as Json[]
+        arr(okBody(await editor.client.get('/api/v1/entities?type=Circle&detail=full')), 'entities') as Json[]
       )[0];
       expect(circle).toMatchObject({ center: [1.5, -2.125, 0], radius: 0.75 });
       const text = (
-        arr(ok(await client.get('/api/v1/entities?type=Text&detail=full')), 'entities') as Json[]
+        arr(okBody(await editor.client.get('/api/v1/entities?type=Text&detail=full')), 'entities') as Json[]
       )[0];
       expect(text).toMatchObject({ value: 'Grüße', height: 2.5 });
 
-      const saved = join(dir, `saved-binary-${version}.dxf`);
-      const answer = ok(await client.post('/api/v1/save', { path: saved, format: 'binary' }));
+      const saved = join(editor.dir, `saved-binary-${version}.dxf`);
+      const answer = okBody(await editor.client.post('/api/v1/save', { path: saved, format: 'binary' }));
       expect(at(answer, 'result.format')).toBe('binary');
       expect((await readFile(saved)).subarray(0, 22)).toEqual(
         Buffer.from('AutoCAD Binary DXF\r\n\u001a\u0000', 'latin1'),
@@ -242,15 +216,15 @@ print(json.dumps({"lines": len(lines), "layer": lines[0].dxf.layer, "radius": ms
       );
       expect(seen).toEqual({ lines: 20, layer: 'WALLS', radius: 0.75, text: 'Grüße', errors: 0, fixes: 0 });
       // And chronicle reads its own binary file back.
-      const back = ok(await client.post('/api/v1/documents', { path: saved }), 201);
+      const back = okBody(await editor.client.post('/api/v1/documents', { path: saved }), 201);
       expect(at(back, 'result.by_type')).toEqual({ Line: 20, Circle: 1, Text: 1 });
     });
   }
 
   it('a save format other than ascii or binary is invalid_format and writes nothing', async () => {
-    await newDocument(client);
-    const file = join(dir, 'never.dxf');
-    expect(failure(await client.post('/api/v1/save', { path: file, format: 'dwg' }))).toEqual({
+    await newDocument(editor.client);
+    const file = join(editor.dir, 'never.dxf');
+    expect(failure(await editor.client.post('/api/v1/save', { path: file, format: 'dwg' }))).toEqual({
       status: 400,
       code: 'invalid_format',
     });
@@ -258,7 +232,7 @@ print(json.dumps({"lines": len(lines), "layer": lines[0].dxf.layer, "radius": ms
   });
 
   it('capabilities list the versions that open, AC1003 and AC1006 among them', async () => {
-    const caps = ok(await client.get('/api/v1/capabilities'));
+    const caps = okBody(await editor.client.get('/api/v1/capabilities'));
     const versions = strings(caps, 'result.dxf.read_versions');
     expect(versions).toEqual(expect.arrayContaining(['AC1003', 'AC1006', 'AC1009', 'AC1015', 'AC1032']));
   });
@@ -270,7 +244,7 @@ describe('layouts of files from the wild', () => {
     // ezdxf writes a drawing with two named paper layouts and their page setups; its BLOCK_RECORD table
     // head is then taken out, the fault of ezdxf's integration_tests/data/recover02.dxf (its records
     // follow the DIMSTYLE ENDTAB).
-    const made = join(dir, 'layouts-made.dxf');
+    const made = join(editor.dir, 'layouts-made.dxf');
     const papers = await python<Record<string, string>>(
       `
 import json, sys, ezdxf
@@ -292,27 +266,29 @@ print(json.dumps({name: doc.layouts.get(name).dxf.paper_size for name in ("ISO A
     const head =
       /\r?\n {2}0\r?\nTABLE\r?\n {2}2\r?\nBLOCK_RECORD\r?\n[\s\S]*?(?=\r?\n {2}0\r?\nBLOCK_RECORD\r?\n)/;
     expect(head.test(text)).toBe(true);
-    const broken = join(dir, 'layouts-no-block-record-head.dxf');
+    const broken = join(editor.dir, 'layouts-no-block-record-head.dxf');
     await writeFile(broken, text.replace(head, ''));
 
-    const opened = ok(await client.post('/api/v1/documents', { path: broken }), 201);
+    const opened = okBody(await editor.client.post('/api/v1/documents', { path: broken }), 201);
     expect(strings(opened, 'result.recovered')).toEqual([
       expect.stringContaining('BLOCK_RECORD records outside a TABLE'),
     ]);
-    const probe = ok(await client.post('/api/v1/layouts', { name: 'PROBE' }), 201);
+    const probe = okBody(await editor.client.post('/api/v1/layouts', { name: 'PROBE' }), 201);
     expect(strings(probe, 'result.layouts')).toEqual(
       expect.arrayContaining(['Model', 'ISO A4 Size', 'Letter Size']),
     );
     expect(strings(probe, 'result.layouts')).not.toContain('Layout1');
-    const a4 = ok(await client.put(`/api/v1/layouts/${encodeURIComponent('ISO A4 Size')}/page-setup`, {}));
+    const a4 = okBody(
+      await editor.client.put(`/api/v1/layouts/${encodeURIComponent('ISO A4 Size')}/page-setup`, {}),
+    );
     expect(at(a4, 'result.paper')).toBe(papers['ISO A4 Size']);
-    const letter = ok(
-      await client.put(`/api/v1/layouts/${encodeURIComponent('Letter Size')}/page-setup`, {}),
+    const letter = okBody(
+      await editor.client.put(`/api/v1/layouts/${encodeURIComponent('Letter Size')}/page-setup`, {}),
     );
     expect(at(letter, 'result.paper')).toBe(papers['Letter Size']);
 
-    const saved = await save('layouts-saved.dxf');
-    await audited(saved);
+    const saved = await editor.save('layouts-saved.dxf');
+    await expectAuditClean(saved);
     const seen = await python<Record<string, { paper: string; entities: string[] }>>(
       `
 import json, sys, ezdxf
@@ -338,15 +314,15 @@ describe('smaller facts of files from the wild', () => {
     needEzdxf(ctx);
     const { text } = await savedDrawing('guid.dxf', 1);
     const written = '{6fd3afc4-c026-11d2-a5a3-080009ace89b}';
-    const file = join(dir, 'guid-lower.dxf');
+    const file = join(editor.dir, 'guid-lower.dxf');
     await writeFile(
       file,
       text.replace(/(\$FINGERPRINTGUID\r?\n {2}2\r?\n)\{[^}\r\n]+\}/, `$1${written}`),
       'latin1',
     );
     expect((await readFile(file, 'latin1')).includes(written)).toBe(true);
-    ok(await client.post('/api/v1/documents', { path: file }), 201);
-    const saved = await save('guid-saved.dxf');
+    okBody(await editor.client.post('/api/v1/documents', { path: file }), 201);
+    const saved = await editor.save('guid-saved.dxf');
     const guid = await python<string>(
       `
 import json, sys, ezdxf
@@ -359,9 +335,9 @@ print(json.dumps(ezdxf.readfile(sys.argv[1]).header["$FINGERPRINTGUID"]))
 
   it('a Text on a text style the drawing lacks makes it, as a missing layer is made; one undo takes both out', async (ctx) => {
     needEzdxf(ctx);
-    await newDocument(client);
-    const created = ok(
-      await client.post('/api/v1/entities', {
+    await newDocument(editor.client);
+    const created = okBody(
+      await editor.client.post('/api/v1/entities', {
         entities: [
           { type: 'Text', value: 'A', position: [0, 0], style: 'Notes' },
           { type: 'MText', value: 'B', position: [0, 5], style: 'NOTES', layer: 'TXT' },
@@ -371,10 +347,10 @@ print(json.dumps(ezdxf.readfile(sys.argv[1]).header["$FINGERPRINTGUID"]))
     );
     expect(at(created, 'result.text_styles_created')).toEqual(['Notes']);
     expect(at(created, 'result.layers_created')).toEqual(['TXT']);
-    const texts = arr(ok(await client.get('/api/v1/entities?detail=full')), 'entities') as Json[];
+    const texts = arr(okBody(await editor.client.get('/api/v1/entities?detail=full')), 'entities') as Json[];
     expect(texts.map((e) => e.style)).toEqual(['Notes', 'Notes']);
-    const file = await save('style-made.dxf');
-    await audited(file);
+    const file = await editor.save('style-made.dxf');
+    await expectAuditClean(file);
     const styles = await python<string[]>(
       `
 import json, sys, ezdxf
@@ -383,8 +359,8 @@ print(json.dumps(sorted(s.dxf.name for s in ezdxf.readfile(sys.argv[1]).styles))
       [file],
     );
     expect(styles).toContain('Notes');
-    ok(await client.post('/api/v1/undo', {}));
-    const undone = ok(await client.get('/api/v1/records?collection=tables&type=STYLE'));
+    okBody(await editor.client.post('/api/v1/undo', {}));
+    const undone = okBody(await editor.client.get('/api/v1/records?collection=tables&type=STYLE'));
     const names = (arr(undone, 'result.records') as Json[]).map(
       (r) => (arr(r, 'tags') as Json[]).find((t) => t.code === 2)?.value,
     );
@@ -392,9 +368,9 @@ print(json.dumps(sorted(s.dxf.name for s in ezdxf.readfile(sys.argv[1]).styles))
   });
 
   it('records?collection=tables lists the LAYER and BLOCK_RECORD records too, as the save writes them', async () => {
-    await newDocument(client);
-    await createEntities(client, [{ type: 'Line', start: [0, 0], end: [1, 1], layer: 'WALLS' }]);
-    const layers = ok(await client.get('/api/v1/records?collection=tables&type=LAYER'));
+    await newDocument(editor.client);
+    await createEntities(editor.client, [{ type: 'Line', start: [0, 0], end: [1, 1], layer: 'WALLS' }]);
+    const layers = okBody(await editor.client.get('/api/v1/records?collection=tables&type=LAYER'));
     const names = (arr(layers, 'result.records') as Json[]).map(
       (r) => (arr(r, 'tags') as Json[]).find((t) => t.code === 2)?.value,
     );
@@ -404,7 +380,7 @@ print(json.dumps(sorted(s.dxf.name for s in ezdxf.readfile(sys.argv[1]).styles))
         (r) => r.table === 'LAYER' && typeof r.handle === 'string',
       ),
     ).toBe(true);
-    const blocks = ok(await client.get('/api/v1/records?collection=tables&type=BLOCK_RECORD'));
+    const blocks = okBody(await editor.client.get('/api/v1/records?collection=tables&type=BLOCK_RECORD'));
     const blockNames = (arr(blocks, 'result.records') as Json[]).map(
       (r) => (arr(r, 'tags') as Json[]).find((t) => t.code === 2)?.value,
     );
@@ -457,17 +433,17 @@ print(json.dumps({
   for (const [name, change] of variants) {
     it(`IMAGEDEF_REACTORs are not doubled by open, save, open, save: ${name}`, async (ctx) => {
       needEzdxf(ctx);
-      const made = join(dir, 'images-made.dxf');
+      const made = join(editor.dir, 'images-made.dxf');
       await python(EZDXF_IMAGES, [made]);
       const text = await readFile(made, 'utf8');
-      const file = join(dir, `images-${variants.findIndex(([n]) => n === name)}.dxf`);
+      const file = join(editor.dir, `images-${variants.findIndex(([n]) => n === name)}.dxf`);
       await writeFile(file, change(text));
       if (name !== variants[0]?.[0]) expect(await readFile(file, 'utf8')).not.toBe(text);
       expect((text.match(/\n {2}0\r?\nIMAGEDEF_REACTOR\r?\n/g) ?? []).length).toBe(2);
-      ok(await client.post('/api/v1/documents', { path: file }), 201);
-      const once = await save(`images-once-${name.length}.dxf`);
-      ok(await client.post('/api/v1/documents', { path: once }), 201);
-      const twice = await save(`images-twice-${name.length}.dxf`);
+      okBody(await editor.client.post('/api/v1/documents', { path: file }), 201);
+      const once = await editor.save(`images-once-${name.length}.dxf`);
+      okBody(await editor.client.post('/api/v1/documents', { path: once }), 201);
+      const twice = await editor.save(`images-twice-${name.length}.dxf`);
       for (const saved of [once, twice]) {
         expect(await python<Json>(REACTORS, [saved])).toEqual({
           reactors: 2,
@@ -475,14 +451,14 @@ print(json.dumps({
           own: [true, true],
           errors: 0,
         });
-        await audited(saved);
+        await expectAuditClean(saved);
       }
     });
   }
 
   it('header variables written outside the HEADER section are kept, or dropped when HEADER sets them, each with a recovered note', async (ctx) => {
     needEzdxf(ctx);
-    const made = join(dir, 'header-made.dxf');
+    const made = join(editor.dir, 'header-made.dxf');
     await python(
       `
 import sys, ezdxf
@@ -501,22 +477,24 @@ print("{}")
     expect(insunits.test(text)).toBe(true);
     const without = text.replace(insunits, '');
     const end = without.indexOf('ENDSEC') + 'ENDSEC'.length;
-    const file = join(dir, 'header-outside.dxf');
+    const file = join(editor.dir, 'header-outside.dxf');
     await writeFile(
       file,
       `${without.slice(0, end)}\n  9\n$INSUNITS\n 70\n6\n  9\n$LTSCALE\n 40\n7.5${without.slice(end)}`,
     );
-    const opened = ok(await client.post('/api/v1/documents', { path: file }), 201);
+    const opened = okBody(await editor.client.post('/api/v1/documents', { path: file }), 201);
     expect(strings(opened, 'result.recovered')).toEqual([
       'header variables outside the HEADER section: kept ($INSUNITS)',
       'header variables outside the HEADER section that HEADER also sets: dropped ($LTSCALE)',
     ]);
-    expect(at(ok(await client.get('/api/v1/sysvars?names=insunits,ltscale')), 'result.values')).toEqual({
+    expect(
+      at(okBody(await editor.client.get('/api/v1/sysvars?names=insunits,ltscale')), 'result.values'),
+    ).toEqual({
       insunits: 6,
       ltscale: 1,
     });
-    const saved = await save('header-rescued.dxf');
-    await audited(saved);
+    const saved = await editor.save('header-rescued.dxf');
+    await expectAuditClean(saved);
     const seen = await python<Json>(
       `
 import json, sys, ezdxf

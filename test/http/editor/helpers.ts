@@ -3,17 +3,22 @@
  * listening line from standard error, and talks to it over real sockets — `node:http` for ordinary
  * requests, raw `net` sockets where the test is about the bytes on the wire.
  */
+import { rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
 import {
   assertBuilt,
   type CliChild,
   type CliResult,
   listeningPort,
   startCli,
+  tempDir,
   type Watched,
   watch,
 } from '../../cli/helpers.js';
+import { ezdxfAudit } from '../../editor/dispatcher/helpers.js';
 
 export type Json = Record<string, unknown>;
 
@@ -403,3 +408,58 @@ export function linesDxf(count: number): string {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The answer's body when its status is `status` (200 by default); else an error naming what came. */
+export function okBody(answer: Answer, status = 200): Json {
+  if (answer.status !== status) throw new Error(`expected ${status}, got ${answer.status} ${answer.text}`);
+  return body(answer);
+}
+
+/** ezdxf's audit of a saved file finds nothing to fix. */
+export async function expectAuditClean(file: string): Promise<void> {
+  const audit = await ezdxfAudit(file);
+  expect(audit.output).toContain('No errors found');
+  expect(audit.code).toBe(0);
+}
+
+/**
+ * A real editor CLI and a scratch directory for the tests of one file: started before them, stopped and
+ * removed after. `client` and `dir` are there once its beforeAll has run; `save` saves the active
+ * document into the directory and answers the file's path.
+ */
+export function editorForFile(): {
+  readonly client: Client;
+  readonly dir: string;
+  save(name: string): Promise<string>;
+} {
+  let server: EditorServer | undefined;
+  let client: Client | undefined;
+  let dir: string | undefined;
+  beforeAll(async () => {
+    assertBuilt();
+    dir = await tempDir();
+    server = await startEditor();
+    client = new Client(server.port);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`${what} is there once the file's beforeAll has run`);
+    return value;
+  };
+  return {
+    get client() {
+      return ready(client, 'the client');
+    },
+    get dir() {
+      return ready(dir, 'the scratch directory');
+    },
+    async save(name: string) {
+      const file = join(ready(dir, 'the scratch directory'), name);
+      okBody(await ready(client, 'the client').post('/api/v1/save', { path: file }));
+      return file;
+    },
+  };
+}

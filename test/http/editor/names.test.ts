@@ -5,22 +5,21 @@
  * with every saved drawing audited by ezdxf — a file with `mark` and `MARK` is one whose audit deletes a
  * block's contents.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { assertBuilt, tempDir } from '../../cli/helpers.js';
-import { ezdxfAudit, needEzdxf, python } from '../../editor/dispatcher/helpers.js';
+import { describe, expect, it, vi } from 'vitest';
+import { needEzdxf, python } from '../../editor/dispatcher/helpers.js';
 import {
   type Answer,
   arr,
   at,
   body,
-  Client,
   createEntities,
-  type EditorServer,
+  editorForFile,
+  expectAuditClean,
   type Json,
   newDocument,
-  startEditor,
+  okBody,
   str,
   strings,
 } from './helpers.js';
@@ -29,35 +28,15 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 const LINE = { type: 'Line', start: [0, 0], end: [10, 5] };
 
-let dir: string;
-let server: EditorServer;
-let client: Client;
+const editor = editorForFile();
 
-beforeAll(async () => {
-  assertBuilt();
-  dir = await tempDir();
-  server = await startEditor();
-  client = new Client(server.port);
-});
-
-afterAll(async () => {
-  await server?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
-
-const ok = (answer: Answer, status = 200): Json => {
-  if (answer.status !== status) throw new Error(`expected ${status}, got ${answer.status} ${answer.text}`);
-  return body(answer);
-};
 const failure = (answer: Answer) => ({ status: answer.status, code: body(answer).code });
 const entities = async (query: string) =>
-  arr(ok(await client.get(`/api/v1/entities?${query}`)), 'entities') as Json[];
+  arr(okBody(await editor.client.get(`/api/v1/entities?${query}`)), 'entities') as Json[];
 
 /** What ezdxf reads from a saved file; its audit must find nothing to fix. */
 async function ezdxfSees(file: string) {
-  const audit = await ezdxfAudit(file);
-  expect(audit.output).toContain('No errors found');
-  expect(audit.code).toBe(0);
+  await expectAuditClean(file);
   return python<{
     layers: string[];
     blocks: Record<string, string[]>;
@@ -86,25 +65,19 @@ print(json.dumps({
   );
 }
 
-async function save(name: string): Promise<string> {
-  const file = join(dir, name);
-  ok(await client.post('/api/v1/save', { path: file }));
-  return file;
-}
-
 const folded = (names: string[], name: string) => names.filter((n) => n.toLowerCase() === name.toLowerCase());
 
 describe('names in another case', () => {
   it('an entity on LAYER1 of a drawing with Layer1 goes on Layer1: no second layer, the canonical name answered', async (ctx) => {
     needEzdxf(ctx);
-    await newDocument(client);
-    const first = ok(
-      await client.post('/api/v1/entities', { entities: [{ ...LINE, layer: 'Layer1' }] }),
+    await newDocument(editor.client);
+    const first = okBody(
+      await editor.client.post('/api/v1/entities', { entities: [{ ...LINE, layer: 'Layer1' }] }),
       201,
     );
     expect(at(first, 'result.layers_created')).toEqual(['Layer1']);
-    const second = ok(
-      await client.post('/api/v1/entities', {
+    const second = okBody(
+      await editor.client.post('/api/v1/entities', {
         entities: [
           { ...LINE, layer: 'LAYER1' },
           { ...LINE, layer: 'Walls' },
@@ -121,14 +94,19 @@ describe('names in another case', () => {
     expect(await layerOf(walls)).toBe('Walls');
     expect(await layerOf(wallsUpper)).toBe('Walls');
     // set_properties and the layer filter fold the same way.
-    ok(await client.post('/api/v1/set_properties', { handles: [walls], properties: { layer: 'layer1' } }));
+    okBody(
+      await editor.client.post('/api/v1/set_properties', {
+        handles: [walls],
+        properties: { layer: 'layer1' },
+      }),
+    );
     expect(await layerOf(walls)).toBe('Layer1');
     expect((await entities('layer=LAYER1')).map((e) => e.handle)).toHaveLength(3);
-    const layers = arr(ok(await client.get('/api/v1/layers')), 'result.layers');
+    const layers = arr(okBody(await editor.client.get('/api/v1/layers')), 'result.layers');
     const layer1 = layers.filter((l) => str(l, 'name').toLowerCase() === 'layer1');
     expect(layer1).toEqual([expect.objectContaining({ name: 'Layer1', entities: 3 })]);
 
-    const seen = await ezdxfSees(await save('layers.dxf'));
+    const seen = await ezdxfSees(await editor.save('layers.dxf'));
     expect(folded(seen.layers, 'layer1')).toEqual(['Layer1']);
     expect(folded(seen.layers, 'walls')).toEqual(['Walls']);
     expect(seen.entities.map((e) => e.layer).sort()).toEqual(['Layer1', 'Layer1', 'Layer1', 'Walls']);
@@ -136,65 +114,71 @@ describe('names in another case', () => {
 
   it('a block MARK over mark is block_exists; inserts, replace and delete of MARK use mark; the saved block keeps its contents', async (ctx) => {
     needEzdxf(ctx);
-    await newDocument(client);
-    const [line] = (await createEntities(client, [LINE])) as [string];
-    const defined = ok(await client.post('/api/v1/blocks', { name: 'mark', handles: [line] }), 201);
+    await newDocument(editor.client);
+    const [line] = (await createEntities(editor.client, [LINE])) as [string];
+    const defined = okBody(
+      await editor.client.post('/api/v1/blocks', { name: 'mark', handles: [line] }),
+      201,
+    );
     expect(at(defined, 'result.block')).toBe('mark');
-    const [circle] = (await createEntities(client, [{ type: 'Circle', center: [0, 0], radius: 1 }])) as [
-      string,
-    ];
-    expect(failure(await client.post('/api/v1/blocks', { name: 'MARK', handles: [circle] }))).toEqual({
+    const [circle] = (await createEntities(editor.client, [
+      { type: 'Circle', center: [0, 0], radius: 1 },
+    ])) as [string];
+    expect(failure(await editor.client.post('/api/v1/blocks', { name: 'MARK', handles: [circle] }))).toEqual({
       status: 400,
       code: 'block_exists',
     });
-    const [insert] = (await createEntities(client, [
+    const [insert] = (await createEntities(editor.client, [
       { type: 'Insert', block: 'MARK', position: [20, 0] },
     ])) as [string];
     expect(str((await entities(`handles=${insert}&detail=full`))[0], 'block')).toBe('mark');
 
-    const seen = await ezdxfSees(await save('blocks.dxf'));
+    const seen = await ezdxfSees(await editor.save('blocks.dxf'));
     expect(folded(Object.keys(seen.blocks), 'mark')).toEqual(['mark']);
     expect(seen.blocks.mark).toEqual(['LINE']);
     expect(seen.entities.filter((e) => e.type === 'INSERT').map((e) => e.block)).toEqual(['mark', 'mark']);
 
-    const replaced = ok(
-      await client.post('/api/v1/blocks', { name: 'MARK', handles: [circle], replace: true }),
+    const replaced = okBody(
+      await editor.client.post('/api/v1/blocks', { name: 'MARK', handles: [circle], replace: true }),
       201,
     );
     expect(at(replaced, 'result.block')).toBe('mark');
     expect(at(replaced, 'result.replaced')).toBe(true);
-    const again = await ezdxfSees(await save('blocks-replaced.dxf'));
+    const again = await ezdxfSees(await editor.save('blocks-replaced.dxf'));
     expect(folded(Object.keys(again.blocks), 'mark')).toEqual(['mark']);
     expect(again.blocks.mark).toEqual(['CIRCLE']);
 
-    const deleted = ok(await client.del('/api/v1/blocks/MARK'));
+    const deleted = okBody(await editor.client.del('/api/v1/blocks/MARK'));
     expect(at(deleted, 'result.block')).toBe('mark');
-    const gone = await ezdxfSees(await save('blocks-deleted.dxf'));
+    const gone = await ezdxfSees(await editor.save('blocks-deleted.dxf'));
     expect(folded(Object.keys(gone.blocks), 'mark')).toEqual([]);
     expect(gone.entities.filter((e) => e.type === 'INSERT')).toEqual([]);
   });
 
   it('groups g and G are one name: the second is group_exists', async (ctx) => {
     needEzdxf(ctx);
-    await newDocument(client);
-    const handles = await createEntities(client, [LINE, LINE]);
-    ok(await client.post('/api/v1/groups', { name: 'g', handles }), 201);
-    expect(failure(await client.post('/api/v1/groups', { name: 'G', handles }))).toEqual({
+    await newDocument(editor.client);
+    const handles = await createEntities(editor.client, [LINE, LINE]);
+    okBody(await editor.client.post('/api/v1/groups', { name: 'g', handles }), 201);
+    expect(failure(await editor.client.post('/api/v1/groups', { name: 'G', handles }))).toEqual({
       status: 400,
       code: 'group_exists',
     });
-    const seen = await ezdxfSees(await save('groups.dxf'));
+    const seen = await ezdxfSees(await editor.save('groups.dxf'));
     expect(seen.groups).toEqual(['g']);
   });
 
   it('a selection set saved as S over s replaces s, and loads by either spelling', async () => {
-    await newDocument(client);
-    const [a, b] = (await createEntities(client, [LINE, LINE])) as [string, string];
-    ok(await client.post('/api/v1/selection-sets', { name: 's', handles: [a] }), 201);
-    const saved = ok(await client.post('/api/v1/selection-sets', { name: 'S', handles: [b] }), 201);
+    await newDocument(editor.client);
+    const [a, b] = (await createEntities(editor.client, [LINE, LINE])) as [string, string];
+    okBody(await editor.client.post('/api/v1/selection-sets', { name: 's', handles: [a] }), 201);
+    const saved = okBody(
+      await editor.client.post('/api/v1/selection-sets', { name: 'S', handles: [b] }),
+      201,
+    );
     expect(at(saved, 'result.name')).toBe('s');
     for (const name of ['s', 'S']) {
-      const loaded = ok(await client.get(`/api/v1/selection-sets/${name}`));
+      const loaded = okBody(await editor.client.get(`/api/v1/selection-sets/${name}`));
       expect(at(loaded, 'result.name')).toBe('s');
       expect(strings(loaded, 'result.handles')).toEqual([b]);
     }
@@ -202,36 +186,42 @@ describe('names in another case', () => {
 
   it('xdata of app SPM on a drawing that registered Spm goes under Spm: one APPID, read back by any spelling', async (ctx) => {
     needEzdxf(ctx);
-    await newDocument(client);
-    const [a, b] = (await createEntities(client, [LINE, LINE])) as [string, string];
-    const first = ok(await client.put(`/api/v1/entities/${a}/xdata/Spm`, [{ code: 1000, value: 'one' }]));
+    await newDocument(editor.client);
+    const [a, b] = (await createEntities(editor.client, [LINE, LINE])) as [string, string];
+    const first = okBody(
+      await editor.client.put(`/api/v1/entities/${a}/xdata/Spm`, [{ code: 1000, value: 'one' }]),
+    );
     expect(at(first, 'result.app')).toBe('Spm');
-    const second = ok(await client.put(`/api/v1/entities/${b}/xdata/SPM`, [{ code: 1000, value: 'two' }]));
+    const second = okBody(
+      await editor.client.put(`/api/v1/entities/${b}/xdata/SPM`, [{ code: 1000, value: 'two' }]),
+    );
     expect(at(second, 'result.app')).toBe('Spm');
-    const read = ok(await client.get(`/api/v1/entities/${b}/xdata?app=spm`));
+    const read = okBody(await editor.client.get(`/api/v1/entities/${b}/xdata?app=spm`));
     expect(at(read, 'items.0.xdata')).toEqual({ Spm: ['two'] });
-    const seen = await ezdxfSees(await save('xdata.dxf'));
+    const seen = await ezdxfSees(await editor.save('xdata.dxf'));
     expect(folded(seen.appids, 'spm')).toEqual(['Spm']);
     expect(seen.entities.map((e) => e.xdata)).toEqual([['Spm'], ['Spm']]);
   });
 
   it('layouts Plan and PLAN are one name; the page setup of plan answers Plan', async (ctx) => {
     needEzdxf(ctx);
-    await newDocument(client);
-    ok(await client.post('/api/v1/layouts', { name: 'Plan' }), 201);
-    expect(failure(await client.post('/api/v1/layouts', { name: 'PLAN' }))).toEqual({
+    await newDocument(editor.client);
+    okBody(await editor.client.post('/api/v1/layouts', { name: 'Plan' }), 201);
+    expect(failure(await editor.client.post('/api/v1/layouts', { name: 'PLAN' }))).toEqual({
       status: 400,
       code: 'layout_exists',
     });
-    const setup = ok(await client.put('/api/v1/layouts/plan/page-setup', { orientation: 'portrait' }));
+    const setup = okBody(
+      await editor.client.put('/api/v1/layouts/plan/page-setup', { orientation: 'portrait' }),
+    );
     expect(at(setup, 'result.layout')).toBe('Plan');
-    const seen = await ezdxfSees(await save('layouts.dxf'));
+    const seen = await ezdxfSees(await editor.save('layouts.dxf'));
     expect(folded(seen.layouts, 'plan')).toEqual(['Plan']);
   });
 
   it('a linetype or text style named in another case is the drawing’s, in its spelling', async () => {
-    await newDocument(client);
-    const [line, text] = (await createEntities(client, [
+    await newDocument(editor.client);
+    const [line, text] = (await createEntities(editor.client, [
       { ...LINE, linetype: 'dashed' },
       { type: 'Text', value: 'x', position: [0, 0], style: 'STANDARD' },
     ])) as [string, string];
@@ -244,7 +234,7 @@ describe('a file that holds a name twice', () => {
   it('opens with the first record of each name; the second block and its contents are left out; the save audits clean', async (ctx) => {
     needEzdxf(ctx);
     // Written by ezdxf with distinct names, then renamed so that the file holds each name twice.
-    const made = join(dir, 'made.dxf');
+    const made = join(editor.dir, 'made.dxf');
     await python<string>(
       `
 import json, sys, ezdxf
@@ -261,19 +251,19 @@ print(json.dumps("ok"))
 `,
       [made],
     );
-    const twice = join(dir, 'twice.dxf');
+    const twice = join(editor.dir, 'twice.dxf');
     const text = await readFile(made, 'utf8');
     await writeFile(twice, text.replace(/\nLAYERX\r?\n/g, '\nLAYER1\n').replace(/\nMARKX\r?\n/g, '\nMARK\n'));
 
-    ok(await client.post('/api/v1/documents', { path: twice }), 201);
-    const layers = arr(ok(await client.get('/api/v1/layers')), 'result.layers');
+    okBody(await editor.client.post('/api/v1/documents', { path: twice }), 201);
+    const layers = arr(okBody(await editor.client.get('/api/v1/layers')), 'result.layers');
     expect(layers.filter((l) => str(l, 'name').toLowerCase() === 'layer1')).toEqual([
       expect.objectContaining({ name: 'Layer1', color: 1, entities: 1 }),
     ]);
     expect((await entities('type=Circle')).length).toBe(0);
     expect((await entities('type=Line')).length).toBe(2);
 
-    const seen = await ezdxfSees(await save('twice-saved.dxf'));
+    const seen = await ezdxfSees(await editor.save('twice-saved.dxf'));
     expect(folded(seen.layers, 'layer1')).toEqual(['Layer1']);
     expect(folded(Object.keys(seen.blocks), 'mark')).toEqual(['mark']);
     expect(seen.blocks.mark).toEqual(['LINE']);

@@ -9,7 +9,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { assertBuilt, runCli, tempDir } from '../../cli/helpers.js';
-import { ezdxfAudit, ezdxfUnavailable, needEzdxf, python } from '../../editor/dispatcher/helpers.js';
+import { ezdxfUnavailable, needEzdxf, python } from '../../editor/dispatcher/helpers.js';
 import {
   type Answer,
   arr,
@@ -18,8 +18,10 @@ import {
   Client,
   createEntities,
   type EditorServer,
+  expectAuditClean,
   newDocument,
   num,
+  okBody,
   startEditor,
   str,
   strings,
@@ -48,10 +50,6 @@ afterAll(async () => {
 });
 
 const path = (name: string) => encodeURIComponent(name);
-const ok = (answer: Answer, status = 200) => {
-  if (answer.status !== status) throw new Error(`expected ${status}, got ${answer.status} ${answer.text}`);
-  return body(answer);
-};
 const failure = (answer: Answer) => ({ status: answer.status, code: body(answer).code });
 /** An own entry of a parsed JSON object (`obj.__proto__` would read the prototype when there is none). */
 const own = (value: unknown, key: string): unknown =>
@@ -61,7 +59,7 @@ const own = (value: unknown, key: string): unknown =>
 
 /** Saves the active document to `file`; the save must succeed. */
 async function save(file: string): Promise<void> {
-  ok(await client.post('/api/v1/save', { path: file }));
+  okBody(await client.post('/api/v1/save', { path: file }));
 }
 
 interface Seen {
@@ -75,9 +73,7 @@ interface Seen {
 
 /** What ezdxf reads from a saved file (after `ezdxf audit` found no error). */
 async function ezdxfSees(file: string): Promise<Seen> {
-  const audit = await ezdxfAudit(file);
-  expect(audit.output).toContain('No errors found');
-  expect(audit.code).toBe(0);
+  await expectAuditClean(file);
   return python<Seen>(
     `
 import json, sys, ezdxf
@@ -105,11 +101,11 @@ print(json.dumps(out))
 
 /** Opens `file` in the editor (it becomes the active document). */
 async function open(file: string): Promise<number> {
-  return num(ok(await client.post('/api/v1/documents', { path: file }), 201), 'document_id');
+  return num(okBody(await client.post('/api/v1/documents', { path: file }), 201), 'document_id');
 }
 
 const layerNames = async () =>
-  arr(ok(await client.get('/api/v1/layers')), 'result.layers').map((l) => at(l, 'name') as string);
+  arr(okBody(await client.get('/api/v1/layers')), 'result.layers').map((l) => at(l, 'name') as string);
 
 describe('blocks', () => {
   it('DELETE /blocks/constructor of a drawing without it is block_missing, like any unknown block; undo and save still work', async (ctx) => {
@@ -132,30 +128,32 @@ describe('blocks', () => {
     for (const name of NAMES) {
       // As AutoCAD's BLOCK: the source moves into the block and one Insert of it takes its place.
       const [source] = await createEntities(client, [LINE]);
-      const defined = ok(
+      const defined = okBody(
         await client.post('/api/v1/blocks', { name, base: [0, 0, 0], handles: [source] }),
         201,
       );
       expect(at(defined, 'result.block')).toBe(name);
       expect(strings(defined, 'result.handles')).toEqual([source]);
-      expect(at(ok(await client.get(`/api/v1/entities/${source}`)), 'entities.0.space')).toBe(name);
+      expect(at(okBody(await client.get(`/api/v1/entities/${source}`)), 'entities.0.space')).toBe(name);
       const [other] = await createEntities(client, [LINE]);
       expect(failure(await client.post('/api/v1/blocks', { name, handles: [other] }))).toEqual({
         status: 400,
         code: 'block_exists',
       });
       // Refused, it took nothing: the other line stays where it was.
-      expect(at(ok(await client.get(`/api/v1/entities/${other}`)), 'entities.0.space')).toBe('*Model_Space');
+      expect(at(okBody(await client.get(`/api/v1/entities/${other}`)), 'entities.0.space')).toBe(
+        '*Model_Space',
+      );
       await createEntities(client, [{ type: 'Insert', name, position: [1, 2] }]);
       // Both inserts (the one BLOCK placed and the one made here) go with it, and its line.
-      const deleted = ok(await client.del(`/api/v1/blocks/${path(name)}`));
+      const deleted = okBody(await client.del(`/api/v1/blocks/${path(name)}`));
       expect([num(deleted, 'result.erased'), num(deleted, 'result.contents')]).toEqual([2, 1]);
       // Gone: inserting it again is refused as for any block that does not exist.
       const refused = await client.post('/api/v1/entities', { entities: [{ type: 'Insert', name }] });
       expect(failure(refused)).toEqual({ status: 400, code: 'block_missing' });
-      ok(await client.post('/api/v1/undo'));
-      ok(await client.post('/api/v1/redo'));
-      ok(await client.post('/api/v1/undo'));
+      okBody(await client.post('/api/v1/undo'));
+      okBody(await client.post('/api/v1/redo'));
+      okBody(await client.post('/api/v1/undo'));
     }
     const file = join(dir, 'blocks.dxf');
     await save(file);
@@ -187,18 +185,24 @@ describe('layers', () => {
     await newDocument(client);
     for (const name of NAMES) expect(await layerNames()).not.toContain(name);
     for (const name of NAMES) {
-      const answer = ok(await client.post('/api/v1/entities', { entities: [{ ...LINE, layer: name }] }), 201);
+      const answer = okBody(
+        await client.post('/api/v1/entities', { entities: [{ ...LINE, layer: name }] }),
+        201,
+      );
       expect(strings(answer, 'result.layers_created')).toEqual([name]);
       expect(await layerNames()).toContain(name);
-      ok(await client.post('/api/v1/undo'));
+      okBody(await client.post('/api/v1/undo'));
       expect(await layerNames()).not.toContain(name);
-      ok(await client.post('/api/v1/redo'));
-      const listed = arr(ok(await client.get('/api/v1/layers')), 'result.layers');
+      okBody(await client.post('/api/v1/redo'));
+      const listed = arr(okBody(await client.get('/api/v1/layers')), 'result.layers');
       expect(listed.find((l) => at(l, 'name') === name)).toMatchObject({ name, entities: 1 });
       // A second entity on it does not make it again.
-      const second = ok(await client.post('/api/v1/entities', { entities: [{ ...LINE, layer: name }] }), 201);
+      const second = okBody(
+        await client.post('/api/v1/entities', { entities: [{ ...LINE, layer: name }] }),
+        201,
+      );
       expect(strings(second, 'result.layers_created')).toEqual([]);
-      const onIt = ok(await client.get(`/api/v1/entities?layer=${path(name)}`));
+      const onIt = okBody(await client.get(`/api/v1/entities?layer=${path(name)}`));
       expect(num(onIt, 'count')).toBe(2);
     }
     const file = join(dir, 'layers.dxf');
@@ -214,19 +218,19 @@ describe('layers', () => {
     await open(file);
     for (const name of NAMES) {
       expect(await layerNames()).toContain(name);
-      expect(num(ok(await client.get(`/api/v1/entities?layer=${path(name)}`)), 'count')).toBe(2);
+      expect(num(okBody(await client.get(`/api/v1/entities?layer=${path(name)}`)), 'count')).toBe(2);
     }
   });
 
   it('the command line makes and sets each name (LAYER M constructor)', async () => {
     await newDocument(client);
     for (const name of NAMES) {
-      const answer = ok(await client.post('/api/v1/commands', { cmd: `LAYER M ${name}` }));
+      const answer = okBody(await client.post('/api/v1/commands', { cmd: `LAYER M ${name}` }));
       expect(at(answer, 'result.commands.0.result')).toEqual({ layer: name, created: true, current: name });
-      const values = ok(await client.get('/api/v1/sysvars?names=CLAYER'));
+      const values = okBody(await client.get('/api/v1/sysvars?names=CLAYER'));
       expect(at(values, 'result.values.CLAYER')).toBe(name);
       const [handle] = await createEntities(client, [LINE]);
-      expect(at(ok(await client.get(`/api/v1/entities/${handle}`)), 'entities.0.layer')).toBe(name);
+      expect(at(okBody(await client.get(`/api/v1/entities/${handle}`)), 'entities.0.layer')).toBe(name);
     }
     expect(failure(await client.post('/api/v1/commands', { cmd: 'LAYER S valueOf2' }))).toEqual({
       status: 400,
@@ -242,19 +246,19 @@ describe('xdata apps', () => {
     const [handle] = await createEntities(client, [LINE]);
     /** `items[].data.<APP>`: the items with their group codes (`xdata.<APP>` holds their values). */
     const read = async (app?: string) =>
-      ok(await client.get(`/api/v1/entities/${handle}/xdata${app ? `?app=${path(app)}` : ''}`));
+      okBody(await client.get(`/api/v1/entities/${handle}/xdata${app ? `?app=${path(app)}` : ''}`));
     const xdataOf = async (app?: string) => at(await read(app), 'items.0.data') as Record<string, unknown>;
     for (const name of NAMES) {
       // The name as given is the application's name (any case names it).
       const app = name;
       expect(Object.hasOwn(await xdataOf(name), app)).toBe(false);
       const data = [{ code: 1000, value: `v-${name}` }];
-      ok(await client.put(`/api/v1/entities/${handle}/xdata/${path(name)}`, data));
+      okBody(await client.put(`/api/v1/entities/${handle}/xdata/${path(name)}`, data));
       expect(await xdataOf(name)).toEqual({ [app]: data });
       expect(at(await read(name), 'items.0.xdata')).toEqual({ [app]: [`v-${name}`] });
-      ok(await client.del(`/api/v1/entities/${handle}/xdata/${path(name)}`));
+      okBody(await client.del(`/api/v1/entities/${handle}/xdata/${path(name)}`));
       expect(await xdataOf(name)).toEqual({});
-      ok(await client.post('/api/v1/undo'));
+      okBody(await client.post('/api/v1/undo'));
       expect(await xdataOf(name)).toEqual({ [app]: data });
     }
     expect(Object.keys(await xdataOf()).sort()).toEqual([...NAMES].sort());
@@ -273,16 +277,16 @@ describe('selection sets', () => {
     expect(unknown).toEqual({ status: 400, code: 'selection_set_missing' });
     for (const name of NAMES) {
       expect(failure(await client.get(`/api/v1/selection-sets/${path(name)}`))).toEqual(unknown);
-      ok(await client.post('/api/v1/selection-sets', { name, handles }), 201);
-      const loaded = ok(await client.get(`/api/v1/selection-sets/${path(name)}?select=true`));
+      okBody(await client.post('/api/v1/selection-sets', { name, handles }), 201);
+      const loaded = okBody(await client.get(`/api/v1/selection-sets/${path(name)}?select=true`));
       expect(strings(loaded, 'result.handles')).toEqual(handles);
       expect(num(loaded, 'result.selected')).toBe(2);
-      ok(await client.post('/api/v1/undo'));
+      okBody(await client.post('/api/v1/undo'));
       expect(failure(await client.get(`/api/v1/selection-sets/${path(name)}`))).toEqual(unknown);
-      ok(await client.post('/api/v1/redo'));
-      expect(strings(ok(await client.get(`/api/v1/selection-sets/${path(name)}`)), 'result.handles')).toEqual(
-        handles,
-      );
+      okBody(await client.post('/api/v1/redo'));
+      expect(
+        strings(okBody(await client.get(`/api/v1/selection-sets/${path(name)}`)), 'result.handles'),
+      ).toEqual(handles);
     }
   });
 });
@@ -295,13 +299,13 @@ describe('layouts', () => {
       await newDocument(client);
       const missing = failure(await client.put(`/api/v1/layouts/${path(name)}/page-setup`, { fit: true }));
       expect(missing).toEqual({ status: 400, code: 'layout_missing' });
-      const created = ok(await client.post('/api/v1/layouts', { name }), 201);
+      const created = okBody(await client.post('/api/v1/layouts', { name }), 201);
       expect(strings(created, 'result.layouts')).toContain(name);
       expect(failure(await client.post('/api/v1/layouts', { name }))).toEqual({
         status: 400,
         code: 'layout_exists',
       });
-      const setup = ok(
+      const setup = okBody(
         await client.put(`/api/v1/layouts/${path(name)}/page-setup`, {
           paper: 'ISO A3',
           orientation: 'portrait',
@@ -309,22 +313,22 @@ describe('layouts', () => {
       );
       expect(at(setup, 'result.layout')).toBe(name);
       expect(at(setup, 'result.orientation')).toBe('portrait');
-      ok(await client.post('/api/v1/entities', { entities: [LINE], space: '*Paper_Space0' }), 201);
-      const plot = ok(
+      okBody(await client.post('/api/v1/entities', { entities: [LINE], space: '*Paper_Space0' }), 201);
+      const plot = okBody(
         await client.post('/api/v1/plot', { layout: name, path: join(dir, `${path(name)}.pdf`) }),
       );
       expect(at(plot, 'result.layout')).toBe(name);
       // Undo the line and the page setup, redo them: the layout keeps its name throughout.
-      ok(await client.post('/api/v1/undo'));
-      ok(await client.post('/api/v1/undo'));
-      ok(await client.post('/api/v1/redo'));
-      ok(await client.post('/api/v1/redo'));
+      okBody(await client.post('/api/v1/undo'));
+      okBody(await client.post('/api/v1/undo'));
+      okBody(await client.post('/api/v1/redo'));
+      okBody(await client.post('/api/v1/redo'));
       const file = join(dir, `layout-${path(name)}.dxf`);
       await save(file);
       const seen = await ezdxfSees(file);
       expect(own(seen.layouts, name), name).toBe(1);
       await open(file);
-      const reopened = ok(await client.put(`/api/v1/layouts/${path(name)}/page-setup`, { fit: false }));
+      const reopened = okBody(await client.put(`/api/v1/layouts/${path(name)}/page-setup`, { fit: false }));
       expect(at(reopened, 'result.paper_name')).toBe('ISO A3');
       expect(at(reopened, 'result.paper')).toBe('ISO_A3_(297.00_x_420.00_MM)');
     }
@@ -337,11 +341,11 @@ describe('groups', () => {
     await newDocument(client);
     const handles = await createEntities(client, [LINE, { ...LINE, start: [3, 3] }]);
     for (const name of NAMES) {
-      ok(await client.post('/api/v1/groups', { name, handles }), 201);
+      okBody(await client.post('/api/v1/groups', { name, handles }), 201);
       const again = failure(await client.post('/api/v1/groups', { name, handles }));
       expect(again).toEqual({ status: 400, code: 'group_exists' });
-      ok(await client.post('/api/v1/undo'));
-      ok(await client.post('/api/v1/redo'));
+      okBody(await client.post('/api/v1/undo'));
+      okBody(await client.post('/api/v1/redo'));
     }
     const file = join(dir, 'groups.dxf');
     await save(file);
@@ -374,7 +378,7 @@ describe('system variables', () => {
       expect(str(body(set), 'error')).toContain(JSON.stringify(name));
     }
     // Nothing was recorded: a known variable still reads as before.
-    expect(at(ok(await client.get('/api/v1/sysvars?names=CLAYER')), 'result.values.CLAYER')).toBe('0');
+    expect(at(okBody(await client.get('/api/v1/sysvars?names=CLAYER')), 'result.values.CLAYER')).toBe('0');
   });
 });
 
@@ -384,7 +388,7 @@ describe('query', () => {
     const [handle] = await createEntities(client, [LINE]);
     const count = async (where: unknown) =>
       num(
-        ok(await client.get(`/api/v1/entities?where=${encodeURIComponent(JSON.stringify(where))}`)),
+        okBody(await client.get(`/api/v1/entities?where=${encodeURIComponent(JSON.stringify(where))}`)),
         'count',
       );
     for (const name of NAMES) {
@@ -395,7 +399,9 @@ describe('query', () => {
       expect(await count([{ path: `/xdata/${name}`, op: 'exists' }]), name).toBe(0);
     }
     expect(await count([{ path: '/__proto__/constructor', op: 'exists' }])).toBe(0);
-    const picked = ok(await client.get(`/api/v1/entities?handles=${handle}&fields=${NAMES.join(',')},layer`));
+    const picked = okBody(
+      await client.get(`/api/v1/entities?handles=${handle}&fields=${NAMES.join(',')},layer`),
+    );
     expect(at(picked, 'entities.0')).toEqual({ handle, layer: '0' });
   });
 });
@@ -414,12 +420,12 @@ describe('request ids and op names', () => {
       expect(failure(await client.post('/api/v1/operation', { request_id: name })), name).toEqual(unknownId);
       // First use of the id runs; a retry with the same body gets the same answer; another body is refused.
       const request = { request_id: name, entities: [LINE] };
-      const first = ok(await client.post('/api/v1/entities', request), 201);
-      const retry = ok(await client.post('/api/v1/entities', request), 201);
+      const first = okBody(await client.post('/api/v1/entities', request), 201);
+      const retry = okBody(await client.post('/api/v1/entities', request), 201);
       expect(retry.result).toEqual(first.result);
       const other = await client.post('/api/v1/entities', { ...request, entities: [LINE, LINE] });
       expect(failure(other)).toEqual({ status: 400, code: 'request_id_reused' });
-      const recorded = ok(await client.post('/api/v1/operation', { request_id: name }));
+      const recorded = okBody(await client.post('/api/v1/operation', { request_id: name }));
       expect(at(recorded, 'result.status')).toBe('completed');
     }
   });
@@ -456,7 +462,7 @@ print(json.dumps(True))
     for (const name of names) {
       expect(layers, name).toContain(name);
       // The layer's entities in the layouts and in the blocks they insert (the block's circle).
-      const onLayer = ok(await client.get(`/api/v1/entities?layer=${path(name)}&detail=full`));
+      const onLayer = okBody(await client.get(`/api/v1/entities?layer=${path(name)}&detail=full`));
       expect(
         arr(onLayer, 'entities')
           .map((e) => [at(e, 'type'), at(e, 'space')])
@@ -478,7 +484,7 @@ print(json.dumps(True))
         code: 'group_exists',
       });
     }
-    const layout = ok(await client.put(`/api/v1/layouts/${path('__proto__')}/page-setup`, { fit: true }));
+    const layout = okBody(await client.put(`/api/v1/layouts/${path('__proto__')}/page-setup`, { fit: true }));
     expect(at(layout, 'result.layout')).toBe('__proto__');
     const saved = join(dir, 'made-by-ezdxf-saved.dxf');
     await save(saved);
@@ -522,7 +528,7 @@ print(json.dumps(True))
     await open(source);
     expect(await layerNames()).toEqual(expect.arrayContaining(['__proto__', 'constructor']));
     // The block's line (no xdata) is listed too; the model space one holds the xdata.
-    const lines = arr(ok(await client.get('/api/v1/entities?type=Line&detail=full')), 'entities');
+    const lines = arr(okBody(await client.get('/api/v1/entities?type=Line&detail=full')), 'entities');
     expect(lines.map((e) => at(e, 'space')).sort()).toEqual(['*Model_Space', '__proto__']);
     const line = lines.find((e) => at(e, 'space') === '*Model_Space');
     expect(own(line, 'xdata')).toBeDefined();
@@ -547,7 +553,7 @@ describe('header variables', () => {
     const pairs = '0 SECTION 2 HEADER 9 $ACADVER 1 AC1009 9 __proto__ 70 7 9 constructor 1 c 0 ENDSEC 0 EOF';
     await writeFile(source, `${pairs.split(' ').join('\n')}\n`, 'latin1');
     await open(source);
-    const header = at(ok(await client.get('/api/v1/header')), 'result.values');
+    const header = at(okBody(await client.get('/api/v1/header')), 'result.values');
     expect(own(header, '__proto__')).toBe(7);
     expect(own(header, 'constructor')).toBe('c');
     expect(own(header, 'toString')).toBeUndefined();
@@ -561,19 +567,22 @@ describe('the log as the truth', () => {
     await server.stop();
     server = await startEditor(['--data', data]);
     client = new Client(server.port);
-    const id = num(ok(await client.post('/api/v1/documents'), 201), 'document_id');
-    const session = str(ok(await client.get('/api/v1/ready')), 'session_id');
+    const id = num(okBody(await client.post('/api/v1/documents'), 201), 'document_id');
+    const session = str(okBody(await client.get('/api/v1/ready')), 'session_id');
     const [handle] = await createEntities(client, [{ ...LINE, layer: 'constructor' }]);
     // The line moves into block __proto__; the group holds the Insert that took its place (a DXF group
     // holds entities of a layout, so one of a block's own would not be saved).
-    const defined = ok(await client.post('/api/v1/blocks', { name: '__proto__', handles: [handle] }), 201);
+    const defined = okBody(
+      await client.post('/api/v1/blocks', { name: '__proto__', handles: [handle] }),
+      201,
+    );
     const insert = str(defined, 'result.insert');
-    ok(await client.post('/api/v1/groups', { name: 'toString', handles: [insert] }), 201);
-    ok(await client.post('/api/v1/selection-sets', { name: 'valueOf', handles: [handle] }), 201);
-    ok(await client.put(`/api/v1/entities/${handle}/xdata/hasOwnProperty`, [{ code: 1000, value: 'h' }]));
-    ok(await client.del('/api/v1/blocks/__proto__'));
-    ok(await client.post('/api/v1/undo'));
-    const history = ok(await client.get(`/api/v1/documents/${id}/history`));
+    okBody(await client.post('/api/v1/groups', { name: 'toString', handles: [insert] }), 201);
+    okBody(await client.post('/api/v1/selection-sets', { name: 'valueOf', handles: [handle] }), 201);
+    okBody(await client.put(`/api/v1/entities/${handle}/xdata/hasOwnProperty`, [{ code: 1000, value: 'h' }]));
+    okBody(await client.del('/api/v1/blocks/__proto__'));
+    okBody(await client.post('/api/v1/undo'));
+    const history = okBody(await client.get(`/api/v1/documents/${id}/history`));
     const revisions = arr(history, 'revisions');
     expect(revisions.flatMap((r) => at(r, 'keys'))).toEqual(
       expect.arrayContaining([
@@ -584,13 +593,13 @@ describe('the log as the truth', () => {
       ]),
     );
     // The first step made layer constructor, the block step made block __proto__: the diff names them added.
-    const diff = ok(await client.get(`/api/v1/documents/${id}/diff?from=0&to=3`));
+    const diff = okBody(await client.get(`/api/v1/documents/${id}/diff?from=0&to=3`));
     expect((at(diff, 'layers.added') as Array<{ name: string }>).map((l) => l.name)).toEqual(['constructor']);
     expect((at(diff, 'blocks.added') as Array<{ name: string }>).map((b) => b.name)).toEqual(['__proto__']);
     expect((at(diff, 'groups.added') as Array<{ name: string }>).map((g) => g.name)).toEqual(['toString']);
     expect(at(diff, 'counts.layers')).toEqual({ added: 1, removed: 0, changed: 0 });
     // Travelling back to revision 2 (before the group): the entities answer as they were.
-    const atTwo = ok(await client.get(`/api/v1/documents/${id}/at/2/entities?layer=constructor`));
+    const atTwo = okBody(await client.get(`/api/v1/documents/${id}/at/2/entities?layer=constructor`));
     expect(num(atTwo, 'count')).toBe(1);
     await server.stop();
     const out = join(dir, 'replayed.dxf');
@@ -614,9 +623,9 @@ describe('the log as the truth', () => {
     server = await startEditor(['--data', data, '--resume', session]);
     client = new Client(server.port);
     expect(await layerNames()).toContain('constructor');
-    const loaded = ok(await client.get('/api/v1/selection-sets/valueOf'));
+    const loaded = okBody(await client.get('/api/v1/selection-sets/valueOf'));
     expect(strings(loaded, 'result.handles')).toEqual([handle]);
-    const xdata = ok(await client.get(`/api/v1/entities/${handle}/xdata`));
+    const xdata = okBody(await client.get(`/api/v1/entities/${handle}/xdata`));
     expect(at(xdata, 'items.0.data')).toEqual({ hasOwnProperty: [{ code: 1000, value: 'h' }] });
   });
 });
