@@ -1,10 +1,12 @@
 /**
  * Compose files as users write them, on both Compose generations: a file compose refuses is not saved
- * (422 with compose's message and the line), a stack whose file on disk is broken can still be stopped
- * and taken down, `down` takes the containers of a profile that is no longer active, `pull` leaves
- * built images alone, values with `$`, backslashes, quotes and `#` reach the container exactly, a
- * container whose start failed counts as created, and a value too short to replace (`TAG=1`) withholds
- * the lines holding it (on v2 every container line), which saving it warns of.
+ * (422 with compose's message and the line), and a deploy of one (a hand edit, a required variable
+ * since unset) fails with the same words before compose touches a container or a network; a stack
+ * whose file on disk is broken can still be stopped and taken down, `down` takes the containers of a
+ * profile that is no longer active, `pull` leaves built images alone, values with `$`, backslashes,
+ * quotes and `#` reach the container exactly, a container whose start failed counts as created, and a
+ * value too short to replace (`TAG=1`) withholds the lines holding it (on v2 every container line),
+ * which saving it warns of.
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
@@ -78,6 +80,51 @@ describeCompose('compose files as users write them', (compose: ComposeUnderTest)
     const required = await admin.post('/api/stacks', { name: other, compose: good, variables: [] });
     expectStatus(required, 422, 'a required variable missing');
     expect(objectOf(required).error).toContain('NEEDED must be set');
+  }, 300_000);
+
+  it("a deploy of a file compose refuses fails with compose's own message and touches nothing", async () => {
+    const admin = suite.admin;
+    const name = docker.stack('refused');
+    const needed = service('web', 'environment:', `  NEEDED: \${NEEDED:?NEEDED must be set}`);
+    const given = [{ name: 'NEEDED', value: 'given', secret: false }];
+    const created = await createStackDone(admin, name, null, {
+      compose: composeOf(needed),
+      variables: given,
+    });
+    expect(await waitRun(admin, name, created.runId as number, 120_000)).toMatchObject({ status: 'success' });
+    const engineHas = async () => ({
+      containers: (await docker.containers(name)).map((c) => [c.Id, c.State]),
+      networks: (await engine.listNetworks({ filters: { label: [`com.docker.compose.project=${name}`] } }))
+        .map((n) => n.Id)
+        .sort(),
+    });
+    const before = await engineHas();
+    expect(before.containers).toEqual([[expect.any(String), 'running']]);
+    const refusedDeploy = async () => {
+      const deployed = await deployDone(admin, name, null, { forceRecreate: true });
+      const run = await waitRun(admin, name, deployed.runId as number, 120_000);
+      expect(run.status, JSON.stringify(run)).toBe('failed');
+      expect(await engineHas()).toEqual(before);
+      return run.errorMessage as string;
+    };
+
+    // Variables are not checked by compose when saved: the deploy is where a required one is missed.
+    expectStatus(await admin.put(`/api/stacks/${name}/variables`, { variables: [] }), 200, 'no NEEDED');
+    expect(await refusedDeploy()).toContain('NEEDED must be set');
+    expectStatus(await admin.put(`/api/stacks/${name}/variables`, { variables: given }), 200, 'NEEDED again');
+
+    // A file broken on disk (a hand edit) that would add a service and a network: compose refuses it
+    // at deploy with the words its check at a save gives.
+    const broken = `${composeOf(needed, service('extra', 'restart: false', 'networks: [side]'))}networks:\n  side: {}\n`;
+    const saved = await admin.put(`/api/stacks/${name}/compose`, { content: broken, restart: false });
+    expectStatus(saved, 422, 'the check at a save');
+    const said = (objectOf(saved).error as string)
+      .replace(/^The compose file is invalid \(compose config\): /, '')
+      .replace(/ \(at line \d+, column \d+\)$/, '');
+    const words = said.split('\n').at(-1)?.split(': ').at(-1) as string;
+    expect(words).toMatch(/services\.extra\.restart/);
+    await writeFile(join(stackDir(suite.server.dataDir, null, name), 'compose.yaml'), broken);
+    expect(await refusedDeploy()).toContain(words);
   }, 300_000);
 
   it('a stack whose file on disk is broken still stops and goes down', async () => {
