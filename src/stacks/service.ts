@@ -23,6 +23,7 @@ import {
 import type { EventStore } from '../store/types.js';
 import { StackActivity } from './activity.js';
 import type { AdoptionSource } from './adoption.js';
+import { allEnded } from './all-settled.js';
 import {
   type ComposeOperation,
   type ComposeStep,
@@ -118,6 +119,9 @@ export type { DeploySource, DeployVariant, PreparedDeploy, StartedJob };
  * One job at a time per stack: a second operation on a stack whose job runs is a 409. At most
  * `jobs.maxConcurrent` jobs run compose at once; later ones wait `queued`, in order (job-queue.ts).
  */
+
+/** What the engine said of the containers an interrupted compose left (removeRenamed). */
+type RenamedLook = RenamedLeftover[] | { notLooked: string };
 
 export interface StacksServiceOptions {
   store: EventStore;
@@ -987,56 +991,72 @@ export class StacksService {
         secrets = await this.resolveProvider(stack, cwd, timeoutMs);
         redactor = createRedactor([...values, ...Object.values(secrets)]);
       }
-      // What the run deploys (deploy history), before the last look at `closing`: a stop during it must not
-      // let compose start after close() has cancelled the running ones.
-      if (recorder && operation === 'up') await this.history.record(recorder, stack);
-      halt();
       const environment =
         stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
-      const program = await this.compose.resolve();
-      place = await this.placeOf(stack, variant);
-      let composeFile = place.file;
-      if (variant.pinnedCompose !== undefined) {
-        composeFile = join(place.cwd, PINNED_COMPOSE_FILE);
-        await writeFile(composeFile, variant.pinnedCompose);
-      }
-      const target = {
-        command: program.argv,
-        generation: program.generation,
-        project: stack.name,
-        composeFile,
-        overrides: place.overrides,
-        ...(program.generation === 'v1' && options.pull
-          ? { pullable: await this.pullable(stack, place) }
-          : {}),
+      // The engine's look for containers an interrupted compose left (the stack is claimed: no compose of
+      // it runs meanwhile), what the run deploys recorded (deploy history), and compose's place and steps made ready, side
+      // by side; all of it ends before the last look at `closing` (a stop during it must not let compose
+      // start after close() has cancelled the running ones).
+      const renamed = operation === 'up' ? this.lookForRenamed(environment, stack.name) : undefined;
+      const ready = async () => {
+        const program = await this.compose.resolve();
+        place = await this.placeOf(stack, variant);
+        let composeFile = place.file;
+        if (variant.pinnedCompose !== undefined) {
+          composeFile = join(place.cwd, PINNED_COMPOSE_FILE);
+          await writeFile(composeFile, variant.pinnedCompose);
+        }
+        const target = {
+          command: program.argv,
+          generation: program.generation,
+          project: stack.name,
+          composeFile,
+          overrides: place.overrides,
+          ...(program.generation === 'v1' && options.pull
+            ? { pullable: await this.pullable(stack, place) }
+            : {}),
+        };
+        const env = composeEnv(process.env, stack.variables, secrets, environment);
+        // Before every deploy: the files may have changed since they were saved (security settings).
+        if (operation === 'up')
+          await this.security.checkDeploy(
+            stack,
+            variant.pinnedCompose ?? stack.compose,
+            { ...place, file: composeFile },
+            env,
+            how,
+          );
+        return { program, place, composeFile, target, env };
       };
+      const [, made] = await allEnded([
+        recorder && operation === 'up' ? this.history.record(recorder, stack) : Promise.resolve(),
+        ready(),
+      ]);
+      const { program, composeFile, target, env } = made;
+      const here = made.place;
+      halt();
       const secondsLeft = () => Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
       const steps = composeSteps(target, operation, options, secondsLeft());
-      const env = composeEnv(process.env, stack.variables, secrets, environment);
-      // Before every deploy: the files may have changed since they were saved (security settings).
-      if (operation === 'up')
-        await this.security.checkDeploy(
-          stack,
-          variant.pinnedCompose ?? stack.compose,
-          { ...place, file: composeFile },
-          env,
-          how,
-        );
       const lineRedactor = redactor;
       for (const [index, step] of steps.entries()) {
         halt();
-        // A compose stopped while recreating left a renamed container that this `up` would trip over.
+        // A compose stopped while recreating left a renamed container that this `up` would trip over
+        // (looked for above when it is the first step; after another step, again).
         if (step.subcommand === 'up')
-          await this.removeRenamed(environment, stack.name, {
-            job,
-            recorder,
-            redactor: lineRedactor,
-            deadline,
-          });
+          await this.removeRenamed(
+            environment,
+            (index === 0 ? renamed : undefined) ?? this.lookForRenamed(environment, stack.name),
+            {
+              job,
+              recorder,
+              redactor: lineRedactor,
+              deadline,
+            },
+          );
         halt();
         job.status(`Running compose ${step.subcommand}`);
         const process_ = runCompose(
-          { argv: step.argv, cwd: step.cwd ?? place.cwd, env, timeoutMs: Math.max(1, deadline - Date.now()) },
+          { argv: step.argv, cwd: step.cwd ?? here.cwd, env, timeoutMs: Math.max(1, deadline - Date.now()) },
           { overlapBytes: redactor.longestBytes },
         );
         slot.process = process_;
@@ -1116,7 +1136,7 @@ export class StacksService {
         if (operation === 'start' && index === 0 && noContainer && !exit.timedOut && !exit.cancelled) {
           // After a down there is nothing to start: `up` creates the containers (checked as a deploy is).
           await this.checkProviderScope(stack, how);
-          await this.security.checkDeploy(stack, stack.compose, { ...place, file: composeFile }, env, how);
+          await this.security.checkDeploy(stack, stack.compose, { ...here, file: composeFile }, env, how);
           job.status(START_CREATES_MESSAGE);
           steps.push(...composeSteps(target, 'up', NO_OPTIONS, secondsLeft()));
           failure = undefined;
@@ -1131,7 +1151,7 @@ export class StacksService {
           !usage &&
           !feed.faulted
         ) {
-          const fallback = await this.brokenFileStep(program, stack, place, operation, env);
+          const fallback = await this.brokenFileStep(program, stack, here, operation, env);
           if (fallback) {
             job.status(fallback.why);
             steps.push(fallback.step);
@@ -1178,12 +1198,20 @@ export class StacksService {
         else if (slot.cancel) failure = cancelledMessage(slot.cancel.userId);
         else failure = watched.error;
       }
-      if (summary.unsureCreations().size > 0) await this.confirmCreations(environment, stack.name, summary);
-      // What v1 needs to stop a project whose file is broken later (brokenFileStep).
-      if (failure === undefined && operation === 'up')
-        await copyFile(composeFile, join(place.cwd, LAST_GOOD_FILE)).catch(() => undefined);
-      if (failure === undefined && recorder && operation === 'up')
-        await this.history.recordImages(recorder, environment, stack.name);
+      const deployed = failure === undefined && operation === 'up';
+      // Side by side, all ended before the run is completed.
+      await allEnded([
+        summary.unsureCreations().size > 0
+          ? this.confirmCreations(environment, stack.name, summary)
+          : Promise.resolve(),
+        // What v1 needs to stop a project whose file is broken later (brokenFileStep).
+        deployed
+          ? copyFile(composeFile, join(here.cwd, LAST_GOOD_FILE)).catch(() => undefined)
+          : Promise.resolve(),
+        deployed && recorder
+          ? this.history.recordImages(recorder, environment, stack.name)
+          : Promise.resolve(),
+      ]);
     } catch (error) {
       failure = (error as Error).message;
     }
@@ -1284,6 +1312,15 @@ export class StacksService {
     summary.confirm(new Set(listed.map((c) => (c.Names?.[0] ?? '').replace(/^\//, ''))));
   }
 
+  /** The engine's look for removeRenamed; never rejects (an engine that cannot be asked says why). */
+  private lookForRenamed(environment: Environment | null, project: string): Promise<RenamedLook> {
+    const look = this.engines.client(environment);
+    if ('error' in look) return Promise.resolve({ notLooked: look.error });
+    return findRenamedLeftovers(look.docker, project).catch((error: unknown) => ({
+      notLooked: this.engines.failed(environment, error),
+    }));
+  }
+
   /**
    * Before an `up`: removes the containers an interrupted compose left under its temporary name
    * (renamed-leftovers.ts). Each removal is a line of the output (the run's log and the job's), and the
@@ -1294,19 +1331,14 @@ export class StacksService {
    */
   private async removeRenamed(
     environment: Environment | null,
-    project: string,
+    looked: Promise<RenamedLook>,
     to: { job: Job; recorder: RunRecorder | undefined; redactor: Redactor; deadline: number },
   ): Promise<void> {
-    const notLooked = (why: string) =>
-      to.job.status(`Containers left by an interrupted compose were not looked for: ${why}`);
-    const look = this.engines.client(environment);
-    if ('error' in look) return notLooked(look.error);
-    let leftovers: RenamedLeftover[];
-    try {
-      leftovers = await findRenamedLeftovers(look.docker, project);
-    } catch (error) {
-      return notLooked(this.engines.failed(environment, error));
-    }
+    const leftovers = await looked;
+    if ('notLooked' in leftovers)
+      return to.job.status(
+        `Containers left by an interrupted compose were not looked for: ${leftovers.notLooked}`,
+      );
     if (leftovers.length === 0) return;
     const { docker } = this.upEngines.of(environment);
     if (docker === undefined) return;
