@@ -425,24 +425,35 @@ export async function expectAuditClean(file: string): Promise<void> {
 /**
  * A real editor CLI and a scratch directory for the tests of one file: started before them, stopped and
  * removed after. `client` and `dir` are there once its beforeAll has run; `save` saves the active
- * document into the directory and answers the file's path.
+ * document into the directory and answers the file's path; `stop` and `start` (with CLI arguments) let a
+ * test restart the editor, on its data directory say.
  */
 export function editorForFile(): {
   readonly client: Client;
   readonly dir: string;
   save(name: string): Promise<string>;
+  stop(): Promise<void>;
+  start(args?: string[]): Promise<void>;
 } {
   let server: EditorServer | undefined;
   let client: Client | undefined;
   let dir: string | undefined;
+  const stop = async () => {
+    await server?.stop();
+    server = undefined;
+  };
+  const start = async (args: string[] = []) => {
+    await stop();
+    server = await startEditor(args);
+    client = new Client(server.port);
+  };
   beforeAll(async () => {
     assertBuilt();
     dir = await tempDir();
-    server = await startEditor();
-    client = new Client(server.port);
+    await start();
   });
   afterAll(async () => {
-    await server?.stop();
+    await stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
   const ready = <T>(value: T | undefined, what: string): T => {
@@ -461,5 +472,7 @@ export function editorForFile(): {
       okBody(await ready(client, 'the client').post('/api/v1/save', { path: file }));
       return file;
     },
+    stop,
+    start,
   };
 }
