@@ -6,11 +6,10 @@
 
 Requests (every answer is {"ok": true, ...} or {"ok": false, "error": "Type: message"}):
   {"op": "hello"}  ->  ezdxf's version and whether its drawing add-on can draw (matplotlib imports)
-  {"op": "read", "path": P, "recover": bool, "steps": STEPS}
-      -> "facts" (as scripts/dxf-corpus-facts.py writes them), "bounds" (ezdxf's box of each entity a
-         plain query lists, in that order, null where it has none) and "transformed": each model-space
-         entity before and after STEPS (scripts/dxf-transform-oracle.py's fields; an entity that script
-         has no fields for is {"type": DXF type, "unviewed": true})
+  {"op": "transform", "path": P, "recover": bool, "steps": STEPS}
+      -> "transformed": each model-space entity before and after STEPS, in model-space order
+         (scripts/dxf-transform-oracle.py's fields; an entity that script has no fields for is
+         {"before": {"type": DXF type, "unviewed": true}})
   {"op": "extents", "path": P, "recover": bool}
       -> "bounds": ezdxf.bbox.extents of model space ([min, max], null when it bounds nothing; the
          entities it cannot bound left out) and "entities": how many model space holds
@@ -26,7 +25,7 @@ import sys
 from pathlib import Path
 
 import ezdxf
-from ezdxf import bbox, recover
+from ezdxf import recover
 
 HERE = Path(__file__).resolve().parent
 # A background no ACI colour is near (ACI 250 is black in the palette ezdxf and chronicle share): every
@@ -52,25 +51,11 @@ def open_doc(path, use_recover):
     return ezdxf.readfile(path)
 
 
-def entity_box(e):
-    try:
-        box = bbox.extents([e])
-    except Exception:
-        return None
-    if not box.has_data:
-        return None
-    return [list(map(float, box.extmin)), list(map(float, box.extmax))]
-
-
-def read(request):
-    path = request["path"]
-    facts = FACTS.facts(Path(path))
-    doc = open_doc(path, request.get("recover", False))
-    bounds = [entity_box(e) for e in FACTS.listed(doc)]
+def transform(request):
+    doc = open_doc(request["path"], request.get("recover", False))
     TRANSFORM.drop_zero_thickness(doc)
     steps = [TRANSFORM.matrix(s) for s in request.get("steps", [])]
-    transformed = TRANSFORM.transformed(doc, steps, unviewed=True)
-    return {"facts": facts, "bounds": bounds, "transformed": transformed}
+    return {"transformed": TRANSFORM.transformed(doc, steps, unviewed=True)}
 
 
 def extents(request):
@@ -154,8 +139,8 @@ def answer(request):
     op = request.get("op")
     if op == "hello":
         return {"ezdxf": ezdxf.__version__, "draws": can_draw()}
-    if op == "read":
-        return read(request)
+    if op == "transform":
+        return transform(request)
     if op == "extents":
         return extents(request)
     if op == "raster":

@@ -144,6 +144,9 @@ def fields(e):
         return out
     if t == "MESH":
         return {"type": "MESH", "vertices": [vec(v) for v in e.vertices]}
+    core = core_fields(e)
+    if core is not None:
+        return core
     if t == "MLINE":
         x = d.extrusion
         return {
@@ -214,6 +217,65 @@ def fields(e):
                 paths.append(points)
         return {"type": "HATCH", "paths": paths}
     return None
+
+
+def core_fields(e):
+    """CIRCLE, ARC, LWPOLYLINE, TEXT, MTEXT, IMAGE and LEADER in world terms, so that a mirror compares
+    equal however the OCS is turned (ezdxf turns the extrusion over where chronicle may mirror the
+    angles): centres, points and directions in the world, an arc's two ends as a sorted pair, a
+    polyline's bulges as seen from +z."""
+    t = e.dxftype()
+    d = e.dxf
+    if t in ("CIRCLE", "ARC"):
+        ocs = e.ocs()
+        out = {"type": t.capitalize(), "center": vec(ocs.to_wcs(d.center)), "radius": d.radius}
+        if t == "ARC":
+            out["ends"] = sorted([vec(e.start_point), vec(e.end_point)], key=rounded)
+        return out
+    if t == "LWPOLYLINE":
+        ocs = e.ocs()
+        sign = 1 if d.extrusion[2] >= 0 else -1
+        points = list(e.get_points("xyb"))
+        return {
+            "type": "LwPolyline",
+            "world": [vec(ocs.to_wcs((x, y, d.elevation))) for x, y, _ in points],
+            "world_bulges": [sign * b for _, _, b in points],
+        }
+    if t == "TEXT":
+        # The way the glyphs advance: a text drawn backwards (71 bit 2) reads against its rotation, so a
+        # mirror made by turning the extrusion over equals one made by that flag.
+        ocs = e.ocs()
+        backwards = -1 if d.get("text_generation_flag", 0) & 2 else 1
+        return {
+            "type": "Text",
+            "world_position": vec(ocs.to_wcs(d.insert)),
+            "height": d.height,
+            "world_advance": vec(ocs.to_wcs(Vec3.from_deg_angle(d.rotation)) * backwards),
+        }
+    if t == "MTEXT":
+        direction = Vec3(d.text_direction) if d.hasattr("text_direction") else None
+        if direction is None:
+            direction = e.ocs().to_wcs(Vec3.from_deg_angle(d.get("rotation", 0)))
+        return {
+            "type": "MText",
+            "position": vec(d.insert),
+            "height": d.char_height,
+            "world_direction": vec(direction.normalize()),
+        }
+    if t == "IMAGE":
+        return {
+            "type": "Image",
+            "position": vec(d.insert),
+            "u_vector": vec(d.u_pixel),
+            "v_vector": vec(d.v_pixel),
+        }
+    if t == "LEADER":
+        return {"type": "LEADER", "vertices": [vec(v) for v in e.vertices]}
+    return None
+
+
+def rounded(p):
+    return [round(v, 6) for v in p]
 
 
 # A DIMENSION's definition points (11, 12 and 16 in its OCS, the others in the world) and its angles.
