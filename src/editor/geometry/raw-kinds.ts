@@ -12,7 +12,7 @@ import { leaderStandIns, transformLeader } from './leader.js';
 import type { Matrix, Similarity } from './matrix.js';
 import { meshEdges, transformMesh } from './mesh.js';
 import { mleaderStandIns, transformMLeader } from './mleader.js';
-import { type MlineStyle, mlineLines, transformMline, transformMlineAlone } from './mline.js';
+import { type MlineStyle, mlineEntities, mlineLines, transformMline, transformMlineAlone } from './mline.js';
 import { shapeBox, transformShapeEntity } from './shape-entity.js';
 import { tableStandIn, transformTable } from './table.js';
 import { type DimSizes, toleranceStandIns, toleranceStyle, transformTolerance } from './tolerance.js';
@@ -35,6 +35,8 @@ export interface RawLookup {
   dimSizes?(style: string): DimSizes;
   /** A dimension style's value of a group code, else the header variable's (a LEADER's arrowhead size). */
   dimStyleValue?(style: string, code: number, header?: string): string | undefined;
+  /** The MLINESTYLE an MLINE names (its caps and miters are part of what it covers). */
+  mlineStyle?(e: RawEntity): MlineStyle;
 }
 
 interface RawKind {
@@ -101,7 +103,9 @@ const KINDS: Record<string, RawKind> = {
     standIns: (e) => viewportFrame(e),
   },
   MLINE: {
-    standIns: (e) => mlineLines(e),
+    // With its style: its elements, miters and caps; without, its stored elements alone.
+    standIns: (e, _inBlock, lookup) =>
+      lookup?.mlineStyle ? mlineEntities(e, lookup.mlineStyle(e)).entities : mlineLines(e),
     transform: (e, tools) =>
       tools.mlineStyle ? transformMline(e, tools.m, tools.mlineStyle(e)) : transformMlineAlone(e, tools.m),
   },

@@ -1,7 +1,8 @@
 import { dictGet } from '../dict.js';
 import { ExpansionCounter } from '../expansion.js';
-import type { DxfDocumentModel, Entity, InsertEntity, Point3 } from '../model.js';
+import type { DxfDocumentModel, Entity, InsertEntity, Point3, RawEntity } from '../model.js';
 import { named } from '../names.js';
+import { type MlineStyle, mlineStyleOf } from './mline.js';
 import { DEFAULT_DIM_SIZES, type DimSizes } from './tolerance.js';
 
 /** An axis-aligned box in world coordinates. */
@@ -38,6 +39,8 @@ export interface GeometryContext {
   dimSizes?(style: string): DimSizes;
   /** A dimension style's value of group `code` (DIMASZ 41, DIMLDRBLK 341...), else the header's `header`. */
   dimStyleValue?(style: string, code: number, header?: string): string | undefined;
+  /** The MLINESTYLE an MLINE names (its caps and miters are part of what it covers). */
+  mlineStyle?(e: RawEntity): MlineStyle;
 }
 
 /** A context without blocks: Inserts have no geometry in it. */
@@ -60,6 +63,7 @@ export function documentContext(model: DxfDocumentModel): GeometryContext {
     blockName: (recordHandle) => blockNameOf(model, recordHandle),
     dimSizes: (style) => dimSizesOf(model, style),
     dimStyleValue: (style, code, header) => dimStyleValueOf(model, style, code, header),
+    mlineStyle: (e) => mlineStyleOf(model.objects, e),
     expanded(insert) {
       counter ??= new ExpansionCounter(model);
       return counter.insert(insert, 1);

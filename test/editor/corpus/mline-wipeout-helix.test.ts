@@ -196,6 +196,47 @@ describe('MLINE, WIPEOUT and HELIX', () => {
     expect(await sameAsEzdxf(made, ['MLINE', 'MLINE', 'HELIX', 'WIPEOUT'])).toBe(4);
   });
 
+  it('bounds an MLINE by what its style draws: round caps too, as ezdxf’s parts of it', async (ctx: TestContext) => {
+    needEzdxf(ctx);
+    await python(MADE_BY_EZDXF, [made]);
+    // The exact box of ezdxf's virtual LINEs and ARCs of each MLINE (its renderer's, caps included).
+    const expected = await python<Array<[number[], number[]]>>(
+      `
+import sys, json, ezdxf
+from ezdxf.math import BoundingBox
+doc = ezdxf.readfile(sys.argv[1])
+out = []
+for m in doc.modelspace().query("MLINE"):
+    box = BoundingBox()
+    for part in m.virtual_entities():
+        if part.dxftype() == "LINE":
+            box.extend([part.dxf.start, part.dxf.end])
+        elif part.dxftype() == "ARC":
+            arc = part.construction_tool()
+            box.extend([arc.bounding_box.extmin, arc.bounding_box.extmax])
+    out.append([list(box.extmin)[:2], list(box.extmax)[:2]])
+print(json.dumps(out))
+`,
+      [made],
+    );
+    const doc = (await h.ok('open', { path: made })).document_id as number;
+    const mlines = (await h.ok('query', { document_id: doc, detail: 'full', type: 'MLINE' }))
+      .entities as Array<{
+      bounds: { min: number[]; max: number[] };
+    }>;
+    const out: string[] = [];
+    mlines.forEach((m, i) => {
+      differences(
+        expected[i],
+        [m.bounds.min.slice(0, 2), m.bounds.max.slice(0, 2)],
+        `MLINE #${i} bounds`,
+        out,
+      );
+    });
+    expect(out).toEqual([]);
+    await h.ok('close', { document_id: doc, discard: true });
+  });
+
   it('answers defining points and bounds, and every spatial filter finds them', async (ctx: TestContext) => {
     needEzdxf(ctx);
     const doc = (await h.ok('open', { path: corpusPath('netdxf-sample-2018.dxf') })).document_id as number;
