@@ -297,4 +297,47 @@ print("{}")
     await page.click('#tabs button[data-document="1"]');
     await page.waitForSelector(`#drawing[data-document="1"][data-entities="${PLAN_HANDLES.length}"]`);
   });
+
+  it('paints a WIPEOUT over what was drawn before it, under what comes after', async (ctx) => {
+    needEzdxf(ctx);
+    const path = join(profile, 'wipeout.dxf');
+    await python(
+      `
+import sys, ezdxf
+doc = ezdxf.new("R2010")
+msp = doc.modelspace()
+msp.add_line((0, 5), (10, 5), dxfattribs={"color": 1})
+msp.add_wipeout([(3, 0), (7, 0), (7, 10), (3, 10)])
+msp.add_line((5, 0), (5, 10), dxfattribs={"color": 3})
+doc.set_wipeout_variables(frame=0)
+doc.saveas(sys.argv[1])
+print("{}")
+`,
+      [path],
+    );
+    const opened = await gui.rest.post('/api/v1/documents', { path });
+    expect(opened.status, opened.text).toBeLessThan(300);
+    await page.waitForSelector('#world path.mask');
+    // The page's background, and no frame (WIPEOUTVARIABLES: frame 0).
+    const style = (await page.evaluate(
+      `(() => { const m = getComputedStyle(document.querySelector('#world path.mask'));
+        return [m.fill, m.stroke, getComputedStyle(document.body).backgroundColor,
+          document.querySelector('#world path.mask').parentElement.querySelectorAll('path').length]; })()`,
+    )) as [string, string, string, number];
+    expect(style).toEqual([style[2], 'none', style[2], 1]);
+    // What a person sees at a point is the topmost element there: the mask over the red line inside
+    // it, the red line outside it, the green line drawn after it on top of it.
+    const topAt = async (x: number, y: number) => {
+      const [cx, cy] = await screenOf(x, y);
+      return page.evaluate(
+        `(() => { const el = document.elementFromPoint(${cx}, ${cy});
+          return el.classList.contains('mask') ? 'mask' : el.getAttribute('stroke'); })()`,
+      );
+    };
+    expect(await topAt(4, 5)).toBe('mask');
+    expect(await topAt(1.5, 5)).toBe('#ff0000');
+    expect(await topAt(5, 2)).toBe('#00ff00');
+    await page.click('#tabs button[data-document="1"]');
+    await page.waitForSelector(`#drawing[data-document="1"][data-entities="${PLAN_HANDLES.length}"]`);
+  });
 });
