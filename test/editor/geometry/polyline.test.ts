@@ -9,10 +9,8 @@ import {
   containsPoint,
   distance,
   mirroring,
-  rotation,
   scaling,
   transformEntity,
-  translation,
 } from '../../../src/editor/geometry/index.js';
 import {
   polylineBands,
@@ -22,6 +20,7 @@ import {
 } from '../../../src/editor/geometry/polyline.js';
 import type { DxfTag, Point3, PolylineEntity } from '../../../src/editor/model.js';
 import { round } from '../query/fixtures.js';
+import { close, INVERSE_PAIRS, pairIndex, point } from './inverse-steps.js';
 
 interface V {
   at: Point3;
@@ -180,20 +179,11 @@ describe('POLYLINE geometry', () => {
   });
 
   it('transform then the inverse transform gives it back within 1e-9', () => {
-    const coord = fc.integer({ min: -100_000, max: 100_000 }).map((i) => i / 100);
-    const pt = fc.tuple(coord, coord).map(([x, y]): Point3 => [x, y, 0]);
-    const matrices = [
-      [translation([3.5, -2, 1]), translation([-3.5, 2, -1])],
-      [rotation([1, 2], 37.5), rotation([1, 2], -37.5)],
-      [scaling([1, 2, 0], -2.5), scaling([1, 2, 0], -0.4)],
-      [mirroring([0, 1], [2, 5]), mirroring([0, 1], [2, 5])],
-    ] as const;
-    const close = (a: readonly number[], b: readonly number[]) =>
-      a.every((v, i) => Math.abs(v - (b[i] ?? 0)) <= 1e-9 * Math.max(1, Math.abs(v)));
+    const pt = point(true);
     fc.assert(
       fc.property(
         fc.array(pt, { minLength: 2, maxLength: 6 }),
-        fc.integer({ min: 0, max: 3 }),
+        pairIndex,
         fc.constantFrom(0, 8),
         fc.constantFrom<Point3 | undefined>(undefined, [0, 0, -1], [0.6, 0, 0.8]),
         (points, k, flags, extrusion) => {
@@ -202,7 +192,7 @@ describe('POLYLINE geometry', () => {
             flags,
             flags === 0 && extrusion ? { extrusion, elevation: [0, 0, 0] } : {},
           );
-          const [there, back] = matrices[k] as (typeof matrices)[number];
+          const [there, back] = INVERSE_PAIRS[k] as (typeof INVERSE_PAIRS)[number];
           const again = transformEntity(transformEntity(original, there), back) as PolylineEntity;
           const was = polylineVertices(original);
           polylineVertices(again).forEach((v, i) => {
