@@ -7,7 +7,7 @@
  */
 
 import { arcExtent } from '../geometry/curves.js';
-import { ringArea } from '../geometry/hatch-fill.js';
+import { type GradientPaint, ringArea } from '../geometry/hatch-fill.js';
 import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
 import type { DxfDocumentModel, Entity, Point3 } from '../model.js';
@@ -45,11 +45,15 @@ export const HOLE = 8;
 /** MASK style n x1 y1 … xn yn: an area painted in the background over what was drawn before (a WIPEOUT). */
 export const MASK = 9;
 
-/** How a part prints: its ACI colour, lineweight in mm and dash pattern in drawing units (none: solid). */
+/**
+ * How a part prints: its ACI colour, lineweight in mm and dash pattern in drawing units (none: solid);
+ * `paint`: a gradient (drawing coordinates) it is painted with instead of its colour.
+ */
 export interface FlatStyle {
   aci: number;
   weight: number;
   dash: number[] | undefined;
+  paint?: GradientPaint;
 }
 
 export interface FlatText {
@@ -322,14 +326,18 @@ export class FlatSceneBuilder {
     if (y > this.maxY) this.maxY = y;
   }
 
-  private style(aci: number, weight: number, dash: number[] | undefined): number {
+  private style(aci: number, weight: number, dash: number[] | undefined, paint?: GradientPaint): number {
     // A number for the common solid style (no string to build per part), text for a dashed one.
-    const key = dash ? `${aci}|${weight}|${dash.join(',')}` : aci * 1e6 + weight * 1e3;
+    const key = paint
+      ? `${aci}|${weight}|${JSON.stringify(paint)}`
+      : dash
+        ? `${aci}|${weight}|${dash.join(',')}`
+        : aci * 1e6 + weight * 1e3;
     const { styles, styleIds } = this.cache;
     let id = styleIds.get(key);
     if (id === undefined) {
       id = styles.length;
-      styles.push({ aci, weight, dash });
+      styles.push(paint ? { aci, weight, dash, paint } : { aci, weight, dash });
       styleIds.set(key, id);
     }
     return id;
@@ -377,7 +385,10 @@ export class FlatSceneBuilder {
       case 'image': {
         // An image shows as its frame: a capture is for seeing where things are, not the picture.
         const points = item.kind === 'outline' ? item.points : imageCorners(item);
-        const style = this.style(item.aci, item.weight, item.kind === 'outline' ? item.dash : undefined);
+        const style =
+          item.kind === 'outline'
+            ? this.style(item.aci, item.weight, item.dash, item.fill ? item.paint : undefined)
+            : this.style(item.aci, item.weight, undefined);
         this.ring(
           item.kind === 'outline' && item.mask ? MASK : item.kind === 'outline' && item.fill ? FILL : POLY,
           style,

@@ -12,6 +12,7 @@ import { aciHex } from '../colors.js';
 import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
 import { CHAR_WIDTH } from '../geometry/text-box.js';
+import { svgGradient } from '../plot/svg-gradient.js';
 import { CAP_HEIGHT, FONT_FAMILY } from '../plot/text-font.js';
 import type { Tick } from '../slices.js';
 import { Bytes } from './bytes.js';
@@ -276,7 +277,15 @@ export async function captureSvg(
   const X = (x: number) => Math.round((x - left) * k);
   const Y = (y: number) => Math.round((top - y) * k);
   const colorOf = (aci: number) => (aci === 7 ? colors.foreground : aciHex(aci));
-  const styleColors = scene.styles.map((s) => colorOf(s.aci));
+  // A gradient style paints (and strokes) with its gradient, defined once in the document's defs.
+  const gradients: string[] = [];
+  const styleColors = scene.styles.map((s) => {
+    if (!s.paint) return colorOf(s.aci);
+    const id = `g${gradients.length}`;
+    const at = (p: readonly number[]): [number, number] => [X(p[0] as number), Y(p[1] as number)];
+    gradients.push(svgGradient(id, { ...s.paint, from: at(s.paint.from), to: at(s.paint.to) }, num));
+    return `url(#${id})`;
+  });
   const canvas = new Canvas(scene.styles.length + 1, view.width, view.height);
   // Entities reaching into the view (strokes are a few pixels wide: a little beyond it counts too).
   const slack = 4 / view.scale;
@@ -613,13 +622,14 @@ export async function captureSvg(
     if (turn) await turn;
   }
 
-  const defs = clips
-    .map((box, i) => {
-      const x = X(box.min[0]);
-      const y = Y(box.max[1]);
-      return `<clipPath id="c${i}"><rect x="${x}" y="${y}" width="${X(box.max[0]) - x}" height="${Y(box.min[1]) - y}"/></clipPath>`;
-    })
-    .join('');
+  const defs =
+    clips
+      .map((box, i) => {
+        const x = X(box.min[0]);
+        const y = Y(box.max[1]);
+        return `<clipPath id="c${i}"><rect x="${x}" y="${y}" width="${X(box.max[0]) - x}" height="${Y(box.min[1]) - y}"/></clipPath>`;
+      })
+      .join('') + gradients.join('');
   const out = new Bytes(1 << 20);
   out.text(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${view.width}" height="${view.height}" viewBox="0 0 ${view.width * UNIT} ${view.height * UNIT}">`,

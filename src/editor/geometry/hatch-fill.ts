@@ -70,3 +70,116 @@ export function fillRings(g: Pick<HatchGeometry, 'loops' | 'loopFlags' | 'style'
       return ccw === (d % 2 === 0) ? loop : [...loop].reverse();
     });
 }
+
+/**
+ * A gradient fill (the tags from 450 on): its name (LINEAR, CYLINDER, INVCYLINDER, SPHERICAL,
+ * INVSPHERICAL, HEMISPHERICAL, INVHEMISPHERICAL, CURVED, INVCURVED), its angle in degrees (460, stored
+ * in radians) and its two colours as `#rrggbb` (421 true colours; a one-colour gradient's second is the
+ * grey of its tint, as ezdxf's drawing add-on makes it).
+ */
+export interface HatchGradient {
+  name: string;
+  angle: number;
+  colors: [string, string];
+}
+
+const hex = (rgb: number) => `#${(rgb & 0xffffff).toString(16).padStart(6, '0')}`;
+
+/** The hatch's gradient, when its tags hold one (450 = 1 with two colours); undefined otherwise. */
+export function hatchGradient(
+  tags: ReadonlyArray<{ code: number; value: string }>,
+): HatchGradient | undefined {
+  const at = tags.findIndex((t) => t.code === 450);
+  if (at < 0 || Number(tags[at]?.value) !== 1) return undefined;
+  let name = 'LINEAR';
+  let angle = 0;
+  let oneColor = false;
+  let tint = 0;
+  const colors: number[] = [];
+  for (const t of tags.slice(at + 1)) {
+    const n = Number(t.value);
+    if (t.code === 460 && Number.isFinite(n)) angle = (n * 180) / Math.PI;
+    else if (t.code === 452) oneColor = n === 1;
+    else if (t.code === 462 && Number.isFinite(n)) tint = n;
+    else if (t.code === 421 && Number.isFinite(n)) colors.push(n);
+    else if (t.code === 470) name = t.value.trim().toUpperCase() || name;
+  }
+  const first = colors[0];
+  if (first === undefined) return undefined;
+  const grey = Math.round(Math.min(1, Math.max(0, tint)) * 255);
+  const second = oneColor ? (grey << 16) | (grey << 8) | grey : (colors[1] ?? 0xffffff);
+  return { name, angle, colors: [hex(first), hex(second)] };
+}
+
+/** A gradient laid over an area: `from` to `to` is its axis (linear) or its centre and a point of its rim (radial). */
+export interface GradientPaint {
+  kind: 'linear' | 'radial';
+  from: readonly [number, number];
+  to: readonly [number, number];
+  /** Offsets 0 to 1 along the axis (or out from the centre), with their colours. */
+  stops: Array<[number, string]>;
+}
+
+/**
+ * How a gradient paints the area of `points` (drawing coordinates) when its frame is turned by `turn`
+ * degrees more (a block reference's rotation): LINEAR (and CURVED, drawn straight) runs from its first
+ * colour to its second along its angle across the area, INVCURVED the other way; CYLINDER has its second
+ * colour along the middle and its first at both sides, INVCYLINDER the reverse; SPHERICAL its second colour
+ * at the middle of the area fading out to its first at the corners, HEMISPHERICAL the same about the middle
+ * of the area's lower side (turned with the angle), the INV ones the reverse.
+ */
+export function gradientPaint(
+  g: HatchGradient,
+  points: ReadonlyArray<readonly number[]>,
+  turn = 0,
+): GradientPaint | undefined {
+  if (points.length === 0) return undefined;
+  const r = ((g.angle + turn) * Math.PI) / 180;
+  const u = [Math.cos(r), Math.sin(r)] as const;
+  const v = [-u[1], u[0]] as const;
+  let [s0, s1, t0, t1] = [Infinity, -Infinity, Infinity, -Infinity];
+  for (const p of points) {
+    const x = p[0] as number;
+    const y = p[1] as number;
+    const s = x * u[0] + y * u[1];
+    const t = x * v[0] + y * v[1];
+    [s0, s1, t0, t1] = [Math.min(s0, s), Math.max(s1, s), Math.min(t0, t), Math.max(t1, t)];
+  }
+  const at = (s: number, t: number): [number, number] => [s * u[0] + t * v[0], s * u[1] + t * v[1]];
+  const [c1, c2] = g.colors;
+  const inverse = g.name.startsWith('INV');
+  const [a, b] = inverse ? [c2, c1] : [c1, c2];
+  const sm = (s0 + s1) / 2;
+  const tm = (t0 + t1) / 2;
+  if (g.name.includes('SPHERICAL')) {
+    const hemi = g.name.includes('HEMI');
+    const centre = at(sm, hemi ? t0 : tm);
+    const reach = Math.hypot((s1 - s0) / 2, hemi ? t1 - t0 : (t1 - t0) / 2);
+    return {
+      kind: 'radial',
+      from: centre,
+      to: [centre[0] + reach, centre[1]],
+      stops: [
+        [0, b],
+        [1, a],
+      ],
+    };
+  }
+  const axis = { kind: 'linear' as const, from: at(s0, tm), to: at(s1, tm) };
+  if (g.name.includes('CYLINDER'))
+    return {
+      ...axis,
+      stops: [
+        [0, a],
+        [0.5, b],
+        [1, a],
+      ],
+    };
+  return {
+    ...axis,
+    stops: [
+      [0, a],
+      [1, b],
+    ],
+  };
+}

@@ -5,6 +5,7 @@
  */
 import { aciHex } from '../colors.js';
 import { arcPoint, type Curve } from '../geometry/curves.js';
+import type { GradientPaint } from '../geometry/hatch-fill.js';
 import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
 import type { Point3 } from '../model.js';
@@ -22,8 +23,20 @@ const FOREGROUND_ACI = 7;
 
 export type PagePart =
   /** `dash`: on and off lengths in page millimetres (an `on` of 0 is a dot), absent for a solid line. */
-  /** `mask`: painted in the paper's white, not stroked (a WIPEOUT). */
-  | { kind: 'path'; color: string; d: string; width: number; dash?: number[]; fill?: boolean; mask?: boolean }
+  /**
+   * `mask`: painted in the paper's white, not stroked (a WIPEOUT). `gradient`: filled with it, in page
+   * millimetres, and not stroked (a gradient HATCH).
+   */
+  | {
+      kind: 'path';
+      color: string;
+      d: string;
+      width: number;
+      dash?: number[];
+      fill?: boolean;
+      mask?: boolean;
+      gradient?: GradientPaint;
+    }
   | { kind: 'dot'; color: string; x: number; y: number; r: number }
   /** Text drawn in a frame: local (x, y-down) units, one unit a capital's height; `matrix` maps them to the page. */
   | {
@@ -110,6 +123,15 @@ function pageDash(dash: readonly number[] | undefined, placement: Placement): { 
   return lengths.reduce((a, b) => a + b, 0) < SHORTEST_PATTERN_MM ? {} : { dash: lengths };
 }
 
+/** A gradient's axis (or centre and rim point) on the page. */
+function pagePaint(paint: GradientPaint, placement: Placement): GradientPaint {
+  return {
+    ...paint,
+    from: placement.toPage(paint.from[0], paint.from[1]),
+    to: placement.toPage(paint.to[0], paint.to[1]),
+  };
+}
+
 /** A closed outline as path data. */
 function outlineData(points: readonly Point3[], placement: Placement): string {
   const page = points.map((p) => placement.toPage(p[0], p[1]));
@@ -154,6 +176,7 @@ function pagePart(item: PlotItem, placement: Placement): PagePart {
         ...pageDash(item.dash, placement),
         ...(item.kind === 'outline' && item.fill ? { fill: true } : {}),
         ...(item.kind === 'outline' && item.mask ? { mask: true } : {}),
+        ...(item.kind === 'outline' && item.paint ? { gradient: pagePaint(item.paint, placement) } : {}),
       };
     case 'image': {
       // The image's top-left corner (origin + v) is the page origin of its pixels, which run down v.

@@ -3,6 +3,7 @@
  * points per mm), paths stroked from the same SVG path data the SVG writer emits, text in Helvetica.
  */
 import PDFDocument from 'pdfkit';
+import type { GradientPaint } from '../geometry/hatch-fill.js';
 import type { Tick } from '../slices.js';
 import type { PlotFileOptions } from './file-options.js';
 import type { PlotImages } from './images.js';
@@ -23,11 +24,27 @@ function dash(doc: PDFKit.PDFDocument, lengths: readonly number[]): void {
   doc.dash(pattern, {});
 }
 
+/** A gradient as pdfkit's: linear along its axis, or radial from its centre to its rim. */
+function pdfGradient(doc: PDFKit.PDFDocument, paint: GradientPaint): PDFKit.PDFGradient {
+  const [x1, y1] = paint.from;
+  const [x2, y2] = paint.to;
+  const gradient =
+    paint.kind === 'linear'
+      ? doc.linearGradient(x1, y1, x2, y2)
+      : doc.radialGradient(x1, y1, 0, x1, y1, Math.hypot(x2 - x1, y2 - y1));
+  for (const [offset, color] of paint.stops) gradient.stop(offset, color);
+  return gradient;
+}
+
 function drawPart(doc: PDFKit.PDFDocument, part: PagePart, images: PlotImages): void {
   switch (part.kind) {
     case 'path':
       if (part.mask) {
         doc.path(part.d).fill(PAPER);
+        return;
+      }
+      if (part.gradient) {
+        doc.path(part.d).fill(pdfGradient(doc, part.gradient));
         return;
       }
       if (part.dash) dash(doc, part.dash);

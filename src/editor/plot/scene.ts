@@ -10,7 +10,7 @@ import { insertAttribs } from '../geometry/attribs.js';
 import { type Curve, curveBounds } from '../geometry/curves.js';
 import { extraNumber } from '../geometry/extra.js';
 import { hatchGeometry, isHatchType } from '../geometry/hatch.js';
-import { fillRings } from '../geometry/hatch-fill.js';
+import { fillRings, type GradientPaint, gradientPaint, hatchGradient } from '../geometry/hatch-fill.js';
 import { type Bounds, NO_BLOCKS } from '../geometry/index.js';
 import { applyPoint, applyVector, compose, IDENTITY, type Matrix, translation } from '../geometry/matrix.js';
 import { gridOffsets } from '../geometry/minsert.js';
@@ -77,8 +77,17 @@ export type DrawnItem = {
    * `rings`: more rings of the same fill (a hatch's other loops), each turned so that the non-zero rule
    * paints the hatch's area: counter-clockwise like `points` where it adds, clockwise around a hole.
    * `mask`: painted inside in the background colour and not stroked (a WIPEOUT hiding what is under it).
+   * `paint`: the fill is this gradient instead of its colour (a gradient HATCH).
    */
-  | { kind: 'outline'; points: Point3[]; dash?: number[]; fill?: boolean; rings?: Point3[][]; mask?: boolean }
+  | {
+      kind: 'outline';
+      points: Point3[];
+      dash?: number[];
+      fill?: boolean;
+      rings?: Point3[][];
+      mask?: boolean;
+      paint?: GradientPaint;
+    }
   /**
    * Text in a frame: local (x, y) is at origin + x·u + y·v, one local unit being one text height (the
    * height of a capital), so a frame that shears or stretches the text (a block inserted unevenly) carries over.
@@ -464,9 +473,13 @@ function collect(
     const filled = plotsOn(ctx, layer) ? solidHatchFill(entity) : undefined;
     if (filled) {
       // A solid hatch is painted with its holes: its outermost loop, the rest as rings of the one fill.
-      const [points, ...rings] = filled.map((ring) => ring.map((p) => applyPoint(m, p)));
+      const placed = filled.map((ring) => ring.map((p) => applyPoint(m, p)));
+      const [points, ...rings] = placed;
+      const gradient = hatchGradient(entity.tags);
+      const paint =
+        gradient && gradientPaint(gradient, placed.flat(), (Math.atan2(m.b, m.a) * 180) / Math.PI);
       const item: DrawnItem = { kind: 'outline', points: points as Point3[], aci, weight, fill: true };
-      items.push(rings.length > 0 ? { ...item, rings } : item);
+      items.push({ ...item, ...(rings.length > 0 ? { rings } : {}), ...(paint ? { paint } : {}) });
       return;
     }
     // A raw type the geometry knows is drawn as its stand-ins (raw-kinds.ts), each with its own layer.
@@ -538,6 +551,13 @@ function solidHatchFill(e: RawEntity): Point3[][] | undefined {
   return rings.map((ring) => ring.map(([x, y]): Point3 => [x, y, g.elevation]));
 }
 
+/** A gradient carried into another frame with the area it paints. */
+function transformPaint(paint: GradientPaint, m: Matrix): GradientPaint {
+  const [fx, fy] = applyPoint(m, [paint.from[0], paint.from[1], 0]);
+  const [tx, ty] = applyPoint(m, [paint.to[0], paint.to[1], 0]);
+  return { ...paint, from: [fx, fy], to: [tx, ty] };
+}
+
 /** A drawn part carried into another frame (model space parts onto the sheet, through a viewport). */
 function transformItem(item: DrawnItem, m: Matrix): DrawnItem {
   switch (item.kind) {
@@ -568,6 +588,7 @@ function transformItem(item: DrawnItem, m: Matrix): DrawnItem {
         ...item,
         points: item.points.map((p) => applyPoint(m, p)),
         ...(item.rings ? { rings: item.rings.map((ring) => ring.map((p) => applyPoint(m, p))) } : {}),
+        ...(item.paint ? { paint: transformPaint(item.paint, m) } : {}),
         ...(item.dash ? { dash: item.dash.map((l) => l * matrixScale(m)) } : {}),
       };
     case 'image':

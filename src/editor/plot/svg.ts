@@ -7,6 +7,7 @@ import type { PlotFileOptions } from './file-options.js';
 import type { PlotImages } from './images.js';
 import { num, type PageMark, type PagePart } from './marks.js';
 import type { Placement } from './page.js';
+import { svgGradient } from './svg-gradient.js';
 import { CAP_HEIGHT, FONT_FAMILY } from './text-font.js';
 
 const escapeXml = (text: string) =>
@@ -38,6 +39,10 @@ function partElement(part: PagePart, attributes: string, ids: Ids): string {
     case 'path':
       // A wipeout hides what lies under it in the sheet's white.
       if (part.mask) return `<path${attributes} d="${part.d}" stroke="none" fill="#ffffff"/>`;
+      if (part.gradient) {
+        const id = `gradient-${ids.next++}`;
+        return `${svgGradient(id, part.gradient, num)}<path${attributes} d="${part.d}" stroke="none" fill="url(#${id})"/>`;
+      }
       return `<path${attributes} d="${part.d}" stroke="${part.color}" stroke-width="${num(part.width)}"${part.fill ? ` fill="${part.color}"` : ''}${part.dash ? ` stroke-dasharray="${part.dash.map(num).join(' ')}"` : ''}/>`;
     case 'dot':
       return `<circle${attributes} cx="${num(part.x)}" cy="${num(part.y)}" r="${num(part.r)}" fill="${part.color}"/>`;
