@@ -256,10 +256,30 @@ export function mlineParts(e: RawEntity, style: MlineStyle | undefined): MlinePa
   if (flag(1)) {
     const lower = miters.map((at) => at[bottom] as Point3);
     const upper = miters.map((at) => at[top] as Point3).reverse();
-    parts.fill = [...lower, ...upper];
+    // Round caps are filled too: ezdxf's fill bulges (1, a half circle turning left) across each end.
+    const turn = m.extrusion[2] < 0 ? -1 : 1;
+    const endCap =
+      !closed && flag(1024) ? halfCircle(lower[lower.length - 1] as Point3, upper[0] as Point3, turn) : [];
+    const startCap =
+      !closed && flag(64) ? halfCircle(upper[upper.length - 1] as Point3, lower[0] as Point3, turn) : [];
+    parts.fill = [...lower, ...endCap, ...upper, ...startCap];
   }
   return parts;
 }
+
+/** The points strictly between `a` and `b` on the half circle over the chord a–b, turning left (turn 1) or right. */
+function halfCircle(a: Point3, b: Point3, turn: number): Point3[] {
+  const center = times(add(a, b), 0.5);
+  const radius = Math.hypot(b[0] - a[0], b[1] - a[1]) / 2;
+  const from = Math.atan2(a[1] - center[1], a[0] - center[0]);
+  const out: Point3[] = [];
+  for (let k = 1; k < HALF_CIRCLE_CHORDS; k++) {
+    const angle = from + (turn * Math.PI * k) / HALF_CIRCLE_CHORDS;
+    out.push([center[0] + radius * Math.cos(angle), center[1] + radius * Math.sin(angle), center[2]]);
+  }
+  return out;
+}
+const HALF_CIRCLE_CHORDS = 32;
 
 /** The MLINE's element lines as Lines (its stand-ins for bounds and queries), in its own layer and style. */
 export function mlineLines(e: RawEntity): LineEntity[] | undefined {

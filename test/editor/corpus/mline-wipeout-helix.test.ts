@@ -324,6 +324,50 @@ print("{}")
     await h.ok('close', { document_id: doc, discard: true });
   });
 
+  it('draws a styled MLINE: elements in their colours, the fill between them, round caps past its ends', async (ctx: TestContext) => {
+    needEzdxf(ctx);
+    const path = scratch.path('styled.dxf');
+    await python(
+      `
+import sys, ezdxf
+doc = ezdxf.new("R2010")
+style = doc.mline_styles.new("BANDS")
+style.dxf.flags = 1 + 64 + 1024
+style.dxf.fill_color = 3
+style.elements.append(10, 1)
+style.elements.append(-10, 5)
+m = doc.modelspace().add_mline([(20, 40), (120, 40)], dxfattribs={"style_name": "BANDS", "justification": 1})
+m.dxf.style_handle = style.dxf.handle
+m.update_geometry()
+doc.saveas(sys.argv[1])
+print("{}")
+`,
+      [path],
+    );
+    const doc = (await h.ok('open', { path })).document_id as number;
+    const shot = resultOf<{ data: string }>(
+      await h.ok('capture', { document_id: doc, width: 280, window: [0, 0, 140, 80] }),
+    );
+    const picture = decodePng(Buffer.from(shot.data, 'base64'));
+    // 2 pixels a unit, y up.
+    const rgb = (x: number, y: number) => rgbAt(picture, Math.round(2 * x), Math.round(2 * (80 - y)));
+    const green = ([r, g, b]: readonly number[]) =>
+      (g as number) > (r as number) + 50 && (g as number) > (b as number) + 50;
+    const blue = ([r, g, b]: readonly number[]) =>
+      (b as number) > (r as number) + 50 && (b as number) > (g as number) + 50;
+    // The red element at +10, the blue one at -10 of the reference line y = 40.
+    expect(near(picture, 2 * 70, 2 * (80 - 50))).toBe(true);
+    expect(blue(rgb(70, 30))).toBe(true);
+    // Filled between them in the style's fill colour (green), and inside the round caps.
+    expect(green(rgb(70, 40))).toBe(true);
+    expect(green(rgb(15, 40))).toBe(true);
+    expect(green(rgb(125, 40))).toBe(true);
+    // The caps are half circles of radius 10 about the ends: their ends' far points are drawn, not beyond.
+    expect(green(rgb(5, 40))).toBe(false);
+    expect(green(rgb(135, 40))).toBe(false);
+    await h.ok('close', { document_id: doc, discard: true });
+  });
+
   it('plots a wipeout masking the line under it (PDF)', async (ctx: TestContext) => {
     needEzdxf(ctx);
     needPdftoppm(ctx);
