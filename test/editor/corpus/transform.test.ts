@@ -453,7 +453,8 @@ const COMPARED_ELSEWHERE: Readonly<Record<string, string>> = {
 
 /** Model-space types entities_transform sets apart (not_transformable), with why. */
 const NOT_TRANSFORMABLE: Readonly<Record<string, string>> = {
-  PDFUNDERLAY: 'an underlay is not moved yet (its insertion point, scale and rotation would be)',
+  PDFUNDERLAY:
+    "not moved yet: its insertion point, scale and rotation could be, but ezdxf 0.18's Underlay.transform raises NotImplementedError, so there is no oracle to move it against",
 };
 
 /** The steps taken back, last first: a transform and its inverse give the entities back. */
