@@ -7,7 +7,7 @@
 import { aciHex, entityAci } from './colors.js';
 import { dictGet } from './dict.js';
 import { hatchGeometry, isHatchType, patternSegments } from './geometry/hatch.js';
-import { fillRings } from './geometry/hatch-fill.js';
+import { fillRings, type GradientPaint, gradientPaint, hatchGradient } from './geometry/hatch-fill.js';
 import { isMlineType, mlineParts, mlineStyleOf } from './geometry/mline.js';
 import { polylineBands } from './geometry/polyline.js';
 import { rawStandIns } from './geometry/raw-kinds.js';
@@ -47,6 +47,8 @@ export interface Drawable {
    * the non-zero rule (rings around holes run the other way); absent when none.
    */
   regions?: number[][][];
+  /** The gradient the regions are painted with instead of `color` (a gradient HATCH), in model coordinates. */
+  gradient?: GradientPaint;
   /**
    * Areas painted in the page's background over what was drawn before (a WIPEOUT), each a flat x0, y0,
    * x1, y1, ...; absent when none.
@@ -147,6 +149,9 @@ function addHatch(entity: RawEntity, out: Drawable): void {
   if (g.solid) {
     const rings = fillRings(g);
     if (rings.length > 0) out.regions = [rings.map((ring) => ring.flat())];
+    const gradient = hatchGradient(entity.tags);
+    const paint = gradient && gradientPaint(gradient, rings.flat());
+    if (paint) out.gradient = paint;
     return;
   }
   for (const [a, b] of patternSegments(g)) out.paths.push([a[0], a[1], b[0], b[1]]);

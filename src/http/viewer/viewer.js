@@ -182,6 +182,25 @@ function arcPoints(cx, cy, r, start, sweep) {
   return out;
 }
 
+/** A gradient (linear along its axis, or radial from its centre to its rim) in model coordinates. */
+function gradientElement(paint, id) {
+  const [x1, y1] = paint.from;
+  const [x2, y2] = paint.to;
+  const el = document.createElementNS(SVG_NS, paint.kind === 'linear' ? 'linearGradient' : 'radialGradient');
+  el.id = id;
+  el.setAttribute('gradientUnits', 'userSpaceOnUse');
+  const at =
+    paint.kind === 'linear' ? { x1, y1, x2, y2 } : { cx: x1, cy: y1, r: Math.hypot(x2 - x1, y2 - y1) };
+  for (const [name, value] of Object.entries(at)) el.setAttribute(name, String(value));
+  for (const [offset, color] of paint.stops) {
+    const stop = document.createElementNS(SVG_NS, 'stop');
+    stop.setAttribute('offset', String(offset));
+    stop.setAttribute('stop-color', color);
+    el.append(stop);
+  }
+  return el;
+}
+
 function elementOf(d) {
   const g = document.createElementNS(SVG_NS, 'g');
   g.dataset.handle = d.handle;
@@ -209,12 +228,14 @@ function elementOf(d) {
     fill.setAttribute('class', 'fill');
     g.append(fill);
   }
+  const paint = d.gradient ? gradientElement(d.gradient, `gradient-${d.handle}`) : undefined;
+  if (paint) g.append(paint);
   for (const rings of d.regions ?? []) {
     const region = document.createElementNS(SVG_NS, 'path');
     region.setAttribute('d', rings.map((ring) => `${pathData(ring)}Z`).join(''));
     // Non-zero: the rings around holes run the other way round.
-    region.style.fill = d.color;
-    region.setAttribute('stroke', d.color);
+    region.style.fill = paint ? `url(#${paint.id})` : d.color;
+    region.setAttribute('stroke', paint ? 'none' : d.color);
     region.setAttribute('class', 'fill');
     g.append(region);
   }

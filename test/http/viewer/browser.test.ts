@@ -340,4 +340,23 @@ print("{}")
     await page.click('#tabs button[data-document="1"]');
     await page.waitForSelector(`#drawing[data-document="1"][data-entities="${PLAN_HANDLES.length}"]`);
   });
+
+  it('paints a gradient HATCH of a real file with its gradient', async () => {
+    const path = resolve(repoRoot, 'test/fixtures/dxf-corpus/netdxf-sample-2018.dxf');
+    const opened = await gui.rest.post('/api/v1/documents', { path });
+    expect(opened.status, opened.text).toBeLessThan(300);
+    // netDxf's INVSPHERICAL hatch BD9: a radial gradient, its first colour (76, 95, 153) at the middle.
+    await page.waitForSelector('#world g[data-handle="BD9"] path.fill');
+    const fill = await page.evaluate(
+      `getComputedStyle(document.querySelector('#world g[data-handle="BD9"] path.fill')).fill`,
+    );
+    expect(String(fill)).toContain('gradient-BD9');
+    const stops = await page.evaluate(
+      `[...document.querySelectorAll('#gradient-BD9 stop')].map((s) => s.getAttribute('stop-color'))`,
+    );
+    expect(stops).toEqual(['#4c5f99', '#f4d143']);
+    expect(await page.evaluate(`document.getElementById('gradient-BD9').tagName`)).toBe('radialGradient');
+    await page.click('#tabs button[data-document="1"]');
+    await page.waitForSelector(`#drawing[data-document="1"][data-entities="${PLAN_HANDLES.length}"]`);
+  });
 });
