@@ -243,8 +243,10 @@ export function mlineParts(e: RawEntity, style: MlineStyle | undefined): MlinePa
   for (let i = 1; i < miters.length; i++) {
     const a = miters[i - 1] as Point3[];
     const b = miters[i] as Point3[];
+    const params = (m.vertices[i - 1] as MlineVertex).params;
     for (let k = 0; k < count; k++)
-      parts.lines.push({ start: a[k] as Point3, end: b[k] as Point3, element: k });
+      for (const [start, end] of dashes(a[k] as Point3, b[k] as Point3, params[k] ?? []))
+        parts.lines.push({ start, end, element: k });
   }
   // Miters at the inner vertices (and at the first of a closed one, whose last is the first again).
   if (flag(2)) for (let i = closed ? 0 : 1; i < miters.length - 1; i++) miterLine(miters[i] as Point3[]);
@@ -265,6 +267,30 @@ export function mlineParts(e: RawEntity, style: MlineStyle | undefined): MlinePa
     parts.fill = [...lower, ...endCap, ...upper, ...startCap];
   }
   return parts;
+}
+
+/**
+ * An element's segment from `a` to `b` as drawn: its parameters after the miter offset are where it
+ * starts and stops along the segment (start, break, restart, ...: a broken element's gaps), a last
+ * start running to the segment's end; none or one of them, the whole segment.
+ */
+function dashes(a: Point3, b: Point3, params: readonly number[]): Array<[Point3, Point3]> {
+  const stops = params.slice(1);
+  if (stops.length <= 1) return [[a, b]];
+  const length = Math.hypot(b[0] - a[0], b[1] - a[1], b[2] - a[2]);
+  if (length === 0) return [[a, b]];
+  if (stops.length % 2 === 1) stops.push(length);
+  const at = (d: number): Point3 => {
+    const t = Math.min(1, Math.max(0, d / length));
+    return [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
+  };
+  const out: Array<[Point3, Point3]> = [];
+  for (let i = 0; i + 1 < stops.length; i += 2) {
+    const from = Math.max(0, stops[i] as number);
+    const to = Math.min(length, stops[i + 1] as number);
+    if (to > from) out.push([at(from), at(to)]);
+  }
+  return out;
 }
 
 /** The points strictly between `a` and `b` on the half circle over the chord a–b, turning left (turn 1) or right. */

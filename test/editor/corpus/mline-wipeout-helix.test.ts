@@ -368,6 +368,28 @@ print("{}")
     await h.ok('close', { document_id: doc, discard: true });
   });
 
+  it('draws a broken element with its gap (netDxf’s MLINE 3A8)', async (ctx: TestContext) => {
+    needEzdxf(ctx);
+    const doc = (await h.ok('open', { path: corpusPath('netdxf-sample-2018.dxf') })).document_id as number;
+    const shot = resultOf<{ data: string }>(
+      await h.ok('capture', { document_id: doc, width: 400, window: [100, -100, 200, 0] }),
+    );
+    const picture = decodePng(Buffer.from(shot.data, 'base64'));
+    // 4 pixels a unit.
+    const rgb = (x: number, y: number) => rgbAt(picture, Math.round(4 * (x - 100)), Math.round(4 * -y));
+    // Layer2's colour (ACI 65) on the background: anything 25 levels off the background is ink.
+    const empty = rgb(150, -75);
+    const inked = (x: number, y: number) =>
+      [-1, 0, 1].some((d) => rgb(x + d / 4, y).some((c, i) => Math.abs(c - (empty[i] as number)) > 25));
+    // Its second element (x = 130, from y = -90 to -10) is drawn from its start to 32.5 along it, then
+    // from 47.5 on: a gap from y = -57.5 to -42.5. Its first element (x = 110) has none.
+    expect(inked(130, -75)).toBe(true);
+    expect(inked(130, -25)).toBe(true);
+    expect(inked(130, -50)).toBe(false);
+    expect(inked(110, -50)).toBe(true);
+    await h.ok('close', { document_id: doc, discard: true });
+  });
+
   it('plots a wipeout masking the line under it (PDF)', async (ctx: TestContext) => {
     needEzdxf(ctx);
     needPdftoppm(ctx);
