@@ -48,7 +48,7 @@ const KNOWN_FAILURES: ReadonlyArray<{ file: string; check: Check; against?: Agai
     file: 'dxfparser-mleader.dxf',
     check: 'framing',
     reason:
-      'what its MULTILEADERs draw reaches past their bounds: the capture of the extents is cut at its right edge (column 511 of 512)',
+      "MULTILEADER 62's text ('I am curvy leader ?', from x 7,233) is drawn past its bounds' right side (x 11,223): the capture of the extents, to x 11,788 with its margin, cuts it at column 511 of 512",
   },
   // Where only ezdxf's box is there to compare with, what it leaves out or guesses shows.
   ...(['capture', 'plot'] as const).flatMap((check) => [
