@@ -177,14 +177,14 @@ export function containerRoutes(
       const { env, tail, since, follow, timestamps } = request.query;
       const stack = await viewedStack(request, env, request.params.name);
       const engine = feed.engines.of(service.environment(env));
-      const targets = await targetsOf(engine, stack, whole ? undefined : request.params.container);
-      const redactor = await redactorOf(stack);
+      // At once: the engine's answer (the inspection or the listing, which is also its check that the
+      // engine answers before the answer starts: a failure then is still a JSON error) and the values.
+      const [targets, redactor] = await Promise.all([
+        targetsOf(engine, stack, whole ? undefined : request.params.container),
+        redactorOf(stack),
+      ]);
       const docker = engine.docker;
       if (!docker) throw new StacksError(502, engine.error ?? 'No Docker engine');
-      // The engine must answer before the answer starts: a failure then is still a JSON error.
-      await docker.ping().catch((error: unknown) => {
-        throw engineFailure(engine, error);
-      });
       const controller = new AbortController();
       const sse = (request.headers.accept ?? '').includes('text/event-stream');
       if (sse || follow) holdStream(request, reply);

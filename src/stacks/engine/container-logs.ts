@@ -231,13 +231,24 @@ export async function readContainerLogs(
   wholeProject = false,
 ): Promise<void> {
   const { docker, redactor, signal } = { ...source, signal: request.signal };
-  // The engine's clock decides what was before the request; asked beside the containers' inspections.
-  const engineNow = docker.info().then((info: { SystemTime?: string }) => {
-    const parsed = Date.parse(info.SystemTime ?? '');
-    return (Number.isFinite(parsed) ? parsed : Date.now()) / 1000;
-  });
-  // Not awaited by a read that fails before it: its rejection is that read's, never unhandled.
-  engineNow.catch(() => undefined);
+  /**
+   * One container followed is one stream of the engine, its last lines then the new ones: nothing to
+   * merge, so no split at the engine's time (and no round trip to ask for it before the first line).
+   */
+  const single = request.follow && !wholeProject && targets.length === 1;
+  // The engine's clock decides what was before the request; asked beside the containers' inspections
+  // (of one followed container only when a follow must start from it, see `followOne`).
+  let asked: Promise<number> | undefined;
+  const engineTime = () => {
+    asked ??= docker.info().then((info: { SystemTime?: string }) => {
+      const parsed = Date.parse(info.SystemTime ?? '');
+      return (Number.isFinite(parsed) ? parsed : Date.now()) / 1000;
+    });
+    // Not awaited by a read that fails before it: its rejection is that read's, never unhandled.
+    asked.catch(() => undefined);
+    return asked;
+  };
+  if (!single) void engineTime();
   /**
    * The latest time of each container's lines given, and the lines given at that very time: a later
    * stream of the container starts there (`since`) and repeats those. Times are not kept for every
@@ -302,8 +313,8 @@ export async function readContainerLogs(
 
   // Up to now: each container's last lines, merged by time.
   const history = await Promise.all(
-    targets.map(async (target) => {
-      const [, now] = await Promise.all([ttyFor(target), engineNow]);
+    (single ? [] : targets).map(async (target) => {
+      const [, now] = await Promise.all([ttyFor(target), engineTime()]);
       return open(target, {
         until: now,
         ...(request.tail === 'all' ? {} : { tail: request.tail }),
@@ -315,7 +326,6 @@ export async function readContainerLogs(
       });
     }),
   );
-  const now = await engineNow;
   for await (const batch of mergeByTime(history.filter((h) => h !== undefined))) {
     if (signal.aborted) return;
     await give(batch);
@@ -329,18 +339,27 @@ export async function readContainerLogs(
   const known = new Map(targets.map((t) => [t.name, t]));
   let failure: unknown;
   let wake: (() => void) | undefined;
-  const followOne = (target: LogTarget) => {
+  /** `first`: the single stream of one container, from its last lines (`request.tail`, `since`) on. */
+  const followOne = (target: LogTarget, first = false) => {
     if (following.has(target.name) || signal.aborted) return;
     following.add(target.name);
-    const before = last.get(target.name);
-    // From the time of the last line given (`give` drops what was given at it), else from now.
-    const from = (before && sinceOf(before.time)) ?? now;
     void (async () => {
       try {
-        ttyOf.delete(target.name);
-        for await (const batch of await open(target, { follow: true, since: from })) {
+        let options: Record<string, string | number | boolean>;
+        if (first)
+          options = {
+            ...(request.tail === 'all' ? {} : { tail: request.tail }),
+            ...(request.since !== undefined ? { since: request.since } : {}),
+          };
+        else {
+          const before = last.get(target.name);
+          // From the time of the last line given (`give` drops what was given at it), else from now.
+          options = { since: (before && sinceOf(before.time)) ?? (await engineTime()) };
+          ttyOf.delete(target.name);
+        }
+        for await (const batch of await open(target, { follow: true, ...options })) {
           if (signal.aborted) return;
-          await give(batch, true);
+          await give(batch, !first);
         }
       } catch (error) {
         if ((error as { statusCode?: number }).statusCode !== 404 && !signal.aborted) {
@@ -366,7 +385,7 @@ export async function readContainerLogs(
       else followOne(target);
     });
   try {
-    for (const target of targets) followOne(target);
+    for (const target of targets) followOne(target, single);
     await new Promise<void>((resolve) => {
       wake = resolve;
       if (signal.aborted) resolve();

@@ -74,6 +74,38 @@ describe('readContainerLogs', () => {
     ]);
   });
 
+  it('a followed container is one stream of the engine: its last lines, then on; the engine time unasked', async () => {
+    const { docker, reads } = engineWith([
+      [1, '2026-12-01T10:00:01.100000001Z', 'one'],
+      [1, '2026-12-01T10:00:02.5Z', 'two'],
+      [2, '2026-12-01T10:00:02.5Z', 'two on stderr'],
+    ]);
+    let asked = 0;
+    const counted = Object.assign(Object.create(docker), {
+      info: async () => {
+        asked += 1;
+        return docker.info();
+      },
+    }) as typeof docker;
+    const controller = new AbortController();
+    const got: string[] = [];
+    const done = readContainerLogs(
+      { docker: counted, project: 'shop', redactor: createRedactor([]) },
+      [{ name: 'shop-web-1', service: 'web' }],
+      { tail: 2, follow: true, signal: controller.signal },
+      (lines) => {
+        for (const line of lines) got.push(line.line);
+        if (got.length === 2) setTimeout(() => controller.abort(), 50);
+        return undefined;
+      },
+    );
+    await done;
+    // Two lines at the very same time, both given: nothing came before them to be repeated.
+    expect(got).toEqual(['two', 'two on stderr']);
+    expect(reads.map((r) => [r.tail, r.since, r.until, r.follow])).toEqual([[2, undefined, undefined, true]]);
+    expect(asked).toBe(0);
+  });
+
   it('a follow starts at the time of the last line given, to the nanosecond, and drops what it repeats', async () => {
     const { docker, reads } = engineWith([
       [1, '2026-12-01T10:00:01.100000001Z', 'one'],
@@ -91,6 +123,8 @@ describe('readContainerLogs', () => {
         if (got.length === 2) setTimeout(() => controller.abort(), 50);
         return undefined;
       },
+      // A whole stack's follow (here of one container): its last lines up to the engine's time, then on.
+      true,
     );
     await done;
     expect(got).toEqual(['two', 'two on stderr']);
