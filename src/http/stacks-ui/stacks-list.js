@@ -4,6 +4,7 @@
  * of runs, and a form to create a stack (name, compose, variables, options) that starts it and opens its
  * page on the live output.
  */
+import { memo } from 'preact/compat';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { stackKey } from './changes.js';
@@ -56,11 +57,15 @@ export function StacksList({ env, canEdit, tick, live, liveStacks = null }) {
       cancelled = true;
     };
   }, [env, tick, liveAll]);
-  // A change of containers: the state of the stacks it is of, each read again on its own. A read is
-  // applied only when it is the stack's latest (an earlier one answering later is dropped), and only in
-  // the environment it was asked for.
+  // A change of containers: the state of the stacks it is of, each read again on its own, one read of a
+  // stack at a time (a change while it is read reads it once more after: a stop's kill, die and stop
+  // come in several bursts), only in the environment it was asked for. The answers of one frame are
+  // applied together, in one render in which only their rows render again (StackRow is memoised).
   const first = useRef(true);
-  const reads = useRef(/** @type {Map<string, number>} */ (new Map()));
+  /** Stacks being read: true when a change came meanwhile (read again once the answer is in). */
+  const reading = useRef(/** @type {Map<string, boolean>} */ (new Map()));
+  /** Answers waiting for the next frame, by stack name. */
+  const answered = useRef(/** @type {Map<string, Partial<import('./api.js').StackItem>> | null} */ (null));
   const shown = useRef(env);
   shown.current = env;
   useEffect(() => {
@@ -72,23 +77,49 @@ export function StacksList({ env, canEdit, tick, live, liveStacks = null }) {
       setLiveAll((n) => n + 1);
       return;
     }
+    const apply = () => {
+      const answers = answered.current;
+      answered.current = null;
+      if (answers === null || shown.current !== env) return;
+      setStacks((all) =>
+        all === null
+          ? null
+          : all.map((s) => {
+              const status = answers.get(s.name);
+              return status ? { ...s, ...status } : s;
+            }),
+      );
+    };
     const prefix = stackKey(env, '');
-    for (const key of liveStacks) {
-      if (!key.startsWith(prefix)) continue;
-      const name = key.slice(prefix.length);
-      const asked = (reads.current.get(key) ?? 0) + 1;
-      reads.current.set(key, asked);
-      const current = () => shown.current === env && reads.current.get(key) === asked;
+    const read = (/** @type {string} */ key, /** @type {string} */ name) => {
+      reading.current.set(key, false);
+      const done = () => {
+        const again = reading.current.get(key) === true;
+        reading.current.delete(key);
+        if (again && shown.current === env) read(key, name);
+      };
       api.containers(name, env).then(
         (status) => {
-          if (!current()) return;
-          setStacks((all) =>
-            all === null ? null : all.map((s) => (s.name === name ? { ...s, ...status } : s)),
-          );
+          if (shown.current === env) {
+            if (answered.current === null) {
+              answered.current = new Map();
+              requestAnimationFrame(apply);
+            }
+            answered.current.set(name, status);
+          }
+          done();
         },
         // Gone meanwhile (deleted), or the engine failed: the whole list says what it is now.
-        () => current() && setLiveAll((n) => n + 1),
+        () => {
+          if (shown.current === env) setLiveAll((n) => n + 1);
+          done();
+        },
       );
+    };
+    for (const key of liveStacks) {
+      if (!key.startsWith(prefix)) continue;
+      if (reading.current.has(key)) reading.current.set(key, true);
+      else read(key, key.slice(prefix.length));
     }
   }, [live]);
 
@@ -147,8 +178,18 @@ export function StacksList({ env, canEdit, tick, live, liveStacks = null }) {
   `;
 }
 
+/**
+ * One row; rendered again only when its stack, runs or git settings are other objects (a live change of
+ * one stack renders its row alone).
+ */
+const StackRow = memo(
+  StackRowOf,
+  (a, b) =>
+    a.env === b.env && a.row.stack === b.row.stack && a.row.runs === b.row.runs && a.row.git === b.row.git,
+);
+
 /** @param {{ row: Row, env: import('./api.js').Env }} props */
-function StackRow({ row, env }) {
+function StackRowOf({ row, env }) {
   const { stack, git } = row;
   // A stack that came after the runs were read: its runs come with the next read.
   const runs = row.runs ?? [];
