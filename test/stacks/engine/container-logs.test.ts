@@ -49,6 +49,31 @@ function engineWith(lines: Line[]) {
   return { docker, reads };
 }
 
+/** Three lines, the last two at the very same time (stdout and stderr). */
+const TWO_AT_ONCE: Line[] = [
+  [1, '2026-12-01T10:00:01.100000001Z', 'one'],
+  [1, '2026-12-01T10:00:02.5Z', 'two'],
+  [2, '2026-12-01T10:00:02.5Z', 'two on stderr'],
+];
+
+/** Follows shop-web-1's last 2 lines, and stops once 2 lines were given; the lines given. */
+async function followTwoLines(docker: Docker, wholeProject = false): Promise<string[]> {
+  const controller = new AbortController();
+  const got: string[] = [];
+  await readContainerLogs(
+    { docker, project: 'shop', redactor: createRedactor([]) },
+    [{ name: 'shop-web-1', service: 'web' }],
+    { tail: 2, follow: true, signal: controller.signal },
+    (lines) => {
+      for (const line of lines) got.push(line.line);
+      if (got.length === 2) setTimeout(() => controller.abort(), 50);
+      return undefined;
+    },
+    wholeProject,
+  );
+  return got;
+}
+
 describe('readContainerLogs', () => {
   it("gives every line in the log's order, also one timed before the line written before it", async () => {
     // dockerd times stdout and stderr apart: the file can hold a later time before an earlier one.
@@ -75,11 +100,7 @@ describe('readContainerLogs', () => {
   });
 
   it('a followed container is one stream of the engine: its last lines, then on; the engine time unasked', async () => {
-    const { docker, reads } = engineWith([
-      [1, '2026-12-01T10:00:01.100000001Z', 'one'],
-      [1, '2026-12-01T10:00:02.5Z', 'two'],
-      [2, '2026-12-01T10:00:02.5Z', 'two on stderr'],
-    ]);
+    const { docker, reads } = engineWith(TWO_AT_ONCE);
     let asked = 0;
     const counted = Object.assign(Object.create(docker), {
       info: async () => {
@@ -87,19 +108,7 @@ describe('readContainerLogs', () => {
         return docker.info();
       },
     }) as typeof docker;
-    const controller = new AbortController();
-    const got: string[] = [];
-    const done = readContainerLogs(
-      { docker: counted, project: 'shop', redactor: createRedactor([]) },
-      [{ name: 'shop-web-1', service: 'web' }],
-      { tail: 2, follow: true, signal: controller.signal },
-      (lines) => {
-        for (const line of lines) got.push(line.line);
-        if (got.length === 2) setTimeout(() => controller.abort(), 50);
-        return undefined;
-      },
-    );
-    await done;
+    const got = await followTwoLines(counted);
     // Two lines at the very same time, both given: nothing came before them to be repeated.
     expect(got).toEqual(['two', 'two on stderr']);
     expect(reads.map((r) => [r.tail, r.since, r.until, r.follow])).toEqual([[2, undefined, undefined, true]]);
@@ -107,26 +116,9 @@ describe('readContainerLogs', () => {
   });
 
   it('a follow starts at the time of the last line given, to the nanosecond, and drops what it repeats', async () => {
-    const { docker, reads } = engineWith([
-      [1, '2026-12-01T10:00:01.100000001Z', 'one'],
-      [1, '2026-12-01T10:00:02.5Z', 'two'],
-      [2, '2026-12-01T10:00:02.5Z', 'two on stderr'],
-    ]);
-    const controller = new AbortController();
-    const got: string[] = [];
-    const done = readContainerLogs(
-      { docker, project: 'shop', redactor: createRedactor([]) },
-      [{ name: 'shop-web-1', service: 'web' }],
-      { tail: 2, follow: true, signal: controller.signal },
-      (lines) => {
-        for (const line of lines) got.push(line.line);
-        if (got.length === 2) setTimeout(() => controller.abort(), 50);
-        return undefined;
-      },
-      // A whole stack's follow (here of one container): its last lines up to the engine's time, then on.
-      true,
-    );
-    await done;
+    const { docker, reads } = engineWith(TWO_AT_ONCE);
+    // A whole stack's follow (here of one container): its last lines up to the engine's time, then on.
+    const got = await followTwoLines(docker, true);
     expect(got).toEqual(['two', 'two on stderr']);
     expect(reads.map((r) => [r.tail, r.since, r.until, r.follow])).toEqual([
       [2, undefined, 1796119210, undefined],
