@@ -144,7 +144,8 @@ export function LogViewer({ stack, run, onRunEnd }) {
     setFollowing=${setFollowing} fileName=${`${stack}-run-${run.id}.txt`} label=${`Log of run ${run.id}`}
     lineNumber=${numbers ? (/** @type {number} */ i) => numbers[i] ?? null : undefined}
     textClass=${numbers ? (/** @type {number} */ i) => (numbers[i] === null ? 'out-status' : '') : undefined}
-    downloadText=${numbers ? () => `${(lines ?? []).join('\n')}\n` : undefined} />`;
+    downloadText=${numbers ? () => `${(lines ?? []).join('\n')}\n` : undefined}
+    lineCount=${numbers ? (lines ?? []).length : undefined} />`;
 }
 
 /**
@@ -154,12 +155,12 @@ export function LogViewer({ stack, run, onRunEnd }) {
  * `downloadText` the text a download saves (default: the lines). `testId` prefixes the `data-testid`s
  * (`log-search`, `log-lines`…): a page showing two viewers (a job's live output and a run's log) tells
  * them apart. `lineNumber` gives a row's number in the gutter (default: its index + 1; null: none, a
- * marker between lines).
+ * marker between lines), `lineCount` the lines the count says (default: the rows).
  * @param {{ lines: string[] | null, problem: string | null, live: boolean, following: boolean,
  *   setFollowing: (on: boolean) => void, fileName: string, label: string,
  *   prefix?: (index: number) => unknown, lineClass?: (index: number) => string,
  *   textClass?: (index: number) => string, tools?: unknown, downloadText?: () => string,
- *   lineNumber?: (index: number) => number | null, testId?: string }} props
+ *   lineNumber?: (index: number) => number | null, lineCount?: number, testId?: string }} props
  */
 export function LogView({
   lines,
@@ -175,6 +176,7 @@ export function LogView({
   tools,
   downloadText: textOf,
   lineNumber,
+  lineCount,
   testId = 'log',
 }) {
   const [query, setQuery] = useState('');
@@ -269,7 +271,7 @@ export function LogView({
         <button type="button" disabled=${!all.length} onClick=${async () => flash((await copyText(all.join('\n'))) ? 'Copied' : 'Copy failed')}>Copy</button>
         <button type="button" disabled=${!all.length} data-testid=${`${testId}-download`} onClick=${() => downloadText(fileName, textOf ? textOf() : `${all.join('\n')}\n`)}>Download .txt</button>
         ${tools ?? null}
-        <span class="muted" data-testid=${`${testId}-count`}>${all.length.toLocaleString()} lines</span>
+        <span class="muted" data-testid=${`${testId}-count`}>${(lineCount ?? all.length).toLocaleString()} lines</span>
         <span role="status">${notice}</span>
       </div>
       ${problem ? html`<p class="log-problem" role="alert" data-testid=${`${testId}-problem`}>${problem}</p>` : null}

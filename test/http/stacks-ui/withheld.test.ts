@@ -84,6 +84,8 @@ describe.skipIf(chromiumMissing !== undefined)('withheld lines', () => {
     const texts = await rows.locator('.lt').allTextContents();
     expect(texts).toEqual(MARKED);
     expect(await rows.locator('.ln').allTextContents()).toEqual(['1', '', '2', '', '3']);
+    // The log's own lines are counted, not the markers among them.
+    expect(await page.getByTestId('log-count').textContent()).toBe('3 lines');
     await page.getByTestId('run-details').getByText('3 lines withheld').waitFor();
     expect(await page.locator('tr.run-details').innerText()).not.toContain(PIN);
   });
