@@ -3,8 +3,10 @@ import { dictGet } from '../dict.js';
 import { isLayoutBlockName } from '../dxf/entity-types.js';
 import { dictionaryEntries, withDictionaryEntries } from '../dxf/records.js';
 import { rootEntry } from '../dxf/structure.js';
+import { normalizeHandle } from '../dxf/values.js';
 import { fail } from '../errors.js';
-import type { Block, DxfTag, Entity, RawRecord } from '../model.js';
+import { isTableType, renamedTable, tableBlock } from '../geometry/table.js';
+import type { Block, DxfTag, Entity, RawEntity, RawRecord } from '../model.js';
 import { named, nameIn, nameKey, sameName } from '../names.js';
 import { definitionCopier, UNDERLAY_KINDS } from './copy-definitions.js';
 import type { StepBuilder } from './steps.js';
@@ -78,6 +80,8 @@ export function copiesFor(
   const definitions = definitionCopier(from, target, step);
   const targetNames = new Map<string, string>();
   const made = new Set<string>();
+  // Target block name key -> the handle of the block record made for it.
+  const recordHandles = new Map<string, string>();
   const taken = (name: string) => nameIn(target.model.blocks, name) !== undefined || made.has(nameKey(name));
 
   /** The target's spelling of a STYLE or LTYPE record of the source, brought along when it lacks it. */
@@ -109,6 +113,7 @@ export function copiesFor(
     if (copy.type === 'Raw' && copy.dxf_type === 'DIMENSION')
       copy.tags = dimensionTags(copy.tags, entity.handle);
     if (copy.type === 'Raw' && copy.dxf_type === 'MLINE') copy.tags = mlineTags(copy.tags);
+    if (copy.type === 'Raw' && isTableType(copy.dxf_type)) return tableCopy(copy, entity.handle);
     if (copy.type === 'Raw' && UNDERLAY_KINDS[copy.dxf_type])
       copy.tags = definitions.underlay(copy.dxf_type, withoutAppGroups(copy.tags) ?? [], handle);
     if (copy.type === 'Image') return definitions.image(copy, handle);
@@ -145,6 +150,36 @@ export function copiesFor(
     if (!like) return name;
     brought.dimensionStyles.push(name);
     return step.ensureRecord('DIMSTYLE', name, { ...like, tags: like.tags.filter((t) => t.code !== 340) });
+  }
+
+  /**
+   * An ACAD_TABLE for the target: its `*T` block (2) brought along like an Insert's and its block record
+   * handle (AcDbTable 343) the new record's; its table style (342, a TABLESTYLE object) the target's of
+   * that name, else its Standard one, else none (0) — a handle kept as it was would name whatever the
+   * target has under it.
+   */
+  function tableCopy(copy: RawEntity, handle: string): RawEntity {
+    const tags = withoutAppGroups(copy.tags) ?? [];
+    const name = tableBlock({ ...copy, tags });
+    const style = tableStyle(tags);
+    const styled = tags.map((t) => (t.code === 342 ? { code: 342, value: style } : t));
+    if (name === undefined) return { ...copy, tags: styled };
+    const targetName = bring(name, handle);
+    return renamedTable({ ...copy, tags: styled }, targetName, recordHandles.get(nameKey(targetName)) ?? '0');
+  }
+
+  /** The target's TABLESTYLE handle for the table style `tags` name (by the source's name of it). */
+  function tableStyle(tags: readonly DxfTag[]): string {
+    const handle = tags.find((t) => t.code === 342)?.value ?? '0';
+    const sourceDict = rootEntry(from.model, 'ACAD_TABLESTYLE');
+    const name = sourceDict
+      ? dictionaryEntries(sourceDict).find(([, h]) => normalizeHandle(h) === normalizeHandle(handle))?.[0]
+      : undefined;
+    const targetDict = rootEntry(target.model, 'ACAD_TABLESTYLE');
+    const entries = targetDict ? dictionaryEntries(targetDict) : [];
+    const same = entries.find(([key]) => name !== undefined && sameName(key, name));
+    const standard = entries.find(([key]) => sameName(key, 'Standard'));
+    return (same ?? standard)?.[1] ?? '0';
   }
 
   // The target's MLINE style dictionary and the entries this copy adds to it (one change, at the end).
@@ -207,6 +242,7 @@ export function copiesFor(
     made.add(nameKey(targetName));
     brought.blocks.push(targetName);
     const [record, begin, end] = step.handles(3) as [string, string, string];
+    recordHandles.set(nameKey(targetName), record);
     const contents = source.entities
       .map((h) => dictGet(from.model.entities, h))
       .filter((e) => e !== undefined);

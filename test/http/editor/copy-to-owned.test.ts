@@ -1,0 +1,90 @@
+/**
+ * entities_copy_to of the entities that own or name blocks and styles by handle (ACAD_TABLE, MULTILEADER),
+ * against the real CLI: each copy's block comes along under a name free in the target, the copy's
+ * references rewritten to it; every saved target audited by ezdxf, and read back by ezdxf to find the
+ * block holding what the source's held. A file of its own (its own server), so each run stays short.
+ */
+
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { needEzdxf, python } from '../../editor/dispatcher/helpers.js';
+import { at, editorForFile, expectAuditClean, type Json, newDocument, okBody } from './helpers.js';
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+const editor = editorForFile();
+
+/** A table drawn by ezdxf: its *T1 block of 3 lines and 2 MTEXTs, the ACAD_TABLE naming it by name and record. */
+const TABLE_SOURCE = `
+import sys, ezdxf
+from ezdxf.lldxf.extendedtags import ExtendedTags
+from ezdxf.entities import factory
+doc = ezdxf.new("R2013")
+blk = doc.blocks.new("*T1")
+for a, b in [((0, 0), (40, 0)), ((0, -10), (40, -10)), ((20, 0), (20, -10))]:
+    blk.add_line(a, b)
+for x, t in [(10, "left"), (30, "right")]:
+    blk.add_mtext(t, dxfattribs={"insert": (x, -5), "char_height": 2.5, "attachment_point": 5})
+# The table's own tags, by subclass: what it says of its block is its name (2) and its record (343).
+pairs = {
+    "AcDbEntity": [(8, "0")],
+    "AcDbBlockReference": [(2, "*T1"), (10, 5.0), (20, 7.0), (30, 0.0)],
+    "AcDbTable": [(342, "0"), (343, doc.block_records.get("*T1").dxf.handle), (11, 1.0), (21, 0.0),
+                  (31, 0.0), (90, 22), (91, 1), (92, 2)],
+}
+lines = ["0", "ACAD_TABLE"]
+for marker, tags in pairs.items():
+    lines += ["100", marker] + [str(x) for tag in tags for x in tag]
+entity = factory.load(ExtendedTags.from_text("\\n".join(lines) + "\\n"), doc)
+doc.entitydb.add(entity)
+doc.modelspace().add_entity(entity)
+doc.saveas(sys.argv[1])
+print("null")
+`;
+
+describe('copy-to carries the blocks an entity owns', () => {
+  const post = async (path: string, payload: Json, status = 200) =>
+    okBody(await editor.client.post(path, payload), status);
+
+  it('an ACAD_TABLE brings its *T block under a name free in the target, named by its 2 and its 343; the saved target audits clean', async (ctx) => {
+    needEzdxf(ctx);
+    const drawn = join(editor.dir, 'table-source.dxf');
+    await python<null>(TABLE_SOURCE, [drawn]);
+    const target = await newDocument(editor.client);
+    okBody(await editor.client.post('/api/v1/documents', { path: drawn }), 201);
+    const listed = okBody(await editor.client.get('/api/v1/entities?type=ACAD_TABLE'));
+    expect(at(listed, 'entities')).toHaveLength(1);
+    const handles = [at(listed, 'entities.0.handle')];
+    // Twice into the same target: the second copy's block is another, as the first took *T1.
+    const first = await post('/api/v1/entities/copy-to', { document_id: target, handles }, 201);
+    const second = await post('/api/v1/entities/copy-to', { document_id: target, handles }, 201);
+    expect(at(first, 'result.blocks_created')).toEqual(['*T1']);
+    expect(at(second, 'result.blocks_created')).toEqual(['*T2']);
+    expect(at(second, 'result.blocks_renamed')).toEqual({ '*T1': '*T2' });
+    await post('/api/v1/activate', { document_id: target });
+    const file = await editor.save('table-target.dxf');
+    await expectAuditClean(file);
+    const seen = await python<Json[]>(
+      `
+import sys, json, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+out = []
+for t in doc.modelspace().query("ACAD_TABLE"):
+    tags = [(tag.code, tag.value) for sub in t.xtags.subclasses[2:] for tag in sub]
+    name = next(v for c, v in tags if c == 2)
+    record = next(v for c, v in tags if c == 343)
+    style = next(v for c, v in tags if c == 342)
+    block = doc.blocks.get(name)
+    out.append({"name": name, "record": doc.entitydb[record].dxf.name, "style": style,
+      "contents": sorted(e.dxftype() + (" " + e.text if e.dxftype() == "MTEXT" else "") for e in block)})
+print(json.dumps(out))
+`,
+      [file],
+    );
+    const contents = ['LINE', 'LINE', 'LINE', 'MTEXT left', 'MTEXT right'];
+    expect(seen).toEqual([
+      { name: '*T1', record: '*T1', style: '0', contents },
+      { name: '*T2', record: '*T2', style: '0', contents },
+    ]);
+  });
+});
