@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import type { EventStore, RecordedEvent } from '../store/types.js';
 import { writeLine } from './output.js';
 
-export interface EventsOptions {
+interface EventsOptions {
   stream?: string;
   from: number;
   follow: boolean;
@@ -12,7 +12,7 @@ export interface EventsOptions {
 const IDS = ['requestId', 'correlationId', 'causationId', 'userId'] as const;
 
 /** One line of the audit trail: position, time, stream@revision, type, who/why, data. */
-export function formatEvent(event: RecordedEvent): string {
+function formatEvent(event: RecordedEvent): string {
   const ids = IDS.filter((id) => event.metadata[id] !== undefined && event.metadata[id] !== null)
     .map((id) => `${id}=${String(event.metadata[id])}`)
     .join(' ');
@@ -26,7 +26,7 @@ export function formatEvent(event: RecordedEvent): string {
   ].join('  ');
 }
 
-export const eventLine = (event: RecordedEvent, json: boolean) =>
+const eventLine = (event: RecordedEvent, json: boolean) =>
   json ? JSON.stringify(event) : formatEvent(event);
 
 /** Prints the log (or one stream) from `from`; resolves at the end, or never with `follow`. */

@@ -9,7 +9,7 @@ import { progressOn } from './progress.js';
  */
 const BATCH = 1_000;
 
-export class MigrateError extends Error {}
+class MigrateError extends Error {}
 
 /**
  * A running digest of a log's content in order: stream, revision, type, data and metadata of each

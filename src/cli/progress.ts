@@ -1,7 +1,7 @@
 import { SingleBar } from 'cli-progress';
 
 /** Progress of a long command over a count of events. */
-export interface Progress {
+interface Progress {
   start(total: number): void;
   update(done: number): void;
   stop(): void;

@@ -17,7 +17,7 @@ export const DEFAULT_STACKS_PORT = 5080;
 /** How long close() lets streams write how their job or run ended (a client that reads no more, say). */
 const STREAM_END_GRACE_MS = 2_000;
 
-export interface StacksServerOptions {
+interface StacksServerOptions {
   store: EventStore;
   dataDir: string;
   config: StacksConfig;

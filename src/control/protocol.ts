@@ -18,7 +18,7 @@ export const controlRequest = z.object({
 export type ControlRequest = z.infer<typeof controlRequest>;
 
 /** How a projection is rebuilt by the server: swapped into what it serves, or through its store only. */
-export type RebuildMode = 'blue-green' | 'store';
+type RebuildMode = 'blue-green' | 'store';
 
 /** What the server answers, one JSON line each, until `done` or `error`. */
 export type ControlMessage =

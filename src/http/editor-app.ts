@@ -14,10 +14,10 @@ import {
 } from './editor-routes.js';
 import { parseQuery } from './query-string.js';
 
-export const API_PREFIX = '/api/v1';
+const API_PREFIX = '/api/v1';
 
 /** What the editor app is built with besides its client. */
-export interface EditorAppOptions {
+interface EditorAppOptions {
   /** Who may touch the file system, by the request's Origin (default: programs and loopback pages). */
   origins?: OriginPolicy;
 }
@@ -41,7 +41,7 @@ function pngOf(answer: HttpAnswer): HttpAnswer {
 }
 
 /** A body that is missing or not JSON is undefined; routes read it as `{}` unless they take arrays. */
-export function parseBody(raw: Buffer | undefined): unknown {
+function parseBody(raw: Buffer | undefined): unknown {
   if (!raw || raw.length === 0) return undefined;
   try {
     return JSON.parse(raw.toString('utf8'));

@@ -40,7 +40,7 @@ export interface AuditContext {
 }
 
 /** A row of the audit route table: what OpenAPI describes. */
-export interface AuditRouteInfo {
+interface AuditRouteInfo {
   method: 'GET';
   path: string;
   summary: string;
@@ -80,10 +80,10 @@ export const AUDIT_ROUTES: readonly AuditRouteInfo[] = [
   },
 ];
 
-export const EVENTS_LIMIT_DEFAULT = 100;
-export const EVENTS_LIMIT_MAX = 1000;
-export const HISTORY_LIMIT_DEFAULT = 1000;
-export const HISTORY_LIMIT_MAX = 10_000;
+const EVENTS_LIMIT_DEFAULT = 100;
+const EVENTS_LIMIT_MAX = 1000;
+const HISTORY_LIMIT_DEFAULT = 1000;
+const HISTORY_LIMIT_MAX = 10_000;
 
 const fail = (code: string, message: string): never => {
   throw new EditorError(code, message);

@@ -11,7 +11,7 @@ const RETRY_CODES = new Set([
   'session_changed',
 ]);
 
-export interface Dispatcher {
+interface Dispatcher {
   /** `caller`: who sent the request (a web page of another origin may not touch files); none = trusted. */
   dispatch(request: unknown, caller?: Caller): Promise<Answer>;
 }

@@ -4,9 +4,9 @@ import { type DirectRoute, directRouteOf, type RawAnswer } from './editor-app.js
 import { REASONS } from './editor-status.js';
 import { loopbackHost } from './loopback-host.js';
 
-export const MAX_BODY_BYTES = 16 * 1024 * 1024;
-export const MAX_CONNECTIONS = 8;
-export const IDLE_MS = 15_000;
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const MAX_CONNECTIONS = 8;
+const IDLE_MS = 15_000;
 /** A header block longer than this is not a request this API takes. */
 const MAX_HEAD_BYTES = 64 * 1024;
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -63,7 +63,7 @@ function parseHead(text: string): Head | undefined {
  * A complete answer: status line, the spec's headers, and a JSON body (none for 204 or a null body), or
  * other bytes of their own type (the PNG of POST /capture).
  */
-export function answerBytes(status: number, body: string | Buffer, type = 'application/json'): Buffer {
+function answerBytes(status: number, body: string | Buffer, type = 'application/json'): Buffer {
   const head =
     `HTTP/1.1 ${status} ${REASONS[status] ?? 'Unknown'}\r\n` +
     `Content-Type: ${type}\r\n` +

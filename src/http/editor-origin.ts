@@ -30,7 +30,7 @@ export function normalOrigin(text: string): string | undefined {
 }
 
 /** A page served from this machine over plain http: 127.0.0.1, localhost or [::1], any port. */
-export function loopbackOrigin(origin: string): boolean {
+function loopbackOrigin(origin: string): boolean {
   if (!origin.startsWith('http://')) return false;
   return LOOPBACK_HOSTS.has(new URL(origin).hostname);
 }

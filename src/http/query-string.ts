@@ -2,7 +2,7 @@
  * Query strings as the editor spec reads them: `+` is a space, `%XX` sequences are percent-decoded
  * (as UTF-8), and a malformed `%` sequence stays literal — where `decodeURIComponent` would throw.
  */
-export function decodeComponent(raw: string): string {
+function decodeComponent(raw: string): string {
   const text = raw.replace(/\+/g, ' ');
   if (!text.includes('%')) return text;
   const bytes: number[] = [];

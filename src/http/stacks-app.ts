@@ -51,7 +51,7 @@ import { uiRoutes } from './stacks-ui-static.js';
 import { StreamBudget } from './stream-budget.js';
 
 /** A route as the app registered it. */
-export interface RegisteredRoute {
+interface RegisteredRoute {
   method: string;
   url: string;
 }

@@ -66,7 +66,7 @@ export const DEFAULT_STACKS_HTTP_LIMITS: StacksHttpLimits = {
  * FOR TESTS ONLY: JSON with any of the fields of StacksHttpLimits, so a test can see the limits act
  * without waiting out the defaults. Not a setting: the defaults above are the server's limits.
  */
-export const TEST_LIMITS_VARIABLE = 'CHRONICLE_TEST_STACKS_HTTP_LIMITS';
+const TEST_LIMITS_VARIABLE = 'CHRONICLE_TEST_STACKS_HTTP_LIMITS';
 
 /** The limits in force: the defaults, or (tests) those of TEST_LIMITS_VARIABLE; throws on a bad value. */
 export function stacksHttpLimits(env: NodeJS.ProcessEnv = process.env): StacksHttpLimits {
@@ -87,7 +87,7 @@ export function stacksHttpLimits(env: NodeJS.ProcessEnv = process.env): StacksHt
 }
 
 /** Compose files and variable sets: room for large ones, and still a bound. */
-export const COMPOSE_BODY_LIMIT = 8 * MiB;
+const COMPOSE_BODY_LIMIT = 8 * MiB;
 /** Every other route's body: job options, settings, schedule toggles. */
 export const SMALL_BODY_LIMIT = 64 * 1024;
 /** GitHub caps its webhook payloads at 25 MB; a delivery is never larger. */

@@ -48,7 +48,7 @@ export type StacksFastify = FastifyInstance<
   ZodTypeProvider
 >;
 
-export const DOCS_PREFIX = '/api/docs';
+const DOCS_PREFIX = '/api/docs';
 
 /**
  * The answer as the route made it, once zod has checked it against the route's schema for its status.

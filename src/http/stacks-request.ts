@@ -30,7 +30,7 @@ export function allow(decision: AccessDecision): void {
 }
 
 /** Whether the caller asked for the answer after the job (`Accept: application/json`). */
-export const wantsJson = (request: Pick<FastifyRequest, 'headers'>): boolean =>
+const wantsJson = (request: Pick<FastifyRequest, 'headers'>): boolean =>
   (request.headers.accept ?? '').toLowerCase().includes('application/json');
 
 /**
@@ -59,7 +59,7 @@ export async function answerJob(
 }
 
 /** The reply of a route that answers a job (stacks-api/routes.ts, JOB_ANSWERS): typed by its schemas. */
-export interface JobReply {
+interface JobReply {
   code(status: 202): { send(body: z.output<typeof JobAccepted>): unknown };
   code(status: 200 | 500): { send(body: z.output<typeof JobOutcome>): unknown };
 }

@@ -15,7 +15,7 @@ import { allow, userOf } from './stacks-request.js';
 import { ownContainer } from './stacks-routes-containers.js';
 
 /** Consoles open at once in this server; one more is a 409 (each holds an exec and two sockets). */
-export const MAX_CONSOLES = 32;
+const MAX_CONSOLES = 32;
 
 /** What the checks before the upgrade found, for the socket's handler. */
 interface Opening {

@@ -90,7 +90,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * sites' requests; a changing request must also not come from another origin (an old browser, a
  * misconfigured proxy), so its `Origin`, when the browser sends one, must be this host.
  */
-export function sameOrigin(request: FastifyRequest): boolean {
+function sameOrigin(request: FastifyRequest): boolean {
   if (SAFE_METHODS.has(request.method)) return true;
   const origin = request.headers.origin;
   if (origin === undefined) return true;
@@ -120,7 +120,7 @@ const cookieHeader = (value: string, maxAgeSeconds: number) =>
   `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}`;
 
 /** What the page needs to know of its user: who, and what they may do where. */
-export function sessionView(config: StacksConfig, user: User) {
+function sessionView(config: StacksConfig, user: User) {
   const environments: Array<{ id: EnvironmentId; name: string }> = [
     { id: null, name: 'local' },
     ...config.environments.map((e) => ({ id: e.id, name: e.name })),

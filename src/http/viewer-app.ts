@@ -55,7 +55,7 @@ const sseFrame = (message: ViewerMessage) => `event: ${message.event}\ndata: ${m
  * The pages connected to the event stream. The session's events only mark what is out of date; a
  * timer then builds each message once from the read model and writes it to every page.
  */
-export class LiveFeed {
+class LiveFeed {
   private readonly pages = new Set<ServerResponse>();
   private dirt = new Dirt();
   private timer: NodeJS.Timeout | undefined;

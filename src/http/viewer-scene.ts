@@ -92,7 +92,7 @@ export function sceneRefusal(state: EditorSessionState): EditorError | undefined
 const activeDoc = (state: EditorSessionState): DocumentState | undefined =>
   state.active === null ? undefined : state.documents[String(state.active)];
 
-export function tabsOf(state: EditorSessionState): Record<string, unknown> {
+function tabsOf(state: EditorSessionState): Record<string, unknown> {
   return {
     active: state.active,
     tabs: state.tabs.map((id) => {
@@ -102,7 +102,7 @@ export function tabsOf(state: EditorSessionState): Record<string, unknown> {
   };
 }
 
-export const pickOf = (state: EditorSessionState) => ({ pick: state.pick });
+const pickOf = (state: EditorSessionState) => ({ pick: state.pick });
 
 const selectionOf = (doc: DocumentState) => ({ document_id: doc.id, handles: [...doc.selection] });
 const viewOf = (doc: DocumentState) => ({ document_id: doc.id, view: doc.view });

@@ -7,7 +7,7 @@ import type { Answer } from '../../streams/editor.js';
 import type { AuditPath, EditorBackend } from './backend.js';
 
 /** Why an attached editor did not answer: the tools answer it with this code. */
-export const UNREACHABLE = 'editor_unreachable';
+const UNREACHABLE = 'editor_unreachable';
 
 /** `http://127.0.0.1:<port>` (or localhost, [::1]) without a path; undefined for anything else. */
 export function attachUrl(value: string): string | undefined {

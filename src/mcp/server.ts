@@ -18,8 +18,8 @@ import { version } from '../version.js';
 import type { EditorBackend } from './backend.js';
 import { EXECUTE_OPS, failure, READ_OPS, TOOLS, type ToolResult } from './tools.js';
 
-export const OPENAPI_URI = 'chronicle://editor/openapi';
-export const CAPABILITIES_URI = 'chronicle://editor/capabilities';
+const OPENAPI_URI = 'chronicle://editor/openapi';
+const CAPABILITIES_URI = 'chronicle://editor/capabilities';
 
 const INSTRUCTIONS = `chronicle's CAD editor: every change is an event, so you can see what you changed, go back and compare.
 Flow: call sessions (the active document_id and its revision), read (state, query...) what is there, execute a mutation with your own request_id (a retry with it never runs twice) and the revision you read (stale_state if the drawing moved on), capture to look at the result, history and diff to see what each step did, at to read an earlier revision, undo and redo to go back and forth.

@@ -31,7 +31,7 @@ export type ToolResult = CallToolResult;
 
 const json = (value: unknown) => JSON.stringify(value);
 
-export function success(structured: Record<string, unknown>): ToolResult {
+function success(structured: Record<string, unknown>): ToolResult {
   return { content: [{ type: 'text', text: json(structured) }], structuredContent: structured };
 }
 
@@ -85,7 +85,7 @@ const handles = z.array(z.string()).describe('Entity handles (hex strings)');
 const box = z.array(z.number()).length(4).describe('[x1, y1, x2, y2] in drawing units');
 const offset = z.number().int().min(0).describe('First row to answer (paging)');
 /** The most rows any paged read answers (query, records, history, diff): each refuses more. */
-export const LIMIT_MAX = QUERY_LIMIT_MAX;
+const LIMIT_MAX = QUERY_LIMIT_MAX;
 const limit = z.number().int().min(1).max(LIMIT_MAX).describe('Most rows to answer (paging)');
 const where = z
   .array(
@@ -124,7 +124,7 @@ const queryFilters = {
   limit: limit.optional(),
 };
 
-export interface ToolDefinition {
+interface ToolDefinition {
   name: string;
   title: string;
   description: string;
@@ -174,8 +174,8 @@ async function auditOf(
 }
 
 /** Documents a `sessions` answer lists per session by default: 140 open documents were 32 KB. */
-export const SESSION_DOCUMENTS_DEFAULT = 50;
-export const SESSION_DOCUMENTS_MAX = 1000;
+const SESSION_DOCUMENTS_DEFAULT = 50;
+const SESSION_DOCUMENTS_MAX = 1000;
 
 const sessionsInput = z.strictObject({
   offset: offset.optional().describe('First document of each session to list (paging of documents)'),

@@ -4,7 +4,7 @@ import type { RecordedEvent } from './types.js';
 import { assertEventType, assertStreamName, storedValue } from './validate.js';
 
 /** A stream as an import leaves it: its last revision, and its tombstone when a StreamDeleted said so. */
-export interface ImportedHead {
+interface ImportedHead {
   revision: number;
   deleted: boolean;
   deletedAt?: string;

@@ -1,4 +1,4 @@
 export * from '../../streams/system.js';
 export * from './errors.js';
-export { defaultStoreUrl, openStore } from './open.js';
+export { openStore } from './open.js';
 export type * from './types.js';

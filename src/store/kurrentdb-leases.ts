@@ -21,7 +21,7 @@ export interface LeaseStreams {
   created(stream: string): Promise<void>;
 }
 
-export interface LeaseOptions {
+interface LeaseOptions {
   ttlMs?: number;
   now?: () => number;
 }

@@ -50,7 +50,7 @@ import {
   WriteQueue,
 } from './write-queue.js';
 
-export type StringLevel = AbstractLevel<string | Uint8Array, string, string>;
+type StringLevel = AbstractLevel<string | Uint8Array, string, string>;
 type StringIterator = AbstractIterator<StringLevel, string, string>;
 /** classic-level's `sync` write option; abstract-level does not declare it, memory-level ignores it. */
 type WriteOptions = AbstractBatchOptions<string, string>;

@@ -2,7 +2,7 @@ import type { LiveLog } from './subscription.js';
 import type { RecordedEvent } from './types.js';
 
 /** Hands `events` (in order, after everything published) to the listeners and moves the published head to `head`. */
-export type Publish = (events: readonly RecordedEvent[], head: number) => void;
+type Publish = (events: readonly RecordedEvent[], head: number) => void;
 
 /**
  * An adapter's read step: publishes, in order and a page at a time, the events committed after

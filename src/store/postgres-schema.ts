@@ -48,7 +48,7 @@ const MIGRATIONS: ReadonlyArray<(schema: string) => string> = [
     DELETE FROM ${s}.events WHERE starts_with(stream, '${KEY_STREAM_PREFIX}');`,
 ];
 
-export const SCHEMA_VERSION = MIGRATIONS.length;
+const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** `"name"` with quotes doubled: an identifier that cannot break out of its place in SQL. */
 export const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`;

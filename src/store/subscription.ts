@@ -2,7 +2,7 @@ import { Observable } from 'rxjs';
 import { SubscriberTooSlowError } from './errors.js';
 import type { RecordedEvent, SubscribeOptions } from './types.js';
 
-export const DEFAULT_SUBSCRIBER_BUFFER = 65_536;
+const DEFAULT_SUBSCRIBER_BUFFER = 65_536;
 /** Live events handed to a subscriber before it yields to the event loop, so appends keep flowing. */
 const DELIVERY_CHUNK = 1_024;
 

@@ -1,8 +1,8 @@
 import { EventTooLargeError, InvalidEventError, InvalidStreamNameError } from './errors.js';
 import type { EventData, ExpectedRevision } from './types.js';
 
-export const MAX_EVENT_BYTES = 4 * 1024 * 1024;
-export const MAX_STREAM_NAME_BYTES = 256;
+const MAX_EVENT_BYTES = 4 * 1024 * 1024;
+const MAX_STREAM_NAME_BYTES = 256;
 const MAX_TYPE_LENGTH = 256;
 // Control characters would corrupt the key layout (NUL separates a stream from its revision) and logs.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point

@@ -29,7 +29,7 @@ export interface PendingImport {
 }
 
 /** What an adapter does with its turn; each settles every task it is given. */
-export interface WriteHandlers {
+interface WriteHandlers {
   /** Commits appends that waited together (one of them when the queue does not group). */
   appends(batch: PendingAppend[]): Promise<void>;
   remove(task: PendingDelete): Promise<void>;

@@ -10,7 +10,7 @@ import { fail, json, UNAUTHORIZED } from './route-answers.js';
 
 const KEPT = 'the last 200 lines it printed, at most 128 KiB';
 
-export const ActivityEntry = z
+const ActivityEntry = z
   .object({
     jobId: z.string().meta({ description: 'Its job (`GET /api/jobs/{id}` while the job is kept).' }),
     operation: z.enum(['start', 'stop', 'restart', 'down']),

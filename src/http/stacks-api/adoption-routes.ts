@@ -10,7 +10,7 @@ import { fail, json, UNAUTHORIZED } from './route-answers.js';
 
 const ADOPTION = ['adoption'];
 
-export const EngineProject = z
+const EngineProject = z
   .object({
     name: z.string().meta({ description: 'The project (`com.docker.compose.project` label).' }),
     workingDir: z

@@ -12,9 +12,9 @@ import { fail, json, TOO_MANY_STREAMS, UNAUTHORIZED } from './route-answers.js';
 const CONTAINERS = ['containers'];
 
 /** A container as a route names it: its name (or id), as the engine spells them. */
-export const CONTAINER_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,254}$/;
+const CONTAINER_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,254}$/;
 
-export const ContainerParams = z.object({
+const ContainerParams = z.object({
   name: StackName,
   container: z
     .string()
@@ -58,7 +58,7 @@ const since = z
     return z.NEVER;
   });
 
-export const LogsQuery = EnvQuery.extend({
+const LogsQuery = EnvQuery.extend({
   tail: z
     .string()
     .meta({
@@ -83,7 +83,7 @@ export const LogsQuery = EnvQuery.extend({
   timestamps: flag('`true`: each line of a `text/plain` answer starts with its time and a space.'),
 });
 
-export const StackContainers = z
+const StackContainers = z
   .object({
     state: STACK_STATE,
     stateReason: z.string().nullable(),
@@ -95,7 +95,7 @@ export const StackContainers = z
       "A stack's state and containers on its Docker engine (as `GET /api/stacks/{name}` has them).",
   });
 
-export const EngineReach = z
+const EngineReach = z
   .object({
     environmentId: EnvironmentId,
     name: z.string(),
@@ -121,7 +121,7 @@ export const EngineReach = z
 
 const bytes = (description: string) => z.number().int().meta({ description });
 
-export const EngineInfo = z
+const EngineInfo = z
   .object({
     environmentId: EnvironmentId,
     where: z

@@ -29,7 +29,7 @@ export const RunCompose = z
   });
 
 /** A recorded variable as shown: a secret by name only. */
-export const ShownVariable = z
+const ShownVariable = z
   .union([
     z.object({ name: z.string(), secret: z.literal(false), value: z.string() }),
     z.object({ name: z.string(), secret: z.literal(true) }),
@@ -59,7 +59,7 @@ export const RunVariables = z
 
 const IMAGE_ID = `sha256:${'3f'.repeat(32)}`;
 
-export const RunImage = z
+const RunImage = z
   .object({
     service: z.string(),
     image: z.string().meta({ description: 'The reference its container was created from.' }),
@@ -166,7 +166,7 @@ export const HistorySettingsChange = z
     examples: [{ autoRollback: true, keepRuns: 5 }],
   });
 
-export const AuditEntry = z
+const AuditEntry = z
   .object({
     id: z.number().int(),
     at: z.string(),
@@ -262,7 +262,7 @@ export const NotificationTestOutcome = z
     examples: [{ key: 'hook:test:6f1c2a9e-1b2d-4c3e-8f4a-5b6c7d8e9f0a', ok: true, status: 200, error: null }],
   });
 
-export const Delivery = z
+const Delivery = z
   .object({
     key: z.string(),
     channel: z.string(),

@@ -257,7 +257,7 @@ const VARIABLE_NAME = z
 const VARIABLE_SECRET = z.boolean({ error: must('must be true or false') }).optional();
 const VARIABLE_OBJECT = must('must be an object {name, value, secret}');
 
-export const Variable = z
+const Variable = z
   .object(
     { name: VARIABLE_NAME, value: z.string({ error: must('must be a string') }), secret: VARIABLE_SECRET },
     { error: VARIABLE_OBJECT },
@@ -275,7 +275,7 @@ export const Variable = z
  * stacks-kept-secrets.ts). A null anywhere else (a non-secret, a name with no stored secret) is refused
  * by the service's variables check: `variables[0].value (MODE) must be a string`.
  */
-export const KeptVariable = z
+const KeptVariable = z
   .object(
     {
       name: VARIABLE_NAME,

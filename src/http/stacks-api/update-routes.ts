@@ -9,7 +9,7 @@ import { fail, json, UNAUTHORIZED } from './route-answers.js';
 
 const DIGEST = z.string().nullable();
 
-export const ServiceUpdate = z
+const ServiceUpdate = z
   .object({
     service: z.string(),
     container: z
