@@ -17,7 +17,6 @@ import {
   START,
   streamNameFilter,
 } from '@kurrent/kurrentdb-client';
-import type { Observable } from 'rxjs';
 import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../../streams/system.js';
 import {
   InvalidEventError,
@@ -27,7 +26,6 @@ import {
   UnsupportedStoreError,
   WrongExpectedRevisionError,
 } from './errors.js';
-import { FailedState, type StoreFailure } from './failed-state.js';
 import { planImport } from './import.js';
 import { KurrentLeases, type LeaseStreams } from './kurrentdb-leases.js';
 import {
@@ -57,11 +55,9 @@ import {
   toStreamState,
 } from './kurrentdb-mapping.js';
 import { LiveDelivery, type ReadNew } from './live-delivery.js';
-import { subscribeToLog } from './subscription.js';
+import { QueuedEventStore } from './queued-store.js';
+import type { LiveLog } from './subscription.js';
 import type {
-  AppendOptions,
-  AppendResult,
-  EventData,
   EventStore,
   ExpectedRevision,
   Lease,
@@ -69,10 +65,9 @@ import type {
   ReadStreamOptions,
   RecordedEvent,
   Snapshot,
-  SubscribeOptions,
 } from './types.js';
 import { assertStreamName, serializeEventBody } from './validate.js';
-import { type PendingAppend, type PendingDelete, type PendingImport, WriteQueue } from './write-queue.js';
+import type { PendingAppend, PendingDelete, PendingImport } from './write-queue.js';
 
 /** A position-log entry with where it sits in `$all` (known on KurrentDB 22.6 and later). */
 interface PlacedEntry extends LogEntry {
@@ -147,8 +142,7 @@ const LEASE_STREAM_MAX_COUNT = 16;
  * disagreeing clocks) has run out*; closing the store releases its leases at once. The clocks of the
  * processes sharing a log must agree to within that allowance.
  */
-export class KurrentEventStore implements EventStore {
-  readonly location: string;
+export class KurrentEventStore extends QueuedEventStore implements EventStore {
   private readonly client: KurrentDBClient;
   private readonly names: KurrentNames;
   private readonly systemStream: string;
@@ -171,36 +165,18 @@ export class KurrentEventStore implements EventStore {
   private feed: AllStreamSubscription | undefined;
   private feedFrom: ReadPosition = END;
   private pollTimer: NodeJS.Timeout | undefined;
-  private readonly writes: WriteQueue;
-  /** Cleared by the next write it takes: see failed-state.ts. */
-  private readonly failed: FailedState;
-  private closed = false;
   private readonly leases: KurrentLeases;
 
   private constructor(options: KurrentUrl) {
-    this.failed = new FailedState(options.location, 'next-write');
-    // One write at a time, never grouped: each append is its own multi-stream append on the position log.
-    this.writes = new WriteQueue(
-      {
-        appends: async (batch) => {
-          for (const task of batch) await this.runAppend(task);
-        },
-        remove: (task) => this.runDelete(task),
-        import: (task) => this.runImport(task),
-      },
-      { group: false, closed: () => this.closed, failed: this.failed },
-    );
-    this.location = options.location;
+    // A failed write is cleared by the next write it takes (failed-state.ts). One write at a time,
+    // never grouped: each append is its own multi-stream append on the position log.
+    super(options.location, 'next-write', false);
     this.names = kurrentNames(options.namespace);
     this.systemStream = this.names.events(SYSTEM_STREAM);
     this.filter = streamNameFilter({ prefixes: [this.names.eventPrefix] });
     this.client = KurrentDBClient.connectionString(options.connectionString);
     this.delivery = new LiveDelivery((stream, from, to) => this.readRange(stream, from, to), this.readNew);
     this.leases = new KurrentLeases(this.leaseStreams(), (name) => this.names.lease(name));
-  }
-
-  get failure(): StoreFailure | undefined {
-    return this.failed.failure;
   }
 
   static async open(options: KurrentUrl): Promise<KurrentEventStore> {
@@ -223,22 +199,14 @@ export class KurrentEventStore implements EventStore {
     }
   }
 
+  protected get liveLog(): LiveLog {
+    return this.delivery.log;
+  }
+
   async headPosition(): Promise<number> {
     const head = (await this.readLogTop())?.last ?? 0;
     await this.delivery.advanceTo(head);
     return head;
-  }
-
-  append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
-    return this.writes.append(stream, events, options);
-  }
-
-  deleteStream(stream: string): Promise<void> {
-    return this.writes.deleteStream(stream);
-  }
-
-  importEvents(events: readonly RecordedEvent[]): Promise<void> {
-    return this.writes.importEvents(events);
   }
 
   /** A lease stream per name, with optimistic concurrency: see kurrentdb-leases.ts. */
@@ -283,11 +251,6 @@ export class KurrentEventStore implements EventStore {
       yield event;
       if (--left <= 0) return;
     }
-  }
-
-  subscribe(options: SubscribeOptions = {}): Observable<RecordedEvent> {
-    if (options.stream !== undefined) assertStreamName(options.stream);
-    return subscribeToLog(this.delivery.log, options);
   }
 
   async loadSnapshot<State>(name: string): Promise<Snapshot<State> | undefined> {
@@ -783,7 +746,7 @@ export class KurrentEventStore implements EventStore {
    * needs several appends is not atomic as a whole: a failure between them leaves the first ones
    * written (migrate reports a partial copy); one that fits one append is.
    */
-  private async runImport(task: PendingImport): Promise<void> {
+  protected async runImport(task: PendingImport): Promise<void> {
     const recorded: RecordedEvent[] = [];
     try {
       if (!this.logKnown) await this.syncLog();
@@ -908,6 +871,11 @@ export class KurrentEventStore implements EventStore {
     };
   }
 
+  /** Never more than one: the queue does not group (see the constructor). */
+  protected async commitAppends(batch: PendingAppend[]): Promise<void> {
+    for (const task of batch) await this.runAppend(task);
+  }
+
   private async runAppend(task: PendingAppend): Promise<void> {
     let written: { events: RecordedEvent[]; nextRevision: number };
     try {
@@ -922,7 +890,7 @@ export class KurrentEventStore implements EventStore {
   }
 
   /** Records `StreamDeleted` (taking a position), then tombstones the stream: see the class comment. */
-  private async runDelete(task: PendingDelete): Promise<void> {
+  protected async runDelete(task: PendingDelete): Promise<void> {
     let event: RecordedEvent;
     try {
       if (this.deleted.has(task.stream)) {

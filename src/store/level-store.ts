@@ -1,9 +1,7 @@
 import type { AbstractBatchOptions, AbstractIterator, AbstractLevel } from 'abstract-level';
-import type { Observable } from 'rxjs';
 import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../../streams/system.js';
 import { chunkedJson } from './chunked-json.js';
 import { StoreClosedError, StreamDeletedError } from './errors.js';
-import { FailedState, type StoreFailure } from './failed-state.js';
 import { flatten } from './flatten.js';
 import { importedValue, planImport } from './import.js';
 import {
@@ -28,27 +26,19 @@ import {
   tombstoneKey,
 } from './keys.js';
 import { LocalLeases } from './local-leases.js';
-import { type LiveLog, subscribeToLog } from './subscription.js';
+import { QueuedEventStore } from './queued-store.js';
+import type { LiveLog } from './subscription.js';
 import type {
-  AppendOptions,
   AppendResult,
-  EventData,
   EventStore,
   Lease,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
   Snapshot,
-  SubscribeOptions,
 } from './types.js';
 import { assertStreamName, serializeEventBody, storedValue } from './validate.js';
-import {
-  checkExpected,
-  type PendingAppend,
-  type PendingDelete,
-  type PendingImport,
-  WriteQueue,
-} from './write-queue.js';
+import { checkExpected, type PendingAppend, type PendingDelete, type PendingImport } from './write-queue.js';
 
 type StringLevel = AbstractLevel<string | Uint8Array, string, string>;
 type StringIterator = AbstractIterator<StringLevel, string, string>;
@@ -100,16 +90,11 @@ interface PartedSnapshot {
  * in the next batch (group commit): one fsync acknowledges all of them, and each append is still atomic
  * because a LevelDB batch is.
  */
-export class LevelEventStore implements EventStore {
-  readonly location: string;
+export class LevelEventStore extends QueuedEventStore implements EventStore {
   private readonly db: StringLevel;
   private readonly writeOptions: WriteOptions;
   private head = 0;
   private readonly streams = new Map<string, StreamHead>();
-  private readonly writes: WriteQueue;
-  /** Until a restart: see failed-state.ts. */
-  private readonly failed: FailedState;
-  private closed = false;
   private readonly commitListeners = new Set<(events: readonly RecordedEvent[]) => void>();
   private readonly closeListeners = new Set<() => void>();
   private readonly live: LiveLog;
@@ -118,18 +103,10 @@ export class LevelEventStore implements EventStore {
   private snapshotGeneration = 0;
 
   private constructor(db: StringLevel, location: string, sync: boolean) {
+    // A failed write stays failed until a restart (failed-state.ts): LevelDB's log is shared.
+    super(location, 'restart', true);
     this.db = db;
-    this.location = location;
     this.writeOptions = { sync } as WriteOptions;
-    this.failed = new FailedState(location, 'restart');
-    this.writes = new WriteQueue(
-      {
-        appends: (batch) => this.commitAppends(batch),
-        remove: (task) => this.runDelete(task),
-        import: (task) => this.runImport(task),
-      },
-      { group: true, closed: () => this.closed, failed: this.failed },
-    );
     this.live = {
       head: () => this.head,
       readRange: (stream, from, to) => this.readRange(stream, from, to),
@@ -148,24 +125,12 @@ export class LevelEventStore implements EventStore {
     return store;
   }
 
+  protected get liveLog(): LiveLog {
+    return this.live;
+  }
+
   async headPosition(): Promise<number> {
     return this.head;
-  }
-
-  get failure(): StoreFailure | undefined {
-    return this.failed.failure;
-  }
-
-  append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
-    return this.writes.append(stream, events, options);
-  }
-
-  deleteStream(stream: string): Promise<void> {
-    return this.writes.deleteStream(stream);
-  }
-
-  importEvents(events: readonly RecordedEvent[]): Promise<void> {
-    return this.writes.importEvents(events);
   }
 
   /** LevelDB is held by one process (its lock): a lease is free when no lease of this store has it. */
@@ -269,11 +234,6 @@ export class LevelEventStore implements EventStore {
     } finally {
       await iterator.close();
     }
-  }
-
-  subscribe(options: SubscribeOptions = {}): Observable<RecordedEvent> {
-    if (options.stream !== undefined) assertStreamName(options.stream);
-    return subscribeToLog(this.live, options);
   }
 
   async loadSnapshot<State>(name: string): Promise<Snapshot<State> | undefined> {
@@ -404,7 +364,7 @@ export class LevelEventStore implements EventStore {
     return head;
   }
 
-  private async commitAppends(appends: PendingAppend[]): Promise<void> {
+  protected async commitAppends(appends: PendingAppend[]): Promise<void> {
     try {
       await Promise.all([...new Set(appends.map((a) => a.stream))].map((stream) => this.streamHead(stream)));
     } catch (error) {
@@ -503,7 +463,7 @@ export class LevelEventStore implements EventStore {
    * through that compaction, so the ranges are remembered under a shred key and compacted again at the
    * next open.
    */
-  private async runDelete(task: PendingDelete): Promise<void> {
+  protected async runDelete(task: PendingDelete): Promise<void> {
     try {
       const [head, system] = await Promise.all([
         this.streamHead(task.stream),
@@ -558,7 +518,7 @@ export class LevelEventStore implements EventStore {
   }
 
   /** See `EventStore.importEvents`: one batch, positions after the head, revisions checked. */
-  private async runImport(task: PendingImport): Promise<void> {
+  protected async runImport(task: PendingImport): Promise<void> {
     try {
       const plan = await planImport(task.events, (stream) => this.streamHead(stream));
       const ops: BatchOp[] = [];

@@ -1,5 +1,4 @@
 import pg from 'pg';
-import type { Observable } from 'rxjs';
 import {
   KEY_STREAM_PREFIX,
   STREAM_DELETED,
@@ -7,32 +6,23 @@ import {
   SYSTEM_STREAM,
 } from '../../streams/system.js';
 import { StoreClosedError, StreamDeletedError, UnsupportedStoreError } from './errors.js';
-import { FailedState, type StoreFailure } from './failed-state.js';
 import { importedValue, planImport } from './import.js';
 import { decodeEvent } from './keys.js';
 import { LiveDelivery, readByRanges } from './live-delivery.js';
 import { migrate, quoteIdentifier } from './postgres-schema.js';
-import { subscribeToLog } from './subscription.js';
+import { QueuedEventStore } from './queued-store.js';
+import type { LiveLog } from './subscription.js';
 import type {
-  AppendOptions,
   AppendResult,
-  EventData,
   EventStore,
   Lease,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
   Snapshot,
-  SubscribeOptions,
 } from './types.js';
 import { assertStreamName, serializeEventBody, storedValue } from './validate.js';
-import {
-  checkExpected,
-  type PendingAppend,
-  type PendingDelete,
-  type PendingImport,
-  WriteQueue,
-} from './write-queue.js';
+import { checkExpected, type PendingAppend, type PendingDelete, type PendingImport } from './write-queue.js';
 
 export interface PostgresStoreOptions {
   /** A libpq-style URL without chronicle's own parameters. */
@@ -65,8 +55,7 @@ const RECONNECT_MS = 500;
  * and hands them to its subscribers in order (live-delivery.ts; subscription.ts does catch-up and the
  * per-subscriber queues).
  */
-export class PostgresEventStore implements EventStore {
-  readonly location: string;
+export class PostgresEventStore extends QueuedEventStore implements EventStore {
   private readonly pool: pg.Pool;
   private readonly connectionString: string;
   private readonly schema: string;
@@ -75,24 +64,12 @@ export class PostgresEventStore implements EventStore {
   private readonly delivery: LiveDelivery;
   private listener: pg.Client | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
-  private readonly writes: WriteQueue;
-  /** Cleared by the next write it takes: see failed-state.ts. */
-  private readonly failed: FailedState;
-  private closed = false;
   /** Each lease's own connection: a session advisory lock lives as long as its session. */
   private readonly leaseClients = new Set<pg.Client>();
 
   private constructor(options: PostgresStoreOptions) {
-    this.failed = new FailedState(options.location, 'next-write');
-    this.writes = new WriteQueue(
-      {
-        appends: (batch) => this.commitAppends(batch),
-        remove: (task) => this.runDelete(task),
-        import: (task) => this.runImport(task),
-      },
-      { group: true, closed: () => this.closed, failed: this.failed },
-    );
-    this.location = options.location;
+    // A failed write is cleared by the next write it takes (failed-state.ts).
+    super(options.location, 'next-write', true);
     this.connectionString = options.connectionString;
     this.schema = options.schema;
     const s = quoteIdentifier(options.schema);
@@ -136,26 +113,14 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  get failure(): StoreFailure | undefined {
-    return this.failed.failure;
+  protected get liveLog(): LiveLog {
+    return this.delivery.log;
   }
 
   async headPosition(): Promise<number> {
     const head = await this.readHead();
     await this.delivery.advanceTo(head);
     return head;
-  }
-
-  append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
-    return this.writes.append(stream, events, options);
-  }
-
-  deleteStream(stream: string): Promise<void> {
-    return this.writes.deleteStream(stream);
-  }
-
-  importEvents(events: readonly RecordedEvent[]): Promise<void> {
-    return this.writes.importEvents(events);
   }
 
   /**
@@ -261,11 +226,6 @@ export class PostgresEventStore implements EventStore {
       [prefix],
     );
     for (const row of rows) yield row.stream;
-  }
-
-  subscribe(options: SubscribeOptions = {}): Observable<RecordedEvent> {
-    if (options.stream !== undefined) assertStreamName(options.stream);
-    return subscribeToLog(this.delivery.log, options);
   }
 
   async loadSnapshot<State>(name: string): Promise<Snapshot<State> | undefined> {
@@ -434,7 +394,7 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  private async commitAppends(appends: PendingAppend[]): Promise<void> {
+  protected async commitAppends(appends: PendingAppend[]): Promise<void> {
     const accepted: Array<{ append: PendingAppend; result: AppendResult }> = [];
     const refused: Array<{ append: PendingAppend; error: unknown }> = [];
     let recorded: RecordedEvent[] = [];
@@ -521,7 +481,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** See `EventStore.importEvents`: one transaction, positions after the head, revisions checked. */
-  private async runImport(task: PendingImport): Promise<void> {
+  protected async runImport(task: PendingImport): Promise<void> {
     let recorded: RecordedEvent[] = [];
     let head = 0;
     try {
@@ -571,7 +531,7 @@ export class PostgresEventStore implements EventStore {
    * (until VACUUM, and even after it in a page's free space): a deleted key stream's table is therefore
    * rewritten (`rewriteKeys`) before the delete resolves, which leaves none of its bytes in it.
    */
-  private async runDelete(task: PendingDelete): Promise<void> {
+  protected async runDelete(task: PendingDelete): Promise<void> {
     let event: RecordedEvent | undefined;
     try {
       await this.inHeadTransaction(async (client, locked) => {

@@ -1,0 +1,59 @@
+import type { Observable } from 'rxjs';
+import { FailedState, type StoreFailure } from './failed-state.js';
+import { type LiveLog, subscribeToLog } from './subscription.js';
+import type { AppendOptions, AppendResult, EventData, RecordedEvent, SubscribeOptions } from './types.js';
+import { assertStreamName } from './validate.js';
+import { type PendingAppend, type PendingDelete, type PendingImport, WriteQueue } from './write-queue.js';
+
+/**
+ * What every adapter of the store port does the same way: its writes go through one write queue and
+ * one failed state, and its subscriptions read one live log. An adapter says how a turn of the queue
+ * is written (commitAppends, runDelete, runImport) and where its live log is; the rest is here.
+ */
+export abstract class QueuedEventStore {
+  readonly location: string;
+  protected readonly writes: WriteQueue;
+  protected readonly failed: FailedState;
+  protected closed = false;
+
+  /** `group`: appends waiting together are handed over in one turn (one transaction or batch). */
+  protected constructor(location: string, clears: StoreFailure['clears'], group: boolean) {
+    this.location = location;
+    this.failed = new FailedState(location, clears);
+    this.writes = new WriteQueue(
+      {
+        appends: (batch) => this.commitAppends(batch),
+        remove: (task) => this.runDelete(task),
+        import: (task) => this.runImport(task),
+      },
+      { group, closed: () => this.closed, failed: this.failed },
+    );
+  }
+
+  protected abstract commitAppends(appends: PendingAppend[]): Promise<void>;
+  protected abstract runDelete(task: PendingDelete): Promise<void>;
+  protected abstract runImport(task: PendingImport): Promise<void>;
+  /** The log subscriptions catch up from and then follow. */
+  protected abstract get liveLog(): LiveLog;
+
+  get failure(): StoreFailure | undefined {
+    return this.failed.failure;
+  }
+
+  append(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
+    return this.writes.append(stream, events, options);
+  }
+
+  deleteStream(stream: string): Promise<void> {
+    return this.writes.deleteStream(stream);
+  }
+
+  importEvents(events: readonly RecordedEvent[]): Promise<void> {
+    return this.writes.importEvents(events);
+  }
+
+  subscribe(options: SubscribeOptions = {}): Observable<RecordedEvent> {
+    if (options.stream !== undefined) assertStreamName(options.stream);
+    return subscribeToLog(this.liveLog, options);
+  }
+}
