@@ -1,8 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { AccessDecision } from '../stacks/auth.js';
+import type { EnvironmentId } from '../../streams/stacks.js';
+import { type AccessDecision, checkEnvAccess } from '../stacks/auth.js';
 import { StacksError } from '../stacks/errors.js';
-import type { StartedJob } from '../stacks/service.js';
+import type { StacksService, StartedJob } from '../stacks/service.js';
 import type { User } from '../stacks/types.js';
 import type { JobAccepted, JobOutcome } from './stacks-api/answers.js';
 
@@ -27,6 +28,20 @@ export function userOf(request: Pick<FastifyRequest, 'stacksUser'>): User {
 /** Throws the 403 of a refused decision. */
 export function allow(decision: AccessDecision): void {
   if (!decision.ok) throw new StacksError(403, decision.error);
+}
+
+/**
+ * The environment a read of a stack's records names (`?env=`): the caller may view it (else 403) and
+ * it is configured (else 404), before anything of it is read.
+ */
+export function viewedEnvironment(
+  request: Pick<FastifyRequest, 'stacksUser'> & { query: { env: EnvironmentId } },
+  service: Pick<StacksService, 'environment'>,
+): EnvironmentId {
+  const env = request.query.env;
+  allow(checkEnvAccess(userOf(request), 'view', env));
+  service.environment(env);
+  return env;
 }
 
 /** Whether the caller asked for the answer after the job (`Accept: application/json`). */

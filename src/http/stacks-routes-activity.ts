@@ -1,8 +1,7 @@
-import { checkEnvAccess } from '../stacks/auth.js';
 import type { StacksService } from '../stacks/service.js';
 import { activitySchemas as routes } from './stacks-api/activity-routes.js';
 import type { StacksFastify } from './stacks-openapi.js';
-import { allow, userOf } from './stacks-request.js';
+import { viewedEnvironment } from './stacks-request.js';
 
 /**
  * A stack's Activity (src/stacks/activity.ts): its start, stop, restart and down operations, and one's
@@ -12,18 +11,14 @@ export function activityRoutes(app: StacksFastify, service: StacksService): void
   app.route({
     ...routes.listActivity,
     handler: async (request) => {
-      const env = request.query.env;
-      allow(checkEnvAccess(userOf(request), 'view', env));
-      service.environment(env);
+      const env = viewedEnvironment(request, service);
       return { operations: await service.activity.list(env, request.params.name) };
     },
   });
   app.route({
     ...routes.getActivity,
     handler: async (request) => {
-      const env = request.query.env;
-      allow(checkEnvAccess(userOf(request), 'view', env));
-      service.environment(env);
+      const env = viewedEnvironment(request, service);
       return service.activity.read(env, request.params.name, request.params.jobId);
     },
   });

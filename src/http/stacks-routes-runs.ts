@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DeployRun } from '../../projections/deploy-runs.js';
-import { checkEnvAccess, checkGlobal, checkRunAccess } from '../stacks/auth.js';
+import { checkGlobal, checkRunAccess } from '../stacks/auth.js';
 import { badRequest, notFound, StacksError } from '../stacks/errors.js';
 import { logDownloadName, parseLogQuery, queryLog } from '../stacks/history/log-query.js';
 import {
@@ -17,7 +17,7 @@ import { EventStream } from './event-stream.js';
 import { logLineFrames } from './sse-frames.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
 import type { StacksFastify } from './stacks-openapi.js';
-import { allow, userOf } from './stacks-request.js';
+import { allow, userOf, viewedEnvironment } from './stacks-request.js';
 import { holdStream } from './stream-budget.js';
 
 /**
@@ -45,9 +45,7 @@ export function runRoutes(app: StacksFastify, service: StacksService, streams: E
   app.route({
     ...routes.listRuns,
     handler: async (request) => {
-      const env = request.query.env;
-      allow(checkEnvAccess(userOf(request), 'view', env));
-      service.environment(env);
+      const env = viewedEnvironment(request, service);
       return Promise.all(service.runs.list(request.params.name, env).map((run) => service.runs.json(run)));
     },
   });
