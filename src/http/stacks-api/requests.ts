@@ -425,16 +425,21 @@ const AUTO_DEPLOY_CRON = z
     examples: ['*/5 * * * *'],
   });
 
+/** The settings of a git stack besides its repository: optional when it is made and when it changes. */
+const GIT_STACK_SETTINGS = {
+  branch: BRANCH.optional(),
+  composePath: COMPOSE_PATH.optional(),
+  files: FILES.optional(),
+  webhookSecret: WEBHOOK_SECRET,
+  autoDeployCron: AUTO_DEPLOY_CRON,
+  variables: VARIABLES.optional(),
+};
+
 export const NewGitStackBody = strictBody(
   {
     name: StackName,
     repository: REPOSITORY,
-    branch: BRANCH.optional(),
-    composePath: COMPOSE_PATH.optional(),
-    files: FILES.optional(),
-    webhookSecret: WEBHOOK_SECRET,
-    autoDeployCron: AUTO_DEPLOY_CRON,
-    variables: VARIABLES.optional(),
+    ...GIT_STACK_SETTINGS,
     deploy: flag('Deploy at once (create-and-deploy): the answer is a job answer.'),
   },
   unknownFields,
@@ -456,12 +461,7 @@ export const NewGitStackBody = strictBody(
 export const GitStackChangesBody = optionalStrict(
   {
     repository: REPOSITORY.optional(),
-    branch: BRANCH.optional(),
-    composePath: COMPOSE_PATH.optional(),
-    files: FILES.optional(),
-    webhookSecret: WEBHOOK_SECRET,
-    autoDeployCron: AUTO_DEPLOY_CRON,
-    variables: VARIABLES.optional(),
+    ...GIT_STACK_SETTINGS,
     redeploy: flag('Deploy with the new settings: the answer is a job answer.'),
   },
   unknownFields,
