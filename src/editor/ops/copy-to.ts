@@ -5,6 +5,7 @@ import { dictionaryEntries, withDictionaryEntries } from '../dxf/records.js';
 import { rootEntry } from '../dxf/structure.js';
 import { normalizeHandle } from '../dxf/values.js';
 import { fail } from '../errors.js';
+import { isMLeaderType } from '../geometry/mleader.js';
 import { isTableType, renamedTable, tableBlock } from '../geometry/table.js';
 import type { Block, DxfTag, Entity, RawEntity, RawRecord } from '../model.js';
 import { named, nameIn, nameKey, sameName } from '../names.js';
@@ -114,6 +115,8 @@ export function copiesFor(
       copy.tags = dimensionTags(copy.tags, entity.handle);
     if (copy.type === 'Raw' && copy.dxf_type === 'MLINE') copy.tags = mlineTags(copy.tags);
     if (copy.type === 'Raw' && isTableType(copy.dxf_type)) return tableCopy(copy, entity.handle);
+    if (copy.type === 'Raw' && isMLeaderType(copy.dxf_type))
+      copy.tags = mleaderTags(copy.tags, entity.handle);
     if (copy.type === 'Raw' && UNDERLAY_KINDS[copy.dxf_type])
       copy.tags = definitions.underlay(copy.dxf_type, withoutAppGroups(copy.tags) ?? [], handle);
     if (copy.type === 'Image') return definitions.image(copy, handle);
@@ -168,18 +171,65 @@ export function copiesFor(
     return renamedTable({ ...copy, tags: styled }, targetName, recordHandles.get(nameKey(targetName)) ?? '0');
   }
 
+  /**
+   * A MULTILEADER's tags for the target: each handle of its AcDbMLeader subclass (340-345: its
+   * MLEADERSTYLE, text styles, leader linetype, arrowhead and content blocks) the target's record or
+   * object of the same name — a block or a text style or linetype brought along when the target lacks
+   * it, a style object the target's of that name or its Standard one — else 0. A handle kept as it was
+   * would name whatever the target has under it.
+   */
+  function mleaderTags(tags: DxfTag[], handle: string): DxfTag[] {
+    let inMLeader = false;
+    return (withoutAppGroups(tags) ?? []).map((t) => {
+      if (t.code === 100) inMLeader = t.value === 'AcDbMLeader';
+      if (!inMLeader || t.code < 340 || t.code > 345) return t;
+      return { code: t.code, value: targetHandle(t.value, handle) };
+    });
+  }
+
+  /** The target's handle for what source handle `h` names (see `mleaderTags`); 0 when it has none. */
+  function targetHandle(h: string, entity: string): string {
+    const key = normalizeHandle(h);
+    if (key === '0') return '0';
+    const block = Object.values(from.model.blocks).find(
+      (b) => b.record_handle !== undefined && normalizeHandle(b.record_handle) === key,
+    );
+    if (block && !isLayoutBlockName(block.name)) {
+      const name = bring(block.name, entity);
+      return recordHandles.get(nameKey(name)) ?? named(target.model.blocks, name)?.record_handle ?? '0';
+    }
+    for (const table of ['STYLE', 'LTYPE']) {
+      const source = (dictGet(from.model.tables, table) ?? []).find((r) =>
+        r.tags.some((t) => (t.code === 5 || t.code === 105) && normalizeHandle(t.value) === key),
+      );
+      const name = source?.tags.find((t) => t.code === 2)?.value;
+      if (name === undefined) continue;
+      const made = table === 'STYLE' ? record(table, name) : linetype(name);
+      return step.recordHandle(table, made) ?? '0';
+    }
+    // A style object of the source (its MLEADERSTYLE); a handle naming nothing there names nothing here.
+    const object = from.model.objects.find(
+      (o) => o.handle !== undefined && normalizeHandle(o.handle) === key,
+    );
+    return object ? styleObject('ACAD_MLEADERSTYLE', key) : '0';
+  }
+
+  /** The target's entry of root dictionary `dict` named as source object `key` is there, else its Standard. */
+  function styleObject(dict: string, key: string): string {
+    const sourceDict = rootEntry(from.model, dict);
+    const name = sourceDict
+      ? dictionaryEntries(sourceDict).find(([, h]) => normalizeHandle(h) === key)?.[0]
+      : undefined;
+    const targetDict = rootEntry(target.model, dict);
+    const entries = targetDict ? dictionaryEntries(targetDict) : [];
+    const same = entries.find(([k]) => name !== undefined && sameName(k, name));
+    const standard = entries.find(([k]) => sameName(k, 'Standard'));
+    return (same ?? standard)?.[1] ?? '0';
+  }
+
   /** The target's TABLESTYLE handle for the table style `tags` name (by the source's name of it). */
   function tableStyle(tags: readonly DxfTag[]): string {
-    const handle = tags.find((t) => t.code === 342)?.value ?? '0';
-    const sourceDict = rootEntry(from.model, 'ACAD_TABLESTYLE');
-    const name = sourceDict
-      ? dictionaryEntries(sourceDict).find(([, h]) => normalizeHandle(h) === normalizeHandle(handle))?.[0]
-      : undefined;
-    const targetDict = rootEntry(target.model, 'ACAD_TABLESTYLE');
-    const entries = targetDict ? dictionaryEntries(targetDict) : [];
-    const same = entries.find(([key]) => name !== undefined && sameName(key, name));
-    const standard = entries.find(([key]) => sameName(key, 'Standard'));
-    return (same ?? standard)?.[1] ?? '0';
+    return styleObject('ACAD_TABLESTYLE', normalizeHandle(tags.find((t) => t.code === 342)?.value ?? '0'));
   }
 
   // The target's MLINE style dictionary and the entries this copy adds to it (one change, at the end).

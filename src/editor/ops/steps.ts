@@ -41,6 +41,8 @@ export class StepBuilder {
   /** Symbol-table records this step made (text styles, linetypes), by table, in the order made. */
   readonly recordsCreated: Record<string, string[]> = {};
   private readonly madeRecords = new Map<string, string>();
+  // Table:name key -> the handle of the record this step made for it.
+  private readonly madeRecordHandles = new Map<string, string>();
   private readonly made = new NameSet();
 
   constructor(model: DxfDocumentModel) {
@@ -91,6 +93,15 @@ export class StepBuilder {
     return known ?? this.madeRecords.get(`${table}:${nameKey(name)}`);
   }
 
+  /** The handle of record `name` of symbol table `table`, in any case (one this step made too). */
+  recordHandle(table: string, name: string): string | undefined {
+    const known = (dictGet(this.model.tables, table) ?? []).find((r) =>
+      r.tags.some((t) => t.code === 2 && sameName(t.value, name)),
+    );
+    const handle = known?.handle ?? known?.tags.find((t) => t.code === 5 || t.code === 105)?.value;
+    return handle ?? this.madeRecordHandles.get(`${table}:${nameKey(name)}`);
+  }
+
   /**
    * The record `name` of symbol table `table` (a STYLE, an LTYPE), in any case; else a copy of `like`
    * (the record of another document) made in this one: its own handle, owned by this document's table,
@@ -111,6 +122,7 @@ export class StepBuilder {
       else tags.push(t);
     }
     this.madeRecords.set(`${table}:${nameKey(name)}`, name);
+    this.madeRecordHandles.set(`${table}:${nameKey(name)}`, handle);
     const record: RawRecord = { type: like.type, handle, tags };
     this.changes.push({ kind: 'record', key: handle, table, before: null, after: record });
     const made = this.recordsCreated[table] ?? [];

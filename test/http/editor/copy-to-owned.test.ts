@@ -87,4 +87,50 @@ print(json.dumps(out))
       { name: '*T2', record: '*T2', style: '0', contents },
     ]);
   });
+  it("a real file's MULTILEADERs (dxf-parser's mleader.dxf) name the target's text style, linetype and MLEADERSTYLE of the source's names, never a handle of the source (here: 0 for what the source lacks); the saved target audits clean", async (ctx) => {
+    needEzdxf(ctx);
+    const target = await newDocument(editor.client);
+    const real = join(import.meta.dirname, '../../fixtures/dxf-corpus/dxfparser-mleader.dxf');
+    okBody(await editor.client.post('/api/v1/documents', { path: real }), 201);
+    const listed = okBody(await editor.client.get('/api/v1/entities?type=MULTILEADER'));
+    const handles = (at(listed, 'entities') as Json[]).map((e) => e.handle);
+    expect(handles).toHaveLength(3);
+    await post('/api/v1/entities/copy-to', { document_id: target, handles }, 201);
+    await post('/api/v1/activate', { document_id: target });
+    const file = await editor.save('mleader-target.dxf');
+    await expectAuditClean(file);
+    // What each handle of each MULTILEADER's AcDbMLeader subclass names, by type and name, in a file.
+    const named = (path: string) =>
+      python<string[][]>(
+        `
+import sys, json, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+def name(e):
+    if e.dxftype() == "MLEADERSTYLE":
+        return next(k for k, v in doc.rootdict["ACAD_MLEADERSTYLE"].items() if v is e)
+    return e.dxf.name
+from ezdxf.lldxf.tagger import ascii_tags_loader
+# The raw tags (ezdxf parses a MULTILEADER into its fields): each entity's AcDbMLeader handles.
+out = []
+where = None
+with open(sys.argv[1], encoding="utf-8", errors="replace") as f:
+    for tag in ascii_tags_loader(f):
+        if tag.code == 0:
+            where = "entity" if tag.value == "MULTILEADER" else None
+            if where: out.append([])
+        elif where and tag.code == 100:
+            where = "mleader" if tag.value == "AcDbMLeader" else "entity"
+        elif where == "mleader" and 340 <= tag.code <= 345:
+            e = doc.entitydb.get(tag.value)
+            out[-1].append(f"{tag.code} " + ("none" if e is None else f"{e.dxftype()} {name(e)}"))
+print(json.dumps(out))
+`,
+        [path],
+      );
+    // The file's MULTILEADERs name a text style, MLEADERSTYLE and linetype (60, 61, 14) it does not
+    // hold; in the target those handles (of other records there: 14 was a DICTIONARY) become 0.
+    const source = await named(real);
+    expect(source[0]).toEqual(['340 none', '340 none', '341 none', '343 none']);
+    expect(await named(file)).toEqual(source);
+  });
 });
