@@ -55,8 +55,7 @@ import {
   toStreamState,
 } from './kurrentdb-mapping.js';
 import { LiveDelivery, type ReadNew } from './live-delivery.js';
-import { QueuedEventStore } from './queued-store.js';
-import type { LiveLog } from './subscription.js';
+import { PolledEventStore } from './queued-store.js';
 import type {
   EventStore,
   ExpectedRevision,
@@ -142,7 +141,7 @@ const LEASE_STREAM_MAX_COUNT = 16;
  * disagreeing clocks) has run out*; closing the store releases its leases at once. The clocks of the
  * processes sharing a log must agree to within that allowance.
  */
-export class KurrentEventStore extends QueuedEventStore implements EventStore {
+export class KurrentEventStore extends PolledEventStore implements EventStore {
   private readonly client: KurrentDBClient;
   private readonly names: KurrentNames;
   private readonly systemStream: string;
@@ -151,7 +150,7 @@ export class KurrentEventStore extends QueuedEventStore implements EventStore {
   private head = 0;
   /** False after another process won the log or an append failed in an unknown way: re-read first. */
   private logKnown = false;
-  private readonly delivery: LiveDelivery;
+  protected readonly delivery: LiveDelivery;
   /** Where in `$all` the publisher reads on from: a record of this log, or the start. */
   private cursor: ReadPosition = START;
   /** Streams `<ns>:$streams` says are deleted, read up to `deletedRevision`. */
@@ -199,14 +198,8 @@ export class KurrentEventStore extends QueuedEventStore implements EventStore {
     }
   }
 
-  protected get liveLog(): LiveLog {
-    return this.delivery.log;
-  }
-
-  async headPosition(): Promise<number> {
-    const head = (await this.readLogTop())?.last ?? 0;
-    await this.delivery.advanceTo(head);
-    return head;
+  protected async readHead(): Promise<number> {
+    return (await this.readLogTop())?.last ?? 0;
   }
 
   /** A lease stream per name, with optimistic concurrency: see kurrentdb-leases.ts. */
@@ -243,7 +236,7 @@ export class KurrentEventStore extends QueuedEventStore implements EventStore {
   }
 
   async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
-    const to = (await this.readLogTop())?.last ?? 0;
+    const to = await this.readHead();
     const from = Math.max(1, options.from ?? 1);
     let left = options.maxCount ?? Number.POSITIVE_INFINITY;
     if (!(left > 0) || from > to) return;

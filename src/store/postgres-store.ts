@@ -10,8 +10,7 @@ import { importedValue, planImport } from './import.js';
 import { decodeEvent } from './keys.js';
 import { LiveDelivery, readByRanges } from './live-delivery.js';
 import { migrate, quoteIdentifier } from './postgres-schema.js';
-import { QueuedEventStore } from './queued-store.js';
-import type { LiveLog } from './subscription.js';
+import { PolledEventStore } from './queued-store.js';
 import type {
   AppendResult,
   EventStore,
@@ -55,13 +54,13 @@ const RECONNECT_MS = 500;
  * and hands them to its subscribers in order (live-delivery.ts; subscription.ts does catch-up and the
  * per-subscriber queues).
  */
-export class PostgresEventStore extends QueuedEventStore implements EventStore {
+export class PostgresEventStore extends PolledEventStore implements EventStore {
   private readonly pool: pg.Pool;
   private readonly connectionString: string;
   private readonly schema: string;
   private readonly sql: { events: string; keys: string; streams: string; head: string; snapshots: string };
   private readonly channel: string;
-  private readonly delivery: LiveDelivery;
+  protected readonly delivery: LiveDelivery;
   private listener: pg.Client | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   /** Each lease's own connection: a session advisory lock lives as long as its session. */
@@ -111,16 +110,6 @@ export class PostgresEventStore extends QueuedEventStore implements EventStore {
       await store.pool.end().catch(() => undefined);
       throw error;
     }
-  }
-
-  protected get liveLog(): LiveLog {
-    return this.delivery.log;
-  }
-
-  async headPosition(): Promise<number> {
-    const head = await this.readHead();
-    await this.delivery.advanceTo(head);
-    return head;
   }
 
   /**
@@ -268,7 +257,7 @@ export class PostgresEventStore extends QueuedEventStore implements EventStore {
   // Live delivery
   // ----------------------------------------------------------------------------------------------
 
-  private async readHead(): Promise<number> {
+  protected async readHead(): Promise<number> {
     const { rows } = await this.pool.query<{ position: string }>(`SELECT position FROM ${this.sql.head}`);
     return Number(rows[0]?.position ?? 0);
   }

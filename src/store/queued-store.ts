@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
 import { FailedState, type StoreFailure } from './failed-state.js';
+import type { LiveDelivery } from './live-delivery.js';
 import { type LiveLog, subscribeToLog } from './subscription.js';
 import type { AppendOptions, AppendResult, EventData, RecordedEvent, SubscribeOptions } from './types.js';
 import { assertStreamName } from './validate.js';
@@ -55,5 +56,26 @@ export abstract class QueuedEventStore {
   subscribe(options: SubscribeOptions = {}): Observable<RecordedEvent> {
     if (options.stream !== undefined) assertStreamName(options.stream);
     return subscribeToLog(this.liveLog, options);
+  }
+}
+
+/**
+ * An adapter over a server other processes write to as well: its live log is a LiveDelivery that
+ * learns of new events by polling (and notifications), so asking for the head also brings the
+ * subscriptions up to it.
+ */
+export abstract class PolledEventStore extends QueuedEventStore {
+  protected abstract readonly delivery: LiveDelivery;
+  /** The position of the last event in the server's log (0: none). */
+  protected abstract readHead(): Promise<number>;
+
+  protected get liveLog(): LiveLog {
+    return this.delivery.log;
+  }
+
+  async headPosition(): Promise<number> {
+    const head = await this.readHead();
+    await this.delivery.advanceTo(head);
+    return head;
   }
 }
