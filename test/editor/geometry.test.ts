@@ -87,9 +87,11 @@ describe('bounds', () => {
     expect(round(bounds(mtext('AB\\P{\\fArial;CDEF}', [0, 10, 0], 1)))).toEqual(
       round(box([0, 10 - h, 0], [2.4, 10, 0])),
     );
-    // Attachment 9 = bottom right; a reference width wraps the paragraph onto 2 lines.
+    // Attachment 9 = bottom right; a reference width wraps the paragraph onto 2 lines. The point is at the
+    // bottom of the last line's descenders: its baseline stands Helvetica's descender (207 / 718) above it.
+    const d = 207 / 718;
     expect(round(bounds(mtext('ABCDEFGHIJ', [10, 0, 0], 1, { width: 4, attachment: 9 })))).toEqual(
-      round(box([6, 0, 0], [10, h, 0])),
+      round(box([6, d, 0], [10, h + d, 0])),
     );
   });
 

@@ -101,6 +101,19 @@ export function mtextDirection(e: MTextEntity): Vec2 {
   return cosSinDeg(e.rotation);
 }
 
+/**
+ * How far a bottom-attached MText's last baseline stands above its attachment point, in text heights: the
+ * point is at the bottom of the line's descenders, not on its baseline (as ezdxf's drawing add-on sets
+ * it). The depth is the drawn font's: Helvetica's descender over its capitals' height (AFM 207 / 718);
+ * DejaVu Sans, where Helvetica is missing, has 0.285.
+ */
+export const MTEXT_DESCENT = 207 / 718;
+
+/** Text heights from a MText's attachment point up to its box's bottom (its last baseline). */
+export function mtextLift(attachment: number): number {
+  return attachmentFractions(attachment).upFraction === 0 ? MTEXT_DESCENT : 0;
+}
+
 /** Fractions of the MText box at its attachment point: 1-9 = top-left ... bottom-right. */
 export function attachmentFractions(attachment: number): { along: number; upFraction: number } {
   const a = Number.isInteger(attachment) && attachment >= 1 && attachment <= 9 ? attachment : 1;
@@ -124,9 +137,10 @@ function mtextBox(e: MTextEntity): TextBox {
   const dir = mtextDirection(e);
   const up: Vec2 = [-dir[1], dir[0]];
   const { along, upFraction } = attachmentFractions(e.attachment);
+  const below = upFraction * height - mtextLift(e.attachment) * e.height;
   const origin: Point3 = [
-    e.position[0] - along * width * dir[0] - upFraction * height * up[0],
-    e.position[1] - along * width * dir[1] - upFraction * height * up[1],
+    e.position[0] - along * width * dir[0] - below * up[0],
+    e.position[1] - along * width * dir[1] - below * up[1],
     e.position[2],
   ];
   return { origin, dir, up, width, height };

@@ -23,6 +23,7 @@ import {
   attachmentFractions,
   CHAR_WIDTH,
   mtextDirection,
+  mtextLift,
   mtextParagraphs,
   textLayout,
 } from '../geometry/text-box.js';
@@ -291,7 +292,7 @@ function mtextItem(e: MTextEntity, m: Matrix): Extract<DrawnItem, { kind: 'text'
   const { along, upFraction } = attachmentFractions(e.attachment);
   // In text heights from the attachment point: the box is `width` wide, its lines 5/3 heights apart.
   const boxHeight = 1 + (lines.length - 1) * MTEXT_LINE_SPACING;
-  const top = (1 - upFraction) * boxHeight;
+  const top = (1 - upFraction) * boxHeight + mtextLift(e.attachment);
   const anchor = along === 0.5 ? 0.5 : along === 1 ? 1 : 0;
   return {
     kind: 'text',
