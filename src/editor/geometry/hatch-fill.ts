@@ -6,8 +6,17 @@
  * an odd one), so a painter's non-zero rule paints exactly the even-odd area, and fills of one colour
  * sharing one path (the capture's) still add up where they overlap.
  */
-import type { HatchGeometry } from './hatch.js';
 import type { Vec2 } from './math.js';
+
+/** What a hatch's fill is made of: its loops, their path flags and its hatch style (HatchGeometry has them). */
+export interface HatchRings {
+  /** Closed loops of the boundary, in world x and y. */
+  loops: Vec2[][];
+  /** Each loop's boundary path flags (92): 1 external, 16 outermost. */
+  loopFlags: number[];
+  /** The hatch style (75): 0 nested (odd parity), 1 outermost, 2 ignore islands. */
+  style: number;
+}
 
 /** Boundary path flags (92). */
 const EXTERNAL = 1;
@@ -18,7 +27,7 @@ const OUTERMOST_STYLE = 1;
 const IGNORE_STYLE = 2;
 
 /** The loops the hatch's style draws (pattern lines and fill alike). */
-export function renderedLoops(g: Pick<HatchGeometry, 'loops' | 'loopFlags' | 'style'>): Vec2[][] {
+export function renderedLoops(g: HatchRings): Vec2[][] {
   if (g.style !== OUTERMOST_STYLE && g.style !== IGNORE_STYLE) return g.loops;
   const keep = g.style === IGNORE_STYLE ? EXTERNAL : EXTERNAL | OUTERMOST;
   const kept = g.loops.filter((_, i) => ((g.loopFlags[i] ?? 0) & keep) !== 0);
@@ -53,7 +62,7 @@ function inside(p: Vec2, ring: readonly Vec2[]): boolean {
  * The rings a solid hatch paints, outermost first: each loop of its style of 3 or more points, turned by
  * how many of the others hold it (even: counter-clockwise, odd: clockwise). Empty when it has none.
  */
-export function fillRings(g: Pick<HatchGeometry, 'loops' | 'loopFlags' | 'style'>): Vec2[][] {
+export function fillRings(g: HatchRings): Vec2[][] {
   const loops = renderedLoops(g).filter((l) => l.length >= 3 && ringArea(l) !== 0);
   const depth = loops.map((loop, i) => {
     // A point of the loop's own area (its first vertex may touch the loop around it).

@@ -8,7 +8,7 @@
  * the source handles (associativity) are kept as read.
  */
 import type { DxfTag, Point3, RawEntity } from '../model.js';
-import { renderedLoops } from './hatch-fill.js';
+import { type HatchRings, renderedLoops } from './hatch-fill.js';
 import { standardPattern, storedPatternLines } from './hatch-patterns.js';
 import { normalizeDegrees, TAU, type Vec2 } from './math.js';
 import {
@@ -55,13 +55,7 @@ export interface PatternLine {
   dashes: number[];
 }
 
-export interface HatchGeometry {
-  /** Closed loops of the boundary, in world x and y. */
-  loops: Vec2[][];
-  /** Each loop's boundary path flags (92): 1 external, 16 outermost. */
-  loopFlags: number[];
-  /** The hatch style (75): 0 nested (odd parity), 1 outermost, 2 ignore islands. */
-  style: number;
+export interface HatchGeometry extends HatchRings {
   solid: boolean;
   pattern: PatternLine[];
   elevation: number;
