@@ -133,4 +133,50 @@ print(json.dumps(out))
     expect(source[0]).toEqual(['340 none', '340 none', '341 none', '343 none']);
     expect(await named(file)).toEqual(source);
   });
+  it('a MULTILEADER with a block content brings that block along, named by handle in its context and its own fields; the saved target audits clean', async (ctx) => {
+    needEzdxf(ctx);
+    const drawn = join(editor.dir, 'mleader-block-source.dxf');
+    await python<null>(
+      `
+import sys, ezdxf
+from ezdxf.math import Vec2
+from ezdxf.render import mleader
+doc = ezdxf.new("R2010", setup=True)
+flag = doc.blocks.new("FLAG")
+flag.add_circle((0, 0), 1)
+flag.add_line((0, 0), (1, 1))
+builder = doc.modelspace().add_multileader_block(style="Standard")
+builder.set_content(name="FLAG", scale=1.0)
+builder.add_leader_line(mleader.ConnectionSide.left, [Vec2(-5, -5)])
+builder.build(insert=Vec2(10, 10))
+doc.saveas(sys.argv[1])
+print("null")
+`,
+      [drawn],
+    );
+    const target = await newDocument(editor.client);
+    okBody(await editor.client.post('/api/v1/documents', { path: drawn }), 201);
+    const listed = okBody(await editor.client.get('/api/v1/entities?type=MULTILEADER'));
+    const copied = await post(
+      '/api/v1/entities/copy-to',
+      { document_id: target, handles: [at(listed, 'entities.0.handle')] },
+      201,
+    );
+    expect(at(copied, 'result.blocks_created')).toEqual(expect.arrayContaining(['FLAG']));
+    await post('/api/v1/activate', { document_id: target });
+    const file = await editor.save('mleader-block-target.dxf');
+    await expectAuditClean(file);
+    const seen = await python<Json>(
+      `
+import sys, json, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+m = doc.modelspace().query("MULTILEADER")[0]
+record = doc.entitydb[m.context.block.block_record_handle]
+print(json.dumps({"context": record.dxf.name, "own": doc.entitydb[m.dxf.block_record_handle].dxf.name,
+  "contents": sorted(e.dxftype() for e in doc.blocks.get(record.dxf.name))}))
+`,
+      [file],
+    );
+    expect(seen).toEqual({ context: 'FLAG', own: 'FLAG', contents: ['CIRCLE', 'LINE'] });
+  });
 });
