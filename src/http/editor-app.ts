@@ -3,6 +3,7 @@ import FindMyWay from 'find-my-way';
 import type { Answer } from '../../streams/editor.js';
 import { type AuditContext, auditRoutes } from './editor-audit-routes.js';
 import type { EditorClient, HttpAnswer } from './editor-client.js';
+import { MAX_BODY_BYTES, MAX_PARAM_LENGTH } from './editor-limits.js';
 import { editorOpenApi } from './editor-openapi.js';
 import { OriginPolicy } from './editor-origin.js';
 import {
@@ -110,13 +111,6 @@ export const directRouteOf = (app: FastifyInstance): DirectRoute | undefined => 
  */
 const PLAIN_TARGET =
   /^((?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+)(?:\?([\x21\x24-\x26\x28-\x3b\x3d\x3f-\x7e]*))?$/;
-/**
- * The router's maxParamLength, which the direct path holds to as well. Not find-my-way's default of
- * 100: with it a longer block, layout, selection set or app name in the path (DXF names run to 255
- * characters) was answered 414 with Fastify's own body. Any parameter the listener's 64 KiB request
- * head can carry is routed.
- */
-const MAX_PARAM_LENGTH = 64 * 1024;
 
 /**
  * The editor's REST surface as a Fastify app: one route per row of the endpoint table, the generic
@@ -139,10 +133,8 @@ export function editorApp(
   });
   // Whatever the content type, a body is JSON if it parses, else absent (the spec's `{}`).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    '*',
-    { parseAs: 'buffer', bodyLimit: 16 * 1024 * 1024 },
-    (_request, payload, done) => done(null, parseBody(payload as Buffer)),
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (_request, payload, done) =>
+    done(null, parseBody(payload as Buffer)),
   );
 
   // Every object body carries http_status; a null body is sent as no body.

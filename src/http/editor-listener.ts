@@ -1,14 +1,10 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type DirectRoute, directRouteOf, type RawAnswer } from './editor-app.js';
+import { IDLE_MS, MAX_BODY_BYTES, MAX_CONNECTIONS, MAX_HEAD_BYTES } from './editor-limits.js';
 import { REASONS } from './editor-status.js';
 import { loopbackHost } from './loopback-host.js';
 
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
-const MAX_CONNECTIONS = 8;
-const IDLE_MS = 15_000;
-/** A header block longer than this is not a request this API takes. */
-const MAX_HEAD_BYTES = 64 * 1024;
 const HEAD_END = Buffer.from('\r\n\r\n');
 
 const CORS_AND_TRANSPORT =
