@@ -28,8 +28,8 @@ const NEW_COMPOSE = 'services:\n  web:\n    image: nginx:alpine\n    ports:\n   
 /**
  * `tick` changes with runs and stacks, `live` with the engines' containers: a container's change reads
  * the state of the stacks it is of again (`liveStacks`, changes.js `changedStacks`; all of them when
- * null), not their runs. Ten containers stopped in ten stacks are ten small reads of five containers
- * each, not a read of every stack's containers after each burst of changes.
+ * null), not their runs, in reads one at a time (LiveReads): ten containers stopped in ten stacks are
+ * one read of the list (two when they came while one was out), not ten.
  * @param {{ env: import('./api.js').Env, canEdit: boolean, tick: number, live: number,
  *   liveStacks?: Set<string> | null }} props
  */
@@ -57,70 +57,33 @@ export function StacksList({ env, canEdit, tick, live, liveStacks = null }) {
       cancelled = true;
     };
   }, [env, tick, liveAll]);
-  // A change of containers: the state of the stacks it is of, each read again on its own, one read of a
-  // stack at a time (a change while it is read reads it once more after: a stop's kill, die and stop
-  // come in several bursts), only in the environment it was asked for. The answers of one frame are
-  // applied together, in one render in which only their rows render again (StackRow is memoised).
+  // A change of containers: the state of the stacks it is of read again, one read at a time for the
+  // whole list, only in the environment it was asked for. Changes that come while a read is out wait
+  // for it and are read together once it is in (a stop's kill, die and stop, ten containers stopped at
+  // once: one read for all, not one per stack per burst); a read of one stack asks for that stack's
+  // containers alone, of more the list. Only rows whose stack changed render again (StackRow is
+  // memoised, and an answer equal to what a row shows keeps its object).
   const first = useRef(true);
-  /** Stacks being read: true when a change came meanwhile (read again once the answer is in). */
-  const reading = useRef(/** @type {Map<string, boolean>} */ (new Map()));
-  /** Answers waiting for the next frame, by stack name. */
-  const answered = useRef(/** @type {Map<string, Partial<import('./api.js').StackItem>> | null} */ (null));
+  const reads = useRef(/** @type {LiveReads | null} */ (null));
   const shown = useRef(env);
   shown.current = env;
+  if (reads.current === null || reads.current.env !== env)
+    reads.current = new LiveReads(env, {
+      one: (name) => api.containers(name, env),
+      all: () => api.stacks(env),
+      apply: (answer) => {
+        if (shown.current !== env) return;
+        setStacks((all) => mergeAnswer(all, answer));
+        setError(null);
+      },
+      failed: () => shown.current === env && setLiveAll((n) => n + 1),
+    });
   useEffect(() => {
     if (first.current) {
       first.current = false;
       return;
     }
-    if (liveStacks === null) {
-      setLiveAll((n) => n + 1);
-      return;
-    }
-    const apply = () => {
-      const answers = answered.current;
-      answered.current = null;
-      if (answers === null || shown.current !== env) return;
-      setStacks((all) =>
-        all === null
-          ? null
-          : all.map((s) => {
-              const status = answers.get(s.name);
-              return status ? { ...s, ...status } : s;
-            }),
-      );
-    };
-    const prefix = stackKey(env, '');
-    const read = (/** @type {string} */ key, /** @type {string} */ name) => {
-      reading.current.set(key, false);
-      const done = () => {
-        const again = reading.current.get(key) === true;
-        reading.current.delete(key);
-        if (again && shown.current === env) read(key, name);
-      };
-      api.containers(name, env).then(
-        (status) => {
-          if (shown.current === env) {
-            if (answered.current === null) {
-              answered.current = new Map();
-              requestAnimationFrame(apply);
-            }
-            answered.current.set(name, status);
-          }
-          done();
-        },
-        // Gone meanwhile (deleted), or the engine failed: the whole list says what it is now.
-        () => {
-          if (shown.current === env) setLiveAll((n) => n + 1);
-          done();
-        },
-      );
-    };
-    for (const key of liveStacks) {
-      if (!key.startsWith(prefix)) continue;
-      if (reading.current.has(key)) reading.current.set(key, true);
-      else read(key, key.slice(prefix.length));
-    }
+    reads.current?.changed(liveStacks);
   }, [live]);
 
   const names = stacks === null ? null : stacks.map((s) => s.name).join('\n');
@@ -176,6 +139,97 @@ export function StacksList({ env, canEdit, tick, live, liveStacks = null }) {
       }
     </section>
   `;
+}
+
+/**
+ * What a live read answered: one stack's containers (by name), or the whole list.
+ * @typedef {{ name: string, status: Partial<import('./api.js').StackItem> }
+ *   | { all: import('./api.js').StackItem[] }} LiveAnswer
+ */
+
+/**
+ * The live reads of one environment's list: at most one out at a time, and at most one waiting, which
+ * covers every change that came meanwhile (`changed`: the stacks' keys, changes.js `stackKey`; null:
+ * any of them). A burst of changes is thus one read, or two when it came while one was out.
+ */
+export class LiveReads {
+  /**
+   * @param {import('./api.js').Env} env
+   * @param {{ one: (name: string) => Promise<Partial<import('./api.js').StackItem>>,
+   *   all: () => Promise<import('./api.js').StackItem[]>, apply: (answer: LiveAnswer) => void,
+   *   failed: () => void }} read
+   */
+  constructor(env, read) {
+    this.env = env;
+    this.read = read;
+    this.busy = false;
+    /** The stacks to read once the read out is in; null: all of them; undefined: none. */
+    /** @type {Set<string> | null | undefined} */
+    this.waiting = undefined;
+  }
+
+  /** @param {Set<string> | null} keys */
+  changed(keys) {
+    const prefix = stackKey(this.env, '');
+    if (keys === null) this.waiting = null;
+    else {
+      const own = [...keys].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+      if (own.length === 0) return;
+      if (this.waiting === undefined) this.waiting = new Set(own);
+      else if (this.waiting !== null) for (const name of own) this.waiting.add(name);
+    }
+    this.next();
+  }
+
+  /** @private */
+  next() {
+    if (this.busy || this.waiting === undefined) return;
+    const names = this.waiting;
+    this.waiting = undefined;
+    this.busy = true;
+    const name = names !== null && names.size === 1 ? [...names][0] : undefined;
+    /** @type {Promise<LiveAnswer>} */
+    const answer =
+      name !== undefined
+        ? this.read.one(name).then((status) => ({ name, status }))
+        : this.read.all().then((all) => ({ all }));
+    answer
+      .then(
+        (a) => this.read.apply(a),
+        // Gone meanwhile (deleted), or the engine failed: the whole list says what it is now.
+        () => this.read.failed(),
+      )
+      .finally(() => {
+        this.busy = false;
+        this.next();
+      });
+  }
+}
+
+/**
+ * The list with a live answer applied; a stack whose state, reason and containers are what the row
+ * shows keeps its object (its row does not render again). Pure.
+ * @param {import('./api.js').StackItem[] | null} all @param {LiveAnswer} answer
+ * @returns {import('./api.js').StackItem[] | null}
+ */
+export function mergeAnswer(all, answer) {
+  if (all === null) return 'all' in answer ? answer.all : null;
+  const same = (
+    /** @type {import('./api.js').StackItem} */ a,
+    /** @type {Partial<import('./api.js').StackItem>} */ b,
+  ) =>
+    a.state === b.state &&
+    a.stateReason === b.stateReason &&
+    JSON.stringify(a.containers) === JSON.stringify(b.containers);
+  if ('name' in answer)
+    return all.map((s) =>
+      s.name === answer.name && !same(s, answer.status) ? { ...s, ...answer.status } : s,
+    );
+  const before = new Map(all.map((s) => [s.name, s]));
+  return answer.all.map((s) => {
+    const old = before.get(s.name);
+    return old && JSON.stringify(old) === JSON.stringify(s) ? old : s;
+  });
 }
 
 /**
