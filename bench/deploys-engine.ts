@@ -28,7 +28,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DETECTED_COMMANDS, probeCompose } from '../src/stacks/compose-program.js';
+import { DETECTED_COMMANDS, probeCompose } from '../src/stacks/compose/program.js';
 import { ensureBusyboxImage } from './docker-image.js';
 import { type BenchReport, median, ratioOf, spreadCell } from './report.js';
 

@@ -45,7 +45,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { createRedactor } from '../src/stacks/redaction.js';
+import { createRedactor } from '../src/stacks/output/redaction.js';
 import { measureEngine, type StartEngineServer } from './deploys-engine.js';
 import { cpuSeconds, peakRssBytes } from './process-usage.js';
 import { measureRedaction, redactionWorkload } from './redaction.js';

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { deployRuns } from '../projections/deploy-runs.js';
 import { reconcileExecutions } from '../projections/executions.js';
 import { ProjectionRunner } from '../projections/runtime.js';
-import { DEPLOY_LOGS_DIR } from '../src/stacks/log-files.js';
-import { Reconciler } from '../src/stacks/reconcile.js';
+import { Reconciler } from '../src/stacks/reconcile/reconciler.js';
+import { DEPLOY_LOGS_DIR } from '../src/stacks/runs/log-files.js';
 import { openStore } from '../src/store/open.js';
 import { ownPeakRssMb } from './process-usage.js';
 

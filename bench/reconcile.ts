@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { environmentLogDir } from '../src/stacks/log-files.js';
+import { environmentLogDir } from '../src/stacks/runs/log-files.js';
 import { openStore } from '../src/store/open.js';
 import { type EnvironmentId, runStream, stacksEvent } from '../streams/stacks.js';
 import { type BenchReport, printReport } from './report.js';

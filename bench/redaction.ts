@@ -1,4 +1,4 @@
-import { createRedactor, naiveRedact } from '../src/stacks/redaction.js';
+import { createRedactor, naiveRedact } from '../src/stacks/output/redaction.js';
 import { type BenchReport, interleaved, median, printReport, ROUNDS, ratioOf, spreadCell } from './report.js';
 
 const LINES = Number(process.env.BENCH_REDACTION_LINES ?? 200_000);

@@ -7,7 +7,7 @@
  * share one thread: 50 real clients would not share one machine either.
  */
 import { request } from 'node:http';
-import { createRedactor } from '../src/stacks/redaction.js';
+import { createRedactor } from '../src/stacks/output/redaction.js';
 
 /** A client that is cut off more often than this is counted as failed rather than retried for ever. */
 const MAX_RECONNECTS = 20;

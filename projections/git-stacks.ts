@@ -1,4 +1,9 @@
-import { type DeliveryIds, deliveryIdsOf, deliveryList, rememberDelivery } from '../src/stacks/webhook.js';
+import {
+  type DeliveryIds,
+  deliveryIdsOf,
+  deliveryList,
+  rememberDelivery,
+} from '../src/stacks/git/webhook.js';
 import type { Json, RecordedEvent } from '../src/store/types.js';
 import type { EnvironmentId, StacksEventMap } from '../streams/stacks.js';
 import type { Projection } from './projection.js';

@@ -1,4 +1,4 @@
-import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/config.js';
+import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/config/stacks-config.js';
 import { serveUntilStopped } from './control.js';
 import { EditorStartError, startEditor } from './editor.js';
 import { composeAtStart, DEFAULT_STACKS_HOST, startStacksServer } from './stacks.js';

@@ -7,11 +7,11 @@ import {
   RUN_STREAM_PREFIX,
   SETTINGS_STREAM,
 } from '../../streams/stacks.js';
-import { checkEnvAccess } from '../stacks/auth.js';
+import { checkEnvAccess } from '../stacks/access/auth.js';
 import type { ContainerEvents, EngineEvent } from '../stacks/engine/container-events.js';
 import type { Engines } from '../stacks/engine/engines.js';
-import type { StacksService } from '../stacks/service.js';
-import { stackExists } from '../stacks/stack-store.js';
+import { stackExists } from '../stacks/stack/store.js';
+import type { StacksService } from '../stacks/stacks-service.js';
 import type { RecordedEvent } from '../store/types.js';
 import { EventStream, streamObserver } from './event-stream.js';
 import type { Change as ChangeSchema } from './stacks-api/answers.js';

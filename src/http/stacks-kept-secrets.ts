@@ -1,4 +1,4 @@
-import type { StackVariable } from '../stacks/types.js';
+import type { StackVariable } from '../stacks/contracts.js';
 
 /**
  * PUT /api/stacks/{name}/variables replaces the whole list, and secret values are never answered; so a

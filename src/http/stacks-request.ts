@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { EnvironmentId } from '../../streams/stacks.js';
-import { type AccessDecision, checkEnvAccess } from '../stacks/auth.js';
+import { type AccessDecision, checkEnvAccess } from '../stacks/access/auth.js';
+import type { User } from '../stacks/contracts.js';
 import { StacksError } from '../stacks/errors.js';
-import type { StacksService, StartedJob } from '../stacks/service.js';
-import type { User } from '../stacks/types.js';
+import type { StacksService, StartedJob } from '../stacks/stacks-service.js';
 import type { JobAccepted, JobOutcome } from './stacks-api/answers.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { StacksService } from '../stacks/service.js';
+import type { StacksService } from '../stacks/stacks-service.js';
 import { activitySchemas as routes } from './stacks-api/activity-routes.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { viewedEnvironment } from './stacks-request.js';

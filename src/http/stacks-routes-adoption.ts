@@ -1,9 +1,9 @@
 import type { EnvironmentId } from '../../streams/stacks.js';
-import { adoptionSource } from '../stacks/adoption.js';
 import { type EngineProject, engineProjects } from '../stacks/engine/compose-projects.js';
 import { engineKeyOf } from '../stacks/engine/engines.js';
 import { StacksError } from '../stacks/errors.js';
-import type { StacksService } from '../stacks/service.js';
+import { adoptionSource } from '../stacks/stack/adoption.js';
+import type { StacksService } from '../stacks/stacks-service.js';
 import { adoptionSchemas as routes } from './stacks-api/adoption-routes.js';
 import type { EngineFeed } from './stacks-changes.js';
 import type { StacksFastify } from './stacks-openapi.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { type AuditFilter, auditEntries } from '../../projections/audit.js';
 import { badRequest, StacksError } from '../stacks/errors.js';
 import { parseEnvParam } from '../stacks/names.js';
-import type { StacksService } from '../stacks/service.js';
+import type { StacksService } from '../stacks/stacks-service.js';
 import { historySchemas } from './stacks-api/history-routes.js';
 import { userOf } from './stacks-request.js';
 

@@ -1,8 +1,8 @@
 import type { EnvironmentId } from '../../streams/stacks.js';
-import { checkEnvAccess } from '../stacks/auth.js';
+import { checkEnvAccess } from '../stacks/access/auth.js';
 import { engineDetails, engineReach } from '../stacks/engine/engine-info.js';
 import { StacksError } from '../stacks/errors.js';
-import type { StacksService } from '../stacks/service.js';
+import type { StacksService } from '../stacks/stacks-service.js';
 import { engineSchemas as routes } from './stacks-api/engine-routes.js';
 import type { EngineFeed } from './stacks-changes.js';
 import type { StacksFastify } from './stacks-openapi.js';

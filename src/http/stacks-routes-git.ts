@@ -1,13 +1,18 @@
 import { pipeline, Transform } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { EnvironmentId } from '../../streams/stacks.js';
-import { checkEnvAccess } from '../stacks/auth.js';
+import { checkEnvAccess } from '../stacks/access/auth.js';
+import type { StackRef, User } from '../stacks/contracts.js';
 import { badRequest, StacksError } from '../stacks/errors.js';
-import { parseGitStackChanges, parseNewGitStack } from '../stacks/git-settings.js';
-import type { GitStacks } from '../stacks/git-stacks.js';
+import type { GitStacks } from '../stacks/git/git-stacks.js';
+import { parseGitStackChanges, parseNewGitStack } from '../stacks/git/settings.js';
+import {
+  SIGNATURE_HEADER,
+  type SignatureCheck,
+  signatureCheck,
+  signatureDigest,
+} from '../stacks/git/webhook.js';
 import { parseEnvParam, parseStackName } from '../stacks/names.js';
-import type { StackRef, User } from '../stacks/types.js';
-import { SIGNATURE_HEADER, type SignatureCheck, signatureCheck, signatureDigest } from '../stacks/webhook.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
 import { BufferBudget, WEBHOOK_BODY_LIMIT, WEBHOOK_BUFFER_BUDGET } from './stacks-limits.js';
 import type { StacksFastify } from './stacks-openapi.js';

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { StackHistorySettings } from '../../projections/deploy-history.js';
 import type { DeployRun } from '../../projections/deploy-runs.js';
-import { checkEnvAccess, checkGlobal, checkRunAccess } from '../stacks/auth.js';
+import { checkEnvAccess, checkGlobal, checkRunAccess } from '../stacks/access/auth.js';
+import type { StackAction } from '../stacks/contracts.js';
 import { badRequest, notFound } from '../stacks/errors.js';
 import { showVariable } from '../stacks/history/content.js';
 import { parseEnvParam, parseRunId, parseStackName } from '../stacks/names.js';
-import type { StacksService } from '../stacks/service.js';
-import type { StackAction } from '../stacks/types.js';
+import type { StacksService } from '../stacks/stacks-service.js';
 import { historySchemas } from './stacks-api/history-routes.js';
 import { allow, answerJob, userOf } from './stacks-request.js';
 

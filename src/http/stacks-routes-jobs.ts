@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { JobInfo } from '../../projections/jobs.js';
-import { checkEnvAccess } from '../stacks/auth.js';
+import { checkEnvAccess } from '../stacks/access/auth.js';
 import { notFound } from '../stacks/errors.js';
-import { type JobChunk, JobSubscriberTooSlowError } from '../stacks/jobs.js';
-import type { StacksService } from '../stacks/service.js';
+import { type JobChunk, JobSubscriberTooSlowError } from '../stacks/jobs/job-book.js';
+import type { StacksService } from '../stacks/stacks-service.js';
 import type { EndingStreams } from './ending-streams.js';
 import { EventStream, streamObserver } from './event-stream.js';
 import { indexedMessageFrames } from './sse-frames.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Occurrence } from '../../projections/notifications.js';
 import { StacksError } from '../stacks/errors.js';
-import { pagingParam } from '../stacks/executions-list.js';
-import type { StacksService } from '../stacks/service.js';
+import { pagingParam } from '../stacks/schedules/executions-list.js';
+import type { StacksService } from '../stacks/stacks-service.js';
 import { historySchemas } from './stacks-api/history-routes.js';
 import { userOf } from './stacks-request.js';
 

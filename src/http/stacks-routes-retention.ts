@@ -4,11 +4,11 @@ import {
   type RetentionExecution,
   toRetentionJson,
 } from '../../projections/retention-executions.js';
-import { checkRunAccess, hasGlobal } from '../stacks/auth.js';
+import { checkRunAccess, hasGlobal } from '../stacks/access/auth.js';
+import type { User } from '../stacks/contracts.js';
 import { StacksError } from '../stacks/errors.js';
-import type { ExtraExecution } from '../stacks/executions-list.js';
-import type { StacksService } from '../stacks/service.js';
-import type { User } from '../stacks/types.js';
+import type { ExtraExecution } from '../stacks/schedules/executions-list.js';
+import type { StacksService } from '../stacks/stacks-service.js';
 import { historySchemas } from './stacks-api/history-routes.js';
 import { userOf } from './stacks-request.js';
 

@@ -1,17 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DeployRun } from '../../projections/deploy-runs.js';
-import { checkGlobal, checkRunAccess } from '../stacks/auth.js';
+import { checkGlobal, checkRunAccess } from '../stacks/access/auth.js';
+import type { StackAction } from '../stacks/contracts.js';
 import { badRequest, notFound, StacksError } from '../stacks/errors.js';
 import { logDownloadName, parseLogQuery, queryLog } from '../stacks/history/log-query.js';
+import { pagingParam } from '../stacks/paging.js';
 import {
   checkLogOffset,
   followLog as followLogFile,
   LogOffsetError,
   openLogText,
-} from '../stacks/log-reader.js';
-import { pagingParam } from '../stacks/paging.js';
-import type { StacksService } from '../stacks/service.js';
-import type { StackAction } from '../stacks/types.js';
+} from '../stacks/runs/log-reader.js';
+import type { StacksService } from '../stacks/stacks-service.js';
 import type { EndingStreams } from './ending-streams.js';
 import { EventStream } from './event-stream.js';
 import { logLineFrames } from './sse-frames.js';

@@ -1,8 +1,8 @@
 import { RECONCILE_SCHEDULE_TYPE, toExecutionJson } from '../../projections/executions.js';
-import { hasGlobal } from '../stacks/auth.js';
+import { hasGlobal } from '../stacks/access/auth.js';
 import { badRequest, notFound, StacksError } from '../stacks/errors.js';
-import type { StacksService } from '../stacks/service.js';
-import { parseSettingsPatch } from '../stacks/settings.js';
+import { parseSettingsPatch } from '../stacks/schedules/settings.js';
+import type { StacksService } from '../stacks/stacks-service.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
 import type { StacksFastify } from './stacks-openapi.js';
 import { userOf } from './stacks-request.js';

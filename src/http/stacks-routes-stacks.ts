@@ -1,10 +1,10 @@
 import type { DeployOptions, EnvironmentId } from '../../streams/stacks.js';
-import { checkEnvAccess } from '../stacks/auth.js';
+import { checkEnvAccess } from '../stacks/access/auth.js';
+import type { StackRef, User } from '../stacks/contracts.js';
 import { conflict } from '../stacks/errors.js';
-import type { StacksService } from '../stacks/service.js';
-import { type StackStatus, StackStatusReader } from '../stacks/stack-status.js';
-import { type Stack, stackView, validateVariables } from '../stacks/stack-store.js';
-import type { StackRef, User } from '../stacks/types.js';
+import { type StackStatus, StackStatusReader } from '../stacks/stack/status.js';
+import { type Stack, stackView, validateVariables } from '../stacks/stack/store.js';
+import type { StacksService } from '../stacks/stacks-service.js';
 import { editedHashOf } from './stacks-api/requests.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
 import { keepSecrets } from './stacks-kept-secrets.js';

@@ -1,5 +1,5 @@
 import type { EnvironmentId } from '../../streams/stacks.js';
-import { checkEnvAccess } from '../stacks/auth.js';
+import { checkEnvAccess } from '../stacks/access/auth.js';
 import { PROJECT_LABEL } from '../stacks/engine/container-events.js';
 import type { Engine } from '../stacks/engine/engines.js';
 import { scheduleImageChecks, type Timers } from '../stacks/engine/image-check-schedule.js';
@@ -11,7 +11,7 @@ import {
   updateOf,
 } from '../stacks/engine/image-updates.js';
 import { StacksError } from '../stacks/errors.js';
-import type { StacksService } from '../stacks/service.js';
+import type { StacksService } from '../stacks/stacks-service.js';
 import { updateSchemas as routes } from './stacks-api/update-routes.js';
 import type { EngineFeed } from './stacks-changes.js';
 import type { StacksFastify } from './stacks-openapi.js';

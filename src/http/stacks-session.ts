@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { EnvironmentId } from '../../streams/stacks.js';
-import { checkEnvAccess, hasGlobal, localOnlyByRule, userByToken } from '../stacks/auth.js';
-import type { StacksConfig, User } from '../stacks/types.js';
+import { checkEnvAccess, hasGlobal, localOnlyByRule, userByToken } from '../stacks/access/auth.js';
+import type { StacksConfig, User } from '../stacks/contracts.js';
 import type { SignInLimit } from './sign-in-limit.js';
 import { stacksRoutes as routes } from './stacks-api/routes.js';
 import { SESSION_COOKIE, type StacksFastify } from './stacks-openapi.js';

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { signalGroup } from './compose-runner.js';
+import { signalGroup } from './compose/runner.js';
 
 /**
  * A short helper command (git, a secret provider) run to its end in its own process group, so a time-out

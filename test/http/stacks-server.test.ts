@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type StacksServer, startStacksServer } from '../../src/cli/stacks.js';
-import { resolveStacksConfig } from '../../src/stacks/config.js';
+import { resolveStacksConfig } from '../../src/stacks/config/stacks-config.js';
 import { openStore } from '../../src/store/open.js';
 import type { EventStore } from '../../src/store/types.js';
 import { tempDir } from '../cli/helpers.js';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Change, changeOf, type Place } from '../../src/http/stacks-changes.js';
 import { cookieOf, Sessions } from '../../src/http/stacks-session.js';
-import type { StacksConfig, User } from '../../src/stacks/types.js';
+import type { StacksConfig, User } from '../../src/stacks/contracts.js';
 import type { RecordedEvent } from '../../src/store/types.js';
 
 const admin: User = { name: 'admin', token: 't', admin: true, grants: [], environmentAccess: '*' };

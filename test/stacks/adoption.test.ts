@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adoptionSource } from '../../src/stacks/adoption.js';
-import type { ComposeProgram } from '../../src/stacks/compose-program.js';
+import type { ComposeProgram } from '../../src/stacks/compose/program.js';
 import { type EngineProject, projectsOf } from '../../src/stacks/engine/compose-projects.js';
+import { adoptionSource } from '../../src/stacks/stack/adoption.js';
 
 const container = (name: string, created: number, state: string, labels: Record<string, string>) =>
   ({ Id: name, Names: [`/${name}`], Created: created, State: state, Labels: labels }) as Docker.ContainerInfo;

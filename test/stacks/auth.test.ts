@@ -6,9 +6,9 @@ import {
   hasScoped,
   mayAccess,
   userByToken,
-} from '../../src/stacks/auth.js';
-import { resolveStacksConfig } from '../../src/stacks/config.js';
-import type { Grant, User } from '../../src/stacks/types.js';
+} from '../../src/stacks/access/auth.js';
+import { resolveStacksConfig } from '../../src/stacks/config/stacks-config.js';
+import type { Grant, User } from '../../src/stacks/contracts.js';
 
 const user = (grants: Grant[], environmentAccess: User['environmentAccess'] = [], admin = false): User => ({
   name: 'u',

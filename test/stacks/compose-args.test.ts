@@ -10,8 +10,8 @@ import {
   isNoContainerToStartLine,
   isUsageLine,
   isWaitFailureLine,
-} from '../../src/stacks/compose-args.js';
-import { isRefusedVariableName } from '../../src/stacks/variable-names.js';
+} from '../../src/stacks/compose/args.js';
+import { isRefusedVariableName } from '../../src/stacks/compose/variable-names.js';
 import { PROTOTYPE_NAMES, withPrototypeNames } from '../fuzz-names.js';
 
 const v2 = {

@@ -1,6 +1,6 @@
 /** src/stacks/compose-check.ts: where a compose message points in the text (pure). */
 import { describe, expect, it } from 'vitest';
-import { messagePosition } from '../../src/stacks/compose-check.js';
+import { messagePosition } from '../../src/stacks/compose/check.js';
 
 const text = 'services:\n  web:\n    image: x\n    restart: false\n  db:\n    image: y\n';
 

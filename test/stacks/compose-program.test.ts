@@ -8,7 +8,7 @@ import {
   describeCompose,
   parseComposeVersion,
   resolveExecutable,
-} from '../../src/stacks/compose-program.js';
+} from '../../src/stacks/compose/program.js';
 
 describe('parseComposeVersion', () => {
   it('v2 (plugin and standalone), with or without the v', () => {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstValueFrom, toArray } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCompose } from '../../src/stacks/compose-runner.js';
-import type { ComposeInvocation, OutputLine } from '../../src/stacks/types.js';
+import { runCompose } from '../../src/stacks/compose/runner.js';
+import type { ComposeInvocation, OutputLine } from '../../src/stacks/contracts.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chronicle-runner-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

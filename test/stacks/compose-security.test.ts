@@ -8,13 +8,13 @@ import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { interpolate, UncheckableValue } from '../../src/stacks/compose-interpolation.js';
+import { interpolate, UncheckableValue } from '../../src/stacks/compose/interpolation.js';
 import {
   type ComposeSecurity,
   DEFAULT_COMPOSE_SECURITY,
   realPathOf,
   securityViolations,
-} from '../../src/stacks/compose-security.js';
+} from '../../src/stacks/compose/security.js';
 
 let data: string;
 let own: string;

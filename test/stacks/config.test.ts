@@ -9,7 +9,7 @@ import {
   findEnvironment,
   loadStacksConfig,
   resolveStacksConfig,
-} from '../../src/stacks/config.js';
+} from '../../src/stacks/config/stacks-config.js';
 import { PROTOTYPE_NAMES, withPrototypeNames } from '../fuzz-names.js';
 
 let dir: string;

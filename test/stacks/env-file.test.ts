@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EnvFileError, formatEnvFile, parseEnvFile } from '../../src/stacks/env-file.js';
+import { EnvFileError, formatEnvFile, parseEnvFile } from '../../src/stacks/compose/env-file.js';
 import { withPrototypeNames } from '../fuzz-names.js';
 
 // Variable names are chosen by callers: `constructor` and `__proto__` are names like any other.

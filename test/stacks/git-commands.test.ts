@@ -19,8 +19,8 @@ import {
   gitRemote,
   readFileAt,
   remoteCommit,
-} from '../../src/stacks/git.js';
-import { createRedactor } from '../../src/stacks/redaction.js';
+} from '../../src/stacks/git/command.js';
+import { createRedactor } from '../../src/stacks/output/redaction.js';
 import { tempDir } from '../cli/helpers.js';
 import { type GitHttpServer, makeRepo, serveGitHttp, type TestRepo } from './git-repo.js';
 

@@ -5,7 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { gitStackKey, gitStacks } from '../../projections/git-stacks.js';
 import { loadState, saveState } from '../../projections/projection.js';
-import { AutoDeploySchedules, planSchedules } from '../../src/stacks/git-auto-deploy.js';
+import { AutoDeploySchedules, planSchedules } from '../../src/stacks/git/auto-deploy.js';
 import type { RecordedEvent } from '../../src/store/types.js';
 import type { StacksEventMap } from '../../streams/stacks.js';
 

@@ -13,8 +13,8 @@ import {
   normaliseComposePath,
   repositoryProblem,
   stripCredentials,
-} from '../../src/stacks/git.js';
-import { createRedactor } from '../../src/stacks/redaction.js';
+} from '../../src/stacks/git/command.js';
+import { createRedactor } from '../../src/stacks/output/redaction.js';
 
 describe('stripCredentials', () => {
   it.each([

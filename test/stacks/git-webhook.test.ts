@@ -13,7 +13,7 @@ import {
   rememberDelivery,
   signatureOf,
   verifySignature,
-} from '../../src/stacks/webhook.js';
+} from '../../src/stacks/git/webhook.js';
 
 const SECRET = 'webhook-secret-123';
 const BODY = Buffer.from('{"ref":"refs/heads/main","after":"abc"}');

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeployRun } from '../../projections/deploy-runs.js';
 import { recordVariables, variablesForRedeploy } from '../../src/stacks/history/content.js';
 import { diffRuns, type RunSide } from '../../src/stacks/history/diff.js';
-import { planRetention } from '../../src/stacks/retention.js';
+import { planRetention } from '../../src/stacks/runs/retention.js';
 
 const key = randomBytes(32);
 const side = (over: Partial<RunSide>): RunSide => ({

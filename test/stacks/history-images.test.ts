@@ -3,7 +3,7 @@ import { parse } from 'yaml';
 import { deployHistory } from '../../projections/deploy-history.js';
 import { diffRuns, type RunSide } from '../../src/stacks/history/diff.js';
 import { describePins, pinImages, runImagesOf, serviceImages } from '../../src/stacks/history/images.js';
-import type { ContainerStatus } from '../../src/stacks/stack-status.js';
+import type { ContainerStatus } from '../../src/stacks/stack/status.js';
 import type { RecordedEvent } from '../../src/store/types.js';
 import { type RunImage, runStream } from '../../streams/stacks.js';
 

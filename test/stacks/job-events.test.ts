@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sealedOutput } from '../../src/stacks/job-events.js';
-import { newKey, seal } from '../../src/stacks/sealing.js';
+import { sealedOutput } from '../../src/stacks/jobs/events.js';
+import { newKey, seal } from '../../src/stacks/output/sealing.js';
 import { knownJsonOf } from '../../src/store/validate.js';
 
 describe('sealedOutput', () => {

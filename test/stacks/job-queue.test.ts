@@ -10,7 +10,7 @@ import {
   leave,
   type QueueState,
   QueueWithdrawnError,
-} from '../../src/stacks/job-queue.js';
+} from '../../src/stacks/jobs/queue.js';
 import type { RecordedEvent } from '../../src/store/types.js';
 
 describe('the queue decision (pure)', () => {

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type IndexedMessage, JobSubscriberTooSlowError } from '../../src/stacks/jobs.js';
+import { type IndexedMessage, JobSubscriberTooSlowError } from '../../src/stacks/jobs/job-book.js';
 import { jobStream } from '../../streams/stacks.js';
 import { openRecords, type Records, readAllEvents, storeKinds } from './records-helpers.js';
 
@@ -320,8 +320,8 @@ describe.each(storeKinds)('JobBook over the %s store', (kind) => {
     await new Promise((r) => setTimeout(r, 30));
     // A second book over the same store is "the next server": it does not run this job, and the
     // instance that did is gone (its lease let go).
-    const { JobBook } = await import('../../src/stacks/jobs.js');
-    const { Instance } = await import('../../src/stacks/instances.js');
+    const { JobBook } = await import('../../src/stacks/jobs/job-book.js');
+    const { Instance } = await import('../../src/stacks/instances/instance.js');
     const alive = new JobBook(records.store, records.jobsModel, {
       retentionHours: 24,
       instance: await Instance.join(records.store),

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Subject } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCompose } from '../../src/stacks/compose-runner.js';
 import {
   consumeLines,
   PAUSE_BACKLOG_BYTES,
   paceOutput,
   RESUME_BACKLOG_BYTES,
-} from '../../src/stacks/line-consumer.js';
-import type { ComposeExit, ComposeProcess, OutputLine } from '../../src/stacks/types.js';
+} from '../../src/stacks/compose/line-consumer.js';
+import { runCompose } from '../../src/stacks/compose/runner.js';
+import type { ComposeExit, ComposeProcess, OutputLine } from '../../src/stacks/contracts.js';
 import { collectUnhandledRxjsErrors } from '../rxjs-unhandled.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chronicle-line-consumer-'));

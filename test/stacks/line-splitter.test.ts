@@ -6,7 +6,7 @@ import {
   MAX_LINE_BYTES,
   type SplitLine,
   shownUncut,
-} from '../../src/stacks/line-splitter.js';
+} from '../../src/stacks/compose/line-splitter.js';
 
 /** Feeds `bytes` cut at `cuts` (sorted offsets) and returns every line as split, including the final flush. */
 function splitLines(

@@ -12,7 +12,7 @@ import {
   RunLogWriter,
   readLog,
   type Truncation,
-} from '../../src/stacks/log-files.js';
+} from '../../src/stacks/runs/log-files.js';
 import { tempDir } from './records-helpers.js';
 
 let dataDir: string;

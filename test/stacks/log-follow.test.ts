@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { followLog, type LogSource, linesOf } from '../../src/stacks/log-reader.js';
+import { followLog, type LogSource, linesOf } from '../../src/stacks/runs/log-reader.js';
 
 /**
  * A log written by hand: `complete` and `changed` are the two signals a recorder (or another instance's

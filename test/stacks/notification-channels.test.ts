@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { notifications, type Occurrence } from '../../projections/notifications.js';
+import type { NotificationChannel } from '../../src/stacks/contracts.js';
 import { channelRequest, wants } from '../../src/stacks/notifications/channels.js';
-import type { NotificationChannel } from '../../src/stacks/types.js';
 import type { RecordedEvent } from '../../src/store/types.js';
 
 const o: Occurrence = {

@@ -8,7 +8,7 @@ import {
   parseStat,
   stopGroup,
   thisHost,
-} from '../../src/stacks/process-groups.js';
+} from '../../src/stacks/compose/process-groups.js';
 import type { ComposeGroup } from '../../streams/stacks.js';
 
 /** A stat line shaped like the kernel's, with what matters here set. */

@@ -10,7 +10,7 @@ import {
   type RecordView,
   runIdOfLogName,
   unmatchedLogNames,
-} from '../../src/stacks/reconcile-plan.js';
+} from '../../src/stacks/reconcile/plan.js';
 import type { EnvironmentId } from '../../streams/stacks.js';
 
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 0);

@@ -12,8 +12,12 @@ import {
   ReconcileSchedule,
   type ReconcileSettings,
   scheduleOf,
-} from '../../src/stacks/reconcile-schedule.js';
-import { cronProblem, parseSettingsPatch, settingsChangedEvent } from '../../src/stacks/settings.js';
+} from '../../src/stacks/reconcile/schedule.js';
+import {
+  cronProblem,
+  parseSettingsPatch,
+  settingsChangedEvent,
+} from '../../src/stacks/schedules/settings.js';
 
 const badRequest = (body: unknown): string => {
   try {

@@ -11,14 +11,14 @@ import { toRunJson } from '../../projections/deploy-runs.js';
 import { type ExecutionsState, reconcileExecutions, toExecutionJson } from '../../projections/executions.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
 import { StacksError } from '../../src/stacks/errors.js';
-import { environmentLogDir } from '../../src/stacks/log-files.js';
+import { createRedactor } from '../../src/stacks/output/redaction.js';
 import {
   INTERRUPTED_RECONCILE_MESSAGE,
   interleaveByEnvironment,
   RECONCILE_BUSY_MESSAGE,
   Reconciler,
-} from '../../src/stacks/reconcile.js';
-import { createRedactor } from '../../src/stacks/redaction.js';
+} from '../../src/stacks/reconcile/reconciler.js';
+import { environmentLogDir } from '../../src/stacks/runs/log-files.js';
 import { type EnvironmentId, executionStream, runStream, stacksEvent } from '../../streams/stacks.js';
 import { noExit, openRecords, type Records, readAllEvents } from './records-helpers.js';
 

@@ -5,8 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deployRuns, toRunJson } from '../../projections/deploy-runs.js';
 import { jobs as jobsProjection } from '../../projections/jobs.js';
 import { rebuildProjection } from '../../projections/rebuild.js';
-import { budgetNotice, readLog } from '../../src/stacks/log-files.js';
-import { followLog as followLogFile, linesOf } from '../../src/stacks/log-reader.js';
+import { createRedactor } from '../../src/stacks/output/redaction.js';
+import { budgetNotice, readLog } from '../../src/stacks/runs/log-files.js';
+import { followLog as followLogFile, linesOf } from '../../src/stacks/runs/log-reader.js';
 import {
   completionEvent,
   INTERRUPTED_RUN_MESSAGE,
@@ -14,9 +15,8 @@ import {
   RunBook,
   type RunStart,
   WITHHELD_ERROR_MESSAGE,
-} from '../../src/stacks/recorder.js';
-import { createRedactor } from '../../src/stacks/redaction.js';
-import { WithheldLines } from '../../src/stacks/withheld-lines.js';
+} from '../../src/stacks/runs/run-recorder.js';
+import { WithheldLines } from '../../src/stacks/runs/withheld-lines.js';
 import { jobStream, MAX_WITHHELD_PLACES, runStream } from '../../streams/stacks.js';
 import { noExit, openRecords, type Records, readAllEvents, storeKinds } from './records-helpers.js';
 
@@ -150,7 +150,7 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
   });
 
   it('gives unique ids to concurrent starts, also from two books over one store', async () => {
-    const { RunBook } = await import('../../src/stacks/recorder.js');
+    const { RunBook } = await import('../../src/stacks/runs/run-recorder.js');
     const other = new RunBook(records.store, records.runsModel, {
       dataDir: records.dataDir,
       budget: { budgetBytes: 1e9, remeasureBytes: 1e6 },
@@ -311,8 +311,8 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     const left = await records.runs.start(runInput());
     left.line('half way');
     await left.flush();
-    const { RunBook } = await import('../../src/stacks/recorder.js');
-    const { Instance } = await import('../../src/stacks/instances.js');
+    const { RunBook } = await import('../../src/stacks/runs/run-recorder.js');
+    const { Instance } = await import('../../src/stacks/instances/instance.js');
     const book = async () =>
       new RunBook(records.store, records.runsModel, {
         dataDir: records.dataDir,

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { type DeployRunsState, deployRuns } from '../../projections/deploy-runs.js';
 import { type JobsState, jobs } from '../../projections/jobs.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
-import { Instance } from '../../src/stacks/instances.js';
-import { JobBook, type JobBookOptions } from '../../src/stacks/jobs.js';
-import type { LogBudget } from '../../src/stacks/log-files.js';
-import { OutputKeys } from '../../src/stacks/output-keys.js';
-import { RunBook } from '../../src/stacks/recorder.js';
+import { Instance } from '../../src/stacks/instances/instance.js';
+import { JobBook, type JobBookOptions } from '../../src/stacks/jobs/job-book.js';
+import { OutputKeys } from '../../src/stacks/output/keys.js';
+import type { LogBudget } from '../../src/stacks/runs/log-files.js';
+import { RunBook } from '../../src/stacks/runs/run-recorder.js';
 import { openStore } from '../../src/store/open.js';
 import type { EventStore, RecordedEvent } from '../../src/store/types.js';
 

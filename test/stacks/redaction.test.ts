@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cutMarker, LineSplitter } from '../../src/stacks/line-splitter.js';
-import { createRedactor, naiveRedact } from '../../src/stacks/redaction.js';
-import type { Redactor } from '../../src/stacks/types.js';
+import { cutMarker, LineSplitter } from '../../src/stacks/compose/line-splitter.js';
+import type { Redactor } from '../../src/stacks/contracts.js';
+import { createRedactor, naiveRedact } from '../../src/stacks/output/redaction.js';
 
 describe('createRedactor', () => {
   it('replaces values over 5 characters with ***', () => {

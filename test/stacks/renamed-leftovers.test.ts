@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { renamedLeftovers } from '../../src/stacks/renamed-leftovers.js';
+import { renamedLeftovers } from '../../src/stacks/compose/renamed-containers.js';
 
 const container = (name: string, labels: Record<string, string>): Docker.ContainerInfo =>
   ({ Id: `id-${name}`, Names: [`/${name}`], Labels: labels }) as unknown as Docker.ContainerInfo;

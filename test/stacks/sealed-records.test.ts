@@ -8,10 +8,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deployRuns } from '../../projections/deploy-runs.js';
 import { jobs as jobsProjection } from '../../projections/jobs.js';
 import { rebuildProjection } from '../../projections/rebuild.js';
-import { Instance } from '../../src/stacks/instances.js';
-import { JobBook } from '../../src/stacks/jobs.js';
-import { OutputKeys } from '../../src/stacks/output-keys.js';
-import { createRedactor } from '../../src/stacks/redaction.js';
+import { Instance } from '../../src/stacks/instances/instance.js';
+import { JobBook } from '../../src/stacks/jobs/job-book.js';
+import { OutputKeys } from '../../src/stacks/output/keys.js';
+import { createRedactor } from '../../src/stacks/output/redaction.js';
 import { StreamDeletedError } from '../../src/store/errors.js';
 import {
   jobKeyScope,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OutputKeys } from '../../src/stacks/output-keys.js';
-import { KEY_BYTES, newKey, open, SealError, seal } from '../../src/stacks/sealing.js';
+import { OutputKeys } from '../../src/stacks/output/keys.js';
+import { KEY_BYTES, newKey, open, SealError, seal } from '../../src/stacks/output/sealing.js';
 import { StreamDeletedError } from '../../src/store/errors.js';
 import { openStore } from '../../src/store/open.js';
 import type { EventStore } from '../../src/store/types.js';

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveSecrets, SecretProviderError } from '../../src/stacks/secret-providers.js';
+import { resolveSecrets, SecretProviderError } from '../../src/stacks/secrets/secret-providers.js';
 
 let dir: string;
 beforeAll(async () => {

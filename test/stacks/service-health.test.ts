@@ -3,7 +3,7 @@
  * container log frames of the Engine API.
  */
 import { describe, expect, it } from 'vitest';
-import { type ContainerRun, demuxLog, judge } from '../../src/stacks/service-health.js';
+import { type ContainerRun, demuxLog, judge } from '../../src/stacks/engine/service-health.js';
 
 const run = (over: Partial<ContainerRun>): ContainerRun => ({
   name: 'shop-web-1',

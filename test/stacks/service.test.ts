@@ -11,19 +11,19 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deployRuns } from '../../projections/deploy-runs.js';
 import { jobs } from '../../projections/jobs.js';
 import { ProjectionRunner } from '../../projections/runtime.js';
-import { resolveStacksConfig } from '../../src/stacks/config.js';
+import { resolveStacksConfig } from '../../src/stacks/config/stacks-config.js';
+import type { StackRef } from '../../src/stacks/contracts.js';
 import { StacksError } from '../../src/stacks/errors.js';
-import { Instance } from '../../src/stacks/instances.js';
-import { JobBook } from '../../src/stacks/jobs.js';
-import { INTERRUPTED_RUN_MESSAGE, RunBook } from '../../src/stacks/recorder.js';
+import { Instance } from '../../src/stacks/instances/instance.js';
+import { JobBook } from '../../src/stacks/jobs/job-book.js';
+import { INTERRUPTED_RUN_MESSAGE, RunBook } from '../../src/stacks/runs/run-recorder.js';
+import { envHash, loadHashKey } from '../../src/stacks/stack/store.js';
 import {
   SERVER_STOPPING_MESSAGE,
   STACK_BUSY_MESSAGE,
   StacksService,
   type StartedJob,
-} from '../../src/stacks/service.js';
-import { envHash, loadHashKey } from '../../src/stacks/stack-store.js';
-import type { StackRef } from '../../src/stacks/types.js';
+} from '../../src/stacks/stacks-service.js';
 import { openStore } from '../../src/store/open.js';
 import type { EventStore } from '../../src/store/types.js';
 import { tempDir } from './records-helpers.js';

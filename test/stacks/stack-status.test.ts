@@ -15,7 +15,7 @@ import {
   StackStatusReader,
   stackStateOf,
   startedServices,
-} from '../../src/stacks/stack-status.js';
+} from '../../src/stacks/stack/status.js';
 
 const container = (service: string, state: string): ContainerStatus => ({
   service,

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StackVariable } from '../../src/stacks/contracts.js';
 import { StacksError } from '../../src/stacks/errors.js';
 import {
   composeHash,
@@ -21,8 +22,7 @@ import {
   stackExists,
   stackView,
   validateCompose,
-} from '../../src/stacks/stack-store.js';
-import type { StackVariable } from '../../src/stacks/types.js';
+} from '../../src/stacks/stack/store.js';
 import { openStore } from '../../src/store/open.js';
 import type { EventData, EventStore, RecordedEvent } from '../../src/store/types.js';
 import { stackStream } from '../../streams/stacks.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isV2ProgressLine, SummaryCounter, wordShape, wordsOf } from '../../src/stacks/summary.js';
+import { isV2ProgressLine, SummaryCounter, wordShape, wordsOf } from '../../src/stacks/compose/summary.js';
 import { PROTOTYPE_NAMES } from '../fuzz-names.js';
 
 const count = (text: string) => {

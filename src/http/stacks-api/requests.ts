@@ -8,13 +8,7 @@
  * service, behind the permission checks. This module imports no Node module: a browser client can use it.
  */
 import { z } from 'zod';
-import { ENV_NAME_PATTERN } from '../../stacks/env-file.js';
-import {
-  MAX_COMPOSE_BYTES,
-  MAX_VARIABLE_VALUE_BYTES,
-  MAX_VARIABLES,
-  MAX_VARIABLES_BYTES,
-} from '../../stacks/input-limits.js';
+import { ENV_NAME_PATTERN } from '../../stacks/compose/env-file.js';
 import {
   envMessage,
   parseEnvParam,
@@ -24,6 +18,12 @@ import {
   stackNameMessage,
 } from '../../stacks/names.js';
 import { DEFAULT_POLL_LIMIT, MAX_POLL_LIMIT, pagingMessage, pagingParam } from '../../stacks/paging.js';
+import {
+  MAX_COMPOSE_BYTES,
+  MAX_VARIABLE_VALUE_BYTES,
+  MAX_VARIABLES,
+  MAX_VARIABLES_BYTES,
+} from '../../stacks/stack/input-limits.js';
 
 // ------------------------------------------------------------------------------------------------
 // Messages

@@ -6,12 +6,12 @@
  */
 
 import { z } from 'zod';
+import { DEFAULT_EXECUTIONS_LIMIT, MAX_EXECUTIONS_LIMIT } from '../../stacks/paging.js';
 import {
   MAX_COMPOSE_BYTES,
   MAX_VARIABLE_VALUE_BYTES,
   MAX_VARIABLES_BYTES,
-} from '../../stacks/input-limits.js';
-import { DEFAULT_EXECUTIONS_LIMIT, MAX_EXECUTIONS_LIMIT } from '../../stacks/paging.js';
+} from '../../stacks/stack/input-limits.js';
 import {
   ComposeSaved,
   EventStreamText,

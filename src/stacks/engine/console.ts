@@ -12,8 +12,8 @@
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import type { WebSocket } from 'ws';
-import { createRedactor } from '../redaction.js';
-import type { Redactor } from '../types.js';
+import type { Redactor } from '../contracts.js';
+import { createRedactor } from '../output/redaction.js';
 
 /** How long printed text that may be the start of a value waits for the rest before it is shown. */
 const HOLD_MS = 30;

@@ -12,8 +12,8 @@
 import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { filter, type Observable, type Subscription } from 'rxjs';
-import { LineSplitter, MAX_LINE_BYTES } from '../line-splitter.js';
-import type { Redactor } from '../types.js';
+import { LineSplitter, MAX_LINE_BYTES } from '../compose/line-splitter.js';
+import type { Redactor } from '../contracts.js';
 import { chunkBatches } from './chunk-batches.js';
 import type { EngineEvent } from './container-events.js';
 import { FrameDemuxer, type StreamName } from './log-frames.js';

@@ -7,8 +7,8 @@
  */
 import Docker from 'dockerode';
 import type { EnvironmentId } from '../../../streams/stacks.js';
-import { engineOptions } from '../stack-status.js';
-import type { Environment, StacksConfig } from '../types.js';
+import type { Environment, StacksConfig } from '../contracts.js';
+import { engineOptions } from '../stack/status.js';
 
 /** The key of the process's own engine (an environment without `dockerHost`). */
 export const OWN_ENGINE = '';

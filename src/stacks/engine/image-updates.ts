@@ -8,7 +8,7 @@
  * runs now, so an update that was pulled shows at once without asking the registry again.
  */
 import type Docker from 'dockerode';
-import { digestFor, repositoryOf } from '../stack-status.js';
+import { digestFor, repositoryOf } from '../stack/status.js';
 import { SERVICE_LABEL } from './container-events.js';
 import type { Engine } from './engines.js';
 

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { RecordedVariable } from '../../../streams/stacks.js';
-import type { StackVariable } from '../types.js';
+import type { StackVariable } from '../contracts.js';
 
 /**
  * What a run's record keeps of its variables: names, non-secret values, and for a secret only

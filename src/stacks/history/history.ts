@@ -20,12 +20,12 @@ import {
 } from '../../../streams/stacks.js';
 import { StreamDeletedError } from '../../store/errors.js';
 import type { EventStore } from '../../store/types.js';
+import type { Environment, PreparedDeploy, StackRef, StartedJob } from '../contracts.js';
 import { badRequest, notFound, StacksError } from '../errors.js';
-import { OutputKeys } from '../output-keys.js';
-import type { RunRecorder } from '../recorder.js';
-import { StackStatusReader } from '../stack-status.js';
-import { composeHash, getStack, loadHashKey, type Stack, saveCompose, setVariables } from '../stack-store.js';
-import type { Environment, PreparedDeploy, StackRef, StartedJob } from '../types.js';
+import { OutputKeys } from '../output/keys.js';
+import type { RunRecorder } from '../runs/run-recorder.js';
+import { StackStatusReader } from '../stack/status.js';
+import { composeHash, getStack, loadHashKey, type Stack, saveCompose, setVariables } from '../stack/store.js';
 import { recordVariables, variablesForRedeploy } from './content.js';
 import { diffRuns, type RunDiff, type RunSide } from './diff.js';
 import { describePins, pinImages, runImagesOf, serviceImages } from './images.js';

@@ -1,6 +1,6 @@
 import { isMap, parseDocument } from 'yaml';
 import type { RunImage } from '../../../streams/stacks.js';
-import type { ContainerStatus } from '../stack-status.js';
+import type { ContainerStatus } from '../stack/status.js';
 
 /**
  * The images a run deployed: what each service's container ran after `up`, and the compose

@@ -1,5 +1,5 @@
 import type { Occurrence } from '../../../projections/notifications.js';
-import type { NotificationChannel } from '../types.js';
+import type { NotificationChannel } from '../contracts.js';
 
 /** One HTTP request a channel's delivery makes. */
 export interface ChannelRequest {

@@ -9,8 +9,8 @@ import {
 import { ProjectionRunner } from '../../../projections/runtime.js';
 import { NOTIFICATIONS_STREAM, stacksEvent } from '../../../streams/stacks.js';
 import type { EventStore } from '../../store/types.js';
+import type { NotificationChannel } from '../contracts.js';
 import { notFound } from '../errors.js';
-import type { NotificationChannel } from '../types.js';
 import { channelRequest, wants } from './channels.js';
 import { failureReason } from './failure.js';
 

@@ -5,7 +5,11 @@
  * container holds every value.
  */
 import { expect, it } from 'vitest';
-import { MAX_COMPOSE_BYTES, MAX_VARIABLES, MAX_VARIABLES_BYTES } from '../../../src/stacks/input-limits.js';
+import {
+  MAX_COMPOSE_BYTES,
+  MAX_VARIABLES,
+  MAX_VARIABLES_BYTES,
+} from '../../../src/stacks/stack/input-limits.js';
 import {
   type ComposeUnderTest,
   DockerRun,

@@ -9,8 +9,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
+import { isRefusedVariableName } from '../../../src/stacks/compose/variable-names.js';
 import { STACK_NAME_PATTERN } from '../../../src/stacks/names.js';
-import { isRefusedVariableName } from '../../../src/stacks/variable-names.js';
 import { tempDir } from '../../cli/helpers.js';
 import { lowerCasePrototypeNames, PROTOTYPE_NAMES, withPrototypeNames } from '../../fuzz-names.js';
 import {

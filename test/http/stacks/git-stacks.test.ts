@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { signatureOf } from '../../../src/stacks/webhook.js';
+import { signatureOf } from '../../../src/stacks/git/webhook.js';
 import type { RecordedEvent } from '../../../src/store/types.js';
 import { tempDir, withDataStore } from '../../cli/helpers.js';
 import { makeRepo, serveGitHttp, type TestRepo } from '../../stacks/git-repo.js';

@@ -10,7 +10,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { beforeAll, expect, it, vi } from 'vitest';
-import { signatureOf } from '../../../src/stacks/webhook.js';
+import { signatureOf } from '../../../src/stacks/git/webhook.js';
 import { tempDir } from '../../cli/helpers.js';
 import { makeRepo } from '../../stacks/git-repo.js';
 import { type Answer, header, parseAnswers, type RawExchange, rawExchange } from '../editor/helpers.js';

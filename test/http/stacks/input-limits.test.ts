@@ -11,7 +11,7 @@ import {
   MAX_VARIABLE_VALUE_BYTES,
   MAX_VARIABLES,
   MAX_VARIABLES_BYTES,
-} from '../../../src/stacks/input-limits.js';
+} from '../../../src/stacks/stack/input-limits.js';
 import { tempDir } from '../../cli/helpers.js';
 import { makeRepo } from '../../stacks/git-repo.js';
 import {

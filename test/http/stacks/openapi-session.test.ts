@@ -8,7 +8,7 @@
  */
 import { beforeAll, expect, it } from 'vitest';
 import { type StacksRouteName, stacksRoutes } from '../../../src/http/stacks-api/routes.js';
-import { signatureOf } from '../../../src/stacks/webhook.js';
+import { signatureOf } from '../../../src/stacks/git/webhook.js';
 import { tempDir } from '../../cli/helpers.js';
 import { makeRepo } from '../../stacks/git-repo.js';
 import { header } from '../editor/helpers.js';

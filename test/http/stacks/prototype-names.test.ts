@@ -9,7 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { signatureOf } from '../../../src/stacks/webhook.js';
+import { signatureOf } from '../../../src/stacks/git/webhook.js';
 import { runCli, tempDir } from '../../cli/helpers.js';
 import { PROTOTYPE_NAMES } from '../../fuzz-names.js';
 import { makeRepo } from '../../stacks/git-repo.js';

@@ -6,7 +6,7 @@ import {
   readContainerLogs,
   sinceOf,
 } from '../../../src/stacks/engine/container-logs.js';
-import { createRedactor } from '../../../src/stacks/redaction.js';
+import { createRedactor } from '../../../src/stacks/output/redaction.js';
 
 /** A multiplexed frame of the engine's log answer. */
 const frame = (stream: 1 | 2, text: string): Buffer => {

@@ -9,14 +9,14 @@ import { rm } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stacksApp } from '../../../src/http/stacks-app.js';
-import { resolveStacksConfig } from '../../../src/stacks/config.js';
+import { resolveStacksConfig } from '../../../src/stacks/config/stacks-config.js';
 import {
   FIRST_CHECK_AFTER_MS,
   nodeTimers,
   scheduleImageChecks,
   type Timers,
 } from '../../../src/stacks/engine/image-check-schedule.js';
-import { StacksService } from '../../../src/stacks/service.js';
+import { StacksService } from '../../../src/stacks/stacks-service.js';
 import { openStore } from '../../../src/store/open.js';
 import type { EventStore } from '../../../src/store/types.js';
 import { tempDir } from '../../cli/helpers.js';

@@ -1,0 +1,768 @@
+import {
+  type DeployRun,
+  type DeployRunsState,
+  deployRuns,
+  evolveRun,
+  isTerminalRunStatus,
+  openError,
+  type RunJson,
+  runsOf,
+  toRunJson,
+  unfinishedRuns,
+} from '../../../projections/deploy-runs.js';
+import {
+  type ComposeGroup,
+  type DeployOptions,
+  type DeploySummary,
+  type EnvironmentId,
+  jobStream,
+  type NewStacksEvent,
+  runKeyScope,
+  runStream,
+  type StacksEventMap,
+  stacksEvent,
+  type Trigger,
+} from '../../../streams/stacks.js';
+import { StreamDeletedError, WrongExpectedRevisionError } from '../../store/errors.js';
+import type { EventStore } from '../../store/types.js';
+import type { ComposeExit, Redactor } from '../contracts.js';
+import { StacksError } from '../errors.js';
+import type { Instance } from '../instances/instance.js';
+import type { ReadModel } from '../jobs/job-book.js';
+import { OutputKeys, type Sealer } from '../output/keys.js';
+import {
+  deleteLog,
+  type LogBudget,
+  type LogSync,
+  logFileName,
+  logPath,
+  RunLogError,
+  RunLogWriter,
+} from './log-files.js';
+import type { LogSource } from './log-reader.js';
+import { untilRecorded } from './until-recorded.js';
+import { WithheldLines } from './withheld-lines.js';
+
+/**
+ * What following a run's log reads: its file as it grows (see log-reader.ts), then the run's final
+ * status.
+ */
+export interface LogFollow {
+  source: LogSource;
+  /** The run's status once it has ended (call it once `source` is complete). */
+  status(): Promise<string>;
+}
+
+/** How often a follower looks again at a log another instance writes. */
+const REMOTE_LOG_POLL_MS = 250;
+
+export const INTERRUPTED_RUN_MESSAGE = 'The server stopped before this deploy finished';
+export const WITHHELD_ERROR_MESSAGE = 'Deploy failed (error output withheld by redaction)';
+
+/** How many times a start tries the next id when another start took it first. */
+const MAX_ID_ATTEMPTS = 1_000;
+
+export interface RunStart {
+  /** The job that runs this deploy (its stream is deleted with the run). */
+  jobId: string;
+  stack: string;
+  environmentId: EnvironmentId;
+  trigger: Trigger;
+  userId: string | null;
+  options: DeployOptions;
+  composeHash: string;
+  envHash: string;
+  extra?: Record<string, string | number | boolean | null>;
+  /** Its job waits for a compose slot (job-queue.ts): the run starts `queued` (RunQueued). */
+  queued?: { ahead: number; limit: number };
+}
+
+export interface RunCompletion {
+  success: boolean;
+  /** The run of an adopted project (success is true): recorded `adopted`, not `success`. */
+  adopted?: boolean;
+  exit: ComposeExit;
+  /** Set when someone cancelled the deploy (success is false): recorded `cancelled`, with who. */
+  cancelledBy?: string | null;
+  /** The failure as the caller saw it (unredacted: redacted here); derived from `exit` when absent. */
+  error?: string;
+  /** The redactor of this deploy, with any secrets a provider resolved after it returned. */
+  redactor: Redactor;
+  /** Parsed from the output; recorded only when compose printed at least one line. */
+  summary?: DeploySummary;
+  /**
+   * Lines compose printed, withheld ones included (default: the lines given to `line()`): a run whose
+   * every line was withheld still printed output, so its summary is known.
+   */
+  outputLines?: number;
+  /**
+   * Set when the output could not all be recorded elsewhere (its job's stream): the run is then
+   * recorded `failed` with it, never `success` with part of its output.
+   */
+  outputError?: string;
+}
+
+/**
+ * The completion as it may be recorded: one whose output or events could not all be recorded (its log
+ * file, its job's stream, an event of its own stream) is `failed`, naming why, whatever compose did.
+ */
+export function honestCompletion(completion: RunCompletion, lost: readonly string[]): RunCompletion {
+  if (lost.length === 0) return completion;
+  const why = lost.join('; ');
+  if (completion.success) return { ...completion, success: false, adopted: false, error: why };
+  const error = completion.error ?? describeFailure(completion.exit);
+  return { ...completion, error: `${error} (${why})` };
+}
+
+/** What a failed compose run amounts to when the caller has no better words for it. */
+export function describeFailure(exit: ComposeExit): string {
+  if (exit.spawnError !== undefined) return `Could not start compose: ${exit.spawnError}`;
+  if (exit.timedOut) return 'Deploy timed out; compose was stopped';
+  if (exit.cancelled) return 'Deploy cancelled; compose was stopped';
+  if (exit.exitCode !== null) return `Compose exited with code ${exit.exitCode}`;
+  if (exit.signal !== null) return `Compose was killed by ${exit.signal}`;
+  return 'Deploy failed';
+}
+
+/** The RunCompleted a completion records: exit code and error message as the spec wants them stored. */
+export function completionEvent(
+  runId: number,
+  completion: RunCompletion,
+  printedLines: number,
+): StacksEventMap['RunCompleted'] {
+  const { success, exit } = completion;
+  const known = exit.exitCode !== null;
+  const cancelled = !success && completion.cancelledBy !== undefined;
+  let errorMessage: string | null = null;
+  if (!success) {
+    const redacted = completion.redactor.text(completion.error ?? describeFailure(exit)).trim();
+    errorMessage = redacted.length > 0 ? redacted : WITHHELD_ERROR_MESSAGE;
+  }
+  return {
+    run_id: runId,
+    status: cancelled ? 'cancelled' : !success ? 'failed' : completion.adopted ? 'adopted' : 'success',
+    // Unknown (a time-out, a cancel): a value consistent with the status (spec: details.exitCode).
+    exit_code: known ? (exit.exitCode as number) : success ? 0 : 1,
+    exit_code_known: known,
+    error_message: errorMessage,
+    ...(completion.summary && printedLines > 0 ? { summary: completion.summary } : {}),
+    ...(cancelled ? { cancelled_by: completion.cancelledBy ?? null } : {}),
+  };
+}
+
+/**
+ * The completion as it is recorded: RunCompletedSealed, its error message sealed with the run's key;
+ * RunCompleted (in clear) only for a run without a key (one whose key could not be made).
+ */
+export function recordedCompletion(
+  data: StacksEventMap['RunCompleted'],
+  sealer: Sealer | undefined,
+): NewStacksEvent {
+  if (sealer === undefined) return stacksEvent('RunCompleted', data);
+  const { error_message: error, ...clear } = data;
+  return stacksEvent('RunCompletedSealed', {
+    ...clear,
+    error_sealed: error === null ? null : sealer.seal(error),
+  });
+}
+
+/** Folds one run's stream; undefined when it has no run (never started, deleted, stream removed). */
+async function readRun(
+  store: EventStore,
+  runId: number,
+): Promise<{ run: DeployRun | undefined; revision: number }> {
+  const state = deployRuns.initial();
+  let revision = -1;
+  try {
+    for await (const event of store.readStream(runStream(runId))) {
+      evolveRun(state, event as Parameters<typeof evolveRun>[1]);
+      revision = event.revision;
+    }
+  } catch (error) {
+    if (error instanceof StreamDeletedError) return { run: undefined, revision };
+    throw error;
+  }
+  return { run: state.runs.get(runId), revision };
+}
+
+/** The position of the run stream's last event (what the read model waits for). */
+async function lastEventOf(store: EventStore, runId: number): Promise<{ position: number | undefined }> {
+  for await (const event of store.readStream(runStream(runId), { direction: 'backwards', maxCount: 1 }))
+    return { position: event.position };
+  return { position: undefined };
+}
+
+const isConflict = (error: unknown) =>
+  error instanceof WrongExpectedRevisionError || error instanceof StreamDeletedError;
+
+export interface RunBookOptions {
+  dataDir: string;
+  budget: LogBudget;
+  /** This process among the instances on the log: recorded with each run, asked before closing one. */
+  instance: Instance;
+  /** The output keys (shared with the job book); a book of its own by default. */
+  keys?: OutputKeys;
+  /** How a finished run's log is made durable before its completion is recorded (default: fsync). */
+  logSync?: LogSync;
+}
+
+/**
+ * The recorded deploy runs: starts runs (unique ids), reads them, deletes them, and closes the runs a
+ * stopped server left `running`.
+ */
+export class RunBook {
+  readonly store: EventStore;
+  /** The keys run output is sealed with (each run's also seals its job's output). */
+  readonly keys: OutputKeys;
+  private readonly model: ReadModel<DeployRunsState>;
+  private readonly options: RunBookOptions;
+  /** The highest id this process tried, so concurrent starts do not all race for the same one. */
+  private lastTried = 0;
+  private readonly live = new Map<number, RunRecorder>();
+
+  constructor(store: EventStore, model: ReadModel<DeployRunsState>, options: RunBookOptions) {
+    this.store = store;
+    this.model = model;
+    this.options = options;
+    this.keys = options.keys ?? new OutputKeys(store);
+  }
+
+  /**
+   * Records RunStarted under the next free id (status `running`; `queued` with RunQueued in the same
+   * append when its job waits for a slot); the run is in the read model when this resolves. Ids are unique because a run stream is created with `no_stream`: a start that loses
+   * the race for an id tries the next one.
+   */
+  async start(input: RunStart): Promise<RunRecorder> {
+    for (let attempt = 0; attempt < MAX_ID_ATTEMPTS; attempt++) {
+      const runId = Math.max(this.model.state.maxRunId, this.lastTried) + 1;
+      this.lastTried = runId;
+      const data: StacksEventMap['RunStarted'] = {
+        run_id: runId,
+        job_id: input.jobId,
+        stack: input.stack,
+        environment_id: input.environmentId,
+        trigger: input.trigger,
+        user_id: input.userId,
+        options: { ...input.options },
+        compose_hash: input.composeHash,
+        env_hash: input.envHash,
+        log_file: logFileName(runId),
+        ...(input.extra ? { extra: { ...input.extra } } : {}),
+      };
+      let appended: { position: number; nextRevision: number };
+      const queued = input.queued
+        ? [stacksEvent('RunQueued', { run_id: runId, ahead: input.queued.ahead, limit: input.queued.limit })]
+        : [];
+      try {
+        appended = await this.store.append(
+          runStream(runId),
+          [stacksEvent('RunStarted', data), ...queued].map((event) => ({
+            ...event,
+            metadata: { instanceId: this.options.instance.id },
+          })),
+          { expectedRevision: 'no_stream' },
+        );
+      } catch (error) {
+        if (isConflict(error)) continue;
+        throw error;
+      }
+      await this.model.waitFor(appended.position);
+      let sealer: Sealer;
+      try {
+        sealer = await this.keys.ensure(runKeyScope(runId));
+      } catch (error) {
+        // No key, no output may be recorded: the run closes at once rather than stay `running`.
+        await this.closeWithoutKey(runId, appended.nextRevision - 1, error).catch(() => undefined);
+        throw error;
+      }
+      const recorder = new RunRecorder(this, runId, input.environmentId, appended.nextRevision - 1, sealer);
+      // The folder is measured before the first line, so each line's fate under the budget is known at once.
+      await recorder.measureLog();
+      this.live.set(runId, recorder);
+      return recorder;
+    }
+    throw new StacksError(500, `could not allocate a run id after ${MAX_ID_ATTEMPTS} attempts`);
+  }
+
+  private async closeWithoutKey(runId: number, revision: number, cause: unknown): Promise<void> {
+    const { position } = await this.store.append(
+      runStream(runId),
+      [
+        stacksEvent('RunCompleted', {
+          run_id: runId,
+          status: 'failed',
+          exit_code: 1,
+          exit_code_known: false,
+          error_message: `The run's output key could not be recorded: ${(cause as Error).message}`,
+        }),
+      ],
+      { expectedRevision: revision },
+    );
+    await this.model.waitFor(position);
+  }
+
+  get(runId: number): DeployRun | undefined {
+    return this.model.state.runs.get(runId);
+  }
+
+  /** The run's error message, opened with its key when it is sealed (read time: see OutputKeys). */
+  async errorOf(run: DeployRun): Promise<string | null> {
+    if (run.errorSealed === undefined) return run.errorMessage;
+    const opener = await this.keys.opener(runKeyScope(run.id));
+    return openError(run, opener.open);
+  }
+
+  /** The run JSON of the spec, its error message opened. */
+  async json(run: DeployRun): Promise<RunJson> {
+    return toRunJson(run, await this.errorOf(run));
+  }
+
+  /** Runs of a stack in one environment, newest first. */
+  list(stack: string, environmentId: EnvironmentId): DeployRun[] {
+    return runsOf(this.model.state, stack, environmentId);
+  }
+
+  logPathOf(run: Pick<DeployRun, 'id' | 'environmentId'>): string {
+    return logPath(this.options.dataDir, run.environmentId, run.id);
+  }
+
+  /**
+   * Deletes a finished run: its log file, its job's stream, its key (so what stays of its output in the
+   * log — its sealed error message, sealed job events an engine keeps until a scavenge, any copy of the
+   * log — can no longer be read), then RunDeleted. Each step tolerates having been done already, so a
+   * delete that failed half way can be repeated. 404 when there is no such run (or it is of another
+   * stack, when `stack` is given), 409 when it has not finished.
+   */
+  /**
+   * What else a delete removes once RunDeleted is recorded (deploy history: the stored contents no run
+   * refers to any more). A failure fails the delete's answer; repeating the delete is a 404, so the
+   * next delete's call cleans up what this one left.
+   */
+  afterDelete?: (runId: number, position: number) => Promise<void>;
+
+  async deleteRun(
+    runId: number,
+    userId: string | null,
+    stack?: string,
+  ): Promise<{ deleted: true; id: number }> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const { run, revision } = await readRun(this.store, runId);
+      if (!run || (stack !== undefined && run.stack !== stack)) throw new StacksError(404, 'Run not found');
+      if (!isTerminalRunStatus(run.status)) throw new StacksError(409, 'Run is still running');
+      await deleteLog(this.logPathOf(run));
+      try {
+        await this.store.deleteStream(jobStream(run.jobId));
+      } catch (error) {
+        if (!(error instanceof StreamDeletedError)) throw error;
+      }
+      await this.keys.shred(runKeyScope(runId));
+      let position: number;
+      try {
+        ({ position } = await this.store.append(
+          runStream(runId),
+          [stacksEvent('RunDeleted', { run_id: runId, user_id: userId })],
+          { expectedRevision: revision },
+        ));
+      } catch (error) {
+        // Something was recorded for the run meanwhile (another delete, say): look again.
+        if (isConflict(error)) continue;
+        throw error;
+      }
+      await this.model.waitFor(position);
+      await this.afterDelete?.(runId, position);
+      return { deleted: true, id: runId };
+    }
+    throw new StacksError(409, 'Run changed while it was being deleted; try again');
+  }
+
+  /**
+   * Closes every run still `running` whose instance is gone (a server stopped or killed during the
+   * deploy; never a run another live instance runs), except those in `hold` (their compose may still
+   * run: see leftovers.ts). Each is completed `failed` with a clear message, exit code unknown (stored
+   * as 1). Returns their ids.
+   */
+  async closeInterruptedRuns(hold: ReadonlySet<number> = new Set()): Promise<number[]> {
+    const closed: number[] = [];
+    for (const stale of unfinishedRuns(this.model.state)) {
+      if (this.live.has(stale.id) || hold.has(stale.id)) continue;
+      if (await this.options.instance.isAlive(stale.instanceId)) continue;
+      if (await this.closeInterruptedRun(stale.id)) closed.push(stale.id);
+    }
+    return closed;
+  }
+
+  /**
+   * Completes one run of an instance that is gone as `failed` with `message`; false when it had ended
+   * (or was deleted) meanwhile. The caller checked that its instance is gone.
+   */
+  async closeInterruptedRun(runId: number, message = INTERRUPTED_RUN_MESSAGE): Promise<boolean> {
+    const { run, revision } = await readRun(this.store, runId);
+    if (!run || isTerminalRunStatus(run.status)) return false;
+    try {
+      const { position } = await this.store.append(
+        runStream(run.id),
+        [
+          stacksEvent('RunCompleted', {
+            run_id: run.id,
+            status: 'failed',
+            exit_code: 1,
+            exit_code_known: false,
+            error_message: message,
+          }),
+        ],
+        { expectedRevision: revision },
+      );
+      await this.model.waitFor(position);
+      return true;
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      return false;
+    }
+  }
+
+  /** Whether this process runs the run now. */
+  isLive(runId: number): boolean {
+    return this.live.has(runId);
+  }
+
+  /**
+   * Follows a run's log: its file as this process's recorder writes it while it runs here; otherwise
+   * the file as it is, read again every REMOTE_LOG_POLL_MS while the run runs on another instance.
+   * Throws a 404 StacksError when there is no such run.
+   */
+  followLog(runId: number): LogFollow {
+    const recorder = this.live.get(runId);
+    if (recorder) return recorder.follow();
+    const run = this.get(runId);
+    if (!run) throw new StacksError(404, 'Run not found');
+    const status = () => this.get(runId)?.status ?? run.status;
+    return {
+      source: {
+        path: this.logPathOf(run),
+        available: () => undefined,
+        complete: () => isTerminalRunStatus(status()),
+        changed: () => new Promise((resolve) => setTimeout(resolve, REMOTE_LOG_POLL_MS)),
+      },
+      status: async () => status(),
+    };
+  }
+
+  /** @internal */
+  forget(recorder: RunRecorder): void {
+    if (this.live.get(recorder.runId) === recorder) this.live.delete(recorder.runId);
+  }
+
+  /** @internal */
+  waitFor(position: number): Promise<void> {
+    return this.model.waitFor(position);
+  }
+
+  /** @internal */
+  get budget(): LogBudget {
+    return this.options.budget;
+  }
+
+  /** @internal */
+  get logSync(): LogSync | undefined {
+    return this.options.logSync;
+  }
+
+  /** @internal */
+  get dataDir(): string {
+    return this.options.dataDir;
+  }
+}
+
+/**
+ * One deploy's record: lines go to its log file (within the environment's budget), and `complete`
+ * records how it ended. Events of the run stream are appended one after the other, each at the
+ * revision the previous one left, so nothing else can slip in between.
+ */
+export class RunRecorder {
+  readonly runId: number;
+  readonly environmentId: EnvironmentId;
+  readonly logPath: string;
+  private readonly book: RunBook;
+  private readonly writer: RunLogWriter;
+  /** Seals the error message with the run's key. */
+  private readonly sealer: Sealer;
+  private revision: number;
+  /** The run stream's appends, in order. */
+  private appends: Promise<void> = Promise.resolve();
+  private appendError: unknown;
+  private lines = 0;
+  /** Where redaction withheld lines, recorded with the end (RunLinesWithheld). */
+  private readonly withheldLines = new WithheldLines();
+  private completed: Promise<DeployRun> | undefined;
+  private markEnded: (run: Promise<DeployRun>) => void = () => {};
+  /** Resolves with the run once `complete` has recorded it. */
+  private readonly ended = new Promise<DeployRun>((resolve) => {
+    this.markEnded = (run) => resolve(run);
+  });
+  private logFailure: RunLogError | undefined;
+  private completionTries = 0;
+
+  constructor(book: RunBook, runId: number, environmentId: EnvironmentId, revision: number, sealer: Sealer) {
+    this.book = book;
+    this.sealer = sealer;
+    this.runId = runId;
+    this.environmentId = environmentId;
+    this.revision = revision;
+    this.logPath = logPath(book.dataDir, environmentId, runId);
+    // Whoever follows the log hears how the run ended; a completion that failed is reported by complete().
+    this.ended.catch(() => undefined);
+    this.writer = new RunLogWriter(
+      this.logPath,
+      book.budget,
+      (truncation) =>
+        this.record(
+          stacksEvent('RunTruncated', {
+            run_id: runId,
+            budget_bytes: truncation.budgetBytes,
+            used_bytes: truncation.usedBytes,
+          }),
+        ),
+      book.logSync,
+    );
+  }
+
+  /** True once the budget cut this run's log. */
+  get truncated(): boolean {
+    return this.writer.truncated;
+  }
+
+  /** Set when the log file could not be written; the run is still recorded. */
+  get logError(): RunLogError | undefined {
+    return this.logFailure ?? this.writer.error;
+  }
+
+  /** Measures the environment's logs for the budget (before the first line). */
+  measureLog(): Promise<void> {
+    return this.writer.measure();
+  }
+
+  /** The log file as it is written, then the run's final status (what `GET .../log?follow=true` streams). */
+  follow(): LogFollow {
+    const writer = this.writer;
+    return {
+      source: {
+        path: this.logPath,
+        available: () => writer.writtenBytes,
+        complete: () => writer.complete,
+        changed: () => writer.written(),
+      },
+      status: async () => (await (this.completed ?? this.ended)).status,
+    };
+  }
+
+  /** Bytes of output accepted but not in the log file yet. */
+  get backlogBytes(): number {
+    return this.writer.backlogBytes;
+  }
+
+  /** Of `backlogBytes`, the lines queued as `line()` was given them (the same strings as the job's). */
+  get queuedLineBytes(): number {
+    return this.writer.queuedLineChars;
+  }
+
+  /**
+   * A redacted output line, for the log file. False once the environment's log budget is reached: the
+   * line was dropped (and so will every later one be).
+   */
+  line(text: string): boolean {
+    if (this.completed) throw new Error(`run ${this.runId} is complete: no line may follow`);
+    this.lines += 1;
+    return this.writer.line(text);
+  }
+
+  /**
+   * An output line redaction withheld: its place among the log's lines is recorded with the run's end.
+   * Past the budget nothing is recorded: the log ended with its notice, and no later line has a place.
+   */
+  withheld(): void {
+    if (this.completed) throw new Error(`run ${this.runId} is complete: no line may follow`);
+    if (this.writer.truncated) return;
+    this.withheldLines.add(this.writer.linesWritten);
+  }
+
+  /**
+   * Records what the deploy learned about its source after the start (RunSourceResolved): details to
+   * merge, and the hashes of the compose file and variables when the deploy rewrote them. Resolves once
+   * it is in the read model; rejects when it could not be recorded (nor can the completion then).
+   */
+  async resolveSource(source: {
+    extra?: Record<string, string | number | boolean | null>;
+    composeHash?: string;
+    envHash?: string;
+  }): Promise<void> {
+    if (this.completed) throw new Error(`run ${this.runId} is complete: its source is settled`);
+    this.record(
+      stacksEvent('RunSourceResolved', {
+        run_id: this.runId,
+        ...(source.extra ? { extra: { ...source.extra } } : {}),
+        ...(source.composeHash !== undefined ? { compose_hash: source.composeHash } : {}),
+        ...(source.envHash !== undefined ? { env_hash: source.envHash } : {}),
+      }),
+    );
+    await this.appends;
+    if (this.appendError) throw this.appendError;
+  }
+
+  /**
+   * Records the process group compose runs in (RunComposeStarted): a restart after a crash stops a group
+   * left running before the stack is free again. The append goes in order before the end; the promise
+   * resolves once it is done and never rejects (a failed append fails the completion instead).
+   */
+  composeStarted(group: ComposeGroup): Promise<void> {
+    if (this.completed) return Promise.resolve();
+    this.record(stacksEvent('RunComposeStarted', { run_id: this.runId, group: { ...group } }));
+    return this.appends;
+  }
+
+  /**
+   * Records that the run's job holds a compose slot now (RunDequeued: `queued` becomes `running`).
+   * Resolves once it is in the read model; rejects when it could not be recorded (nor can the
+   * completion then).
+   */
+  async dequeued(): Promise<void> {
+    if (this.completed) throw new Error(`run ${this.runId} is complete`);
+    this.record(stacksEvent('RunDequeued', { run_id: this.runId }));
+    await this.appends;
+    if (this.appendError) throw this.appendError;
+  }
+
+  /**
+   * Records the containers an interrupted compose left renamed that were removed before an `up`
+   * (RunLeftoversRemoved; names redacted by the caller). Resolves once it is in the read model; rejects
+   * when it could not be recorded (nor can the completion then).
+   */
+  async leftoversRemoved(containers: readonly string[]): Promise<void> {
+    if (this.completed) throw new Error(`run ${this.runId} is complete`);
+    this.record(stacksEvent('RunLeftoversRemoved', { run_id: this.runId, containers: [...containers] }));
+    await this.appends;
+    if (this.appendError) throw this.appendError;
+  }
+
+  /**
+   * Records another part's event in the run's stream (deploy history's RunContentRecorded), in order
+   * with the run's own; resolves with its position, rejects when it could not be recorded.
+   */
+  async note(event: ReturnType<typeof stacksEvent>): Promise<number> {
+    if (this.completed) throw new Error(`run ${this.runId} is complete`);
+    let position = 0;
+    this.record(event, (at) => {
+      position = at;
+    });
+    await this.appends;
+    if (this.appendError) throw this.appendError;
+    return position;
+  }
+
+  /** Resolves when every line so far is in the log file. */
+  flush(): Promise<void> {
+    return this.writer.flush();
+  }
+
+  /**
+   * Closes the log and records RunCompleted (`success` or `failed`). The log is durable (synced) before
+   * the completion is appended, so a crash never leaves a completed run whose log is lost. A log that
+   * could not be written does not stop the record (see `logError`). Resolves with the run as the read
+   * model has it.
+   */
+  complete(completion: RunCompletion): Promise<DeployRun> {
+    if (!this.completed) {
+      this.completed = this.finish(completion);
+      this.markEnded(this.completed);
+    }
+    return this.completed;
+  }
+
+  private async finish(completion: RunCompletion): Promise<DeployRun> {
+    try {
+      await this.writer.close();
+    } catch (error) {
+      if (!(error instanceof RunLogError)) throw error;
+      this.logFailure = error;
+    }
+    if (this.withheldLines.lines > 0)
+      this.record(
+        stacksEvent('RunLinesWithheld', {
+          run_id: this.runId,
+          lines: this.withheldLines.lines,
+          at: this.withheldLines.at,
+        }),
+      );
+    await this.appends;
+    const lost: string[] = [];
+    const logError = this.logError;
+    if (logError) lost.push(`The deploy's output could not be recorded in its log file: ${logError.message}`);
+    if (completion.outputError !== undefined)
+      lost.push(`The deploy's output could not be recorded: ${completion.outputError}`);
+    if (this.appendError)
+      lost.push(`An event of the deploy could not be recorded: ${(this.appendError as Error).message}`);
+    const data = completionEvent(
+      this.runId,
+      honestCompletion(completion, lost),
+      completion.outputLines ?? this.lines,
+    );
+    const store = this.book.store;
+    // Retried while a network store is away: the run must not stay `running` for good (nor its stack's
+    // deletes be refused) because of a moment without the database.
+    const position = await untilRecorded(
+      store,
+      () => this.appendCompletion(recordedCompletion(data, this.sealer)),
+      (error) => {
+        if (this.completionTries++ === 0)
+          process.stderr.write(
+            `stacks: run ${this.runId}: its completion is tried again until the store takes it (${error.reason})\n`,
+          );
+      },
+    );
+    if (position !== undefined) await this.book.waitFor(position);
+    this.book.forget(this);
+    const run = this.book.get(this.runId);
+    if (!run) throw new StacksError(404, 'Run not found');
+    return run;
+  }
+
+  /**
+   * Appends the completion at the run stream's revision; its position, or undefined when the run had
+   * ended already (a try whose answer was lost with the connection had recorded it).
+   */
+  private async appendCompletion(event: NewStacksEvent): Promise<number | undefined> {
+    try {
+      const { position } = await this.book.store.append(runStream(this.runId), [event], {
+        expectedRevision: this.revision,
+      });
+      this.revision += 1;
+      return position;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      // An append whose answer was lost may have been recorded after all: the stream says.
+      const { run, revision } = await readRun(this.book.store, this.runId);
+      if (!run) throw new StacksError(404, 'Run not found');
+      this.revision = revision;
+      if (isTerminalRunStatus(run.status)) {
+        const { position } = await lastEventOf(this.book.store, this.runId);
+        return position;
+      }
+      return this.appendCompletion(event);
+    }
+  }
+
+  private record(event: ReturnType<typeof stacksEvent>, appended?: (position: number) => void): void {
+    this.appends = this.appends.then(async () => {
+      if (this.appendError) return;
+      try {
+        const { position } = await this.book.store.append(runStream(this.runId), [event], {
+          expectedRevision: this.revision,
+        });
+        this.revision += 1;
+        appended?.(position);
+        await this.book.waitFor(position);
+      } catch (error) {
+        this.appendError = error;
+      }
+    });
+  }
+}
