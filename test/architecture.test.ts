@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The layout's arrows (docs/architecture.md#directions): the event catalog in streams/ depends on nothing of the
- * service, and no module of src/, projections/ or streams/ reaches itself through its imports. Type-only
- * imports count: they tie the modules' contracts together all the same.
+ * service, the stacks service knows nothing of the HTTP surfaces or the editor, its compose and output parts
+ * stand on their own, and no module of src/, projections/ or streams/ reaches itself through its imports.
+ * Type-only imports count: they tie the modules' contracts together all the same.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -101,6 +102,13 @@ function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/** The folders of src/stacks/, read from the tree so that a new one is held to the rules at once. */
+const STACKS_FOLDERS = new Set(
+  readdirSync(join(ROOT, 'src/stacks'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name),
+);
+
 describe('module layout', () => {
   const graph = importGraph();
 
@@ -117,6 +125,32 @@ describe('module layout', () => {
         targets.filter((t) => !t.startsWith('streams/')).map((t) => `${file} -> ${t}`),
       );
     expect(outward).toEqual([]);
+  });
+
+  /** Every import of a file under `from` that reaches a file under one of `to`, as `file -> target`. */
+  const crossing = (from: string, to: readonly string[]) =>
+    [...graph]
+      .filter(([file]) => file.startsWith(from))
+      .flatMap(([file, targets]) =>
+        targets.filter((t) => to.some((part) => t.startsWith(part))).map((t) => `${file} -> ${t}`),
+      );
+
+  it('keeps the stacks service free of the HTTP surfaces, the editor, the CLI and the MCP server', () => {
+    expect(
+      crossing('src/stacks/', ['src/http/', 'src/editor/', 'src/cli/', 'src/mcp/', 'src/control/']),
+    ).toEqual([]);
+  });
+
+  it("keeps compose (src/stacks/compose/) free of the stacks service's other folders and of the read models", () => {
+    const others = [...STACKS_FOLDERS]
+      .filter((folder) => folder !== 'compose')
+      .map((f) => `src/stacks/${f}/`);
+    expect(crossing('src/stacks/compose/', [...others, 'projections/', 'src/store/'])).toEqual([]);
+  });
+
+  it("keeps output (src/stacks/output/: redaction, keys, sealing) free of the stacks service's other folders", () => {
+    const others = [...STACKS_FOLDERS].filter((folder) => folder !== 'output').map((f) => `src/stacks/${f}/`);
+    expect(crossing('src/stacks/output/', [...others, 'projections/'])).toEqual([]);
   });
 
   it('has no import circle among src/, projections/ and streams/', () => {
