@@ -15,7 +15,7 @@ import type { Projection } from './projection.js';
  * settings, webhook deliveries, notifications. Entries name no value of a variable: the events they come
  * from hold none. `id` is the event's position in the log, so entries sort as the log does.
  */
-export interface AuditEntry {
+interface AuditEntry {
   id: number;
   at: string;
   type: string;
@@ -49,12 +49,6 @@ interface RunningJob {
 const OPERATIONS: ReadonlySet<JobKind> = new Set(['start', 'stop', 'restart', 'down']);
 
 type Data<T extends keyof StacksEventMap> = StacksEventMap[T];
-
-/** Audit types of events other catalogs add (notifications): mapped by their own module's function. */
-export type AuditMapper = (event: RecordedEvent) => Omit<AuditEntry, 'id' | 'at'> | undefined;
-const extraMappers: AuditMapper[] = [];
-/** Registers a mapper for more event types (called at module load, before any projection runs). */
-export const addAuditMapper = (mapper: AuditMapper) => extraMappers.push(mapper);
 
 const who = (event: RecordedEvent, userId: string | null | undefined): string | null =>
   userId ?? (typeof event.metadata.userId === 'string' ? event.metadata.userId : null);
@@ -308,10 +302,6 @@ function entryOf(state: AuditState, event: RecordedEvent): Omit<AuditEntry, 'id'
       };
     }
     default:
-      for (const mapper of extraMappers) {
-        const entry = mapper(event);
-        if (entry) return entry;
-      }
       return undefined;
   }
 }
@@ -362,7 +352,7 @@ export interface AuditFilter {
   until?: string;
 }
 
-export const matchesType = (type: string, types: readonly string[]) =>
+const matchesType = (type: string, types: readonly string[]) =>
   types.some((t) => (t.endsWith('.') ? type.startsWith(t) : type === t));
 
 /** The entries a filter keeps, newest first. Pure. */

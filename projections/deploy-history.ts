@@ -11,7 +11,7 @@ import { runIdOfStream } from './deploy-runs.js';
 import type { Projection } from './projection.js';
 
 /** What one run deployed, by reference: the texts themselves live in their content streams. */
-export interface RunContent {
+interface RunContent {
   runId: number;
   composeId: string;
   composeHash: string;
@@ -28,7 +28,7 @@ export interface StackHistorySettings {
   keepDays: number | null;
 }
 
-export const DEFAULT_HISTORY_SETTINGS: StackHistorySettings = {
+const DEFAULT_HISTORY_SETTINGS: StackHistorySettings = {
   autoRollback: false,
   keepRuns: null,
   keepDays: null,
@@ -51,7 +51,7 @@ export interface DeployHistoryState {
   settings: Map<string, StackHistorySettings>;
 }
 
-export const stackKey = (environmentId: EnvironmentId, name: string) => `${environmentId ?? 'local'}/${name}`;
+const stackKey = (environmentId: EnvironmentId, name: string) => `${environmentId ?? 'local'}/${name}`;
 
 export const contentKey = (kind: StoredContent['kind'], hash: string) => `${kind}:${hash}`;
 

@@ -63,7 +63,7 @@ export interface DeployRun {
 }
 
 /** A run's withheld lines as its JSON gives them (`details.withheld`). */
-export interface RunWithheld {
+interface RunWithheld {
   lines: number;
   at: Array<{ afterLine: number; lines: number }>;
 }

@@ -11,7 +11,7 @@ import {
 import type { Projection } from './projection.js';
 
 /** Every editor session of the log by id: its documents' models, selections, undo stacks and answered operations. */
-export type EditorModels = Record<string, EditorSessionState>;
+type EditorModels = Record<string, EditorSessionState>;
 
 /**
  * The editor's read models over the whole log: each session's state, as its editor keeps it (the same

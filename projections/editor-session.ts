@@ -95,7 +95,7 @@ export const initialSession = (sessionId: string): EditorSessionState => ({
  * Applies one change forwards (`after` wins) or backwards (`before` wins, for undo). Model and paper
  * space entities keep their drawing order in `model.order`; `index` says where an entity stood.
  */
-export function applyChange(doc: DocumentState, change: Change, backwards: boolean): void {
+function applyChange(doc: DocumentState, change: Change, backwards: boolean): void {
   const model = doc.model;
   switch (change.kind) {
     case 'entity': {

@@ -5,7 +5,7 @@ import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../stream
 import type { Projection } from './projection.js';
 
 /** One run of a session: a process that started it (a resumed session has several). */
-export interface SessionRun {
+interface SessionRun {
   started_at: string;
   /** Null while running, or for good when the process died without ending it (a crash). */
   ended_at: string | null;
@@ -13,7 +13,7 @@ export interface SessionRun {
   version: string;
 }
 
-export interface SessionDocument {
+interface SessionDocument {
   document_id: number;
   title: string;
   path: string | null;
@@ -122,7 +122,7 @@ export const editorSessions: Projection<EditorSessionsState> = {
   },
 };
 
-export type SessionStatus = 'running' | 'ended' | 'crashed';
+type SessionStatus = 'running' | 'ended' | 'crashed';
 
 /**
  * A session's status: `running` for the caller's own session, and for one whose latest run has not

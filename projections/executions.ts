@@ -11,9 +11,9 @@ import type { Projection } from './projection.js';
 export const RECONCILE_SCHEDULE_TYPE = 'deploy_log_reconcile';
 
 /** Element failures a row lists; `failed` still counts every one (a broken disk can fail 100,000). */
-export const MAX_LISTED_FAILURES = 100;
+const MAX_LISTED_FAILURES = 100;
 
-export type ReconcileFailure = { path: string; error: string } | { runId: number; error: string };
+type ReconcileFailure = { path: string; error: string } | { runId: number; error: string };
 
 /** One run of the `deploy_log_reconcile` schedule, as its events made it. */
 export interface ReconcileExecution {
@@ -89,12 +89,6 @@ export function toExecutionJson(execution: ReconcileExecution): ReconcileExecuti
   };
 }
 
-export const executionIdOfStream = (stream: string): number | undefined => {
-  if (!stream.startsWith(EXECUTION_STREAM_PREFIX)) return undefined;
-  const id = Number(stream.slice(EXECUTION_STREAM_PREFIX.length));
-  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
-};
-
 /** Executions still `running`: what a restart must close. */
 export const unfinishedExecutions = (state: ExecutionsState): ReconcileExecution[] =>
   [...state.executions.values()].filter((e) => e.finishedAt === null).sort((a, b) => a.id - b.id);
@@ -120,7 +114,7 @@ const EXECUTION_EVENT_TYPES = new Set<string>([
  * Applies one event of a `schedule-execution-*` stream. Counts grow event by event, so a running
  * execution shows its progress; ReconcileCompleted then sets the counts the run itself reports.
  */
-export function evolveExecution(state: ExecutionsState, event: ExecutionEvent): ExecutionsState {
+function evolveExecution(state: ExecutionsState, event: ExecutionEvent): ExecutionsState {
   if (event.type === 'ReconcileStarted') {
     const d = event.data;
     state.maxExecutionId = Math.max(state.maxExecutionId, d.execution_id);

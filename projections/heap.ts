@@ -17,7 +17,7 @@ function fullCollection(): () => void {
 let collect: (() => void) | undefined;
 
 /** Heap growth past which a dropped part is worth a collection of its own (see partReleaser). */
-export const RELEASE_AFTER_BYTES = 64 * 1024 * 1024;
+const RELEASE_AFTER_BYTES = 64 * 1024 * 1024;
 
 /**
  * Lets the heap go of the parts a replay by stream has dropped. V8 sizes its next full collection from

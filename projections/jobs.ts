@@ -53,11 +53,11 @@ export interface JobsState {
   jobs: Map<string, JobInfo>;
 }
 
-export const jobIdOfStream = (stream: string): string | undefined =>
+const jobIdOfStream = (stream: string): string | undefined =>
   stream.startsWith(JOB_STREAM_PREFIX) ? stream.slice(JOB_STREAM_PREFIX.length) : undefined;
 
 /** The result message a JobFinished event stands for (optional fields only when set). */
-export function resultMessage(data: StacksEventMap['JobFinished']): JobResult {
+function resultMessage(data: StacksEventMap['JobFinished']): JobResult {
   return {
     type: 'result',
     success: data.success,
@@ -94,7 +94,7 @@ const JOB_EVENT_TYPES = new Set<string>([
 export type OpenText = (sealed: string) => string | undefined;
 
 /** The sealed part of JobFinishedSealed. */
-export interface SealedResult {
+interface SealedResult {
   error?: string;
   output: string[];
 }

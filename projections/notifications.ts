@@ -13,21 +13,13 @@ import type { Projection } from './projection.js';
  * events; config-free, so it rebuilds like any read model), and what was delivered (attempts). The
  * dispatcher (src/stacks/notifications/) matches occurrences to the configured channels.
  */
-export type NotificationEvent =
+type NotificationEvent =
   | 'run.failed'
   | 'run.succeeded'
   | 'run.rolled_back'
   | 'reconcile.warning'
   | 'reconcile.failed'
   | 'test';
-
-export const NOTIFICATION_EVENTS: readonly NotificationEvent[] = [
-  'run.failed',
-  'run.succeeded',
-  'run.rolled_back',
-  'reconcile.warning',
-  'reconcile.failed',
-];
 
 export interface Occurrence {
   position: number;
@@ -40,7 +32,7 @@ export interface Occurrence {
   at: string;
 }
 
-export interface Delivery {
+interface Delivery {
   key: string;
   channel: string;
   event: string;

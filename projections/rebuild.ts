@@ -11,7 +11,7 @@ export interface RebuildProgress {
   position: number;
 }
 
-export interface RebuildResult<State> {
+interface RebuildResult<State> {
   state: State;
   position: number;
   /** Events applied by this run (after the checkpoint it resumed from, if any). */
@@ -21,7 +21,7 @@ export interface RebuildResult<State> {
   resumedFrom?: number;
 }
 
-export interface RebuildOptions<State = unknown> {
+interface RebuildOptions<State = unknown> {
   /** Save a checkpoint every this many events (persisted projections only); 0 = never. */
   checkpointEvery?: number;
   /** Called after each checkpoint is saved. */
@@ -37,7 +37,7 @@ export interface RebuildOptions<State = unknown> {
 export const DEFAULT_CHECKPOINT_EVERY = 100_000;
 
 /** Where a rebuild keeps its intermediate state: beside the live snapshot, never in its place. */
-export const checkpointName = (projection: string) => `rebuild:${projection}`;
+const checkpointName = (projection: string) => `rebuild:${projection}`;
 
 /** A checkpoint's state: the projection's saved state and how many events it has seen. */
 interface Checkpoint {

@@ -6,7 +6,7 @@ import type { LiveRebuildOptions, LiveRebuildResult } from './live-model.js';
 import { loadState, type Projection, persists, saveState } from './projection.js';
 import { rebuildProjection } from './rebuild.js';
 
-export { failureOf, ProjectionHaltedError, type ProjectionHealth, type ProjectionStatus } from './health.js';
+export { ProjectionHaltedError } from './health.js';
 
 /** Raised to waiters still waiting when the runner is stopped: the position they wait for will not come. */
 export class ProjectionStoppedError extends Error {
@@ -16,7 +16,7 @@ export class ProjectionStoppedError extends Error {
   }
 }
 
-export interface ProjectionRunnerOptions {
+interface ProjectionRunnerOptions {
   /** Persist a snapshot at most this often while events arrive (ms). */
   snapshotIntervalMs?: number;
   /** Live buffer of the store subscription (see SubscribeOptions.bufferSize). */

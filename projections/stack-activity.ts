@@ -40,7 +40,7 @@ export interface StackActivityState {
   stacks: Map<string, Operation[]>;
 }
 
-export const activityKey = (environmentId: EnvironmentId, name: string) =>
+const activityKey = (environmentId: EnvironmentId, name: string) =>
   `${environmentId === null ? 'local' : environmentId}/${name}`;
 
 /** The stack's operations, newest first. */

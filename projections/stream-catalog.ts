@@ -2,7 +2,7 @@ import type { Json, RecordedEvent } from '../src/store/types.js';
 import { STREAM_DELETED, type StreamDeletedData, SYSTEM_STREAM } from '../streams/system.js';
 import type { Projection } from './projection.js';
 
-export interface StreamSummary {
+interface StreamSummary {
   events: number;
   firstPosition: number;
   lastPosition: number;

@@ -47,8 +47,6 @@ export type Change =
   /** A symbol-table record kept raw (a STYLE, an LTYPE), by handle, in the table `table`. */
   | { kind: 'record'; key: string; table: string; before: RawRecord | null; after: RawRecord | null };
 
-export type ChangeKind = Change['kind'];
-
 interface Stamped {
   document_id: number;
   /** The document's revision after this event. */
@@ -217,7 +215,7 @@ export interface EditorEventMap {
 
 export type EditorEventType = keyof EditorEventMap;
 
-export const STEP_EVENTS = [
+const STEP_EVENTS = [
   'EntitiesCreated',
   'EntitiesErased',
   'EntitiesTransformed',

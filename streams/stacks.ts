@@ -1,4 +1,3 @@
-import type { RecordedEvent } from './recorded-event.js';
 import { KEY_STREAM_PREFIX } from './system.js';
 
 /**
@@ -68,7 +67,7 @@ export type ReconcileTrigger = 'manual' | 'cron';
 export type JobKind = 'deploy' | 'create' | 'compose_save' | 'start' | 'stop' | 'restart' | 'down';
 /** The jobs that are a stack operation of their own, recording no run: audited and kept in Activity. */
 export type StackOperation = 'start' | 'stop' | 'restart' | 'down';
-export const STACK_OPERATIONS: readonly StackOperation[] = ['start', 'stop', 'restart', 'down'];
+const STACK_OPERATIONS: readonly StackOperation[] = ['start', 'stop', 'restart', 'down'];
 export const isStackOperation = (kind: JobKind): kind is StackOperation =>
   (STACK_OPERATIONS as readonly JobKind[]).includes(kind);
 /** How a kept stack operation ended. */
@@ -119,7 +118,7 @@ export type JobMessage =
   | { type: 'result'; success: boolean; error?: string; exitCode?: number; output: string[] };
 
 /** How a run of this service ends (RunCompleted). */
-export type RunOutcome = 'success' | 'failed' | 'adopted' | 'cancelled';
+type RunOutcome = 'success' | 'failed' | 'adopted' | 'cancelled';
 
 /** Run statuses; anything else counts as non-terminal for deletion. */
 export const TERMINAL_RUN_STATUSES = [
@@ -559,7 +558,7 @@ export const contentStream = (contentId: string) => `${CONTENT_STREAM_PREFIX}${c
 /** What a git stack's webhook did with a delivery: deployed, or ignored a push to another branch or a ping. */
 export type GitWebhookOutcome = 'deployed' | 'other_branch' | 'ping';
 
-export const GIT_WEBHOOK_STREAM_PREFIX = 'git-webhook-';
+const GIT_WEBHOOK_STREAM_PREFIX = 'git-webhook-';
 export const gitWebhookStream = (environmentId: EnvironmentId, name: string) =>
   `${GIT_WEBHOOK_STREAM_PREFIX}${environmentId === null ? 'local' : environmentId}-${name}`;
 
@@ -572,13 +571,8 @@ export interface StackVariableFlags {
 /** A stack's stream; the environment part is a number or `local`, so it never reads as `stack-job-`. */
 export const stackStream = (environmentId: EnvironmentId, name: string) =>
   `stack-${environmentId === null ? 'local' : environmentId}-${name}`;
-const STACK_STREAM = /^stack-(local|-?[0-9]+)-/;
 
-export type StacksEventType = keyof StacksEventMap;
-
-export type StacksEvent = {
-  [T in StacksEventType]: RecordedEvent<T, StacksEventMap[T]>;
-}[StacksEventType];
+type StacksEventType = keyof StacksEventMap;
 
 export type NewStacksEvent = {
   [T in StacksEventType]: { type: T; data: StacksEventMap[T] };
@@ -586,9 +580,3 @@ export type NewStacksEvent = {
 
 export const stacksEvent = <T extends StacksEventType>(type: T, data: StacksEventMap[T]) =>
   ({ type, data }) as NewStacksEvent;
-
-export const isJobEvent = (event: RecordedEvent): event is StacksEvent =>
-  event.stream.startsWith(JOB_STREAM_PREFIX);
-export const isRunEvent = (event: RecordedEvent): event is StacksEvent =>
-  event.stream.startsWith(RUN_STREAM_PREFIX);
-export const isStackEvent = (event: RecordedEvent): event is StacksEvent => STACK_STREAM.test(event.stream);

@@ -62,7 +62,7 @@ export const EDITOR_OPS = [
   'history',
   'capture',
 ] as const;
-export type EditorOp = (typeof EDITOR_OPS)[number];
+type EditorOp = (typeof EDITOR_OPS)[number];
 
 const opSet: ReadonlySet<string> = new Set(EDITOR_OPS);
 export function isEditorOp(name: unknown): name is EditorOp {
@@ -93,7 +93,7 @@ export const DEFAULT_DETAIL: DetailLevel = 'geometry';
 
 /** `entities_transform.action` values. */
 export const TRANSFORM_ACTIONS = ['move', 'copy', 'rotate', 'scale', 'mirror', 'array'] as const;
-export type TransformAction = (typeof TRANSFORM_ACTIONS)[number];
+type TransformAction = (typeof TRANSFORM_ACTIONS)[number];
 
 /**
  * Extended data group codes `xdata_set` accepts: 1000 string, 1002 control string `{`/`}`, 1003 layer
@@ -135,7 +135,7 @@ export const DXF_READ_VERSIONS = ['AC1003', 'AC1006', ...ACADVER_VALUES] as cons
 /** Oldest $ACADVER `save` writes. */
 export const DXF_WRITE_MIN_VERSION = 'AC1015';
 
-export interface Capabilities {
+interface Capabilities {
   protocol: typeof EDITOR_PROTOCOL;
   version: string;
   ops: EditorOp[];

@@ -5,7 +5,7 @@ import { named } from './names.js';
  * The AutoCAD Color Index as RGB (0xRRGGBB), index 0-255: the standard palette, as ezdxf's
  * `DXF_DEFAULT_COLORS` has it. Index 0 (BYBLOCK) and 256 (BYLAYER) are not colours of their own.
  */
-export const ACI_RGB: readonly number[] = Object.freeze([
+const ACI_RGB: readonly number[] = Object.freeze([
   0x000000, 0xff0000, 0xffff00, 0x00ff00, 0x00ffff, 0x0000ff, 0xff00ff, 0xffffff, 0x808080, 0xc0c0c0,
   0xff0000, 0xff7f7f, 0xa50000, 0xa55252, 0x7f0000, 0x7f3f3f, 0x4c0000, 0x4c2626, 0x260000, 0x261313,
   0xff3f00, 0xff9f7f, 0xa52900, 0xa56752, 0x7f1f00, 0x7f4f3f, 0x4c1300, 0x4c2f26, 0x260900, 0x261713,
@@ -34,10 +34,10 @@ export const ACI_RGB: readonly number[] = Object.freeze([
   0x000000, 0x656565, 0x666666, 0x999999, 0xcccccc, 0xffffff,
 ]);
 
-export const BYBLOCK = 0;
-export const BYLAYER = 256;
+const BYBLOCK = 0;
+const BYLAYER = 256;
 /** ACI 7 is "white on a dark background, black on a light one"; drawings on paper show it black. */
-export const ACI_FOREGROUND = 7;
+const ACI_FOREGROUND = 7;
 
 /** An ACI index as a CSS/SVG colour `#rrggbb`; an index outside 1-255 reads as ACI 7. */
 export function aciHex(index: number): string {

@@ -18,7 +18,7 @@ import { isWipeoutType, wipeoutBoundary, wipeoutFrameShown } from './geometry/wi
 import type { DxfDocumentModel, Entity, RawEntity } from './model.js';
 
 /** A line of text as drawn: its lower-left corner, reading angle (degrees) and height. */
-export interface TextRun {
+interface TextRun {
   value: string;
   x: number;
   y: number;
@@ -26,7 +26,7 @@ export interface TextRun {
   height: number;
 }
 
-export interface Drawable {
+interface Drawable {
   handle: string;
   type: string;
   layer: string;

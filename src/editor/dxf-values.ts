@@ -1,7 +1,7 @@
 import type { DxfTag } from './model.js';
 
 /** The JSON value a DXF group code holds: numbers for numeric codes, text for the rest. */
-export function tagValue(tag: DxfTag): string | number | boolean {
+function tagValue(tag: DxfTag): string | number | boolean {
   const c = tag.code;
   const numeric =
     (c >= 10 && c <= 59) ||

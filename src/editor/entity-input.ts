@@ -19,7 +19,7 @@ TYPE_BY_NAME.set('lwpolyline', 'LwPolyline');
 TYPE_BY_NAME.set('polyline', 'LwPolyline');
 TYPE_BY_NAME.set('mtext', 'MText');
 
-export function entityType(value: unknown): ModeledType {
+function entityType(value: unknown): ModeledType {
   const type = typeof value === 'string' ? TYPE_BY_NAME.get(value.toLowerCase()) : undefined;
   if (type) return type;
   return fail(

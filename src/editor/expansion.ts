@@ -20,7 +20,7 @@ import { named } from './names.js';
 export const MAX_EXPANDED_ENTITIES = 500_000;
 
 /** Block references deeper than this are not followed (the plot's and the geometry's depth). */
-export const MAX_BLOCK_DEPTH = 16;
+const MAX_BLOCK_DEPTH = 16;
 
 /** Counts of expansions of one model; blocks are counted once per depth and the counts kept. */
 export class ExpansionCounter {

@@ -3,7 +3,7 @@ import { imageSize } from 'image-size';
 import { EditorError, fail } from './errors.js';
 
 /** The raster formats an IMAGE can be embedded from. */
-export type RasterFormat = 'png' | 'jpeg';
+type RasterFormat = 'png' | 'jpeg';
 
 export interface RasterInfo {
   format: RasterFormat;

@@ -7,15 +7,14 @@ import { EditorError } from './errors.js';
 
 export type PaperUnits = 'mm' | 'in';
 export type Orientation = 'portrait' | 'landscape';
-export const ORIENTATIONS: readonly Orientation[] = ['portrait', 'landscape'];
 
 /** Width and height, portrait (width <= height). */
-export interface SheetSize {
+interface SheetSize {
   width: number;
   height: number;
 }
 
-export interface Paper {
+interface Paper {
   /** `ISO A4`, `ANSI A`: the name answers carry. */
   name: string;
   family: 'ISO' | 'ANSI';
@@ -33,7 +32,7 @@ export interface Paper {
   aliases: readonly string[];
 }
 
-export type PageSetupErrorCode = 'invalid_paper' | 'invalid_scale' | 'invalid_orientation';
+type PageSetupErrorCode = 'invalid_paper' | 'invalid_scale' | 'invalid_orientation';
 
 /** A bad paper, scale or orientation; an EditorError, so the dispatcher answers it with its `code`. */
 export class PageSetupError extends EditorError {
@@ -178,7 +177,7 @@ export function pageSize(
 // ---------------------------------------------------------------------------------------------
 
 /** A plot scale as `[paper, drawing]`: `paper` paper units show `drawing` drawing units (1:50 = [1, 50]). */
-export type Scale = [number, number];
+type Scale = [number, number];
 
 /** 12 significant digits: 1 / 0.02 is 50, not 49.99999999999999. */
 const clean = (x: number) => Number(x.toPrecision(12));

@@ -16,7 +16,7 @@ import { handleList, point } from './request.js';
 
 export type PickOp = PendingPick['op'];
 
-export const DEFAULT_PROMPTS: Record<PickOp, string> = {
+const DEFAULT_PROMPTS: Record<PickOp, string> = {
   getpoint: 'Specify a point',
   user_select: 'Select objects',
 };
@@ -35,7 +35,7 @@ export function pickRefusal(pick: PendingPick, op: string): EditorError {
 }
 
 /** The `busy` refusal of anything that would change the session while `pick` waits. */
-export function busyError(pick: PendingPick): EditorError {
+function busyError(pick: PendingPick): EditorError {
   return new EditorError(
     'busy',
     `the editor is waiting for the person at the viewer to answer ${pick.op} ${pick.request_id} ` +
@@ -216,7 +216,7 @@ export function cancelPick(session: EditorSessionState, pick: PendingPick, by: s
 }
 
 /** The pending pick `requestId` names (any pending one when it is undefined); `no_pick_pending` otherwise. */
-export function pendingPick(session: EditorSessionState, requestId: unknown): PendingPick {
+function pendingPick(session: EditorSessionState, requestId: unknown): PendingPick {
   const pick = session.pick;
   if (!pick) return fail('no_pick_pending', 'no getpoint or user_select is waiting for an answer');
   if (requestId !== undefined && requestId !== pick.request_id) {

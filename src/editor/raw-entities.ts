@@ -19,10 +19,10 @@ import { tableReadout } from './geometry/table.js';
 import { isToleranceType, toleranceContent, toleranceReadout } from './geometry/tolerance.js';
 import { wipeoutReadout } from './geometry/wipeout.js';
 import type { DxfTag, EntityCommon, RawEntity } from './model.js';
-import { isObject, number } from './request.js';
+import { number } from './request.js';
 
 /** The patterns a created hatch may name (upper case): acad.pat's standard set. */
-export const HATCH_PATTERNS = STANDARD_PATTERNS;
+const HATCH_PATTERNS = STANDARD_PATTERNS;
 
 /** The DXF types `entities_create` builds as raw tags, by the lower-case type name a request gives. */
 export const RAW_CREATABLE: Readonly<Record<string, 'HATCH'>> = { hatch: 'HATCH' };
@@ -202,7 +202,7 @@ function hatchLoops(tags: readonly DxfTag[], pathsAt: number): Array<Array<[numb
 }
 
 /** An ATTDEF's tag, default value, prompt, insertion point and height (its text's, as stored). */
-export function attdefReadout(e: RawEntity): Record<string, unknown> {
+function attdefReadout(e: RawEntity): Record<string, unknown> {
   const text = attdefText(e);
   const value = (code: number) => e.tags.find((t) => t.code === code)?.value ?? null;
   return {
@@ -236,6 +236,3 @@ export function rawText(e: RawEntity): string | null {
   if (isToleranceType(e.dxf_type)) return toleranceContent(e);
   return isMLeaderType(e.dxf_type) ? (mleaderGeometry(e).mtext?.text ?? null) : null;
 }
-
-export const isRawCreatable = (input: unknown): input is Record<string, unknown> & { type: string } =>
-  isObject(input) && typeof input.type === 'string' && input.type.toLowerCase() in RAW_CREATABLE;

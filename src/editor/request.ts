@@ -44,10 +44,6 @@ export function string(value: unknown, field: string, code = 'invalid_property')
   return fail(code, `${field} must be a string, got ${JSON.stringify(value)}`);
 }
 
-export function optionalString(value: unknown, field: string, code = 'invalid_property'): string | undefined {
-  return value === undefined ? undefined : string(value, field, code);
-}
-
 /** An optional true/false field (`undefined` when absent); anything else is `invalid_request`. */
 export function optionalFlag(value: unknown, field: string): boolean | undefined {
   if (value === undefined || typeof value === 'boolean') return value;

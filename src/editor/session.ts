@@ -29,7 +29,7 @@ import type { ResumeSource } from './resume/source.js';
 import { sizedParts } from './step-parts.js';
 import { resolveTarget } from './target.js';
 
-export const MAX_REQUEST_ID_BYTES = 128;
+const MAX_REQUEST_ID_BYTES = 128;
 
 /** The snapshot of a session's read model as the live session had it when it ended. */
 export const liveSnapshotName = (sessionId: string) => `editor-session-live:${sessionId}`;

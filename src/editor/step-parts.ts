@@ -20,7 +20,7 @@ import { serializeEventBody } from '../store/validate.js';
  * Bytes of changes per part: half the store's limit, so the step's other fields (its `result` may
  * list every handle it made) and the metadata fit beside them.
  */
-export const PART_BYTES = 2 * 1024 * 1024;
+const PART_BYTES = 2 * 1024 * 1024;
 
 /** `event` as one event if its changes fit in `partBytes`, else cut into parts in the changes' order. */
 export function stepParts(event: NewEditorEvent, partBytes = PART_BYTES): NewEditorEvent[] {

@@ -11,16 +11,16 @@ import { EditorError } from './errors.js';
 import type { DxfTag, Point2, Point3, SysvarType, SysvarValue, SysvarValueOf } from './model.js';
 
 /** The value types are the event catalog's (a sysvar change carries its value). */
-export type { Point2, SysvarType, SysvarValue, SysvarValueOf };
+export type { SysvarValue };
 
 /**
  * Where a drawing keeps the variable: `header` = the DXF HEADER section, `vport` = the `*Active`
  * VPORT table record, `session` = not in the drawing (AutoCAD keeps it in the registry or not at all).
  */
-export type SysvarStorage = 'header' | 'vport' | 'session';
+type SysvarStorage = 'header' | 'vport' | 'session';
 
 /** How the variable is written in the DXF HEADER section. */
-export interface HeaderBinding {
+interface HeaderBinding {
   /** `$NAME`. */
   variable: string;
   /** Group codes of the value tags, in order: one code, or 10/20 (2D) and 10/20/30 (3D) for points. */
@@ -32,15 +32,15 @@ export interface HeaderBinding {
 }
 
 /** Group codes of the variable in the `*Active` VPORT table record. */
-export interface VportBinding {
+interface VportBinding {
   codes: readonly number[];
 }
 
 /** Symbol tables a string variable can name a record of. */
-export type SysvarTable = 'layer' | 'linetype' | 'text_style';
+type SysvarTable = 'layer' | 'linetype' | 'text_style';
 
 /** Checked forms of string variables that are not table names. */
-export type SysvarStringFormat = 'guid' | 'handle' | 'codepage';
+type SysvarStringFormat = 'guid' | 'handle' | 'codepage';
 
 interface SysvarBase<T extends SysvarType> {
   /** Uppercase, without `$`. */
@@ -58,7 +58,7 @@ interface SysvarBase<T extends SysvarType> {
   vport?: VportBinding;
 }
 
-export interface IntSysvar extends SysvarBase<'int'> {
+interface IntSysvar extends SysvarBase<'int'> {
   min: number;
   max: number;
   /** When given, only these values are valid. */
@@ -71,14 +71,14 @@ export interface IntSysvar extends SysvarBase<'int'> {
   names?: Readonly<Record<string, number>>;
 }
 
-export interface RealSysvar extends SysvarBase<'real'> {
+interface RealSysvar extends SysvarBase<'real'> {
   min?: number;
   /** `min` itself is not valid (LTSCALE > 0). */
   minExclusive?: boolean;
   max?: number;
 }
 
-export interface StringSysvar extends SysvarBase<'string'> {
+interface StringSysvar extends SysvarBase<'string'> {
   /** When given, only these values are valid (compared case-insensitively, answered as spelled here). */
   allowed?: readonly string[];
   /** The value names a record of this table (checked through the context's `findRecord`). */
@@ -88,13 +88,13 @@ export interface StringSysvar extends SysvarBase<'string'> {
   format?: SysvarStringFormat;
 }
 
-export type Point2Sysvar = SysvarBase<'point2'>;
-export type Point3Sysvar = SysvarBase<'point3'>;
-export type BoolSysvar = SysvarBase<'bool'>;
+type Point2Sysvar = SysvarBase<'point2'>;
+type Point3Sysvar = SysvarBase<'point3'>;
+type BoolSysvar = SysvarBase<'bool'>;
 
 export type SysvarDef = IntSysvar | RealSysvar | StringSysvar | Point2Sysvar | Point3Sysvar | BoolSysvar;
 
-export type SysvarErrorCode = 'unknown_sysvar' | 'invalid_sysvar_value';
+type SysvarErrorCode = 'unknown_sysvar' | 'invalid_sysvar_value';
 
 /** A failure of the sysvar tables; an EditorError, so the dispatcher answers it with its `code`. */
 export class SysvarError extends EditorError {
@@ -164,7 +164,7 @@ export const ACADVER_VALUES = [
 ] as const;
 
 /** Lineweights in 1/100 mm that AutoCAD accepts, after -3 DEFAULT, -2 BYBLOCK, -1 BYLAYER. */
-export const LINEWEIGHTS = [
+const LINEWEIGHTS = [
   0, 5, 9, 13, 15, 18, 20, 25, 30, 35, 40, 50, 53, 60, 70, 80, 90, 100, 106, 120, 140, 158, 200, 211,
 ] as const;
 

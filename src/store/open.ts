@@ -3,7 +3,6 @@ import { Level } from 'level';
 import { MemoryLevel } from 'memory-level';
 import { StoreLockedError, UnsupportedStoreError } from './errors.js';
 import { LevelEventStore } from './level-store.js';
-import type { parsePostgresUrl } from './postgres-store.js';
 import type { EventStore } from './types.js';
 
 /**

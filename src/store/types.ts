@@ -3,7 +3,7 @@ import type { Observable } from 'rxjs';
 import type { EventMetadata, Json, RecordedEvent } from '../../streams/recorded-event.js';
 
 /** What the store gives back (`RecordedEvent`) is the shape the event catalog builds its events on. */
-export type { EventMetadata, Json, RecordedEvent };
+export type { Json, RecordedEvent };
 
 /** Why a store takes no more writes (`EventStore.failure`; src/store/failed-state.ts). */
 export interface StoreFailure {
@@ -74,7 +74,7 @@ export interface Snapshot<State = unknown> {
   state: State;
 }
 
-export interface SnapshotStore {
+interface SnapshotStore {
   loadSnapshot<State>(name: string): Promise<Snapshot<State> | undefined>;
   saveSnapshot<State>(snapshot: Snapshot<State>): Promise<void>;
   deleteSnapshot(name: string): Promise<void>;

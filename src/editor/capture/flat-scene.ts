@@ -49,7 +49,7 @@ export const MASK = 9;
  * How a part prints: its ACI colour, lineweight in mm and dash pattern in drawing units (none: solid);
  * `paint`: a gradient (drawing coordinates) it is painted with instead of its colour.
  */
-export interface FlatStyle {
+interface FlatStyle {
   aci: number;
   weight: number;
   dash: number[] | undefined;
@@ -109,7 +109,7 @@ export interface PieceCache {
  * looked up, in a map made then. No map per scene: filling one with 100,000 entities was a tenth of a
  * cold scene's time, for a scene whose styles changed it is never used.
  */
-export interface KeptScene {
+interface KeptScene {
   /** Piece i's entity (an array, not the model's dictionary of entities). */
   sources: Array<Entity | undefined>;
   pieces: Piece[];
@@ -118,7 +118,7 @@ export interface KeptScene {
 }
 
 /** What every entity's printed parts depend on besides itself (block references are never kept). */
-export const pieceSignature = (model: DxfDocumentModel): unknown[] => [
+const pieceSignature = (model: DxfDocumentModel): unknown[] => [
   ...Object.values(model.layers),
   ...(model.tables.LTYPE ?? []),
   model.header.$LTSCALE,

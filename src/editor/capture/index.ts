@@ -36,7 +36,7 @@ export interface CaptureRequest {
   selection: readonly string[];
 }
 
-export interface Capture {
+interface Capture {
   png: Uint8Array;
   view: CaptureView;
   entities: number;

@@ -22,7 +22,7 @@ function chunk(type: string, data: Uint8Array): Buffer {
 }
 
 /** The rows of `rgba` (`width` pixels each) as PNG scanlines: each after a 0 byte (filter: none). */
-export function scanlines(rgba: Uint8Array, width: number): Buffer {
+function scanlines(rgba: Uint8Array, width: number): Buffer {
   const stride = width * 4;
   const rows = rgba.length / stride;
   const out = Buffer.allocUnsafe(rows * (stride + 1));

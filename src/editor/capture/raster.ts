@@ -31,7 +31,7 @@ export type RasterReply =
     }
   | { id: number; ok: false; error: string };
 
-export type Raster = Omit<Extract<RasterReply, { ok: true }>, 'id' | 'ok'>;
+type Raster = Omit<Extract<RasterReply, { ok: true }>, 'id' | 'ok'>;
 
 /**
  * The worker's script. Tests run this module from its TypeScript source, which a worker cannot load;

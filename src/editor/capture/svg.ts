@@ -42,9 +42,9 @@ const UNIT = 10;
 /** Screen pixels per millimetre of lineweight (96 dpi): 0.25 mm is one pixel, 0.5 mm two. */
 const PX_PER_MM = 96 / 25.4;
 /** An entity smaller than this many pixels both ways is drawn as one pixel of its colour. */
-export const DOT_PX = 2;
+const DOT_PX = 2;
 /** Text whose capitals are shorter than this many pixels is drawn as a stroke along its line. */
-export const TEXT_MIN_PX = 5;
+const TEXT_MIN_PX = 5;
 /** A dash pattern shorter than this many pixels shows as a solid line, and is drawn as one. */
 const MIN_PATTERN_PX = 4;
 /**
@@ -55,7 +55,7 @@ const MAX_CHORDS = 24;
 /** POINT entities: a square this many pixels wide at least. */
 const POINT_PX = 3;
 /** The selection, as the viewer shows it: its accent colour, 3 px wide, dashed. */
-export const HIGHLIGHT = '#4aa3ff';
+const HIGHLIGHT = '#4aa3ff';
 const HIGHLIGHT_WIDTH_PX = 3;
 const HIGHLIGHT_DASH_PX = [6, 3];
 /** A selected entity smaller than a pixel is marked by a square this wide around it. */
@@ -67,7 +67,7 @@ export interface CaptureColors {
   foreground: string;
 }
 
-export interface CaptureDrawing {
+interface CaptureDrawing {
   /** The SVG document as UTF-8, what the rasteriser reads (and takes: see rasterize). */
   bytes: Uint8Array;
   /** Entities in the view, drawn; those of them drawn as one pixel; text elements; highlighted entities. */

@@ -8,7 +8,7 @@ import type { Bounds } from '../geometry/index.js';
 export const MIN_WIDTH = 256;
 export const MAX_WIDTH = 4096;
 /** The tallest image: an area taller than wide is widened rather than drawn past this. */
-export const MAX_HEIGHT = 4096;
+const MAX_HEIGHT = 4096;
 export const DEFAULT_WIDTH = 1024;
 /** Around the extents, this fraction of their larger side on every side, so edge strokes show whole. */
 const MARGIN = 0.04;

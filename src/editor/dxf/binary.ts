@@ -10,7 +10,7 @@
  * int16, int32 or int64, one byte for a bool (290-299), or a length byte and that many bytes for binary
  * chunks (310-319, 1004).
  */
-export const BINARY_DXF_SENTINEL = Buffer.from('AutoCAD Binary DXF\r\n\x1a\x00', 'latin1');
+const BINARY_DXF_SENTINEL = Buffer.from('AutoCAD Binary DXF\r\n\x1a\x00', 'latin1');
 
 type ValueType = 'double' | 'int16' | 'int32' | 'int64' | 'bool' | 'bytes' | 'string';
 

@@ -22,7 +22,7 @@ export interface EntityRefs {
  * An entity's 102 groups without dangling pointers: an extension dictionary is kept only when it is
  * written and owned by this entity (a copy does not share its original's), reactors only when written.
  */
-export function cleanAppGroups(tags: readonly DxfTag[], self: string, refs: EntityRefs): readonly DxfTag[] {
+function cleanAppGroups(tags: readonly DxfTag[], self: string, refs: EntityRefs): readonly DxfTag[] {
   if (!tags.some((t) => t.code === 102)) return tags;
   const out: DxfTag[] = [];
   for (let i = 0; i < tags.length; i++) {

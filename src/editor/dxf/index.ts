@@ -1,5 +1,5 @@
-export { DxfError, type DxfErrorCode } from './errors.js';
-export { fingerprintGuid, newGuid, parseGuid } from './identity.js';
-export { type ReadDxfOptions, readDxf } from './read.js';
-export { blankDocument, type TemplateName, templateDxf } from './templates.js';
+export { DxfError } from './errors.js';
+export { fingerprintGuid, parseGuid } from './identity.js';
+export { readDxf } from './read.js';
+export { blankDocument, templateDxf } from './templates.js';
 export { MIN_WRITE_VERSION, modeledTableRecords, writeDxf } from './write.js';

@@ -9,7 +9,7 @@ const USE_STANDARD_SCALE = 16;
 const SCALED_TO_FIT = 0;
 
 /** Paper width and height in mm from a name such as `ISO_A4_(210.00_x_297.00_MM)` or `ANSI_A_(8.50_x_11.00_Inches)`. */
-export function paperSizeFromName(name: string): [number, number] | undefined {
+function paperSizeFromName(name: string): [number, number] | undefined {
   const m = /\((\d+(?:\.\d+)?)_x_(\d+(?:\.\d+)?)_(MM|Inches)\)/i.exec(name);
   if (!m) return undefined;
   const factor = (m[3] as string).toLowerCase() === 'mm' ? 1 : 25.4;
@@ -79,7 +79,7 @@ function plotFieldsOf(p: PageSetup, was: PlotFields): PlotFields {
   };
 }
 
-export interface ReadLayout {
+interface ReadLayout {
   layout: Layout;
   /** Handle of its block record (resolved to a block name once the tables are read). */
   blockRecord: string;

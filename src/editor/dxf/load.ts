@@ -16,7 +16,7 @@ export const LOAD_BATCH = 2_000;
 export const OFF_THREAD_BYTES = 1024 * 1024;
 
 /** A batch of a document's entities, drawing order first; `order` = those of them in drawing order. */
-export interface EntityBatch {
+interface EntityBatch {
   entities: Entity[];
   order: string[];
 }
@@ -42,7 +42,7 @@ export interface LoadOptions {
  * DXF before AC1021 (R2007) is in the drawing's code page; latin1 keeps every byte as one character.
  * Binary DXF is turned into the same text.
  */
-export function decodeDxf(buffer: Uint8Array): string {
+function decodeDxf(buffer: Uint8Array): string {
   if (isBinaryDxf(buffer)) return binaryDxfToText(buffer);
   const bytes = Buffer.from(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   const head = bytes.subarray(0, 4096).toString('latin1');

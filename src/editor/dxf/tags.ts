@@ -1,6 +1,6 @@
 import { DxfError } from './errors.js';
 
-export const BINARY_SENTINEL = 'AutoCAD Binary DXF';
+const BINARY_SENTINEL = 'AutoCAD Binary DXF';
 
 /** Powers of ten that doubles hold exactly. */
 const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);

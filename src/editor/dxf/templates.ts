@@ -4,8 +4,7 @@ import { type ReadDxfOptions, readDxf } from './read.js';
 import { EMBEDDED_TEMPLATES } from './templates/embedded.js';
 
 /** The built-in templates of `new` (templates/metric.dxf and templates/imperial.dxf, made with ezdxf). */
-export type TemplateName = keyof typeof EMBEDDED_TEMPLATES;
-export const TEMPLATE_NAMES = Object.keys(EMBEDDED_TEMPLATES) as TemplateName[];
+type TemplateName = keyof typeof EMBEDDED_TEMPLATES;
 
 const cache = new Map<TemplateName, string>();
 

@@ -1,5 +1,3 @@
-import type { DxfTag, Point3 } from '../model.js';
-
 /** A DXF real: `Number` first (fast, exact), `parseFloat` for values with trailing text, else 0. */
 export function toNumber(value: string): number {
   const n = +value;
@@ -66,12 +64,6 @@ export function formatReal(x: number): string {
 
 export function formatInt(x: number): string {
   return String(Math.trunc(x));
-}
-
-export const tag = (code: number, value: string): DxfTag => ({ code, value });
-
-export function samePoint(a: Point3, b: Point3): boolean {
-  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
 }
 
 /** `\U+XXXX` escapes: how DXF before R2007 (AC1021) stores characters outside its code page. */

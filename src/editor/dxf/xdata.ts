@@ -4,7 +4,7 @@ import type { TagWriter } from './tag-writer.js';
 import type { TagList } from './tags.js';
 import { formatInt, formatReal } from './values.js';
 
-export type Xdata = Record<string, XdataItem[]>;
+type Xdata = Record<string, XdataItem[]>;
 
 const isPointCode = (code: number) => code >= 1010 && code <= 1013;
 const isRealCode = (code: number) => code >= 1040 && code <= 1059;

@@ -7,24 +7,24 @@ import type { DocumentState } from '../../../projections/editor-session.js';
 import { dictGet, dictHas } from '../dict.js';
 import { compareHandles } from '../query/run.js';
 
-export interface FieldChange {
+interface FieldChange {
   field: string;
   before: unknown;
   after: unknown;
 }
 
-export interface Changed {
+interface Changed {
   key: string;
   fields: FieldChange[];
 }
 
-export interface RecordDiff<T> {
+interface RecordDiff<T> {
   added: T[];
   removed: T[];
   changed: Changed[];
 }
 
-export interface DocumentDiff {
+interface DocumentDiff {
   entities: RecordDiff<unknown>;
   layers: RecordDiff<unknown>;
   blocks: RecordDiff<unknown>;

@@ -17,7 +17,7 @@ import { type Change, type EditorEvent, isStepEvent, type StepData } from '../..
 import { dictGet, dictSet } from '../dict.js';
 import type { Entity } from '../model.js';
 
-export type RevisionKind = 'created' | 'opened' | 'step' | 'undo' | 'redo';
+type RevisionKind = 'created' | 'opened' | 'step' | 'undo' | 'redo';
 
 /** One revision of a document: the event that made it, and where it sits in the undo tree. */
 export interface Revision {
@@ -91,7 +91,7 @@ export interface DocumentHistory {
 }
 
 /** When a checkpoint is taken: once the work since the last reaches max(minWork, size / sizeShare). */
-export interface CheckpointPolicy {
+interface CheckpointPolicy {
   minWork: number;
   sizeShare: number;
 }
@@ -123,7 +123,7 @@ export const emptyHistory = (
  * they did, and leave a small document's travel to replay K revisions of work.
  * (Measured with bench/replay-time-travel.ts: an eighth halves p50 against a quarter for ~40% more memory.)
  */
-export const DEFAULT_CHECKPOINTS: CheckpointPolicy = { minWork: 256, sizeShare: 8 };
+const DEFAULT_CHECKPOINTS: CheckpointPolicy = { minWork: 256, sizeShare: 8 };
 
 const documentSize = (doc: DocumentState) => doc.model.order.length;
 

@@ -14,7 +14,7 @@ import type { EventStore } from '../../store/types.js';
 import { type DocumentHistory, emptyHistory, foldHistory, type SessionHistory } from './fold.js';
 import { documentAt } from './time-travel.js';
 
-export interface HistoriesOptions {
+interface HistoriesOptions {
   /** Sessions kept in memory besides the running one (least recently used go first). */
   sessions?: number;
   /** Documents at a revision kept for repeated reads (paging through entities). */

@@ -27,7 +27,7 @@ function checkpointBefore(checkpoints: readonly Checkpoint[], end: number): Chec
 }
 
 /** The revision row of `revision`, or undefined when the document has no such revision. */
-export const revisionOf = (history: DocumentHistory, revision: number): Revision | undefined =>
+const revisionOf = (history: DocumentHistory, revision: number): Revision | undefined =>
   Number.isInteger(revision) && revision >= 0 ? history.revisions[revision] : undefined;
 
 /** The latest revision of the document. */
@@ -60,7 +60,7 @@ export function documentAt(history: DocumentHistory, revision: number): Document
 }
 
 /** Which steps are applied, undone (redo can bring them back) or abandoned (a new step cleared them). */
-export interface TreeStatus {
+interface TreeStatus {
   /** The node the document is at now. */
   node: number;
   undone: ReadonlySet<number>;

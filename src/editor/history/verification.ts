@@ -23,7 +23,7 @@ export const DIGEST_FORMAT = "shake256-96 of canonical JSON; a step's entities a
 
 type Digested<T, K extends keyof T, D> = Omit<T, K> & { [P in K]: D };
 
-export type DigestedDocument = Digested<DocumentState, 'model' | 'undo' | 'redo', unknown> & {
+type DigestedDocument = Digested<DocumentState, 'model' | 'undo' | 'redo', unknown> & {
   model: Digested<DxfDocumentModel, 'entities', Record<string, string>>;
   undo: Array<Digested<Step, 'changes', string>>;
   redo: Array<Digested<Step, 'changes', string>>;

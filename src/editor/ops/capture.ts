@@ -14,7 +14,7 @@ import { layoutOf } from './plot.js';
 import type { OpContext, OpDefinition, OpOutcome, OpTable } from './types.js';
 
 /** The viewer's background: a capture looks like what the person at the viewer sees. */
-export const DEFAULT_BACKGROUND = '#1e2227';
+const DEFAULT_BACKGROUND = '#1e2227';
 const NAMED_BACKGROUNDS = new Map([
   ['dark', DEFAULT_BACKGROUND],
   ['white', '#ffffff'],

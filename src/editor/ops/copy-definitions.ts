@@ -64,7 +64,7 @@ interface PendingDictionary {
   changed: boolean;
 }
 
-export interface DefinitionCopier {
+interface DefinitionCopier {
   /** The copy (handle `handle`) of IMAGE `image` for the target: its definition and a reactor of its own. */
   image(image: ImageEntity, handle: string): ImageEntity;
   /** The tags of the copy (handle `handle`) of an underlay `dxfType` for the target: its definition's handle. */

@@ -16,7 +16,7 @@ import type { StepBuilder } from './steps.js';
 const BUILT_IN_LINETYPES = new Set(['BYLAYER', 'BYBLOCK', 'CONTINUOUS']);
 
 /** What a copy into another document brought along besides the entities: the blocks, by target name. */
-export interface BroughtAlong {
+interface BroughtAlong {
   /** Blocks defined in the target for the copies (nested ones too), by their name there. */
   blocks: string[];
   /** Source name -> target name, for the blocks whose name the target already had. */

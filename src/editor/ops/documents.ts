@@ -62,13 +62,13 @@ async function readDxfFile(path: string, options: LoadOptions = {}): Promise<Loa
  * for anything else. No DWG library has a licence compatible with chronicle's (LibreDWG and libdxfrw are
  * GPL, ODA's is proprietary), so DWG is refused rather than read.
  */
-export function dwgVersion(bytes: Uint8Array): string | undefined {
+function dwgVersion(bytes: Uint8Array): string | undefined {
   const head = Buffer.from(bytes.subarray(0, 6)).toString('latin1');
   return /^AC10\d\d$/.test(head) ? head : undefined;
 }
 
 /** `unsupported_format` for a path that names a DWG drawing or template: chronicle writes DXF only. */
-export function refuseDwgPath(path: string): void {
+function refuseDwgPath(path: string): void {
   const extension = extname(path).toLowerCase();
   if (extension === '.dwg' || extension === '.dwt')
     fail(

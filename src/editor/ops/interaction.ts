@@ -15,7 +15,7 @@ const FOCUS_MARGIN = 0.05;
 const POINT_VIEW = 1;
 
 /** `window` as [x1, y1, x2, y2] in any corner order; `invalid_point` otherwise. */
-export function windowOf(value: unknown): [number, number, number, number] {
+function windowOf(value: unknown): [number, number, number, number] {
   if (
     !Array.isArray(value) ||
     value.length !== 4 ||

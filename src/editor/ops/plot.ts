@@ -22,7 +22,7 @@ import { MODEL_SPACE } from './entities.js';
 import { windowArea } from './interaction.js';
 import { docOf, everyRequest, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
-export type PlotFormat = 'pdf' | 'svg';
+type PlotFormat = 'pdf' | 'svg';
 const FORMATS: readonly PlotFormat[] = ['pdf', 'svg'];
 
 /** `format` as given (case-insensitive), else the path's extension; `invalid_format` when neither names pdf or svg. */

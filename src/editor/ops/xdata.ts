@@ -7,9 +7,7 @@ import { entitiesOf } from './entities.js';
 import { StepBuilder, stepEvent } from './steps.js';
 import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
 
-export const XDATA_CODES = [
-  1000, 1002, 1003, 1004, 1005, 1010, 1011, 1012, 1013, 1040, 1041, 1042, 1070, 1071,
-];
+const XDATA_CODES = [1000, 1002, 1003, 1004, 1005, 1010, 1011, 1012, 1013, 1040, 1041, 1042, 1070, 1071];
 
 /** One xdata item checked against what its group code may hold; `invalid_xdata` otherwise. */
 function xdataItem(raw: unknown, i: number): XdataItem {

@@ -8,9 +8,9 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { PageMark, PagePart } from './marks.js';
 
 /** Larger files are not embedded: a plot is a document to share, not an archive. */
-export const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
+const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
 
-export interface PlotImage {
+interface PlotImage {
   bytes: Buffer;
   mime: 'image/png' | 'image/jpeg';
 }

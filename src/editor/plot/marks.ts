@@ -73,7 +73,7 @@ export function num(x: number): string {
   return Object.is(r, -0) ? '0' : String(r);
 }
 
-export function colorOf(aci: number): string {
+function colorOf(aci: number): string {
   return aci === FOREGROUND_ACI ? '#000000' : aciHex(aci);
 }
 
@@ -206,14 +206,9 @@ function pagePart(item: PlotItem, placement: Placement): PagePart {
 
 /**
  * The scene's entities that fall on the sheet (or inside `window`, drawing coordinates), placed. An entity
- * partly outside still counts: the writers clip it.
+ * partly outside still counts: the writers clip it. In slices (slices.ts): the loop answers others between
+ * them, and a cancel stops it.
  */
-export function pageMarks(scene: PlotScene, placement: Placement, window?: Bounds): PageMark[] {
-  const shown = onPage(placement, window);
-  return scene.entities.filter(shown).map((e) => pageMark(e, placement));
-}
-
-/** `pageMarks` in slices (slices.ts): the loop answers others between them, and a cancel stops it. */
 export async function pageMarksSliced(
   scene: PlotScene,
   placement: Placement,

@@ -97,19 +97,10 @@ function drawPart(doc: PDFKit.PDFDocument, part: PagePart, images: PlotImages): 
 }
 
 /** One page of a plot: what is drawn on it and how it is laid out. */
-export interface PdfPage {
+interface PdfPage {
   marks: readonly PageMark[];
   placement: Placement;
   clip?: PlotFileOptions['clip'];
-}
-
-/** The PDF file of `marks` on the page `placement` lays out. */
-export function plotPdf(
-  marks: readonly PageMark[],
-  placement: Placement,
-  options: PlotFileOptions,
-): Promise<Buffer> {
-  return plotPdfPages([{ marks, placement, ...(options.clip ? { clip: options.clip } : {}) }], options);
 }
 
 /** A PDF of several pages (every layout of a drawing), each the size of its own sheet. */

@@ -51,7 +51,7 @@ import { readViewport, viewportMatrix } from './viewport.js';
 const MODEL_SPACE = '*Model_Space';
 
 /** Lineweight of "default" (-3) and of layers without one, in millimetres: AutoCAD's LWDEFAULT. */
-export const DEFAULT_LINEWEIGHT_MM = 0.25;
+const DEFAULT_LINEWEIGHT_MM = 0.25;
 /** MText lines are 5/3 of the text height apart (AutoCAD's default line spacing). */
 const MTEXT_LINE_SPACING = 5 / 3;
 /** Nested block references deeper than this are not followed (a block that holds itself stops here). */
@@ -107,7 +107,7 @@ export type DrawnItem = {
 );
 
 /** What a paper space viewport shows: model space parts brought onto the sheet, cut at its border. */
-export interface ClipItem {
+interface ClipItem {
   kind: 'clip';
   box: Bounds;
   items: DrawnItem[];
@@ -141,7 +141,7 @@ interface Inherited {
 }
 
 /** What every entity of one plot is drawn against. */
-export interface SceneContext {
+interface SceneContext {
   model: DxfDocumentModel;
   /** Layers left out besides those off, frozen or not plotted (a viewport's frozen layers), upper case. */
   hidden: ReadonlySet<string>;
@@ -364,7 +364,7 @@ function imageItem(model: DxfDocumentModel, e: ImageEntity, aci: number, weight:
 }
 
 /** The box a drawn part covers, in the coordinates it is drawn in. */
-export function plotItemBounds(item: PlotItem): Bounds | undefined {
+function plotItemBounds(item: PlotItem): Bounds | undefined {
   switch (item.kind) {
     case 'curves':
       return unionBounds(item.curves.map(curveBounds));

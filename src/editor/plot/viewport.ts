@@ -5,7 +5,7 @@
 import { compose, type Matrix, scaling, translation } from '../geometry/matrix.js';
 import type { DxfDocumentModel, RawEntity } from '../model.js';
 
-export interface Viewport {
+interface Viewport {
   /** Centre, width and height on the sheet, paper space units. */
   center: [number, number];
   width: number;

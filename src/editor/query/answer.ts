@@ -17,7 +17,7 @@ import { follow } from './where.js';
 export type EntityAnswer = Record<string, unknown>;
 
 /** The fields of each type that `geometry` answers. */
-export const GEOMETRY_FIELDS: Readonly<Record<Entity['type'], readonly string[]>> = {
+const GEOMETRY_FIELDS: Readonly<Record<Entity['type'], readonly string[]>> = {
   Line: ['start', 'end'],
   Circle: ['center', 'radius'],
   Arc: ['center', 'radius', 'start_angle', 'end_angle'],
@@ -49,7 +49,7 @@ export const GEOMETRY_FIELDS: Readonly<Record<Entity['type'], readonly string[]>
 };
 
 /** A copy of plain JSON data, so an answer never shares arrays with the model. */
-export function cloneJson<T>(value: T): T {
+function cloneJson<T>(value: T): T {
   if (Array.isArray(value)) return value.map(cloneJson) as T;
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
@@ -60,7 +60,7 @@ export function cloneJson<T>(value: T): T {
 }
 
 /** The text an entity shows: Text and MText their value, a MULTILEADER or TOLERANCE its content, others null. */
-export function entityText(entity: Entity): string | null {
+function entityText(entity: Entity): string | null {
   if (entity.type === 'Raw') return rawText(entity);
   return entity.type === 'Text' || entity.type === 'MText' ? entity.value : null;
 }
@@ -72,7 +72,7 @@ const answerBounds = (b: Bounds | undefined) => (b ? { min: [...b.min], max: [..
  * MINSERT's `grid`: columns, rows and their spacing), an ATTDEF's `tag`/`position`/`height`, a
  * HATCH's `boundary`/`solid`/`pattern`, a SOLID's `corners`. Empty for other entities.
  */
-export function derivedFields(entity: Entity): Record<string, unknown> {
+function derivedFields(entity: Entity): Record<string, unknown> {
   if (entity.type === 'Insert') {
     const grid = insertGrid(entity);
     return grid ? { block: entity.name, grid } : { block: entity.name };

@@ -1,6 +1,6 @@
 import { EditorError } from '../errors.js';
 
-export type QueryErrorCode = 'invalid_query' | 'invalid_point' | 'invalid_where' | 'entity_absent';
+type QueryErrorCode = 'invalid_query' | 'invalid_point' | 'invalid_where' | 'entity_absent';
 
 /** A query the engine refuses: bad parameter (`invalid_query`), coordinates, filter, or unknown handle. */
 export class QueryError extends EditorError {

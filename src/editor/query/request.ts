@@ -37,12 +37,12 @@ export interface ParsedQuery {
 }
 
 /** Tolerance of `contains_point` when it has only x and y. */
-export const DEFAULT_CONTAINS_TOLERANCE = 1e-6;
+const DEFAULT_CONTAINS_TOLERANCE = 1e-6;
 
 const NUMBER_TEXT = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
 
 /** A finite number, or its decimal text; undefined otherwise. */
-export function toNumber(value: unknown): number | undefined {
+function toNumber(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   if (typeof value === 'string' && NUMBER_TEXT.test(value)) return Number(value);
   return undefined;

@@ -29,7 +29,7 @@ import { type ParsedQuery, parseQuery, type QueryRequest } from './request.js';
 import { SpatialIndex, type Window } from './spatial-index.js';
 import { allMatch } from './where.js';
 
-export interface QueryAnswer {
+interface QueryAnswer {
   entities: EntityAnswer[];
   /** All matches, before paging. */
   count: number;

@@ -30,7 +30,7 @@ export interface Window {
   maxY: number;
 }
 
-export interface IndexItem extends Window {
+interface IndexItem extends Window {
   handle: string;
 }
 
@@ -41,12 +41,12 @@ interface TreeNode extends Window {
   height: number;
 }
 
-export interface Neighbour {
+interface Neighbour {
   handle: string;
   distance: number;
 }
 
-export interface NearestOptions {
+interface NearestOptions {
   /** The exact distance of an entity to the point, or undefined to leave it out. Defaults to its box's. */
   distance?: (handle: string, boxDistance: number) => number | undefined;
   /** Stop at entities farther than this. */

@@ -14,7 +14,7 @@ export interface WhereFilter {
 }
 
 /** Reads a field of the entity's full answer by pointer tokens; undefined when absent. */
-export type FieldReader = (tokens: readonly string[]) => unknown;
+type FieldReader = (tokens: readonly string[]) => unknown;
 
 const OPERATORS: ReadonlySet<string> = new Set(QUERY_OPERATORS);
 
@@ -23,7 +23,7 @@ const invalid = (message: string): never => {
 };
 
 /** The reference tokens of a JSON pointer; `""` is the whole document. */
-export function pointerTokens(pointer: string): string[] | undefined {
+function pointerTokens(pointer: string): string[] | undefined {
   if (pointer === '') return [];
   if (!pointer.startsWith('/')) return undefined;
   const tokens = pointer.slice(1).split('/');
@@ -109,7 +109,7 @@ export function parseWhere(raw: unknown): WhereFilter[] {
 const commonAsTop = (tokens: string[]) =>
   tokens.length > 1 && tokens[0] === 'common' ? tokens.slice(1) : tokens;
 
-export function jsonEqual(a: unknown, b: unknown): boolean {
+function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a))
     return Array.isArray(b) && a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
@@ -139,7 +139,7 @@ function compare(a: unknown, b: unknown): number | undefined {
  * One filter on a value found at its path (undefined when absent). A missing value matches only
  * `not_exists` and `ne`; comparisons between a number and a string never match.
  */
-export function matches(filter: WhereFilter, actual: unknown): boolean {
+function matches(filter: WhereFilter, actual: unknown): boolean {
   const { op, value } = filter;
   switch (op) {
     case 'exists':
