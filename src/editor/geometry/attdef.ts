@@ -5,15 +5,13 @@
  */
 import type { RawEntity, TextEntity } from '../model.js';
 import { tagText, transformTextTags } from './attribs.js';
-
-export const isAttdefType = (dxfType: string) => dxfType.toUpperCase() === 'ATTDEF';
+import { standInCommon } from './raw-tags.js';
 
 /** The Text an ATTDEF draws: its tag, with the entity's own layer, colour, linetype and lineweight. */
 export function attdefText(e: RawEntity): TextEntity | undefined {
   const read = tagText(e.tags, e.layer, true);
   if (!read) return undefined;
-  const { handle, space, layer, color, linetype, lineweight } = e;
-  return { ...read.text, handle, space, layer, color, linetype, lineweight };
+  return { ...read.text, ...standInCommon(e) };
 }
 
 /** The ATTDEF moved as its text is moved by `transformText`. */

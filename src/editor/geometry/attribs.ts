@@ -75,7 +75,7 @@ function put(group: DxfTag[], end: number, code: number, value: number, after: n
   return end + 1;
 }
 
-export function writeBack(group: DxfTag[], before: TextEntity, after: TextEntity): void {
+function writeBack(group: DxfTag[], before: TextEntity, after: TextEntity): void {
   let end = ownEnd(group);
   const point = (code: number, p: Point3) => {
     end = put(group, end, code, p[0], code);
@@ -112,7 +112,7 @@ export function transformAttribs(
 }
 
 /** A text-like entity's tags (ATTRIB, ATTDEF, from its `0` tag or from after it) as the Text it draws. */
-export interface TagText {
+interface TagText {
   text: TextEntity;
   /** Flag 1 of code 70: the attribute is not shown. */
   invisible: boolean;

@@ -7,6 +7,7 @@
  */
 import type { DxfTag, InsertEntity, Point3, RawEntity } from '../model.js';
 import { applyPoint, compose, type Matrix, mapAngle, type Similarity, similarity } from './matrix.js';
+import { standInCommon } from './raw-tags.js';
 
 export const isDimensionType = (dxfType: string) => dxfType.toUpperCase() === 'DIMENSION';
 
@@ -59,15 +60,9 @@ export function dimensionStandIn(e: RawEntity): InsertEntity | undefined {
   if (!name) return undefined;
   const at = pointAt(e.tags, 12) ?? [0, 0, 0];
   const position: Point3 = flipped(e.tags) ? [-at[0], at[1], -at[2]] : at;
-  const { handle, space, layer, color, linetype, lineweight } = e;
   return {
     type: 'Insert',
-    handle,
-    space,
-    layer,
-    color,
-    linetype,
-    lineweight,
+    ...standInCommon(e),
     name,
     position,
     scale: [1, 1, 1],

@@ -28,7 +28,7 @@ export function minorAxis(majorAxis: Point3, extrusion: Point3, ratio: number): 
   return scaled(cross(extrusion, majorAxis), length(majorAxis) * ratio);
 }
 
-export function ellipsePoint(e: EllipseEntity, minor: Point3, t: number): Point3 {
+function ellipsePoint(e: EllipseEntity, minor: Point3, t: number): Point3 {
   const c = Math.cos(t);
   const s = Math.sin(t);
   const { center: o, major_axis: a } = e;

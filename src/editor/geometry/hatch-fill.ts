@@ -86,7 +86,7 @@ export function fillRings(g: HatchRings): Vec2[][] {
  * in radians) and its two colours as `#rrggbb` (421 true colours; a one-colour gradient's second is the
  * grey of its tint, as ezdxf's drawing add-on makes it).
  */
-export interface HatchGradient {
+interface HatchGradient {
   name: string;
   angle: number;
   colors: [string, string];

@@ -211,7 +211,7 @@ const ACAD_PAT = `
 `;
 
 /** One line family of a pattern as the .pat file gives it: its offset in the line's own frame. */
-export interface PatLine {
+interface PatLine {
   angle: number;
   base: Vec2;
   /** Along the line, then across it. */
@@ -220,7 +220,7 @@ export interface PatLine {
 }
 
 /** One pattern line as a HATCH stores it: angle, base and offset in the hatch's OCS, dashes scaled. */
-export interface StoredPatternLine {
+interface StoredPatternLine {
   angle: number;
   base: Vec2;
   offset: Vec2;

@@ -7,7 +7,7 @@
  * angles mapped (a mirror reverses their direction), lengths, pattern and seed points carried along;
  * the source handles (associativity) are kept as read.
  */
-import type { DxfTag, Point3, RawEntity } from '../model.js';
+import type { DxfTag, RawEntity } from '../model.js';
 import { type HatchRings, renderedLoops } from './hatch-fill.js';
 import { standardPattern, storedPatternLines } from './hatch-patterns.js';
 import { normalizeDegrees, TAU, type Vec2 } from './math.js';
@@ -48,14 +48,14 @@ function flipped(tags: readonly DxfTag[]): boolean {
 }
 
 /** One pattern line of a HATCH as stored (already turned and scaled into the drawing). */
-export interface PatternLine {
+interface PatternLine {
   angle: number;
   base: Vec2;
   offset: Vec2;
   dashes: number[];
 }
 
-export interface HatchGeometry extends HatchRings {
+interface HatchGeometry extends HatchRings {
   solid: boolean;
   pattern: PatternLine[];
   elevation: number;
@@ -420,12 +420,6 @@ export function transformHatch(e: RawEntity, m: Matrix, sim: Similarity): RawEnt
   const zAt = tags.findIndex((t, i) => i >= start && t.code === 30);
   if (zAt >= 0) set(zAt, ocs.sz * num(tags[zAt]) + ocs.tz);
   return { ...e, tags };
-}
-
-/** A HATCH's readout besides raw-entities' boundary: each loop as tessellated world points. */
-export function hatchLoopsWorld(e: RawEntity): Point3[][] {
-  const g = hatchGeometry(e);
-  return g.loops.map((loop) => loop.map((p): Point3 => [p[0], p[1], g.elevation]));
 }
 
 /** Pattern lines past this many per hatch are not drawn (a pattern scaled down to dust). */

@@ -8,8 +8,7 @@
  */
 import type { DxfTag, Point3, RawEntity, SplineEntity } from '../model.js';
 import { applyPoint, applyVector, type Matrix } from './matrix.js';
-
-export const isHelixType = (dxfType: string) => dxfType.toUpperCase() === 'HELIX';
+import { standInCommon } from './raw-tags.js';
 
 const num = (t: DxfTag | undefined, fallback = 0) => {
   const n = t ? Number(t.value) : Number.NaN;
@@ -28,15 +27,9 @@ function sections(tags: readonly DxfTag[]): { spline: [number, number]; helix: [
 /** Its spline, read from the AcDbSpline subclass (a Spline entity with the helix's common fields). */
 export function helixSpline(e: RawEntity): SplineEntity | undefined {
   const { spline } = sections(e.tags);
-  const { handle, space, layer, color, linetype, lineweight } = e;
   const out: SplineEntity = {
     type: 'Spline',
-    handle,
-    space,
-    layer,
-    color,
-    linetype,
-    lineweight,
+    ...standInCommon(e),
     flags: 0,
     degree: 3,
     knots: [],

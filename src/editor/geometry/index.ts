@@ -8,32 +8,20 @@ import { curveIntersections, curveMetrics, shapeClosest, shapeContains } from '.
 import { rayStarts, type Shape, shapeBounds, shapeCurves, shapeOf, unionBounds } from './shape.js';
 import { type Bounds, type Closest, type GeometryContext, NO_BLOCKS } from './types.js';
 
-export type { Matrix, Similarity } from './matrix.js';
+export type { Matrix } from './matrix.js';
+export { applyPoint, applyVector, compose, mirroring, rotation, scaling, translation } from './matrix.js';
+export { transformEntity } from './transform.js';
 export {
-  applyPoint,
-  applyVector,
-  compose,
-  IDENTITY,
-  mirroring,
-  rotation,
-  scaling,
-  similarity,
-  translation,
-} from './matrix.js';
-export { planar, type TransformOptions, transformEntity } from './transform.js';
-export {
-  type BlockContent,
   type Bounds,
   type Closest,
   documentContext,
   type GeometryContext,
   GeometryError,
-  type GeometryErrorCode,
   NO_BLOCKS,
 } from './types.js';
 
 /** Tolerance of containsPoint when none is given: float noise only. */
-export const DEFAULT_TOLERANCE = 1e-6;
+const DEFAULT_TOLERANCE = 1e-6;
 
 /**
  * World-space box of an entity, or undefined when it has no extent the engine can tell: a raw entity

@@ -19,9 +19,10 @@ import type {
   SplineEntity,
 } from '../model.js';
 import { applyPoint, applyVector, type Matrix } from './matrix.js';
+import { standInCommon } from './raw-tags.js';
 
 /** What a leader looks up in its drawing: its dimension style's values and blocks by record handle. */
-export interface LeaderLookup {
+interface LeaderLookup {
   dimStyleValue?(style: string, code: number, header?: string): string | undefined;
   blockName?(recordHandle: string): string | undefined;
 }
@@ -41,7 +42,7 @@ function leaderStart(tags: readonly DxfTag[]): number {
 }
 
 /** Its vertices in file order: each opens at a 10, its 20 and 30 follow. */
-export function leaderVertices(e: RawEntity): Point3[] {
+function leaderVertices(e: RawEntity): Point3[] {
   const out: Point3[] = [];
   const tags = e.tags;
   for (let i = leaderStart(tags); i < tags.length; i++) {
@@ -110,8 +111,7 @@ function arrowBlock(e: RawEntity, lookup: LeaderLookup | undefined): string | un
 export function leaderStandIns(e: RawEntity, lookup?: LeaderLookup): Entity[] | undefined {
   const points = leaderVertices(e);
   if (points.length < 2) return undefined;
-  const { handle, space, layer, color, linetype, lineweight } = e;
-  const common = { handle, space, layer, color, linetype, lineweight };
+  const common = standInCommon(e);
   const dimscale = styleNumber(e, lookup, 40, 1) || 1;
   // A hook line to its text: along its horizontal direction (the other way with 74 = 1), the text's width and gap.
   const textWidth = own(e, 41) ?? 0;

@@ -7,8 +7,7 @@
  */
 import type { DxfTag, LineEntity, Point3, RawEntity } from '../model.js';
 import { applyPoint, type Matrix } from './matrix.js';
-
-export const isMeshType = (dxfType: string) => dxfType.toUpperCase() === 'MESH';
+import { standInCommon } from './raw-tags.js';
 
 const num = (t: DxfTag | undefined) => {
   const n = t ? Number(t.value) : Number.NaN;
@@ -45,7 +44,7 @@ export function meshVertices(e: RawEntity): Point3[] {
 }
 
 /** The mesh's faces, as vertex indices (those naming no vertex left out). */
-export function meshFaces(e: RawEntity, vertices: number): number[][] {
+function meshFaces(e: RawEntity, vertices: number): number[][] {
   const tags = e.tags;
   const from = meshStart(tags);
   const sizeAt = tags.findIndex((t, i) => i >= from && t.code === 93);
@@ -68,7 +67,7 @@ export function meshFaces(e: RawEntity, vertices: number): number[][] {
 export function meshEdges(e: RawEntity): LineEntity[] {
   const vertices = meshVertices(e);
   const seen = new Set<string>();
-  const { handle, space, layer, color, linetype, lineweight } = e;
+  const common = standInCommon(e);
   const out: LineEntity[] = [];
   for (const face of meshFaces(e, vertices.length))
     face.forEach((a, i) => {
@@ -79,7 +78,7 @@ export function meshEdges(e: RawEntity): LineEntity[] {
       seen.add(key);
       const start = vertices[a] as Point3;
       const end = vertices[b] as Point3;
-      out.push({ type: 'Line', handle, space, layer, color, linetype, lineweight, start, end });
+      out.push({ type: 'Line', ...common, start, end });
     });
   return out;
 }

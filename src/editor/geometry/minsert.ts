@@ -9,7 +9,7 @@ import { extraNumber, withExtraValue } from './extra.js';
 import { cosSinDeg } from './math.js';
 import type { Similarity } from './matrix.js';
 
-export interface Grid {
+interface Grid {
   columns: number;
   rows: number;
   column_spacing: number;

@@ -22,6 +22,7 @@ import {
   pointAt,
   pointIndices,
   pointTags,
+  standInCommon,
   subclassEnd,
   subclassStart,
   TagEditor,
@@ -119,7 +120,7 @@ interface Leader {
   lines: Point3[][];
 }
 
-export interface MLeaderGeometry {
+interface MLeaderGeometry {
   scale: number;
   charHeight: number;
   arrowSize: number;
@@ -243,8 +244,7 @@ function lineVertices(leader: Leader, own: readonly Point3[], hasDogleg: boolean
  */
 export function mleaderStandIns(e: RawEntity, blockName?: (record: string) => string | undefined): Entity[] {
   const g = mleaderGeometry(e);
-  const { handle, space, layer, color, linetype, lineweight } = e;
-  const common = { handle, space, layer, color, linetype, lineweight };
+  const common = standInCommon(e);
   const out: Entity[] = [];
   if (g.mtext) {
     const d = g.mtext.direction;

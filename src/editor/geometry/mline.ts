@@ -15,10 +15,11 @@
 import type { ArcEntity, DxfTag, LineEntity, Point3, RawEntity } from '../model.js';
 import { applyPoint, applyVector, type Matrix } from './matrix.js';
 import { cross, dot, normalize } from './ocs.js';
+import { standInCommon } from './raw-tags.js';
 
 export const isMlineType = (dxfType: string) => dxfType.toUpperCase() === 'MLINE';
 
-export interface MlineVertex {
+interface MlineVertex {
   location: Point3;
   direction: Point3;
   miter: Point3;
@@ -28,7 +29,7 @@ export interface MlineVertex {
   fills: number[][];
 }
 
-export interface Mline {
+interface Mline {
   style_name: string;
   style_handle: string | undefined;
   scale: number;
@@ -40,7 +41,7 @@ export interface Mline {
   vertices: MlineVertex[];
 }
 
-export interface MlineElement {
+interface MlineElement {
   offset: number;
   color: number;
   linetype: string;
@@ -152,7 +153,7 @@ export function mlineStyleOf(
 }
 
 /** An MLINESTYLE object's tags read as its style (elements after its 71 count: 49 offset, 62, 6 each). */
-export function readStyle(tags: readonly DxfTag[]): MlineStyle {
+function readStyle(tags: readonly DxfTag[]): MlineStyle {
   const countAt = tags.findIndex((t) => t.code === 71);
   const head = countAt < 0 ? tags : tags.slice(0, countAt);
   const value = (code: number, fallback: number) =>
@@ -182,7 +183,7 @@ const sub = (a: Point3, b: Point3): Point3 => [a[0] - b[0], a[1] - b[1], a[2] - 
 const times = (a: Point3, k: number): Point3 => [a[0] * k, a[1] * k, a[2] * k];
 
 /** Each vertex's element points (location + miter · offset); undefined when a vertex lacks an element. */
-export function miterPoints(m: Mline, elements: number): Point3[][] | undefined {
+function miterPoints(m: Mline, elements: number): Point3[][] | undefined {
   const out: Point3[][] = [];
   for (const v of m.vertices) {
     if (v.params.length !== elements) return undefined;
@@ -192,7 +193,7 @@ export function miterPoints(m: Mline, elements: number): Point3[][] | undefined 
 }
 
 /** One drawn part of an MLINE: a line of an element (its index) or a miter/cap line, or an arc cap. */
-export interface MlineParts {
+interface MlineParts {
   lines: Array<{ start: Point3; end: Point3; element: number }>;
   /** Round caps: centre, radius, start and end angle (degrees, counter-clockwise, in the XY plane). */
   arcs: Array<{ center: Point3; radius: number; start: number; end: number; element: number }>;
@@ -311,18 +312,8 @@ const HALF_CIRCLE_CHORDS = 32;
 export function mlineLines(e: RawEntity): LineEntity[] | undefined {
   const parts = mlineParts(e, undefined);
   if (parts.lines.length === 0) return undefined;
-  const { handle, space, layer, color, linetype, lineweight } = e;
-  return parts.lines.map(({ start, end }) => ({
-    type: 'Line',
-    handle,
-    space,
-    layer,
-    color,
-    linetype,
-    lineweight,
-    start,
-    end,
-  }));
+  const common = standInCommon(e);
+  return parts.lines.map(({ start, end }) => ({ type: 'Line', ...common, start, end }));
 }
 
 /**
@@ -383,7 +374,7 @@ const miterOf = (d1: Point3, d2: Point3): Point3 => {
 };
 
 /** The MLINE's vertices regenerated from its reference line, as ezdxf's `generate_geometry` does. */
-export function generateVertices(m: Mline, style: MlineStyle): MlineVertex[] {
+function generateVertices(m: Mline, style: MlineStyle): MlineVertex[] {
   const locations: Point3[] = [];
   for (const v of m.vertices) {
     const prev = locations[locations.length - 1];

@@ -50,13 +50,13 @@ export function toWcs(ocs: Ocs | undefined, p: Point3): Point3 {
   ];
 }
 
-export function fromWcs(ocs: Ocs | undefined, p: Point3): Point3 {
+function fromWcs(ocs: Ocs | undefined, p: Point3): Point3 {
   if (!ocs) return p;
   return [dot(p, ocs.ux), dot(p, ocs.uy), dot(p, ocs.uz)];
 }
 
 /** How `m` carries an OCS entity: from its old OCS into the one of its new extrusion. */
-export interface OcsTransform {
+interface OcsTransform {
   old: Ocs | undefined;
   next: Ocs | undefined;
   /** The new extrusion: the cross product of the images of the old OCS's x and y axes. */

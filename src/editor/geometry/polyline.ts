@@ -12,9 +12,9 @@ import { applyPoint, applyVector, type Matrix } from './matrix.js';
 import { isWorldZ, type Ocs, ocsOf, ocsThickness, ocsTransform, ocsVertex, toWcs } from './ocs.js';
 
 /** What a POLYLINE is, by its flags. */
-export type PolylineKind = '2d' | '3d' | 'polyface' | 'mesh';
+type PolylineKind = '2d' | '3d' | 'polyface' | 'mesh';
 
-export function polylineKind(e: PolylineEntity): PolylineKind {
+function polylineKind(e: PolylineEntity): PolylineKind {
   if (e.flags & 8) return '3d';
   if (e.flags & 16) return 'mesh';
   if (e.flags & 64) return 'polyface';
@@ -22,7 +22,7 @@ export function polylineKind(e: PolylineEntity): PolylineKind {
 }
 
 /** One VERTEX as read: its location, bulge, widths, flags and (a face record's) vertex indices. */
-export interface PolylineVertex {
+interface PolylineVertex {
   location: Point3;
   bulge: number;
   start_width?: number;

@@ -4,7 +4,7 @@
  * text, a DIMENSION its geometry block) — and transformed on its own tags, by its own file.
  */
 import type { Entity, LineEntity, LwPolylineEntity, RawEntity, TextEntity } from '../model.js';
-import { attdefText, isAttdefType, transformAttdef } from './attdef.js';
+import { attdefText, transformAttdef } from './attdef.js';
 import { dimensionStandIn, transformDimension } from './dimension.js';
 import { hatchGeometry, patternSegments, transformHatch } from './hatch.js';
 import { helixSpline, transformHelix } from './helix.js';
@@ -13,6 +13,7 @@ import type { Matrix, Similarity } from './matrix.js';
 import { meshEdges, transformMesh } from './mesh.js';
 import { mleaderStandIns, transformMLeader } from './mleader.js';
 import { type MlineStyle, mlineEntities, mlineLines, transformMline, transformMlineAlone } from './mline.js';
+import { standInCommon } from './raw-tags.js';
 import { shapeBox, transformShapeEntity } from './shape-entity.js';
 import { tableStandIn, transformTable } from './table.js';
 import { type DimSizes, toleranceStandIns, toleranceStyle, transformTolerance } from './tolerance.js';
@@ -20,7 +21,7 @@ import { viewportFrame } from './viewport.js';
 import { transformWipeout, wipeoutOutline } from './wipeout.js';
 
 /** What a raw type's transform needs: the matrix, its similarity, and the modeled types' transforms. */
-export interface RawTransformTools {
+interface RawTransformTools {
   m: Matrix;
   sim: Similarity;
   text(t: TextEntity): TextEntity;
@@ -29,7 +30,7 @@ export interface RawTransformTools {
 }
 
 /** What a raw type may look up beyond its own tags: a dimension style's sizes, a block's name by its block record's handle. */
-export interface RawLookup {
+interface RawLookup {
   blockName?(recordHandle: string): string | undefined;
   /** The sizes a dimension style gives (a TOLERANCE's text height). */
   dimSizes?(style: string): DimSizes;
@@ -129,16 +130,10 @@ KINDS.MLEADER = KINDS.MULTILEADER as RawKind;
 function hatchOutlines(e: RawEntity): Entity[] | undefined {
   const g = hatchGeometry(e);
   if (g.loops.length === 0) return undefined;
-  const { handle, space, layer, color, linetype, lineweight } = e;
   return g.loops.map(
     (loop): LwPolylineEntity => ({
       type: 'LwPolyline',
-      handle,
-      space,
-      layer,
-      color,
-      linetype,
-      lineweight,
+      ...standInCommon(e),
       closed: true,
       elevation: g.elevation,
       vertices: loop.map(([x, y]) => ({ x, y, bulge: 0 })),
@@ -197,5 +192,3 @@ export function rawDrawn(e: RawEntity, inBlock = false, lookup?: RawLookup): Ent
 export function transformRaw(e: RawEntity, tools: RawTransformTools): RawEntity | undefined {
   return kindOf(e)?.transform?.(e, tools);
 }
-
-export { isAttdefType };

@@ -88,17 +88,22 @@ export const pointTags = (code: number, p: Point3): DxfTag[] => [
   { code: code + 20, value: String(p[2]) },
 ];
 
+/**
+ * What a stand-in takes from the raw entity it draws for: its handle (a pick or a query of the stand-in
+ * answers the raw entity), its space, its layer and its style.
+ */
+export function standInCommon(
+  e: RawEntity,
+): Pick<RawEntity, 'handle' | 'space' | 'layer' | 'color' | 'linetype' | 'lineweight'> {
+  const { handle, space, layer, color, linetype, lineweight } = e;
+  return { handle, space, layer, color, linetype, lineweight };
+}
+
 /** A closed outline through world corners, with the raw entity's layer, colour and style, at the first's height. */
 export function outlineOf(e: RawEntity, corners: readonly Point3[]): LwPolylineEntity {
-  const { handle, space, layer, color, linetype, lineweight } = e;
   return {
     type: 'LwPolyline',
-    handle,
-    space,
-    layer,
-    color,
-    linetype,
-    lineweight,
+    ...standInCommon(e),
     closed: true,
     elevation: corners[0]?.[2] ?? 0,
     vertices: corners.map((p) => ({ x: p[0], y: p[1], bulge: 0 })),

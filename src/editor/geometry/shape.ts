@@ -31,7 +31,7 @@ import type { Bounds, GeometryContext } from './types.js';
 import { type RayShape, rayClipped, rayShape, transformRay } from './xline.js';
 
 /** The inside of a closed outline: a disc (a circle's) or a loop of vertices whose edges may bulge. */
-export type Region = { kind: 'disc' } | { kind: 'loop'; vertices: Vec2[] };
+type Region = { kind: 'disc' } | { kind: 'loop'; vertices: Vec2[] };
 
 export type Shape =
   /** `filled`: the region is painted (SOLID, TRACE), not only outlined. */

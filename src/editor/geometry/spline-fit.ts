@@ -9,7 +9,7 @@
 import type { Point3 } from '../model.js';
 import { cross } from './ocs.js';
 
-export interface FittedSpline {
+interface FittedSpline {
   degree: 3;
   control_points: Point3[];
   /** Clamped, from 0 to 1. */

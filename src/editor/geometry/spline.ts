@@ -18,7 +18,7 @@ const MAX_CHORDS = 4096;
  * The knot vector the curve uses: the file's when it fits (control points + degree + 1 knots), else a
  * clamped uniform one (what CAD programs make of a spline whose knots are missing).
  */
-export function splineKnots(e: SplineEntity): number[] {
+function splineKnots(e: SplineEntity): number[] {
   const n = e.control_points.length;
   const p = e.degree;
   if (e.knots.length === n + p + 1) return e.knots;

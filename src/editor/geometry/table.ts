@@ -17,6 +17,7 @@ import {
   firstAt,
   firstPoint,
   pointTags,
+  standInCommon,
   subclassEnd,
   subclassStart,
   TagEditor,
@@ -59,15 +60,9 @@ const degrees = (v: Point3) => (Math.atan2(v[1], v[0]) * 180) / Math.PI;
 export function tableStandIn(e: RawEntity): InsertEntity | undefined {
   const f = fieldsOf(e);
   if (!f.block) return undefined;
-  const { handle, space, layer, color, linetype, lineweight } = e;
   return {
     type: 'Insert',
-    handle,
-    space,
-    layer,
-    color,
-    linetype,
-    lineweight,
+    ...standInCommon(e),
     name: f.block,
     position: f.insert,
     scale: [1, 1, 1],

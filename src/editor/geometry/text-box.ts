@@ -11,7 +11,7 @@ export const CHAR_WIDTH = 0.6;
 const MTEXT_LINE_SPACING = 5 / 3;
 
 /** A text's box: `origin` is its lower-left corner as drawn (reading start, baseline). */
-export interface TextBox {
+interface TextBox {
   origin: Point3;
   /** Unit vector along the drawn reading direction. */
   dir: Vec2;
@@ -22,7 +22,7 @@ export interface TextBox {
 }
 
 /** Where a Text's anchor sits in its box, as fractions and offsets from the lower-left corner. */
-export interface TextLayout extends TextBox {
+interface TextLayout extends TextBox {
   anchor: Point3;
   /** Fraction of the width from the reading start to the anchor (0 left, 0.5 center, 1 right). */
   along: number;
@@ -107,7 +107,7 @@ export function mtextDirection(e: MTextEntity): Vec2 {
  * it). The depth is the drawn font's: Helvetica's descender over its capitals' height (AFM 207 / 718);
  * DejaVu Sans, where Helvetica is missing, has 0.285.
  */
-export const MTEXT_DESCENT = 207 / 718;
+const MTEXT_DESCENT = 207 / 718;
 
 /** Text heights from a MText's attachment point up to its box's bottom (its last baseline). */
 export function mtextLift(attachment: number): number {

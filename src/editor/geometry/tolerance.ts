@@ -20,6 +20,7 @@ import {
   firstPoint,
   outlineOf,
   pointTags,
+  standInCommon,
   subclassEnd,
   subclassStart,
   TagEditor,
@@ -99,8 +100,7 @@ export function toleranceStandIns(e: RawEntity, sizes: DimSizes = DEFAULT_DIM_SI
   const h = sizes.dimtxt * (sizes.dimscale > 0 ? sizes.dimscale : 1) * k;
   if (!(h > 0)) return [];
   const row = 2 * h;
-  const { handle, space, layer, color, linetype, lineweight } = e;
-  const common = { handle, space, layer, color, linetype, lineweight };
+  const common = standInCommon(e);
   const rotation = (Math.atan2(ux[1], ux[0]) * 180) / Math.PI;
   const out: Entity[] = [];
   toleranceRows(f.content).forEach((cells, r) => {

@@ -39,7 +39,7 @@ import { transformSpline } from './spline.js';
 import { alignPoint, attachmentFractions, mtextDirection, textLayout } from './text-box.js';
 import { transformXLine } from './xline.js';
 
-export interface TransformOptions {
+interface TransformOptions {
   /** The MIRRTEXT system variable: true mirrors Text glyphs; false (the default) keeps text readable. */
   mirrtext?: boolean;
   /** The MLINESTYLE an MLINE names (its drawing's): an MLINE is regenerated from it as ezdxf does. */
@@ -86,7 +86,7 @@ export function planar(entity: Entity): Entity {
 }
 
 /** Applies a transform already known to be a similarity (used for block contents too). */
-export function applySimilarity(
+function applySimilarity(
   entity: Entity,
   m: Matrix,
   sim: Similarity,

@@ -18,7 +18,7 @@ export interface Closest {
 }
 
 /** What a block holds, as the geometry of an Insert needs it. */
-export interface BlockContent {
+interface BlockContent {
   base: Point3;
   entities: readonly Entity[];
 }
@@ -71,7 +71,7 @@ export function documentContext(model: DxfDocumentModel): GeometryContext {
   };
 }
 
-export { GeometryError, type GeometryErrorCode } from './errors.js';
+export { GeometryError } from './errors.js';
 
 /** The name of the block whose BLOCK_RECORD has `recordHandle`, in `model`. */
 export function blockNameOf(model: DxfDocumentModel, recordHandle: string): string | undefined {

@@ -9,6 +9,7 @@
  */
 import type { DxfTag, LwPolylineEntity, Point3, RawEntity } from '../model.js';
 import { applyPoint, applyVector, type Matrix } from './matrix.js';
+import { outlineOf } from './raw-tags.js';
 
 export const isWipeoutType = (dxfType: string) => dxfType.toUpperCase() === 'WIPEOUT';
 
@@ -31,7 +32,7 @@ function pointAt(tags: readonly DxfTag[], code: number, fallback: Point3): Point
   return [num(tags[at]), y, z];
 }
 
-export interface Wipeout {
+interface Wipeout {
   position: Point3;
   u: Point3;
   v: Point3;
@@ -40,7 +41,7 @@ export interface Wipeout {
   boundary: Array<[number, number]>;
 }
 
-export function readWipeout(e: RawEntity): Wipeout {
+function readWipeout(e: RawEntity): Wipeout {
   const tags = e.tags;
   const from = wipeoutStart(tags);
   const size = pointAt(tags, 13, [1, 1, 0]);
@@ -91,21 +92,7 @@ export function wipeoutBoundary(e: RawEntity): Point3[] {
 export function wipeoutOutline(e: RawEntity): LwPolylineEntity[] | undefined {
   const points = wipeoutBoundary(e);
   if (points.length < 4) return undefined;
-  const { handle, space, layer, color, linetype, lineweight } = e;
-  return [
-    {
-      type: 'LwPolyline',
-      handle,
-      space,
-      layer,
-      color,
-      linetype,
-      lineweight,
-      closed: true,
-      elevation: (points[0] as Point3)[2],
-      vertices: points.slice(0, -1).map(([x, y]) => ({ x, y, bulge: 0 })),
-    },
-  ];
+  return [outlineOf(e, points.slice(0, -1))];
 }
 
 /** The WIPEOUT carried by `m`: insertion point mapped, pixel vectors as directions. */
