@@ -256,11 +256,17 @@ export function evolveRun(state: DeployRunsState, event: RunEvent): DeployRunsSt
     }
     case 'RunLinesWithheld': {
       const run = state.runs.get(event.data.run_id);
-      if (run)
+      if (run) {
+        // The places before `from` are those the run's earlier RunLinesWithheld gave.
+        const from = event.data.from ?? 0;
         run.withheld = {
           lines: event.data.lines,
-          at: event.data.at.map((place) => ({ afterLine: place.after_line, lines: place.lines })),
+          at: [
+            ...(from > 0 ? (run.withheld?.at ?? []).slice(0, from) : []),
+            ...event.data.at.map((place) => ({ afterLine: place.after_line, lines: place.lines })),
+          ],
         };
+      }
       return state;
     }
     case 'RunCompleted':

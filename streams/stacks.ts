@@ -228,13 +228,15 @@ export interface StacksEventMap {
    */
   RunLeftoversRemoved: { run_id: number; containers: string[] };
   /**
-   * Output lines redaction withheld (each held a value too short to replace with `***`), recorded once
-   * before the completion: `lines` in all, and where, as runs of lines withheld one after the other
-   * (`after_line`: the log line they followed, 0 before the first; the log file itself keeps only the
-   * lines shown). At most MAX_WITHHELD_PLACES places; withheld lines past the last are in `lines` only.
-   * Counts and places only, never text: in clear like the run's other counts.
+   * Output lines redaction withheld (each held a value too short to replace with `***`), recorded as
+   * they come and once more before the completion when something changed: `lines` withheld so far in
+   * all, and where, as runs of lines withheld one after the other (`after_line`: the log line they
+   * followed, 0 before the first; the log file itself keeps only the lines shown). `from`: the index of
+   * the run's first place `at` holds, the places before it being those of the earlier RunLinesWithheld
+   * (absent: 0, `at` is every place). At most MAX_WITHHELD_PLACES places; withheld lines past the last
+   * are in `lines` only. Counts and places only, never text: in clear like the run's other counts.
    */
-  RunLinesWithheld: { run_id: number; lines: number; at: WithheldPlace[] };
+  RunLinesWithheld: { run_id: number; lines: number; from?: number; at: WithheldPlace[] };
   /** The environment's log budget was reached: later lines were dropped and one notice line written. */
   RunTruncated: { run_id: number; budget_bytes: number; used_bytes: number };
   RunCompleted: {

@@ -256,7 +256,65 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     };
     expect(toRunJson(run).details.withheld).toEqual(withheld);
     const types = (await readAllEvents(records.store, runStream(run.id))).map((e) => e.type);
-    expect(types).toEqual(['RunStarted', 'RunTruncated', 'RunLinesWithheld', 'RunCompletedSealed']);
+    expect(types.filter((t) => t !== 'RunTruncated')).toEqual([
+      'RunStarted',
+      'RunLinesWithheld',
+      'RunCompletedSealed',
+    ]);
+    const rebuilt = await rebuildProjection(records.store, deployRuns);
+    expect(rebuilt.state.runs.get(run.id)).toEqual(run);
+  });
+
+  it('records withheld places as they come, each event from the first place that changed; a rebuild agrees', async () => {
+    const recorder = await records.runs.start(runInput());
+    const shown = (expected: unknown) =>
+      expect.poll(() => records.runs.get(recorder.runId)?.withheld).toEqual(expected);
+    recorder.line('one');
+    recorder.withheld();
+    // In the read model while the run runs: a log followed live shows the marker.
+    await shown({ lines: 1, at: [{ afterLine: 1, lines: 1 }] });
+    expect(records.runs.get(recorder.runId)?.status).toBe('running');
+    recorder.withheld();
+    recorder.line('two');
+    recorder.withheld();
+    await shown({
+      lines: 3,
+      at: [
+        { afterLine: 1, lines: 2 },
+        { afterLine: 2, lines: 1 },
+      ],
+    });
+    recorder.withheld();
+    const run = await recorder.complete({
+      success: true,
+      exit: noExit,
+      redactor: createRedactor([]),
+      summary,
+    });
+    const withheld = {
+      lines: 4,
+      at: [
+        { afterLine: 1, lines: 2 },
+        { afterLine: 2, lines: 2 },
+      ],
+    };
+    expect(toRunJson(run).details.withheld).toEqual(withheld);
+    const events = (await readAllEvents(records.store, runStream(run.id))).filter(
+      (e) => e.type === 'RunLinesWithheld',
+    );
+    // The first place alone; then from it (it grew) with the new one; the end adds to the last one.
+    expect(events.map((e) => e.data)).toEqual([
+      { run_id: run.id, lines: 1, at: [{ after_line: 1, lines: 1 }] },
+      {
+        run_id: run.id,
+        lines: 3,
+        at: [
+          { after_line: 1, lines: 2 },
+          { after_line: 2, lines: 1 },
+        ],
+      },
+      { run_id: run.id, lines: 4, from: 1, at: [{ after_line: 2, lines: 2 }] },
+    ]);
     const rebuilt = await rebuildProjection(records.store, deployRuns);
     expect(rebuilt.state.runs.get(run.id)).toEqual(run);
   });

@@ -134,7 +134,8 @@ export function LogViewer({ stack, run, onRunEnd }) {
     };
   }, [stack, run.id, live, run.details.logMissing]);
 
-  // Where redaction withheld lines, a marker among them (known once the run has ended).
+  // Where redaction withheld lines, a marker among them (the run records each place as it comes, and
+  // is read again on its change, so a followed log shows them live).
   const marked = useMemo(
     () => (lines === null ? null : markWithheld(lines, run.details.withheld)),
     [lines, run.details.withheld],

@@ -1,5 +1,5 @@
 /**
- * A finished run's log with a marker where redaction withheld lines (`details.withheld`: after which log
+ * A run's log (finished, or followed live) with a marker where redaction withheld lines (`details.withheld`: after which log
  * line, how many): the log file holds only the lines shown, so the markers are placed between them here,
  * and the gutter keeps each line's own number (a marker has none). Pure.
  */

@@ -491,8 +491,10 @@ export class RunRecorder {
   private appends: Promise<void> = Promise.resolve();
   private appendError: unknown;
   private lines = 0;
-  /** Where redaction withheld lines, recorded with the end (RunLinesWithheld). */
+  /** Where redaction withheld lines, recorded as they come (RunLinesWithheld). */
   private readonly withheldLines = new WithheldLines();
+  /** A RunLinesWithheld waits among the appends (it takes every place that came meanwhile). */
+  private withheldQueued = false;
   private completed: Promise<DeployRun> | undefined;
   private markEnded: (run: Promise<DeployRun>) => void = () => {};
   /** Resolves with the run once `complete` has recorded it. */
@@ -576,13 +578,35 @@ export class RunRecorder {
   }
 
   /**
-   * An output line redaction withheld: its place among the log's lines is recorded with the run's end.
-   * Past the budget nothing is recorded: the log ended with its notice, and no later line has a place.
+   * An output line redaction withheld: its place among the log's lines is recorded as it comes, so a
+   * reader following the log live sees the marker before the run ends. A new place is appended after
+   * the appends before it, with every place that came meanwhile (one waiting at most, however fast the
+   * lines come); lines that only add to the last place, or come past MAX_WITHHELD_PLACES places, are
+   * counted with the next one, or the end. Past the budget nothing is recorded: the log ended with its
+   * notice, and no later line has a place.
    */
   withheld(): void {
     if (this.completed) throw new Error(`run ${this.runId} is complete: no line may follow`);
     if (this.writer.truncated) return;
-    this.withheldLines.add(this.writer.linesWritten);
+    if (this.withheldLines.add(this.writer.linesWritten) && !this.withheldQueued) {
+      this.withheldQueued = true;
+      this.record(() => {
+        this.withheldQueued = false;
+        return this.withheldEvent();
+      });
+    }
+  }
+
+  /** RunLinesWithheld with what changed since the last one, or undefined when nothing did. */
+  private withheldEvent(): ReturnType<typeof stacksEvent> | undefined {
+    const changes = this.withheldLines.changes();
+    if (changes === undefined) return undefined;
+    return stacksEvent('RunLinesWithheld', {
+      run_id: this.runId,
+      lines: changes.lines,
+      ...(changes.from > 0 ? { from: changes.from } : {}),
+      at: changes.at,
+    });
   }
 
   /**
@@ -684,14 +708,8 @@ export class RunRecorder {
       if (!(error instanceof RunLogError)) throw error;
       this.logFailure = error;
     }
-    if (this.withheldLines.lines > 0)
-      this.record(
-        stacksEvent('RunLinesWithheld', {
-          run_id: this.runId,
-          lines: this.withheldLines.lines,
-          at: this.withheldLines.at,
-        }),
-      );
+    // What the last RunLinesWithheld did not have yet (lines added to its last place, or past the places).
+    this.record(() => this.withheldEvent());
     await this.appends;
     const lost: string[] = [];
     const logError = this.logError;
@@ -750,11 +768,20 @@ export class RunRecorder {
     }
   }
 
-  private record(event: ReturnType<typeof stacksEvent>, appended?: (position: number) => void): void {
+  /**
+   * Appends an event after those before it; `event` may be a function that makes it when its turn comes
+   * (undefined: nothing to append).
+   */
+  private record(
+    event: ReturnType<typeof stacksEvent> | (() => ReturnType<typeof stacksEvent> | undefined),
+    appended?: (position: number) => void,
+  ): void {
     this.appends = this.appends.then(async () => {
       if (this.appendError) return;
+      const made = typeof event === 'function' ? event() : event;
+      if (made === undefined) return;
       try {
-        const { position } = await this.book.store.append(runStream(this.runId), [event], {
+        const { position } = await this.book.store.append(runStream(this.runId), [made], {
           expectedRevision: this.revision,
         });
         this.revision += 1;

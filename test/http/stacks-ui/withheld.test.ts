@@ -2,13 +2,19 @@
  * Lines withheld by redaction leave a marker where they were (Chromium against the real CLI with the
  * fake compose): a deploy whose output holds a secret too short to replace shows "1 line withheld" and
  * "2 lines withheld" among its lines in the live output, and in its run's log opened afterwards (whose
- * lines keep their own numbers), and never the value.
+ * lines keep their own numbers), and never the value. A git stack's Output panel, which follows its
+ * run's log, shows the marker while the deploy still runs.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { tempDir } from '../../cli/helpers.js';
+import { makeRepo } from '../../stacks/git-repo.js';
 import {
   composeText,
   createStackDone,
+  expectStatus,
   type StacksServer,
   saveCompose,
   startStacks,
@@ -88,5 +94,48 @@ describe.skipIf(chromiumMissing !== undefined)('withheld lines', () => {
     expect(await page.getByTestId('log-count').textContent()).toBe('3 lines');
     await page.getByTestId('run-details').getByText('3 lines withheld').waitFor();
     expect(await page.locator('tr.run-details').innerText()).not.toContain(PIN);
+  });
+
+  it("show in a git deploy's Output panel while the deploy runs", async () => {
+    // The deploy waits after its secret line until the test has seen the marker.
+    const gate = join(await tempDir(), 'go');
+    const repo = await makeRepo(await tempDir(), {
+      'compose.yaml': composeText({
+        up: { lines: ['from git', `pin is ${PIN}`, 'after the pin'], gate: { afterLines: 2, file: gate } },
+      }),
+    });
+    const admin = server.as('admin');
+    const created = await admin.post('/api/git-stacks?env=null', {
+      name: 'gitpinned',
+      repository: repo.bare,
+      branch: 'main',
+      composePath: 'compose.yaml',
+      deploy: false,
+    });
+    expectStatus(created, 201, 'create the git stack');
+    const saved = await admin.put('/api/stacks/gitpinned/variables?env=null', {
+      variables: [{ name: 'PIN', value: PIN, secret: true }],
+    });
+    expectStatus(saved, 200, 'its variables');
+    await page.goto(`http://127.0.0.1:${server.port}/#/stack/gitpinned?env=null`);
+    await page.getByRole('button', { name: 'Fetch and deploy' }).click();
+    const output = page.getByRole('region', { name: 'Live output' });
+    const log = output.getByTestId('git-run-log');
+    await log.getByText('1 line withheld (holding a value too short to replace with ***)').waitFor();
+    // Before the end: compose waits at the gate, which the test opens only now.
+    expect(await output.getByTestId('job-state').innerText()).toContain('running');
+    expect(await log.locator('.lt').allTextContents()).toEqual([
+      'from git',
+      '1 line withheld (holding a value too short to replace with ***)',
+    ]);
+    await writeFile(gate, '');
+    await output.getByTestId('job-state').getByText('ok').waitFor();
+    await log.getByText('after the pin').waitFor();
+    expect(await log.locator('.lt').allTextContents()).toEqual([
+      'from git',
+      '1 line withheld (holding a value too short to replace with ***)',
+      'after the pin',
+    ]);
+    expect(await output.innerText()).not.toContain(PIN);
   });
 });

@@ -2,14 +2,17 @@
  * Lines withheld by redaction (a value of 5 characters or fewer cannot be replaced with `***`) leave the
  * run's log; the run says how many and where (`details.withheld`), by the log's own line numbers, so the
  * log's lines, pages and offsets stay those of what was shown. Black-box with the fake compose; the
+ * places are recorded as they come, so a reader following the run sees them before it ends; the
  * answer outlives a restart, the reconcile, and a rebuild of the runs' read model.
  */
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { runCli } from '../../cli/helpers.js';
+import { runCli, tempDir } from '../../cli/helpers.js';
 import {
   composeText,
   createStackDone,
+  deploy,
   deployDone,
   describeStacks,
   getRun,
@@ -91,5 +94,34 @@ describeStacks('withheld lines of a run', () => {
     await stacks.restart();
     const after = await Promise.all(ids.map((id) => getRun(stacks.admin, 'pinned', id)));
     expect(after).toEqual(answers);
+  });
+
+  it('a run followed live says where lines were withheld before it ends', async () => {
+    // The deploy waits after its secret line until the test has seen the place in the running run.
+    const gate = join(await tempDir(), 'go');
+    await createStackDone(stacks.admin, 'gated', null, {
+      compose: composeText(),
+      variables: [{ name: 'PIN', value: PIN, secret: true }],
+    });
+    await saveCompose(
+      stacks.admin,
+      'gated',
+      null,
+      composeText({
+        up: { lines: ['first', `pin is ${PIN}`, 'after'], gate: { afterLines: 2, file: gate } },
+      }),
+    );
+    const { runId } = await deploy(stacks.admin, 'gated', null);
+    const place = { lines: 1, at: [{ afterLine: 1, lines: 1 }] };
+    await expect
+      .poll(async () => (await getRun(stacks.admin, 'gated', runId as number)).details, { timeout: 60_000 })
+      .toMatchObject({ withheld: place });
+    // Seen while it still runs: compose waits at the gate, which only this test opens.
+    expect((await getRun(stacks.admin, 'gated', runId as number)).status).toBe('running');
+    await writeFile(gate, '');
+    const run = await waitRun(stacks.admin, 'gated', runId as number);
+    expect(run.status).toBe('success');
+    expect((run.details as Record<string, unknown>).withheld).toEqual(place);
+    expect(await logLines(stacks.server.dataDir, null, runId as number)).toEqual(['first', 'after']);
   });
 });
