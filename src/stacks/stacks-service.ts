@@ -82,7 +82,8 @@ import {
 } from './output/short-values.js';
 import { budgetNotice } from './runs/log-files.js';
 import { Retention } from './runs/retention.js';
-import { describeFailure, RunBook, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './runs/run-recorder.js';
+import { RunBook } from './runs/run-book.js';
+import { describeFailure, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './runs/run-recorder.js';
 import { StacksSchedules } from './schedules/schedules.js';
 import { outOfScopeMessage, providerServes, resolveSecrets } from './secrets/secret-providers.js';
 import { StackActivity } from './stack/activity.js';

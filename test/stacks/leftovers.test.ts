@@ -17,7 +17,7 @@ import { resolveStacksConfig } from '../../src/stacks/config/stacks-config.js';
 import type { StackRef } from '../../src/stacks/contracts.js';
 import { Instance } from '../../src/stacks/instances/instance.js';
 import { INTERRUPTED_JOB_MESSAGE, JobBook } from '../../src/stacks/jobs/job-book.js';
-import { INTERRUPTED_RUN_MESSAGE, RunBook } from '../../src/stacks/runs/run-recorder.js';
+import { INTERRUPTED_RUN_MESSAGE, RunBook } from '../../src/stacks/runs/run-book.js';
 import { STACK_BUSY_MESSAGE, StacksService } from '../../src/stacks/stacks-service.js';
 import { openStore } from '../../src/store/open.js';
 import type { EventStore } from '../../src/store/types.js';

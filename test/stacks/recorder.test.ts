@@ -8,11 +8,10 @@ import { rebuildProjection } from '../../projections/rebuild.js';
 import { createRedactor } from '../../src/stacks/output/redaction.js';
 import { budgetNotice, readLog } from '../../src/stacks/runs/log-files.js';
 import { followLog as followLogFile, linesOf } from '../../src/stacks/runs/log-reader.js';
+import { INTERRUPTED_RUN_MESSAGE, RunBook } from '../../src/stacks/runs/run-book.js';
 import {
   completionEvent,
-  INTERRUPTED_RUN_MESSAGE,
   type LogFollow,
-  RunBook,
   type RunStart,
   WITHHELD_ERROR_MESSAGE,
 } from '../../src/stacks/runs/run-recorder.js';
@@ -150,7 +149,7 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
   });
 
   it('gives unique ids to concurrent starts, also from two books over one store', async () => {
-    const { RunBook } = await import('../../src/stacks/runs/run-recorder.js');
+    const { RunBook } = await import('../../src/stacks/runs/run-book.js');
     const other = new RunBook(records.store, records.runsModel, {
       dataDir: records.dataDir,
       budget: { budgetBytes: 1e9, remeasureBytes: 1e6 },
@@ -369,7 +368,7 @@ describe.each(storeKinds)('RunBook and RunRecorder over the %s store', (kind) =>
     const left = await records.runs.start(runInput());
     left.line('half way');
     await left.flush();
-    const { RunBook } = await import('../../src/stacks/runs/run-recorder.js');
+    const { RunBook } = await import('../../src/stacks/runs/run-book.js');
     const { Instance } = await import('../../src/stacks/instances/instance.js');
     const book = async () =>
       new RunBook(records.store, records.runsModel, {

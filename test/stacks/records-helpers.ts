@@ -8,7 +8,7 @@ import { Instance } from '../../src/stacks/instances/instance.js';
 import { JobBook, type JobBookOptions } from '../../src/stacks/jobs/job-book.js';
 import { OutputKeys } from '../../src/stacks/output/keys.js';
 import type { LogBudget } from '../../src/stacks/runs/log-files.js';
-import { RunBook } from '../../src/stacks/runs/run-recorder.js';
+import { RunBook } from '../../src/stacks/runs/run-book.js';
 import { openStore } from '../../src/store/open.js';
 import type { EventStore, RecordedEvent } from '../../src/store/types.js';
 

@@ -16,7 +16,7 @@ import type { StackRef } from '../../src/stacks/contracts.js';
 import { StacksError } from '../../src/stacks/errors.js';
 import { Instance } from '../../src/stacks/instances/instance.js';
 import { JobBook } from '../../src/stacks/jobs/job-book.js';
-import { INTERRUPTED_RUN_MESSAGE, RunBook } from '../../src/stacks/runs/run-recorder.js';
+import { INTERRUPTED_RUN_MESSAGE, RunBook } from '../../src/stacks/runs/run-book.js';
 import { envHash, loadHashKey } from '../../src/stacks/stack/store.js';
 import {
   SERVER_STOPPING_MESSAGE,

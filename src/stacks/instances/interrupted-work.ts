@@ -19,7 +19,7 @@ import type { ComposeGroup } from '../../../streams/stacks.js';
 import { checkGroup, type GroupVerdict, stopGroup } from '../compose/process-groups.js';
 import type { StackRef } from '../contracts.js';
 import { INTERRUPTED_JOB_MESSAGE, type JobBook, type ReadModel } from '../jobs/job-book.js';
-import { INTERRUPTED_RUN_MESSAGE, type RunBook } from '../runs/run-recorder.js';
+import { INTERRUPTED_RUN_MESSAGE, type RunBook } from '../runs/run-book.js';
 import type { Instance } from './instance.js';
 
 const STOPPED = '; the compose process it left running was stopped';
