@@ -14,7 +14,7 @@ export type RunStop =
   | { why: 'output' }
   | { why: 'spawn'; error: NodeJS.ErrnoException };
 
-export interface BoundedRunOptions {
+interface BoundedRunOptions {
   cwd?: string;
   env: Record<string, string>;
   timeoutMs: number;
@@ -28,7 +28,7 @@ export interface BoundedRunOptions {
   stopped: (stop: RunStop) => Error;
 }
 
-export interface BoundedOutput {
+interface BoundedOutput {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: Buffer;

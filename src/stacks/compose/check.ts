@@ -49,7 +49,7 @@ export function messagePosition(text: string, message: string): { line: number; 
   return { line, column: col };
 }
 
-export interface CheckTarget {
+interface CheckTarget {
   /** The compose command, program first. */
   command: readonly string[];
   project: string;

@@ -32,7 +32,7 @@ export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** A backslash single quotes do not keep for both generations: before a backslash, a quote, the end. */
 const AMBIGUOUS_BACKSLASH = /\\(?:[\\']|$)/;
 
-export function quoteEnvValue(value: string): string {
+function quoteEnvValue(value: string): string {
   if (value.includes('$') && !AMBIGUOUS_BACKSLASH.test(value)) return `'${value.replaceAll("'", "\\'")}'`;
   const escaped = value.includes('$') ? /[\\"$\n\r]/g : /[\\"\n\r]/g;
   return `"${value.replace(escaped, (c) => ESCAPES[c] ?? c)}"`;

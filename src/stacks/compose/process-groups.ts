@@ -16,7 +16,7 @@ import { hostname } from 'node:os';
 import type { ComposeGroup } from '../../../streams/stacks.js';
 import { signalGroup } from './runner.js';
 
-export interface HostIdentity {
+interface HostIdentity {
   bootId: string;
   hostname: string;
 }
@@ -37,7 +37,7 @@ export function thisHost(): HostIdentity | null {
 }
 
 /** What a process's `/proc/<pid>/stat` says that matters here. */
-export interface ProcStat {
+interface ProcStat {
   pid: number;
   /** One letter: R, S, D, Z (zombie), X (dead), T... */
   state: string;
@@ -136,7 +136,7 @@ export async function checkGroup(group: ComposeGroup): Promise<GroupVerdict> {
   return judgeGroup(group, here, members);
 }
 
-export interface StopOptions {
+interface StopOptions {
   /** Time between SIGTERM and SIGKILL. */
   graceMs: number;
   /** How often the group is looked at while it is being stopped. */

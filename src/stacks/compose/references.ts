@@ -24,7 +24,7 @@ import { interpolate, UncheckableValue } from './interpolation.js';
 export type SecuritySetting = 'privileged' | 'hostNamespaces' | 'devices' | 'capAdd' | 'sysctls';
 
 /** How a named path is used, which decides the rule it is held to. */
-export type PathUse =
+type PathUse =
   /** a file compose or the builder reads */
   | 'file'
   /** a folder the builder reads whole */
@@ -48,7 +48,7 @@ export interface PathReference {
   brings?: { service?: string; projectDirectory?: string[]; envFiles?: string[] };
 }
 
-export interface SettingFinding {
+interface SettingFinding {
   key: string;
   /** What is set, as a message shows it. */
   value: string;
@@ -109,7 +109,7 @@ function pathList(value: unknown): Array<{ at: string; value: string | number | 
 /** Confinement turned off by a `security_opt` entry (`seccomp:unconfined`, `label=disable`...). */
 const UNCONFINED = /^(?:seccomp|apparmor|systempaths)[=:]unconfined$|^label[=:]disable$/i;
 
-export interface ReferenceOptions {
+interface ReferenceOptions {
   /** The environments values may be substituted from (compose's own, and its `.env` read either way). */
   envs: readonly Environment[];
   /** The folder relative paths of this file are relative to (its project directory). */

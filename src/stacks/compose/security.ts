@@ -48,7 +48,7 @@ export const DEFAULT_COMPOSE_SECURITY: ComposeSecurity = {
   sysctls: false,
 };
 
-export interface SecurityCheck {
+interface SecurityCheck {
   /** Where compose runs: the root paths must stay in, the project folder, the compose file. */
   place: ComposePlace;
   /** The stack's own folder under the data folder (chronicle's files: never a bind source). */

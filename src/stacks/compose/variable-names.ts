@@ -14,10 +14,10 @@ const REFUSED_NAMES = new Set(['PATH', 'HOME']);
 /** Prefixes refused (`DOCKER` alone is allowed: only `DOCKER_*` names are the CLI's). */
 const REFUSED_PREFIXES = ['LD_', 'DOCKER_', 'BUILDKIT_', 'COMPOSE_', 'PYTHON'] as const;
 /** Names of a refused prefix that only choose among the stack's own services. */
-export const ALLOWED_COMPOSE_NAMES: readonly string[] = ['COMPOSE_PROFILES'];
+const ALLOWED_COMPOSE_NAMES: readonly string[] = ['COMPOSE_PROFILES'];
 
 /** The rule as a 400 states it. */
-export const REFUSED_NAMES_RULE =
+const REFUSED_NAMES_RULE =
   'PATH, HOME, LD_*, DOCKER_*, BUILDKIT_*, COMPOSE_* (but COMPOSE_PROFILES) and PYTHON* steer the compose program and are refused';
 
 /** Whether a variable of this name would steer the compose program rather than the stack. */

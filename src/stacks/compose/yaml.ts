@@ -16,7 +16,7 @@ import { badRequest } from '../errors.js';
 /** Alias uses (weighted as the yaml library counts them) one compose file may make. */
 export const MAX_COMPOSE_ALIASES = 10_000;
 /** Levels of nested mappings and lists. */
-export const MAX_COMPOSE_DEPTH = 100;
+const MAX_COMPOSE_DEPTH = 100;
 
 const tooDeep = () => badRequest(`Compose file is nested more than ${MAX_COMPOSE_DEPTH} levels deep`);
 

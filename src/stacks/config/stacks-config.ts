@@ -21,12 +21,12 @@ import type {
  * a message per field, and issue paths that name the key (`users[1].token`) without hand-written walking.
  */
 
-export const DEFAULT_DEPLOY_LOGS = { budgetBytes: 2 * 1024 ** 3, remeasureBytes: 1024 ** 2 } as const;
-export const DEFAULT_JOBS = { timeoutSeconds: 3600, retentionHours: 24, maxConcurrent: 4 } as const;
+const DEFAULT_DEPLOY_LOGS = { budgetBytes: 2 * 1024 ** 3, remeasureBytes: 1024 ** 2 } as const;
+const DEFAULT_JOBS = { timeoutSeconds: 3600, retentionHours: 24, maxConcurrent: 4 } as const;
 /** How often the registries are asked whether the stacks' images have a newer digest (0: never). */
-export const DEFAULT_IMAGE_UPDATES = { checkEveryMinutes: 360 } as const;
+const DEFAULT_IMAGE_UPDATES = { checkEveryMinutes: 360 } as const;
 /** The name of the admin user made when no user is configured. */
-export const GENERATED_ADMIN_NAME = 'admin';
+const GENERATED_ADMIN_NAME = 'admin';
 
 /** Bad config (unreadable file, not JSON, wrong shape): the CLI prints the message and exits with 2. */
 export class ConfigError extends Error {
@@ -40,7 +40,7 @@ export class ConfigError extends Error {
   }
 }
 
-export interface LoadedStacksConfig {
+interface LoadedStacksConfig {
   config: StacksConfig;
   /** Set when no user was configured and an admin was made: the CLI prints it once. */
   generatedAdminToken?: string;
@@ -379,7 +379,7 @@ function providerOf(
 }
 
 /** A fresh token: 256 random bits, URL-safe so it can be pasted into a header or a shell. */
-export const generateToken = () => randomBytes(32).toString('base64url');
+const generateToken = () => randomBytes(32).toString('base64url');
 
 /** The line the CLI writes once on standard error for a generated admin token. */
 export const adminTokenNotice = (token: string) => `stacks admin token: ${token}`;

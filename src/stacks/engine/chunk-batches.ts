@@ -7,7 +7,7 @@
  */
 import type { Readable } from 'node:stream';
 
-export const MAX_BATCH_BYTES = 1024 * 1024;
+const MAX_BATCH_BYTES = 1024 * 1024;
 
 export async function* chunkBatches(stream: Readable, maxBytes = MAX_BATCH_BYTES): AsyncGenerator<Buffer[]> {
   let held: Buffer[] = [];

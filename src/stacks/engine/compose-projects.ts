@@ -6,14 +6,14 @@
 import { isAbsolute, join } from 'node:path';
 import type Docker from 'dockerode';
 
-export const PROJECT_LABEL = 'com.docker.compose.project';
+const PROJECT_LABEL = 'com.docker.compose.project';
 const SERVICE_LABEL = 'com.docker.compose.service';
 const WORKING_DIR_LABEL = 'com.docker.compose.project.working_dir';
 const CONFIG_FILES_LABEL = 'com.docker.compose.project.config_files';
 /** Set by v2 for the `.env` (or `--env-file`) it read; v1 sets none. */
 const ENVIRONMENT_FILE_LABEL = 'com.docker.compose.project.environment_file';
 
-export interface ProjectContainer {
+interface ProjectContainer {
   name: string;
   service: string | null;
   /** The engine's word: running, exited… */

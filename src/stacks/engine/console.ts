@@ -120,7 +120,7 @@ export class ConsoleMask {
   }
 }
 
-export interface ConsoleRequest {
+interface ConsoleRequest {
   docker: Docker;
   /** The container (its name or id). */
   container: string;

@@ -35,7 +35,7 @@ export interface ContainerLogLine {
   line: string;
 }
 
-export interface LogRequest {
+interface LogRequest {
   /** Lines of each container's log before `now` (the last ones), or all of them. */
   tail: number | 'all';
   /** Only lines from then on (Unix seconds). */
@@ -49,7 +49,7 @@ export interface LogRequest {
  * 100,000-line log is a few hundred batches, not 100,000 turns); a promise it answers holds the reading
  * until it settles (a slow client).
  */
-export type LineSink = (lines: readonly ContainerLogLine[]) => undefined | Promise<void>;
+type LineSink = (lines: readonly ContainerLogLine[]) => undefined | Promise<void>;
 
 /** Sorts as the time does: RFC 3339 with the fraction padded to nanoseconds (the engine trims zeros). */
 export function timeKey(time: string): string {
@@ -146,7 +146,7 @@ async function* linesOf(
  * Merges logs, each in time order, into one in time order, in batches: the lines taken while every
  * source still has some at hand go out together. One source is passed through as it is.
  */
-export async function* mergeByTime(
+async function* mergeByTime(
   sources: AsyncGenerator<ContainerLogLine[]>[],
 ): AsyncGenerator<ContainerLogLine[]> {
   if (sources.length === 1 && sources[0]) {
@@ -211,7 +211,7 @@ const startedIn = (project: string) => (event: EngineEvent) =>
   event.project === project &&
   (event.action === 'start' || event.action === 'restart');
 
-export interface ContainerLogsSource {
+interface ContainerLogsSource {
   docker: Docker;
   project: string;
   /** The engine's container events (container-events.ts), for a follow across restarts. */

@@ -10,7 +10,7 @@ import type Docker from 'dockerode';
 import { filter, type Observable } from 'rxjs';
 import { type EngineEvent, JsonLines } from './container-events.js';
 
-export interface StatsSample {
+interface StatsSample {
   container: string;
   service: string | null;
   /** The engine's time of the sample. */
@@ -66,7 +66,7 @@ export function sampleOf(raw: unknown, container: string, service: string | null
   };
 }
 
-export interface StatsTarget {
+interface StatsTarget {
   name: string;
   service: string | null;
 }

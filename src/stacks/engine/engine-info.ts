@@ -6,9 +6,9 @@
  */
 import type { Engine } from './engines.js';
 
-export const ENGINE_TIMEOUT_MS = 2_000;
+const ENGINE_TIMEOUT_MS = 2_000;
 
-export interface EngineReach {
+interface EngineReach {
   reachable: boolean;
   /** The engine's version (`20.10.24`); null when unreachable. */
   version: string | null;
@@ -17,7 +17,7 @@ export interface EngineReach {
   reason: string | null;
 }
 
-export interface EngineDetails {
+interface EngineDetails {
   where: string;
   version: string;
   apiVersion: string;

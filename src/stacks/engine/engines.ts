@@ -11,7 +11,7 @@ import type { Environment, StacksConfig } from '../contracts.js';
 import { engineOptions } from '../stack/status.js';
 
 /** The key of the process's own engine (an environment without `dockerHost`). */
-export const OWN_ENGINE = '';
+const OWN_ENGINE = '';
 
 export interface Engine {
   /** `dockerHost`, or OWN_ENGINE. */

@@ -35,7 +35,7 @@ export const nodeTimers: Timers = {
   },
 };
 
-export interface ImageCheckSchedule {
+interface ImageCheckSchedule {
   /** Cancels the armed timer; a check running goes on to its end, and none follows. */
   stop(): void;
 }

@@ -24,14 +24,14 @@ export interface ServiceImage {
   runningDigest: string | null;
 }
 
-export interface RegistryAnswer {
+interface RegistryAnswer {
   /** `sha256:…` the registry serves for the reference now; null when it could not say. */
   digest: string | null;
   error: string | null;
   checkedAt: string;
 }
 
-export interface ServiceUpdate extends ServiceImage {
+interface ServiceUpdate extends ServiceImage {
   latestDigest: string | null;
   checkedAt: string | null;
   updateAvailable: boolean;

@@ -7,7 +7,7 @@
 
 export type StreamName = 'stdout' | 'stderr';
 
-export interface Frame {
+interface Frame {
   stream: StreamName;
   payload: Buffer;
 }

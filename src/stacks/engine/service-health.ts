@@ -25,12 +25,12 @@ export interface ContainerRun {
 }
 
 /** Why a container holds the deploy back or fails it, in words for the run's error. */
-export interface Verdict {
+interface Verdict {
   container: ContainerRun;
   reason: string;
 }
 
-export type Judgement =
+type Judgement =
   | { kind: 'ready' }
   | { kind: 'waiting'; pending: Verdict[] }
   | { kind: 'failed'; failed: Verdict[] };
@@ -117,9 +117,9 @@ const ONEOFF_LABEL = 'com.docker.compose.oneoff';
 /** How often the engine is asked while containers settle. */
 const POLL_MS = 500;
 /** Lines of a failed container's log its run's error shows. */
-export const LOG_TAIL_LINES = 5;
+const LOG_TAIL_LINES = 5;
 
-export interface WatchOptions {
+interface WatchOptions {
   /** Until when (ms since the epoch) the containers may settle. */
   deadline: number;
   /** Only these containers (names, as compose printed them); all of the project's when empty. */

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { type RunStop, runBounded } from '../bounded-run.js';
 
 /** A repository as git is asked for it, and what must never be shown of it. */
-export interface GitRemote {
+interface GitRemote {
   /** What git is given: the URL (or path) without credentials. */
   url: string;
   /** `Authorization` header value for an http(s) URL that carried credentials. */
@@ -57,7 +57,7 @@ const URL_SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
 /** `[user@]host:path`, git's scp-like ssh syntax (a colon before any slash, not `C:`-like). */
 const SCP_LIKE = /^(?:[^@/:\s]+@)?[^@/:\s]{2,}:(?!\/\/)/;
 /** Transports a git stack may use; `ext::` and friends run commands and are refused. */
-export const GIT_PROTOCOLS = ['http', 'https', 'ssh', 'git', 'file'] as const;
+const GIT_PROTOCOLS = ['http', 'https', 'ssh', 'git', 'file'] as const;
 
 /**
  * The repository's problem, or undefined when it is acceptable: an http(s), ssh, git or file URL, an
@@ -157,7 +157,7 @@ export function gitRemote(repository: string): GitRemote {
   return { url: stripCredentials(repository), authorization, origin: `${url.protocol}//${url.host}/` };
 }
 
-export interface GitRunOptions {
+interface GitRunOptions {
   cwd?: string;
   timeoutMs: number;
   remote?: GitRemote;
@@ -280,7 +280,7 @@ export const normaliseComposePath = (path: string) =>
 /** Where a fetch leaves the commit in the cache repository. */
 const FETCHED_REF = 'refs/chronicle/fetched';
 
-export interface GitStepOptions {
+interface GitStepOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   /** Hides credentials (and anything else) in the messages of errors. */

@@ -96,10 +96,10 @@ import { DELIVERY_HEADER, EVENT_HEADER, isBranchRef, MAX_DELIVERY_ID_LENGTH, pus
 const MAX_GIT_MS = 5 * 60_000;
 
 /** A git stack as the routes answer it: no credentials, no secret. */
-export type GitStackView = Omit<GitStack, 'deliveries'>;
+type GitStackView = Omit<GitStack, 'deliveries'>;
 
 /** What the webhook did: ignored the delivery (why), or started a deploy. */
-export type WebhookOutcome = { ignored: true; reason: string } | { ignored: false; started: StartedJob };
+type WebhookOutcome = { ignored: true; reason: string } | { ignored: false; started: StartedJob };
 
 const viewOf = ({ deliveries: _, ...view }: GitStack): GitStackView => view;
 
@@ -116,7 +116,7 @@ const sourceDetails = (settings: Pick<GitSettings, 'repository' | 'branch' | 'co
 // ------------------------------------------------------------------------------------------------
 
 /** A git stack's checked-out tree in its folder: the tree, its git index, and the commit it holds. */
-export const TREE_DIR = 'tree';
+const TREE_DIR = 'tree';
 const TREE_INDEX = 'tree.index';
 const TREE_COMMIT = 'tree.commit';
 

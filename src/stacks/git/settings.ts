@@ -74,7 +74,7 @@ function checkComposePath(value: unknown): string {
 }
 
 /** Override files a git stack may name. */
-export const MAX_OVERRIDE_FILES = 16;
+const MAX_OVERRIDE_FILES = 16;
 
 /** The override files, each a path like `composePath`, normalised; none twice, none the base. */
 export function checkFiles(value: unknown, composePath: string): string[] {
@@ -105,7 +105,7 @@ function checkSecret(value: unknown): string | null {
 }
 
 /** The cron expression, or a 400 naming what node-cron found wrong with it. */
-export function checkCron(value: unknown): string | null {
+function checkCron(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string') throw badRequest('autoDeployCron must be a cron expression or null');
   const expression = value.trim();

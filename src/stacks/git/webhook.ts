@@ -9,7 +9,7 @@ export const DELIVERY_HEADER = 'x-github-delivery';
 export const EVENT_HEADER = 'x-github-event';
 
 /** How many delivery ids a stack remembers (the oldest are forgotten first). */
-export const MAX_REMEMBERED_DELIVERIES = 10_000;
+const MAX_REMEMBERED_DELIVERIES = 10_000;
 /** A delivery id longer than this is refused: ids are recorded, and GitHub's are UUIDs. */
 export const MAX_DELIVERY_ID_LENGTH = 200;
 
@@ -17,7 +17,7 @@ export const MAX_DELIVERY_ID_LENGTH = 200;
 export const signatureOf = (secret: string, body: Buffer): string =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
-export type SignatureVerdict = 'valid' | 'missing' | 'invalid';
+type SignatureVerdict = 'valid' | 'missing' | 'invalid';
 
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
 

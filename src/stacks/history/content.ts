@@ -11,7 +11,7 @@ import type { StackVariable } from '../contracts.js';
 
 const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-export const secretHmac = (key: Buffer, name: string, value: string): string =>
+const secretHmac = (key: Buffer, name: string, value: string): string =>
   createHmac('sha256', key)
     .update(JSON.stringify(['secret', name, value]), 'utf8')
     .digest('hex');

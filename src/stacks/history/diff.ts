@@ -16,7 +16,7 @@ export interface RunSide {
   images: RunImage[];
 }
 
-export interface VariableChange {
+interface VariableChange {
   name: string;
   /** Whether it is secret on either side: then no value is shown, only that it changed. */
   secret: boolean;

@@ -26,9 +26,9 @@ export function runImagesOf(containers: readonly ContainerStatus[]): RunImage[] 
  * What pins a service to its recorded image: the registry digest, which any engine can pull; else the
  * image id, which names the image on the engine that has it (compose takes `image: sha256:…`).
  */
-export const pinReference = (image: RunImage): string => image.repoDigest ?? image.imageId;
+const pinReference = (image: RunImage): string => image.repoDigest ?? image.imageId;
 
-export interface Pin {
+interface Pin {
   service: string;
   reference: string;
 }

@@ -8,14 +8,14 @@ import { badRequest } from '../errors.js';
  * may reach the environment's budget (2 GiB).
  */
 
-export interface LogQuery {
+interface LogQuery {
   fromLine: number;
   limit: number;
   /** Lower-cased search text, when searching. */
   q?: string;
 }
 
-export interface LogPage {
+interface LogPage {
   fromLine: number;
   limit: number;
   q?: string;
@@ -27,8 +27,8 @@ export interface LogPage {
   matches?: number;
 }
 
-export const DEFAULT_LOG_LIMIT = 1000;
-export const MAX_LOG_LIMIT = 10_000;
+const DEFAULT_LOG_LIMIT = 1000;
+const MAX_LOG_LIMIT = 10_000;
 const MAX_QUERY_LENGTH = 1000;
 const CHUNK_BYTES = 1024 * 1024;
 
@@ -70,7 +70,7 @@ const NEWLINE = 10;
  * that cannot hold a line of the page is only counted, never decoded (a range) or split (a search whose
  * text it does not hold): that is what keeps a 200,000-line log under 200 ms (`npm run bench -- log-query`).
  */
-export class LogPager {
+class LogPager {
   private readonly page: LogPage;
   private n = 0;
   private matches = 0;

@@ -30,7 +30,7 @@ export function messageSize(message: JobMessage): number {
  * What a message costs beyond its text, about: its object, and its SSE frame (`id:`, `data:`, JSON) once
  * a client framed it. With it, a chunk's size follows its memory also for lines of a few bytes.
  */
-export const MESSAGE_OVERHEAD = 64;
+const MESSAGE_OVERHEAD = 64;
 
 /**
  * Consecutive messages of a job, handed to every subscriber as one object: live messages of one turn of

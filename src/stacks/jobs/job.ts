@@ -36,7 +36,7 @@ export interface JobOutcome {
 }
 
 /** How a running job records and keeps its messages (JobBookOptions, with its defaults). */
-export interface JobLimits {
+interface JobLimits {
   /** Buffered messages are appended at the latest this long after the first of them arrived (ms). */
   flushIntervalMs: number;
   /** A buffer holding this many lines is appended without waiting for the interval. */
@@ -56,7 +56,7 @@ export const OUTPUT_TAIL = { lines: 200, bytes: 128 * 1024 } as const;
  * Where the tail of `lines` within `limits` starts, and the bytes (UTF-16 units) it holds; `bytes` is
  * what all of `lines` holds, kept by the caller as lines come. Pure.
  */
-export function tailStart(
+function tailStart(
   lines: readonly string[],
   bytes: number,
   limits: { lines: number; bytes: number },
@@ -81,7 +81,7 @@ export function tailWithin(
 }
 
 /** What a running job needs of its book. */
-export interface JobHome {
+interface JobHome {
   readonly store: EventStore;
   /** Called once the job's last append is done. */
   forget(job: Job): void;

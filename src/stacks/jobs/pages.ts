@@ -12,7 +12,7 @@ import { isResultEvent, type JobReader, READ_PAGE_EVENTS } from './events.js';
  */
 
 /** One stored event of a job: where its messages start, how many, and (when opened) their chunk. */
-export interface StoredEvent {
+interface StoredEvent {
   revision: number;
   position: number;
   /** Index of its first message. */
@@ -23,7 +23,7 @@ export interface StoredEvent {
 }
 
 /** Where a page starts (`revision`, its first message `index`), and what to open of it (see `load`). */
-export interface PageAt {
+interface PageAt {
   jobId: string;
   revision: number;
   index: number;

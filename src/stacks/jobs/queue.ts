@@ -17,7 +17,7 @@ export interface QueueState {
 }
 
 /** What a change decided: the new state, and the ids that hold a slot from now on (in order). */
-export interface QueueDecision {
+interface QueueDecision {
   state: QueueState;
   start: string[];
 }

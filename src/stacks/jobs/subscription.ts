@@ -36,7 +36,7 @@ export interface JobSink {
   completeAfterQueue(): void;
 }
 
-export interface SubscriptionDeps {
+interface SubscriptionDeps {
   store: EventStore;
   reader: JobReader;
   /** The running job, when this process runs it (asked again on every pass). */
@@ -47,7 +47,7 @@ export interface SubscriptionDeps {
   exists(): boolean;
 }
 
-export interface SubscriptionLimits {
+interface SubscriptionLimits {
   liveQueueBytes: number;
   dropBehindBytes: number;
   /** How long a subscriber past `dropBehindBytes` may take nothing before it is dropped (ms). */

@@ -2,7 +2,7 @@ import type { Occurrence } from '../../../projections/notifications.js';
 import type { NotificationChannel } from '../contracts.js';
 
 /** One HTTP request a channel's delivery makes. */
-export interface ChannelRequest {
+interface ChannelRequest {
   url: string;
   headers: Record<string, string>;
   body: string;

@@ -18,7 +18,7 @@ import { failureReason } from './failure.js';
 const ATTEMPT_TIMEOUT_MS = 10_000;
 
 /** A channel without what could be secret (see `list`). */
-export interface ChannelSummary {
+interface ChannelSummary {
   name: string;
   type: NotificationChannel['type'];
   host: string;

@@ -92,7 +92,7 @@ export type ReconcileAction =
   | { kind: 'delete_file'; environmentId: EnvironmentId; file: string; runId: number; modifiedMs: number }
   | { kind: 'mark_missing'; environmentId: EnvironmentId; runId: number; logFile: string };
 
-export interface ReconcilePlan {
+interface ReconcilePlan {
   /** Every environment looked at: those with a folder and those with records, null first. */
   environments: EnvironmentId[];
   actions: ReconcileAction[];
@@ -102,7 +102,7 @@ export interface ReconcilePlan {
   ignored: number;
 }
 
-export interface PlanInput {
+interface PlanInput {
   now: number;
   graceMs: number;
   folders: readonly FolderListing[];

@@ -44,7 +44,7 @@ import {
 
 export const INTERRUPTED_RECONCILE_MESSAGE =
   'The server stopped before this reconcile finished; deletions of its last batch may not be recorded';
-export const STOPPED_RECONCILE_MESSAGE = 'The server was stopped during this reconcile';
+const STOPPED_RECONCILE_MESSAGE = 'The server was stopped during this reconcile';
 export const RECONCILE_BUSY_MESSAGE = 'A deploy_log_reconcile is already running';
 /**
  * Held by whichever process runs a reconcile, among every instance on the log: one at a time, and an
@@ -58,7 +58,7 @@ const IO_CONCURRENCY = 64;
 const BATCH = 2_000;
 const MAX_ID_ATTEMPTS = 1_000;
 
-export interface ReconcilerOptions {
+interface ReconcilerOptions {
   store: EventStore;
   dataDir: string;
   runs: ReadModel<DeployRunsState>;

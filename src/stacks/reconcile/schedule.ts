@@ -15,7 +15,7 @@ export type ReconcileSettings = Pick<GeneralSettings, 'deployLogReconcileCron' |
 export const scheduleOf = (settings: ReconcileSettings): string | null =>
   settings.deployLogReconcileEnabled ? settings.deployLogReconcileCron : null;
 
-export interface ReconcileScheduleOptions {
+interface ReconcileScheduleOptions {
   settings: Observable<ReconcileSettings>;
   /** A scheduled tick: runs a reconcile (trigger `cron`). */
   tick: () => Promise<unknown>;

@@ -17,9 +17,9 @@ import type { User } from '../contracts.js';
  */
 
 // The paging parameters live in paging.ts (the routes' schemas use them too).
-export { DEFAULT_EXECUTIONS_LIMIT, MAX_EXECUTIONS_LIMIT, pagingParam } from '../paging.js';
+export { pagingParam } from '../paging.js';
 
-export type ExecutionRow = RunJson | ReconcileExecutionJson | ExtraExecution['row'];
+type ExecutionRow = RunJson | ReconcileExecutionJson | ExtraExecution['row'];
 
 /** Rows of other schedules (deploy_run_retention): shown to every user, like the reconcile's. */
 export interface ExtraExecution {

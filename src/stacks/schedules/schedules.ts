@@ -16,7 +16,7 @@ import {
 import { ScheduleLease } from './lease.js';
 import { SettingsBook } from './settings.js';
 
-export interface StacksSchedulesOptions {
+interface StacksSchedulesOptions {
   store: EventStore;
   dataDir: string;
   runs: ProjectionRunner<DeployRunsState>;

@@ -13,7 +13,7 @@ const SETTING_KEYS = [
   'deployRunRetentionEnabled',
 ] as const;
 
-export type SettingsPatch = Partial<GeneralSettings>;
+type SettingsPatch = Partial<GeneralSettings>;
 
 /**
  * Why a cron expression is refused (node-cron's own check, 5 or 6 fields), or undefined when it is valid.

@@ -9,7 +9,7 @@ import type { SecretProviderConfig } from '../contracts.js';
  * the redaction list. No message here ever holds what the provider printed on stdout: that is the secrets.
  */
 
-export interface SecretProvider {
+interface SecretProvider {
   command: readonly string[];
 }
 
@@ -28,7 +28,7 @@ export function providerServes(provider: SecretProviderConfig, env: EnvironmentI
 export const outOfScopeMessage = (name: string, env: EnvironmentId) =>
   `secret provider ${JSON.stringify(name)} does not serve stacks of ${env === null ? 'the local environment' : `environment ${env}`} (config secretProviders[${JSON.stringify(name)}].environments)`;
 
-export interface ResolveOptions {
+interface ResolveOptions {
   cwd: string;
   timeoutMs: number;
   env: Readonly<Record<string, string>>;
@@ -38,7 +38,7 @@ export interface ResolveOptions {
   maxOutputBytes?: number;
 }
 
-export type SecretProviderFailure = 'spawn' | 'exit' | 'timeout' | 'output';
+type SecretProviderFailure = 'spawn' | 'exit' | 'timeout' | 'output';
 
 export class SecretProviderError extends Error {
   override name = 'SecretProviderError';
@@ -51,7 +51,7 @@ export class SecretProviderError extends Error {
   }
 }
 
-export const DEFAULT_MAX_PROVIDER_OUTPUT = 1024 * 1024;
+const DEFAULT_MAX_PROVIDER_OUTPUT = 1024 * 1024;
 // Stderr is kept for the message (a provider explains failures there), only its tail and cut short.
 const STDERR_KEEP = 4096;
 const STDERR_SHOWN = 200;

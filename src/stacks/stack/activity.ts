@@ -22,7 +22,7 @@ import { type Job, tailWithin } from '../jobs/job.js';
 import type { Opener, OutputKeys } from '../output/keys.js';
 
 /** One entry of a stack's Activity (`GET /api/stacks/{name}/activity`). */
-export interface ActivityEntry {
+interface ActivityEntry {
   jobId: string;
   operation: StackOperation;
   /** Who asked for it (null: a user without an id). */
@@ -41,14 +41,14 @@ export interface ActivityEntry {
 }
 
 /** One operation with its kept output (`GET /api/stacks/{name}/activity/{jobId}`). */
-export interface ActivityOutput extends ActivityEntry {
+interface ActivityOutput extends ActivityEntry {
   output: string[];
 }
 
-export const OPERATION_NOT_FOUND = 'Operation not found';
+const OPERATION_NOT_FOUND = 'Operation not found';
 
 /** How one operation ended, as its Activity entry records it. */
-export interface OperationEnd {
+interface OperationEnd {
   jobId: string;
   operation: StackOperation;
   stack: string;

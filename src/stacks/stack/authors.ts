@@ -9,7 +9,7 @@
 import type { StacksEventMap } from '../../../streams/stacks.js';
 import type { RecordedEvent } from '../../store/types.js';
 
-export interface Writer {
+interface Writer {
   /** The user's name; null for the server itself (a webhook or scheduled git sync). */
   user: string | null;
 }

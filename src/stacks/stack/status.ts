@@ -16,7 +16,7 @@ import { parse } from 'yaml';
 import type { Environment } from '../contracts.js';
 import { isCompletedOneShot } from '../engine/service-health.js';
 
-export const STATUS_TIMEOUT_MS = 2_000;
+const STATUS_TIMEOUT_MS = 2_000;
 const FAILURE_HOLD_MS = 5_000;
 const PROJECT_LABEL = 'com.docker.compose.project';
 const SERVICE_LABEL = 'com.docker.compose.service';
@@ -24,9 +24,9 @@ const ONEOFF_LABEL = 'com.docker.compose.oneoff';
 /** What the engine reports as StartedAt for a container that never started. */
 const NEVER = '0001-01-01T00:00:00Z';
 
-export type StackState = 'running' | 'unhealthy' | 'partial' | 'stopped' | 'not deployed' | 'unknown';
+type StackState = 'running' | 'unhealthy' | 'partial' | 'stopped' | 'not deployed' | 'unknown';
 
-export interface ContainerPort {
+interface ContainerPort {
   containerPort: number;
   protocol: string;
   hostIp: string | null;
@@ -61,7 +61,7 @@ export interface ContainerStatus {
 }
 
 /** What a container's inspection adds to its list entry. */
-export interface InspectedContainer {
+interface InspectedContainer {
   startedAt?: string;
   finishedAt?: string;
   health?: string;

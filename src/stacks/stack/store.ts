@@ -32,7 +32,7 @@ export const COMPOSE_FILE = 'compose.yaml';
 export const ENV_FILE = '.env';
 /** The compose text of a redeploy with its images pinned, there while its compose runs (service.ts). */
 export const PINNED_COMPOSE_FILE = '.compose.pinned.yaml';
-export const META_FILE = 'stack.json';
+const META_FILE = 'stack.json';
 
 export interface Stack {
   name: string;
@@ -182,7 +182,7 @@ const validateProvider = (provider: unknown): string | null => {
 };
 
 /** The folder holding every stack of one environment. */
-export function environmentDir(dataDir: string, environmentId: EnvironmentId): string {
+function environmentDir(dataDir: string, environmentId: EnvironmentId): string {
   if (environmentId !== null && !Number.isSafeInteger(environmentId))
     throw badRequest(`Invalid environment id ${String(environmentId)}`);
   return join(resolve(dataDir), 'stacks', envFolder(environmentId));
