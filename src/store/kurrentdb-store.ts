@@ -75,8 +75,6 @@ interface PlacedEntry extends LogEntry {
 }
 
 const READ_PAGE = 1_000;
-/** How often the head is read even without a notification: the net under a dropped subscription. */
-const POLL_MS = 1_000;
 const RECONNECT_MS = 500;
 /** Appends that lose the race for the position log try again; past this many turns something is wrong. */
 const MAX_LOG_RETRIES = 1_000;
@@ -163,7 +161,6 @@ export class KurrentEventStore extends PolledEventStore implements EventStore {
   private readonly filter: ReturnType<typeof streamNameFilter>;
   private feed: AllStreamSubscription | undefined;
   private feedFrom: ReadPosition = END;
-  private pollTimer: NodeJS.Timeout | undefined;
   private readonly leases: KurrentLeases;
 
   private constructor(options: KurrentUrl) {
@@ -189,8 +186,7 @@ export class KurrentEventStore extends PolledEventStore implements EventStore {
         store.feedFrom = top.at;
       }
       store.startFeed();
-      store.pollTimer = setInterval(() => store.poll(), POLL_MS);
-      store.pollTimer.unref();
+      store.startPolling();
       return store;
     } catch (error) {
       await store.client.dispose().catch(() => undefined);
@@ -287,12 +283,7 @@ export class KurrentEventStore extends PolledEventStore implements EventStore {
     }
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    // Queued writes were accepted before close was asked for: let them finish.
-    await this.writes.drained();
-    clearInterval(this.pollTimer);
+  protected async release(): Promise<void> {
     // Released, so that other processes need not wait for their expiry.
     await this.leases.endAll();
     await this.delivery.settled();
@@ -580,13 +571,6 @@ export class KurrentEventStore extends PolledEventStore implements EventStore {
       this.startFeed();
       this.poll();
     }, RECONNECT_MS).unref();
-  }
-
-  private poll(): void {
-    if (this.closed) return;
-    this.readLogTop()
-      .then((top) => this.delivery.advanceTo(top?.last ?? 0))
-      .catch(() => undefined);
   }
 
   // ----------------------------------------------------------------------------------------------

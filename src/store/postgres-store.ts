@@ -33,8 +33,6 @@ export interface PostgresStoreOptions {
 }
 
 const READ_PAGE = 2_000;
-/** How often the head is read even without a notification: the net under a dropped LISTEN connection. */
-const POLL_MS = 1_000;
 const RECONNECT_MS = 500;
 
 /**
@@ -62,7 +60,6 @@ export class PostgresEventStore extends PolledEventStore implements EventStore {
   private readonly channel: string;
   protected readonly delivery: LiveDelivery;
   private listener: pg.Client | undefined;
-  private pollTimer: NodeJS.Timeout | undefined;
   /** Each lease's own connection: a session advisory lock lives as long as its session. */
   private readonly leaseClients = new Set<pg.Client>();
 
@@ -103,8 +100,7 @@ export class PostgresEventStore extends PolledEventStore implements EventStore {
       // Subscribers start from the head of the moment of opening, like the LevelDB adapter's.
       store.delivery.startAt(await store.readHead());
       await store.startListening();
-      store.pollTimer = setInterval(() => store.poll(), POLL_MS);
-      store.pollTimer.unref();
+      store.startPolling();
       return store;
     } catch (error) {
       await store.pool.end().catch(() => undefined);
@@ -237,12 +233,7 @@ export class PostgresEventStore extends PolledEventStore implements EventStore {
     await this.pool.query(`DELETE FROM ${this.sql.snapshots} WHERE name = $1`, [name]);
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    // Queued writes were accepted before close was asked for: let them finish.
-    await this.writes.drained();
-    clearInterval(this.pollTimer);
+  protected async release(): Promise<void> {
     await this.delivery.settled();
     const listener = this.listener;
     this.listener = undefined;
@@ -287,13 +278,6 @@ export class PostgresEventStore extends PolledEventStore implements EventStore {
         .catch(() => setTimeout(retry, RECONNECT_MS).unref());
     };
     setTimeout(retry, RECONNECT_MS).unref();
-  }
-
-  private poll(): void {
-    if (this.closed) return;
-    this.readHead()
-      .then((head) => this.delivery.advanceTo(head))
-      .catch(() => undefined);
   }
 
   // ----------------------------------------------------------------------------------------------

@@ -59,6 +59,9 @@ export abstract class QueuedEventStore {
   }
 }
 
+/** How often the head is read even without a notification: the net under a dropped notification feed. */
+const POLL_MS = 1_000;
+
 /**
  * An adapter over a server other processes write to as well: its live log is a LiveDelivery that
  * learns of new events by polling (and notifications), so asking for the head also brings the
@@ -66,8 +69,11 @@ export abstract class QueuedEventStore {
  */
 export abstract class PolledEventStore extends QueuedEventStore {
   protected abstract readonly delivery: LiveDelivery;
+  private pollTimer: NodeJS.Timeout | undefined;
   /** The position of the last event in the server's log (0: none). */
   protected abstract readHead(): Promise<number>;
+  /** Ends what the adapter holds once its writes are done and polling has stopped, in its own order. */
+  protected abstract release(): Promise<void>;
 
   protected get liveLog(): LiveLog {
     return this.delivery.log;
@@ -77,5 +83,28 @@ export abstract class PolledEventStore extends QueuedEventStore {
     const head = await this.readHead();
     await this.delivery.advanceTo(head);
     return head;
+  }
+
+  /** Reads the head every POLL_MS from now on (a timer that does not hold the process open). */
+  protected startPolling(): void {
+    this.pollTimer = setInterval(() => this.poll(), POLL_MS);
+    this.pollTimer.unref();
+  }
+
+  /** Brings the subscriptions up to the server's head; a failed read waits for the next turn. */
+  protected poll(): void {
+    if (this.closed) return;
+    this.readHead()
+      .then((head) => this.delivery.advanceTo(head))
+      .catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // Queued writes were accepted before close was asked for: let them finish.
+    await this.writes.drained();
+    clearInterval(this.pollTimer);
+    await this.release();
   }
 }
