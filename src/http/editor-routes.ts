@@ -223,7 +223,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     status: 201,
     summary: 'Copy entities to another document',
     answer:
-      '`result.count`, `result.created` (new handles in the target document); what came along: `layers_created`, `blocks_created`, `blocks_renamed`, `text_styles_created`, `linetypes_created`, `dimension_styles_created`, `mline_styles_created`, `image_defs_created`, `underlay_defs_created`.',
+      '`result.count`, `result.created` (new handles in the target document); what came along: `layers_created`, `blocks_created`, `blocks_renamed`, `text_styles_created`, `linetypes_created`, `dimension_styles_created`, `mline_styles_created`, `mleader_styles_created`, `image_defs_created`, `underlay_defs_created`.',
     body: 'object',
     build: (input) => op('entities_copy_to', bodyObject(input)),
   },

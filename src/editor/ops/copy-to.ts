@@ -7,9 +7,10 @@ import { normalizeHandle } from '../dxf/values.js';
 import { fail } from '../errors.js';
 import { isMLeaderType } from '../geometry/mleader.js';
 import { isTableType, renamedTable, tableBlock } from '../geometry/table.js';
-import type { Block, DxfTag, Entity, RawEntity, RawRecord } from '../model.js';
+import type { Block, DxfTag, Entity, RawEntity, RawRecord, XdataItem } from '../model.js';
 import { named, nameIn, nameKey, sameName } from '../names.js';
 import { definitionCopier, UNDERLAY_KINDS } from './copy-definitions.js';
+import { freeAnonymousName } from './owned-blocks.js';
 import type { StepBuilder } from './steps.js';
 
 /** Linetypes every drawing has: never brought along. */
@@ -25,6 +26,8 @@ interface BroughtAlong {
   dimensionStyles: string[];
   /** MLINE styles added to the target's ACAD_MLINESTYLE dictionary for copied MLINEs. */
   mlineStyles: string[];
+  /** MLEADER styles added to the target's ACAD_MLEADERSTYLE dictionary for copied MULTILEADERs. */
+  mleaderStyles: string[];
   /** Image definitions added to the target's ACAD_IMAGE_DICT for copied IMAGEs, by their name there. */
   imageDefs: string[];
   /** Underlay definitions added to the target's ACAD_PDF/DWF/DGNDEFINITIONS, by their name there. */
@@ -32,16 +35,38 @@ interface BroughtAlong {
 }
 
 /**
- * A block name the target does not have: `NAME_1`, `NAME_2`... for a named block, the next free number
- * of its letter for an anonymous one (`*U7`, `*D3`), as ezdxf's Importer renames on a clash.
+ * A block name the target does not have: `NAME_1`, `NAME_2`... for a named block; an anonymous one
+ * (`*U7`, `*D3`, `*T2`) takes the first free number of its letter, as a block an entity owns does
+ * (`freeAnonymousName`).
  */
 function freeName(name: string, taken: (n: string) => boolean): string {
   const anonymous = /^(\*[A-Za-z]+)\d*$/.exec(name);
+  if (anonymous) return freeAnonymousName(anonymous[1] as string, taken);
   for (let n = 1; ; n++) {
-    const candidate = anonymous ? `${anonymous[1]}${n}` : `${name}_${n}`;
+    const candidate = `${name}_${n}`;
     if (!taken(candidate)) return candidate;
   }
 }
+
+/**
+ * The DIMSTYLE handles and what they name (DIMTXSTY; DIMLDRBLK, DIMBLK, DIMBLK1, DIMBLK2; DIMLTYPE,
+ * DIMLTEX1, DIMLTEX2), by group code: of a DIMSTYLE record, and of the 1070 code before a 1005 handle
+ * in a dimension's or leader's ACAD DSTYLE override.
+ */
+const DIMSTYLE_HANDLES: Readonly<Record<number, 'style' | 'arrow' | 'linetype'>> = {
+  340: 'style',
+  341: 'arrow',
+  342: 'arrow',
+  343: 'arrow',
+  344: 'arrow',
+  345: 'linetype',
+  346: 'linetype',
+  347: 'linetype',
+};
+
+/** The arrowhead handles of a MULTILEADER (342 its own, 345 a leader's) and of an MLEADERSTYLE (341). */
+const MLEADER_ARROWS = new Set([342, 345]);
+const MLEADERSTYLE_ARROW = 341;
 
 /** 102 groups point at objects of the source (an extension dictionary, reactors): they stay behind. */
 const withoutAppGroups = (tags: DxfTag[] | undefined): DxfTag[] | undefined => {
@@ -75,6 +100,7 @@ export function copiesFor(
     renamed: {},
     dimensionStyles: [],
     mlineStyles: [],
+    mleaderStyles: [],
     imageDefs: [],
     underlayDefs: [],
   };
@@ -83,6 +109,8 @@ export function copiesFor(
   const made = new Set<string>();
   // Target block name key -> the handle of the block record made for it.
   const recordHandles = new Map<string, string>();
+  // Source entity handle -> its copy's handle (the copied entities, the contents of the blocks brought).
+  const entityHandles = new Map<string, string>();
   const taken = (name: string) => nameIn(target.model.blocks, name) !== undefined || made.has(nameKey(name));
 
   /** The target's spelling of a STYLE or LTYPE record of the source, brought along when it lacks it. */
@@ -109,10 +137,20 @@ export function copiesFor(
       layer: layer(entity.layer),
       linetype: linetype(entity.linetype),
     };
-    if (copy.type === 'Insert') copy.name = bring(copy.name, entity.handle);
+    // The blocks a dimension's geometry block inserts are its arrows: the target's of that name when
+    // it has one, as ezdxf's Importer takes them (no rename).
+    if (copy.type === 'Insert') copy.name = bring(copy.name, entity.handle, /^\*D/i.test(where));
+    if (copy.type === 'Insert' && copy.attribs) copy.attribs = freshHandles(subEntityTags(copy.attribs));
+    if (copy.type === 'Polyline') copy.vertex_tags = freshHandles(copy.vertex_tags);
+    if (copy.type === 'Raw' && copy.tags.some((t) => t.code === 0)) copy.tags = freshHandles(copy.tags);
     if (copy.type === 'Text' || copy.type === 'MText') copy.style = record('STYLE', copy.style);
+    if (copy.xdata) copy.xdata = xdataFor(copy.xdata, entity.handle);
     if (copy.type === 'Raw' && copy.dxf_type === 'DIMENSION')
       copy.tags = dimensionTags(copy.tags, entity.handle);
+    if (copy.type === 'Raw' && copy.dxf_type === 'LEADER') copy.tags = leaderTags(copy.tags, entity.handle);
+    if (copy.type === 'Raw' && copy.dxf_type === 'HATCH') copy.tags = hatchTags(copy.tags);
+    if (copy.type === 'Raw' && (copy.dxf_type === 'ATTDEF' || copy.dxf_type === 'ATTRIB'))
+      copy.tags = subEntityTags(copy.tags);
     if (copy.type === 'Raw' && copy.dxf_type === 'MLINE') copy.tags = mlineTags(copy.tags);
     if (copy.type === 'Raw' && isTableType(copy.dxf_type)) return tableCopy(copy, entity.handle);
     if (copy.type === 'Raw' && isMLeaderType(copy.dxf_type))
@@ -134,17 +172,18 @@ export function copiesFor(
       if (t.code === 100) inDimension = t.value === 'AcDbDimension';
       if (!inDimension) return t;
       if (t.code === 2) return { code: 2, value: bring(t.value, handle) };
-      if (t.code === 3) return { code: 3, value: dimensionStyle(t.value) };
+      if (t.code === 3) return { code: 3, value: dimensionStyle(t.value, handle) };
       return t;
     });
   }
 
   /**
-   * The target's spelling of dimension style `name`, brought along when it lacks it. The copy's text
-   * style handle (340) stays behind — it names a record of the source; without it the style's text is
-   * in Standard, as DIMTXSTY's default is.
+   * The target's spelling of dimension style `name`, brought along when it lacks it, its handles
+   * (`DIMSTYLE_HANDLES`) naming the target's records: its text style and linetypes brought along like
+   * an entity's, its arrow blocks the target's of their name or brought along; a handle naming nothing
+   * in the source is left out (DIMBLK's default: the closed filled arrow).
    */
-  function dimensionStyle(name: string): string {
+  function dimensionStyle(name: string, entity: string): string {
     const known = step.recordName('DIMSTYLE', name);
     if (known !== undefined) return known;
     const like = (dictGet(from.model.tables, 'DIMSTYLE') ?? []).find((r) =>
@@ -152,23 +191,153 @@ export function copiesFor(
     );
     if (!like) return name;
     brought.dimensionStyles.push(name);
-    return step.ensureRecord('DIMSTYLE', name, { ...like, tags: like.tags.filter((t) => t.code !== 340) });
+    const tags = like.tags.flatMap((t) => {
+      if (DIMSTYLE_HANDLES[t.code] === undefined) return [t];
+      const handle = dimstyleHandle(t.code, t.value, entity);
+      return handle === '0' ? [] : [{ code: t.code, value: handle }];
+    });
+    return step.ensureRecord('DIMSTYLE', name, { ...like, tags });
+  }
+
+  /** The target's handle for what DIMSTYLE handle `h` of group code `code` names in the source; else 0. */
+  function dimstyleHandle(code: number, h: string, entity: string): string {
+    return DIMSTYLE_HANDLES[code] === undefined
+      ? h
+      : targetHandle(h, entity, DIMSTYLE_HANDLES[code] === 'arrow');
+  }
+
+  /**
+   * A copy's xdata for the target: its applications registered there (APPID records like the source's),
+   * and the handles of an ACAD DSTYLE override (a 1070 DIMSTYLE code, then its 1005 handle) naming the
+   * target's records as a dimension style's do (`dimensionStyle`); a handle naming nothing is left out
+   * with its code.
+   */
+  function xdataFor(xdata: Record<string, XdataItem[]>, entity: string): Record<string, XdataItem[]> {
+    const out: Record<string, XdataItem[]> = {};
+    for (const [app, items] of Object.entries(xdata)) {
+      const name = sameName(app, 'ACAD') ? app : record('APPID', app);
+      if (!sameName(app, 'ACAD')) {
+        out[name] = items;
+        continue;
+      }
+      const mapped: XdataItem[] = [];
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i] as XdataItem;
+        const next = items[i + 1];
+        const code = Number(item.value);
+        if (item.code === 1070 && DIMSTYLE_HANDLES[code] !== undefined && next?.code === 1005) {
+          const handle = dimstyleHandle(code, String(next.value), entity);
+          if (handle !== '0') mapped.push(item, { code: 1005, value: handle });
+          i++;
+          continue;
+        }
+        mapped.push(item);
+      }
+      out[name] = mapped;
+    }
+    return out;
+  }
+
+  /**
+   * A LEADER's tags for the target: its dimension style (`3`) like a dimension's, its annotation (340)
+   * the copy of that entity when it is copied too, else none; its application groups left behind.
+   */
+  function leaderTags(tags: DxfTag[], handle: string): DxfTag[] {
+    let inLeader = false;
+    return (withoutAppGroups(tags) ?? []).flatMap((t) => {
+      if (t.code === 100) inLeader = t.value === 'AcDbLeader';
+      if (!inLeader) return [t];
+      if (t.code === 3) return [{ code: 3, value: dimensionStyle(t.value, handle) }];
+      if (t.code === 340) {
+        const annotation = entityHandles.get(normalizeHandle(t.value));
+        return annotation === undefined ? [] : [{ code: 340, value: annotation }];
+      }
+      return [t];
+    });
+  }
+
+  /**
+   * A HATCH's tags for the target, as ezdxf's Importer copies it: its pattern kept, not associative
+   * (71 0), its boundary paths naming no source objects (97 0, their 330s left out) — those handles
+   * name entities of the source; its application groups left behind.
+   */
+  function hatchTags(tags: DxfTag[]): DxfTag[] {
+    let inHatch = false;
+    let skip = 0;
+    return (withoutAppGroups(tags) ?? []).flatMap((t) => {
+      if (t.code === 100) inHatch = t.value === 'AcDbHatch';
+      if (!inHatch) return [t];
+      if (skip > 0 && t.code === 330) {
+        skip--;
+        return [];
+      }
+      skip = 0;
+      if (t.code === 71) return [{ code: 71, value: '0' }];
+      if (t.code === 97) {
+        skip = Number(t.value) || 0;
+        return [{ code: 97, value: '0' }];
+      }
+      return [t];
+    });
+  }
+
+  /**
+   * Sub-entities (ATTRIBs, VERTEXes, their SEQEND) with handles of their own in the target: the
+   * source's may be the handles of records this copy makes there.
+   */
+  function freshHandles(tags: DxfTag[]): DxfTag[] {
+    let fresh = false;
+    return tags.map((t) => {
+      if (t.code === 0) fresh = true;
+      else if (fresh && t.code === 5) {
+        fresh = false;
+        return { code: 5, value: step.handles(1)[0] as string };
+      }
+      return t;
+    });
+  }
+
+  /**
+   * An ATTDEF's, or an INSERT's ATTRIBs' (and SEQEND's), tags for the target: each on the target's
+   * layer of its name, its text style (7) and linetype (6) brought along, its application groups left
+   * behind.
+   */
+  function subEntityTags(tags: DxfTag[]): DxfTag[] {
+    return (withoutAppGroups(tags) ?? []).map((t) => {
+      if (t.code === 8) return { code: 8, value: layer(t.value) };
+      if (t.code === 7) return { code: 7, value: record('STYLE', t.value) };
+      if (t.code === 6) return { code: 6, value: linetype(t.value) };
+      return t;
+    });
   }
 
   /**
    * An ACAD_TABLE for the target: its `*T` block (2) brought along like an Insert's and its block record
    * handle (AcDbTable 343) the new record's; its table style (342, a TABLESTYLE object) the target's of
    * that name, else its Standard one, else none (0) — a handle kept as it was would name whatever the
-   * target has under it.
+   * target has under it. Its cells: a block cell's block (340) brought along like an Insert's, the
+   * attribute definitions it fills (331) the copies of those ATTDEFs in that block, a text style (7)
+   * brought along like a Text's; a FIELD (344) stays behind (0: the cell shows its text).
    */
   function tableCopy(copy: RawEntity, handle: string): RawEntity {
     const tags = withoutAppGroups(copy.tags) ?? [];
     const name = tableBlock({ ...copy, tags });
     const style = tableStyle(tags);
-    const styled = tags.map((t) => (t.code === 342 ? { code: 342, value: style } : t));
-    if (name === undefined) return { ...copy, tags: styled };
-    const targetName = bring(name, handle);
-    return renamedTable({ ...copy, tags: styled }, targetName, recordHandles.get(nameKey(targetName)) ?? '0');
+    // The *T block first, so a block its contents insert and a cell names is one block in the target.
+    const targetName = name === undefined ? undefined : bring(name, handle);
+    let inTable = false;
+    const cells = tags.map((t) => {
+      if (t.code === 100) inTable = t.value === 'AcDbTable';
+      if (!inTable) return t;
+      if (t.code === 342) return { code: 342, value: style };
+      if (t.code === 340) return { code: 340, value: targetHandle(t.value, handle) };
+      if (t.code === 331) return { code: 331, value: entityHandles.get(normalizeHandle(t.value)) ?? '0' };
+      if (t.code === 344) return { code: 344, value: '0' };
+      if (t.code === 7) return { code: 7, value: record('STYLE', t.value) };
+      return t;
+    });
+    if (targetName === undefined) return { ...copy, tags: cells };
+    return renamedTable({ ...copy, tags: cells }, targetName, recordHandles.get(nameKey(targetName)) ?? '0');
   }
 
   /**
@@ -183,19 +352,23 @@ export function copiesFor(
     return (withoutAppGroups(tags) ?? []).map((t) => {
       if (t.code === 100) inMLeader = t.value === 'AcDbMLeader';
       if (!inMLeader || t.code < 340 || t.code > 345) return t;
-      return { code: t.code, value: targetHandle(t.value, handle) };
+      return { code: t.code, value: targetHandle(t.value, handle, MLEADER_ARROWS.has(t.code)) };
     });
   }
 
-  /** The target's handle for what source handle `h` names (see `mleaderTags`); 0 when it has none. */
-  function targetHandle(h: string, entity: string): string {
+  /**
+   * The target's handle for what source handle `h` names (see `mleaderTags`); 0 when it has none. A
+   * block is brought along like an Insert's, or, as an arrowhead (`arrow`), is the target's block of
+   * its name when it has one.
+   */
+  function targetHandle(h: string, entity: string, arrow = false): string {
     const key = normalizeHandle(h);
     if (key === '0') return '0';
     const block = Object.values(from.model.blocks).find(
       (b) => b.record_handle !== undefined && normalizeHandle(b.record_handle) === key,
     );
     if (block && !isLayoutBlockName(block.name)) {
-      const name = bring(block.name, entity);
+      const name = bring(block.name, entity, arrow);
       return recordHandles.get(nameKey(name)) ?? named(target.model.blocks, name)?.record_handle ?? '0';
     }
     for (const table of ['STYLE', 'LTYPE']) {
@@ -211,20 +384,47 @@ export function copiesFor(
     const object = from.model.objects.find(
       (o) => o.handle !== undefined && normalizeHandle(o.handle) === key,
     );
+    if (object?.type === 'MLEADERSTYLE') return mleaderStyle(object, key, entity);
     return object ? styleObject('ACAD_MLEADERSTYLE', key) : '0';
+  }
+
+  /** The name source object `key` has in the source's root dictionary `dict`. */
+  function sourceEntryName(dict: string, key: string): string | undefined {
+    const sourceDict = rootEntry(from.model, dict);
+    return sourceDict
+      ? dictionaryEntries(sourceDict).find(([, h]) => normalizeHandle(h) === key)?.[0]
+      : undefined;
   }
 
   /** The target's entry of root dictionary `dict` named as source object `key` is there, else its Standard. */
   function styleObject(dict: string, key: string): string {
-    const sourceDict = rootEntry(from.model, dict);
-    const name = sourceDict
-      ? dictionaryEntries(sourceDict).find(([, h]) => normalizeHandle(h) === key)?.[0]
-      : undefined;
-    const targetDict = rootEntry(target.model, dict);
-    const entries = targetDict ? dictionaryEntries(targetDict) : [];
+    const name = sourceEntryName(dict, key);
+    const entries = styleDictionary(dict)?.entries ?? [];
     const same = entries.find(([k]) => name !== undefined && sameName(k, name));
     const standard = entries.find(([k]) => sameName(k, 'Standard'));
     return (same ?? standard)?.[1] ?? '0';
+  }
+
+  /**
+   * The target's MLEADERSTYLE of the name source style `source` (handle `key`) has, else a copy of it
+   * added to the target's ACAD_MLEADERSTYLE dictionary, its handles (leader linetype, arrowhead, text
+   * style, content block) naming the target's records as a MULTILEADER's do; else the target's Standard.
+   */
+  function mleaderStyle(source: RawRecord, key: string, entity: string): string {
+    const dict = 'ACAD_MLEADERSTYLE';
+    const name = sourceEntryName(dict, key);
+    const known =
+      name === undefined ? undefined : styleDictionary(dict)?.entries.find(([k]) => sameName(k, name));
+    if (known) return known[1];
+    if (name === undefined) return styleObject(dict, key);
+    const made = copiedStyle(dict, source, name, (t) =>
+      t.code >= 340 && t.code <= 343
+        ? { code: t.code, value: targetHandle(t.value, entity, t.code === MLEADERSTYLE_ARROW) }
+        : t,
+    );
+    if (made === undefined) return styleObject(dict, key);
+    brought.mleaderStyles.push(name);
+    return made;
   }
 
   /** The target's TABLESTYLE handle for the table style `tags` name (by the source's name of it). */
@@ -232,10 +432,49 @@ export function copiesFor(
     return styleObject('ACAD_TABLESTYLE', normalizeHandle(tags.find((t) => t.code === 342)?.value ?? '0'));
   }
 
-  // The target's MLINE style dictionary and the entries this copy adds to it (one change, at the end).
-  const mlineDict = rootEntry(target.model, 'ACAD_MLINESTYLE');
-  const mlineEntries = mlineDict ? dictionaryEntries(mlineDict) : [];
-  const mlineEntriesBefore = mlineEntries.length;
+  // The target's style dictionaries (ACAD_MLINESTYLE, ACAD_MLEADERSTYLE...) and the entries this copy
+  // adds to them (one change each, at the end).
+  const styleDictionaries = new Map<
+    string,
+    { record: RawRecord; entries: [string, string][]; added: number }
+  >();
+  function styleDictionary(dict: string) {
+    const known = styleDictionaries.get(dict);
+    if (known) return known;
+    const record = rootEntry(target.model, dict);
+    if (!record?.handle) return undefined;
+    const pending = { record, entries: dictionaryEntries(record), added: 0 };
+    styleDictionaries.set(dict, pending);
+    return pending;
+  }
+
+  /**
+   * A copy of style object `source` added to the target's root dictionary `dict` under `name`: its own
+   * handle, owned by that dictionary, its application groups left behind, each other tag as `map` has
+   * it. Undefined when the target has no such dictionary.
+   */
+  function copiedStyle(
+    dict: string,
+    source: RawRecord,
+    name: string,
+    map: (t: DxfTag) => DxfTag = (t) => t,
+  ): string | undefined {
+    const pending = styleDictionary(dict);
+    if (!pending) return undefined;
+    const [handle] = step.handles(1) as [string];
+    // Listed before its handles are mapped, so a style naming itself again finds this copy.
+    pending.entries.push([name, handle]);
+    pending.added++;
+    const tags = (withoutAppGroups(source.tags) ?? []).map((t) =>
+      t.code === 5
+        ? { code: 5, value: handle }
+        : t.code === 330
+          ? { code: 330, value: pending.record.handle as string }
+          : map(t),
+    );
+    step.push({ kind: 'object', key: handle, before: null, after: { type: source.type, handle, tags } });
+    return handle;
+  }
 
   /**
    * An MLINE's tags for the target: its style (`2` name, `340` handle of an MLINESTYLE object) is the
@@ -258,25 +497,20 @@ export function copiesFor(
 
   /** The target's MLINESTYLE handle for style `name`, copying `source` in when it has none of it. */
   function mlineStyle(name: string, source: RawRecord | undefined): string | undefined {
-    const known = mlineEntries.find(([key]) => sameName(key, name));
+    const known = styleDictionary('ACAD_MLINESTYLE')?.entries.find(([key]) => sameName(key, name));
     if (known) return known[1];
-    if (!mlineDict?.handle || !source) return undefined;
-    const [handle] = step.handles(1) as [string];
-    const tags = (withoutAppGroups(source.tags) ?? []).map((t) =>
-      t.code === 5
-        ? { code: 5, value: handle }
-        : t.code === 330
-          ? { code: 330, value: mlineDict.handle as string }
-          : t,
-    );
-    step.push({ kind: 'object', key: handle, before: null, after: { type: 'MLINESTYLE', handle, tags } });
-    mlineEntries.push([name, handle]);
-    brought.mlineStyles.push(name);
+    if (!source) return undefined;
+    const handle = copiedStyle('ACAD_MLINESTYLE', source, name);
+    if (handle !== undefined) brought.mlineStyles.push(name);
     return handle;
   }
 
-  /** The target's name of source block `name`, defining it there on first use. */
-  function bring(name: string, insert: string): string {
+  /**
+   * The target's name of source block `name`, defining it there on first use. An arrowhead (`arrow`:
+   * a dimension style's, a dimension block's insert) is the target's block of that name when it has
+   * one, as ezdxf's Importer takes arrows; any other block is renamed on a clash (`freeName`).
+   */
+  function bring(name: string, insert: string, arrow = false): string {
     const source = named(from.model.blocks, name);
     if (!source || isLayoutBlockName(source.name))
       return fail(
@@ -286,6 +520,11 @@ export function copiesFor(
     const key = nameKey(source.name);
     const known = targetNames.get(key);
     if (known !== undefined) return known;
+    const own = arrow ? nameIn(target.model.blocks, source.name) : undefined;
+    if (own !== undefined) {
+      targetNames.set(key, own);
+      return own;
+    }
     const targetName = taken(source.name) ? freeName(source.name, taken) : source.name;
     if (targetName !== source.name) brought.renamed[source.name] = targetName;
     targetNames.set(key, targetName);
@@ -297,6 +536,9 @@ export function copiesFor(
       .map((h) => dictGet(from.model.entities, h))
       .filter((e) => e !== undefined);
     const handles = step.handles(contents.length);
+    contents.forEach((e, i) => {
+      entityHandles.set(normalizeHandle(e.handle), handles[i] as string);
+    });
     const block: Block = {
       ...structuredClone(source),
       name: targetName,
@@ -326,14 +568,18 @@ export function copiesFor(
   }
 
   const handles = step.handles(entities.length);
+  entities.forEach((e, i) => {
+    entityHandles.set(normalizeHandle(e.handle), handles[i] as string);
+  });
   const copies = entities.map((e, i) => copyOf(e, handles[i] as string, space));
-  if (mlineDict?.handle && mlineEntries.length > mlineEntriesBefore)
-    step.push({
-      kind: 'object',
-      key: mlineDict.handle,
-      before: mlineDict,
-      after: { ...mlineDict, tags: withDictionaryEntries(mlineDict, mlineEntries) },
-    });
+  for (const { record, entries, added } of styleDictionaries.values())
+    if (added > 0)
+      step.push({
+        kind: 'object',
+        key: record.handle as string,
+        before: record,
+        after: { ...record, tags: withDictionaryEntries(record, entries) },
+      });
   definitions.finish();
   brought.imageDefs.push(...definitions.imageDefs);
   brought.underlayDefs.push(...definitions.underlayDefs);

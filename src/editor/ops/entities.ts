@@ -241,6 +241,7 @@ function entitiesCopyTo(ctx: OpContext): OpOutcome {
     linetypes_created: step.recordsCreated.LTYPE ?? [],
     dimension_styles_created: brought.dimensionStyles,
     mline_styles_created: brought.mlineStyles,
+    mleader_styles_created: brought.mleaderStyles,
     image_defs_created: brought.imageDefs,
     underlay_defs_created: brought.underlayDefs,
   };

@@ -42,6 +42,17 @@ function moved(e: Entity, m: Matrix, mirrtext: boolean): Entity | undefined {
   }
 }
 
+/**
+ * The name an anonymous block takes in a document: the first free `<prefix><n>`, n from 1 (`*D1`, `*T2`,
+ * `*U3`), as AutoCAD numbers them. One rule for every anonymous block an entity owns or a copy brings.
+ */
+export function freeAnonymousName(prefix: string, taken: (name: string) => boolean): string {
+  for (let n = 1; ; n++) {
+    const name = `${prefix}${n}`;
+    if (!taken(name)) return name;
+  }
+}
+
 export class OwnedBlocks {
   private readonly moved = new Set<string>();
   private readonly made = new Set<string>();
@@ -109,13 +120,12 @@ export class OwnedBlocks {
   }
 
   private freeName(prefix: string): string {
-    for (let n = 1; ; n++) {
-      const name = `${prefix}${n}`;
-      if (!this.made.has(name) && !named(this.model.blocks, name)) {
-        this.made.add(name);
-        return name;
-      }
-    }
+    const name = freeAnonymousName(
+      prefix,
+      (n) => this.made.has(n.toUpperCase()) || named(this.model.blocks, n) !== undefined,
+    );
+    this.made.add(name.toUpperCase());
+    return name;
   }
 }
 

@@ -199,29 +199,32 @@ print(json.dumps(None))
       201,
     );
     expect(at(copied, 'result.count')).toBe(1);
-    // The *D block, and the arrow block it inserts (its name the target's drawing already had).
+    // The *D block; the arrow block it inserts is the target's of that name (a new drawing has
+    // _CLOSEDFILLED), as ezdxf's Importer takes arrows.
     const blocks = strings(copied, 'result.blocks_created');
-    expect(blocks).toHaveLength(2);
+    expect(blocks).toHaveLength(1);
     expect(blocks[0]).toMatch(/^\*D\d+$/);
     expect(strings(copied, 'result.dimension_styles_created')).toEqual(['MEASURE']);
     expect(source).not.toBe(target);
     await post('/api/v1/activate', { document_id: target });
     const file = await editor.save('dimension-target.dxf');
     await expectAuditClean(file);
-    const seen = await python<{ style: string; block: string; lines: number }>(
+    const seen = await python<{ style: string; block: string; lines: number; arrows: string[] }>(
       `
 import sys, json, ezdxf
 doc = ezdxf.readfile(sys.argv[1])
 dim = doc.modelspace().query("DIMENSION")[0]
 block = doc.blocks.get(dim.dxf.geometry)
 print(json.dumps({"style": doc.dimstyles.get(dim.dxf.dimstyle).dxf.name, "block": dim.dxf.geometry,
-  "lines": len(block.query("LINE"))}))
+  "lines": len(block.query("LINE")),
+  "arrows": sorted(i.dxf.name + " " + str(len(doc.blocks.get(i.dxf.name))) for i in block.query("INSERT"))}))
 `,
       [file],
     );
     expect(seen.style).toBe('MEASURE');
     expect(seen.block).toBe(blocks[0]);
     expect(seen.lines).toBeGreaterThan(0);
+    expect(seen.arrows).toEqual(['_CLOSEDFILLED 1', '_CLOSEDFILLED 1']);
   });
   it("an MLINE names the target's style of its name, or brings its MLINESTYLE along; the saved target audits clean", async (ctx) => {
     needEzdxf(ctx);
