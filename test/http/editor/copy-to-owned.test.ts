@@ -8,7 +8,15 @@
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { needEzdxf, python } from '../../editor/dispatcher/helpers.js';
-import { at, editorForFile, expectAuditClean, type Json, newDocument, okBody } from './helpers.js';
+import {
+  at,
+  createEntities,
+  editorForFile,
+  expectAuditClean,
+  type Json,
+  newDocument,
+  okBody,
+} from './helpers.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -40,6 +48,45 @@ doc.entitydb.add(entity)
 doc.modelspace().add_entity(entity)
 doc.saveas(sys.argv[1])
 print("null")
+`;
+
+/**
+ * A table drawn by ezdxf with cells naming what they show: a block cell of FLAG (its block record, 340;
+ * the ATTDEF it fills, 331) and a text cell in style CELLS (7); its *T1 block inserts FLAG and draws the
+ * text in CELLS.
+ */
+const CELLS_SOURCE = `
+import sys, json, ezdxf
+from ezdxf.lldxf.extendedtags import ExtendedTags
+from ezdxf.entities import factory
+doc = ezdxf.new("R2013")
+doc.styles.add("CELLS", font="arialbd.ttf")
+flag = doc.blocks.new("FLAG")
+flag.add_circle((0, 0), 1)
+attdef = flag.add_attdef("NAME", (0, 0))
+blk = doc.blocks.new("*T1")
+for a, b in [((0, 0), (40, 0)), ((0, -10), (40, -10)), ((20, 0), (20, -10))]:
+    blk.add_line(a, b)
+blk.add_blockref("FLAG", (10, -5))
+blk.add_mtext("right", dxfattribs={"insert": (30, -5), "char_height": 2.5, "attachment_point": 5, "style": "CELLS"})
+cell = [(172, 0), (173, 0), (174, 0), (175, 1), (176, 1), (91, 0), (178, 0), (145, 0.0)]
+pairs = {
+    "AcDbEntity": [(8, "0")],
+    "AcDbBlockReference": [(2, "*T1"), (10, 5.0), (20, 7.0), (30, 0.0)],
+    "AcDbTable": [(342, "0"), (343, doc.block_records.get("*T1").dxf.handle), (11, 1.0), (21, 0.0),
+                  (31, 0.0), (90, 22), (91, 1), (92, 2), (141, 10.0), (142, 20.0), (142, 20.0),
+                  (171, 2), *cell, (340, flag.block_record_handle), (144, 1.0), (179, 1),
+                  (331, attdef.dxf.handle), (300, "pump"),
+                  (171, 1), *cell, (1, "right"), (7, "CELLS")],
+}
+lines = ["0", "ACAD_TABLE"]
+for marker, tags in pairs.items():
+    lines += ["100", marker] + [str(x) for tag in tags for x in tag]
+entity = factory.load(ExtendedTags.from_text("\\n".join(lines) + "\\n"), doc)
+doc.entitydb.add(entity)
+doc.modelspace().add_entity(entity)
+doc.saveas(sys.argv[1])
+print(json.dumps(entity.dxf.handle))
 `;
 
 describe('copy-to carries the blocks an entity owns', () => {
@@ -86,6 +133,51 @@ print(json.dumps(out))
       { name: '*T1', record: '*T1', style: '0', contents },
       { name: '*T2', record: '*T2', style: '0', contents },
     ]);
+  });
+  it("an ACAD_TABLE's cells name the target's copies: the block cell's block (renamed on a clash, one block with the *T block's insert) and the ATTDEF it fills, the text cell's style; the saved target audits clean", async (ctx) => {
+    needEzdxf(ctx);
+    const drawn = join(editor.dir, 'table-cells-source.dxf');
+    const table = await python<string>(CELLS_SOURCE, [drawn]);
+    // The target has a FLAG of its own: the source's comes in as FLAG_1.
+    const target = await newDocument(editor.client);
+    const [own] = await createEntities(editor.client, [{ type: 'Circle', center: [0, 0], radius: 9 }]);
+    await post('/api/v1/blocks', { name: 'FLAG', base: [0, 0], handles: [own] }, 201);
+    okBody(await editor.client.post('/api/v1/documents', { path: drawn }), 201);
+    const copied = await post('/api/v1/entities/copy-to', { document_id: target, handles: [table] }, 201);
+    expect(at(copied, 'result.blocks_created')).toEqual(['*T1', 'FLAG_1']);
+    expect(at(copied, 'result.blocks_renamed')).toEqual({ FLAG: 'FLAG_1' });
+    expect(at(copied, 'result.text_styles_created')).toEqual(['CELLS']);
+    await post('/api/v1/activate', { document_id: target });
+    const file = await editor.save('table-cells-target.dxf');
+    await expectAuditClean(file);
+    const seen = await python<Json>(
+      `
+import sys, json, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+db = doc.entitydb
+t = doc.modelspace().query("ACAD_TABLE")[0]
+tags = [(tag.code, tag.value) for sub in t.xtags.subclasses[2:] for tag in sub]
+cell_block = db[next(v for c, v in tags if c == 340)]
+attdef = db[next(v for c, v in tags if c == 331)]
+style = next(v for c, v in tags if c == 7)
+block = doc.blocks.get(next(v for c, v in tags if c == 2))
+print(json.dumps({"cell_block": cell_block.dxftype() + " " + cell_block.dxf.name,
+  "attdef": [attdef.dxftype(), attdef.dxf.tag, db[attdef.dxf.owner].dxf.name],
+  "style": [style, doc.styles.has_entry(style)],
+  "inserts": [i.dxf.name for i in block.query("INSERT")],
+  "mtext": [m.dxf.style for m in block.query("MTEXT")],
+  "own_flag": sorted(e.dxftype() for e in doc.blocks.get("FLAG"))}))
+`,
+      [file],
+    );
+    expect(seen).toEqual({
+      cell_block: 'BLOCK_RECORD FLAG_1',
+      attdef: ['ATTDEF', 'NAME', 'FLAG_1'],
+      style: ['CELLS', true],
+      inserts: ['FLAG_1'],
+      mtext: ['CELLS'],
+      own_flag: ['CIRCLE'],
+    });
   });
   it("a real file's MULTILEADERs (dxf-parser's mleader.dxf) name the target's text style, linetype and MLEADERSTYLE of the source's names, never a handle of the source (here: 0 for what the source lacks); the saved target audits clean", async (ctx) => {
     needEzdxf(ctx);

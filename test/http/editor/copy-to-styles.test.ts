@@ -143,7 +143,11 @@ print(json.dumps(sorted(f"{e.dxftype()} {e.dxf.radius}" for e in doc.blocks.get(
     const target = Number(at(okBody(await editor.client.get('/api/v1/state')), 'document_id'));
     const real = join(import.meta.dirname, '../../fixtures/dxf-corpus/netdxf-sample-2018.dxf');
     okBody(await editor.client.post('/api/v1/documents', { path: real }), 201);
-    const copied = await post('/api/v1/entities/copy-to', { document_id: target, handles: ['13E5', '980'] }, 201);
+    const copied = await post(
+      '/api/v1/entities/copy-to',
+      { document_id: target, handles: ['13E5', '980'] },
+      201,
+    );
     expect(at(copied, 'result.count')).toBe(2);
     expect(strings(copied, 'result.blocks_created')).toContain('_ArchTick');
     expect(strings(copied, 'result.dimension_styles_created')).toEqual(['ISO-25']);

@@ -85,7 +85,9 @@ print(json.dumps([e.dxf.handle for e in msp]))
     await post('/api/v1/activate', { document_id: target });
     const file = await editor.save('attdef-target.dxf');
     await expectAuditClean(file);
-    expect(await python<Json[]>(INSERTS_SEEN, [file])).toEqual([['TAG', ['NAME=pump 1 NOTES TAGS'], ['NAME']]]);
+    expect(await python<Json[]>(INSERTS_SEEN, [file])).toEqual([
+      ['TAG', ['NAME=pump 1 NOTES TAGS'], ['NAME']],
+    ]);
     const seen = await python<Json>(
       `
 import sys, json, ezdxf
@@ -129,7 +131,9 @@ print(json.dumps(sorted([h.dxf.pattern_name, len(h.pattern.lines) if h.pattern e
     expect(await python<Json[]>(HATCHES, [drawn])).toEqual([['ANSI31', 1, 1, [1], 1]]);
     const target = await newDocument(editor.client);
     await sourceOf(drawn);
-    const hatch = (at(okBody(await editor.client.get('/api/v1/entities?type=HATCH')), 'entities') as Json[])[0];
+    const hatch = (
+      at(okBody(await editor.client.get('/api/v1/entities?type=HATCH')), 'entities') as Json[]
+    )[0];
     await post('/api/v1/entities/copy-to', { document_id: target, handles: [hatch?.handle as string] }, 201);
     const real = join(import.meta.dirname, '../../fixtures/dxf-corpus/netdxf-sample-2018.dxf');
     await sourceOf(real);
