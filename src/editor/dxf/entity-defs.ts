@@ -419,23 +419,23 @@ function finishCorners(e: { corners: Point3[] }): void {
   else e.corners[3] = [last[0], Number.isNaN(last[1]) ? 0 : last[1], Number.isNaN(last[2]) ? 0 : last[2]];
 }
 
-const SOLID: EntityDef<SolidEntity> = {
-  type: 'Solid',
-  dxf: 'SOLID',
-  subclasses: [
-    { name: 'AcDbTrace', fields: [...cornerFields<SolidEntity>(), point(210, 'extrusion', true)] },
-  ],
-  finish: finishCorners,
-};
+/** SOLID and TRACE: one AcDbTrace subclass, its four corners and its extrusion. */
+function traceDef<E extends SolidEntity | TraceEntity>(type: E['type'], dxf: string): EntityDef<E> {
+  return {
+    type,
+    dxf,
+    subclasses: [
+      {
+        name: 'AcDbTrace',
+        fields: [...cornerFields<E>(), point<SolidEntity | TraceEntity>(210, 'extrusion', true)],
+      },
+    ],
+    finish: finishCorners,
+  };
+}
 
-const TRACE: EntityDef<TraceEntity> = {
-  type: 'Trace',
-  dxf: 'TRACE',
-  subclasses: [
-    { name: 'AcDbTrace', fields: [...cornerFields<TraceEntity>(), point(210, 'extrusion', true)] },
-  ],
-  finish: finishCorners,
-};
+const SOLID = traceDef<SolidEntity>('Solid', 'SOLID');
+const TRACE = traceDef<TraceEntity>('Trace', 'TRACE');
 
 const FACE3D: EntityDef<Face3dEntity> = {
   type: 'Face3d',

@@ -1,6 +1,6 @@
 import { MAX_ENTITY_TAGS } from '../capabilities.js';
 import { dictGet } from '../dict.js';
-import type { DxfTag, Entity, EntityCommon, ModeledType, RawEntity } from '../model.js';
+import type { DxfTag, Entity, EntityCommon, ModeledType, Point3, RawEntity } from '../model.js';
 import {
   ENTITY_DEFS,
   type EntityDef,
@@ -93,33 +93,24 @@ const blankCommon = (space: string): EntityCommon => ({
   lineweight: -1,
 });
 
+/** A SOLID's, TRACE's or 3DFACE's corners before its tags: the fourth NaN until read, so a missing one shows. */
+const blankCorners = (): [Point3, Point3, Point3, Point3] => [
+  [0, 0, 0],
+  [0, 0, 0],
+  [0, 0, 0],
+  [Number.NaN, Number.NaN, Number.NaN],
+];
+
 /** A blank entity of `type`: the common fields, then its own at their defaults. */
 function newEntity(type: ModeledType, space: string): Entity {
   const common = blankCommon(space);
   switch (type) {
     case 'Line':
-      return {
-        type,
-        ...common,
-        start: [0, 0, 0],
-        end: [0, 0, 0],
-      };
+      return { type, ...common, start: [0, 0, 0], end: [0, 0, 0] };
     case 'Circle':
-      return {
-        type,
-        ...common,
-        center: [0, 0, 0],
-        radius: 0,
-      };
+      return { type, ...common, center: [0, 0, 0], radius: 0 };
     case 'Arc':
-      return {
-        type,
-        ...common,
-        center: [0, 0, 0],
-        radius: 0,
-        start_angle: 0,
-        end_angle: 360,
-      };
+      return { type, ...common, center: [0, 0, 0], radius: 0, start_angle: 0, end_angle: 360 };
     case 'Ellipse':
       return {
         type,
@@ -131,15 +122,7 @@ function newEntity(type: ModeledType, space: string): Entity {
         end_param: 2 * Math.PI,
       };
     case 'Text':
-      return {
-        type,
-        ...common,
-        value: '',
-        position: [0, 0, 0],
-        height: 1,
-        rotation: 0,
-        style: 'Standard',
-      };
+      return { type, ...common, value: '', position: [0, 0, 0], height: 1, rotation: 0, style: 'Standard' };
     case 'MText':
       return {
         type,
@@ -155,22 +138,9 @@ function newEntity(type: ModeledType, space: string): Entity {
     case 'Point':
       return { type, ...common, location: [0, 0, 0] };
     case 'LwPolyline':
-      return {
-        type,
-        ...common,
-        vertices: [],
-        closed: false,
-        elevation: 0,
-      };
+      return { type, ...common, vertices: [], closed: false, elevation: 0 };
     case 'Insert':
-      return {
-        type,
-        ...common,
-        name: '',
-        position: [0, 0, 0],
-        scale: [1, 1, 1],
-        rotation: 0,
-      };
+      return { type, ...common, name: '', position: [0, 0, 0], scale: [1, 1, 1], rotation: 0 };
     case 'Image':
       return {
         type,
@@ -183,76 +153,27 @@ function newEntity(type: ModeledType, space: string): Entity {
       };
     case 'Solid':
     case 'Trace':
-      return {
-        type,
-        ...common,
-        corners: [
-          [0, 0, 0],
-          [0, 0, 0],
-          [0, 0, 0],
-          [Number.NaN, Number.NaN, Number.NaN],
-        ],
-      };
+      return { type, ...common, corners: blankCorners() };
     case 'Face3d':
-      return {
-        type,
-        ...common,
-        corners: [
-          [0, 0, 0],
-          [0, 0, 0],
-          [0, 0, 0],
-          [Number.NaN, Number.NaN, Number.NaN],
-        ],
-        invisible_edges: 0,
-      };
+      return { type, ...common, corners: blankCorners(), invisible_edges: 0 };
     case 'Spline':
-      return {
-        type,
-        ...common,
-        flags: 0,
-        degree: 3,
-        knots: [],
-        control_points: [],
-        fit_points: [],
-      };
+      return { type, ...common, flags: 0, degree: 3, knots: [], control_points: [], fit_points: [] };
     case 'Polyline':
-      return {
-        type,
-        ...common,
-        flags: 0,
-        vertex_tags: [],
-      };
+      return { type, ...common, flags: 0, vertex_tags: [] };
     case 'XLine':
     case 'Ray':
-      return {
-        type,
-        ...common,
-        start: [0, 0, 0],
-        direction: [1, 0, 0],
-      };
+      return { type, ...common, start: [0, 0, 0], direction: [1, 0, 0] };
   }
 }
 
 /** Layer, colour, linetype, lineweight; the paper-space flag is derived from `space` on save. */
 function readCommon(e: EntityCommon, code: number, t: TagList, i: number, ctx: ReadContext): boolean {
-  switch (code) {
-    case 8:
-      e.layer = ctx.decode(t.value(i));
-      return true;
-    case 62:
-      e.color = t.int(i);
-      return true;
-    case 6:
-      e.linetype = ctx.decode(t.value(i));
-      return true;
-    case 370:
-      e.lineweight = t.int(i);
-      return true;
-    case 67:
-      return true;
-    default:
-      return false;
-  }
+  if (code === 8) e.layer = ctx.decode(t.value(i));
+  else if (code === 62) e.color = t.int(i);
+  else if (code === 6) e.linetype = ctx.decode(t.value(i));
+  else if (code === 370) e.lineweight = t.int(i);
+  else return code === 67;
+  return true;
 }
 
 /** readCommon for a tag already taken out of the file (raw entities). */
