@@ -26,26 +26,13 @@ export interface GitSettings {
   autoDeployCron: string | null;
 }
 
-export interface NewGitStack {
-  repository: string;
-  branch: string;
-  composePath: string;
-  files: string[];
-  webhookSecret: string | null;
-  autoDeployCron: string | null;
+/** A new git stack: its settings and the variables of its `.env`. */
+export interface NewGitStack extends Omit<GitSettings, 'version'> {
   variables: StackVariable[];
 }
 
 /** A settings change: absent fields stay as they are. */
-export interface GitStackChanges {
-  repository?: string;
-  branch?: string;
-  composePath?: string;
-  files?: string[];
-  webhookSecret?: string | null;
-  autoDeployCron?: string | null;
-  variables?: StackVariable[];
-}
+export type GitStackChanges = Partial<NewGitStack>;
 
 // ------------------------------------------------------------------------------------------------
 // Input
