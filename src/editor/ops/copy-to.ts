@@ -342,15 +342,19 @@ export function copiesFor(
 
   /**
    * A MULTILEADER's tags for the target: each handle of its AcDbMLeader subclass (340-345: its
-   * MLEADERSTYLE, text styles, leader linetype, arrowhead and content blocks) the target's record or
-   * object of the same name — a block or a text style or linetype brought along when the target lacks
-   * it, a style object the target's of that name or its Standard one — else 0. A handle kept as it was
+   * MLEADERSTYLE, text styles, leader linetype, arrowhead and content blocks; 330: the ATTDEFs of its
+   * block content's attributes) the target's record or object of the same name — a block, text style,
+   * linetype or MLEADERSTYLE brought along when the target lacks it — else 0. A handle kept as it was
    * would name whatever the target has under it.
    */
   function mleaderTags(tags: DxfTag[], handle: string): DxfTag[] {
     let inMLeader = false;
     return (withoutAppGroups(tags) ?? []).map((t) => {
       if (t.code === 100) inMLeader = t.value === 'AcDbMLeader';
+      // A block content's attribute (330): the copy of its ATTDEF in the block brought along (its
+      // block's handle, 341/344, comes first), else none.
+      if (inMLeader && t.code === 330)
+        return { code: 330, value: entityHandles.get(normalizeHandle(t.value)) ?? '0' };
       if (!inMLeader || t.code < 340 || t.code > 345) return t;
       return { code: t.code, value: targetHandle(t.value, handle, MLEADER_ARROWS.has(t.code)) };
     });

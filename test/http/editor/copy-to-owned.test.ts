@@ -237,8 +237,10 @@ doc = ezdxf.new("R2010", setup=True)
 flag = doc.blocks.new("FLAG")
 flag.add_circle((0, 0), 1)
 flag.add_line((0, 0), (1, 1))
+flag.add_attdef("NAME", (0, -2))
 builder = doc.modelspace().add_multileader_block(style="Standard")
 builder.set_content(name="FLAG", scale=1.0)
+builder.set_attribute("NAME", "pump 1")
 builder.add_leader_line(mleader.ConnectionSide.left, [Vec2(-5, -5)])
 builder.build(insert=Vec2(10, 10))
 doc.saveas(sys.argv[1])
@@ -264,11 +266,20 @@ import sys, json, ezdxf
 doc = ezdxf.readfile(sys.argv[1])
 m = doc.modelspace().query("MULTILEADER")[0]
 record = doc.entitydb[m.context.block.block_record_handle]
+attdefs = [doc.entitydb.get(a.handle) for a in m.block_attribs]
 print(json.dumps({"context": record.dxf.name, "own": doc.entitydb[m.dxf.block_record_handle].dxf.name,
-  "contents": sorted(e.dxftype() for e in doc.blocks.get(record.dxf.name))}))
+  "contents": sorted(e.dxftype() for e in doc.blocks.get(record.dxf.name)),
+  "attribs": [[a.text, "none" if d is None else f"{d.dxftype()} {d.dxf.tag} {doc.entitydb[d.dxf.owner].dxf.name}"]
+    for a, d in zip(m.block_attribs, attdefs)]}))
 `,
       [file],
     );
-    expect(seen).toEqual({ context: 'FLAG', own: 'FLAG', contents: ['CIRCLE', 'LINE'] });
+    // The block content's attribute names the copy of FLAG's ATTDEF, not the source's handle.
+    expect(seen).toEqual({
+      context: 'FLAG',
+      own: 'FLAG',
+      contents: ['ATTDEF', 'CIRCLE', 'LINE'],
+      attribs: [['pump 1', 'ATTDEF NAME FLAG']],
+    });
   });
 });

@@ -229,4 +229,47 @@ print(json.dumps({"style": style.dxftype() + " " + entry, "owner": db[style.dxf.
     const again = await post('/api/v1/entities/copy-to', { document_id: target, handles }, 201);
     expect(at(again, 'result.mleader_styles_created')).toEqual([]);
   });
+
+  it("a LEADER's annotation is the copy of its MTEXT when that is copied too, and none when it stays behind; the saved targets audit clean", async (ctx) => {
+    needEzdxf(ctx);
+    const drawn = join(editor.dir, 'leader-source.dxf');
+    const [leader, mtext] = await python<[string, string]>(
+      `
+import sys, json, ezdxf
+doc = ezdxf.new("R2010", setup=True)
+msp = doc.modelspace()
+mtext = msp.add_mtext("see note", dxfattribs={"insert": (8, 5), "char_height": 1})
+leader = msp.add_leader([(0, 0), (5, 5), (8, 5)])
+leader.dxf.annotation_type = 0
+leader.dxf.annotation_handle = mtext.dxf.handle
+doc.saveas(sys.argv[1])
+print(json.dumps([leader.dxf.handle, mtext.dxf.handle]))
+`,
+      [drawn],
+    );
+    const ANNOTATION = `
+import sys, json, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+l = doc.modelspace().query("LEADER")[0]
+h = l.dxf.get("annotation_handle")
+e = doc.entitydb.get(h) if h else None
+print(json.dumps(None if e is None else e.dxftype() + " " + e.text))
+`;
+    expect(await python<string>(ANNOTATION, [drawn])).toBe('MTEXT see note');
+    const both = await newDocument(editor.client);
+    const alone = await newDocument(editor.client);
+    okBody(await editor.client.post('/api/v1/documents', { path: drawn }), 201);
+    const source = Number(at(okBody(await editor.client.get('/api/v1/state')), 'document_id'));
+    await post('/api/v1/entities/copy-to', { document_id: both, handles: [leader, mtext] }, 201);
+    await post('/api/v1/entities/copy-to', { document_id: alone, handles: [leader] }, 201);
+    expect(source).not.toBe(both);
+    await post('/api/v1/activate', { document_id: both });
+    const bothFile = await editor.save('leader-both.dxf');
+    await expectAuditClean(bothFile);
+    expect(await python<string>(ANNOTATION, [bothFile])).toBe('MTEXT see note');
+    await post('/api/v1/activate', { document_id: alone });
+    const aloneFile = await editor.save('leader-alone.dxf');
+    await expectAuditClean(aloneFile);
+    expect(await python<string | null>(ANNOTATION, [aloneFile])).toBeNull();
+  });
 });

@@ -147,5 +147,17 @@ print(json.dumps(sorted([h.dxf.pattern_name, len(h.pattern.lines) if h.pattern e
     expect(realSeen).toHaveLength(3);
     expect(seen).toHaveLength(4);
     expect(seen).toEqual(expect.arrayContaining([['ANSI31', 1, 0, [0], 1], ...realSeen]));
+    // The real gradient HATCH's xdata applications are registered in the target.
+    expect(
+      await python<string[]>(
+        `
+import sys, json, ezdxf
+doc = ezdxf.readfile(sys.argv[1])
+h = [h for h in doc.modelspace().query("HATCH") if h.xdata][0]
+print(json.dumps(sorted(f"{app} {doc.appids.has_entry(app)}" for app in h.xdata.data)))
+`,
+        [file],
+      ),
+    ).toEqual(['ACAD True', 'GradientColor1ACI True', 'GradientColor2ACI True']);
   });
 });
