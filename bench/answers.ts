@@ -1,6 +1,6 @@
-import { Job, Run } from '../src/http/stacks-api/answers.js';
-import { stacksRoutes } from '../src/http/stacks-api/routes.js';
-import { answerSerializer } from '../src/http/stacks-openapi.js';
+import { Job, Run } from '../src/http/stacks/api/answers.js';
+import { stacksRoutes } from '../src/http/stacks/api/routes.js';
+import { answerSerializer } from '../src/http/stacks/openapi.js';
 import { type BenchReport, printReport } from './report.js';
 
 /**

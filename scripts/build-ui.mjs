@@ -1,9 +1,9 @@
 /**
- * Bundles the stacks web page (src/http/stacks-ui) into dist/src/http/stacks-ui: ES modules (app.js and
+ * Bundles the stacks web page (src/http/stacks/ui) into dist/src/http/stacks/ui: ES modules (app.js and
  * the chunks it imports later) with Preact, htm, CodeMirror, ansi_up and xterm.js inside them (nothing
  * is fetched from elsewhere at run time), its stylesheet and index.html. Run by `npm run build`. api.ts (the typed calls) is TypeScript: esbuild
  * strips its types and bundles it with the rest (the `./api.js` imports resolve to it); its types, and
- * the JSDoc of the other files, are checked by `npm run lint` (src/http/stacks-ui/tsconfig.json).
+ * the JSDoc of the other files, are checked by `npm run lint` (src/http/stacks/ui/tsconfig.json).
  */
 import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const source = join(root, 'src/http/stacks-ui');
-const out = join(root, 'dist/src/http/stacks-ui');
+const source = join(root, 'src/http/stacks/ui');
+const out = join(root, 'dist/src/http/stacks/ui');
 mkdirSync(out, { recursive: true });
 // Chunks of an earlier build are named by their old hashes: none is left to be served.
 for (const file of readdirSync(out)) if (/^chunk-.*\.js$/.test(file)) rmSync(join(out, file));

@@ -2,7 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { findProjection, projectionNames, projections } from '../../projections/index.js';
 import { DEFAULT_CHECKPOINT_EVERY } from '../../projections/rebuild.js';
 import { controlSocketPath } from '../control/protocol.js';
-import { normalOrigin } from '../http/editor-origin.js';
+import { normalOrigin } from '../http/editor/origin.js';
 import { attachUrl } from '../mcp/http-backend.js';
 import { StoreError } from '../store/errors.js';
 import { openStore } from '../store/open.js';

@@ -1,8 +1,8 @@
 import type { LiveModel } from '../../projections/live-model.js';
-import { EndingStreams } from '../http/ending-streams.js';
 import { loopbackAddress } from '../http/loopback-host.js';
-import { stacksApp } from '../http/stacks-app.js';
-import { stacksHttpLimits } from '../http/stacks-limits.js';
+import { EndingStreams } from '../http/sse/ending-streams.js';
+import { stacksApp } from '../http/stacks/app.js';
+import { stacksHttpLimits } from '../http/stacks/limits.js';
 import { ComposeNotFoundError, ComposeResolver, describeCompose } from '../stacks/compose/program.js';
 import { adminTokenNotice, ConfigError, loadStacksConfig } from '../stacks/config/stacks-config.js';
 import type { StacksConfig } from '../stacks/contracts.js';

@@ -5,8 +5,8 @@
  */
 import type { Answer } from '../../streams/editor.js';
 import type { EditorSession } from '../editor/session.js';
-import { type AuditContext, auditRoutes } from '../http/editor-audit-routes.js';
-import { editorOpenApi } from '../http/editor-openapi.js';
+import { type AuditContext, auditRoutes } from '../http/editor/audit-routes.js';
+import { editorOpenApi } from '../http/editor/openapi.js';
 import { version } from '../version.js';
 
 /** The audit routes the tools read (editor-audit-routes.ts), by their path pattern. */

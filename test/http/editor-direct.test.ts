@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editorOps } from '../../src/editor/ops/index.js';
 import { EditorSession } from '../../src/editor/session.js';
-import { type DirectRoute, directRouteOf, editorApp, type RawAnswer } from '../../src/http/editor-app.js';
-import { EditorClient } from '../../src/http/editor-client.js';
+import { type DirectRoute, directRouteOf, editorApp, type RawAnswer } from '../../src/http/editor/app.js';
+import { EditorClient } from '../../src/http/editor/mutation-wrapper.js';
 import { openStore } from '../../src/store/open.js';
 import type { EventStore } from '../../src/store/types.js';
 

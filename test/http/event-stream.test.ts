@@ -6,7 +6,7 @@ import { request } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Subject } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { EventStream, streamObserver } from '../../src/http/event-stream.js';
+import { EventStream, streamObserver } from '../../src/http/sse/event-stream.js';
 import { collectUnhandledRxjsErrors } from '../rxjs-unhandled.js';
 
 let app: FastifyInstance;

@@ -1,9 +1,9 @@
 import { request } from 'node:http';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AUDIT_ROUTES } from '../../src/http/editor-audit-routes.js';
-import { editorOpenApi } from '../../src/http/editor-openapi.js';
-import { editorRoutes } from '../../src/http/editor-routes.js';
+import { AUDIT_ROUTES } from '../../src/http/editor/audit-routes.js';
+import { editorOpenApi } from '../../src/http/editor/openapi.js';
+import { editorRoutes } from '../../src/http/editor/routes.js';
 import { version } from '../../src/version.js';
 import { assertBuilt, type CliChild, startCli, until, type Watched, watch } from '../cli/helpers.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { eventFrame } from '../../src/http/event-stream.js';
-import { indexedMessageFrames, logLineFrames, messageFrames } from '../../src/http/sse-frames.js';
+import { eventFrame } from '../../src/http/sse/event-stream.js';
+import { indexedMessageFrames, logLineFrames, messageFrames } from '../../src/http/sse/frames.js';
 import type { JobMessage } from '../../streams/stacks.js';
 
 /** Any text a line may hold: quotes, backslashes, control characters, any code point. */

@@ -5,13 +5,7 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import {
-  openApiPath,
-  withErrorExamples,
-  withOptionalBodies,
-  withoutUnusedComponents,
-} from '../../src/http/openapi-tidy.js';
-import type { Run } from '../../src/http/stacks-api/answers.js';
+import type { Run } from '../../src/http/stacks/api/answers.js';
 import {
   routeMethod,
   routePath,
@@ -20,8 +14,8 @@ import {
   type StacksParams,
   type StacksQuery,
   type StacksStatus,
-} from '../../src/http/stacks-api/client.js';
-import type { LogPage } from '../../src/http/stacks-api/history-answers.js';
+} from '../../src/http/stacks/api/client.js';
+import type { LogPage } from '../../src/http/stacks/api/history-answers.js';
 import {
   CreateStackBody,
   DeployBody,
@@ -32,8 +26,14 @@ import {
   RunParams,
   SettingsBody,
   VariablesBody,
-} from '../../src/http/stacks-api/requests.js';
-import { answerSerializer } from '../../src/http/stacks-openapi.js';
+} from '../../src/http/stacks/api/requests.js';
+import { answerSerializer } from '../../src/http/stacks/openapi.js';
+import {
+  openApiPath,
+  withErrorExamples,
+  withOptionalBodies,
+  withoutUnusedComponents,
+} from '../../src/http/stacks/openapi-tidy.js';
 import { envMessage, runIdMessage, stackNameMessage } from '../../src/stacks/names.js';
 
 /** The message a route answers for a request part: its schema's first issue. */

@@ -3,8 +3,8 @@
  * ends, a user removed from the config) and the change an event stands for.
  */
 import { describe, expect, it } from 'vitest';
-import { type Change, changeOf, type Place } from '../../src/http/stacks-changes.js';
-import { cookieOf, Sessions } from '../../src/http/stacks-session.js';
+import { type Change, changeOf, type Place } from '../../src/http/stacks/routes/events.js';
+import { cookieOf, Sessions } from '../../src/http/stacks/session.js';
 import type { StacksConfig, User } from '../../src/stacks/contracts.js';
 import type { RecordedEvent } from '../../src/store/types.js';
 

@@ -5,7 +5,7 @@
  */
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MAX_UNREAD_BYTES, viewerApp } from '../../src/http/viewer-app.js';
+import { MAX_UNREAD_BYTES, viewerApp } from '../../src/http/viewer/app.js';
 import { type Harness, startHarness } from '../editor/dispatcher/helpers.js';
 import { SseReader } from './viewer/helpers.js';
 

@@ -8,8 +8,8 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { openApiPath } from '../../../src/http/openapi-tidy.js';
-import { type StacksRouteName, stacksRoutes } from '../../../src/http/stacks-api/routes.js';
+import { type StacksRouteName, stacksRoutes } from '../../../src/http/stacks/api/routes.js';
+import { openApiPath } from '../../../src/http/stacks/openapi-tidy.js';
 import { header } from '../editor/helpers.js';
 import type { Reply } from './helpers.js';
 

@@ -7,7 +7,7 @@
  * And the docs page is served with its own assets, nothing from elsewhere.
  */
 import { beforeAll, expect, it } from 'vitest';
-import { type StacksRouteName, stacksRoutes } from '../../../src/http/stacks-api/routes.js';
+import { type StacksRouteName, stacksRoutes } from '../../../src/http/stacks/api/routes.js';
 import { signatureOf } from '../../../src/stacks/git/webhook.js';
 import { tempDir } from '../../cli/helpers.js';
 import { makeRepo } from '../../stacks/git-repo.js';

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { engineChangesOf } from '../../../src/http/stacks-changes.js';
+import { engineChangesOf } from '../../../src/http/stacks/routes/events.js';
 import {
   ContainerEvents,
   containerEventOf,

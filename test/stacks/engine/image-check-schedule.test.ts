@@ -8,7 +8,7 @@
 import { rm } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { stacksApp } from '../../../src/http/stacks-app.js';
+import { stacksApp } from '../../../src/http/stacks/app.js';
 import { resolveStacksConfig } from '../../../src/stacks/config/stacks-config.js';
 import {
   FIRST_CHECK_AFTER_MS,
