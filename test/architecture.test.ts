@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 /**
  * The layout's arrows (docs/architecture.md#directions): the event catalog in streams/ depends on nothing of the
  * service, the stacks service knows nothing of the HTTP surfaces or the editor, its compose and output parts
- * stand on their own, and no module of src/, projections/ or streams/ reaches itself through its imports.
+ * stand on their own, the editor's and the stacks' HTTP surfaces know nothing of each other, and no module of src/, projections/ or streams/ reaches itself through its imports.
  * Type-only imports count: they tie the modules' contracts together all the same.
  */
 
@@ -151,6 +151,16 @@ describe('module layout', () => {
   it("keeps output (src/stacks/output/: redaction, keys, sealing) free of the stacks service's other folders", () => {
     const others = [...STACKS_FOLDERS].filter((folder) => folder !== 'output').map((f) => `src/stacks/${f}/`);
     expect(crossing('src/stacks/output/', [...others, 'projections/'])).toEqual([]);
+  });
+
+  it("keeps the editor's HTTP surface (src/http/editor/, src/http/viewer/) free of the stacks service and its surface", () => {
+    const stacks = ['src/http/stacks/', 'src/http/sse/', 'src/stacks/'];
+    expect([...crossing('src/http/editor/', stacks), ...crossing('src/http/viewer/', stacks)]).toEqual([]);
+  });
+
+  it("keeps the stacks HTTP surface (src/http/stacks/, src/http/sse/) free of the editor's", () => {
+    const editor = ['src/http/editor/', 'src/http/viewer/', 'src/editor/'];
+    expect([...crossing('src/http/stacks/', editor), ...crossing('src/http/sse/', editor)]).toEqual([]);
   });
 
   it('has no import circle among src/, projections/ and streams/', () => {

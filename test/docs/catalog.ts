@@ -284,7 +284,7 @@ function codeTakers(parsed: Parsed, takers: Map<string, Taker>): void {
 function editorCodes(root: string): Raised[] {
   const files = [
     ...filesUnder(root, 'src/editor', () => true),
-    ...filesUnder(root, 'src/http', (f) => /^src\/http\/(editor-|viewer-|viewer\/)/.test(f)),
+    ...filesUnder(root, 'src/http', (f) => /^src\/http\/(editor|viewer)\//.test(f)),
     ...filesUnder(root, 'src/mcp', () => true),
   ];
   const parsed = files.map((file) => parse(root, file));
@@ -367,9 +367,9 @@ function explicitStatus(body: Node, parents: readonly Node[]): number | undefine
   return undefined;
 }
 
-/** `statusOfCode` of src/http/editor-status.ts as a table: each listed code's status, and the default. */
+/** `statusOfCode` of src/http/editor/status.ts as a table: each listed code's status, and the default. */
 function editorStatuses(root: string): { byCode: Map<string, number>; fallback: number } {
-  const parsed = parse(root, 'src/http/editor-status.ts');
+  const parsed = parse(root, 'src/http/editor/status.ts');
   const byCode = new Map<string, number>();
   let fallback = 0;
   walk(parsed.program, (node) => {
@@ -397,7 +397,7 @@ const STACKS_HELPERS: Record<string, number> = { badRequest: 400, notFound: 404,
 function stacksFailures(root: string): Array<Raised & { status: number }> {
   const files = [
     ...filesUnder(root, 'src/stacks', () => true),
-    ...filesUnder(root, 'src/http', (f) => /^src\/http\/(stacks-|connection-|stream-|sign-in)/.test(f)),
+    ...filesUnder(root, 'src/http', (f) => /^src\/http\/(stacks\/|sse\/stream-budget)/.test(f)),
   ];
   const parsed = files.map((file) => parse(root, file));
   // Messages held in constants (`conflict(STACK_BUSY_MESSAGE)`): every string constant of these files.
@@ -516,7 +516,7 @@ export function renderErrorsPage(root: string): string {
     '## The editor',
     '',
     'A failure is `{"ok": false, "code", "error", ...}` (the MCP server answers the same `code` and message',
-    'as a tool error). The HTTP status comes from the code (`statusOfCode` in `src/http/editor-status.ts`):',
+    'as a tool error). The HTTP status comes from the code (`statusOfCode` in `src/http/editor/status.ts`):',
     `the codes it lists have their own status, every other code is ${fallback}; a few places answer with a status`,
     "of their own (the transport's `internal_error` is 500), so a code may have two. The message is the first",
     'one the code is raised with (`…` stands for what the request fills in); "where" names the files that',
@@ -533,7 +533,7 @@ export function renderErrorsPage(root: string): string {
     'A failure is `{"error": "<message>"}` with its status, and beside it for some the fields they name',
     '(`compose_changed`: `message`, `composeHash`; `store_failed`: `message`, `reason`). The statuses are those',
     'of `StacksErrorStatus` in `src/stacks/errors.ts` and of the routes; a request that does not fit its',
-    "route's schema is a 400 in the schema's words (`src/http/stacks-api/`). The transport's own answers: 408",
+    "route's schema is a 400 in the schema's words (`src/http/stacks/api/`). The transport's own answers: 408",
     'for a request that does not arrive in time, 413 for a body past its limit, 429 past the sign-in and',
     'stream limits ([limits](security.md#limits-and-their-defaults)). Below: every message the code answers,',
     'by status (`…` stands for what the request or the engine fills in).',
