@@ -36,7 +36,7 @@ const ROUNDS = Number(process.env.BENCH_ENGINE_ROUNDS ?? 5);
 const TARGET_RATIO = 1.2;
 const IMAGE = 'chronicle-bench/busybox:1';
 /**
- * The `up` chronicle runs for a create-and-start (src/stacks/compose-args.ts): v2 waits until the
+ * The `up` chronicle runs for a create-and-start (src/stacks/compose/args.ts): v2 waits until the
  * services run (`--wait`, its time-out the job's time left; a job has 600 s by default), v1 has no such
  * flag and chronicle asks the engine after it instead.
  */

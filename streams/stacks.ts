@@ -152,7 +152,7 @@ export interface StacksEventMap {
   JobComposeStarted: { job_id: string; group: ComposeGroup };
   /**
    * The job waits for a compose slot (config `jobs.maxConcurrent`): `ahead` jobs waited before it when
-   * it asked. Appended with JobStarted; JobDequeued follows once it holds a slot (src/stacks/job-queue.ts).
+   * it asked. Appended with JobStarted; JobDequeued follows once it holds a slot (src/stacks/jobs/queue.ts).
    * Neither stands for a message of the job.
    */
   JobQueued: { job_id: string; ahead: number; limit: number };
@@ -212,7 +212,7 @@ export interface StacksEventMap {
   /**
    * Compose started for this run, leading its own process group (RunStarted comes before, RunCompleted
    * after): a server that dies during the deploy leaves the group running, and the next start on this
-   * host stops it before the stack is free again (src/stacks/leftovers.ts).
+   * host stops it before the stack is free again (src/stacks/instances/interrupted-work.ts).
    */
   RunComposeStarted: { run_id: number; group: ComposeGroup };
   /**
@@ -224,7 +224,7 @@ export interface StacksEventMap {
   RunDequeued: { run_id: number };
   /**
    * Before an `up` of the run, containers an interrupted compose left under its temporary name
-   * (`<12 hex>_<name>`) were removed (src/stacks/renamed-leftovers.ts); their names, redacted.
+   * (`<12 hex>_<name>`) were removed (src/stacks/compose/renamed-containers.ts); their names, redacted.
    */
   RunLeftoversRemoved: { run_id: number; containers: string[] };
   /**
@@ -243,7 +243,7 @@ export interface StacksEventMap {
     run_id: number;
     /**
      * `adopted`: the run of a stack adopted from a compose project the engine ran before chronicle
-     * managed it (src/stacks/adoption.ts): compose did not run; the run records what was running.
+     * managed it (src/stacks/stack/adoption.ts): compose did not run; the run records what was running.
      */
     status: RunOutcome;
     /** From the process when known; otherwise 0 for success and 1 for failure (spec: consistent). */

@@ -9,7 +9,7 @@ import { type AuditContext, auditRoutes } from '../http/editor/audit-routes.js';
 import { editorOpenApi } from '../http/editor/openapi.js';
 import { version } from '../version.js';
 
-/** The audit routes the tools read (editor-audit-routes.ts), by their path pattern. */
+/** The audit routes the tools read (editor/audit-routes.ts), by their path pattern. */
 export type AuditPath =
   | '/sessions'
   | '/documents/:document_id/history'

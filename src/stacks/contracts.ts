@@ -1,6 +1,6 @@
 /**
- * The seams between the stacks service's parts: configuration and users (config.ts, auth.ts), the
- * compose runner (compose-runner.ts), redaction (redaction.ts), and the recorder and jobs that use them.
+ * The seams between the stacks service's parts: configuration and users (config/stacks-config.ts, auth.ts), the
+ * compose runner (compose/runner.ts), redaction (redaction.ts), and the recorder and jobs that use them.
  * Each part owns its module; these types are what the others may rely on.
  */
 import type { Observable } from 'rxjs';
@@ -11,7 +11,7 @@ export interface Environment {
   id: number;
   name: string;
   dockerHost?: string;
-  /** What non-admin users' compose files may do there (compose-security.ts); absent: the defaults. */
+  /** What non-admin users' compose files may do there (compose/security.ts); absent: the defaults. */
   security?: ComposeSecurity;
 }
 
@@ -69,12 +69,12 @@ export interface StacksConfig {
   /** The local environment's security settings (config `localEnvironmentSecurity`); absent: the defaults. */
   localSecurity?: ComposeSecurity;
   users: readonly User[];
-  /** null: not configured, found at start (`docker compose`, else `docker-compose`: compose-program.ts). */
+  /** null: not configured, found at start (`docker compose`, else `docker-compose`: compose/program.ts). */
   compose: { command: readonly string[] | null };
   /** By name: a Map, so a stack's provider named `constructor` is found only when configured. */
   secretProviders: ReadonlyMap<string, SecretProviderConfig>;
   deployLogs: { budgetBytes: number; remeasureBytes: number };
-  /** `maxConcurrent`: compose jobs that run at once; later ones wait `queued` (job-queue.ts). */
+  /** `maxConcurrent`: compose jobs that run at once; later ones wait `queued` (jobs/queue.ts). */
   jobs: { timeoutSeconds: number; retentionHours: number; maxConcurrent: number };
   /** The scheduled image update check (engine/image-updates.ts); 0 minutes: only on demand. */
   imageUpdates: { checkEveryMinutes: number };

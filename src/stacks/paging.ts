@@ -2,7 +2,7 @@ import { badRequest } from './errors.js';
 
 /**
  * Paging parameters of list routes (`limit`, `offset`): decimal integers in a range. Pure and free of
- * Node modules, so the routes' schemas (src/http/stacks-api) use it too.
+ * Node modules, so the routes' schemas (src/http/stacks/api) use it too.
  */
 
 export const DEFAULT_EXECUTIONS_LIMIT = 50;

@@ -1,5 +1,5 @@
 /**
- * What adopting a compose project reads (src/stacks/adoption.ts) and how an engine's containers group
+ * What adopting a compose project reads (src/stacks/stack/adoption.ts) and how an engine's containers group
  * into projects (src/stacks/engine/compose-projects.ts), without an engine: the files are real files in
  * a temporary folder; a file that needs compose's merge is covered by the real-engine test
  * (test/http/stacks/docker-adoption.test.ts).

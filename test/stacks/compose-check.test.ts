@@ -1,4 +1,4 @@
-/** src/stacks/compose-check.ts: where a compose message points in the text (pure). */
+/** src/stacks/compose/check.ts: where a compose message points in the text (pure). */
 import { describe, expect, it } from 'vitest';
 import { messagePosition } from '../../src/stacks/compose/check.js';
 

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: compose text spells its `${VAR}` substitutions literally
 /**
- * The security settings against compose files (src/stacks/compose-security.ts), on real folders: a
+ * The security settings against compose files (src/stacks/compose/security.ts), on real folders: a
  * data folder with two environments' stacks, links made with symlink(2), each key of the Compose
  * Specification that names a host path or shares the host.
  */

@@ -1,5 +1,5 @@
 /**
- * src/stacks/git.ts against real git: branch names, ls-remote, a shallow fetch into a cache, reading a
+ * src/stacks/git/command.ts against real git: branch names, ls-remote, a shallow fetch into a cache, reading a
  * file of the fetched commit, and credentials sent as a header (never in the URL git is given) to a
  * smart-HTTP server that demands them.
  */

@@ -1,5 +1,5 @@
 /**
- * The git-stacks read model (projections/git-stacks.ts) and the schedule plan (git-auto-deploy.ts):
+ * The git-stacks read model (projections/git-stacks.ts) and the schedule plan (git/auto-deploy.ts):
  * pure functions over events and maps.
  */
 import { describe, expect, it, vi } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Repository URLs (src/stacks/git.ts): what is accepted, how credentials are stripped for showing and
+ * Repository URLs (src/stacks/git/command.ts): what is accepted, how credentials are stripped for showing and
  * listed for the redactor, how git is given them (a scoped header in its environment, not its argv),
  * and compose paths.
  */

@@ -1,5 +1,5 @@
 /**
- * The webhook's pure parts (src/stacks/webhook.ts): the signature check, what a push payload names,
+ * The webhook's pure parts (src/stacks/git/webhook.ts): the signature check, what a push payload names,
  * and the bounded set of delivery ids.
  */
 import { createHmac } from 'node:crypto';

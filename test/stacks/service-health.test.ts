@@ -1,5 +1,5 @@
 /**
- * src/stacks/service-health.ts: the judgement of the containers an `up` started (pure), and the
+ * src/stacks/engine/service-health.ts: the judgement of the containers an `up` started (pure), and the
  * container log frames of the Engine API.
  */
 import { describe, expect, it } from 'vitest';

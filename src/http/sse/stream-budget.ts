@@ -5,7 +5,7 @@ import { userOf } from '../stacks/request.js';
 /**
  * Long-lived answers (event streams, followed logs, stats) one caller may hold at once. Each holds a
  * connection for as long as the client likes, and the server takes a bounded number of connections
- * (stacks-limits.ts `maxConnections`): without a bound per caller, one viewer opening 512 streams
+ * (stacks/limits.ts `maxConnections`): without a bound per caller, one viewer opening 512 streams
  * locked every other user out. A browser session has a bound of its own below its user's, so one
  * signed-in page (or a script holding its cookie) cannot take all of its user's streams either.
  */
@@ -51,7 +51,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The browser session the caller came with (its cookie), undefined for a Bearer token. */
     stacksSession?: string;
-    /** The app's stream budget (stacks-app.ts sets it with the user). */
+    /** The app's stream budget (stacks/app.ts sets it with the user). */
     stacksStreams?: StreamBudget;
   }
 }

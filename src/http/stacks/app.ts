@@ -67,7 +67,7 @@ export const registeredRoutes = (app: FastifyInstance): readonly RegisteredRoute
  * cookie (401 `unauthorized`) but the ones whose schema says `security: []` (the git webhook, signed
  * instead; the OpenAPI document; sign-in and sign-out) and the pages (isPageRoute: the docs page, the
  * web page's own files), errors as `{ "error": message }` with the StacksError's status. Every API
- * route declares its schemas (src/http/stacks-api/routes.ts): one without is refused when it is added.
+ * route declares its schemas (src/http/stacks/api/routes.ts): one without is refused when it is added.
  */
 export function stacksApp(
   service: StacksService,
@@ -125,7 +125,7 @@ export function stacksApp(
   registered.set(app, routes);
   app.addHook('onRoute', (route) => {
     const method = String(Array.isArray(route.method) ? route.method[0] : route.method);
-    // Each route's own body limit (stacks-limits.ts), unless it sets one.
+    // Each route's own body limit (stacks/limits.ts), unless it sets one.
     route.bodyLimit ??= bodyLimitOf(method, route.url);
     routes.push({ method, url: route.url });
     // Every write may meet a failed store: its 503 is in the document with the route's own.
@@ -157,11 +157,11 @@ export function stacksApp(
       return reply.code(403).send({
         error: `Host ${JSON.stringify(request.headers.host ?? '')} is not allowed: this server listens on loopback; name it 127.0.0.1, localhost or [::1]`,
       });
-    // A Bearer token (machines) or the web page's session cookie (stacks-session.ts). Asked on every
+    // A Bearer token (machines) or the web page's session cookie (stacks/session.ts). Asked on every
     // route, so that a connection known to carry a user leaves the unauthenticated budget.
     const user = callerOf(service.config, sessions, request);
     if (user) connections.authenticated(request.raw.socket);
-    // The git webhook is signed with the stack's secret instead (stacks-routes-git.ts); sign-in carries
+    // The git webhook is signed with the stack's secret instead (stacks/routes/git.ts); sign-in carries
     // its token in the body; pages hold no data.
     if (request.routeOptions.config.withoutToken === true) {
       // A route that needs none may still say more to a caller with a token (GET /api/health).

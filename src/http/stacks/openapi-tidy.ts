@@ -1,5 +1,5 @@
 /**
- * Pure tidying of a generated OpenAPI document (stacks-openapi.ts): what the generator leaves that a
+ * Pure tidying of a generated OpenAPI document (stacks/openapi.ts): what the generator leaves that a
  * reader or a client generator would trip over.
  */
 

@@ -36,7 +36,7 @@ import {
  * package, nothing from a CDN).
  */
 
-/** The web page's session cookie (stacks-session.ts): named here, where the API describes it as a scheme. */
+/** The web page's session cookie (stacks/session.ts): named here, where the API describes it as a scheme. */
 export const SESSION_COOKIE = 'chronicle_session';
 
 /** The stacks app with its routes typed from their zod schemas. */
@@ -162,7 +162,7 @@ export function useStacksSchemas(app: FastifyInstance): StacksFastify {
   return app.withTypeProvider<ZodTypeProvider>();
 }
 
-/** The web page's own files (stacks-ui-static.ts): the page at `/`, its bundle under `/ui/`. */
+/** The web page's own files (stacks/ui-static.ts): the page at `/`, its bundle under `/ui/`. */
 export const UI_PAGE = '/';
 export const UI_PREFIX = '/ui';
 

@@ -5,7 +5,7 @@ import { type StacksFastify, UI_PAGE, UI_PREFIX } from './openapi.js';
 
 /**
  * The stacks web page, served by the stacks surface itself: `GET /` is the page, `GET /ui/<file>` its
- * bundle (built by `npm run build` into dist/src/http/stacks-ui, scripts/build-ui.mjs). Neither needs a
+ * bundle (built by `npm run build` into dist/src/http/stacks/ui, scripts/build-ui.mjs). Neither needs a
  * token — they hold no data; the page signs in and then calls the API with its session cookie.
  */
 
@@ -25,7 +25,7 @@ const CSP =
   "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /**
- * Pages, not API (isPageRoute in stacks-openapi.ts): no token, no schemas, left out of the OpenAPI
+ * Pages, not API (isPageRoute in stacks/openapi.ts): no token, no schemas, left out of the OpenAPI
  * document (`hide`).
  */
 const page = { config: { withoutToken: true }, schema: { hide: true } };

@@ -28,7 +28,7 @@ interface ComposeTarget {
   /** Override files after it, in order (absolute paths). */
   overrides?: readonly string[];
   /**
-   * The services v1's `pull` is given (stack-status.ts `pullableServices`: those with an image and no
+   * The services v1's `pull` is given (stack/status.ts `pullableServices`: those with an image and no
    * build); none: no `pull` step. Undefined: `pull` of every service.
    */
   pullable?: readonly string[];
@@ -38,7 +38,7 @@ interface ComposeTarget {
 export interface ComposeStep {
   subcommand: ComposeOperation | 'pull';
   argv: string[];
-  /** Its own working directory (a fallback of a broken file, service.ts); the stack's by default. */
+  /** Its own working directory (a fallback of a broken file, stacks-service.ts); the stack's by default. */
   cwd?: string;
 }
 
@@ -62,7 +62,7 @@ export function fallbackStep(
 /**
  * The steps of an operation, in order: one, or `pull` then `up` for a v1 deploy with `pull`. v2's `up`
  * waits for its services (`--wait`: running, healthy where they have a health check) for at most
- * `waitSeconds` (the job's time left); v1 has no such flag, service.ts asks the engine after its `up`.
+ * `waitSeconds` (the job's time left); v1 has no such flag, stacks-service.ts asks the engine after its `up`.
  */
 export function composeSteps(
   target: ComposeTarget,
@@ -113,7 +113,7 @@ export function isWaitFailureLine(line: string): boolean {
 /**
  * Whether a line is compose's `start` refusing a project that has no containers (after a `down`): v2's
  * `service "worker" has no container to start`, v1's `No containers to start` (1.29; `ERROR: ` before it in
- * some builds). service.ts then
+ * some builds). stacks-service.ts then
  * creates them with `up`.
  */
 export function isNoContainerToStartLine(line: string): boolean {

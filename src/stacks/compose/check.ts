@@ -5,7 +5,7 @@
  * deploy gets (the stack's variables). A file compose refuses is a 422 with compose's message, its
  * temporary name replaced by the file's own, and the line of the key it names when that can be found
  * (`at line N, column M`, the words the page's editor marks). YAML the server cannot read is refused
- * before (400, compose-yaml.ts); this catches what only compose knows (`restart: false`, a required
+ * before (400, compose/yaml.ts); this catches what only compose knows (`restart: false`, a required
  * variable unset, an `env_file` that is not there).
  */
 import { randomUUID } from 'node:crypto';

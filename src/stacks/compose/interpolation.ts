@@ -1,7 +1,7 @@
 /**
  * Compose's variable substitution (`$NAME`, `${NAME}`, `${NAME:-default}`, `${NAME-default}`,
  * `${NAME:?error}`, `${NAME?error}`, `${NAME:+other}`, `${NAME+other}`, `$$` for a `$`), for the values
- * the security checks read (compose-security.ts): a path is checked as compose will see it, not as
+ * the security checks read (compose/security.ts): a path is checked as compose will see it, not as
  * written. Pure.
  *
  * Written by hand: no maintained JavaScript package implements compose's rules (dotenv-expand follows

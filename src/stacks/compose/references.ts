@@ -1,6 +1,6 @@
 /**
  * What a compose model names on the host and which of its settings reach past the container: the
- * input of the security checks (compose-security.ts). Pure: the model is the `yaml` parse of the file
+ * input of the security checks (compose/security.ts). Pure: the model is the `yaml` parse of the file
  * (anchors and merge keys resolved), values are read after compose's substitution (one reading per
  * environment a value may be substituted from), and nothing here touches a file.
  *
@@ -60,7 +60,7 @@ export interface ComposeReferences {
   settings: SettingFinding[];
   /** `build.ssh: default` and the like: the server's SSH agent forwarded to a build. */
   agents: string[];
-  /** Parts whose values cannot be known as compose will read them (compose-interpolation.ts), and why. */
+  /** Parts whose values cannot be known as compose will read them (compose/interpolation.ts), and why. */
   uncheckable: string[];
 }
 

@@ -6,7 +6,7 @@
  * `<old id[:12]>_<name>`, stops and removes the old one, then renames the new one; Compose v1 (1.29)
  * stops the old container, renames it `<its id[:12]>_<name>`, creates and starts the new one, then
  * removes the old. A compose stopped in between (a server killed during a deploy, whose compose a
- * restart stops: leftovers.ts) leaves the renamed container behind, and the next `up` fails on it (v2:
+ * restart stops: instances/interrupted-work.ts) leaves the renamed container behind, and the next `up` fails on it (v2:
  * `Conflict. The container name "/a39be9fcdc0a_builder-app-1" is already in use`, as it takes the same
  * temporary name again). The renamed container is the half of the swap that is not wanted: v2's is
  * the new one that never got its name, v1's the old one already stopped. Removing it leaves the

@@ -6,7 +6,7 @@
  * `.env`), read any file of the server through `env_file` or `dockerfile`, or mount `/`.
  *
  * - Paths (`composePaths: "stack"`, the default): every path a compose file names
- *   (compose-references.ts) is resolved as the system will resolve it — relative to its project folder,
+ *   (compose/references.ts) is resolved as the system will resolve it — relative to its project folder,
  *   after compose's substitution, each symbolic link followed to its target — and must stay inside the
  *   stack's root: its folder, or for a git stack its checked-out tree. `"unrestricted"` lets paths
  *   leave it, but never into chronicle's data folder (other stacks, the event log, the keys) nor to a

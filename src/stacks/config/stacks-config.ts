@@ -95,7 +95,7 @@ const securitySchema = z.strictObject(
 );
 type SecurityInput = z.output<typeof securitySchema>;
 
-/** An environment's security settings with the defaults filled in (compose-security.ts). */
+/** An environment's security settings with the defaults filled in (compose/security.ts). */
 const securityOf = (input: SecurityInput | undefined): ComposeSecurity => ({
   composePaths: input?.composePaths ?? DEFAULT_COMPOSE_SECURITY.composePaths,
   bindMounts: input?.bindMounts ?? DEFAULT_COMPOSE_SECURITY.bindMounts,

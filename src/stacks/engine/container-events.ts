@@ -6,7 +6,7 @@
  * time of the last event seen (`since`), so what happened meanwhile is replayed; the listeners are told
  * the engine went away and came back, as their view may have missed something either way.
  *
- * This is the engine's live state, outside the event log (as stack-status.ts): nothing is recorded.
+ * This is the engine's live state, outside the event log (as stack/status.ts): nothing is recorded.
  */
 import type Docker from 'dockerode';
 import { merge, Observable, share } from 'rxjs';

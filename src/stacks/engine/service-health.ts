@@ -3,7 +3,7 @@
  * healthy where it has a health check) or have completed as a one-shot; a container that exited non-zero
  * or turned unhealthy fails the run. Compose v1's `up -d` returns as soon as the containers are started,
  * and v2's `up --wait` stops at the first container that exits, one-shots included (`container x exited
- * (0)`), so the engine is asked until every container is settled (service.ts decides when).
+ * (0)`), so the engine is asked until every container is settled (stacks-service.ts decides when).
  *
  * `judge` is pure: one look at the containers gives ready, waiting or failed. `watchServices` asks the
  * engine (dockerode) until the answer is not `waiting` or the deadline passes.
@@ -49,7 +49,7 @@ export const isCompletedOneShot = (state: string, exitCode: number, restartPolic
 
 /**
  * One look at the containers an `up` started. `oneShots`: the services the compose file declares
- * one-shots (stack-status.ts `oneShotServices`); one of them that exited 0 is done, any other that
+ * one-shots (stack/status.ts `oneShotServices`); one of them that exited 0 is done, any other that
  * exited 0 stopped when it should run (as v2's `--wait` sees it too). Pure.
  */
 export function judge(containers: readonly ContainerRun[], oneShots: ReadonlySet<string>): Judgement {

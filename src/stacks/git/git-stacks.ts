@@ -4,7 +4,7 @@
  * file at the deployed commit) plus `git.json` with the git settings, credentials and webhook secret
  * (mode 0600, never answered). Its settings are recorded as `GitStackConfigured` events without them.
  *
- * Input checks and `git.json` are in git-settings.ts.
+ * Input checks and `git.json` are in git/settings.ts.
  *
  * Every deploy fetches the branch into a bare cache repository (`<data>/git-cache/<env>/<name>/`),
  * writes the compose file when it changed, and runs a recorded deploy whose details carry the
@@ -583,7 +583,7 @@ export class GitStacks implements ComposeTrees {
 
   /**
    * A git sync's commit held to the environment's security settings before it becomes the stack's
-   * compose file (stack-security.ts): a commit that breaks them fails the run and changes nothing.
+   * compose file (stack/security.ts): a commit that breaks them fails the run and changes nothing.
    */
   private async checkFetched(ref: StackRef, settings: GitSettings, compose: string): Promise<void> {
     const stack = { ...(await getStack(this.dataDir, ref)), compose };
@@ -704,7 +704,7 @@ export class GitStacks implements ComposeTrees {
 
   /**
    * A webhook delivery whose signature the route has verified with `webhookSecret` while it read the
-   * body (stacks-routes-git.ts). A delivery id already handled, a ping, and a push to another branch are
+   * body (stacks/routes/git.ts). A delivery id already handled, a ping, and a push to another branch are
    * ignored; anything else deploys (trigger webhook). The ids of handled deliveries are recorded.
    */
   async webhook(

@@ -2,7 +2,7 @@
  * Work a stacks instance left unfinished when it died (kill -9, a crash, a lost host): its runs still
  * `running`, its jobs without a result, and the compose process groups they may have left behind.
  *
- * Compose runs detached, in a process group of its own (compose-runner.ts), so it outlives a server
+ * Compose runs detached, in a process group of its own (compose/runner.ts), so it outlives a server
  * killed during a deploy. Its group is recorded when it starts (RunComposeStarted, JobComposeStarted).
  * Before a stack with such work is free again, the group must be gone: an instance on the host that ran
  * it stops it (SIGTERM, then SIGKILL after a grace), with the stack claimed meanwhile (a deploy of it is

@@ -1,7 +1,7 @@
 import type { JobMessage } from '../../../streams/stacks.js';
 
 /**
- * How a job's messages travel to its subscribers (job-subscription.ts): in shared chunks, counted in
+ * How a job's messages travel to its subscribers (jobs/subscription.ts): in shared chunks, counted in
  * bytes, not in messages: a line may be 16 bytes or 64 KiB, and memory follows bytes.
  */
 

@@ -383,7 +383,7 @@ export class JobBook {
 
   /**
    * Closes the jobs a stopped server left running (no process of ours runs them), except those in
-   * `hold` (their compose may still run: see leftovers.ts): each gets a failed result, so polls and
+   * `hold` (their compose may still run: see instances/interrupted-work.ts): each gets a failed result, so polls and
    * event streams end. Returns their ids.
    */
   async closeInterruptedJobs(

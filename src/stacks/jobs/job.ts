@@ -25,7 +25,7 @@ export interface JobStart {
   environmentId: EnvironmentId;
   userId: string | null;
   runId: number | null;
-  /** It waits for a compose slot (job-queue.ts): JobQueued is appended with JobStarted. */
+  /** It waits for a compose slot (jobs/queue.ts): JobQueued is appended with JobStarted. */
   queued?: { ahead: number; limit: number };
 }
 

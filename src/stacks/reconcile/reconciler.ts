@@ -33,7 +33,7 @@ import {
 } from './plan.js';
 
 /**
- * The `deploy_log_reconcile` job: lists the log folders, plans (reconcile-plan.ts), deletes orphan
+ * The `deploy_log_reconcile` job: lists the log folders, plans (reconcile/plan.ts), deletes orphan
  * files and flags records, and records all of it as events of its own execution stream.
  *
  * Speed (bench/reconcile.ts): a folder is read once (`readdir`); only entries without a record are

@@ -219,7 +219,7 @@ export class RunBook {
   /**
    * Closes every run still `running` whose instance is gone (a server stopped or killed during the
    * deploy; never a run another live instance runs), except those in `hold` (their compose may still
-   * run: see leftovers.ts). Each is completed `failed` with a clear message, exit code unknown (stored
+   * run: see instances/interrupted-work.ts). Each is completed `failed` with a clear message, exit code unknown (stored
    * as 1). Returns their ids.
    */
   async closeInterruptedRuns(hold: ReadonlySet<number> = new Set()): Promise<number[]> {

@@ -48,7 +48,7 @@ export interface RunStart {
   composeHash: string;
   envHash: string;
   extra?: Record<string, string | number | boolean | null>;
-  /** Its job waits for a compose slot (job-queue.ts): the run starts `queued` (RunQueued). */
+  /** Its job waits for a compose slot (jobs/queue.ts): the run starts `queued` (RunQueued). */
   queued?: { ahead: number; limit: number };
 }
 

@@ -15,7 +15,7 @@ import { StacksError } from '../errors.js';
 import { type DeployedParts, evolveAuthors, NO_AUTHORS, type StackAuthors, whyChecked } from './authors.js';
 import { COMPOSE_FILE, composeHash, envHash, type Stack, stackDir } from './store.js';
 
-/** How a deploy came by its compose text (stack-authors.ts). */
+/** How a deploy came by its compose text (stack/authors.ts). */
 export type DeployHow = Pick<DeployedParts, 'fetchedFromGit' | 'pinnedBy'>;
 
 export class StackSecurity {

@@ -1,5 +1,5 @@
 /**
- * Schemas of a stack's Activity (src/http/stacks-routes-activity.ts, src/stacks/activity.ts): the stack
+ * Schemas of a stack's Activity (src/http/stacks/routes/activity.ts, src/stacks/stack/activity.ts): the stack
  * operations (start, stop, restart, down) that ended, with who, when, how, and their kept output.
  * They are jobs, not deploy runs: `GET …/deploys` never lists them. Registered, documented and typed for
  * the page like the route table's (client.ts). This module imports no Node module.

@@ -1,6 +1,6 @@
 /**
  * Schemas of the routes that list the compose projects an engine runs without chronicle and adopt one
- * as a stack (src/http/stacks-routes-adoption.ts, src/stacks/adoption.ts). Registered, documented and
+ * as a stack (src/http/stacks/routes/adoption.ts, src/stacks/stack/adoption.ts). Registered, documented and
  * typed for the page like the route table's (client.ts). This module imports no Node module.
  */
 import { z } from 'zod';

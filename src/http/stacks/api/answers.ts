@@ -79,7 +79,7 @@ export const StackContainer = z
   })
   .meta({ id: 'StackContainer', description: "One of a stack's containers, as the Docker engine shows it." });
 
-/** A stack's state word (src/stacks/stack-status.ts `stackStateOf`). */
+/** A stack's state word (src/stacks/stack/status.ts `stackStateOf`). */
 export const STACK_STATE = z
   .enum(['running', 'unhealthy', 'partial', 'stopped', 'not deployed', 'unknown'])
   .meta({
@@ -87,7 +87,7 @@ export const STACK_STATE = z
       '`running`: every container runs (or is a one-shot that completed: exit 0 of a service declared one by `restart: "no"`/`on-failure` or `service_completed_successfully`) and every service `up` starts has one; `unhealthy`: one that runs fails its health check; `partial`: some run; `stopped`: none does; `not deployed`: no container; `unknown`: the engine did not answer within 2 s or cannot be reached.',
   });
 
-/** A stack's state on its engine, read when the stack is read (src/stacks/stack-status.ts). */
+/** A stack's state on its engine, read when the stack is read (src/stacks/stack/status.ts). */
 const STACK_STATUS = {
   state: STACK_STATE,
   stateReason: z.string().nullable().meta({ description: 'Why the state is `unknown`; null otherwise.' }),

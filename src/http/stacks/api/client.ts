@@ -1,7 +1,7 @@
 /**
  * The typed pieces a client of the stacks API needs, taken from the same schemas the server validates
  * with: what each route takes (params, query, body) and what it answers, by status. The web page calls
- * the API through these types (src/http/stacks-ui/api.ts, type-checked by `npm run lint`), so a renamed
+ * the API through these types (src/http/stacks/ui/api.ts, type-checked by `npm run lint`), so a renamed
  * field breaks its build, not its page. Nothing here imports a Node module.
  *
  * ```ts

@@ -1,6 +1,6 @@
 /**
  * Schemas of the routes that read a stack's containers on its Docker engine (src/http/
- * stacks-routes-containers.ts): their state, their logs, a stack's logs. Registered, documented and
+ * stacks/routes/containers.ts): their state, their logs, a stack's logs. Registered, documented and
  * typed for the page like the route table's (routes.ts, client.ts). This module imports no Node module.
  */
 import { z } from 'zod';

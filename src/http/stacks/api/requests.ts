@@ -272,7 +272,7 @@ const Variable = z
 /**
  * A variable of PUT …/variables: as Variable, but a secret may come back as `value: null` to keep the
  * value the stack holds (secret values are never answered, so a client cannot send them back;
- * stacks-kept-secrets.ts). A null anywhere else (a non-secret, a name with no stored secret) is refused
+ * stacks/kept-secrets.ts). A null anywhere else (a non-secret, a name with no stored secret) is refused
  * by the service's variables check: `variables[0].value (MODE) must be a string`.
  */
 const KeptVariable = z

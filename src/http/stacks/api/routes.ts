@@ -72,7 +72,7 @@ const ENV_403 = (action: 'view' | 'edit') =>
 const ENV_404 = 'No environment with that id (`Environment not found`)';
 const STACK_404 = `${ENV_404}, or no such stack (\`Stack not found\`).`;
 const GIT_STACK_404 = 'No such git stack (`Git stack not found`).';
-/** A compose file the compose that will run it refuses (src/stacks/compose-check.ts). */
+/** A compose file the compose that will run it refuses (src/stacks/compose/check.ts). */
 const COMPOSE_422 = fail(
   "The compose that will run the stack refuses the file (`config --quiet`, with the stack's variables, beside its compose file): `The compose file is invalid (compose config): <compose's message>`, ending `(at line N, column M)` when the key it names is found. Nothing is saved.",
 );

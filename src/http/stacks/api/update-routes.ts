@@ -1,6 +1,6 @@
 /**
  * Schemas of the routes that say whether a newer image is in the registry for a stack's services
- * (src/http/stacks-routes-updates.ts, src/stacks/engine/image-updates.ts). Registered, documented and
+ * (src/http/stacks/routes/updates.ts, src/stacks/engine/image-updates.ts). Registered, documented and
  * typed for the page like the route table's (client.ts). This module imports no Node module.
  */
 import { z } from 'zod';

@@ -4,7 +4,7 @@ import type { StacksFastify } from '../openapi.js';
 import { viewedEnvironment } from '../request.js';
 
 /**
- * A stack's Activity (src/stacks/activity.ts): its start, stop, restart and down operations, and one's
+ * A stack's Activity (src/stacks/stack/activity.ts): its start, stop, restart and down operations, and one's
  * kept output. `view` on the stack's environment, as its runs.
  */
 export function activityRoutes(app: StacksFastify, service: StacksService): void {

@@ -10,7 +10,7 @@ import { userOf } from '../request.js';
 import type { EngineFeed } from './events.js';
 
 /**
- * Compose projects an engine runs without chronicle, and their adoption (src/stacks/adoption.ts). Both
+ * Compose projects an engine runs without chronicle, and their adoption (src/stacks/stack/adoption.ts). Both
  * routes are for admins only: the list shows other people's projects and host folders, and adopting
  * reads host files at paths the containers' labels name (labels anyone who may start a container on
  * the engine writes), which no environment's `edit` grant reaches otherwise.

@@ -88,7 +88,7 @@ const MAX_BACKLOG = 1024 * 1024;
 /** Places remembered; the oldest are forgotten past it (their streams have long ended). */
 const MAX_PLACES = 10_000;
 
-/** The Docker engines' container events, when the server follows them (stacks-app.ts). */
+/** The Docker engines' container events, when the server follows them (stacks/app.ts). */
 export interface EngineFeed {
   engines: Engines;
   events: ContainerEvents;

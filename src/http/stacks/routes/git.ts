@@ -22,7 +22,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * The route proves its caller by other means than the bearer token (the webhook's signature), or
-     * needs none (the OpenAPI document): set from its schema's `security: []` (stacks-app.ts).
+     * needs none (the OpenAPI document): set from its schema's `security: []` (stacks/app.ts).
      */
     withoutToken?: boolean;
   }
@@ -102,7 +102,7 @@ export function gitStackRoutes(app: StacksFastify, git: GitStacks): void {
  * the request, so params and query are still as they came).
  */
 const webhookRefOf = (request: { params: unknown; query: unknown }): StackRef => {
-  // The app's query parser gives each parameter once, as a string (stacks-app.ts).
+  // The app's query parser gives each parameter once, as a string (stacks/app.ts).
   const raw = (request.query ?? {}) as { env?: string };
   return {
     name: parseStackName((request.params as { name?: unknown }).name),

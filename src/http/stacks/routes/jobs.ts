@@ -96,7 +96,7 @@ export function jobRoutes(
             error: (error: unknown) => {
               if (!(error instanceof JobSubscriberTooSlowError)) return stream.end();
               // Too far behind the job: it is told why and where to resume (Last-Event-ID), then let go;
-              // one that reads no more is cut off after droppedClientGraceMs (stacks-limits.ts).
+              // one that reads no more is cut off after droppedClientGraceMs (stacks/limits.ts).
               const lastEventId = error.lastIndex >= 0 ? String(error.lastIndex) : null;
               stream.send(JSON.stringify({ type: 'dropped', reason: error.message, lastEventId }));
               stream.end(limits.droppedClientGraceMs);

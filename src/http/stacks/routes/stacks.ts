@@ -47,7 +47,7 @@ export function stackRoutes(
     return { name, environmentId: request.query.env };
   };
 
-  /** The engine's view of stacks (stack-status.ts): state, stateReason, containers. */
+  /** The engine's view of stacks (stack/status.ts): state, stateReason, containers. */
   const statusesOf = async (
     env: StackRef['environmentId'],
     stacks: ReadonlyArray<{ name: string; compose?: string }>,
@@ -152,7 +152,7 @@ export function stackRoutes(
     handler: async (request) => {
       const user = userOf(request);
       const ref = refOf(request, user, 'edit', request.params.name);
-      // A secret sent as null keeps its value (stacks-kept-secrets.ts).
+      // A secret sent as null keeps its value (stacks/kept-secrets.ts).
       const stored = (await service.getStack(ref)).variables;
       const saved = await service.setVariables(
         ref,

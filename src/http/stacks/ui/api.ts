@@ -1,9 +1,9 @@
 /**
  * Every call the page makes to the stacks API, in one module, typed from the schemas the server
- * validates with (src/http/stacks-api: its types only, so no zod reaches the bundle). `ROUTES` names
+ * validates with (src/http/stacks/api: its types only, so no zod reaches the bundle). `ROUTES` names
  * each route the page calls with the method and URL the route table gives it, checked by `satisfies`:
  * a renamed route, a moved URL, a renamed field of an answer or body breaks `npm run lint` (tsc,
- * src/http/stacks-ui/tsconfig.json), not the page. esbuild bundles this file with the page
+ * src/http/stacks/ui/tsconfig.json), not the page. esbuild bundles this file with the page
  * (scripts/build-ui.mjs).
  *
  * The page authenticates with its session cookie (same origin, sent by the browser); a 401 anywhere
