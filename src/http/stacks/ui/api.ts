@@ -221,6 +221,12 @@ async function call<N extends Called, A>(name: N, request: Call<N> = {}): Promis
 
 const runParams = (name: string, id: number) => ({ name, runId: String(id) });
 
+/** How long a streamed read takes chunks before it lets the page paint (streamRunLog). */
+const YIELD_MS = 50;
+
+/** Resolves once the page painted a frame (a task after the next animation frame's callbacks). */
+const afterPaint = () => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+
 export const api = {
   session: () => call<'getSession', SessionUser>('getSession'),
   signIn: (token: string) => call<'signIn', SessionUser>('signIn', { body: { token } }),
@@ -296,10 +302,18 @@ export const api = {
       throw new ApiError(response.status, messageOf(response, value));
     }
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    // Chunks the browser already holds are read one after the other in microtasks, never letting the
+    // page paint: a fast server's 200,000 lines would all be taken before the first is shown. So the
+    // page paints after the first chunk, and then after each YIELD_MS of taking chunks.
+    let paintAt = 0;
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
       onChunk(value);
+      if (performance.now() >= paintAt) {
+        await afterPaint();
+        paintAt = performance.now() + YIELD_MS;
+      }
     }
   },
   runLogFollowUrl: (name: string, id: number) => pathOf('getRunLog', runParams(name, id), { follow: 'true' }),

@@ -250,9 +250,10 @@ export function StackPage({
   };
 
   if (!stack && error) return html`<p class="error-line" role="alert">${error}</p>`;
-  // The logs tab needs only the stack's name: its lines are read while the stack itself is read (the
-  // first lines of a long log do not wait for the compose file and the engine's status).
-  if (!stack && current !== 'logs') return html`<p class="muted">Loading…</p>`;
+  // The logs and deploys tabs need only the stack's name: a container's lines and a run's log are read
+  // while the stack itself is read (the first lines of a long log do not wait for the compose file and
+  // the engine's status).
+  if (!stack && current !== 'logs' && current !== 'deploys') return html`<p class="muted">Loading…</p>`;
   return html`
     <section aria-labelledby="stack-title">
       <div class="page-head">
