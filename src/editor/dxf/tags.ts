@@ -74,31 +74,12 @@ export class TagList {
     return negative ? -x : x;
   }
 
-  /** The value of tag i as an integer (0 when it is none). */
+  /** The value of tag i as an integer (0 when it is none), as `parseInt` reads it. */
   int(i: number): number {
-    const text = this.text;
-    const end = this.ends[i] as number;
-    let p = this.starts[i] as number;
-    while (p < end && text.charCodeAt(p) === 32) p++;
-    let negative = false;
-    if (p < end && text.charCodeAt(p) === 45) {
-      negative = true;
-      p++;
-    }
-    let n = 0;
-    let digits = 0;
-    while (p < end) {
-      const c = text.charCodeAt(p) - 48;
-      if (c < 0 || c > 9) break;
-      n = n * 10 + c;
-      digits++;
-      p++;
-    }
-    if (digits === 0 || digits > 15) {
-      const parsed = Number.parseInt(this.value(i), 10);
-      return Number.isNaN(parsed) ? 0 : parsed;
-    }
-    return negative ? -n : n;
+    const n = scanInt(this.text, this.starts[i] as number, this.ends[i] as number, 15);
+    if (!Number.isNaN(n)) return n;
+    const parsed = Number.parseInt(this.value(i), 10);
+    return Number.isNaN(parsed) ? 0 : parsed;
   }
 }
 
@@ -109,8 +90,16 @@ function slowReal(value: string): number {
   return Number.isNaN(p) ? 0 : p;
 }
 
-/** Parses a group-code line: optional spaces, optional minus, digits, optional spaces/CR. NaN when not a code. */
+/** Parses a group-code line: up to five digits (see scanInt). NaN when not a code. */
 function parseCode(text: string, start: number, end: number): number {
+  return scanInt(text, start, end, 5);
+}
+
+/**
+ * The integer text[start, end) holds, read in place (no string made): optional spaces or tabs, an
+ * optional minus, 1 to `maxDigits` digits, optional spaces, tabs or CR. NaN for anything else.
+ */
+function scanInt(text: string, start: number, end: number, maxDigits: number): number {
   let i = start;
   while (i < end) {
     const c = text.charCodeAt(i);
@@ -136,7 +125,7 @@ function parseCode(text: string, start: number, end: number): number {
     if (c !== 32 && c !== 9 && c !== 13) return Number.NaN;
     i++;
   }
-  if (digits === 0 || digits > 5) return Number.NaN;
+  if (digits === 0 || digits > maxDigits) return Number.NaN;
   return negative ? -value : value;
 }
 

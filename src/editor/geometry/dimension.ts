@@ -7,7 +7,7 @@
  */
 import type { DxfTag, InsertEntity, Point3, RawEntity } from '../model.js';
 import { applyPoint, compose, type Matrix, mapAngle, type Similarity, similarity } from './matrix.js';
-import { standInCommon } from './raw-tags.js';
+import { standInCommon, subclassStart } from './raw-tags.js';
 
 export const isDimensionType = (dxfType: string) => dxfType.toUpperCase() === 'DIMENSION';
 
@@ -24,8 +24,7 @@ const num = (t: DxfTag | undefined) => {
 
 /** Where the dimension's own group codes start: after its AcDbDimension marker (all of them without one). */
 function dimensionStart(tags: readonly DxfTag[]): number {
-  const at = tags.findIndex((t) => t.code === 100 && t.value === 'AcDbDimension');
-  return at < 0 ? 0 : at + 1;
+  return subclassStart(tags, 'AcDbDimension');
 }
 
 function code(tags: readonly DxfTag[], c: number): DxfTag | undefined {

@@ -20,6 +20,7 @@ import {
   type Similarity,
   similarity,
 } from './matrix.js';
+import { subclassStart } from './raw-tags.js';
 
 export const isHatchType = (dxfType: string) => dxfType.toUpperCase() === 'HATCH';
 
@@ -38,8 +39,7 @@ const PER_SPAN = 8;
 
 /** The index after the AcDbHatch marker (0 when the tags have none). */
 function hatchStart(tags: readonly DxfTag[]): number {
-  const at = tags.findIndex((t) => t.code === 100 && t.value === 'AcDbHatch');
-  return at < 0 ? 0 : at + 1;
+  return subclassStart(tags, 'AcDbHatch');
 }
 
 function flipped(tags: readonly DxfTag[]): boolean {

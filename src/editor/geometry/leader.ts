@@ -19,7 +19,7 @@ import type {
   SplineEntity,
 } from '../model.js';
 import { applyPoint, applyVector, type Matrix } from './matrix.js';
-import { standInCommon } from './raw-tags.js';
+import { standInCommon, subclassStart } from './raw-tags.js';
 
 /** What a leader looks up in its drawing: its dimension style's values and blocks by record handle. */
 interface LeaderLookup {
@@ -37,8 +37,7 @@ const num = (t: DxfTag | undefined) => {
 
 /** Where the leader's own codes start: after its AcDbLeader marker (all of them without one). */
 function leaderStart(tags: readonly DxfTag[]): number {
-  const at = tags.findIndex((t) => t.code === 100 && t.value === 'AcDbLeader');
-  return at < 0 ? 0 : at + 1;
+  return subclassStart(tags, 'AcDbLeader');
 }
 
 /** Its vertices in file order: each opens at a 10, its 20 and 30 follow. */

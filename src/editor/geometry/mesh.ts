@@ -7,7 +7,7 @@
  */
 import type { DxfTag, LineEntity, Point3, RawEntity } from '../model.js';
 import { applyPoint, type Matrix } from './matrix.js';
-import { standInCommon } from './raw-tags.js';
+import { standInCommon, subclassStart } from './raw-tags.js';
 
 const num = (t: DxfTag | undefined) => {
   const n = t ? Number(t.value) : Number.NaN;
@@ -16,8 +16,7 @@ const num = (t: DxfTag | undefined) => {
 
 /** Where the mesh's own group codes start: after its AcDbSubDMesh marker (all of them without one). */
 function meshStart(tags: readonly DxfTag[]): number {
-  const at = tags.findIndex((t) => t.code === 100 && t.value === 'AcDbSubDMesh');
-  return at < 0 ? 0 : at + 1;
+  return subclassStart(tags, 'AcDbSubDMesh');
 }
 
 /** The index of each vertex's 10 tag, in order (the 92 count's vertices, x, y, z as 10, 20, 30). */

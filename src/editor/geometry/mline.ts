@@ -15,7 +15,7 @@
 import type { ArcEntity, DxfTag, LineEntity, Point3, RawEntity } from '../model.js';
 import { applyPoint, applyVector, type Matrix } from './matrix.js';
 import { cross, dot, normalize } from './ocs.js';
-import { standInCommon } from './raw-tags.js';
+import { standInCommon, subclassStart } from './raw-tags.js';
 
 export const isMlineType = (dxfType: string) => dxfType.toUpperCase() === 'MLINE';
 
@@ -77,8 +77,7 @@ const num = (t: DxfTag | undefined, fallback = 0) => {
 const VERTEX_CODES = new Set([11, 21, 31, 12, 22, 32, 13, 23, 33, 74, 41, 75, 42]);
 
 function mlineStart(tags: readonly DxfTag[]): number {
-  const at = tags.findIndex((t) => t.code === 100 && t.value === 'AcDbMline');
-  return at < 0 ? 0 : at + 1;
+  return subclassStart(tags, 'AcDbMline');
 }
 
 /** Where the vertex data is: from the first 11 after the marker to the first tag of another code. */

@@ -9,7 +9,7 @@
  */
 import type { DxfTag, LwPolylineEntity, Point3, RawEntity } from '../model.js';
 import { applyPoint, applyVector, type Matrix } from './matrix.js';
-import { outlineOf } from './raw-tags.js';
+import { outlineOf, subclassStart } from './raw-tags.js';
 
 export const isWipeoutType = (dxfType: string) => dxfType.toUpperCase() === 'WIPEOUT';
 
@@ -19,8 +19,7 @@ const num = (t: DxfTag | undefined, fallback = 0) => {
 };
 
 function wipeoutStart(tags: readonly DxfTag[]): number {
-  const at = tags.findIndex((t) => t.code === 100 && t.value === 'AcDbWipeout');
-  return at < 0 ? 0 : at + 1;
+  return subclassStart(tags, 'AcDbWipeout');
 }
 
 function pointAt(tags: readonly DxfTag[], code: number, fallback: Point3): Point3 {
