@@ -124,7 +124,6 @@ export async function startEditor(
     auditContext(store, session),
     { origins: new OriginPolicy(options.allowOrigins) },
   );
-  await app.ready();
   const listener = new EditorListener(app);
   let bound: number;
   try {
@@ -132,7 +131,6 @@ export async function startEditor(
     process.stderr.write(`editor listening on http://127.0.0.1:${bound}\n`);
   } catch (error) {
     await session.close();
-    await app.close();
     throw new EditorStartError(`editor: cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`, {
       cause: error,
     });
@@ -149,7 +147,6 @@ export async function startEditor(
     } catch (error) {
       await listener.close();
       await session.close();
-      await app.close();
       throw new EditorStartError(`gui: cannot listen on 127.0.0.1:0: ${(error as Error).message}`, {
         cause: error,
       });
@@ -163,7 +160,6 @@ export async function startEditor(
       const closing = listener.close();
       await viewer?.close();
       await session.close();
-      await app.close();
       await Promise.race([closing, new Promise((r) => setTimeout(r, 1000))]);
     },
   };

@@ -24,9 +24,12 @@ import { documentIndex } from '../../editor/query/document-index.js';
 import { runQuery } from '../../editor/query/index.js';
 import type { QueryRequest } from '../../editor/query/request.js';
 import type { EventStore, RecordedEvent } from '../../store/types.js';
-import type { HttpAnswer } from './mutation-wrapper.js';
+import { failureAnswer, type JsonAnswer } from './answer.js';
 import { ENTITY_QUERY_PARAMS, entitiesQuery, type RouteInput } from './routes.js';
 import { statusOfCode } from './status.js';
+
+/** What an audit route answers: JSON, as the dispatcher's answers are (MCP reads the body as one). */
+type AuditAnswer = JsonAnswer<Answer>;
 
 /** What the audit routes read: the store, the sessions read model and the session histories. */
 export interface AuditContext {
@@ -128,9 +131,9 @@ function ensureRevision(doc: DocumentHistory, revision: number, name: string): n
   return revision;
 }
 
-const ok = (fields: Record<string, unknown>): HttpAnswer => ({
+const ok = (fields: Record<string, unknown>): AuditAnswer => ({
   status: 200,
-  body: { ok: true, status: 'completed', ...fields } as Answer,
+  body: { ok: true, status: 'completed', ...fields },
 });
 
 const isProcessAlive = (pid: number): boolean => {
@@ -173,7 +176,7 @@ function sessionRow(summary: SessionSummary, ctx: AuditContext) {
   };
 }
 
-async function listSessions(ctx: AuditContext): Promise<HttpAnswer> {
+async function listSessions(ctx: AuditContext): Promise<AuditAnswer> {
   const rows = Object.values((await ctx.sessions.read()).sessions)
     .sort((a, b) => a.first_position - b.first_position)
     .map((summary) => sessionRow(summary, ctx));
@@ -188,7 +191,7 @@ const OP_OF_TYPE: Readonly<Record<string, string>> = {
   StepRedone: 'redo',
 };
 
-async function sessionEvents(ctx: AuditContext, input: RouteInput): Promise<HttpAnswer> {
+async function sessionEvents(ctx: AuditContext, input: RouteInput): Promise<AuditAnswer> {
   const sessionId = input.params.session_id ?? '';
   const q = input.query;
   const from = wholeParam(q, 'from', 0, Number.MAX_SAFE_INTEGER);
@@ -267,7 +270,7 @@ async function documentHistory(
   return { sessionId, history, doc };
 }
 
-async function history(ctx: AuditContext, input: RouteInput): Promise<HttpAnswer> {
+async function history(ctx: AuditContext, input: RouteInput): Promise<AuditAnswer> {
   const { sessionId, doc } = await documentHistory(ctx, input);
   const offset = wholeParam(input.query, 'offset', 0, Number.MAX_SAFE_INTEGER);
   const limit = limitParam(input.query, HISTORY_LIMIT_DEFAULT, HISTORY_LIMIT_MAX);
@@ -294,7 +297,7 @@ async function history(ctx: AuditContext, input: RouteInput): Promise<HttpAnswer
   });
 }
 
-async function entitiesAt(ctx: AuditContext, input: RouteInput): Promise<HttpAnswer> {
+async function entitiesAt(ctx: AuditContext, input: RouteInput): Promise<AuditAnswer> {
   const revision = revisionParam(input.params.revision, 'revision');
   let where: unknown;
   if (input.query.where !== undefined) {
@@ -316,7 +319,7 @@ async function entitiesAt(ctx: AuditContext, input: RouteInput): Promise<HttpAns
   return ok({ session_id: sessionId, document_id: doc.document_id, revision, ...answer });
 }
 
-async function diff(ctx: AuditContext, input: RouteInput): Promise<HttpAnswer> {
+async function diff(ctx: AuditContext, input: RouteInput): Promise<AuditAnswer> {
   const from = revisionParam(input.query.from, 'from');
   const to = revisionParam(input.query.to, 'to');
   const offset = wholeParam(input.query, 'offset', 0, Number.MAX_SAFE_INTEGER);
@@ -351,7 +354,7 @@ async function diff(ctx: AuditContext, input: RouteInput): Promise<HttpAnswer> {
   });
 }
 
-type Handler = (ctx: AuditContext, input: RouteInput) => Promise<HttpAnswer>;
+type Handler = (ctx: AuditContext, input: RouteInput) => Promise<AuditAnswer>;
 
 const HANDLERS: Readonly<Record<string, Handler>> = {
   '/sessions': (ctx) => listSessions(ctx),
@@ -361,24 +364,22 @@ const HANDLERS: Readonly<Record<string, Handler>> = {
   '/documents/:document_id/diff': diff,
 };
 
-/** The audit routes bound to `ctx`: each answers `{ ok: false, code, error }` on any failure. */
+/**
+ * The audit routes bound to `ctx`: an editor error answers `{ ok: false, code, error }` with its code's
+ * status; anything else thrown is the listener's 500 `internal_error`, as for every route.
+ */
 export function auditRoutes(
   ctx: AuditContext,
-): Array<AuditRouteInfo & { handle: (input: RouteInput) => Promise<HttpAnswer> }> {
+): Array<AuditRouteInfo & { handle: (input: RouteInput) => Promise<AuditAnswer> }> {
   return AUDIT_ROUTES.map((route) => ({
     ...route,
-    handle: async (input: RouteInput): Promise<HttpAnswer> => {
+    handle: async (input: RouteInput): Promise<AuditAnswer> => {
       try {
         return await (HANDLERS[route.path] as Handler)(ctx, input);
       } catch (error) {
-        if (error instanceof EditorError) {
-          return {
-            status: statusOfCode(error.code),
-            body: { ok: false, code: error.code, error: error.message },
-          };
-        }
-        const message = error instanceof Error ? error.message : String(error);
-        return { status: 500, body: { ok: false, code: 'internal_error', error: message } };
+        if (error instanceof EditorError)
+          return failureAnswer(statusOfCode(error.code), error.code, error.message);
+        throw error;
       }
     },
   }));

@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import { loopbackHost } from '../loopback-host.js';
-import { type DirectRoute, directRouteOf, type RawAnswer } from './app.js';
+import { failureAnswer, type HttpAnswer, internalError, noContent } from './answer.js';
+import type { EditorApp } from './app.js';
 import { IDLE_MS, MAX_BODY_BYTES, MAX_CONNECTIONS, MAX_HEAD_BYTES } from './limits.js';
 import { REASONS } from './status.js';
 
@@ -55,44 +55,48 @@ function parseHead(text: string): Head | undefined {
   };
 }
 
+const headOf = (status: number, type: string, length: number) =>
+  `HTTP/1.1 ${status} ${REASONS[status] ?? 'Unknown'}\r\n` +
+  `Content-Type: ${type}\r\n` +
+  `Content-Length: ${length}\r\n${CORS_AND_TRANSPORT}\r\n`;
+
 /**
- * A complete answer: status line, the spec's headers, and a JSON body (none for 204 or a null body), or
- * other bytes of their own type (the PNG of POST /capture).
+ * An answer's bytes: the status line, the spec's headers, and the JSON body with `http_status` added,
+ * or the answer's own bytes and type (the PNG of POST /capture). Throws when the body cannot be
+ * serialized.
  */
-function answerBytes(status: number, body: string | Buffer, type = 'application/json'): Buffer {
-  const head =
-    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Unknown'}\r\n` +
-    `Content-Type: ${type}\r\n` +
-    `Content-Length: ${typeof body === 'string' ? Buffer.byteLength(body) : body.length}\r\n${CORS_AND_TRANSPORT}\r\n`;
-  // A JSON answer is written as one string into one buffer; other bytes (a PNG) are joined to the head.
-  if (typeof body === 'string') return Buffer.from(head + body, 'utf8');
-  return Buffer.concat([Buffer.from(head, 'latin1'), body]);
+function answerBytes(answer: HttpAnswer): Buffer {
+  if ('bytes' in answer) {
+    return Buffer.concat([
+      Buffer.from(headOf(answer.status, answer.type, answer.bytes.length), 'latin1'),
+      answer.bytes,
+    ]);
+  }
+  // A JSON answer is written as one string into one buffer.
+  const text = JSON.stringify({ ...answer.body, http_status: answer.status });
+  return Buffer.from(headOf(answer.status, 'application/json', Buffer.byteLength(text)) + text, 'utf8');
 }
 
 /** Closes a connection whose answer the kernel has (see the listener's `finish`). */
 const closeAnswered = (socket: Socket) => socket.destroy();
 
-const jsonBody = (status: number, body: Record<string, unknown>) =>
-  JSON.stringify({ ...body, http_status: status });
-
 /**
- * The editor's HTTP transport, in front of the Fastify app: one request per connection, read here so
+ * The editor's HTTP transport, in front of the editor app: one request per connection, read here so
  * that the spec's rules hold where Node's own parser would answer first (unparsable or repeated
- * Content-Length, bodies past the limit), then routed through `app.inject` and written back with
- * exactly the spec's headers. At most 8 connections (Node closes a further one unanswered), 15 s idle
- * read and write time-out, and 15 s in all for the request to arrive (head and declared body); neither
- * runs while the request is served. Loopback only, and the Host guard against DNS rebinding.
+ * Content-Length, bodies past the limit), answered by the app and written back with exactly the spec's
+ * headers. At most 8 connections (Node closes a further one unanswered), 15 s idle read and write
+ * time-out, and 15 s in all for the request to arrive (head and declared body); neither runs while the
+ * request is served (limits.ts). Loopback only, and the Host guard against DNS rebinding.
+ * Whatever is thrown on the way from a request to its bytes is answered 500 `internal_error` here, the
+ * one place.
  */
 export class EditorListener {
   private readonly server: Server;
-  private readonly app: FastifyInstance;
-  /** The editor app's direct path, when `app` is one: plain targets skip `app.inject`. */
-  private readonly direct: DirectRoute | undefined;
+  private readonly app: EditorApp;
   private port = 0;
 
-  constructor(app: FastifyInstance) {
+  constructor(app: EditorApp) {
     this.app = app;
-    this.direct = directRouteOf(app);
     this.server = createServer({ allowHalfOpen: false }, (socket) => this.serve(socket));
     this.server.maxConnections = MAX_CONNECTIONS;
   }
@@ -140,7 +144,7 @@ export class EditorListener {
         }
         head = parseHead(buffered.subarray(0, end).toString('latin1'));
         if (!head) {
-          finish(400, jsonBody(400, { ok: false, code: 'bad_request', error: 'malformed request line' }));
+          finish(answerBytes(failureAnswer(400, 'bad_request', 'malformed request line')));
           return;
         }
         chunk = buffered.subarray(end + HEAD_END.length);
@@ -160,9 +164,10 @@ export class EditorListener {
       arrived();
       // No idle limit while the dispatcher works: an operation longer than it still gets its answer.
       socket.setTimeout(0);
-      void this.answer(head, body).then((answer) =>
-        finish(answer.status, answer.bytes ?? answer.body, answer.type),
-      );
+      void this.answer(head, body)
+        .then(answerBytes)
+        .catch((error: unknown) => answerBytes(internalError(error)))
+        .then(finish);
     };
     // Once the answer is with the kernel, a connection whose request was read whole is closed at once
     // rather than when the client's FIN arrives: the slot frees a round trip sooner, so a client's next
@@ -172,13 +177,12 @@ export class EditorListener {
     // and waits for the client instead: closing over unread data sends RST, which can throw the answer
     // away before the client has read it.
     let readWhole = false;
-    const finish = (status: number, text: string | Buffer, type?: string) => {
+    const finish = (bytes: Buffer) => {
       socket.off('data', onData);
       arrived();
       if (socket.destroyed) return;
       // The idle limit again while the answer is written (spec: read and write).
       socket.setTimeout(IDLE_MS);
-      const bytes = answerBytes(status, text, type);
       // Destroyed a tick after the write's callback, not in it: a socket destroyed inside the callback
       // makes Node 20's stream code build an ERR_STREAM_DESTROYED, stack and all, that nobody reads
       // (afterWrite then errorBuffer; 2% of the server's busy time in a POST /entities profile).
@@ -188,45 +192,13 @@ export class EditorListener {
     socket.on('data', onData);
   }
 
-  private async answer(head: Head, body: Buffer): Promise<RawAnswer> {
+  /** The answer to a request read whole: the Host guard and the CORS preflight, then the app's. */
+  private async answer(head: Head, body: Buffer): Promise<HttpAnswer> {
     if (!loopbackHost(head.host)) {
       const error = `Host ${JSON.stringify(head.host ?? '')} is not allowed: name this machine (127.0.0.1:${this.port}, localhost:${this.port} or [::1]:${this.port})`;
-      return { status: 403, body: jsonBody(403, { ok: false, code: 'forbidden_host', error }) };
+      return failureAnswer(403, 'forbidden_host', error);
     }
-    if (head.method === 'OPTIONS') return { status: 204, body: '' };
-    if (!['GET', 'POST', 'PUT', 'DELETE'].includes(head.method)) {
-      return {
-        status: 405,
-        body: jsonBody(405, {
-          ok: false,
-          code: 'method_not_allowed',
-          error: `${head.method} not supported here`,
-        }),
-      };
-    }
-    try {
-      const direct = this.direct?.(head.method, head.target, body, head.origin);
-      if (direct) return await direct;
-      const response = await this.app.inject({
-        method: head.method as 'GET' | 'POST' | 'PUT' | 'DELETE',
-        url: head.target,
-        headers: {
-          host: head.host ?? '',
-          'content-type': 'application/octet-stream',
-          ...(head.origin === undefined ? {} : { origin: head.origin }),
-        },
-        ...(body.length > 0 ? { payload: body } : {}),
-      });
-      const type = response.headers['content-type'];
-      // JSON as text (the spec's headers say so); anything else (a PNG) as the bytes it is.
-      if (typeof type === 'string' && !type.startsWith('application/json') && response.rawPayload.length > 0)
-        return { status: response.statusCode, body: '', bytes: response.rawPayload, type };
-      return { status: response.statusCode, body: response.payload };
-    } catch (error) {
-      return {
-        status: 500,
-        body: jsonBody(500, { ok: false, code: 'internal_error', error: (error as Error).message }),
-      };
-    }
+    if (head.method === 'OPTIONS') return noContent;
+    return this.app.answer({ method: head.method, target: head.target, body, origin: head.origin });
   }
 }

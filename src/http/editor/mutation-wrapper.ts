@@ -1,5 +1,6 @@
 import type { Answer } from '../../../streams/editor.js';
 import type { Caller } from '../../editor/request.js';
+import type { JsonAnswer } from './answer.js';
 import { statusOfCode } from './status.js';
 
 /** Codes after which the wrapper re-reads state and tries once more (rule 5). */
@@ -14,13 +15,6 @@ const RETRY_CODES = new Set([
 interface Dispatcher {
   /** `caller`: who sent the request (a web page of another origin may not touch files); none = trusted. */
   dispatch(request: unknown, caller?: Caller): Promise<Answer>;
-}
-
-export interface HttpAnswer {
-  status: number;
-  body: Answer;
-  /** An answer that is not JSON (the PNG of POST /capture): sent instead of `body`. */
-  raw?: { type: string; bytes: Buffer };
 }
 
 /**
@@ -74,7 +68,7 @@ export class EditorClient {
     fields: Record<string, unknown>,
     successStatus: number,
     caller?: Caller,
-  ): Promise<HttpAnswer> {
+  ): Promise<JsonAnswer<Answer>> {
     let answer = await this.send(this.envelope(op, fields), caller);
     if (!answer.ok && RETRY_CODES.has(answer.code as string)) {
       const state = await this.dispatcher.dispatch({ protocol: 1, op: 'state' });
@@ -87,7 +81,11 @@ export class EditorClient {
   }
 
   /** The Run path: the request as built, no wrapper, no retry, `state` kept. */
-  async run(request: Record<string, unknown>, successStatus: number, caller?: Caller): Promise<HttpAnswer> {
+  async run(
+    request: Record<string, unknown>,
+    successStatus: number,
+    caller?: Caller,
+  ): Promise<JsonAnswer<Answer>> {
     const answer = await this.send(request, caller);
     return { status: answer.ok ? successStatus : statusOfCode(answer.code), body: answer };
   }
