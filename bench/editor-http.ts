@@ -19,8 +19,9 @@
  *    against bare + fsync; target ours/limit >= 0.5.
  * Each case runs BENCH_ROUNDS times, ours and its limit in turn; the median of the rounds' ratios is held
  * to the target, their spread printed beside it.
- * Reported: requests/s, p50/p99 latency (connect to last byte), failed requests, and the CPU use of
- * the server and of the client over the case (100% = one core). The client runs in this process, on
+ * Reported: requests/s, p50/p99 latency (connect to last byte), failed requests, the CPU use of the
+ * server and of the client over the case (100% = one core), and the server's CPU time per answered
+ * request (the steadiest of them on a machine shared with other work). The client runs in this process, on
  * the same machine as both servers: on a 2-core machine the server has about one core and the client
  * the other, and a client near 100% is what sets the pace (the server is not the limit then).
  * `failed` counts answers other than the expected status, and connections closed unanswered at the
@@ -205,6 +206,11 @@ export async function benchEditorHttp(): Promise<void> {
           'p99 ms': median(results.map((r) => r.p99)),
           failed: results.reduce((n, r) => n + r.failed, 0),
           'server CPU %': Math.round(median(results.map((r) => r.serverCpu)) * 100),
+          // CPU per answered request: what the server spends on one, which the machine's other load
+          // changes far less than the rate (a server starved of its core answers fewer, not dearer).
+          'server µs/req': Math.round(
+            median(results.map((r) => (r.requests === 0 ? 0 : (r.serverCpu / r.perSecond) * 1e6))),
+          ),
           'client CPU %': Math.round(median(results.map((r) => r.clientCpu)) * 100),
         });
       }
