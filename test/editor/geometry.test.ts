@@ -43,6 +43,13 @@ const withExtra = <T extends Entity>(e: T, tags: Array<[number, string | number]
   extra: tags.map(([code, value]) => ({ code, value: String(value) })),
 });
 const box = (min: number[], max: number[]) => ({ min, max });
+/**
+ * Text heights of DejaVu Sans advances (in its units, of which its capitals are 1493 high), as text boxes
+ * measure them: A 1401, B 1405, C 1430, D 1577, E 1294, F 1178, 9 and 0 1303, the degree sign 1024.
+ */
+const em = (units: number) => units / 1493;
+const ABCD = em(1401 + 1405 + 1430 + 1577);
+const AB = em(1401 + 1405);
 
 describe('bounds', () => {
   it('line, circle, point', () => {
@@ -67,11 +74,17 @@ describe('bounds', () => {
     expect(round(bounds(arc([0, 0, 0], 2, 30, 30)))).toEqual(box([-2, -2, 0], [2, 2, 0]));
   });
 
-  it('text from height × characters × 0.6, turned by its rotation', () => {
-    expect(round(bounds(text('ABCD', [10, 20, 0], 2)))).toEqual(box([10, 20, 0], [14.8, 22, 0]));
-    expect(round(bounds(text('ABCD', [10, 20, 0], 2, 90)))).toEqual(box([8, 20, 0], [10, 24.8, 0]));
+  it("text from height × its characters' advances, turned by its rotation", () => {
+    expect(round(bounds(text('ABCD', [10, 20, 0], 2)))).toEqual(
+      round(box([10, 20, 0], [10 + 2 * ABCD, 22, 0])),
+    );
+    expect(round(bounds(text('ABCD', [10, 20, 0], 2, 90)))).toEqual(
+      round(box([8, 20, 0], [10, 20 + 2 * ABCD, 0])),
+    );
     // %%d is one glyph (the degree sign).
-    expect(round(bounds(text('90%%d', [0, 0, 0], 1)))).toEqual(box([0, 0, 0], [1.8, 1, 0]));
+    expect(round(bounds(text('90%%d', [0, 0, 0], 1)))).toEqual(
+      round(box([0, 0, 0], [em(1303 + 1303 + 1024), 1, 0])),
+    );
     // Right-justified: the box ends at the alignment point (11).
     const right = withExtra(text('AB', [0, 0, 0], 1), [
       [72, 2],
@@ -79,18 +92,19 @@ describe('bounds', () => {
       [21, 0],
       [31, 0],
     ]);
-    expect(round(bounds(right))).toEqual(box([8.8, 0, 0], [10, 1, 0]));
+    expect(round(bounds(right))).toEqual(round(box([10 - AB, 0, 0], [10, 1, 0])));
   });
 
   it('mtext: lines split by \\P, formatting codes ignored, placed by its attachment', () => {
     const h = 1 + 5 / 3;
     expect(round(bounds(mtext('AB\\P{\\fArial;CDEF}', [0, 10, 0], 1)))).toEqual(
-      round(box([0, 10 - h, 0], [2.4, 10, 0])),
+      round(box([0, 10 - h, 0], [em(1430 + 1577 + 1294 + 1178), 10, 0])),
     );
-    // Attachment 9 = bottom right; a reference width wraps the paragraph onto 2 lines. The point is at the
-    // bottom of the last line's descenders: its baseline stands Helvetica's descender (207 / 718) above it.
+    // Attachment 9 = bottom right; a reference width wraps the paragraph between its words onto 2 lines
+    // (ABCD is 3.89 heights, ABCD EF 5.99). The point is at the bottom of the last line's descenders: its
+    // baseline stands Helvetica's descender (207 / 718) above it.
     const d = 207 / 718;
-    expect(round(bounds(mtext('ABCDEFGHIJ', [10, 0, 0], 1, { width: 4, attachment: 9 })))).toEqual(
+    expect(round(bounds(mtext('ABCD EF', [10, 0, 0], 1, { width: 4, attachment: 9 })))).toEqual(
       round(box([6, d, 0], [10, h + d, 0])),
     );
   });
@@ -302,7 +316,7 @@ describe('containsPoint', () => {
 
   it('text, image and raw boxes; inserts through their contents', () => {
     expect(containsPoint(text('ABCD', [0, 0, 0], 1), [2, 0.5])).toBe(true);
-    expect(containsPoint(text('ABCD', [0, 0, 0], 1), [2.5, 0.5])).toBe(false);
+    expect(containsPoint(text('ABCD', [0, 0, 0], 1), [4.5, 0.5])).toBe(false);
     expect(containsPoint(image([0, 0, 0], [1, 0, 0], [0, 1, 0], [4, 4]), [2, 2])).toBe(true);
     expect(
       containsPoint(
@@ -643,12 +657,15 @@ describe('transformEntity', () => {
 
   it('mirror keeps text readable in the mirrored box unless MIRRTEXT', () => {
     const t = text('ABCD', [1, 0, 0], 1);
-    expect(round(transformEntity(t, mirrorY))).toMatchObject({ position: [-3.4, 0, 0], rotation: 0 });
+    expect(round(transformEntity(t, mirrorY))).toMatchObject({
+      position: round([-1 - ABCD, 0, 0]),
+      rotation: 0,
+    });
     expect(round(transformEntity(t, mirrorX))).toMatchObject({ position: [1, -1, 0], rotation: 0 });
-    expect(round(bounds(transformEntity(t, mirrorY)))).toEqual(box([-3.4, 0, 0], [-1, 1, 0]));
+    expect(round(bounds(transformEntity(t, mirrorY)))).toEqual(round(box([-1 - ABCD, 0, 0], [-1, 1, 0])));
     const mirrored = transformEntity(t, mirrorY, { mirrtext: true });
     expect(mirrored).toMatchObject({ position: [-1, 0, 0], rotation: 0, extra: [{ code: 71, value: '2' }] });
-    expect(round(bounds(mirrored))).toEqual(box([-3.4, 0, 0], [-1, 1, 0]));
+    expect(round(bounds(mirrored))).toEqual(round(box([-1 - ABCD, 0, 0], [-1, 1, 0])));
     // Mirroring mirrored text again gives plain text back.
     expect(transformEntity(mirrored, mirrorY, { mirrtext: true })).toMatchObject({
       position: [1, 0, 0],
@@ -662,7 +679,7 @@ describe('transformEntity', () => {
       [31, 0],
     ]);
     expect(round(transformEntity(centered, mirrorY))).toMatchObject({
-      position: [-6.2, 0, 0],
+      position: round([-5 - ABCD / 2, 0, 0]),
       extra: [
         { code: 72, value: '1' },
         { code: 11, value: '-5' },
@@ -718,9 +735,10 @@ describe('transformEntity', () => {
     const turned = transformEntity(ref, quarter);
     expect([10, 20, 50].map((c) => value(turned, c))).toEqual(['0', '12', '90']);
     expect(value(transformEntity(ref, double), 40)).toBe('2');
-    // Mirrored about x = 0: the attribute reads left to right in the mirrored box (12..14.4 → -14.4..-12).
+    // Mirrored about x = 0: the attribute reads left to right in the mirrored box (12..12 + ABCD → the
+    // other way round).
     const mirrored = transformEntity(ref, mirrorY);
-    expect(round(Number(value(mirrored, 10)))).toBe(-14.4);
+    expect(round(Number(value(mirrored, 10)))).toBe(round(-12 - ABCD));
     expect(value(mirrored, 71)).toBeUndefined();
     expect(value(transformEntity(ref, mirrorY, { mirrtext: true }), 71)).toBe('2');
     expect(ref.attribs[3]).toEqual({ code: 10, value: '12' });

@@ -11,9 +11,9 @@
 import { aciHex } from '../colors.js';
 import type { Bounds } from '../geometry/index.js';
 import { TAU } from '../geometry/math.js';
-import { CHAR_WIDTH } from '../geometry/text-box.js';
+import { TEXT_CAP_HEIGHT, textWidth } from '../geometry/text-box.js';
 import { svgGradient } from '../plot/svg-gradient.js';
-import { CAP_HEIGHT, FONT_FAMILY } from '../plot/text-font.js';
+import { FONT_FAMILY } from '../plot/text-font.js';
 import type { Tick } from '../slices.js';
 import { Bytes } from './bytes.js';
 
@@ -34,8 +34,12 @@ import {
 } from './flat-scene.js';
 import type { CaptureView } from './view.js';
 
-/** The plot's fonts, then sans-serif faces a Linux machine has (the rasteriser's own fallback may be a serif one). */
-const CAPTURE_FONTS = `${FONT_FAMILY.replace(/, sans-serif$/, '')}, DejaVu Sans, Noto Sans, FreeSans, sans-serif`;
+/**
+ * DejaVu Sans first, the font whose advances text boxes are measured by (geometry/text-box.ts), so what a
+ * capture draws is inside the bounds it frames; then the plot's fonts and other sans-serif faces a Linux
+ * machine may have (the rasteriser's own fallback may be a serif one).
+ */
+const CAPTURE_FONTS = `DejaVu Sans, ${FONT_FAMILY.replace(/, sans-serif$/, '')}, Noto Sans, FreeSans, sans-serif`;
 
 /** SVG units per pixel: coordinates are written as whole numbers of tenths of a pixel. */
 const UNIT = 10;
@@ -513,7 +517,7 @@ export async function captureSvg(
   const greek = (pen: Stroke, text: FlatText) => {
     const { origin: o, u, v } = text;
     for (const line of text.lines) {
-      const length = line.text.length * CHAR_WIDTH;
+      const length = textWidth(line.text);
       const x0 = line.x - line.anchor * length;
       const y = line.y + 0.5;
       pen.moveTo(X(o[0] + x0 * u[0] + y * v[0]), Y(o[1] + x0 * u[1] + y * v[1]));
@@ -524,7 +528,7 @@ export async function captureSvg(
   const textBox = (pen: Stroke, text: FlatText) => {
     const { origin: o, u, v } = text;
     for (const line of text.lines) {
-      const length = line.text.length * CHAR_WIDTH;
+      const length = textWidth(line.text);
       const x0 = line.x - line.anchor * length;
       const corners = [
         [x0, line.y],
@@ -551,7 +555,7 @@ export async function captureSvg(
         `<tspan x="${num(line.x)}" y="${num(-line.y)}" text-anchor="${anchor[line.anchor]}">${escapeXml(line.text)}</tspan>`,
     );
     const clipped = clip >= 0 ? ` clip-path="url(#c${clip})"` : '';
-    return `<text transform="matrix(${matrix})" font-size="${num(1 / CAP_HEIGHT)}" fill="${color}"${clipped}>${spans.join('')}</text>`;
+    return `<text transform="matrix(${matrix})" font-size="${num(1 / TEXT_CAP_HEIGHT)}" fill="${color}"${clipped}>${spans.join('')}</text>`;
   };
 
   const square = (pen: Stroke, x: number, y: number, side: number) => {

@@ -1,13 +1,48 @@
 /**
- * Approximate extents of Text and MText. Without font metrics a character is taken as 0.6 × the text
- * height wide (× the width factor) and a line as one text height tall (MText lines 5/3 apart, AutoCAD's
- * default spacing). Good enough for window selection and for keeping mirrored text in place.
+ * Extents of Text and MText as capture draws them: each character as wide as DejaVu Sans's advance (the
+ * font capture sets text in, and ezdxf's matplotlib drawing add-on, which the corpus tests compare with),
+ * the font sized so that its capitals are the text height (× the width factor), kerning left out; a line
+ * one text height tall (MText lines 5/3 apart, AutoCAD's default spacing). A PDF plot sets the same text
+ * in Helvetica, sized by its own capitals, whose characters are mostly narrower: its text stays inside.
  */
 import type { MTextEntity, Point3, TextEntity } from '../model.js';
+import { ADVANCE_RUNS, AVERAGE_ADVANCE, CAP_HEIGHT_UNITS, UNITS_PER_EM } from './dejavu-sans-advances.js';
 import { extraNumber, extraPoint } from './extra.js';
 import { cosSinDeg, hypot2, type Vec2 } from './math.js';
 
-export const CHAR_WIDTH = 0.6;
+/** The capture font's capitals over its em: a font size of height / this draws them a text height tall. */
+export const TEXT_CAP_HEIGHT = CAP_HEIGHT_UNITS / UNITS_PER_EM;
+
+/** Advances and right side bearings by code point, 0 where the table has none (flat arrays: a capture measures every text). */
+const [ADVANCES, BEARINGS] = (() => {
+  const last = ADVANCE_RUNS.at(-1);
+  const size = last ? last[0] + last[1].length : 0;
+  const advances = new Uint16Array(size);
+  const bearings = new Uint16Array(size);
+  for (const [first, run, blank] of ADVANCE_RUNS) {
+    advances.set(run, first);
+    bearings.set(blank, first);
+  }
+  return [advances, bearings];
+})();
+
+const advanceOf = (code: number) => (code < ADVANCES.length ? ADVANCES[code] : 0) || AVERAGE_ADVANCE;
+
+/** How wide characters are drawn, in text heights (a character the table lacks: the font's average). */
+export function textWidth(chars: string): number {
+  let units = 0;
+  for (const ch of chars) units += advanceOf(ch.codePointAt(0) as number);
+  return units / CAP_HEIGHT_UNITS;
+}
+
+/** How far a line's ink reaches, in text heights: its advances less its last character's right bearing. */
+function inkWidth(line: string): number {
+  const last = line.codePointAt(line.length - 1 - (/[\uDC00-\uDFFF]$/.test(line) ? 1 : 0));
+  const blank =
+    last !== undefined && last < BEARINGS.length && ADVANCES[last] ? (BEARINGS[last] as number) : 0;
+  return textWidth(line) - blank / CAP_HEIGHT_UNITS;
+}
+
 const MTEXT_LINE_SPACING = 5 / 3;
 
 /** A text's box: `origin` is its lower-left corner as drawn (reading start, baseline). */
@@ -32,12 +67,17 @@ interface TextLayout extends TextBox {
   aligned: boolean;
 }
 
-/** Characters a single-line Text shows: `%%d`, `%%c`, `%%p`, `%%nnn` are one glyph; `%%u`, `%%o`, `%%k` none. */
-export function textGlyphs(value: string): number {
-  return value
-    .replace(/%%[uUoOkK]/g, '')
-    .replace(/%%(\d{3}|[dDcCpP%])/g, '#')
-    .replace(/[\r\n]/g, '').length;
+/** What `%%d`, `%%p`, `%%c` and `%%%` stand for: degree, plus-minus, diameter (as a slashed O), percent. */
+const SPECIAL: Record<string, string> = { d: '\u00b0', p: '\u00b1', c: '\u00d8', '%': '%' };
+
+/** The characters a Text shows for its `%%` codes (degree, plus-minus, diameter, %%nnn); underline/overline marks dropped. */
+export function textCharacters(value: string): string {
+  if (!value.includes('%%')) return value;
+  // One pass, left to right, as AutoCAD reads them: `%%%` is a percent sign, not the start of another code.
+  return value.replace(/%%(\d{3}|[dDpPcC%uUoOkK])/g, (_, code: string) => {
+    if (/^\d{3}$/.test(code)) return String.fromCharCode(Number(code));
+    return SPECIAL[code.toLowerCase()] ?? '';
+  });
 }
 
 /** The paragraphs an MText shows, formatting codes removed (`\P` breaks a paragraph). */
@@ -70,7 +110,7 @@ export function textLayout(e: TextEntity): TextLayout {
   const width =
     aligned && second
       ? hypot2(second[0] - e.position[0], second[1] - e.position[1])
-      : textGlyphs(e.value) * CHAR_WIDTH * e.height * Math.abs(widthFactor || 1);
+      : textWidth(textCharacters(e.value).replace(/[\r\n]/g, '')) * e.height * Math.abs(widthFactor || 1);
   const along = !justified ? 0 : horizontal === 2 ? 1 : horizontal === 1 || horizontal === 4 ? 0.5 : 0;
   const above = !justified
     ? 0
@@ -122,18 +162,32 @@ export function attachmentFractions(attachment: number): { along: number; upFrac
   return { along: column / 2, upFraction: 1 - row / 2 };
 }
 
-function mtextBox(e: MTextEntity): TextBox {
-  const paragraphs = mtextParagraphs(e.value);
-  const charWidth = CHAR_WIDTH * e.height;
-  let lines = 0;
-  let longest = 0;
-  for (const paragraph of paragraphs) {
-    const chars = paragraph.length;
-    longest = Math.max(longest, chars);
-    lines += e.width > 0 ? Math.max(1, Math.ceil((chars * charWidth) / e.width)) : 1;
+/**
+ * The lines an MText is drawn in: its paragraphs, wrapped between words where a line's ink would pass its
+ * reference width (a word longer than that stands on a line of its own), as ezdxf's drawing add-on
+ * measures a line.
+ */
+export function mtextLines(e: MTextEntity): string[] {
+  const lines: string[] = [];
+  const limit = e.width > 0 && e.height > 0 ? e.width / e.height : Infinity;
+  for (const paragraph of mtextParagraphs(e.value)) {
+    let line = '';
+    for (const word of paragraph.split(/(\s+)/)) {
+      if (line !== '' && inkWidth((line + word).trimEnd()) > limit) {
+        lines.push(line.trimEnd());
+        line = word.trimStart();
+      } else line += word;
+    }
+    lines.push(line.trimEnd());
   }
-  const width = e.width > 0 ? e.width : longest * charWidth;
-  const height = e.height * (1 + (Math.max(lines, 1) - 1) * MTEXT_LINE_SPACING);
+  return lines;
+}
+
+function mtextBox(e: MTextEntity): TextBox {
+  const lines = mtextLines(e);
+  const longest = Math.max(0, ...lines.map(textWidth));
+  const width = e.width > 0 ? e.width : longest * e.height;
+  const height = e.height * (1 + (Math.max(lines.length, 1) - 1) * MTEXT_LINE_SPACING);
   const dir = mtextDirection(e);
   const up: Vec2 = [-dir[1], dir[0]];
   const { along, upFraction } = attachmentFractions(e.attachment);

@@ -25,7 +25,7 @@ import {
   subclassStart,
   TagEditor,
 } from './raw-tags.js';
-import { CHAR_WIDTH, textGlyphs } from './text-box.js';
+import { textCharacters, textWidth } from './text-box.js';
 
 export const isToleranceType = (dxfType: string) => dxfType.toUpperCase() === 'TOLERANCE';
 
@@ -107,7 +107,7 @@ export function toleranceStandIns(e: RawEntity, sizes: DimSizes = DEFAULT_DIM_SI
     const top = along(f.insert, uy, h - r * row);
     let x = 0;
     for (const cell of cells) {
-      const width = cell.symbol ? row : textGlyphs(cell.text) * CHAR_WIDTH * h + h;
+      const width = cell.symbol ? row : textWidth(textCharacters(cell.text)) * h + h;
       const corners = [
         along(top, ux, x),
         along(top, ux, x + width),
@@ -116,7 +116,7 @@ export function toleranceStandIns(e: RawEntity, sizes: DimSizes = DEFAULT_DIM_SI
       ];
       out.push(outlineOf(e, corners));
       if (cell.text !== '') {
-        const inset = cell.symbol ? (row - CHAR_WIDTH * h) / 2 : h / 2;
+        const inset = cell.symbol ? (row - textWidth(cell.text) * h) / 2 : h / 2;
         const text: TextEntity = {
           type: 'Text',
           ...common,

@@ -21,11 +21,12 @@ import { isKnownRaw, rawDrawn } from '../geometry/raw-kinds.js';
 import { insertMatrix, type Shape, shapeOf, transformShape, unionBounds } from '../geometry/shape.js';
 import {
   attachmentFractions,
-  CHAR_WIDTH,
   mtextDirection,
   mtextLift,
-  mtextParagraphs,
+  mtextLines,
+  textCharacters,
   textLayout,
+  textWidth,
 } from '../geometry/text-box.js';
 import { planar } from '../geometry/transform.js';
 import { blockNameOf, dimSizesOf, dimStyleValueOf } from '../geometry/types.js';
@@ -231,19 +232,6 @@ function dashOf(ctx: SceneContext, linetype: string, entity: Entity, m: Matrix):
   return pattern.map((length) => length * scale);
 }
 
-/** What `%%d`, `%%p`, `%%c` and `%%%` stand for: degree, plus-minus, diameter (as a slashed O), percent. */
-const SPECIAL: Record<string, string> = { d: '\u00b0', p: '\u00b1', c: '\u00d8', '%': '%' };
-
-/** The characters a Text shows for its `%%` codes (degree, plus-minus, diameter, %%nnn); underline/overline marks dropped. */
-export function textCharacters(value: string): string {
-  if (!value.includes('%%')) return value;
-  // One pass, left to right, as AutoCAD reads them: `%%%` is a percent sign, not the start of another code.
-  return value.replace(/%%(\d{3}|[dDpPcC%uUoOkK])/g, (_, code: string) => {
-    if (/^\d{3}$/.test(code)) return String.fromCharCode(Number(code));
-    return SPECIAL[code.toLowerCase()] ?? '';
-  });
-}
-
 function textItem(e: TextEntity, m: Matrix): Extract<DrawnItem, { kind: 'text' }> | undefined {
   if (!(e.height > 0) || e.value.trim() === '') return undefined;
   const layout = textLayout(e);
@@ -263,23 +251,6 @@ function textItem(e: TextEntity, m: Matrix): Extract<DrawnItem, { kind: 'text' }
     v: applyVector(m, v),
     lines: [{ text: textCharacters(e.value), x: 0, y, anchor: along === 0.5 ? 0.5 : along === 1 ? 1 : 0 }],
   };
-}
-
-/** MText paragraphs, wrapped at the reference width by the same character estimate the editor's geometry uses. */
-function mtextLines(e: MTextEntity): string[] {
-  const lines: string[] = [];
-  const perLine = e.width > 0 ? Math.max(1, Math.floor(e.width / (CHAR_WIDTH * e.height))) : Infinity;
-  for (const paragraph of mtextParagraphs(e.value)) {
-    let line = '';
-    for (const word of paragraph.split(/(\s+)/)) {
-      if (line !== '' && (line + word).trimEnd().length > perLine) {
-        lines.push(line.trimEnd());
-        line = word.trimStart();
-      } else line += word;
-    }
-    lines.push(line.trimEnd());
-  }
-  return lines;
 }
 
 function mtextItem(e: MTextEntity, m: Matrix): Extract<DrawnItem, { kind: 'text' }> | undefined {
@@ -397,7 +368,7 @@ export function textCorners(
 ): void {
   const { origin: o, u, v } = item;
   for (const line of item.lines) {
-    const width = line.text.length * CHAR_WIDTH;
+    const width = textWidth(line.text);
     const x0 = line.x - line.anchor * width;
     for (let c = 0; c < 4; c++) {
       const x = c & 1 ? x0 + width : x0;

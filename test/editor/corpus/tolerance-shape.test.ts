@@ -64,6 +64,11 @@ async function entities(doc: number, type: string): Promise<Queried[]> {
   return (await h.ok('query', { document_id: doc, detail: 'full', type })).entities as Queried[];
 }
 
+/** The width of a text cell: its text's advances at 2.5 high, plus half a text height each side. */
+const cell = (units: number) => (units / 1493) * 2.5 + 2.5;
+const WIDE_05 = cell(1303 + 651 + 1303);
+const WIDE_A = cell(1401);
+
 describe('TOLERANCE and SHAPE', () => {
   it('are read, bounded by what they draw and found by every query filter', async (ctx: TestContext) => {
     needEzdxf(ctx);
@@ -81,9 +86,11 @@ describe('TOLERANCE and SHAPE', () => {
       [{ symbol: 'r' }, '%%c0.1', 'A'],
       [{ symbol: 'u' }, '0.02'],
     ]);
-    // Cells of one row 5 high about the insertion point: the symbol 5 wide, "0.5" 3 × 0.6 × 2.5 + 2.5,
-    // "A" 1.5 + 2.5.
-    expect(fcf?.bounds).toEqual({ min: [10, 17.5, 0], max: [26, 22.5, 0] });
+    // Cells of one row 5 high about the insertion point: the symbol 5 wide, "0.5" and "A" their text's
+    // width (DejaVu Sans's advances: 0 and 5 1303, . 651, A 1401 units, its capitals 1493 high, here 2.5) plus 2.5.
+    expect(fcf?.bounds?.min).toEqual([10, 17.5, 0]);
+    expect(fcf?.bounds?.max[0]).toBeCloseTo(10 + 5 + WIDE_05 + WIDE_A, 9);
+    expect(fcf?.bounds?.max.slice(1)).toEqual([22.5, 0]);
     const [shape, turned] = await entities(doc, 'SHAPE');
     expect(shape).toMatchObject({ name: 'BOX', position: [50, 10, 0], size: 4, xscale: 2 });
     expect(shape?.bounds).toEqual({ min: [50, 10, 0], max: [58, 14, 0] });
@@ -93,8 +100,8 @@ describe('TOLERANCE and SHAPE', () => {
       ((await h.ok('query', { document_id: doc, detail: 'summary', ...filter })).entities as Fields[]).map(
         (e) => e.handle,
       );
-    expect(await found({ bounds: [9, 16, 27, 23] })).toEqual([fcf?.handle]);
-    expect(await found({ near: [27, 20, 1.5] })).toEqual([fcf?.handle]);
+    expect(await found({ bounds: [9, 16, 29, 23] })).toEqual([fcf?.handle]);
+    expect(await found({ near: [29, 20, 1.5] })).toEqual([fcf?.handle]);
     expect(await found({ contains_point: [20, 19] })).toEqual([fcf?.handle]);
     expect(await found({ contains_point: [54, 12] })).toEqual([shape?.handle]);
     const line = resultOf<{ handles: string[] }>(
@@ -123,13 +130,13 @@ describe('TOLERANCE and SHAPE', () => {
     const red = pixelsWhere(decodePng(Buffer.from(shot.data, 'base64')), reddish);
     const at = (x: number, y: number) =>
       red.some(([c, r]) => Math.abs(c - (x - 5) * 8) <= 1 && Math.abs(r - (25 - y) * 8) <= 1);
-    // The frame's outline and its cell walls (x 15 and 22), the shape's box; not inside a cell's margin.
+    // The frame's outline and its cell walls (x 15 and 22.95), the shape's box; not inside a cell's margin.
     expect([
       at(12, 22.5),
       at(12, 17.5),
       at(15, 20.5),
-      at(22, 18),
-      at(26, 21),
+      at(15 + WIDE_05, 18),
+      at(15 + WIDE_05 + WIDE_A, 21),
       at(54, 10),
       at(58, 12),
     ]).toEqual(Array(7).fill(true));

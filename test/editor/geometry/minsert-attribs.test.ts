@@ -121,18 +121,23 @@ const ATTRIB = (x: number, y: number, value: string, flags = 0) =>
     [70, flags],
   ]);
 
+/** Text heights of DejaVu Sans advances (units of which a capital is 1493 high), as text boxes measure them. */
+const em = (units: number) => units / 1493;
+/** A 1401, B 1405, C 1430, D 1577, E 1294. */
+const ABCDE = em(1401 + 1405 + 1430 + 1577 + 1294);
+
 describe("an Insert's attributes", () => {
   it('are in its bounds where they stand (visible ones), in every cell of a MINSERT', () => {
     const withText = {
       ...insert('B', [0, 0, 0]),
       attribs: [...ATTRIB(0, 10, 'ABCDE'), ...tags([[0, 'SEQEND']])],
     };
-    // The line 0..1 and the text 0..3 (5 characters of 0.6 heights) from y 10 to 11.
-    expect(round(bounds(withText, ctx))).toEqual(box([0, 0, 0], [3, 11, 0]));
+    // The line 0..1 and the text 0..4.83 (its 5 characters' advances) from y 10 to 11.
+    expect(round(bounds(withText, ctx))).toEqual(round(box([0, 0, 0], [ABCDE, 11, 0])));
     const hidden = { ...withText, attribs: [...ATTRIB(0, 10, 'ABCDE', 1), ...tags([[0, 'SEQEND']])] };
     expect(round(bounds(hidden, ctx))).toEqual(box([0, 0, 0], [1, 0, 0]));
     const grid = { ...minsert([0, 0, 0], 2, 1, 20, 0), attribs: withText.attribs };
-    expect(round(bounds(grid, ctx))).toEqual(box([0, 0, 0], [23, 11, 0]));
+    expect(round(bounds(grid, ctx))).toEqual(round(box([0, 0, 0], [20 + ABCDE, 11, 0])));
   });
 });
 
@@ -155,8 +160,8 @@ const ATTDEF: Array<[number, string | number]> = [
 describe('ATTDEF', () => {
   it('is bounded by the text of its tag in a layout; in a block it is not drawn and not bounded', () => {
     const def = raw('ATTDEF', ATTDEF, { handle: 'AD' });
-    // 'TAG': 3 characters of 0.6 × 2 wide, 2 tall.
-    expect(round(bounds(def))).toEqual(box([2, 3, 0], [5.6, 5, 0]));
+    // 'TAG': its advances (T 1251, A 1401, G 1587) × 2 wide, 2 tall.
+    expect(round(bounds(def))).toEqual(round(box([2, 3, 0], [2 + 2 * em(1251 + 1401 + 1587), 5, 0])));
     const withDef = documentOf([], { D: { entities: [line([0, 0, 0], [1, 0, 0]), def] } });
     expect(round(bounds(insert('D', [0, 0, 0]), documentContext(withDef)))).toEqual(
       box([0, 0, 0], [1, 0, 0]),

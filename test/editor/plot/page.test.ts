@@ -2,10 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { arcCurve, circleCurve } from '../../../src/editor/geometry/curves.js';
 import type { Bounds } from '../../../src/editor/geometry/index.js';
+import { textCharacters } from '../../../src/editor/geometry/text-box.js';
 import type { PageSetup } from '../../../src/editor/model.js';
 import { pathData } from '../../../src/editor/plot/marks.js';
 import { DEFAULT_PLOT_SETUP, PRINT_MARGIN_MM, placePlot } from '../../../src/editor/plot/page.js';
-import { textCharacters } from '../../../src/editor/plot/scene.js';
 
 const box = (x1: number, y1: number, x2: number, y2: number): Bounds => ({
   min: [x1, y1, 0],

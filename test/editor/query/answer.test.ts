@@ -48,7 +48,8 @@ describe('selectionAnswer', () => {
       layer: '0',
       text: 'Hi',
       value: 'Hi',
-      bounds: { min: [0, 0, 0], max: [1.2, 1, 0] },
+      // DejaVu Sans's advances of H and i (1540 and 569 units, its capitals 1493 high).
+      bounds: { min: [0, 0, 0], max: [(1540 + 569) / 1493, 1, 0] },
       block: null,
       position: null,
     });
