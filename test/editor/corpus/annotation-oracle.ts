@@ -6,22 +6,11 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PYTHON } from '../dispatcher/helpers.js';
-import { CORPUS_DIR } from './corpus.js';
+import { CORPUS_DIR, STEPS } from './corpus.js';
 
 const ORACLE = join(CORPUS_DIR, '../../../scripts/dxf-annotation-oracle.py');
 
-export const STEPS = [
-  { action: 'move', vector: [12.5, -3.25, 0] },
-  { action: 'rotate', center: [1, 2], angle: 30 },
-  { action: 'scale', center: [3, 4, 0], factor: -0.5 },
-  {
-    action: 'mirror',
-    axis: [
-      [0, 0],
-      [1, 2],
-    ],
-  },
-];
+export { STEPS };
 
 /** The steps that take STEPS back: the mirror is its own inverse, then the rest undone in reverse. */
 export const INVERSE_STEPS = [

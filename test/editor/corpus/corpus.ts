@@ -10,7 +10,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { PYTHON } from '../dispatcher/helpers.js';
+import { afterAll, beforeAll, type TestContext } from 'vitest';
+import { type Harness, needEzdxf, PYTHON, python, scratchDir, startHarness } from '../dispatcher/helpers.js';
 
 export const CORPUS_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/dxf-corpus');
 
@@ -131,4 +132,86 @@ export class EzdxfOracle {
   close(): void {
     this.child?.stdin.end();
   }
+}
+
+/** The move, rotation, scale by −0.5 and mirror every type test puts a file's entities through. */
+export const STEPS = [
+  { action: 'move', vector: [12.5, -3.25, 0] },
+  { action: 'rotate', center: [1, 2], angle: 30 },
+  { action: 'scale', center: [3, 4, 0], factor: -0.5 },
+  {
+    action: 'mirror',
+    axis: [
+      [0, 0],
+      [1, 2],
+    ],
+  },
+];
+
+const TRANSFORM_ORACLE = join(CORPUS_DIR, '../../../scripts/dxf-transform-oracle.py');
+
+/** Each model-space entity of a file before and after `steps`, as ezdxf's transform(Matrix44) makes it. */
+export async function transformedByEzdxf(
+  path: string,
+  steps: readonly unknown[],
+): Promise<Array<{ before: Record<string, unknown>; after: Record<string, unknown> }>> {
+  const { stdout } = await promisify(execFile)(PYTHON, [TRANSFORM_ORACLE, path, JSON.stringify(steps)], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return JSON.parse(stdout) as Array<{ before: Record<string, unknown>; after: Record<string, unknown> }>;
+}
+
+/** What a type test works with: its harness, its scratch folder, files ezdxf writes there, opened. */
+export interface TypeBench {
+  /** The editor harness of the test file (there from its beforeAll on). */
+  readonly h: Harness;
+  /** A file in the test file's scratch folder. */
+  path(name: string): string;
+  /** ezdxf runs `script` (its sys.argv[1] the file) to write the scratch file `name`; a test skips without ezdxf. */
+  write(ctx: TestContext, script: string, name: string): Promise<string>;
+  /** The document id of `path`, opened. */
+  open(path: string): Promise<number>;
+  /** The entities of a DXF type, as `query` answers them at detail=full. */
+  ofType<T>(doc: number, type: string): Promise<T[]>;
+}
+
+/**
+ * The set-up the corpus's type tests share (MESH; MLINE, WIPEOUT and HELIX; MULTILEADER; TOLERANCE and
+ * SHAPE; ACAD_TABLE): one harness and one scratch folder for the test file, started and removed by the
+ * beforeAll and afterAll this registers (call it once, at the top of the test file).
+ */
+export function typeBench(): TypeBench {
+  let harness: Harness | undefined;
+  let scratch: Awaited<ReturnType<typeof scratchDir>> | undefined;
+  beforeAll(async () => {
+    harness = await startHarness();
+    scratch = await scratchDir();
+  });
+  afterAll(async () => {
+    await harness?.close();
+    await scratch?.remove();
+  });
+  const bench: TypeBench = {
+    get h(): Harness {
+      if (!harness) throw new Error('the harness starts in beforeAll');
+      return harness;
+    },
+    path(name) {
+      if (!scratch) throw new Error('the scratch folder is made in beforeAll');
+      return scratch.path(name);
+    },
+    async write(ctx, script, name) {
+      needEzdxf(ctx);
+      const path = bench.path(name);
+      await python(script, [path]);
+      return path;
+    },
+    async open(path) {
+      return (await bench.h.ok('open', { path })).document_id as number;
+    },
+    async ofType<T>(doc: number, type: string) {
+      return (await bench.h.ok('query', { document_id: doc, detail: 'full', type })).entities as T[];
+    },
+  };
+  return bench;
 }

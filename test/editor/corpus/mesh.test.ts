@@ -4,10 +4,7 @@
  * scales by -0.5 and mirrors them as ezdxf's transform(Matrix44) does (within 1e-9, the oracle
  * scripts/dxf-transform-oracle.py), takes the inverse steps back, and draws the faces' edges in a capture.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import {
   type Matrix,
   mirroring,
@@ -18,30 +15,8 @@ import {
 import { meshEdges, meshVertices, transformMesh } from '../../../src/editor/geometry/mesh.js';
 import type { RawEntity } from '../../../src/editor/model.js';
 import { decodePng, pixelsWhere, RED_LINE_CAPTURE, reddish } from '../capture/pixels.js';
-import {
-  type Harness,
-  needEzdxf,
-  PYTHON,
-  python,
-  resultOf,
-  scratchDir,
-  startHarness,
-} from '../dispatcher/helpers.js';
-import { CORPUS_DIR } from './corpus.js';
-
-const ORACLE = join(CORPUS_DIR, '../../../scripts/dxf-transform-oracle.py');
-const STEPS = [
-  { action: 'move', vector: [12.5, -3.25, 0] },
-  { action: 'rotate', center: [1, 2], angle: 30 },
-  { action: 'scale', center: [3, 4, 0], factor: -0.5 },
-  {
-    action: 'mirror',
-    axis: [
-      [0, 0],
-      [1, 2],
-    ],
-  },
-];
+import { resultOf } from '../dispatcher/helpers.js';
+import { STEPS, transformedByEzdxf, typeBench } from './corpus.js';
 
 const MESHES_BY_EZDXF = `
 import sys, ezdxf
@@ -62,23 +37,8 @@ print("{}")
 
 type Fields = Record<string, unknown>;
 
-let h: Harness;
-let scratch: Awaited<ReturnType<typeof scratchDir>>;
-let path: string;
-beforeAll(async () => {
-  h = await startHarness();
-  scratch = await scratchDir();
-  path = scratch.path('meshes.dxf');
-});
-afterAll(async () => {
-  await h.close();
-  await scratch.remove();
-});
-
-async function meshes(doc: number): Promise<RawEntity[]> {
-  const answer = await h.ok('query', { document_id: doc, detail: 'full', type: 'MESH' });
-  return answer.entities as RawEntity[];
-}
+const bench = typeBench();
+const meshes = (doc: number) => bench.ofType<RawEntity>(doc, 'MESH');
 
 function close(expected: number[][], actual: number[][], what: string): string[] {
   const out: string[] = [];
@@ -96,14 +56,10 @@ function close(expected: number[][], actual: number[][], what: string): string[]
 
 describe('MESH', () => {
   it('is read, bounded by its vertices and transformed as ezdxf does', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    await python(MESHES_BY_EZDXF, [path]);
-    const { stdout } = await promisify(execFile)(PYTHON, [ORACLE, path, JSON.stringify(STEPS)]);
-    const expected = (JSON.parse(stdout) as Array<{ before: Fields; after: Fields }>).filter(
-      (e) => e.before.type === 'MESH',
-    );
+    const path = await bench.write(ctx, MESHES_BY_EZDXF, 'meshes.dxf');
+    const expected = (await transformedByEzdxf(path, STEPS)).filter((e) => e.before.type === 'MESH');
     expect(expected).toHaveLength(2);
-    const doc = (await h.ok('open', { path })).document_id as number;
+    const doc = await bench.open(path);
     const before = await meshes(doc);
     expect(before).toHaveLength(2);
     const problems = before.flatMap((e, i) =>
@@ -120,7 +76,7 @@ describe('MESH', () => {
     ]);
     const handles = before.map((e) => e.handle);
     for (const step of STEPS) {
-      const answer = await h.ok('entities_transform', { document_id: doc, handles, ...step });
+      const answer = await bench.h.ok('entities_transform', { document_id: doc, handles, ...step });
       expect(resultOf<{ not_transformable: unknown[] }>(answer).not_transformable).toEqual([]);
     }
     const after = await meshes(doc);
@@ -133,24 +89,24 @@ describe('MESH', () => {
     );
     expect(moved).toEqual([]);
     // Spatial queries know it: the rotated, scaled and mirrored box is found by a window around its bounds.
-    const box = (await h.ok('query', { document_id: doc, detail: 'full', handles: [handles[1]] }))
+    const box = (await bench.h.ok('query', { document_id: doc, detail: 'full', handles: [handles[1]] }))
       .entities as Array<{ bounds: { min: number[]; max: number[] } }>;
     const b = (box[0] as { bounds: { min: number[]; max: number[] } }).bounds;
-    const found = await h.ok('query', {
+    const found = await bench.h.ok('query', {
       document_id: doc,
       bounds: [b.min[0], b.min[1], b.max[0], b.max[1]],
       type: 'MESH',
       detail: 'summary',
     });
     expect((found.entities as Array<{ handle: string }>).map((e) => e.handle)).toContain(handles[1]);
-    await h.ok('close', { document_id: doc, discard: true });
+    await bench.h.ok('close', { document_id: doc, discard: true });
   });
 
   it('is drawn as the edges of its faces, each once, unfilled', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    await python(MESHES_BY_EZDXF, [path]);
-    const doc = (await h.ok('open', { path })).document_id as number;
-    const shot = resultOf<{ data: string }>(await h.ok('capture', { document_id: doc, ...RED_LINE_CAPTURE }));
+    const doc = await bench.open(await bench.write(ctx, MESHES_BY_EZDXF, 'meshes.dxf'));
+    const shot = resultOf<{ data: string }>(
+      await bench.h.ok('capture', { document_id: doc, ...RED_LINE_CAPTURE }),
+    );
     const red = pixelsWhere(decodePng(Buffer.from(shot.data, 'base64')), reddish);
     const column = (x: number) => 2 * (x + 14);
     const row = (y: number) => 2 * (50 - y);
@@ -171,7 +127,7 @@ describe('MESH', () => {
     expect(red.filter(([c, r]) => c < column(-1) || c > column(81) || r < row(31) || r > row(-1))).toEqual(
       [],
     );
-    await h.ok('close', { document_id: doc, discard: true });
+    await bench.h.ok('close', { document_id: doc, discard: true });
   });
 
   it('transformed then transformed back is itself within 1e-9; its edges are its faces’ edges once', () => {

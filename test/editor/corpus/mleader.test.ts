@@ -7,7 +7,7 @@
  * coordinate after a save read back by ezdxf); the inverse steps give the tags back within 1e-9.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import {
   type Matrix,
   mirroring,
@@ -18,16 +18,9 @@ import {
 import { mleaderGeometry, mleaderStandIns, transformMLeader } from '../../../src/editor/geometry/mleader.js';
 import type { RawEntity } from '../../../src/editor/model.js';
 import { decodePng, pixelsWhere, reddish } from '../capture/pixels.js';
-import {
-  type Harness,
-  needEzdxf,
-  python,
-  resultOf,
-  scratchDir,
-  startHarness,
-} from '../dispatcher/helpers.js';
+import { needEzdxf, resultOf } from '../dispatcher/helpers.js';
 import { differences, type Fields, oracle, STEPS } from './annotation-oracle.js';
-import { CORPUS_DIR } from './corpus.js';
+import { CORPUS_DIR, typeBench } from './corpus.js';
 
 const BY_EZDXF = `
 import sys, ezdxf
@@ -51,47 +44,32 @@ print("{}")
 `;
 const REAL = join(CORPUS_DIR, 'dxfparser-mleader.dxf');
 
-let h: Harness;
-let scratch: Awaited<ReturnType<typeof scratchDir>>;
-beforeAll(async () => {
-  h = await startHarness();
-  scratch = await scratchDir();
-});
-afterAll(async () => {
-  await h.close();
-  await scratch.remove();
-});
+const bench = typeBench();
 
 type Queried = RawEntity & Fields & { bounds?: { min: number[]; max: number[] } };
 
-async function mleaders(doc: number): Promise<Queried[]> {
-  const answer = await h.ok('query', { document_id: doc, detail: 'full', type: 'MULTILEADER' });
-  return answer.entities as Queried[];
-}
+const mleaders = (doc: number) => bench.ofType<Queried>(doc, 'MULTILEADER');
 
 /** Transformed by STEPS in chronicle and saved, against ezdxf doing the same to the file. */
 async function compareWithEzdxf(path: string, name: string, keep: (f: Fields) => Fields): Promise<string[]> {
   const expected = await oracle(path, STEPS);
-  const doc = (await h.ok('open', { path })).document_id as number;
+  const doc = await bench.open(path);
   const handles = (await mleaders(doc)).map((e) => e.handle);
   for (const step of STEPS) {
-    const answer = await h.ok('entities_transform', { document_id: doc, handles, ...step });
+    const answer = await bench.h.ok('entities_transform', { document_id: doc, handles, ...step });
     expect(resultOf<{ not_transformable: unknown[] }>(answer).not_transformable).toEqual([]);
   }
-  const saved = scratch.path(`${name}-moved.dxf`);
-  await h.ok('save', { document_id: doc, path: saved });
+  const saved = bench.path(`${name}-moved.dxf`);
+  await bench.h.ok('save', { document_id: doc, path: saved });
   const actual = await oracle(saved);
-  await h.ok('close', { document_id: doc, discard: true });
+  await bench.h.ok('close', { document_id: doc, discard: true });
   expect(actual).toHaveLength(expected.length);
   return expected.flatMap((e, i) => differences(keep(e), keep(actual[i] as Fields), `${name} #${i}`));
 }
 
 describe('MULTILEADER', () => {
   it('is read from its context data, bounded and found by every query filter', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    const path = scratch.path('mleaders.dxf');
-    await python(BY_EZDXF, [path]);
-    const doc = (await h.ok('open', { path })).document_id as number;
+    const doc = await bench.open(await bench.write(ctx, BY_EZDXF, 'mleaders.dxf'));
     const [text, block] = await mleaders(doc);
     expect(text).toMatchObject({
       dxf_type: 'MULTILEADER',
@@ -123,34 +101,31 @@ describe('MULTILEADER', () => {
     expect(block?.bounds?.max[1]).toBeGreaterThanOrEqual((by as number) + 2.9);
 
     const found = async (filter: Fields) =>
-      ((await h.ok('query', { document_id: doc, detail: 'summary', ...filter })).entities as Fields[]).map(
-        (e) => e.handle,
-      );
+      (
+        (await bench.h.ok('query', { document_id: doc, detail: 'summary', ...filter })).entities as Fields[]
+      ).map((e) => e.handle);
     expect(await found({ bounds: [-21, -16, -19, -14] })).toEqual([text?.handle]);
     expect(await found({ near: [-15, -9.5, 0.6] })).toEqual([text?.handle]);
     expect(await found({ contains_point: [-15, -10] })).toEqual([text?.handle]);
     const line = resultOf<{ handles: string[] }>(
-      await h.ok('entities_create', {
+      await bench.h.ok('entities_create', {
         document_id: doc,
         entities: [{ type: 'line', start: [-15, -20], end: [-15, 0] }],
       }),
     ).handles[0] as string;
-    const crossing = await h.ok('query', { document_id: doc, intersections: [line, text?.handle] });
+    const crossing = await bench.h.ok('query', { document_id: doc, intersections: [line, text?.handle] });
     const points = crossing.points as number[][];
     expect(
       points.some(([x, y]) => Math.abs((x as number) + 15) < 1e-9 && Math.abs((y as number) + 10) < 1e-9),
     ).toBe(true);
-    await h.ok('close', { document_id: doc, discard: true });
+    await bench.h.ok('close', { document_id: doc, discard: true });
   });
 
   it('is drawn: leader lines, a filled arrowhead, its text and its block', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    const path = scratch.path('mleaders-drawn.dxf');
-    await python(BY_EZDXF, [path]);
-    const doc = (await h.ok('open', { path })).document_id as number;
+    const doc = await bench.open(await bench.write(ctx, BY_EZDXF, 'mleaders-drawn.dxf'));
     // 4 pixels a unit over −25..55 × −20..20.
     const shot = resultOf<{ data: string; skipped: Record<string, number> }>(
-      await h.ok('capture', { document_id: doc, width: 320, window: [-25, -20, 55, 20] }),
+      await bench.h.ok('capture', { document_id: doc, width: 320, window: [-25, -20, 55, 20] }),
     );
     expect(shot.skipped).toEqual({});
     const picture = decodePng(Buffer.from(shot.data, 'base64'));
@@ -175,16 +150,14 @@ describe('MULTILEADER', () => {
     expect(green.length).toBeGreaterThan(20);
     // The plot draws the same scene: both leaders, none skipped.
     const pdf = resultOf<{ entities: number; skipped: Record<string, number> }>(
-      await h.ok('plot', { document_id: doc, path: scratch.path('mleaders.pdf') }),
+      await bench.h.ok('plot', { document_id: doc, path: bench.path('mleaders.pdf') }),
     );
     expect([pdf.entities, pdf.skipped]).toEqual([2, {}]);
-    await h.ok('close', { document_id: doc, discard: true });
+    await bench.h.ok('close', { document_id: doc, discard: true });
   });
 
   it('is transformed as ezdxf transforms it (a file ezdxf writes: MTEXT and block content)', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    const path = scratch.path('mleaders-moved.dxf');
-    await python(BY_EZDXF, [path]);
+    const path = await bench.write(ctx, BY_EZDXF, 'mleaders-moved.dxf');
     expect(await compareWithEzdxf(path, 'ezdxf', (f) => f)).toEqual([]);
   });
 
@@ -196,9 +169,9 @@ describe('MULTILEADER', () => {
   });
 
   it('transformed then transformed back is itself within 1e-9', async () => {
-    const doc = (await h.ok('open', { path: REAL })).document_id as number;
+    const doc = await bench.open(REAL);
     const [e] = await mleaders(doc);
-    await h.ok('close', { document_id: doc, discard: true });
+    await bench.h.ok('close', { document_id: doc, discard: true });
     const raw = e as RawEntity;
     expect(raw.tags.length).toBeGreaterThan(50);
     const steps: Array<[Matrix, Matrix]> = [

@@ -7,10 +7,7 @@
  * scripts/dxf-transform-oracle.py), taken back by the inverse steps, and drawn: an MLINE's elements at
  * their offsets, a HELIX as its spline, a WIPEOUT masking what was drawn before it (capture and plot).
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { helixReadout, transformHelix } from '../../../src/editor/geometry/helix.js';
 import {
   type Matrix,
@@ -23,31 +20,10 @@ import { readMline, STANDARD_MLINE_STYLE, transformMline } from '../../../src/ed
 import { transformWipeout, wipeoutBoundary } from '../../../src/editor/geometry/wipeout.js';
 import type { RawEntity } from '../../../src/editor/model.js';
 import { decodePng, type Picture, reddish, rgbAt } from '../capture/pixels.js';
-import {
-  type Harness,
-  needEzdxf,
-  PYTHON,
-  python,
-  resultOf,
-  scratchDir,
-  startHarness,
-} from '../dispatcher/helpers.js';
+import { needEzdxf, python, resultOf } from '../dispatcher/helpers.js';
 import { needPdftoppm, renderPdf } from '../plot/pixels.js';
-import { CORPUS_DIR, corpusPath } from './corpus.js';
+import { corpusPath, STEPS, transformedByEzdxf, typeBench } from './corpus.js';
 
-const ORACLE = join(CORPUS_DIR, '../../../scripts/dxf-transform-oracle.py');
-const STEPS = [
-  { action: 'move', vector: [12.5, -3.25, 0] },
-  { action: 'rotate', center: [1, 2], angle: 30 },
-  { action: 'scale', center: [3, 4, 0], factor: -0.5 },
-  {
-    action: 'mirror',
-    axis: [
-      [0, 0],
-      [1, 2],
-    ],
-  },
-];
 const TYPES = ['MLINE', 'WIPEOUT', 'HELIX'];
 
 const MADE_BY_EZDXF = `
@@ -76,21 +52,10 @@ print("{}")
 type Fields = Record<string, unknown>;
 type Expected = { before: Fields; after: Fields };
 
-let h: Harness;
-let scratch: Awaited<ReturnType<typeof scratchDir>>;
-let made: string;
-beforeAll(async () => {
-  h = await startHarness();
-  scratch = await scratchDir();
-  made = scratch.path('mline-helix-wipeout.dxf');
-});
-afterAll(async () => {
-  await h.close();
-  await scratch.remove();
-});
+const bench = typeBench();
 
 async function ours(doc: number): Promise<Array<RawEntity & Fields>> {
-  const answer = await h.ok('query', { document_id: doc, detail: 'full', limit: 1000 });
+  const answer = await bench.h.ok('query', { document_id: doc, detail: 'full', limit: 1000 });
   return (answer.entities as Array<RawEntity & Fields>).filter(
     (e) => e.type === 'Raw' && TYPES.includes(e.dxf_type) && e.space === '*Model_Space',
   );
@@ -152,17 +117,14 @@ function differences(expected: unknown, actual: unknown, path: string, out: stri
 }
 
 async function oracle(path: string): Promise<Expected[]> {
-  const { stdout } = await promisify(execFile)(PYTHON, [ORACLE, path, JSON.stringify(STEPS)], {
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return (JSON.parse(stdout) as Expected[]).filter((e) => TYPES.includes(String(e.before.type)));
+  return (await transformedByEzdxf(path, STEPS)).filter((e) => TYPES.includes(String(e.before.type)));
 }
 
 /** Opens `path`, compares its MLINEs, WIPEOUTs and HELIXes with ezdxf's before and after STEPS. */
 async function sameAsEzdxf(path: string, types: string[]): Promise<number> {
   const expected = await oracle(path);
   expect(expected.map((e) => e.before.type)).toEqual(types);
-  const doc = (await h.ok('open', { path })).document_id as number;
+  const doc = await bench.open(path);
   const before = await ours(doc);
   const read: string[] = [];
   before.forEach((e, i) => {
@@ -171,7 +133,7 @@ async function sameAsEzdxf(path: string, types: string[]): Promise<number> {
   expect(read).toEqual([]);
   const handles = before.map((e) => e.handle);
   for (const step of STEPS) {
-    const answer = await h.ok('entities_transform', { document_id: doc, handles, ...step });
+    const answer = await bench.h.ok('entities_transform', { document_id: doc, handles, ...step });
     expect(resultOf<{ not_transformable: unknown[] }>(answer).not_transformable).toEqual([]);
   }
   const after = await ours(doc);
@@ -180,7 +142,7 @@ async function sameAsEzdxf(path: string, types: string[]): Promise<number> {
     differences((expected[i] as Expected).after, view(e), `transformed #${i}`, moved);
   });
   expect(moved).toEqual([]);
-  await h.ok('close', { document_id: doc, discard: true });
+  await bench.h.ok('close', { document_id: doc, discard: true });
   return expected.length;
 }
 
@@ -191,14 +153,12 @@ describe('MLINE, WIPEOUT and HELIX', () => {
   });
 
   it('a file ezdxf makes: styled, closed MLINEs, a HELIX and a WIPEOUT, as ezdxf does', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    await python(MADE_BY_EZDXF, [made]);
+    const made = await bench.write(ctx, MADE_BY_EZDXF, 'mline-helix-wipeout.dxf');
     expect(await sameAsEzdxf(made, ['MLINE', 'MLINE', 'HELIX', 'WIPEOUT'])).toBe(4);
   });
 
   it('bounds an MLINE by what its style draws: round caps too, as ezdxf’s parts of it', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    await python(MADE_BY_EZDXF, [made]);
+    const made = await bench.write(ctx, MADE_BY_EZDXF, 'mline-helix-wipeout.dxf');
     // The exact box of ezdxf's virtual LINEs and ARCs of each MLINE (its renderer's, caps included).
     const expected = await python<Array<[number[], number[]]>>(
       `
@@ -219,8 +179,8 @@ print(json.dumps(out))
 `,
       [made],
     );
-    const doc = (await h.ok('open', { path: made })).document_id as number;
-    const mlines = (await h.ok('query', { document_id: doc, detail: 'full', type: 'MLINE' }))
+    const doc = await bench.open(made);
+    const mlines = (await bench.h.ok('query', { document_id: doc, detail: 'full', type: 'MLINE' }))
       .entities as Array<{
       bounds: { min: number[]; max: number[] };
     }>;
@@ -234,14 +194,15 @@ print(json.dumps(out))
       );
     });
     expect(out).toEqual([]);
-    await h.ok('close', { document_id: doc, discard: true });
+    await bench.h.ok('close', { document_id: doc, discard: true });
   });
 
   it('answers defining points and bounds, and every spatial filter finds them', async (ctx: TestContext) => {
     needEzdxf(ctx);
-    const doc = (await h.ok('open', { path: corpusPath('netdxf-sample-2018.dxf') })).document_id as number;
-    const geometry = (await h.ok('query', { document_id: doc, detail: 'geometry', handles: ['3A9', '5DB'] }))
-      .entities as Fields[];
+    const doc = await bench.open(corpusPath('netdxf-sample-2018.dxf'));
+    const geometry = (
+      await bench.h.ok('query', { document_id: doc, detail: 'geometry', handles: ['3A9', '5DB'] })
+    ).entities as Fields[];
     // The MLINE's reference line, the WIPEOUT's polygon in the world (netDxf's boundary, placed as ezdxf does).
     expect(((geometry[0] as Fields).vertices as Fields[]).map((v) => v.location)).toEqual([
       [110, -50, 0],
@@ -255,7 +216,7 @@ print(json.dumps(out))
       [920, -20, 0],
       [910, -90, 0],
     ]);
-    const full = (await h.ok('query', { document_id: doc, detail: 'full', handles: ['3A9', '5DB'] }))
+    const full = (await bench.h.ok('query', { document_id: doc, detail: 'full', handles: ['3A9', '5DB'] }))
       .entities as Array<{
       bounds: { min: number[]; max: number[] };
     }>;
@@ -263,9 +224,9 @@ print(json.dumps(out))
     expect(full[0]?.bounds).toEqual({ min: [110, -57.5, 0], max: [190, -42.5, 0] });
     expect(full[1]?.bounds).toEqual({ min: [910, -90, 0], max: [990, -10, 0] });
     const handlesOf = async (filter: Fields) =>
-      ((await h.ok('query', { document_id: doc, detail: 'summary', ...filter })).entities as Fields[]).map(
-        (e) => e.handle,
-      );
+      (
+        (await bench.h.ok('query', { document_id: doc, detail: 'summary', ...filter })).entities as Fields[]
+      ).map((e) => e.handle);
     expect(await handlesOf({ bounds: [100, -60, 200, -40] })).toContain('3A9');
     expect(await handlesOf({ near: [150, -57, 1] })).toContain('3A9');
     // Inside the polygon, not inside its box only.
@@ -273,13 +234,12 @@ print(json.dumps(out))
     expect(await handlesOf({ contains_point: [985, -40] })).not.toContain('5DB');
     // The line from (700, 0) to (800, 100) misses both; the MLINE 3A8 (x = 110 ± 20) crosses 3A9's elements.
     expect(await handlesOf({ intersections: ['3A9'] })).toContain('3A8');
-    await h.ok('close', { document_id: doc, discard: true });
+    await bench.h.ok('close', { document_id: doc, discard: true });
   });
 
   it('draws the elements at their offsets, the helix as its spline, and a wipeout over what lies under it', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    const path = scratch.path('drawn.dxf');
-    await python(
+    const path = await bench.write(
+      ctx,
       `
 import sys, ezdxf
 doc = ezdxf.new("R2010")
@@ -297,12 +257,12 @@ doc.set_wipeout_variables(frame=0)
 doc.saveas(sys.argv[1])
 print("{}")
 `,
-      [path],
+      'drawn.dxf',
     );
-    const doc = (await h.ok('open', { path })).document_id as number;
+    const doc = await bench.open(path);
     // 2 pixels a unit, y up: (x, y) is at column 2·(x + 10), row 2·(90 − y).
     const shot = resultOf<{ data: string }>(
-      await h.ok('capture', { document_id: doc, width: 360, window: [-10, -10, 170, 90] }),
+      await bench.h.ok('capture', { document_id: doc, width: 360, window: [-10, -10, 170, 90] }),
     );
     const picture = decodePng(Buffer.from(shot.data, 'base64'));
     const red = (x: number, y: number) => near(picture, 2 * (x + 10), 2 * (90 - y));
@@ -321,13 +281,12 @@ print("{}")
     expect(red(160, 40)).toBe(true);
     expect(red(150, 50)).toBe(true);
     expect(red(150, 40)).toBe(false);
-    await h.ok('close', { document_id: doc, discard: true });
+    await bench.h.ok('close', { document_id: doc, discard: true });
   });
 
   it('draws a styled MLINE: elements in their colours, the fill between them, round caps past its ends', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    const path = scratch.path('styled.dxf');
-    await python(
+    const path = await bench.write(
+      ctx,
       `
 import sys, ezdxf
 doc = ezdxf.new("R2010")
@@ -342,11 +301,11 @@ m.update_geometry()
 doc.saveas(sys.argv[1])
 print("{}")
 `,
-      [path],
+      'styled.dxf',
     );
-    const doc = (await h.ok('open', { path })).document_id as number;
+    const doc = await bench.open(path);
     const shot = resultOf<{ data: string }>(
-      await h.ok('capture', { document_id: doc, width: 280, window: [0, 0, 140, 80] }),
+      await bench.h.ok('capture', { document_id: doc, width: 280, window: [0, 0, 140, 80] }),
     );
     const picture = decodePng(Buffer.from(shot.data, 'base64'));
     // 2 pixels a unit, y up.
@@ -365,14 +324,14 @@ print("{}")
     // The caps are half circles of radius 10 about the ends: their ends' far points are drawn, not beyond.
     expect(green(rgb(5, 40))).toBe(false);
     expect(green(rgb(135, 40))).toBe(false);
-    await h.ok('close', { document_id: doc, discard: true });
+    await bench.h.ok('close', { document_id: doc, discard: true });
   });
 
   it('draws a broken element with its gap (netDxf’s MLINE 3A8)', async (ctx: TestContext) => {
     needEzdxf(ctx);
-    const doc = (await h.ok('open', { path: corpusPath('netdxf-sample-2018.dxf') })).document_id as number;
+    const doc = await bench.open(corpusPath('netdxf-sample-2018.dxf'));
     const shot = resultOf<{ data: string }>(
-      await h.ok('capture', { document_id: doc, width: 400, window: [100, -100, 200, 0] }),
+      await bench.h.ok('capture', { document_id: doc, width: 400, window: [100, -100, 200, 0] }),
     );
     const picture = decodePng(Buffer.from(shot.data, 'base64'));
     // 4 pixels a unit.
@@ -387,14 +346,13 @@ print("{}")
     expect(inked(130, -25)).toBe(true);
     expect(inked(130, -50)).toBe(false);
     expect(inked(110, -50)).toBe(true);
-    await h.ok('close', { document_id: doc, discard: true });
+    await bench.h.ok('close', { document_id: doc, discard: true });
   });
 
   it('plots a wipeout masking the line under it (PDF)', async (ctx: TestContext) => {
-    needEzdxf(ctx);
     needPdftoppm(ctx);
-    const path = scratch.path('masked.dxf');
-    await python(
+    const path = await bench.write(
+      ctx,
       `
 import sys, ezdxf
 doc = ezdxf.new("R2010")
@@ -406,11 +364,11 @@ doc.set_wipeout_variables(frame=0)
 doc.saveas(sys.argv[1])
 print("{}")
 `,
-      [path],
+      'masked.dxf',
     );
-    const doc = (await h.ok('open', { path })).document_id as number;
-    const pdf = scratch.path('masked.pdf');
-    await h.ok('plot', { document_id: doc, path: pdf });
+    const doc = await bench.open(path);
+    const pdf = bench.path('masked.pdf');
+    await bench.h.ok('plot', { document_id: doc, path: pdf });
     const gray = await renderPdf(pdf, 50);
     // The 100 x 100 square fitted to the sheet's height: find the horizontal line's row by its darkness
     // left of the wipeout, then check the wipeout's middle of that row is paper-white.
@@ -430,7 +388,7 @@ print("{}")
     expect(dark(at(0.25), middle)).toBe(true);
     expect(dark(at(0.5), middle)).toBe(false);
     expect(dark(at(0.75), middle)).toBe(true);
-    await h.ok('close', { document_id: doc, discard: true });
+    await bench.h.ok('close', { document_id: doc, discard: true });
   });
 
   it('transformed then transformed back is itself within 1e-9, per type', () => {

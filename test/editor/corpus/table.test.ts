@@ -8,7 +8,7 @@
  * the block's lines by the same matrices (scripts/dxf-annotation-oracle.py) — and copied with a block of
  * its own.
  */
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import {
   applyPoint,
   compose,
@@ -21,15 +21,9 @@ import {
 import { tableContentMatrix, transformTable } from '../../../src/editor/geometry/table.js';
 import type { RawEntity } from '../../../src/editor/model.js';
 import { decodePng, pixelsWhere, reddish } from '../capture/pixels.js';
-import {
-  type Harness,
-  needEzdxf,
-  python,
-  resultOf,
-  scratchDir,
-  startHarness,
-} from '../dispatcher/helpers.js';
+import { resultOf } from '../dispatcher/helpers.js';
 import { differences, type Fields, oracle, STEPS } from './annotation-oracle.js';
+import { typeBench } from './corpus.js';
 
 const TABLE_BY_EZDXF = `
 import sys, ezdxf
@@ -56,31 +50,15 @@ doc.saveas(sys.argv[1])
 print("{}")
 `;
 
-let h: Harness;
-let scratch: Awaited<ReturnType<typeof scratchDir>>;
-let path: string;
-beforeAll(async () => {
-  h = await startHarness();
-  scratch = await scratchDir();
-  path = scratch.path('table.dxf');
-});
-afterAll(async () => {
-  await h.close();
-  await scratch.remove();
-});
+const bench = typeBench();
 
 type Queried = RawEntity & Fields & { bounds?: { min: number[]; max: number[] } };
 
-async function tables(doc: number): Promise<Queried[]> {
-  return (await h.ok('query', { document_id: doc, detail: 'full', type: 'ACAD_TABLE' }))
-    .entities as Queried[];
-}
+const tables = (doc: number) => bench.ofType<Queried>(doc, 'ACAD_TABLE');
 
 describe('ACAD_TABLE', () => {
   it('is its block: read, bounded, found by every query filter, drawn', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    await python(TABLE_BY_EZDXF, [path]);
-    const doc = (await h.ok('open', { path })).document_id as number;
+    const doc = await bench.open(await bench.write(ctx, TABLE_BY_EZDXF, 'table.dxf'));
     const [table] = await tables(doc);
     expect(table).toMatchObject({
       block: '*T1',
@@ -92,26 +70,26 @@ describe('ACAD_TABLE', () => {
     // The block's frame, 456 × 29 down from the insertion point (the texts are inside it).
     expect(table?.bounds).toEqual({ min: [105, 116, 0], max: [561, 145, 0] });
     const found = async (filter: Fields) =>
-      ((await h.ok('query', { document_id: doc, detail: 'summary', ...filter })).entities as Fields[]).map(
-        (e) => e.handle,
-      );
+      (
+        (await bench.h.ok('query', { document_id: doc, detail: 'summary', ...filter })).entities as Fields[]
+      ).map((e) => e.handle);
     expect(await found({ bounds: [100, 110, 120, 150] })).toEqual([table?.handle]);
     expect(await found({ near: [257, 130, 0.5] })).toEqual([table?.handle]);
     expect(await found({ contains_point: [257, 130] })).toEqual([table?.handle]);
     const line = resultOf<{ handles: string[] }>(
-      await h.ok('entities_create', {
+      await bench.h.ok('entities_create', {
         document_id: doc,
         entities: [{ type: 'line', start: [200, 100], end: [200, 160] }],
       }),
     ).handles[0] as string;
-    const crossing = await h.ok('query', { document_id: doc, intersections: [line, table?.handle] });
+    const crossing = await bench.h.ok('query', { document_id: doc, intersections: [line, table?.handle] });
     // It crosses the four row lines.
     expect(
       (crossing.points as number[][]).map(([, y]) => y).sort((a, b) => (a as number) - (b as number)),
     ).toEqual([116, 125, 134, 145]);
     // 2 pixels a unit over 95..575 × 100..160: the row lines and the walls in the table's colour.
     const shot = resultOf<{ data: string; skipped: Record<string, number> }>(
-      await h.ok('capture', { document_id: doc, width: 960, window: [95, 100, 575, 160] }),
+      await bench.h.ok('capture', { document_id: doc, width: 960, window: [95, 100, 575, 160] }),
     );
     expect(shot.skipped).toEqual({});
     const red = pixelsWhere(decodePng(Buffer.from(shot.data, 'base64')), reddish);
@@ -126,36 +104,33 @@ describe('ACAD_TABLE', () => {
       false,
     ]);
     const pdf = resultOf<{ entities: number; skipped: Record<string, number> }>(
-      await h.ok('plot', { document_id: doc, path: scratch.path('table.pdf') }),
+      await bench.h.ok('plot', { document_id: doc, path: bench.path('table.pdf') }),
     );
     expect([pdf.entities, pdf.skipped]).toEqual([2, {}]);
-    await h.ok('close', { document_id: doc, discard: true });
+    await bench.h.ok('close', { document_id: doc, discard: true });
   });
 
   it('is moved, rotated, scaled and mirrored with its block, as the oracle places it', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    await python(TABLE_BY_EZDXF, [path]);
+    const path = await bench.write(ctx, TABLE_BY_EZDXF, 'table.dxf');
     const expected = await oracle(path, STEPS);
     expect(expected.map((e) => e.type)).toEqual(['ACAD_TABLE']);
-    const doc = (await h.ok('open', { path })).document_id as number;
+    const doc = await bench.open(path);
     const handles = (await tables(doc)).map((e) => e.handle);
     for (const step of STEPS) {
-      const answer = await h.ok('entities_transform', { document_id: doc, handles, ...step });
+      const answer = await bench.h.ok('entities_transform', { document_id: doc, handles, ...step });
       expect(resultOf<{ not_transformable: unknown[] }>(answer).not_transformable).toEqual([]);
     }
-    const saved = scratch.path('table-moved.dxf');
-    await h.ok('save', { document_id: doc, path: saved });
-    await h.ok('close', { document_id: doc, discard: true });
+    const saved = bench.path('table-moved.dxf');
+    await bench.h.ok('save', { document_id: doc, path: saved });
+    await bench.h.ok('close', { document_id: doc, discard: true });
     expect(differences(expected, await oracle(saved))).toEqual([]);
   });
 
   it('is copied with a block of its own', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    await python(TABLE_BY_EZDXF, [path]);
-    const doc = (await h.ok('open', { path })).document_id as number;
+    const doc = await bench.open(await bench.write(ctx, TABLE_BY_EZDXF, 'table.dxf'));
     const [table] = await tables(doc);
     const copied = resultOf<{ created: string[] }>(
-      await h.ok('entities_transform', {
+      await bench.h.ok('entities_transform', {
         document_id: doc,
         handles: [table?.handle],
         action: 'copy',
@@ -167,7 +142,7 @@ describe('ACAD_TABLE', () => {
     expect(copy?.block).not.toBe('*T1');
     expect(copy?.bounds).toEqual({ min: [105, 16, 0], max: [561, 45, 0] });
     // Scaling the copy leaves the original's block alone.
-    await h.ok('entities_transform', {
+    await bench.h.ok('entities_transform', {
       document_id: doc,
       handles: copied,
       action: 'scale',
@@ -177,7 +152,7 @@ describe('ACAD_TABLE', () => {
     const [original, scaled] = await tables(doc);
     expect(original?.bounds).toEqual({ min: [105, 116, 0], max: [561, 145, 0] });
     expect(scaled?.bounds).toEqual({ min: [105, -13, 0], max: [1017, 45, 0] });
-    await h.ok('close', { document_id: doc, discard: true });
+    await bench.h.ok('close', { document_id: doc, discard: true });
   });
 
   it('transformed then transformed back is itself within 1e-9, its block’s remainder the identity', () => {

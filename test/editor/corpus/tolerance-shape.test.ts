@@ -6,7 +6,7 @@
  * plot, and moved, rotated, scaled by −0.5 and mirrored as ezdxf moves them (scripts/dxf-annotation-oracle.py,
  * within 1e-9 after a save read back by ezdxf); the inverse steps give their tags back.
  */
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import {
   type Matrix,
   mirroring,
@@ -18,15 +18,9 @@ import { shapeBox, transformShapeEntity } from '../../../src/editor/geometry/sha
 import { toleranceRows, transformTolerance } from '../../../src/editor/geometry/tolerance.js';
 import type { RawEntity } from '../../../src/editor/model.js';
 import { decodePng, pixelsWhere, reddish } from '../capture/pixels.js';
-import {
-  type Harness,
-  needEzdxf,
-  python,
-  resultOf,
-  scratchDir,
-  startHarness,
-} from '../dispatcher/helpers.js';
+import { resultOf } from '../dispatcher/helpers.js';
 import { differences, type Fields, oracle, STEPS } from './annotation-oracle.js';
+import { typeBench } from './corpus.js';
 
 const BY_EZDXF = `
 import sys, ezdxf
@@ -45,24 +39,11 @@ doc.saveas(sys.argv[1])
 print("{}")
 `;
 
-let h: Harness;
-let scratch: Awaited<ReturnType<typeof scratchDir>>;
-let path: string;
-beforeAll(async () => {
-  h = await startHarness();
-  scratch = await scratchDir();
-  path = scratch.path('fcf-shapes.dxf');
-});
-afterAll(async () => {
-  await h.close();
-  await scratch.remove();
-});
+const bench = typeBench();
 
 type Queried = RawEntity & Fields & { bounds?: { min: number[]; max: number[] } };
 
-async function entities(doc: number, type: string): Promise<Queried[]> {
-  return (await h.ok('query', { document_id: doc, detail: 'full', type })).entities as Queried[];
-}
+const entities = (doc: number, type: string) => bench.ofType<Queried>(doc, type);
 
 /** The width of a text cell: its text's advances at 2.5 high, plus half a text height each side. */
 const cell = (units: number) => (units / 1493) * 2.5 + 2.5;
@@ -71,9 +52,7 @@ const WIDE_A = cell(1401);
 
 describe('TOLERANCE and SHAPE', () => {
   it('are read, bounded by what they draw and found by every query filter', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    await python(BY_EZDXF, [path]);
-    const doc = (await h.ok('open', { path })).document_id as number;
+    const doc = await bench.open(await bench.write(ctx, BY_EZDXF, 'fcf-shapes.dxf'));
     const [fcf, two] = await entities(doc, 'TOLERANCE');
     expect(fcf).toMatchObject({
       dimstyle: 'Standard',
@@ -97,34 +76,32 @@ describe('TOLERANCE and SHAPE', () => {
     expect(turned?.bounds).not.toBeNull();
 
     const found = async (filter: Fields) =>
-      ((await h.ok('query', { document_id: doc, detail: 'summary', ...filter })).entities as Fields[]).map(
-        (e) => e.handle,
-      );
+      (
+        (await bench.h.ok('query', { document_id: doc, detail: 'summary', ...filter })).entities as Fields[]
+      ).map((e) => e.handle);
     expect(await found({ bounds: [9, 16, 29, 23] })).toEqual([fcf?.handle]);
     expect(await found({ near: [29, 20, 1.5] })).toEqual([fcf?.handle]);
     expect(await found({ contains_point: [20, 19] })).toEqual([fcf?.handle]);
     expect(await found({ contains_point: [54, 12] })).toEqual([shape?.handle]);
     const line = resultOf<{ handles: string[] }>(
-      await h.ok('entities_create', {
+      await bench.h.ok('entities_create', {
         document_id: doc,
         entities: [{ type: 'line', start: [54, 0], end: [54, 20] }],
       }),
     ).handles[0] as string;
-    const crossing = await h.ok('query', { document_id: doc, intersections: [line, shape?.handle] });
+    const crossing = await bench.h.ok('query', { document_id: doc, intersections: [line, shape?.handle] });
     expect((crossing.points as number[][]).map(([x, y]) => [x, y])).toEqual([
       [54, 10],
       [54, 14],
     ]);
-    await h.ok('close', { document_id: doc, discard: true });
+    await bench.h.ok('close', { document_id: doc, discard: true });
   });
 
   it('are drawn: the frame’s cells and text, the shape’s box', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    await python(BY_EZDXF, [path]);
-    const doc = (await h.ok('open', { path })).document_id as number;
+    const doc = await bench.open(await bench.write(ctx, BY_EZDXF, 'fcf-shapes.dxf'));
     // 8 pixels a unit over 5..65 × 5..25.
     const shot = resultOf<{ data: string; skipped: Record<string, number> }>(
-      await h.ok('capture', { document_id: doc, width: 480, window: [5, 5, 65, 25] }),
+      await bench.h.ok('capture', { document_id: doc, width: 480, window: [5, 5, 65, 25] }),
     );
     expect(shot.skipped).toEqual({});
     const red = pixelsWhere(decodePng(Buffer.from(shot.data, 'base64')), reddish);
@@ -146,28 +123,27 @@ describe('TOLERANCE and SHAPE', () => {
       red.some(([c, r]) => c > (16 - 5) * 8 && c < (21 - 5) * 8 && r > (25 - 21) * 8 && r < (25 - 19) * 8),
     ).toBe(true);
     const pdf = resultOf<{ entities: number; skipped: Record<string, number> }>(
-      await h.ok('plot', { document_id: doc, path: scratch.path('fcf-shapes.pdf') }),
+      await bench.h.ok('plot', { document_id: doc, path: bench.path('fcf-shapes.pdf') }),
     );
     expect([pdf.entities, pdf.skipped]).toEqual([4, {}]);
-    await h.ok('close', { document_id: doc, discard: true });
+    await bench.h.ok('close', { document_id: doc, discard: true });
   });
 
   it('are transformed as ezdxf transforms them', async (ctx: TestContext) => {
-    needEzdxf(ctx);
-    await python(BY_EZDXF, [path]);
+    const path = await bench.write(ctx, BY_EZDXF, 'fcf-shapes.dxf');
     const expected = await oracle(path, STEPS);
     expect(expected.map((e) => e.type)).toEqual(['TOLERANCE', 'TOLERANCE', 'SHAPE', 'SHAPE']);
-    const doc = (await h.ok('open', { path })).document_id as number;
+    const doc = await bench.open(path);
     const handles = [...(await entities(doc, 'TOLERANCE')), ...(await entities(doc, 'SHAPE'))].map(
       (e) => e.handle,
     );
     for (const step of STEPS) {
-      const answer = await h.ok('entities_transform', { document_id: doc, handles, ...step });
+      const answer = await bench.h.ok('entities_transform', { document_id: doc, handles, ...step });
       expect(resultOf<{ not_transformable: unknown[] }>(answer).not_transformable).toEqual([]);
     }
-    const saved = scratch.path('fcf-shapes-moved.dxf');
-    await h.ok('save', { document_id: doc, path: saved });
-    await h.ok('close', { document_id: doc, discard: true });
+    const saved = bench.path('fcf-shapes-moved.dxf');
+    await bench.h.ok('save', { document_id: doc, path: saved });
+    await bench.h.ok('close', { document_id: doc, discard: true });
     expect(differences(expected, await oracle(saved))).toEqual([]);
   });
 
