@@ -39,7 +39,10 @@ export interface EditorRequest {
   origin?: string | undefined;
 }
 
-/** The editor's REST surface: every request's answer. Rejects only with what a handler threw. */
+/**
+ * The editor's REST surface: every request's answer. Rejects with what a handler threw, and on a target
+ * that names no URL: the listener answers both 500 `internal_error`.
+ */
 export interface EditorApp {
   answer(request: EditorRequest): Promise<HttpAnswer>;
 }

@@ -1,6 +1,6 @@
 /**
  * The limits of the editor's HTTP transport, all of them: what the front listener reads and holds
- * (editor-listener.ts) and what the router matches (editor-app.ts); docs/editor.md lists them for
+ * (listener.ts) and what the router matches (app.ts); docs/editor.md lists them for
  * clients.
  */
 import { MAX_REQUEST_BODY_BYTES } from '../../editor/capabilities.js';

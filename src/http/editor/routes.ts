@@ -24,7 +24,7 @@ export interface EditorRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path under /api/v1, with `:name` parameters. */
   path: string;
-  /** `capture` runs the capture op and answers its PNG (editor-app.ts). */
+  /** `capture` runs the capture op and answers its PNG (app.ts). */
   kind: 'mutate' | 'run' | 'ready' | 'openapi' | 'capture';
   status: 200 | 201;
   summary: string;
@@ -267,7 +267,7 @@ export const editorRoutes: readonly EditorRoute[] = [
     answer:
       '`entities[]`, `count`, `returned`, `next_offset` (every entity of the layouts and of the blocks they insert; spatial parameters look at the layouts only); an Insert answers its `block`, a HATCH its `boundary`, `solid` and `pattern`, a SOLID its `corners`. A query runs in slices: `state.operation` shows it running, and `POST /cancel` stops it (400 `cancelled`).',
     queryParams: ENTITY_QUERY_PARAMS,
-    // `where` is parsed by the transport (invalid_where before the dispatcher); see editor-app.ts.
+    // `where` is parsed by the transport (invalid_where before the dispatcher); see app.ts.
     build: (input) =>
       op(
         'query',
