@@ -666,19 +666,17 @@ export const WebhookIgnored = z.object({ ignored: z.literal(true), reason: z.str
 // Event streams
 // ------------------------------------------------------------------------------------------------
 
-// Referenced by id only (the log route's description names it), so the document holds it through
-// zod's registry: the export keeps it evaluated and visible to the linter as used.
-export const LogFollowEvent = z
-  .discriminatedUnion('type', [
-    z.object({ type: z.literal('line'), line: z.string() }),
-    z.object({ type: z.literal('end'), status: z.string().meta({ description: 'The run’s final status.' }) }),
-    z.object({ type: z.literal('error'), error: z.string() }),
-  ])
-  .meta({
-    id: 'LogFollowEvent',
-    description: 'The data of each event of `GET …/log?follow=true`: the lines, then `end` (or `error`).',
-    examples: [{ type: 'end', status: 'success' }],
-  });
+// Referenced by id only (the log route's description names it): `.meta` with an id puts it in zod's
+// registry, which the document is made from, so nothing holds it by name.
+z.discriminatedUnion('type', [
+  z.object({ type: z.literal('line'), line: z.string() }),
+  z.object({ type: z.literal('end'), status: z.string().meta({ description: 'The run’s final status.' }) }),
+  z.object({ type: z.literal('error'), error: z.string() }),
+]).meta({
+  id: 'LogFollowEvent',
+  description: 'The data of each event of `GET …/log?follow=true`: the lines, then `end` (or `error`).',
+  examples: [{ type: 'end', status: 'success' }],
+});
 
 /** An event stream's body: what `text/event-stream` answers are, for the document. */
 export const EventStreamText = z.string().meta({

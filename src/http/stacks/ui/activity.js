@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { LogView } from './log-viewer.js';
-import { absoluteTime, html, lastLine, relativeTime, runDuration } from './util.js';
+import { absoluteTime, html, lastLine, relativeTime, runDuration, useRead } from './util.js';
 
 /** An operation in words, as its button names it. */
 const OPERATION_WORDS = /** @type {const} */ ({
@@ -22,24 +22,9 @@ const OPERATION_WORDS = /** @type {const} */ ({
  * @param {{ stack: string, env: import('./api.js').Env, reload: string }} props
  */
 export function ActivityTab({ stack, env, reload }) {
-  const [operations, setOperations] = useState(/** @type {import('./api.js').Operation[] | null} */ (null));
-  const [error, setError] = useState(/** @type {string | null} */ (null));
+  const { value: answer, error } = useRead(() => api.activity(stack, env), [stack, env, reload]);
+  const operations = answer?.operations ?? null;
   const [open, setOpen] = useState(/** @type {string | null} */ (null));
-
-  useEffect(() => {
-    let cancelled = false;
-    api.activity(stack, env).then(
-      (answer) => {
-        if (cancelled) return;
-        setOperations(answer.operations);
-        setError(null);
-      },
-      (e) => !cancelled && setError(e instanceof Error ? e.message : String(e)),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [stack, env, reload]);
 
   if (error && operations === null) return html`<p class="error-line" role="alert">${error}</p>`;
   if (operations === null) return html`<p class="muted">Loading the activity…</p>`;

@@ -26,7 +26,7 @@ export type Stack = StacksAnswer<'getStack', 200>;
 /** The answer of a variables save: the stack, and warnings of values too short to replace. */
 export type StackVariablesSaved = StacksAnswer<'setVariables', 200>;
 /** A variable to save: a secret as `value: null` keeps its stored value. */
-export type Variable = StacksBody<'setVariables'>['variables'][number];
+type Variable = StacksBody<'setVariables'>['variables'][number];
 export type DeployOptions = { pull: boolean; build: boolean; forceRecreate: boolean };
 export type Run = StacksAnswer<'getRun', 200>;
 export type Summary = NonNullable<Run['details']['summary']>;
@@ -34,14 +34,14 @@ export type Summary = NonNullable<Run['details']['summary']>;
 export type NewVariable = NonNullable<StacksBody<'createStack'>['variables']>[number];
 export type NewGitStack = StacksBody<'createGitStack'>;
 export type GitStackChanges = NonNullable<StacksBody<'configureGitStack'>>;
-export type JobAck = StacksAnswer<'deployStack', 202>;
-export type Job = StacksAnswer<'getJob', 200>;
+type JobAck = StacksAnswer<'deployStack', 202>;
+type Job = StacksAnswer<'getJob', 200>;
 /** The job of a stack that runs now (`Stack.job`). */
 export type StackJob = NonNullable<Stack['job']>;
-export type JobCancelled = StacksAnswer<'cancelJob', 202>;
+type JobCancelled = StacksAnswer<'cancelJob', 202>;
 export type Settings = StacksAnswer<'getSettings', 200>;
-export type ExecutionsPage = StacksAnswer<'listExecutions', 200>;
-export type ReconcileExecution = StacksAnswer<'runSchedule', 200>;
+type ExecutionsPage = StacksAnswer<'listExecutions', 200>;
+type ReconcileExecution = StacksAnswer<'runSchedule', 200>;
 export type GitStack = StacksAnswer<'getGitStack', 200>;
 export type Change = z.output<typeof ChangeSchema>;
 export type StackContainers = StacksAnswer<'getStackContainers', 200>;
@@ -49,23 +49,22 @@ export type Container = NonNullable<StackContainers['containers']>[number];
 export type ContainerLogLine = z.output<typeof ContainerLogLineSchema>;
 export type EngineReach = StacksAnswer<'listEngines', 200>[number];
 export type StatsSample = z.output<typeof StatsSampleSchema>;
-export type EngineInfo = StacksAnswer<'getEngineInfo', 200>;
-export type EngineProject = StacksAnswer<'listEngineProjects', 200>[number];
-export type Adopted = StacksAnswer<'adoptEngineProject', 201>;
-export type ImageUpdates = StacksAnswer<'getImageUpdates', 200>;
+type EngineInfo = StacksAnswer<'getEngineInfo', 200>;
+type EngineProject = StacksAnswer<'listEngineProjects', 200>[number];
+type Adopted = StacksAnswer<'adoptEngineProject', 201>;
+type ImageUpdates = StacksAnswer<'getImageUpdates', 200>;
 export type RunCompose = StacksAnswer<'getRunCompose', 200>;
 export type RunVariables = StacksAnswer<'getRunVariables', 200>;
 export type RunDiff = StacksAnswer<'getRunDiff', 200>;
 export type HistorySettings = StacksAnswer<'getHistorySettings', 200>;
-export type AuditPage = StacksAnswer<'listAudit', 200>;
-export type AuditEntry = Extract<AuditPage, { entries: unknown }>['entries'][number];
+type AuditPage = StacksAnswer<'listAudit', 200>;
 export type DeliveriesPage = StacksAnswer<'listDeliveries', 200>;
 export type NotificationChannels = StacksAnswer<'listNotificationChannels', 200>;
-export type NotificationTest = StacksAnswer<'testNotification', 200>;
-export type RetentionExecution = StacksAnswer<'runRetention', 200>;
+type NotificationTest = StacksAnswer<'testNotification', 200>;
+type RetentionExecution = StacksAnswer<'runRetention', 200>;
 /** A stack operation (start, stop, restart, down) of its Activity, and one with its kept output. */
 export type Operation = StacksAnswer<'listActivity', 200>['operations'][number];
-export type OperationOutput = StacksAnswer<'getActivity', 200>;
+type OperationOutput = StacksAnswer<'getActivity', 200>;
 /** The audit filters as the route reads them (each optional). */
 export type AuditFilter = {
   user?: string;
@@ -141,7 +140,7 @@ const ROUTES = {
 
 type Called = keyof typeof ROUTES;
 
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -430,7 +429,7 @@ export const api = {
     }),
 };
 
-export interface EventStreamHandlers {
+interface EventStreamHandlers {
   lastEventId?: string;
   onMessage: (data: string, id: string | undefined) => void;
   /** Each time the stream opens (again, after a drop): a stream that starts over says so. */

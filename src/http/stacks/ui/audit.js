@@ -3,9 +3,9 @@
  * first, filtered by user, stack, environment, type and time as `GET /api/audit` filters, paged, and the
  * same filter exported as NDJSON (a plain link: the session cookie goes with it).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { absoluteTime, envParam, html, relativeTime } from './util.js';
+import { absoluteTime, envParam, html, relativeTime, useRead } from './util.js';
 
 const PAGE = 50;
 /** The types the trail holds (docs/stacks.md#audit-trail); a prefix ending in `.` takes its family. */
@@ -42,7 +42,7 @@ const keyWords = (/** @type {string} */ key) =>
  * @param {string} [prefix]
  * @returns {Array<[string, string]>}
  */
-export function detailLines(details, prefix = '') {
+function detailLines(details, prefix = '') {
   /** @type {Array<[string, string]>} */
   const lines = [];
   for (const [key, value] of Object.entries(details)) {
@@ -80,24 +80,7 @@ export function AuditPage({ environments, tick }) {
   const [form, setForm] = useState({ user: '', stack: '', env: '', type: '', since: '', until: '' });
   const [filter, setFilter] = useState(/** @type {import('./api.js').AuditFilter} */ ({}));
   const [offset, setOffset] = useState(0);
-  const [page, setPage] = useState(
-    /** @type {{ entries: import('./api.js').AuditEntry[], total: number } | null} */ (null),
-  );
-  const [error, setError] = useState(/** @type {string | null} */ (null));
-  useEffect(() => {
-    let cancelled = false;
-    api.audit(filter, PAGE, offset).then(
-      (p) => {
-        if (cancelled) return;
-        setPage(p);
-        setError(null);
-      },
-      (e) => !cancelled && setError(e.message),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [filter, offset, tick]);
+  const { value: page, error } = useRead(() => api.audit(filter, PAGE, offset), [filter, offset, tick]);
 
   const apply = (/** @type {Event} */ e) => {
     e.preventDefault();

@@ -12,7 +12,7 @@ import { html } from './util.js';
  * Where a server message puts its problem, or undefined.
  * @param {string} message @returns {{ line: number, column: number } | undefined}
  */
-export function positionOf(message) {
+function positionOf(message) {
   const match = /at line (\d+), column (\d+)/.exec(message);
   return match ? { line: Number(match[1]), column: Number(match[2]) } : undefined;
 }

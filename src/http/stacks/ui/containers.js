@@ -4,21 +4,20 @@
  * containers — service, name, state with exit code, health, image (tag, id, digest), ports as links,
  * started and finished, restarts — with the actions a row offers (its log, a console).
  */
-import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { ContainerUse } from './container-stats.js';
-import { absoluteTime, html, relativeTime } from './util.js';
+import { absoluteTime, html, relativeTime, useRead } from './util.js';
 
 /** @typedef {import('./api.js').Container} Container */
 /** @typedef {import('./api.js').StackContainers} StackContainers */
 
 /** A container's state in words: `running`, `exited (1)`, `restarting`, `dead (137)`. */
-export function containerState(/** @type {Container} */ c) {
+function containerState(/** @type {Container} */ c) {
   return c.exitCode !== null ? `${c.state} (${c.exitCode})` : c.state;
 }
 
 /** The stack's state in words, as the list and the stack page say it ("partial · 2 of 3 running"). */
-export function stackStateWords(/** @type {Pick<StackContainers, 'state' | 'containers'>} */ s) {
+function stackStateWords(/** @type {Pick<StackContainers, 'state' | 'containers'>} */ s) {
   const containers = s.containers ?? [];
   const running = containers.filter((c) => c.state === 'running').length;
   if (s.state === 'partial') return `partial · ${running} of ${containers.length} running`;
@@ -63,22 +62,7 @@ export function containerCounts(/** @type {Container[] | null} */ containers) {
  * @param {string} name @param {import('./api.js').Env} env @param {number} live
  */
 export function useContainers(name, env, live) {
-  const [status, setStatus] = useState(/** @type {StackContainers | null} */ (null));
-  const [error, setError] = useState(/** @type {string | null} */ (null));
-  useEffect(() => {
-    let cancelled = false;
-    api.containers(name, env).then(
-      (s) => {
-        if (cancelled) return;
-        setStatus(s);
-        setError(null);
-      },
-      (e) => !cancelled && setError(e instanceof Error ? e.message : String(e)),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [name, env, live]);
+  const { value: status, error } = useRead(() => api.containers(name, env), [name, env, live]);
   return { status, error };
 }
 

@@ -4,10 +4,9 @@
  * again when the engine's stream comes or goes (`live`). Below it, the compose projects chronicle
  * does not manage, to adopt (engine-projects.js).
  */
-import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { EngineProjects } from './engine-projects.js';
-import { html } from './util.js';
+import { html, useRead } from './util.js';
 
 /** @param {number} n */
 const bytes = (n) =>
@@ -19,22 +18,7 @@ const bytes = (n) =>
 
 /** @param {{ env: import('./api.js').Env, envName: string, live: number }} props */
 export function EnginePage({ env, envName, live }) {
-  const [info, setInfo] = useState(/** @type {import('./api.js').EngineInfo | null} */ (null));
-  const [error, setError] = useState(/** @type {string | null} */ (null));
-  useEffect(() => {
-    let cancelled = false;
-    api.engineInfo(env).then(
-      (i) => {
-        if (cancelled) return;
-        setInfo(i);
-        setError(null);
-      },
-      (e) => !cancelled && setError(e instanceof Error ? e.message : String(e)),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [env, live]);
+  const { value: info, error } = useRead(() => api.engineInfo(env), [env, live]);
   return html`<section aria-labelledby="engine-title">
     <h1 id="engine-title">Engine of ${envName}</h1>
     ${error ? html`<p class="error-line" role="alert" data-testid="engine-error">${error}</p>` : null}

@@ -4,31 +4,15 @@
  * a stack of the same name (POST …/adopt) and opens that stack. Read again on **Look again** and when
  * the engine's stream comes or goes (`live`): the page's change feed carries only managed containers.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { envParam, html, routeHref } from './util.js';
+import { envParam, errorText, html, routeHref, useRead } from './util.js';
 
 /** @param {{ env: import('./api.js').Env, live: number }} props */
 export function EngineProjects({ env, live }) {
-  const [projects, setProjects] = useState(/** @type {import('./api.js').EngineProject[] | null} */ (null));
-  const [error, setError] = useState(/** @type {string | null} */ (null));
   const [asked, setAsked] = useState(0);
   const [adopting, setAdopting] = useState(/** @type {string | null} */ (null));
-  const message = (/** @type {unknown} */ e) => (e instanceof Error ? e.message : String(e));
-  useEffect(() => {
-    let cancelled = false;
-    api.engineProjects(env).then(
-      (p) => {
-        if (cancelled) return;
-        setProjects(p);
-        setError(null);
-      },
-      (e) => !cancelled && setError(message(e)),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [env, live, asked]);
+  const { value: projects, error, setError } = useRead(() => api.engineProjects(env), [env, live, asked]);
 
   const adopt = async (/** @type {string} */ name) => {
     setAdopting(name);
@@ -37,7 +21,7 @@ export function EngineProjects({ env, live }) {
       await api.adoptProject(env, name);
       location.hash = routeHref(['stack', name], { env: envParam(env), tab: 'deploys' });
     } catch (e) {
-      setError(message(e));
+      setError(errorText(e));
     } finally {
       setAdopting(null);
     }

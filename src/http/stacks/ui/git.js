@@ -30,7 +30,7 @@ function FilesField({ value, onInput }) {
 }
 
 /** @param {string} name @param {import('./api.js').Env} env */
-export const webhookUrl = (name, env) => `${location.origin}${api.webhookPath(name, env)}`;
+const webhookUrl = (name, env) => `${location.origin}${api.webhookPath(name, env)}`;
 
 /**
  * @param {{ name: string, env: import('./api.js').Env, canEdit: boolean, tick: number, onJob: (id: string) => void }} props

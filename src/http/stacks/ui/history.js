@@ -5,14 +5,12 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
-import { html } from './util.js';
+import { errorText, html } from './util.js';
 
 /** @typedef {import('./api.js').Run} Run */
 
-const errorText = (/** @type {unknown} */ e) => (e instanceof Error ? e.message : String(e));
-
 /** `details.redeployOf` / `details.rollbackOf` of a run (loose fields of the run's details). */
-export function originOf(/** @type {Run} */ run) {
+function originOf(/** @type {Run} */ run) {
   const { redeployOf, rollbackOf } = run.details;
   return {
     redeployOf: typeof redeployOf === 'number' ? redeployOf : null,
@@ -112,7 +110,7 @@ const lineClass = (/** @type {string} */ line) =>
           : '';
 
 /** @param {{ diff: import('./api.js').RunDiff }} props */
-export function DiffView({ diff }) {
+function DiffView({ diff }) {
   const v = diff.variables;
   const variables = [
     ...v.added.map((x) => ({ name: x.name, change: x.secret ? 'added (secret)' : `added: ${x.value}` })),

@@ -4,9 +4,9 @@
  * updates** asks the registries now, **Update** deploys with `pull` (a recorded run, its output shown
  * like any deploy's). Read again when the containers change (`live`) and after runs (`tick`).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { absoluteTime, html, relativeTime } from './util.js';
+import { absoluteTime, errorText, html, relativeTime, useRead } from './util.js';
 
 const short = (/** @type {string | null} */ digest) =>
   digest === null ? '—' : digest.replace(/^sha256:/, '').slice(0, 12);
@@ -16,24 +16,13 @@ const short = (/** @type {string | null} */ digest) =>
  *   busy: boolean, onUpdate: () => void }} props
  */
 export function ImageUpdates({ name, env, live, tick, canEdit, busy, onUpdate }) {
-  const [updates, setUpdates] = useState(/** @type {import('./api.js').ImageUpdates | null} */ (null));
-  const [error, setError] = useState(/** @type {string | null} */ (null));
   const [checking, setChecking] = useState(false);
-  const message = (/** @type {unknown} */ e) => (e instanceof Error ? e.message : String(e));
-  useEffect(() => {
-    let cancelled = false;
-    api.imageUpdates(name, env).then(
-      (u) => {
-        if (cancelled) return;
-        setUpdates(u);
-        setError(null);
-      },
-      (e) => !cancelled && setError(message(e)),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [name, env, live, tick]);
+  const {
+    value: updates,
+    error,
+    setValue: setUpdates,
+    setError,
+  } = useRead(() => api.imageUpdates(name, env), [name, env, live, tick]);
 
   const check = async () => {
     setChecking(true);
@@ -41,7 +30,7 @@ export function ImageUpdates({ name, env, live, tick, canEdit, busy, onUpdate })
       setUpdates(await api.checkImageUpdates(name, env));
       setError(null);
     } catch (e) {
-      setError(message(e));
+      setError(errorText(e));
     } finally {
       setChecking(false);
     }

@@ -418,7 +418,7 @@ const KIND_WORDS = /** @type {const} */ ({
  * Why the stack's actions wait: which job runs, its run, who started it, and a cancel under way.
  * @param {import('./api.js').StackJob} job
  */
-export function runningReason(job) {
+function runningReason(job) {
   const what = `${KIND_WORDS[job.kind]}${job.runId === null ? '' : ` (run #${job.runId})`}`;
   const by = job.userId === null ? 'by a webhook or schedule' : `by ${job.userId}`;
   const stopping =

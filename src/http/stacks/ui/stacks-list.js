@@ -10,7 +10,7 @@ import { api } from './api.js';
 import { stackKey } from './changes.js';
 import { ComposeEditor } from './compose-editor.js';
 import { containerCounts, StateBadge } from './containers.js';
-import { absoluteTime, envParam, html, isRunning, relativeTime, routeHref } from './util.js';
+import { absoluteTime, envParam, html, isRunning, relativeTime, routeHref, useRead } from './util.js';
 import { VariablesEditor, variablesOf } from './variables.js';
 
 const NEW_COMPOSE = 'services:\n  web:\n    image: nginx:alpine\n    ports:\n      - "8080:80"\n';
@@ -34,29 +34,19 @@ const NEW_COMPOSE = 'services:\n  web:\n    image: nginx:alpine\n    ports:\n   
  *   liveStacks?: Set<string> | null }} props
  */
 export function StacksList({ env, canEdit, tick, live, liveStacks = null }) {
-  const [stacks, setStacks] = useState(/** @type {import('./api.js').StackItem[] | null} */ (null));
   // Null until the runs are read: a row shows them once it has them, never an empty tally first.
   const [history, setHistory] = useState(/** @type {Map<string, History> | null} */ (null));
-  const [error, setError] = useState(/** @type {string | null} */ (null));
   const [creating, setCreating] = useState(false);
 
   useEffect(() => setHistory(null), [env]);
   /** Bumped when the whole list is to be read again for a change of containers. */
   const [liveAll, setLiveAll] = useState(0);
-  useEffect(() => {
-    let cancelled = false;
-    api.stacks(env).then(
-      (all) => {
-        if (cancelled) return;
-        setStacks(all);
-        setError(null);
-      },
-      (e) => !cancelled && setError(e instanceof Error ? e.message : String(e)),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [env, tick, liveAll]);
+  const {
+    value: stacks,
+    error,
+    setValue: setStacks,
+    setError,
+  } = useRead(() => api.stacks(env), [env, tick, liveAll]);
   // A change of containers: the state of the stacks it is of read again, one read at a time for the
   // whole list, only in the environment it was asked for. Changes that come while a read is out wait
   // for it and are read together once it is in (a stop's kill, die and stop, ten containers stopped at
@@ -152,7 +142,7 @@ export function StacksList({ env, canEdit, tick, live, liveStacks = null }) {
  * covers every change that came meanwhile (`changed`: the stacks' keys, changes.js `stackKey`; null:
  * any of them). A burst of changes is thus one read, or two when it came while one was out.
  */
-export class LiveReads {
+class LiveReads {
   /**
    * @param {import('./api.js').Env} env
    * @param {{ one: (name: string) => Promise<Partial<import('./api.js').StackItem>>,
@@ -212,7 +202,7 @@ export class LiveReads {
  * @param {import('./api.js').StackItem[] | null} all @param {LiveAnswer} answer
  * @returns {import('./api.js').StackItem[] | null}
  */
-export function mergeAnswer(all, answer) {
+function mergeAnswer(all, answer) {
   if (all === null) return 'all' in answer ? answer.all : null;
   const same = (
     /** @type {import('./api.js').StackItem} */ a,

@@ -1,6 +1,7 @@
 /** What every view shares: htm bound to Preact, routes in the address's hash, and formatting. */
 import htm from 'htm';
 import { h } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
 import { TERMINAL_RUN_STATUSES } from '../../../../streams/stacks.js';
 
 export const html = htm.bind(h);
@@ -105,7 +106,7 @@ export function countsWords(summary, counts) {
 }
 
 /** The run statuses that end a run: the service's own list (streams/stacks.ts imports no Node module). */
-export const TERMINAL = new Set(/** @type {readonly string[]} */ (TERMINAL_RUN_STATUSES));
+const TERMINAL = new Set(/** @type {readonly string[]} */ (TERMINAL_RUN_STATUSES));
 /** @param {string} status */
 export const isRunning = (status) => !TERMINAL.has(status);
 
@@ -142,4 +143,36 @@ export function downloadText(name, text) {
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** A failure as the page shows it: an Error's message, anything else as text. */
+export const errorText = (/** @type {unknown} */ e) => (e instanceof Error ? e.message : String(e));
+
+/**
+ * What `read` answers, asked on the first render and again whenever one of `deps` changes: `value` is
+ * the last answer (null until one came), `error` the last failure's text (null once an answer came).
+ * What a read answers after a newer one started, or after the view left, is dropped. The setters let
+ * the view change both between reads (a live update, an action's failure).
+ * @template T
+ * @param {() => Promise<T>} read
+ * @param {unknown[]} deps
+ */
+export function useRead(read, deps) {
+  const [value, setValue] = useState(/** @type {T | null} */ (null));
+  const [error, setError] = useState(/** @type {string | null} */ (null));
+  useEffect(() => {
+    let cancelled = false;
+    read().then(
+      (answer) => {
+        if (cancelled) return;
+        setValue(answer);
+        setError(null);
+      },
+      (e) => !cancelled && setError(errorText(e)),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, deps);
+  return { value, error, setValue, setError };
 }

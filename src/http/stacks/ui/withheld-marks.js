@@ -5,7 +5,7 @@
  */
 
 /** @param {number} count */
-export const withheldText = (count) =>
+const withheldText = (count) =>
   `${count} line${count === 1 ? '' : 's'} withheld (holding a value too short to replace with ***)`;
 
 /**
