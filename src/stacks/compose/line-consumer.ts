@@ -1,7 +1,7 @@
 import type { ComposeProcess, OutputLine } from '../contracts.js';
 
 /** What `consumeLines` saw: whether the handler threw, and what it threw. */
-export interface LineFeed {
+interface LineFeed {
   /** Lines handed to the handler, the one it threw on included. */
   readonly fed: number;
   readonly faulted: boolean;
