@@ -47,7 +47,6 @@ writeFileSync(
  * to U+05FF and U+2000 to U+23FF, as runs of consecutive code points: [first code point, advances, right
  * side bearings (the blank between a glyph's ink and its advance; a blank glyph's whole advance)].
  */
-export const ADVANCE_FONT = '${font.familyName} ${version}';
 export const UNITS_PER_EM = ${font.unitsPerEm};
 /** The height of its capitals (the top of X), in the same units: what a CAD text height measures. */
 export const CAP_HEIGHT_UNITS = ${capHeight};

@@ -4,7 +4,6 @@
  * to U+05FF and U+2000 to U+23FF, as runs of consecutive code points: [first code point, advances, right
  * side bearings (the blank between a glyph's ink and its advance; a blank glyph's whole advance)].
  */
-export const ADVANCE_FONT = 'DejaVu Sans 2.37';
 export const UNITS_PER_EM = 2048;
 /** The height of its capitals (the top of X), in the same units: what a CAD text height measures. */
 export const CAP_HEIGHT_UNITS = 1493;

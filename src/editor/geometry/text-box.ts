@@ -81,7 +81,7 @@ export function textCharacters(value: string): string {
 }
 
 /** The paragraphs an MText shows, formatting codes removed (`\P` breaks a paragraph). */
-export function mtextParagraphs(value: string): string[] {
+function mtextParagraphs(value: string): string[] {
   const plain = value
     .replace(/\\[Pp]/g, '\n')
     .replace(/\\[~]/g, ' ')

@@ -31,7 +31,7 @@ interface EditorAppOptions {
 }
 
 /** A request as the listener read it: the request line's method and target, the body, the Origin. */
-export interface EditorRequest {
+interface EditorRequest {
   method: string;
   target: string;
   /** The body as read (empty when none, or when its declared length is past the limit). */
