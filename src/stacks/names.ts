@@ -1,5 +1,5 @@
 import type { EnvironmentId } from '../../streams/stacks.js';
-import { badRequest } from './errors.js';
+import { StacksError } from './errors.js';
 
 /** The stack name rule; it also keeps a name from ever being a path (no `/`, `.`, `..`). */
 export const STACK_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -23,7 +23,7 @@ export function stackNameMessage(value: unknown): string {
 /** The stack name, or a 400 naming the rule. */
 export function parseStackName(value: unknown): string {
   if (isStackName(value)) return value;
-  throw badRequest(stackNameMessage(value));
+  throw new StacksError('invalid_id', stackNameMessage(value));
 }
 
 /** What a 400 says of an `env` query value that is neither `null` nor an integer. */
@@ -43,7 +43,7 @@ export function parseEnvParam(value: string | undefined): EnvironmentId {
     const id = Number(value);
     if (Number.isSafeInteger(id)) return id;
   }
-  throw badRequest(envMessage(value));
+  throw new StacksError('invalid_id', envMessage(value));
 }
 
 /** A run id from a path: a positive integer, also the stem of the run's log file name. */
@@ -52,7 +52,7 @@ export function parseRunId(value: string): number {
     const id = Number(value);
     if (Number.isSafeInteger(id)) return id;
   }
-  throw badRequest(runIdMessage(value));
+  throw new StacksError('invalid_id', runIdMessage(value));
 }
 
 /** An environment's folder under `<data>/stacks/`: its id, or `local` for the local environment. */

@@ -1,4 +1,4 @@
-import { badRequest } from './errors.js';
+import { StacksError } from './errors.js';
 
 /**
  * Paging parameters of list routes (`limit`, `offset`): decimal integers in a range. Pure and free of
@@ -26,5 +26,5 @@ export function pagingParam(raw: unknown, name: string, fallback: number, min: n
     const value = Number(text);
     if (Number.isSafeInteger(value) && value >= min && value <= max) return value;
   }
-  throw badRequest(pagingMessage(name, text, min, max));
+  throw new StacksError('invalid_query', pagingMessage(name, text, min, max));
 }

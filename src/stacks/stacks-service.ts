@@ -64,7 +64,7 @@ import type {
 } from './contracts.js';
 import { Engines } from './engine/engines.js';
 import { type WatchResult, watchServices } from './engine/service-health.js';
-import { conflict, notFound, StacksError } from './errors.js';
+import { StacksError } from './errors.js';
 import { DeployHistory } from './history/history.js';
 import { Instance } from './instances/instance.js';
 import { Leftovers } from './instances/interrupted-work.js';
@@ -462,7 +462,7 @@ export class StacksService {
   environment(env: EnvironmentId): Environment | null {
     if (env === null) return null;
     const found = findEnvironment(this.config, env);
-    if (!found) throw notFound('Environment not found');
+    if (!found) throw new StacksError('environment_not_found', 'Environment not found');
     return found;
   }
 
@@ -517,7 +517,8 @@ export class StacksService {
 
   async deleteStack(ref: StackRef, userId: string | null): Promise<void> {
     this.environment(ref.environmentId);
-    if (this.busy.has(keyOf(ref)) || (await this.leftovers.blocks(ref))) throw conflict(STACK_BUSY_MESSAGE);
+    if (this.busy.has(keyOf(ref)) || (await this.leftovers.blocks(ref)))
+      throw new StacksError('stack_busy', STACK_BUSY_MESSAGE);
     await deleteStack(this.dataDir, ref, { events: this.store, userId });
   }
 
@@ -531,8 +532,8 @@ export class StacksService {
     this.environment(ref.environmentId);
     this.checkProvider(input.secretProvider, ref, userId);
     // A stack with a job running exists (or is being created by that job).
-    if (this.busy.has(keyOf(ref))) throw conflict('Stack already exists');
-    if (await stackExists(this.dataDir, ref)) throw conflict('Stack already exists');
+    if (this.busy.has(keyOf(ref))) throw new StacksError('stack_exists', 'Stack already exists');
+    if (await stackExists(this.dataDir, ref)) throw new StacksError('stack_exists', 'Stack already exists');
     const compose = validateCompose(input.compose);
     const variables = validateVariables(input.variables);
     // Before compose's own check, which reads the files the compose file names.
@@ -552,14 +553,14 @@ export class StacksService {
    */
   async adopt(ref: StackRef, source: AdoptionSource, userId: string | null): Promise<{ runId: number }> {
     const environment = this.environment(ref.environmentId);
-    if (this.closing) throw new StacksError(409, 'The server is stopping');
+    if (this.closing) throw new StacksError('server_stopping', 'The server is stopping');
     if (this.busy.has(keyOf(ref)) || (await stackExists(this.dataDir, ref)))
-      throw conflict('Stack already exists');
+      throw new StacksError('stack_exists', 'Stack already exists');
     const variables = validateVariables(source.stack.variables);
     const compose = validateCompose(source.stack.compose);
     await this.checkNewCompose(ref, compose, variables);
     const slot = await this.claim(ref);
-    if (!slot) throw conflict(STACK_BUSY_MESSAGE);
+    if (!slot) throw new StacksError('stack_busy', STACK_BUSY_MESSAGE);
     try {
       const stack = await createStack(this.dataDir, ref, source.stack, { events: this.store, userId });
       await copyFile(
@@ -700,8 +701,9 @@ export class StacksService {
     const job = this.jobs.running(jobId);
     if (!slot || !job || job.finished) {
       const info = this.jobs.info(jobId);
-      if (info === undefined || info.status === 'done' || job?.finished) throw conflict(JOB_ENDED_MESSAGE);
-      throw conflict(JOB_ELSEWHERE_MESSAGE);
+      if (info === undefined || info.status === 'done' || job?.finished)
+        throw new StacksError('job_ended', JOB_ENDED_MESSAGE);
+      throw new StacksError('job_elsewhere', JOB_ELSEWHERE_MESSAGE);
     }
     if (!slot.cancel) {
       slot.cancel = { userId };
@@ -737,9 +739,10 @@ export class StacksService {
   private checkProvider(name: string | null, ref: StackRef, userId: string | null): void {
     if (name === null) return;
     const provider = this.config.secretProviders.get(name);
-    if (provider === undefined) throw new StacksError(400, `Unknown secret provider ${JSON.stringify(name)}`);
+    if (provider === undefined)
+      throw new StacksError('unknown_secret_provider', `Unknown secret provider ${JSON.stringify(name)}`);
     if (!providerServes(provider, ref.environmentId) && !this.security.isAdmin(userId))
-      throw new StacksError(403, `forbidden: ${outOfScopeMessage(name, ref.environmentId)}`);
+      throw new StacksError('forbidden', `forbidden: ${outOfScopeMessage(name, ref.environmentId)}`);
   }
 
   /**
@@ -754,7 +757,10 @@ export class StacksService {
     if (name === null || provider === undefined || providerServes(provider, stack.environmentId)) return;
     const why = await this.security.whyHeld(stack, how);
     if (why !== undefined)
-      throw new StacksError(403, `${outOfScopeMessage(name, stack.environmentId)} (checked because ${why})`);
+      throw new StacksError(
+        'forbidden',
+        `${outOfScopeMessage(name, stack.environmentId)} (checked because ${why})`,
+      );
   }
 
   /**
@@ -773,9 +779,9 @@ export class StacksService {
       variant?: DeployVariant;
     }>,
   ): Promise<StartedJob> {
-    if (this.closing) throw new StacksError(409, 'The server is stopping');
+    if (this.closing) throw new StacksError('server_stopping', 'The server is stopping');
     const slot = await this.claim(ref);
-    if (!slot) throw conflict(STACK_BUSY_MESSAGE);
+    if (!slot) throw new StacksError('stack_busy', STACK_BUSY_MESSAGE);
     let started: StartedJob;
     try {
       // A gone instance may have left compose of this stack running: the stack is free once it is stopped.
@@ -783,7 +789,7 @@ export class StacksService {
         this.closeInterrupted().catch((error: unknown) => {
           process.stderr.write(`stacks: closing interrupted runs failed: ${(error as Error).message}\n`);
         });
-        throw conflict(STACK_BUSY_MESSAGE);
+        throw new StacksError('stack_busy', STACK_BUSY_MESSAGE);
       }
       const plan = await prepare();
       const stack = await getStack(this.dataDir, ref);
@@ -1467,7 +1473,7 @@ export class StacksService {
       ),
     );
     if (objection !== undefined)
-      throw new StacksError(422, `The compose file is invalid (compose config): ${objection}`);
+      throw new StacksError('compose_rejected', `The compose file is invalid (compose config): ${objection}`);
   }
 
   /** Why the engine of an environment does not answer now, or undefined when it does. */
@@ -1557,7 +1563,8 @@ export class StacksService {
   ): Promise<Record<string, string>> {
     const name = stack.secretProvider as string;
     const provider = this.config.secretProviders.get(name);
-    if (!provider) throw new StacksError(400, `Unknown secret provider ${JSON.stringify(name)}`);
+    if (!provider)
+      throw new StacksError('unknown_secret_provider', `Unknown secret provider ${JSON.stringify(name)}`);
     // Without a prototype: a variable named `__proto__` is a key like any other.
     const env: Record<string, string> = Object.create(null);
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
@@ -1577,7 +1584,7 @@ export class StacksService {
     await Promise.all([this.retention.close(), this.notifications.close()]);
     // Queued jobs first, so none takes a slot a cancelled one frees.
     this.slots.withdrawAll(new Error(STOPPED_WHILE_QUEUED_MESSAGE));
-    this.checks.withdrawAll(new StacksError(409, 'The server is stopping'));
+    this.checks.withdrawAll(new StacksError('server_stopping', 'The server is stopping'));
     const running = [...this.running];
     for (const slot of running) slot.process?.cancel();
     // A job still resolving its provider has no process to cancel yet: it is given a grace, after

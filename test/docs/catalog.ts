@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseSync } from 'oxc-parser';
+import { isStacksErrorCode, STACKS_ERRORS, type StacksErrorCode } from '../../src/stacks/errors.js';
 
 /**
  * The tables of docs/ that are read from the code rather than written by hand: the event catalog of
@@ -390,11 +391,15 @@ function editorStatuses(root: string): { byCode: Map<string, number>; fallback: 
   return { byCode, fallback };
 }
 
-/** How a stacks failure is made: the helper and the status it gives. */
-const STACKS_HELPERS: Record<string, number> = { badRequest: 400, notFound: 404, conflict: 409 };
+/**
+ * A stacks failure the code raises: its status, message (or code) and file, and the code of the
+ * catalogue it is raised with (none for an answer a route sends itself). `forwarded` when the message is
+ * a parameter of a helper (its callers say it): the code is counted, the message is not.
+ */
+type StacksRaised = Raised & { status: number; forwarded?: boolean };
 
-/** Every stacks failure the code raises: its status, message (or code) and file. */
-function stacksFailures(root: string): Array<Raised & { status: number }> {
+/** Every stacks failure the code raises: its status, message (or code), code and file. */
+function stacksFailures(root: string): StacksRaised[] {
   const files = [
     ...filesUnder(root, 'src/stacks', () => true),
     ...filesUnder(root, 'src/http', (f) => /^src\/http\/(stacks\/|sse\/stream-budget)/.test(f)),
@@ -414,7 +419,7 @@ function stacksFailures(root: string): Array<Raised & { status: number }> {
     const name = node.name as string;
     return locals.get(p.file)?.get(name) ?? constants.get(name);
   };
-  const found: Array<Raised & { status: number }> = [];
+  const found: StacksRaised[] = [];
   for (const p of parsed) {
     const file = p.file;
     walk(p.program, (node, parents) => {
@@ -428,12 +433,14 @@ function stacksFailures(root: string): Array<Raised & { status: number }> {
       const name = callee.name ?? callee.property?.name;
       let status: number | undefined;
       let message: string | undefined;
+      let code = '';
       if (node.type === 'NewExpression' && name === 'StacksError') {
-        status = (args[0] as Node).value as number;
+        // `new StacksError(code, message)`: the status is the catalogue's for the code.
+        code = textOrConstant(p, args[0]) ?? '';
+        if (!isStacksErrorCode(code))
+          throw new Error(`${file}: a StacksError with a code not in STACKS_ERRORS`);
+        status = STACKS_ERRORS[code].status;
         message = textOrConstant(p, args[1]);
-      } else if (name !== undefined && name in STACKS_HELPERS && node.type === 'CallExpression') {
-        status = STACKS_HELPERS[name];
-        message = textOrConstant(p, args[0]);
       } else if (name === 'send' && callee.object?.type === 'CallExpression') {
         // reply.code(N).send({ error: '…' })
         const inner = callee.object as Node & {
@@ -444,14 +451,21 @@ function stacksFailures(root: string): Array<Raised & { status: number }> {
         if (inner.callee.property?.name !== 'code' || body?.type !== 'ObjectExpression') return;
         const error = (body.properties as Node[]).find((q) => keyName(q) === 'error');
         if (!error) return;
-        status = (inner.arguments[0] as Node).value as number;
+        // `reply.code(statusOf('code'))`: the catalogue's status for the code; or a status of its own.
+        const given = inner.arguments[0] as Node & { callee?: Node & { name?: string }; arguments?: Node[] };
+        const named = given.callee?.name === 'statusOf' ? textOf(p, given.arguments?.[0]) : undefined;
+        if (named !== undefined) {
+          if (!isStacksErrorCode(named)) throw new Error(`${file}: statusOf of a code not in STACKS_ERRORS`);
+          code = named;
+          status = STACKS_ERRORS[named].status;
+        } else status = given.value as number;
         message = textOrConstant(p, error.value as Node);
       }
       if (typeof status !== 'number' || status < 400) return;
       // A helper handing its own parameter on (`badRequest = (message) => new StacksError(400, message)`)
       // raises nothing itself: its callers are counted.
-      if (message === undefined && forwardsParameter(node, parents)) return;
-      found.push({ status, code: '', file, message: message ?? '… (made at run time)' });
+      const forwarded = message === undefined && forwardsParameter(node, parents);
+      found.push({ status, code, file, message: message ?? '… (made at run time)', forwarded });
     });
   }
   return found;
@@ -488,7 +502,14 @@ export function renderErrorsPage(root: string): string {
     const status = [...new Set(answered)].sort((a, b) => a - b).join(', ');
     return `| \`${code}\` | ${status} | ${cell(message)} | ${files.map((f) => `\`${f}\``).join(', ')} |`;
   });
-  const failures = stacksFailures(root);
+  const raisedStacks = stacksFailures(root);
+  const failures = raisedStacks.filter((f) => !f.forwarded);
+  const stacksCodes = (Object.keys(STACKS_ERRORS) as StacksErrorCode[]).sort();
+  const stacksCodeRows = stacksCodes.map((code) => {
+    const files = [...new Set(raisedStacks.filter((f) => f.code === code).map((f) => f.file))];
+    const { status, meaning } = STACKS_ERRORS[code];
+    return `| \`${code}\` | ${status} | ${cell(meaning)} | ${files.map((f) => `\`${f}\``).join(', ')} |`;
+  });
   const statuses = [...new Set(failures.map((f) => f.status))].sort((a, b) => a - b);
   const stacksRows = statuses.flatMap((status) => {
     const messages = new Map<string, Set<string>>();
@@ -531,12 +552,22 @@ export function renderErrorsPage(root: string): string {
     '## The stacks service',
     '',
     'A failure is `{"error": "<message>"}` with its status, and beside it for some the fields they name',
-    '(`compose_changed`: `message`, `composeHash`; `store_failed`: `message`, `reason`). The statuses are those',
-    'of `StacksErrorStatus` in `src/stacks/errors.ts` and of the routes; a request that does not fit its',
-    "route's schema is a 400 in the schema's words (`src/http/stacks/api/`). The transport's own answers: 408",
-    'for a request that does not arrive in time, 413 for a body past its limit, 429 past the sign-in and',
-    'stream limits ([limits](security.md#limits-and-their-defaults)). Below: every message the code answers,',
-    'by status (`…` stands for what the request or the engine fills in).',
+    '(`compose_changed`: `message`, `composeHash`; `store_failed`: `message`, `reason`). Each failure kind',
+    'has a code of the catalogue `STACKS_ERRORS` in `src/stacks/errors.ts`, with its HTTP status and',
+    'meaning: `StacksError` takes only its codes, its status is looked up there (there is no default status),',
+    'and the OpenAPI document lists them by status. The code is not in the answer, except where it is the',
+    "message itself (`compose_changed`, `store_failed`). A request that does not fit its route's schema is a",
+    "400 in the schema's words (`src/http/stacks/api/`). The transport's own answers: 408 for a request that",
+    'does not arrive in time, 413 for a body past its limit, 415 for a body that is not JSON',
+    '([limits](security.md#limits-and-their-defaults)).',
+    '',
+    `${stacksCodes.length} codes.`,
+    '',
+    '| Code | Status | Meaning | Where |',
+    '|---|---|---|---|',
+    ...stacksCodeRows,
+    '',
+    'Every message the code answers, by status (`…` stands for what the request or the engine fills in):',
     '',
     '| Status | Message (or code) | Where |',
     '|---|---|---|',

@@ -67,7 +67,7 @@ export function holdStream(request: FastifyRequest, reply: FastifyReply): void {
   const taken = budget.take(userOf(request).name, request.stacksSession);
   if (typeof taken === 'string') {
     reply.header('connection', 'close');
-    throw new StacksError(429, taken);
+    throw new StacksError('too_many_requests', taken);
   }
   reply.raw.once('close', taken);
 }

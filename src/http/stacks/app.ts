@@ -5,7 +5,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ContainerEvents } from '../../stacks/engine/container-events.js';
 import { Engines } from '../../stacks/engine/engines.js';
 import type { Timers } from '../../stacks/engine/image-check-schedule.js';
-import { isStacksError, STORE_FAILED, storeFailed } from '../../stacks/errors.js';
+import { isStacksError, STORE_FAILED, statusOf, storeFailed } from '../../stacks/errors.js';
 import type { GitStacks } from '../../stacks/git/git-stacks.js';
 import { StackStatusReader } from '../../stacks/stack/status.js';
 import type { StacksService } from '../../stacks/stacks-service.js';
@@ -154,7 +154,7 @@ export function stacksApp(
 
   app.addHook('onRequest', async (request, reply) => {
     if (parts.loopback && !loopbackHost(request.headers.host))
-      return reply.code(403).send({
+      return reply.code(statusOf('forbidden_host')).send({
         error: `Host ${JSON.stringify(request.headers.host ?? '')} is not allowed: this server listens on loopback; name it 127.0.0.1, localhost or [::1]`,
       });
     // A Bearer token (machines) or the web page's session cookie (stacks/session.ts). Asked on every
@@ -168,7 +168,7 @@ export function stacksApp(
       if (user) request.stacksUser = user;
       return;
     }
-    if (!user) return reply.code(401).send({ error: 'unauthorized' });
+    if (!user) return reply.code(statusOf('unauthorized')).send({ error: 'unauthorized' });
     request.stacksUser = user;
     if (request.headers.authorization === undefined)
       request.stacksSession = cookieOf(request.headers.cookie, SESSION_COOKIE);
@@ -193,7 +193,7 @@ export function stacksApp(
     if (isStacksError(error)) return reply.code(error.status).send({ error: error.message, ...error.fields });
     // A request its route's schema refuses: the schema's own words (stacks-api/requests.ts).
     if (hasZodFastifySchemaValidationErrors(error))
-      return reply.code(400).send({ error: validationMessage(error.validation) });
+      return reply.code(statusOf('invalid_request')).send({ error: validationMessage(error.validation) });
     // Fastify's own request errors (bad JSON, body too large, unsupported media type).
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500)
       return reply.code(error.statusCode).send({ error: error.message });
@@ -205,11 +205,13 @@ export function stacksApp(
       const refusal = storeFailed(failure);
       return reply.code(503).send({ error: refusal.message, ...refusal.fields });
     }
-    return reply.code(500).send({ error: `Internal error: ${error.message}` });
+    return reply.code(statusOf('internal_error')).send({ error: `Internal error: ${error.message}` });
   });
 
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}` }),
+    reply
+      .code(statusOf('route_not_found'))
+      .send({ error: `No route ${request.method} ${request.url.split('?')[0]}` }),
   );
 
   // Before the routes: its hook turns a route with `wsHandler` into one that may upgrade (the console).

@@ -21,13 +21,13 @@ declare module 'fastify' {
 export function userOf(request: Pick<FastifyRequest, 'stacksUser'>): User {
   const user = request.stacksUser;
   // The app's onRequest hook answers 401 before any route runs; reaching here without a user is a bug.
-  if (!user) throw new StacksError(500, 'no authenticated user on the request');
+  if (!user) throw new StacksError('internal_error', 'no authenticated user on the request');
   return user;
 }
 
 /** Throws the 403 of a refused decision. */
 export function allow(decision: AccessDecision): void {
-  if (!decision.ok) throw new StacksError(403, decision.error);
+  if (!decision.ok) throw new StacksError('forbidden', decision.error);
 }
 
 /**

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { EnvironmentId } from '../../../streams/stacks.js';
 import { checkEnvAccess, hasGlobal, localOnlyByRule, userByToken } from '../../stacks/access/auth.js';
 import type { StacksConfig, User } from '../../stacks/contracts.js';
+import { statusOf } from '../../stacks/errors.js';
 import { stacksRoutes as routes } from './api/routes.js';
 import { SESSION_COOKIE, type StacksFastify } from './openapi.js';
 import { userOf } from './request.js';
@@ -157,13 +158,13 @@ export function sessionRoutes(
       const wait = limit.retryAfter(request.ip);
       if (wait > 0)
         return reply
-          .code(429)
+          .code(statusOf('too_many_requests'))
           .header('retry-after', String(wait))
           .send({ error: `Too many failed sign-ins from ${request.ip}: try again in ${wait} s` });
       const user = userByToken(config, `Bearer ${request.body.token}`);
       if (!user) {
         limit.failed(request.ip);
-        return reply.code(401).send({ error: 'unauthorized' });
+        return reply.code(statusOf('unauthorized')).send({ error: 'unauthorized' });
       }
       const id = sessions.create(user);
       reply.header('set-cookie', cookieHeader(id, Math.floor(SESSION_MAX_MS / 1000)));
@@ -179,7 +180,7 @@ export function sessionRoutes(
   app.route({
     ...routes.signOut,
     handler: async (request, reply) => {
-      if (!sameOrigin(request)) return reply.code(401).send({ error: 'unauthorized' });
+      if (!sameOrigin(request)) return reply.code(statusOf('unauthorized')).send({ error: 'unauthorized' });
       sessions.delete(cookieOf(request.headers.cookie, SESSION_COOKIE));
       reply.header('set-cookie', cookieHeader('', 0));
       return { signedOut: true as const };

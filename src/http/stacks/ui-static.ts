@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { statusOf } from '../../stacks/errors.js';
 import { type StacksFastify, UI_PAGE, UI_PREFIX } from './openapi.js';
 
 /**
@@ -50,7 +51,10 @@ export function uiRoutes(app: StacksFastify): void {
 
   app.get(UI_PAGE, page, async (_request, reply) => {
     const html = await load('index.html');
-    if (!html) return reply.code(404).send({ error: 'The web page is not built (npm run build)' });
+    if (!html)
+      return reply
+        .code(statusOf('page_not_built'))
+        .send({ error: 'The web page is not built (npm run build)' });
     return reply
       .type('text/html; charset=utf-8')
       .header('content-security-policy', CSP)
@@ -63,7 +67,8 @@ export function uiRoutes(app: StacksFastify): void {
     const { file } = request.params as { file: string };
     const type = TYPES.get(extname(file));
     const bytes = FILE_NAME.test(file) && type ? await load(file) : undefined;
-    if (!bytes || !type) return reply.code(404).send({ error: `No route GET /ui/${file}` });
+    if (!bytes || !type)
+      return reply.code(statusOf('route_not_found')).send({ error: `No route GET /ui/${file}` });
     return reply
       .type(type)
       .header('cache-control', 'no-cache')

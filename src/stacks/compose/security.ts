@@ -25,7 +25,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, sep } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { ComposePlace, ComposeSecurity } from '../contracts.js';
-import { badRequest, type StacksError } from '../errors.js';
+import { StacksError } from '../errors.js';
 import { parseEnvFile } from './env-file.js';
 import { UncheckableValue } from './interpolation.js';
 import {
@@ -366,7 +366,8 @@ export async function securityRefusal(text: string, check: SecurityCheck): Promi
   const problems = await securityViolations(text, check);
   if (problems.length === 0) return undefined;
   const more = problems.length > SHOWN ? `; and ${problems.length - SHOWN} more` : '';
-  return badRequest(
+  return new StacksError(
+    'security_refused',
     `The compose file breaks the security settings of ${check.where}: ${problems.slice(0, SHOWN).join('; ')}${more}`,
   );
 }

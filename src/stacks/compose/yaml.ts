@@ -11,14 +11,15 @@
  *   MAX_COMPOSE_DEPTH is refused with one message, whichever way it is nested.
  */
 import { isCollection, isPair, parseDocument } from 'yaml';
-import { badRequest } from '../errors.js';
+import { StacksError } from '../errors.js';
 
 /** Alias uses (weighted as the yaml library counts them) one compose file may make. */
 export const MAX_COMPOSE_ALIASES = 10_000;
 /** Levels of nested mappings and lists. */
 const MAX_COMPOSE_DEPTH = 100;
 
-const tooDeep = () => badRequest(`Compose file is nested more than ${MAX_COMPOSE_DEPTH} levels deep`);
+const tooDeep = () =>
+  new StacksError('invalid_compose', `Compose file is nested more than ${MAX_COMPOSE_DEPTH} levels deep`);
 
 /** Whether a node holds collections nested more than `limit` levels (walked without recursion). */
 function deeperThan(root: unknown, limit: number): boolean {
@@ -48,16 +49,17 @@ export function composeYamlValue(text: string): unknown {
     if (error.message.includes('Maximum call stack size exceeded')) throw tooDeep();
     // The first line of the parser's message names the problem and its line and column.
     const summary = (error.message.split('\n')[0] ?? error.code).replace(/:$/, '');
-    throw badRequest(`Compose file is not valid YAML: ${summary}`);
+    throw new StacksError('invalid_compose', `Compose file is not valid YAML: ${summary}`);
   }
   if (deeperThan(doc.contents, MAX_COMPOSE_DEPTH)) throw tooDeep();
   try {
     return doc.toJS({ maxAliasCount: MAX_COMPOSE_ALIASES });
   } catch (failure) {
     if (failure instanceof ReferenceError && /alias/i.test(failure.message))
-      throw badRequest(
+      throw new StacksError(
+        'invalid_compose',
         `Compose file uses its YAML aliases too often (more than ${MAX_COMPOSE_ALIASES} uses, counting the aliases each one holds): an alias bomb is refused`,
       );
-    throw badRequest(`Compose file is not valid YAML: ${(failure as Error).message}`);
+    throw new StacksError('invalid_compose', `Compose file is not valid YAML: ${(failure as Error).message}`);
   }
 }

@@ -43,7 +43,7 @@ import {
 } from '../../../streams/stacks.js';
 import { composeEnv } from '../compose/args.js';
 import type { ComposePlace, ComposeTrees, StackRef } from '../contracts.js';
-import { badRequest, conflict, isStacksError, notFound, StacksError } from '../errors.js';
+import { isStacksError, StacksError } from '../errors.js';
 import { envFolder } from '../names.js';
 import { createRedactor } from '../output/redaction.js';
 // The largest compose (or override) file read from a repository: a saved compose file's limit.
@@ -261,14 +261,14 @@ export class GitStacks implements ComposeTrees {
   view(ref: StackRef): GitStackView {
     this.service.environment(ref.environmentId);
     const stack = this.model.state.stacks.get(gitStackKey(ref.environmentId, ref.name));
-    if (!stack) throw notFound('Git stack not found');
+    if (!stack) throw new StacksError('git_stack_not_found', 'Git stack not found');
     return viewOf(stack);
   }
 
   private async settingsOf(ref: StackRef): Promise<GitSettings> {
     this.service.environment(ref.environmentId);
     const settings = await readGitSettings(this.dataDir, ref);
-    if (!settings) throw notFound('Git stack not found');
+    if (!settings) throw new StacksError('git_stack_not_found', 'Git stack not found');
     return settings;
   }
 
@@ -306,7 +306,7 @@ export class GitStacks implements ComposeTrees {
             validateCompose(text);
           } catch (error) {
             if (isStacksError(error))
-              throw new StacksError(422, `${path} at ${commit.slice(0, 12)}: ${error.message}`);
+              throw new StacksError('git_failed', `${path} at ${commit.slice(0, 12)}: ${error.message}`);
             throw error;
           }
         }
@@ -316,15 +316,18 @@ export class GitStacks implements ComposeTrees {
           validateCompose(compose);
         } catch (error) {
           if (isStacksError(error))
-            throw new StacksError(422, `${settings.composePath} at ${commit.slice(0, 12)}: ${error.message}`);
+            throw new StacksError(
+              'git_failed',
+              `${settings.composePath} at ${commit.slice(0, 12)}: ${error.message}`,
+            );
           throw error;
         }
         return { commit, compose };
       });
     } catch (error) {
-      if (error instanceof GitError) throw new StacksError(422, redact(error.message));
+      if (error instanceof GitError) throw new StacksError('git_failed', redact(error.message));
       if (isStacksError(error)) throw error;
-      throw new StacksError(500, redact((error as Error).message));
+      throw new StacksError('internal_error', redact((error as Error).message));
     }
   }
 
@@ -408,7 +411,7 @@ export class GitStacks implements ComposeTrees {
         await writeAtomic(paths.commit, `${commit}\n`);
       });
     } catch (error) {
-      if (error instanceof GitError) throw new StacksError(422, options.redact(error.message));
+      if (error instanceof GitError) throw new StacksError('git_failed', options.redact(error.message));
       throw error;
     }
   }
@@ -432,7 +435,7 @@ export class GitStacks implements ComposeTrees {
       commit ?? current ?? this.model.state.stacks.get(gitStackKey(ref.environmentId, ref.name))?.lastCommit;
     if (wanted === undefined || wanted === null)
       throw new StacksError(
-        409,
+        'git_tree_missing',
         `Git stack ${ref.name} has no checked-out tree yet: deploy it from git (POST /api/git-stacks/${ref.name}/deploy)`,
       );
     const there = await readFile(join(paths.tree, settings.composePath), 'utf8').catch(() => undefined);
@@ -505,7 +508,7 @@ export class GitStacks implements ComposeTrees {
     userId: string | null,
   ): Promise<{ view: GitStackView; commit: string; started?: StartedJob }> {
     this.service.environment(ref.environmentId);
-    if (await stackExists(this.dataDir, ref)) throw conflict('Stack already exists');
+    if (await stackExists(this.dataDir, ref)) throw new StacksError('stack_exists', 'Stack already exists');
     const settings: GitSettings = {
       version: 1,
       repository: input.repository,
@@ -722,7 +725,10 @@ export class GitStacks implements ComposeTrees {
       deliveryId !== undefined &&
       (deliveryId.length > MAX_DELIVERY_ID_LENGTH || hasControlCharacter(deliveryId))
     )
-      throw badRequest(`X-GitHub-Delivery must be at most ${MAX_DELIVERY_ID_LENGTH} printable characters`);
+      throw new StacksError(
+        'invalid_webhook',
+        `X-GitHub-Delivery must be at most ${MAX_DELIVERY_ID_LENGTH} printable characters`,
+      );
     const key = gitStackKey(ref.environmentId, ref.name);
     const branch = settings.branch;
     return this.locked(`webhook ${key}`, async (): Promise<WebhookOutcome> => {

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import cron from 'node-cron';
 import type { StackRef, StackVariable } from '../contracts.js';
-import { badRequest, StacksError } from '../errors.js';
+import { StacksError } from '../errors.js';
 import { stackDir, stackExists, validateVariables } from '../stack/store.js';
 import { checkBranchName, composePathProblem, normaliseComposePath, repositoryProblem } from './command.js';
 
@@ -39,24 +39,28 @@ export type GitStackChanges = Partial<NewGitStack>;
 // ------------------------------------------------------------------------------------------------
 
 function checkRepository(value: unknown): string {
-  if (typeof value !== 'string') throw badRequest('repository must be a string');
+  if (typeof value !== 'string') throw new StacksError('invalid_git_settings', 'repository must be a string');
   const problem = repositoryProblem(value);
   // The problem names no part of the URL, so no credential is echoed back.
-  if (problem) throw badRequest(problem);
+  if (problem) throw new StacksError('invalid_git_settings', problem);
   return value;
 }
 
 async function checkBranch(value: unknown): Promise<string> {
-  if (typeof value !== 'string') throw badRequest('branch must be a string');
+  if (typeof value !== 'string') throw new StacksError('invalid_git_settings', 'branch must be a string');
   if (!(await checkBranchName(value)))
-    throw badRequest(`branch ${JSON.stringify(value.slice(0, 100))} is not a valid branch name`);
+    throw new StacksError(
+      'invalid_git_settings',
+      `branch ${JSON.stringify(value.slice(0, 100))} is not a valid branch name`,
+    );
   return value;
 }
 
 function checkComposePath(value: unknown): string {
-  if (typeof value !== 'string') throw badRequest('composePath must be a string');
+  if (typeof value !== 'string')
+    throw new StacksError('invalid_git_settings', 'composePath must be a string');
   const problem = composePathProblem(value);
-  if (problem) throw badRequest(problem);
+  if (problem) throw new StacksError('invalid_git_settings', problem);
   return normaliseComposePath(value);
 }
 
@@ -67,17 +71,26 @@ const MAX_OVERRIDE_FILES = 16;
 export function checkFiles(value: unknown, composePath: string): string[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value) || value.length > MAX_OVERRIDE_FILES)
-    throw badRequest(`files must be a list of at most ${MAX_OVERRIDE_FILES} paths of compose files`);
+    throw new StacksError(
+      'invalid_git_settings',
+      `files must be a list of at most ${MAX_OVERRIDE_FILES} paths of compose files`,
+    );
   const files = value.map((path, i) => {
-    if (typeof path !== 'string') throw badRequest(`files[${i}] must be a string`);
+    if (typeof path !== 'string')
+      throw new StacksError('invalid_git_settings', `files[${i}] must be a string`);
     const problem = composePathProblem(path);
-    if (problem) throw badRequest(`files[${i}]: ${problem.replace(/^composePath /, '')}`);
+    if (problem)
+      throw new StacksError('invalid_git_settings', `files[${i}]: ${problem.replace(/^composePath /, '')}`);
     return normaliseComposePath(path);
   });
   for (const [i, path] of files.entries()) {
     if (path === composePath)
-      throw badRequest(`files[${i}] is composePath itself (files are the overrides after it)`);
-    if (files.indexOf(path) !== i) throw badRequest(`files[${i}]: ${path} is given twice`);
+      throw new StacksError(
+        'invalid_git_settings',
+        `files[${i}] is composePath itself (files are the overrides after it)`,
+      );
+    if (files.indexOf(path) !== i)
+      throw new StacksError('invalid_git_settings', `files[${i}]: ${path} is given twice`);
   }
   return files;
 }
@@ -85,7 +98,8 @@ export function checkFiles(value: unknown, composePath: string): string[] {
 function checkSecret(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string' || value === '' || value.length > MAX_SECRET_LENGTH || value.includes('\0'))
-    throw badRequest(
+    throw new StacksError(
+      'invalid_git_settings',
       `webhookSecret must be a non-empty string of at most ${MAX_SECRET_LENGTH} characters, or null`,
     );
   return value;
@@ -94,14 +108,16 @@ function checkSecret(value: unknown): string | null {
 /** The cron expression, or a 400 naming what node-cron found wrong with it. */
 function checkCron(value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw badRequest('autoDeployCron must be a cron expression or null');
+  if (typeof value !== 'string')
+    throw new StacksError('invalid_cron', 'autoDeployCron must be a cron expression or null');
   const expression = value.trim();
   if (!cron.validate(expression)) {
     const errors = cron.validateDetailed(expression).errors;
     const why = errors
       .map((e) => (e.field === 'expression' ? e.message : `${e.field}: ${e.message}`))
       .join('; ');
-    throw badRequest(
+    throw new StacksError(
+      'invalid_cron',
       `autoDeployCron ${JSON.stringify(value)} is not a valid cron expression${why ? `: ${why}` : ''}`,
     );
   }
@@ -124,7 +140,8 @@ const UPDATE_FIELDS = new Set([...SETTING_FIELDS, 'redeploy']);
 function unknownFields(body: Record<string, unknown>, allowed: ReadonlySet<string>): void {
   const unknown = Object.keys(body).filter((k) => !allowed.has(k));
   if (unknown.length > 0)
-    throw badRequest(
+    throw new StacksError(
+      'invalid_git_settings',
       `Unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}`,
     );
 }
@@ -172,14 +189,14 @@ function parseSettings(text: string, file: string): GitSettings {
   try {
     raw = JSON.parse(text) as Partial<GitSettings>;
   } catch (error) {
-    throw new StacksError(500, `${file} is not valid JSON`, { cause: error });
+    throw new StacksError('data_damaged', `${file} is not valid JSON`, { cause: error });
   }
   if (
     typeof raw.repository !== 'string' ||
     typeof raw.branch !== 'string' ||
     typeof raw.composePath !== 'string'
   )
-    throw new StacksError(500, `${file} lacks repository, branch or composePath`);
+    throw new StacksError('data_damaged', `${file} lacks repository, branch or composePath`);
   return {
     version: 1,
     repository: raw.repository,

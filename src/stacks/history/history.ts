@@ -21,7 +21,7 @@ import {
 import { StreamDeletedError } from '../../store/errors.js';
 import type { EventStore } from '../../store/types.js';
 import type { Environment, PreparedDeploy, StackRef, StartedJob } from '../contracts.js';
-import { badRequest, notFound, StacksError } from '../errors.js';
+import { StacksError } from '../errors.js';
 import { OutputKeys } from '../output/keys.js';
 import type { RunRecorder } from '../runs/run-recorder.js';
 import { StackStatusReader } from '../stack/status.js';
@@ -159,7 +159,7 @@ export class DeployHistory {
       const opened = opener.open((event.data as { sealed: string }).sealed);
       if (opened !== undefined) return opened;
     }
-    throw new StacksError(500, 'The recorded content of this run is missing from the log');
+    throw new StacksError('data_damaged', 'The recorded content of this run is missing from the log');
   }
 
   /**
@@ -188,7 +188,7 @@ export class DeployHistory {
   /** Everything the run's record says it deployed; 404 when nothing was recorded for it. */
   async side(run: DeployRun): Promise<RunSide> {
     const content = this.model.state.runs.get(run.id);
-    if (!content) throw notFound(NO_CONTENT_MESSAGE);
+    if (!content) throw new StacksError('run_content_not_found', NO_CONTENT_MESSAGE);
     const compose = await this.text(content.composeId);
     const variables = JSON.parse(await this.text(content.variablesId)) as RecordedVariable[];
     const commit = run.extra.commit;
@@ -207,7 +207,7 @@ export class DeployHistory {
   /** The images the run's services ran (empty when the engine reported none); 404 without a record. */
   images(run: DeployRun): RunImage[] {
     const content = this.model.state.runs.get(run.id);
-    if (!content) throw notFound(NO_CONTENT_MESSAGE);
+    if (!content) throw new StacksError('run_content_not_found', NO_CONTENT_MESSAGE);
     return content.images.map((i) => ({ ...i }));
   }
 
@@ -235,7 +235,8 @@ export class DeployHistory {
       const stack = await getStack(this.host.dataDir, ref);
       const { variables, missing } = variablesForRedeploy(side.variables, stack.variables);
       if (missing.length > 0)
-        throw badRequest(
+        throw new StacksError(
+          'secrets_missing',
           `Run ${run.id} used secret variable${missing.length > 1 ? 's' : ''} the stack no longer has: ${missing.join(', ')}`,
         );
       if (stack.compose !== side.compose) await saveCompose(this.host.dataDir, ref, side.compose, recording);

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { badRequest } from '../errors.js';
+import { StacksError } from '../errors.js';
 
 /**
  * Server-side range and search over a run's log (docs/stacks.md#run-logs-download-range-search), for logs too large to send whole:
@@ -37,7 +37,7 @@ const one = (value: unknown): unknown => (Array.isArray(value) ? value[0] : valu
 function positive(name: string, value: unknown, max: number): number {
   const n = typeof value === 'string' && /^[0-9]{1,15}$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < 1 || n > max)
-    throw badRequest(`${name} must be an integer from 1 to ${max}`);
+    throw new StacksError('invalid_query', `${name} must be an integer from 1 to ${max}`);
   return n;
 }
 
@@ -48,7 +48,10 @@ export function parseLogQuery(query: Record<string, unknown>): LogQuery | undefi
   const q = one(query.q);
   if (fromLine === undefined && limit === undefined && q === undefined) return undefined;
   if (q !== undefined && (typeof q !== 'string' || q.length === 0 || q.length > MAX_QUERY_LENGTH))
-    throw badRequest(`q must be the text to search for (1 to ${MAX_QUERY_LENGTH} characters)`);
+    throw new StacksError(
+      'invalid_query',
+      `q must be the text to search for (1 to ${MAX_QUERY_LENGTH} characters)`,
+    );
   return {
     fromLine: fromLine === undefined ? 1 : positive('fromLine', fromLine, Number.MAX_SAFE_INTEGER),
     limit: limit === undefined ? DEFAULT_LOG_LIMIT : positive('limit', limit, MAX_LOG_LIMIT),

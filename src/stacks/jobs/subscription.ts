@@ -62,7 +62,7 @@ const RETRY_MS = 10;
 /** Longest stretch one subscriber's delivery runs before yielding to the event loop (ms). */
 const DRAIN_SLICE_MS = 4;
 
-const notFound = () => new StacksError(404, 'Job not found');
+const notFound = () => new StacksError('job_not_found', 'Job not found');
 
 export class JobSubscription implements JobSink {
   /** Index of the last message handed to the consumer. */

@@ -10,7 +10,7 @@ import { ProjectionRunner } from '../../../projections/runtime.js';
 import { NOTIFICATIONS_STREAM, stacksEvent } from '../../../streams/stacks.js';
 import type { EventStore } from '../../store/types.js';
 import type { NotificationChannel } from '../contracts.js';
-import { notFound } from '../errors.js';
+import { StacksError } from '../errors.js';
 import { channelRequest, wants } from './channels.js';
 import { failureReason } from './failure.js';
 
@@ -197,7 +197,8 @@ export class NotificationDispatcher {
     name: string,
   ): Promise<{ key: string; ok: boolean; status: number | null; error: string | null }> {
     const channel = this.channels.find((c) => c.name === name);
-    if (!channel) throw notFound(`No notification channel ${JSON.stringify(name)}`);
+    if (!channel)
+      throw new StacksError('channel_not_found', `No notification channel ${JSON.stringify(name)}`);
     const o: Occurrence = {
       position: 0,
       event: 'test',

@@ -16,7 +16,7 @@ import {
 } from '../../../streams/stacks.js';
 import { StreamDeletedError, WrongExpectedRevisionError } from '../../store/errors.js';
 import type { EventStore } from '../../store/types.js';
-import { conflict, StacksError } from '../errors.js';
+import { StacksError } from '../errors.js';
 import type { ReadModel } from '../jobs/job-book.js';
 import { isMissing } from '../missing-files.js';
 import { DEPLOY_LOGS_DIR, environmentLogDir } from '../runs/log-files.js';
@@ -171,11 +171,11 @@ export class Reconciler {
    * recorded.
    */
   run(trigger: ReconcileTrigger, userId: string | null): Promise<ReconcileExecution> {
-    if (this.abort.signal.aborted) throw new StacksError(409, 'The server is stopping');
-    if (this.running) throw conflict(RECONCILE_BUSY_MESSAGE);
+    if (this.abort.signal.aborted) throw new StacksError('server_stopping', 'The server is stopping');
+    if (this.running) throw new StacksError('already_running', RECONCILE_BUSY_MESSAGE);
     const running = (async () => {
       const lease = await this.options.store.tryLease(RECONCILE_LEASE);
-      if (!lease) throw conflict(RECONCILE_BUSY_MESSAGE);
+      if (!lease) throw new StacksError('already_running', RECONCILE_BUSY_MESSAGE);
       try {
         return await this.execute(trigger, userId);
       } finally {
@@ -265,7 +265,10 @@ export class Reconciler {
         throw error;
       }
     }
-    throw new StacksError(500, `could not allocate an execution id after ${MAX_ID_ATTEMPTS} attempts`);
+    throw new StacksError(
+      'ids_exhausted',
+      `could not allocate an execution id after ${MAX_ID_ATTEMPTS} attempts`,
+    );
   }
 
   private async execute(trigger: ReconcileTrigger, userId: string | null): Promise<ReconcileExecution> {
@@ -303,7 +306,8 @@ export class Reconciler {
     await log.flush();
     await this.options.executions.waitFor(log.lastPosition);
     const row = this.options.executions.state.executions.get(log.executionId);
-    if (!row) throw new StacksError(500, `execution ${log.executionId} is not in the read model`);
+    if (!row)
+      throw new StacksError('internal_error', `execution ${log.executionId} is not in the read model`);
     return row;
   }
 

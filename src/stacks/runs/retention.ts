@@ -18,7 +18,7 @@ import {
 import { WrongExpectedRevisionError } from '../../store/errors.js';
 import type { EventStore } from '../../store/types.js';
 import type { StacksConfig } from '../contracts.js';
-import { conflict, StacksError } from '../errors.js';
+import { StacksError } from '../errors.js';
 import { cronTask } from '../schedules/cron-task.js';
 import { ScheduleLease } from '../schedules/lease.js';
 
@@ -126,7 +126,8 @@ export class Retention {
 
   /** One run of the schedule; 409 while one runs. Resolves with its closed execution. */
   run(trigger: ReconcileTrigger, userId: string | null): Promise<RetentionExecution> {
-    if (this.running) return Promise.reject(conflict('deploy_run_retention is already running'));
+    if (this.running)
+      return Promise.reject(new StacksError('already_running', 'deploy_run_retention is already running'));
     this.running = this.execute(trigger, userId).finally(() => {
       this.running = undefined;
     });
@@ -172,7 +173,8 @@ export class Retention {
     ]);
     await this.model.waitFor(position);
     const execution = this.model.state.executions.get(id);
-    if (!execution) throw new StacksError(500, `retention execution ${id} is missing from its read model`);
+    if (!execution)
+      throw new StacksError('internal_error', `retention execution ${id} is missing from its read model`);
     return execution;
   }
 
@@ -191,7 +193,7 @@ export class Retention {
         if (!(failure instanceof WrongExpectedRevisionError)) throw failure;
       }
     }
-    throw new StacksError(500, 'could not allocate a retention execution id');
+    throw new StacksError('ids_exhausted', 'could not allocate a retention execution id');
   }
 
   /** Follows the settings with a cron task once this instance holds the schedule's lease. */

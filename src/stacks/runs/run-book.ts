@@ -122,7 +122,7 @@ export class RunBook {
       this.live.set(runId, recorder);
       return recorder;
     }
-    throw new StacksError(500, `could not allocate a run id after ${MAX_ID_ATTEMPTS} attempts`);
+    throw new StacksError('ids_exhausted', `could not allocate a run id after ${MAX_ID_ATTEMPTS} attempts`);
   }
 
   private async closeWithoutKey(runId: number, revision: number, cause: unknown): Promise<void> {
@@ -188,8 +188,9 @@ export class RunBook {
   ): Promise<{ deleted: true; id: number }> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const { run, revision } = await readRun(this.store, runId);
-      if (!run || (stack !== undefined && run.stack !== stack)) throw new StacksError(404, 'Run not found');
-      if (!isTerminalRunStatus(run.status)) throw new StacksError(409, 'Run is still running');
+      if (!run || (stack !== undefined && run.stack !== stack))
+        throw new StacksError('run_not_found', 'Run not found');
+      if (!isTerminalRunStatus(run.status)) throw new StacksError('run_running', 'Run is still running');
       await deleteLog(this.logPathOf(run));
       try {
         await this.store.deleteStream(jobStream(run.jobId));
@@ -213,7 +214,7 @@ export class RunBook {
       await this.afterDelete?.(runId, position);
       return { deleted: true, id: runId };
     }
-    throw new StacksError(409, 'Run changed while it was being deleted; try again');
+    throw new StacksError('run_changed', 'Run changed while it was being deleted; try again');
   }
 
   /**
@@ -275,7 +276,7 @@ export class RunBook {
     const recorder = this.live.get(runId);
     if (recorder) return recorder.follow();
     const run = this.get(runId);
-    if (!run) throw new StacksError(404, 'Run not found');
+    if (!run) throw new StacksError('run_not_found', 'Run not found');
     const status = () => this.get(runId)?.status ?? run.status;
     return {
       source: {

@@ -453,7 +453,7 @@ export class RunRecorder {
     if (position !== undefined) await this.book.waitFor(position);
     this.book.forget(this);
     const run = this.book.get(this.runId);
-    if (!run) throw new StacksError(404, 'Run not found');
+    if (!run) throw new StacksError('run_not_found', 'Run not found');
     return run;
   }
 
@@ -472,7 +472,7 @@ export class RunRecorder {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       // An append whose answer was lost may have been recorded after all: the stream says.
       const { run, revision } = await readRun(this.book.store, this.runId);
-      if (!run) throw new StacksError(404, 'Run not found');
+      if (!run) throw new StacksError('run_not_found', 'Run not found');
       this.revision = revision;
       if (isTerminalRunStatus(run.status)) {
         const { position } = await lastEventOf(this.book.store, this.runId);

@@ -2,7 +2,7 @@ import cron from 'node-cron';
 import type { GeneralSettings } from '../../../projections/settings.js';
 import { SETTINGS_STREAM, type StacksEventMap, stacksEvent } from '../../../streams/stacks.js';
 import type { EventStore } from '../../store/types.js';
-import { badRequest } from '../errors.js';
+import { StacksError } from '../errors.js';
 import type { ReadModel } from '../jobs/job-book.js';
 
 /** The settings a `POST /api/settings/general` may set; any other key is a 400. */
@@ -32,27 +32,31 @@ export function cronProblem(expression: string): string | undefined {
 /** A settings body: a JSON object with some of the known keys, each of the right type (400 otherwise). */
 export function parseSettingsPatch(body: unknown): SettingsPatch {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw badRequest('The body must be a JSON object');
+    throw new StacksError('invalid_body', 'The body must be a JSON object');
   const input = body as Record<string, unknown>;
   const unknown = Object.keys(input).filter((k) => !(SETTING_KEYS as readonly string[]).includes(k));
   if (unknown.length > 0)
-    throw badRequest(
+    throw new StacksError(
+      'invalid_settings',
       `Unknown setting ${unknown.map((k) => JSON.stringify(k)).join(', ')}: expected ${SETTING_KEYS.join(', ')}`,
     );
   const patch: SettingsPatch = {};
   for (const key of ['deployLogReconcileCron', 'deployRunRetentionCron'] as const) {
     const value = input[key];
     if (value === undefined) continue;
-    if (typeof value !== 'string') throw badRequest(`${key} must be a string`);
+    if (typeof value !== 'string') throw new StacksError('invalid_settings', `${key} must be a string`);
     const problem = cronProblem(value);
     if (problem !== undefined)
-      throw badRequest(`${key} ${JSON.stringify(value)} is not a valid cron expression: ${problem}`);
+      throw new StacksError(
+        'invalid_cron',
+        `${key} ${JSON.stringify(value)} is not a valid cron expression: ${problem}`,
+      );
     patch[key] = value;
   }
   for (const key of ['deployLogReconcileEnabled', 'deployRunRetentionEnabled'] as const) {
     const value = input[key];
     if (value === undefined) continue;
-    if (typeof value !== 'boolean') throw badRequest(`${key} must be a boolean`);
+    if (typeof value !== 'boolean') throw new StacksError('invalid_settings', `${key} must be a boolean`);
     patch[key] = value;
   }
   return patch;

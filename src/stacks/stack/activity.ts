@@ -17,7 +17,7 @@ import {
 } from '../../../streams/stacks.js';
 import { StreamDeletedError, WrongExpectedRevisionError } from '../../store/errors.js';
 import type { EventStore } from '../../store/types.js';
-import { notFound } from '../errors.js';
+import { StacksError } from '../errors.js';
 import { type Job, tailWithin } from '../jobs/job.js';
 import type { Opener, OutputKeys } from '../output/keys.js';
 
@@ -155,7 +155,7 @@ export class StackActivity {
   async read(environmentId: EnvironmentId, stack: string, jobId: string): Promise<ActivityOutput> {
     await this.model.waitFor(await this.store.headPosition());
     const found = findOperation(this.model.state, environmentId, stack, jobId);
-    if (!found) throw notFound(OPERATION_NOT_FOUND);
+    if (!found) throw new StacksError('operation_not_found', OPERATION_NOT_FOUND);
     const opener = await this.keys.opener(operationKeyScope(found.jobId));
     const text = opener.open(found.sealed);
     const output = text === undefined ? [OUTPUT_SHREDDED] : (JSON.parse(text) as string[]);

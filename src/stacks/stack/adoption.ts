@@ -40,7 +40,7 @@ export interface AdoptionSource {
   log: string[];
 }
 
-const unprocessable = (message: string) => new StacksError(422, message);
+const unprocessable = (message: string) => new StacksError('compose_rejected', message);
 
 /** Whether `path` is inside `dir`. */
 function inside(path: string, dir: string): boolean {

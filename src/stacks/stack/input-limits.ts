@@ -35,7 +35,7 @@ export function checkComposeSize(text: string, what = 'Compose file'): void {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_COMPOSE_BYTES)
     throw new StacksError(
-      413,
+      'too_large',
       `${what} is ${bytes} bytes, over the limit of ${MAX_COMPOSE_BYTES} bytes (${size(MAX_COMPOSE_BYTES)})`,
     );
 }
@@ -43,7 +43,10 @@ export function checkComposeSize(text: string, what = 'Compose file'): void {
 /** 400 when more variables are given than a stack may hold; before any of them is looked at. */
 export function checkVariableCount(count: number): void {
   if (count > MAX_VARIABLES)
-    throw new StacksError(400, `variables: ${count} given, over the limit of ${MAX_VARIABLES} variables`);
+    throw new StacksError(
+      'invalid_variables',
+      `variables: ${count} given, over the limit of ${MAX_VARIABLES} variables`,
+    );
 }
 
 /** 413 when one value, or all names and values together, are over their limits. */
@@ -53,14 +56,14 @@ export function checkVariableSizes(variables: ReadonlyArray<{ name: string; valu
     const bytes = Buffer.byteLength(v.value, 'utf8');
     if (bytes > MAX_VARIABLE_VALUE_BYTES)
       throw new StacksError(
-        413,
+        'too_large',
         `variables[${i}].value (${v.name}) is ${bytes} bytes, over the limit of ${MAX_VARIABLE_VALUE_BYTES} bytes (${size(MAX_VARIABLE_VALUE_BYTES)})`,
       );
     total += bytes + Buffer.byteLength(v.name, 'utf8');
   });
   if (total > MAX_VARIABLES_BYTES)
     throw new StacksError(
-      413,
+      'too_large',
       `variables: names and values are ${total} bytes, over the limit of ${MAX_VARIABLES_BYTES} bytes (${size(MAX_VARIABLES_BYTES)})`,
     );
 }

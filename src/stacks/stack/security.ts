@@ -108,6 +108,6 @@ export class StackSecurity {
     const why = await this.whyHeld(stack, how);
     if (why === undefined) return;
     const refusal = await this.refusal(stack, text, place, env);
-    if (refusal) throw new StacksError(400, `${refusal.message} (checked because ${why})`);
+    if (refusal) throw new StacksError('security_refused', `${refusal.message} (checked because ${why})`);
   }
 }

@@ -13,7 +13,7 @@ import { ENV_NAME_PATTERN, EnvFileError, formatEnvFile, parseEnvFile } from '../
 import { isRefusedVariableName, refusedVariableMessage } from '../compose/variable-names.js';
 import { composeYamlValue } from '../compose/yaml.js';
 import type { StackRef, StackVariable } from '../contracts.js';
-import { badRequest, composeChanged, conflict, StacksError } from '../errors.js';
+import { composeChanged, StacksError } from '../errors.js';
 import { unlessMissing } from '../missing-files.js';
 import { envFolder, isStackName, parseStackName } from '../names.js';
 import { checkComposeSize, checkVariableCount, checkVariableSizes } from './input-limits.js';
@@ -85,7 +85,10 @@ async function readOrCreateHashKey(dataDir: string): Promise<Buffer> {
   try {
     const key = await readFile(file);
     if (key.length === HASH_KEY_BYTES) return key;
-    throw new StacksError(500, `${file} is damaged (expected ${HASH_KEY_BYTES} bytes, found ${key.length})`);
+    throw new StacksError(
+      'data_damaged',
+      `${file} is damaged (expected ${HASH_KEY_BYTES} bytes, found ${key.length})`,
+    );
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -133,12 +136,16 @@ export const envHash = (key: Buffer, variables: ReadonlyArray<{ name: string; va
 
 /** The compose text, if it is YAML whose top level is a mapping; else a 400 naming the problem and line. */
 export function validateCompose(compose: unknown): string {
-  if (typeof compose !== 'string') throw badRequest('Compose content must be a string');
+  if (typeof compose !== 'string')
+    throw new StacksError('invalid_compose', 'Compose content must be a string');
   checkComposeSize(compose);
   const value = composeYamlValue(compose);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const got = value === null ? 'empty' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
-    throw badRequest(`Compose file must be a YAML mapping (such as "services: ..."), but it is ${got}`);
+    throw new StacksError(
+      'invalid_compose',
+      `Compose file must be a YAML mapping (such as "services: ..."), but it is ${got}`,
+    );
   }
   return compose;
 }
@@ -148,26 +155,34 @@ export function validateCompose(compose: unknown): string {
  * program (variable-names.ts), no duplicates, values without NUL.
  */
 export function validateVariables(variables: unknown): StackVariable[] {
-  if (!Array.isArray(variables)) throw badRequest('variables must be a list of {name, value, secret}');
+  if (!Array.isArray(variables))
+    throw new StacksError('invalid_variables', 'variables must be a list of {name, value, secret}');
   checkVariableCount(variables.length);
   const seen = new Set<string>();
   const checked = variables.map((v: unknown, i): StackVariable => {
     if (v === null || typeof v !== 'object')
-      throw badRequest(`variables[${i}] must be an object {name, value, secret}`);
+      throw new StacksError('invalid_variables', `variables[${i}] must be an object {name, value, secret}`);
     const { name, value, secret } = v as Record<string, unknown>;
     if (typeof name !== 'string' || !ENV_NAME_PATTERN.test(name))
-      throw badRequest(
+      throw new StacksError(
+        'invalid_variables',
         `variables[${i}].name must be a variable name (letters, digits and _, not starting with a digit)`,
       );
-    if (isRefusedVariableName(name)) throw badRequest(refusedVariableMessage(`variables[${i}].name`, name));
-    if (seen.has(name)) throw badRequest(`variables[${i}].name: ${name} is given twice`);
+    if (isRefusedVariableName(name))
+      throw new StacksError('invalid_variables', refusedVariableMessage(`variables[${i}].name`, name));
+    if (seen.has(name))
+      throw new StacksError('invalid_variables', `variables[${i}].name: ${name} is given twice`);
     seen.add(name);
-    if (typeof value !== 'string') throw badRequest(`variables[${i}].value (${name}) must be a string`);
+    if (typeof value !== 'string')
+      throw new StacksError('invalid_variables', `variables[${i}].value (${name}) must be a string`);
     // A NUL cannot be passed to a child's environment.
     if (value.includes('\0'))
-      throw badRequest(`variables[${i}].value (${name}) must not contain a NUL character`);
+      throw new StacksError(
+        'invalid_variables',
+        `variables[${i}].value (${name}) must not contain a NUL character`,
+      );
     if (secret !== undefined && typeof secret !== 'boolean')
-      throw badRequest(`variables[${i}].secret (${name}) must be true or false`);
+      throw new StacksError('invalid_variables', `variables[${i}].secret (${name}) must be true or false`);
     return { name, value, secret: secret === true };
   });
   checkVariableSizes(checked);
@@ -177,14 +192,14 @@ export function validateVariables(variables: unknown): StackVariable[] {
 const validateProvider = (provider: unknown): string | null => {
   if (provider === null || provider === undefined) return null;
   if (typeof provider !== 'string' || provider === '')
-    throw badRequest('secretProvider must be a provider name or null');
+    throw new StacksError('unknown_secret_provider', 'secretProvider must be a provider name or null');
   return provider;
 };
 
 /** The folder holding every stack of one environment. */
 function environmentDir(dataDir: string, environmentId: EnvironmentId): string {
   if (environmentId !== null && !Number.isSafeInteger(environmentId))
-    throw badRequest(`Invalid environment id ${String(environmentId)}`);
+    throw new StacksError('invalid_id', `Invalid environment id ${String(environmentId)}`);
   return join(resolve(dataDir), 'stacks', envFolder(environmentId));
 }
 
@@ -193,7 +208,8 @@ export function stackDir(dataDir: string, ref: StackRef): string {
   const name = parseStackName(ref.name);
   const root = join(resolve(dataDir), 'stacks') + sep;
   const dir = resolve(environmentDir(dataDir, ref.environmentId), name);
-  if (!dir.startsWith(root)) throw badRequest(`Invalid stack name ${JSON.stringify(ref.name)}`);
+  if (!dir.startsWith(root))
+    throw new StacksError('invalid_id', `Invalid stack name ${JSON.stringify(ref.name)}`);
   return dir;
 }
 
@@ -247,7 +263,9 @@ function parseMeta(text: string | undefined, dir: string): StackMeta {
     const secretProvider = typeof raw.secretProvider === 'string' ? raw.secretProvider : null;
     return { version: 1, variables, secretProvider };
   } catch (error) {
-    throw new StacksError(500, `The stack's ${META_FILE} in ${dir} is not valid JSON`, { cause: error });
+    throw new StacksError('data_damaged', `The stack's ${META_FILE} in ${dir} is not valid JSON`, {
+      cause: error,
+    });
   }
 }
 
@@ -265,9 +283,13 @@ function readVariables(envText: string | undefined, meta: StackMeta, dir: string
     values = parseEnvFile(envText ?? '');
   } catch (error) {
     if (error instanceof EnvFileError)
-      throw new StacksError(500, `The stack's ${ENV_FILE} in ${dir} cannot be read: ${error.message}`, {
-        cause: error,
-      });
+      throw new StacksError(
+        'data_damaged',
+        `The stack's ${ENV_FILE} in ${dir} cannot be read: ${error.message}`,
+        {
+          cause: error,
+        },
+      );
     throw error;
   }
   const flags = new Map(meta.variables.map((v) => [v.name, v.secret]));
@@ -303,7 +325,7 @@ async function append<T extends keyof StacksEventMap>(
 /** The stack, or a 404 `Stack not found`. */
 export async function getStack(dataDir: string, ref: StackRef): Promise<Stack> {
   const stack = await readStackFolder(stackDir(dataDir, ref), ref);
-  if (!stack) throw new StacksError(404, STACK_NOT_FOUND);
+  if (!stack) throw new StacksError('stack_not_found', STACK_NOT_FOUND);
   return stack;
 }
 
@@ -401,7 +423,7 @@ export async function createStack(
         (error: unknown) => (isMissing(error) ? false : Promise.reject(error)),
       )
     )
-      throw conflict('Stack already exists');
+      throw new StacksError('stack_exists', 'Stack already exists');
     // A leading dot: never a stack name, so listStacks never shows a half-made stack.
     const temp = join(envDir, `.new-${randomUUID()}`);
     try {
@@ -417,7 +439,7 @@ export async function createStack(
       await rm(temp, { recursive: true, force: true });
       // Someone else's folder appeared under the name meanwhile (rename refuses a non-empty target).
       if (['ENOTEMPTY', 'EEXIST'].includes((error as NodeJS.ErrnoException).code ?? ''))
-        throw conflict('Stack already exists');
+        throw new StacksError('stack_exists', 'Stack already exists');
       throw error;
     }
     try {
@@ -522,7 +544,7 @@ export async function setVariables(
 export async function deleteStack(dataDir: string, ref: StackRef, recording: StackRecording): Promise<void> {
   const dir = stackDir(dataDir, ref);
   await serialised(dir, async () => {
-    if (!(await stackExists(dataDir, ref))) throw new StacksError(404, STACK_NOT_FOUND);
+    if (!(await stackExists(dataDir, ref))) throw new StacksError('stack_not_found', STACK_NOT_FOUND);
     const aside = join(environmentDir(dataDir, ref.environmentId), `.deleted-${randomUUID()}`);
     await rename(dir, aside);
     try {

@@ -17,7 +17,7 @@ import type { EngineFeed } from './events.js';
  */
 export function adoptionRoutes(app: StacksFastify, service: StacksService, feed: EngineFeed): void {
   const adminOnly = (request: Parameters<typeof userOf>[0], what: string) => {
-    if (!userOf(request).admin) throw new StacksError(403, `forbidden: only an admin may ${what}`);
+    if (!userOf(request).admin) throw new StacksError('forbidden', `forbidden: only an admin may ${what}`);
   };
 
   /** The projects of the environment's engine, and the names of the stacks of the environments on it. */
@@ -26,7 +26,8 @@ export function adoptionRoutes(app: StacksFastify, service: StacksService, feed:
   ): Promise<{ projects: EngineProject[]; managed: Set<string> }> => {
     const environment = service.environment(env);
     const engine = feed.engines.of(environment);
-    if (!engine.docker) throw new StacksError(502, engine.error ?? 'The engine cannot be reached');
+    if (!engine.docker)
+      throw new StacksError('engine_failed', engine.error ?? 'The engine cannot be reached');
     const key = engineKeyOf(environment);
     const sharing: EnvironmentId[] = [
       ...(engineKeyOf(null) === key ? [null] : []),
@@ -35,7 +36,7 @@ export function adoptionRoutes(app: StacksFastify, service: StacksService, feed:
     const [projects, ...stacks] = await Promise.all([
       engineProjects(engine.docker).catch((error: unknown) => {
         throw new StacksError(
-          502,
+          'engine_failed',
           `The Docker engine (${engine.where}) cannot be reached: ${(error as Error).message}`,
         );
       }),
@@ -62,11 +63,11 @@ export function adoptionRoutes(app: StacksFastify, service: StacksService, feed:
       const name = request.params.project;
       const { projects, managed } = await projectsOn(env);
       // A stack of this name in an environment on the engine already runs the project.
-      if (managed.has(name)) throw new StacksError(409, 'Stack already exists');
+      if (managed.has(name)) throw new StacksError('stack_exists', 'Stack already exists');
       const project = projects.find((p) => p.name === name);
       if (!project)
         throw new StacksError(
-          404,
+          'project_not_found',
           `The engine holds no container of a compose project ${JSON.stringify(name)}`,
         );
       const source = await adoptionSource(project, {

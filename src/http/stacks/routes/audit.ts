@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { type AuditFilter, auditEntries } from '../../../../projections/audit.js';
-import { badRequest, StacksError } from '../../../stacks/errors.js';
+import { StacksError } from '../../../stacks/errors.js';
 import { parseEnvParam } from '../../../stacks/names.js';
 import type { StacksService } from '../../../stacks/stacks-service.js';
 import { historySchemas } from '../api/history-routes.js';
@@ -18,14 +18,16 @@ const one = (value: unknown): string | undefined => {
 function time(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const at = new Date(value);
-  if (Number.isNaN(at.getTime())) throw badRequest(`${name} must be a date and time (ISO 8601)`);
+  if (Number.isNaN(at.getTime()))
+    throw new StacksError('invalid_query', `${name} must be a date and time (ISO 8601)`);
   return at.toISOString();
 }
 
 function count(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
   const n = /^[0-9]{1,9}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(n >= min && n <= max)) throw badRequest(`${name} must be an integer from ${min} to ${max}`);
+  if (!(n >= min && n <= max))
+    throw new StacksError('invalid_query', `${name} must be an integer from ${min} to ${max}`);
   return n;
 }
 
@@ -54,11 +56,12 @@ function filterOf(query: Record<string, unknown>): AuditFilter {
  */
 export function auditRoutes(app: FastifyInstance, service: StacksService): void {
   app.get(historySchemas.listAudit.url, historySchemas.listAudit, async (request, reply) => {
-    if (!userOf(request).admin) throw new StacksError(403, 'Only an admin may read the audit log');
+    if (!userOf(request).admin) throw new StacksError('forbidden', 'Only an admin may read the audit log');
     const query = request.query as Record<string, unknown>;
     const filter = filterOf(query);
     const format = one(query.format) ?? 'json';
-    if (format !== 'json' && format !== 'ndjson') throw badRequest('format must be json or ndjson');
+    if (format !== 'json' && format !== 'ndjson')
+      throw new StacksError('invalid_query', 'format must be json or ndjson');
     const limit = count('limit', one(query.limit), DEFAULT_LIMIT, 1, MAX_LIMIT);
     const offset = count('offset', one(query.offset), 0, 0, 1_000_000_000);
     // What was done before this request is in the answer.

@@ -5,7 +5,7 @@ import { stackStream, stacksEvent } from '../../../../streams/stacks.js';
 import { checkEnvAccess } from '../../../stacks/access/auth.js';
 import type { StackRef } from '../../../stacks/contracts.js';
 import { CommandError, commandOf, runConsole } from '../../../stacks/engine/console.js';
-import { StacksError } from '../../../stacks/errors.js';
+import { StacksError, statusOf } from '../../../stacks/errors.js';
 import type { Stack } from '../../../stacks/stack/store.js';
 import type { StacksService } from '../../../stacks/stacks-service.js';
 import { engineSchemas as routes } from '../api/engine-routes.js';
@@ -47,7 +47,7 @@ export function consoleRoutes(app: StacksFastify, service: StacksService, feed: 
         try {
           same ||= new URL(origin as string).host === request.headers.host;
         } catch {}
-        if (!same) throw new StacksError(403, 'forbidden: a console from another origin');
+        if (!same) throw new StacksError('forbidden', 'forbidden: a console from another origin');
       }
       const env = request.query.env;
       allow(checkEnvAccess(user, 'edit', env));
@@ -57,19 +57,23 @@ export function consoleRoutes(app: StacksFastify, service: StacksService, feed: 
       try {
         command = commandOf(request.query.command ?? '');
       } catch (error) {
-        if (error instanceof CommandError) throw new StacksError(400, error.message);
+        if (error instanceof CommandError) throw new StacksError('invalid_command', error.message);
         throw error;
       }
       const engine = feed.engines.of(service.environment(env));
       const inspected = await ownContainer(engine, stack, request.params.container);
-      if (inspected.State?.Running !== true) throw new StacksError(409, 'The container is not running');
+      if (inspected.State?.Running !== true)
+        throw new StacksError('container_not_running', 'The container is not running');
       if (open >= MAX_CONSOLES)
-        throw new StacksError(409, `${MAX_CONSOLES} consoles are open: close one first`);
+        throw new StacksError('consoles_full', `${MAX_CONSOLES} consoles are open: close one first`);
       let values: string[];
       try {
         values = await service.valuesOf(stack);
       } catch (error) {
-        throw new StacksError(502, `The secret provider of the stack failed: ${(error as Error).message}`);
+        throw new StacksError(
+          'secret_provider_failed',
+          `The secret provider of the stack failed: ${(error as Error).message}`,
+        );
       }
       openings.set(request, {
         ref,
@@ -80,7 +84,9 @@ export function consoleRoutes(app: StacksFastify, service: StacksService, feed: 
       });
     },
     handler: async (_request, reply) =>
-      reply.code(426).send({ error: 'The console is a WebSocket: ask with `Upgrade: websocket`' }),
+      reply
+        .code(statusOf('websocket_required'))
+        .send({ error: 'The console is a WebSocket: ask with `Upgrade: websocket`' }),
     wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
       const opening = openings.get(request);
       const engine = feed.engines.of(service.environment(opening?.ref.environmentId ?? null));

@@ -34,7 +34,7 @@ const CONTAINER_NOT_FOUND = 'Container not found';
 
 /** The engine's failure as the caller sees it: 502, with the engine's reason (never a stack value). */
 export const engineFailure = (engine: Engine, error: unknown) =>
-  new StacksError(502, `The Docker engine (${engine.where}) failed: ${(error as Error).message}`);
+  new StacksError('engine_failed', `The Docker engine (${engine.where}) failed: ${(error as Error).message}`);
 
 /** A reply that writes lines as `text/plain`, each write joined with the others of its turn, paced. */
 function plainLines(reply: FastifyReply) {
@@ -80,18 +80,18 @@ export async function ownContainer(
   container: string,
 ): Promise<Docker.ContainerInspectInfo> {
   const docker = engine.docker;
-  if (!docker) throw new StacksError(502, engine.error ?? 'No Docker engine');
+  if (!docker) throw new StacksError('engine_failed', engine.error ?? 'No Docker engine');
   const inspected = await docker
     .getContainer(container)
     .inspect()
     .catch((error: unknown) => {
       if ((error as { statusCode?: number }).statusCode === 404)
-        throw new StacksError(404, CONTAINER_NOT_FOUND);
+        throw new StacksError('container_not_found', CONTAINER_NOT_FOUND);
       throw engineFailure(engine, error);
     });
   const labels = inspected.Config?.Labels ?? {};
   if (!Object.hasOwn(labels, PROJECT_LABEL) || labels[PROJECT_LABEL] !== stack.name)
-    throw new StacksError(404, CONTAINER_NOT_FOUND);
+    throw new StacksError('container_not_found', CONTAINER_NOT_FOUND);
   return inspected;
 }
 
@@ -115,7 +115,7 @@ export function containerRoutes(
     container: string | undefined,
   ): Promise<LogTarget[]> => {
     const docker = engine.docker;
-    if (!docker) throw new StacksError(502, engine.error ?? 'No Docker engine');
+    if (!docker) throw new StacksError('engine_failed', engine.error ?? 'No Docker engine');
     if (container === undefined) {
       const listed = await docker
         .listContainers({ all: true, filters: { label: [`${PROJECT_LABEL}=${stack.name}`] } })
@@ -145,7 +145,10 @@ export function containerRoutes(
     try {
       return await service.redactorOf(stack);
     } catch (error) {
-      throw new StacksError(502, `The secret provider of the stack failed: ${(error as Error).message}`);
+      throw new StacksError(
+        'secret_provider_failed',
+        `The secret provider of the stack failed: ${(error as Error).message}`,
+      );
     }
   };
 
@@ -188,7 +191,7 @@ export function containerRoutes(
         redactorOf(stack),
       ]);
       const docker = engine.docker;
-      if (!docker) throw new StacksError(502, engine.error ?? 'No Docker engine');
+      if (!docker) throw new StacksError('engine_failed', engine.error ?? 'No Docker engine');
       const controller = new AbortController();
       const sse = (request.headers.accept ?? '').includes('text/event-stream');
       if (sse || follow) holdStream(request, reply);
@@ -246,7 +249,7 @@ export function containerRoutes(
       const stack = await viewedStack(request, env, request.params.name);
       const engine = feed.engines.of(service.environment(env));
       const docker = engine.docker;
-      if (!docker) throw new StacksError(502, engine.error ?? 'No Docker engine');
+      if (!docker) throw new StacksError('engine_failed', engine.error ?? 'No Docker engine');
       const running = await docker
         .listContainers({ filters: { label: [`${PROJECT_LABEL}=${stack.name}`], status: ['running'] } })
         .catch((error: unknown) => {

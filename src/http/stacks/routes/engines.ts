@@ -41,12 +41,13 @@ export function engineRoutes(app: StacksFastify, service: StacksService, feed: E
   app.route({
     ...routes.getEngineInfo,
     handler: async (request) => {
-      if (!userOf(request).admin) throw new StacksError(403, 'forbidden: only an admin may read an engine');
+      if (!userOf(request).admin)
+        throw new StacksError('forbidden', 'forbidden: only an admin may read an engine');
       const env = request.query.env;
       const engine = feed.engines.of(service.environment(env));
       const [details, program] = await Promise.all([
         engineDetails(engine).catch((error: unknown) => {
-          throw new StacksError(502, (error as Error).message);
+          throw new StacksError('engine_failed', (error as Error).message);
         }),
         service.composeProgram(),
       ]);

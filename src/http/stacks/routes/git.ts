@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { EnvironmentId } from '../../../../streams/stacks.js';
 import { checkEnvAccess } from '../../../stacks/access/auth.js';
 import type { StackRef, User } from '../../../stacks/contracts.js';
-import { badRequest, StacksError } from '../../../stacks/errors.js';
+import { StacksError } from '../../../stacks/errors.js';
 import type { GitStacks } from '../../../stacks/git/git-stacks.js';
 import { parseGitStackChanges, parseNewGitStack } from '../../../stacks/git/settings.js';
 import {
@@ -132,18 +132,22 @@ function webhookRoute(app: StacksFastify, git: GitStacks): void {
       preParsing: async (request, reply, payload) => {
         const ref = webhookRefOf(request);
         const given = signatureDigest(request.headers[SIGNATURE_HEADER]);
-        if (given === 'missing') throw new StacksError(401, 'Missing X-Hub-Signature-256 signature');
-        if (given === 'invalid') throw new StacksError(401, INVALID_SIGNATURE);
+        if (given === 'missing')
+          throw new StacksError('webhook_signature', 'Missing X-Hub-Signature-256 signature');
+        if (given === 'invalid') throw new StacksError('webhook_signature', INVALID_SIGNATURE);
         const declared = Number(request.headers['content-length']);
         if (declared > WEBHOOK_BODY_LIMIT)
-          throw new StacksError(413, `A webhook body is at most ${WEBHOOK_BODY_LIMIT} bytes`);
+          throw new StacksError('too_large', `A webhook body is at most ${WEBHOOK_BODY_LIMIT} bytes`);
         const secret = await git.webhookSecret(ref);
-        if (secret === null) throw new StacksError(401, INVALID_SIGNATURE);
+        if (secret === null) throw new StacksError('webhook_signature', INVALID_SIGNATURE);
         // A chunked body (no length) may grow to the limit.
         const release = buffers.reserve(Number.isSafeInteger(declared) ? declared : WEBHOOK_BODY_LIMIT);
         if (!release) {
           reply.header('retry-after', '10');
-          throw new StacksError(503, 'Too many webhook deliveries are being received; retry later');
+          throw new StacksError(
+            'webhook_busy',
+            'Too many webhook deliveries are being received; retry later',
+          );
         }
         reply.raw.once('close', release);
         const check = signatureCheck(secret, given);
@@ -162,8 +166,9 @@ function webhookRoute(app: StacksFastify, git: GitStacks): void {
         const ref = { name: request.params.name, environmentId: request.query.env };
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         if (request.body !== undefined && request.body !== null && !Buffer.isBuffer(request.body))
-          throw badRequest('The webhook body could not be read');
-        if (request.webhookCheck?.matches() !== true) throw new StacksError(401, INVALID_SIGNATURE);
+          throw new StacksError('invalid_webhook', 'The webhook body could not be read');
+        if (request.webhookCheck?.matches() !== true)
+          throw new StacksError('webhook_signature', INVALID_SIGNATURE);
         const outcome = await git.webhook(ref, body, request.headers);
         if (outcome.ignored) return reply.code(200).send({ ignored: true, reason: outcome.reason });
         return answerJob(request, reply, outcome.started);

@@ -1,4 +1,4 @@
-import { storeFailed } from '../../../stacks/errors.js';
+import { statusOf, storeFailed } from '../../../stacks/errors.js';
 import type { EventStore } from '../../../store/types.js';
 import { stacksRoutes as routes } from '../api/routes.js';
 import type { StacksFastify } from '../openapi.js';
@@ -16,7 +16,7 @@ export function healthRoutes(app: StacksFastify, store: EventStore): void {
       if (failure === undefined) return { status: 'ok' as const };
       const { message, fields } = storeFailed(failure);
       const { reason, ...said } = fields ?? {};
-      return reply.code(503).send({
+      return reply.code(statusOf('store_failed')).send({
         error: message,
         ...said,
         message: `${said.message ?? ''} Failed since ${failure.since}.`.trim(),

@@ -3,7 +3,7 @@ import type { StackHistorySettings } from '../../../../projections/deploy-histor
 import type { DeployRun } from '../../../../projections/deploy-runs.js';
 import { checkEnvAccess, checkGlobal, checkRunAccess } from '../../../stacks/access/auth.js';
 import type { StackAction } from '../../../stacks/contracts.js';
-import { badRequest, notFound } from '../../../stacks/errors.js';
+import { StacksError } from '../../../stacks/errors.js';
 import { showVariable } from '../../../stacks/history/content.js';
 import { parseEnvParam, parseRunId, parseStackName } from '../../../stacks/names.js';
 import type { StacksService } from '../../../stacks/stacks-service.js';
@@ -20,7 +20,8 @@ const envOf = (request: FastifyRequest) => {
 const bodyOf = (request: FastifyRequest): Record<string, unknown> => {
   const body = request.body;
   if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('The body must be a JSON object');
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw new StacksError('invalid_body', 'The body must be a JSON object');
   return body as Record<string, unknown>;
 };
 
@@ -42,7 +43,7 @@ export function historyRoutes(app: FastifyInstance, service: StacksService): voi
     const id = parseRunId(runId ?? own);
     allow(checkGlobal(user, action));
     const run = service.runs.get(id);
-    if (!run || run.stack !== stack) throw notFound('Run not found');
+    if (!run || run.stack !== stack) throw new StacksError('run_not_found', 'Run not found');
     allow(checkRunAccess(user, action, run.environmentId));
     return run;
   };
@@ -71,7 +72,8 @@ export function historyRoutes(app: FastifyInstance, service: StacksService): voi
   app.get(historySchemas.getRunDiff.url, historySchemas.getRunDiff, async (request) => {
     const from = runOf(request, 'view');
     const to = (request.query as Record<string, unknown>).to;
-    if (typeof to !== 'string') throw badRequest('to must name the run to compare with (?to=<runId>)');
+    if (typeof to !== 'string')
+      throw new StacksError('invalid_query', 'to must name the run to compare with (?to=<runId>)');
     return service.history.diff(from, runOf(request, 'view', to));
   });
 
@@ -110,7 +112,8 @@ function settingsChange(body: Record<string, unknown>): Partial<StackHistorySett
   for (const key of Object.keys(body)) {
     const value = body[key];
     if (key === 'autoRollback') {
-      if (typeof value !== 'boolean') throw badRequest('autoRollback must be a boolean');
+      if (typeof value !== 'boolean')
+        throw new StacksError('invalid_settings', 'autoRollback must be a boolean');
       change.autoRollback = value;
     } else if (key === 'keepRuns' || key === 'keepDays') {
       const max = key === 'keepRuns' ? MAX_KEEP_RUNS : MAX_KEEP_DAYS;
@@ -118,9 +121,13 @@ function settingsChange(body: Record<string, unknown>): Partial<StackHistorySett
         value !== null &&
         !(Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= max)
       )
-        throw badRequest(`${key} must be an integer from 1 to ${max}, or null`);
+        throw new StacksError('invalid_settings', `${key} must be an integer from 1 to ${max}, or null`);
       change[key] = value as number | null;
-    } else throw badRequest(`Unknown field ${JSON.stringify(key)} (autoRollback, keepRuns, keepDays)`);
+    } else
+      throw new StacksError(
+        'invalid_settings',
+        `Unknown field ${JSON.stringify(key)} (autoRollback, keepRuns, keepDays)`,
+      );
   }
   return change;
 }

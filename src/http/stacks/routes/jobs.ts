@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { JobInfo } from '../../../../projections/jobs.js';
 import { checkEnvAccess } from '../../../stacks/access/auth.js';
-import { notFound } from '../../../stacks/errors.js';
+import { StacksError } from '../../../stacks/errors.js';
 import { type JobChunk, JobSubscriberTooSlowError } from '../../../stacks/jobs/job-book.js';
 import type { StacksService } from '../../../stacks/stacks-service.js';
 import type { EndingStreams } from '../../sse/ending-streams.js';
@@ -52,7 +52,7 @@ export function jobRoutes(
     action: 'view' | 'edit' = 'view',
   ): Promise<JobInfo> => {
     const info = await service.jobs.infoNow(request.params.id);
-    if (!info) throw notFound(JOB_NOT_FOUND);
+    if (!info) throw new StacksError('job_not_found', JOB_NOT_FOUND);
     allow(checkEnvAccess(userOf(request), action, info.environmentId));
     return info;
   };
@@ -72,7 +72,7 @@ export function jobRoutes(
       const info = await jobOf(request);
       const { after, limit } = request.query;
       const poll = await service.jobs.poll(info.id, { ...(after === undefined ? {} : { after }), limit });
-      if (!poll) throw notFound(JOB_NOT_FOUND);
+      if (!poll) throw new StacksError('job_not_found', JOB_NOT_FOUND);
       return poll;
     },
   });

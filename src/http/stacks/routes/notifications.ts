@@ -13,7 +13,7 @@ import { userOf } from '../request.js';
  */
 export function notificationRoutes(app: FastifyInstance, service: StacksService): void {
   const admin = (request: Parameters<typeof userOf>[0]) => {
-    if (!userOf(request).admin) throw new StacksError(403, 'Only an admin may manage notifications');
+    if (!userOf(request).admin) throw new StacksError('forbidden', 'Only an admin may manage notifications');
   };
 
   app.get(

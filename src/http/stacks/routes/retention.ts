@@ -49,7 +49,7 @@ export function retentionRoutes(app: FastifyInstance, service: StacksService): v
     const user = userOf(request);
     if (!user.admin && !hasGlobal(user, 'edit'))
       throw new StacksError(
-        403,
+        'forbidden',
         'forbidden: running deploy_run_retention needs an admin or the stacks edit permission',
       );
     const execution = await service.retention.run('manual', user.name);

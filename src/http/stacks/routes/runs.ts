@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DeployRun } from '../../../../projections/deploy-runs.js';
 import { checkGlobal, checkRunAccess } from '../../../stacks/access/auth.js';
 import type { StackAction } from '../../../stacks/contracts.js';
-import { badRequest, notFound, StacksError } from '../../../stacks/errors.js';
+import { StacksError } from '../../../stacks/errors.js';
 import { logDownloadName, parseLogQuery, queryLog } from '../../../stacks/history/log-query.js';
 import { pagingParam } from '../../../stacks/paging.js';
 import {
@@ -37,7 +37,7 @@ export function runRoutes(app: StacksFastify, service: StacksService, streams: E
     const user = userOf(request);
     allow(checkGlobal(user, action));
     const run = service.runs.get(request.params.runId);
-    if (!run || run.stack !== request.params.name) throw notFound('Run not found');
+    if (!run || run.stack !== request.params.name) throw new StacksError('run_not_found', 'Run not found');
     allow(checkRunAccess(user, action, run.environmentId));
     return run;
   };
@@ -79,14 +79,14 @@ export function runRoutes(app: StacksFastify, service: StacksService, streams: E
       const page = parseLogQuery(request.query as Record<string, unknown>);
       if (page) {
         const answer = await queryLog(service.runs.logPathOf(run), page);
-        if (answer === undefined) throw new StacksError(404, 'Log not found');
+        if (answer === undefined) throw new StacksError('log_not_found', 'Log not found');
         return reply
           .type('application/json; charset=utf-8')
           .send(JSON.stringify({ runId: run.id, ...answer }));
       }
       // Streamed from the file (from `offset`, a line start): the log is never held whole.
       const text = await checked(openLogText(path, request.query.offset ?? 0));
-      if (text === undefined) throw new StacksError(404, 'Log not found');
+      if (text === undefined) throw new StacksError('log_not_found', 'Log not found');
       if (request.query.download)
         reply.header('content-disposition', `attachment; filename="${logDownloadName(run.stack, run.id)}"`);
       return (
@@ -106,7 +106,7 @@ async function checked<T>(reading: Promise<T>): Promise<T> {
   try {
     return await reading;
   } catch (error) {
-    if (error instanceof LogOffsetError) throw badRequest(error.message);
+    if (error instanceof LogOffsetError) throw new StacksError('invalid_query', error.message);
     throw error;
   }
 }

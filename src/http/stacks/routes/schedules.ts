@@ -1,6 +1,6 @@
 import { RECONCILE_SCHEDULE_TYPE, toExecutionJson } from '../../../../projections/executions.js';
 import { hasGlobal } from '../../../stacks/access/auth.js';
-import { badRequest, notFound, StacksError } from '../../../stacks/errors.js';
+import { StacksError } from '../../../stacks/errors.js';
 import { parseSettingsPatch } from '../../../stacks/schedules/settings.js';
 import type { StacksService } from '../../../stacks/stacks-service.js';
 import { stacksRoutes as routes } from '../api/routes.js';
@@ -33,7 +33,7 @@ export function scheduleRoutes(app: StacksFastify, service: StacksService): void
     ...routes.changeSettings,
     handler: async (request) => {
       const user = userOf(request);
-      if (!user.admin) throw new StacksError(403, 'forbidden: changing settings needs an admin');
+      if (!user.admin) throw new StacksError('forbidden', 'forbidden: changing settings needs an admin');
       // The schema checked the keys and types; node-cron checks the expression.
       return schedules.settings.change(parseSettingsPatch(request.body), user.name);
     },
@@ -44,10 +44,11 @@ export function scheduleRoutes(app: StacksFastify, service: StacksService): void
     handler: async (request) => {
       const { type } = request.params;
       const user = userOf(request);
-      if (type !== RECONCILE_SCHEDULE_TYPE) throw notFound(`No schedule type ${JSON.stringify(type)} to run`);
+      if (type !== RECONCILE_SCHEDULE_TYPE)
+        throw new StacksError('schedule_not_found', `No schedule type ${JSON.stringify(type)} to run`);
       if (!user.admin && !hasGlobal(user, 'edit'))
         throw new StacksError(
-          403,
+          'forbidden',
           'forbidden: running deploy_log_reconcile needs an admin or the stacks edit permission',
         );
       // Runs whether or not the schedule is enabled; answered once it has ended.
@@ -60,9 +61,11 @@ export function scheduleRoutes(app: StacksFastify, service: StacksService): void
     handler: async (request) => {
       const { type, id } = request.params;
       const refusal = TOGGLE_REFUSALS.get(type);
-      if (refusal === undefined) throw notFound(`No schedule type ${JSON.stringify(type)}`);
-      if (!/^(0|[1-9][0-9]*)$/.test(id)) throw badRequest(`Invalid schedule id ${JSON.stringify(id)}`);
-      throw badRequest(refusal);
+      if (refusal === undefined)
+        throw new StacksError('schedule_not_found', `No schedule type ${JSON.stringify(type)}`);
+      if (!/^(0|[1-9][0-9]*)$/.test(id))
+        throw new StacksError('invalid_id', `Invalid schedule id ${JSON.stringify(id)}`);
+      throw new StacksError('invalid_settings', refusal);
     },
   });
 

@@ -1,7 +1,7 @@
 import type { DeployOptions, EnvironmentId } from '../../../../streams/stacks.js';
 import { checkEnvAccess } from '../../../stacks/access/auth.js';
 import type { StackRef, User } from '../../../stacks/contracts.js';
-import { conflict } from '../../../stacks/errors.js';
+import { StacksError, statusOf } from '../../../stacks/errors.js';
 import { type StackStatus, StackStatusReader } from '../../../stacks/stack/status.js';
 import { type Stack, stackView, validateVariables } from '../../../stacks/stack/store.js';
 import type { StacksService } from '../../../stacks/stacks-service.js';
@@ -129,7 +129,7 @@ export function stackRoutes(
         const result = await started.result;
         if (!result.success)
           return reply
-            .code(500)
+            .code(statusOf('down_failed'))
             .send({ error: `down failed (${result.error ?? 'the job failed'}); the stack was not deleted` });
         await service.deleteStack(ref, user.name);
         return { deleted: true as const, jobId: started.jobId };
@@ -140,7 +140,8 @@ export function stackRoutes(
         const containers = (await statusesOf(ref.environmentId, [{ name: stack.name }])).get(
           stack.name,
         )?.containers;
-        if (containers && containers.length > 0) throw conflict(containersLeftMessage(containers.length));
+        if (containers && containers.length > 0)
+          throw new StacksError('containers_left', containersLeftMessage(containers.length));
       }
       await service.deleteStack(ref, user.name);
       return { deleted: true as const };

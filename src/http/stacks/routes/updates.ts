@@ -21,7 +21,7 @@ import type { EngineFeed } from './events.js';
 /** The images a stack's services run, read from its engine. */
 async function stackImages(engine: Engine, stack: string): Promise<ServiceImage[]> {
   const docker = engine.docker;
-  if (!docker) throw new StacksError(502, engine.error ?? 'No Docker engine');
+  if (!docker) throw new StacksError('engine_failed', engine.error ?? 'No Docker engine');
   try {
     const listed = await docker.listContainers({
       all: true,
