@@ -9,7 +9,7 @@ export interface OpenApiParts {
     string,
     Record<string, { requestBody?: { required?: boolean }; [key: string]: unknown } | undefined> | undefined
   >;
-  components?: { schemas?: Record<string, unknown> };
+  components?: { schemas?: Record<string, unknown>; [extension: `x-${string}`]: unknown };
 }
 
 const COMPONENT_REF = /#\/components\/schemas\/([A-Za-z0-9_.-]+)/g;
@@ -82,4 +82,29 @@ export function withErrorExamples<D extends OpenApiParts>(doc: D): D {
       }
     }
   return doc;
+}
+
+/** The failure codes of a surface: each one's HTTP status and meaning (src/stacks/errors.ts). */
+export type ErrorCatalogue = Readonly<Record<string, { readonly status: number; readonly meaning: string }>>;
+
+/**
+ * Lists the failure codes: every code of the catalogue once, with its status and meaning, under the
+ * components' `x-error-codes`, and on each error answer the codes of its status (`x-error-codes`, by
+ * name). A route's answer of a status may be any code of that status: which codes one route raises is
+ * not read from its code, so the list is the status's, not the route's. Nothing else changes.
+ */
+export function withErrorCodes<D extends OpenApiParts>(doc: D, catalogue: ErrorCatalogue): D {
+  const names = Object.keys(catalogue).sort();
+  const ofStatus = (status: string) => names.filter((code) => String(catalogue[code]?.status) === status);
+  for (const item of Object.values(doc.paths ?? {}))
+    for (const operation of Object.values(item ?? {})) {
+      const responses = (operation?.responses ?? {}) as Record<string, Answer & Record<string, unknown>>;
+      for (const [status, answer] of Object.entries(responses)) {
+        const schema = answer.content?.['application/json']?.schema as { $ref?: string } | undefined;
+        const codes = ofStatus(status);
+        if (schema?.$ref === ERROR_REF && codes.length > 0) answer['x-error-codes'] = codes;
+      }
+    }
+  const listed = Object.fromEntries(names.map((code) => [code, catalogue[code]]));
+  return { ...doc, components: { ...doc.components, 'x-error-codes': listed } };
 }

@@ -19,11 +19,13 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { STACKS_ERRORS } from '../../stacks/errors.js';
 import { version } from '../../version.js';
 import { pathText } from './api/requests.js';
 import { stacksRoutes } from './api/routes.js';
 import {
   type OpenApiParts,
+  withErrorCodes,
   withErrorExamples,
   withOptionalBodies,
   withoutUnusedComponents,
@@ -133,10 +135,13 @@ const optionalBodies = Object.values(stacksRoutes).flatMap((route) => {
 
 const generatedObject = createJsonSchemaTransformObject({});
 
-/** The provider's document, tidied (openapi-tidy.ts). */
+/** The provider's document, tidied, with the failure codes of docs/errors.md listed (openapi-tidy.ts). */
 const transformObject: SwaggerTransformObject = (input) =>
-  withoutUnusedComponents(
-    withErrorExamples(withOptionalBodies(generatedObject(input) as OpenApiParts, optionalBodies)),
+  withErrorCodes(
+    withoutUnusedComponents(
+      withErrorExamples(withOptionalBodies(generatedObject(input) as OpenApiParts, optionalBodies)),
+    ),
+    STACKS_ERRORS,
   ) as ReturnType<SwaggerTransformObject>;
 
 /**
