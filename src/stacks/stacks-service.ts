@@ -21,34 +21,16 @@ import {
   type Trigger,
 } from '../../streams/stacks.js';
 import type { EventStore } from '../store/types.js';
-import { allEnded } from './all-settled.js';
-import {
-  type ComposeOperation,
-  type ComposeStep,
-  composeEnv,
-  composeSteps,
-  fallbackStep,
-  isNoContainerToStartLine,
-  isUsageLine,
-  isWaitFailureLine,
-} from './compose/args.js';
+import { type ComposeOperation, type ComposeStep, composeEnv, fallbackStep } from './compose/args.js';
 import { composeObjection } from './compose/check.js';
 import { formatEnvFile } from './compose/env-file.js';
-import { consumeLines, paceOutput } from './compose/line-consumer.js';
 import { groupOf } from './compose/process-groups.js';
 import { type ComposeProgram, ComposeResolver } from './compose/program.js';
-import {
-  findRenamedLeftovers,
-  notRemovedLine,
-  type RenamedLeftover,
-  removedLine,
-  removeRenamedLeftovers,
-} from './compose/renamed-containers.js';
+import { findRenamedLeftovers, removeRenamedLeftovers } from './compose/renamed-containers.js';
 import { runCompose } from './compose/runner.js';
-import { isV2ProgressLine, SummaryCounter } from './compose/summary.js';
+import type { SummaryCounter } from './compose/summary.js';
 import { findEnvironment } from './config/stacks-config.js';
 import type {
-  ComposeExit,
   ComposePlace,
   ComposeProcess,
   ComposeTrees,
@@ -80,10 +62,22 @@ import {
   shortValued,
   shortValueWarnings,
 } from './output/short-values.js';
-import { budgetNotice } from './runs/log-files.js';
+import {
+  cancelledMessage,
+  type DeployParts,
+  LAST_GOOD_FILE,
+  LINE_FAULT_MESSAGE,
+  type OperationOutcome,
+  queuedStatus,
+  type RenamedLook,
+  runDeploy,
+  SERVER_STOPPING_MESSAGE,
+  START_CREATES_MESSAGE,
+} from './runs/deploy.js';
+import { withheldNotice } from './runs/deploy-output.js';
 import { Retention } from './runs/retention.js';
 import { RunBook } from './runs/run-book.js';
-import { describeFailure, type RunRecorder, WITHHELD_ERROR_MESSAGE } from './runs/run-recorder.js';
+import type { RunRecorder } from './runs/run-recorder.js';
 import { StacksSchedules } from './schedules/schedules.js';
 import { outOfScopeMessage, providerServes, resolveSecrets } from './secrets/secret-providers.js';
 import { StackActivity } from './stack/activity.js';
@@ -102,7 +96,6 @@ import {
   listStacks,
   loadHashKey,
   type NewStack,
-  PINNED_COMPOSE_FILE,
   removeLeftovers,
   type Stack,
   type StackSummary,
@@ -126,9 +119,6 @@ export type { DeploySource, DeployVariant, PreparedDeploy, StartedJob };
  * `jobs.maxConcurrent` jobs run compose at once; later ones wait `queued`, in order (job-queue.ts).
  */
 
-/** What the engine said of the containers an interrupted compose left (removeRenamed). */
-type RenamedLook = RenamedLeftover[] | { notLooked: string };
-
 export interface StacksServiceOptions {
   store: EventStore;
   dataDir: string;
@@ -142,11 +132,6 @@ export interface StacksServiceOptions {
   compose?: ComposeResolver;
 }
 
-/** The compose text of the stack's last successful `up`, beside its compose file (v1's fallback). */
-const LAST_GOOD_FILE = '.compose.last-good.yaml';
-
-/** Stderr lines kept for a failed run's error message. */
-const ERROR_TAIL_LINES = 5;
 const DEFAULT_SWEEP_MS = 10 * 60_000;
 /**
  * How often runs and jobs of instances that are gone are looked for: with several instances on one
@@ -165,28 +150,15 @@ export const JOB_ELSEWHERE_MESSAGE =
 export const STOPPED_WHILE_QUEUED_MESSAGE =
   'The server was stopped while this job was queued; compose did not run';
 
-/** The status a queued job reports first (docs/security.md#limits-and-their-defaults). */
-export function queuedStatus(ticket: Pick<Ticket, 'ahead' | 'limit'>): string {
-  const before = ticket.ahead === 1 ? '1 job waits' : `${ticket.ahead} jobs wait`;
-  return `Queued: all ${ticket.limit} compose slots are taken (jobs.maxConcurrent); ${before} before this one`;
-}
-
-export const SERVER_STOPPING_MESSAGE = 'The server was stopped during this job; compose was stopped';
-/** The status of a start that found no container (after a down) and runs `up` instead. */
-export const START_CREATES_MESSAGE =
-  'The stack has no containers to start (after a down): running compose up to create and start them';
-const NO_OPTIONS: DeployOptions = { pull: false, build: false, forceRecreate: false };
-export const LINE_FAULT_MESSAGE = 'Internal error while handling the compose output; compose was stopped';
-
-/** A step that printed compose's usage: compose did not take the arguments chronicle gave it. */
-function usageFailure(subcommand: string, program: ComposeProgram): string {
-  const which = `${program.command.join(' ')} ${program.version ?? '(version unknown)'}`;
-  return `Compose did not accept the arguments of \`${subcommand}\` (it printed its usage, exit code 0); ${which} was given ${program.generation} arguments`;
-}
-
-/** What a failed step before `up` means for the stack: nothing of the new deploy was applied. */
-const notRun = (subcommand: string) =>
-  `${subcommand} was not run: the stack's containers are as they were before this deploy`;
+/** The deploy's own messages, for the service's callers. */
+export {
+  cancelledMessage,
+  LINE_FAULT_MESSAGE,
+  queuedStatus,
+  SERVER_STOPPING_MESSAGE,
+  START_CREATES_MESSAGE,
+  withheldNotice,
+};
 
 /** A stack's running job: its compose process, its end, and how its claim on the stack is let go. */
 interface JobSlot {
@@ -220,10 +192,6 @@ export interface CancelledJob {
   runId: number | null;
   cancelledBy: string | null;
 }
-
-/** The error of a job someone cancelled (and of its run). */
-export const cancelledMessage = (userId: string | null) =>
-  `Cancelled by ${userId ?? 'a user'}; compose was stopped`;
 
 /** A start step that goes on after `open` resolves; its failure is written on standard error. */
 const background = (work: Promise<unknown>, what: string) =>
@@ -279,6 +247,8 @@ export class StacksService {
   private readonly engines = new StackStatusReader();
   /** The engines cleaned before an `up` (no time-out of their own: the job's deadline bounds them). */
   private readonly upEngines: Engines;
+  /** What a deploy asks of the service's stores, engines, compose and providers (runs/deploy.ts). */
+  private readonly deployParts: DeployParts;
 
   private constructor(
     options: StacksServiceOptions,
@@ -342,6 +312,49 @@ export class StacksService {
       instance,
       claim: async (ref) => (this.closing ? undefined : (await this.claim(ref))?.release),
     });
+    this.deployParts = this.partsOfDeploys();
+  }
+
+  private partsOfDeploys(): DeployParts {
+    return {
+      config: this.config,
+      stopping: () => this.closing,
+      readStack: (stack) => getStack(this.dataDir, stack),
+      hashes: (stack) => ({
+        compose: composeHash(stack.compose),
+        env: envHash(this.hashKey, stack.variables),
+      }),
+      stackDir: (stack) => stackDir(this.dataDir, stack),
+      environment: (id) => (id === null ? null : (findEnvironment(this.config, id) ?? null)),
+      composeProgram: () => this.compose.resolve(),
+      placeOf: (stack, variant) => this.placeOf(stack, variant),
+      pullable: (stack, place) => this.pullable(stack, place),
+      checkProviderScope: (stack, how) => this.checkProviderScope(stack, how),
+      checkDeploy: (stack, compose, place, env, how) =>
+        this.security.checkDeploy(stack, compose, place, env, how),
+      resolveProvider: (stack, cwd, timeoutMs) => this.resolveProvider(stack, cwd, timeoutMs),
+      recordContent: (run, stack) => this.history.record(run, stack),
+      recordImages: (run, environment, project) => this.history.recordImages(run, environment, project),
+      lookForRenamed: (environment, project) => this.lookForRenamed(environment, project),
+      removeRenamed: (environment, leftovers, deadline) => {
+        const { docker } = this.upEngines.of(environment);
+        if (docker === undefined) return Promise.resolve(undefined);
+        return removeRenamedLeftovers(
+          docker,
+          leftovers,
+          AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+        );
+      },
+      engineDown: (environment) => this.engineDown(environment),
+      brokenFileStep: (program, stack, place, operation, env) =>
+        this.brokenFileStep(program, stack, place, operation, env),
+      watchServices: (environment, stack, names, deadline, status, stopped) =>
+        this.watchServices(environment, stack, names, deadline, status, stopped),
+      confirmCreations: (environment, project, summary) =>
+        this.confirmCreations(environment, project, summary),
+      spawn: runCompose,
+      groupOf,
+    };
   }
 
   /** The read models the service answers from, for blue-green rebuilds (`chronicle rebuild`). */
@@ -840,17 +853,31 @@ export class StacksService {
           .catch(() => undefined);
         throw error;
       }
-      // execute settles every failure into a result; this is the net for a bug in it, so the stack is
-      // let go and no rejection goes unhandled.
-      const result = this.execute(
-        { stack, hashes, userId: plan.userId },
-        plan.operation,
-        plan.options,
+      // A stack operation (no run) is kept in its stack's Activity.
+      const operation = !recorder && isStackOperation(job.kind) ? job.kind : undefined;
+      // The pipeline settles every failure into a result; this is the net for a bug in it, so the stack
+      // is let go and no rejection goes unhandled.
+      const result = runDeploy(this.deployParts, {
+        stack,
+        hashes,
+        userId: plan.userId,
+        operation: plan.operation,
+        options: plan.options,
+        variant: plan.variant ?? {},
         job,
-        recorder,
+        run: recorder,
         slot,
-        plan.variant ?? {},
-      ).catch((error: unknown): JobResult => {
+        release: () => {
+          slot.ticket?.release();
+          slot.release?.();
+        },
+        ...(operation !== undefined
+          ? {
+              recordOperation: (outcome: OperationOutcome) =>
+                this.activity.record(job, operation, plan.userId, outcome),
+            }
+          : {}),
+      }).catch((error: unknown): JobResult => {
         process.stderr.write(`stacks: job ${jobId} failed unexpectedly: ${(error as Error).stack}\n`);
         return {
           type: 'result',
@@ -919,395 +946,6 @@ export class StacksService {
   }
 
   /**
-   * Runs a started job to its end (the variant's `resolve` step, then compose); resolves with the
-   * recorded result (never rejects). `start` is the stack as the run's start recorded it.
-   */
-  private async execute(
-    start: { stack: Stack; hashes: { compose: string; env: string }; userId: string | null },
-    operation: ComposeOperation,
-    options: DeployOptions,
-    job: Job,
-    recorder: RunRecorder | undefined,
-    slot: JobSlot,
-    variant: DeployVariant,
-  ): Promise<JobResult> {
-    let stack = start.stack;
-    const moreValues = [...(variant.redact ?? [])];
-    let values = [...stack.variables.map((v) => v.value), ...moreValues];
-    const forwardLines = variant.forwardLines !== false;
-    let redactor = createRedactor(values);
-    const status = (text: string) => {
-      const shown = redactor.line(text);
-      if (shown !== null) job.status(shown);
-    };
-    for (const stage of variant.stages ?? []) status(stage);
-    const timeoutMs = this.config.jobs.timeoutSeconds * 1000;
-    // The job's time-out covers the source, the provider and compose together.
-    const deadline = Date.now() + timeoutMs;
-    const summary = new SummaryCounter();
-    const stderrTail: string[] = [];
-    let printed = 0;
-    let exit: ComposeExit = { exitCode: null, signal: null, timedOut: false, cancelled: false };
-    let failure: string | undefined;
-    /** The last step's output held v2's `up --wait` giving up on a container. */
-    let waitGaveUp = false;
-    /** The job's time-out ended v2's `up --wait` (both have the same deadline): the engine names who is late. */
-    let waitTimedOut = false;
-    const cwd = stackDir(this.dataDir, stack);
-    let place: ComposePlace | undefined;
-    /** Before each step that may take long: a stopping server or a cancel ends the job there. */
-    const halt = () => {
-      if (this.closing) throw new Error(SERVER_STOPPING_MESSAGE);
-      if (slot.cancel) throw new Error(cancelledMessage(slot.cancel.userId));
-    };
-    const stopped = () => this.closing || slot.cancel !== undefined;
-    try {
-      const ticket = slot.ticket;
-      if (ticket?.queued) {
-        job.status(queuedStatus(ticket));
-        // Rejects when the job leaves the queue (the server stops): it fails before anything ran.
-        await ticket.granted;
-        await recorder?.dequeued();
-        job.dequeued();
-      }
-      if (variant.resolve) {
-        await variant.resolve({
-          status,
-          details: async (extra) => {
-            await recorder?.resolveSource({ extra });
-          },
-          redact: (more) => {
-            moreValues.push(...more);
-            values = [...values, ...more];
-            redactor = createRedactor(values);
-          },
-        });
-        // The step may have rewritten the compose file (and the variables): compose runs what is there now.
-        stack = await getStack(this.dataDir, stack);
-        values = [...stack.variables.map((v) => v.value), ...moreValues];
-        redactor = createRedactor(values);
-        const compose = composeHash(stack.compose);
-        const env = envHash(this.hashKey, stack.variables);
-        if (compose !== start.hashes.compose || env !== start.hashes.env)
-          await recorder?.resolveSource({ composeHash: compose, envHash: env });
-      }
-      halt();
-      const how: DeployHow = {
-        fetchedFromGit: variant.resolve !== undefined,
-        ...(variant.pinnedCompose !== undefined ? { pinnedBy: start.userId } : {}),
-      };
-      if (operation === 'up') await this.checkProviderScope(stack, how);
-      let secrets: Record<string, string> = {};
-      if (stack.secretProvider !== null) {
-        job.status(`Resolving secrets from ${stack.secretProvider}`);
-        secrets = await this.resolveProvider(stack, cwd, timeoutMs);
-        redactor = createRedactor([...values, ...Object.values(secrets)]);
-      }
-      const environment =
-        stack.environmentId === null ? null : (findEnvironment(this.config, stack.environmentId) ?? null);
-      // The engine's look for containers an interrupted compose left (the stack is claimed: no compose of
-      // it runs meanwhile), what the run deploys recorded (deploy history), and compose's place and steps made ready, side
-      // by side; all of it ends before the last look at `closing` (a stop during it must not let compose
-      // start after close() has cancelled the running ones).
-      const renamed = operation === 'up' ? this.lookForRenamed(environment, stack.name) : undefined;
-      const ready = async () => {
-        const program = await this.compose.resolve();
-        place = await this.placeOf(stack, variant);
-        let composeFile = place.file;
-        if (variant.pinnedCompose !== undefined) {
-          composeFile = join(place.cwd, PINNED_COMPOSE_FILE);
-          await writeFile(composeFile, variant.pinnedCompose);
-        }
-        const target = {
-          command: program.argv,
-          generation: program.generation,
-          project: stack.name,
-          composeFile,
-          overrides: place.overrides,
-          ...(program.generation === 'v1' && options.pull
-            ? { pullable: await this.pullable(stack, place) }
-            : {}),
-        };
-        const env = composeEnv(process.env, stack.variables, secrets, environment);
-        // Before every deploy: the files may have changed since they were saved (security settings).
-        if (operation === 'up')
-          await this.security.checkDeploy(
-            stack,
-            variant.pinnedCompose ?? stack.compose,
-            { ...place, file: composeFile },
-            env,
-            how,
-          );
-        return { program, place, composeFile, target, env };
-      };
-      const [, made] = await allEnded([
-        recorder && operation === 'up' ? this.history.record(recorder, stack) : Promise.resolve(),
-        ready(),
-      ]);
-      const { program, composeFile, target, env } = made;
-      const here = made.place;
-      halt();
-      const secondsLeft = () => Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
-      const steps = composeSteps(target, operation, options, secondsLeft());
-      const lineRedactor = redactor;
-      for (const [index, step] of steps.entries()) {
-        halt();
-        // A compose stopped while recreating left a renamed container that this `up` would trip over
-        // (looked for above when it is the first step; after another step, again).
-        if (step.subcommand === 'up')
-          await this.removeRenamed(
-            environment,
-            (index === 0 ? renamed : undefined) ?? this.lookForRenamed(environment, stack.name),
-            {
-              job,
-              recorder,
-              redactor: lineRedactor,
-              deadline,
-            },
-          );
-        halt();
-        job.status(`Running compose ${step.subcommand}`);
-        const process_ = runCompose(
-          { argv: step.argv, cwd: step.cwd ?? here.cwd, env, timeoutMs: Math.max(1, deadline - Date.now()) },
-          { overlapBytes: redactor.longestBytes },
-        );
-        slot.process = process_;
-        // Read in the same turn as the spawn (see groupOf), recorded so a restart after a crash can stop it.
-        const group = process_.pid === undefined ? undefined : groupOf(process_.pid);
-        if (group) {
-          if (recorder) void recorder.composeStarted(group);
-          else job.composeStarted(group);
-        }
-        let usage = false;
-        let noContainer = false;
-        waitGaveUp = false;
-        // Lines withheld since the last one shown: the job says how many where they were (never what).
-        let withheld = 0;
-        const sayWithheld = () => {
-          if (withheld > 0 && forwardLines) job.status(withheldNotice(withheld));
-          withheld = 0;
-        };
-        // Subscribed at once: the runner replays what came before the first subscriber. A throw in here
-        // stops compose and fails this job (below), never the process.
-        const feed = consumeLines(process_, (output) => {
-          printed += 1;
-          summary.add(output.line);
-          if (isUsageLine(output.line, step.subcommand)) usage = true;
-          if (step.subcommand === 'start' && isNoContainerToStartLine(output.line)) noContainer = true;
-          if (step.subcommand === 'up' && isWaitFailureLine(output.line)) waitGaveUp = true;
-          // A cut line is redacted whole, then cut: a value crossing the cut never shows its start.
-          const shown =
-            output.cut === undefined
-              ? lineRedactor.line(output.line)
-              : lineRedactor.cut(output.line, output.cut.keep, output.cut.marker);
-          if (shown === null) {
-            withheld += 1;
-            recorder?.withheld();
-            return;
-          }
-          sayWithheld();
-          // Past the environment's log budget the line is dropped, and the job stops taking lines too.
-          const logged = recorder?.line(shown) ?? true;
-          if (forwardLines && logged) job.line(shown);
-          else if (forwardLines) job.budgetReached(budgetNotice(this.config.deployLogs.budgetBytes));
-          if (output.stream === 'stderr' && !isV2ProgressLine(output.line)) {
-            stderrTail.push(shown);
-            if (stderrTail.length > ERROR_TAIL_LINES) stderrTail.shift();
-          }
-        });
-        // Output that comes faster than the store and the log file take it waits in compose's pipe.
-        // The job and the run's log queue the very same line strings: the output held is the longer of
-        // the two queues, and the log's write in flight (a copy of its own). Their sum counted every
-        // line twice: compose was paused at half the bound.
-        const backlog = () =>
-          recorder === undefined
-            ? job.backlogBytes
-            : Math.max(job.backlogBytes, recorder.queuedLineBytes) +
-              (recorder.backlogBytes - recorder.queuedLineBytes);
-        paceOutput(process_, backlog);
-        exit = await process_.exit;
-        sayWithheld();
-        waitTimedOut = exit.timedOut && step.subcommand === 'up' && step.argv.includes('--wait');
-        if (feed.faulted) {
-          const reason = feed.fault instanceof Error ? feed.fault : new Error(String(feed.fault));
-          process.stderr.write(
-            `stacks: job ${job.id}: an output line could not be handled; compose was stopped: ${lineRedactor.text(reason.stack ?? reason.message)}\n`,
-          );
-          failure = `${LINE_FAULT_MESSAGE}: ${reason.message}`;
-        } else if (exit.exitCode !== 0) {
-          failure = describeFailure(exit);
-          if (exit.timedOut)
-            failure = `Timed out after ${this.config.jobs.timeoutSeconds} s; compose was stopped`;
-          else if (exit.cancelled && this.closing) failure = SERVER_STOPPING_MESSAGE;
-          else if (exit.cancelled && slot.cancel) failure = cancelledMessage(slot.cancel.userId);
-        } else if (usage) {
-          // v1 answers an argument it does not know with its usage and exit code 0 (compose-args.ts).
-          failure = usageFailure(step.subcommand, program);
-        }
-        if (failure === undefined) continue;
-        if (operation === 'start' && index === 0 && noContainer && !exit.timedOut && !exit.cancelled) {
-          // After a down there is nothing to start: `up` creates the containers (checked as a deploy is).
-          await this.checkProviderScope(stack, how);
-          await this.security.checkDeploy(stack, stack.compose, { ...here, file: composeFile }, env, how);
-          job.status(START_CREATES_MESSAGE);
-          steps.push(...composeSteps(target, 'up', NO_OPTIONS, secondsLeft()));
-          failure = undefined;
-          stderrTail.length = 0;
-          continue;
-        }
-        if (
-          operation !== 'up' &&
-          index === 0 &&
-          !exit.timedOut &&
-          !exit.cancelled &&
-          !usage &&
-          !feed.faulted
-        ) {
-          const fallback = await this.brokenFileStep(program, stack, here, operation, env);
-          if (fallback) {
-            job.status(fallback.why);
-            steps.push(fallback.step);
-            failure = undefined;
-            stderrTail.length = 0;
-            continue;
-          }
-        }
-        // Compose's own words for an engine it cannot reach differ (v1 ends in a Python traceback):
-        // the engine is asked, and when it does not answer the failure names it, as the stack status does.
-        if (exit.exitCode !== 0 && !exit.timedOut && !exit.cancelled && !feed.faulted) {
-          const down = await this.engineDown(environment);
-          if (down !== undefined) {
-            failure = `${down} (compose ${step.subcommand}: ${failure})`;
-            stderrTail.splice(0, stderrTail.length - 1);
-          }
-        }
-        const next = steps[index + 1];
-        if (next) failure = `${failure} (compose ${step.subcommand}; ${notRun(next.subcommand)})`;
-        if (stderrTail.length > 0 && !feed.faulted && !usage)
-          failure = `${failure}:\n${stderrTail.join('\n')}`;
-        break;
-      }
-      // Whether the services came up: v1's `up` does not wait for them, v2's stops at a one-shot.
-      const gaveUp = (waitGaveUp || waitTimedOut) && !exit.cancelled && !stopped();
-      if (operation === 'up' && (failure === undefined ? program.generation === 'v1' : gaveUp)) {
-        // After the time-out, one look: which containers were not ready when it came.
-        const until = waitTimedOut ? Date.now() : deadline;
-        const watched = await this.watchServices(
-          environment,
-          stack,
-          summary.containerNames(),
-          until,
-          job,
-          stopped,
-        );
-        if (watched === undefined || (watched.ready && waitTimedOut)) {
-          // The engine could not be asked, or compose was stopped before it was done: its answer stands.
-        } else if (watched.ready) {
-          failure = undefined;
-          // Compose's exit code said `--wait` gave up on a one-shot that completed: the deploy succeeded.
-          if (exit.exitCode !== 0) exit = { ...exit, exitCode: 0 };
-        } else if (this.closing) failure = SERVER_STOPPING_MESSAGE;
-        else if (slot.cancel) failure = cancelledMessage(slot.cancel.userId);
-        else failure = watched.error;
-      }
-      const deployed = failure === undefined && operation === 'up';
-      // Side by side, all ended before the run is completed.
-      await allEnded([
-        summary.unsureCreations().size > 0
-          ? this.confirmCreations(environment, stack.name, summary)
-          : Promise.resolve(),
-        // What v1 needs to stop a project whose file is broken later (brokenFileStep).
-        deployed
-          ? copyFile(composeFile, join(here.cwd, LAST_GOOD_FILE)).catch(() => undefined)
-          : Promise.resolve(),
-        deployed && recorder
-          ? this.history.recordImages(recorder, environment, stack.name)
-          : Promise.resolve(),
-      ]);
-    } catch (error) {
-      failure = (error as Error).message;
-    }
-    // Compose has read it; the next redeploy writes its own.
-    if (variant.pinnedCompose !== undefined && place !== undefined)
-      await rm(join(place.cwd, PINNED_COMPOSE_FILE), { force: true }).catch(() => undefined);
-    // Cancelled: whatever else went wrong meanwhile, the person's cancel is what ended it.
-    const cancelledBy = slot.cancel !== undefined && failure !== undefined ? slot.cancel.userId : undefined;
-    if (cancelledBy !== undefined) failure = cancelledMessage(cancelledBy);
-    const success = failure === undefined;
-    // Spec, Output redaction 3: the stored error is redacted with secrets the provider gives now too.
-    let finalRedactor = redactor;
-    if (!success && stack.secretProvider !== null) {
-      try {
-        const later = await this.resolveProvider(stack, cwd, timeoutMs);
-        finalRedactor = redactor.with(Object.values(later));
-      } catch {
-        // The values resolved at the start still apply; a provider failing now changes nothing else.
-      }
-    }
-    let error: string | undefined;
-    if (!success) {
-      const redacted = finalRedactor.text(failure ?? '').trim();
-      error = redacted.length > 0 ? redacted : WITHHELD_ERROR_MESSAGE;
-    }
-    // Compose has ended: the stack and the compose slot are free before the end is recorded, so whoever
-    // sees the run or the job finished can start the next job of the stack at once (not a 409 for a
-    // moment), and the next queued job starts.
-    slot.ticket?.release();
-    slot.release?.();
-    if (recorder) {
-      try {
-        // The job's output first: a run whose output the store could not take is not `success`.
-        await job.recorded();
-        await recorder.complete({
-          success,
-          exit,
-          error,
-          redactor: finalRedactor,
-          summary: summary.summary(),
-          outputLines: printed,
-          ...(cancelledBy !== undefined ? { cancelledBy } : {}),
-          ...(job.error !== undefined ? { outputError: recordingReason(job.error) } : {}),
-        });
-      } catch (recordError) {
-        process.stderr.write(
-          `stacks: run ${recorder.runId} could not be completed: ${(recordError as Error).message}\n`,
-        );
-      }
-    }
-    const exitCode = exit.exitCode ?? undefined;
-    // A stack operation is kept in the stack's Activity before its result is seen.
-    if (!recorder && isStackOperation(job.kind)) {
-      try {
-        await this.activity.record(job, job.kind, start.userId, {
-          success,
-          ...(error !== undefined ? { error } : {}),
-          ...(exitCode !== undefined ? { exitCode } : {}),
-          ...(cancelledBy !== undefined ? { cancelledBy } : {}),
-        });
-      } catch (recordError) {
-        process.stderr.write(
-          `stacks: operation ${job.id} could not be kept in its stack's activity: ${(recordError as Error).message}\n`,
-        );
-      }
-    }
-    try {
-      return await job.finish({
-        success,
-        ...(error !== undefined ? { error } : {}),
-        ...(exitCode !== undefined ? { exitCode } : {}),
-      });
-    } catch (recordError) {
-      return {
-        type: 'result',
-        success: false,
-        error: `The job's output could not be recorded: ${(recordError as Error).message}`,
-        ...(exitCode !== undefined ? { exitCode } : {}),
-        output: [],
-      };
-    }
-  }
-
-  /**
    * v1's `Creating x ... error`: the containers the engine holds were made (their start failed) and
    * count as created; those it does not hold were never made. Unasked engine: none counts.
    */
@@ -1331,40 +969,6 @@ export class StacksService {
     return findRenamedLeftovers(look.docker, project).catch((error: unknown) => ({
       notLooked: this.engines.failed(environment, error),
     }));
-  }
-
-  /**
-   * Before an `up`: removes the containers an interrupted compose left under its temporary name
-   * (renamed-leftovers.ts). Each removal is a line of the output (the run's log and the job's), and the
-   * run records the names (`details.leftoversRemoved`). The look is a status read (its short time-out,
-   * and an engine that just failed is not asked again); the removals may take until the job's deadline.
-   * An engine that cannot be asked is a status, and the `up` runs on: compose says what is wrong with
-   * the engine in its own words.
-   */
-  private async removeRenamed(
-    environment: Environment | null,
-    looked: Promise<RenamedLook>,
-    to: { job: Job; recorder: RunRecorder | undefined; redactor: Redactor; deadline: number },
-  ): Promise<void> {
-    const leftovers = await looked;
-    if ('notLooked' in leftovers)
-      return to.job.status(
-        `Containers left by an interrupted compose were not looked for: ${leftovers.notLooked}`,
-      );
-    if (leftovers.length === 0) return;
-    const { docker } = this.upEngines.of(environment);
-    if (docker === undefined) return;
-    const signal = AbortSignal.timeout(Math.max(1, to.deadline - Date.now()));
-    const result = await removeRenamedLeftovers(docker, leftovers, signal);
-    const say = (text: string) => {
-      const shown = to.redactor.line(text);
-      if (shown === null) return to.recorder?.withheld();
-      if (to.recorder?.line(shown) ?? true) to.job.line(shown);
-    };
-    for (const name of result.removed) say(removedLine(name));
-    for (const { name, reason } of result.failed) say(notRemovedLine(name, reason));
-    if (to.recorder && result.removed.length > 0)
-      await to.recorder.leftoversRemoved(result.removed.map((name) => to.redactor.text(name)));
   }
 
   /**
@@ -1497,15 +1101,15 @@ export class StacksService {
     stack: Stack,
     names: ReadonlySet<string>,
     deadline: number,
-    job: Job,
+    status: (text: string) => void,
     stopped: () => boolean,
   ): Promise<WatchResult | undefined> {
     const client = this.engines.client(environment);
     if ('error' in client) {
-      job.status(`The services' state was not checked: ${client.error}`);
+      status(`The services' state was not checked: ${client.error}`);
       return undefined;
     }
-    job.status('Waiting for the services to run');
+    status('Waiting for the services to run');
     try {
       const result = await watchServices(client.docker, stack.name, {
         deadline,
@@ -1520,7 +1124,7 @@ export class StacksService {
         };
       return result;
     } catch (error) {
-      job.status(`The services' state was not checked: ${this.engines.failed(environment, error)}`);
+      status(`The services' state was not checked: ${this.engines.failed(environment, error)}`);
       return undefined;
     }
   }
@@ -1603,14 +1207,3 @@ export class StacksService {
     await this.instance.leave();
   }
 }
-
-/** Why a job's output could not be recorded, in the store's words. */
-const recordingReason = (error: Error): string =>
-  error.cause instanceof Error ? error.cause.message : error.message;
-
-/**
- * The status a job gets where redaction withheld output lines (each holds a value too short to replace
- * with `***`): how many, never what they held.
- */
-export const withheldNotice = (count: number) =>
-  `${count} line${count === 1 ? '' : 's'} withheld (holding a value too short to replace with ***)`;

@@ -16,7 +16,7 @@ import { isRefusedVariableName, refusedVariableMessage } from './variable-names.
 
 export type ComposeOperation = 'up' | 'stop' | 'start' | 'restart' | 'down';
 
-interface ComposeTarget {
+export interface ComposeTarget {
   /** The compose command, e.g. `["docker", "compose"]` or `["docker-compose"]`. */
   command: readonly string[];
   /** Its generation: which arguments it takes. */

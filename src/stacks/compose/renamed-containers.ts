@@ -37,7 +37,7 @@ export function renamedLeftovers(containers: readonly Docker.ContainerInfo[]): R
   return found.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-interface RemovedLeftovers {
+export interface RemovedLeftovers {
   /** Names of the containers removed. */
   removed: string[];
   /** Those the engine would not remove, with its reason. */

@@ -21,7 +21,7 @@ import { Observable, Subject } from 'rxjs';
 import type { ComposeExit, ComposeInvocation, ComposeProcess, OutputLine } from '../contracts.js';
 import { LineSplitter, MAX_LINE_BYTES, type SplitLine } from './line-splitter.js';
 
-interface RunnerOptions {
+export interface RunnerOptions {
   /** Time between SIGTERM and SIGKILL of the process group. */
   killGraceMs?: number;
   /**

@@ -97,7 +97,7 @@ export class DeployHistory {
    * Records what a run deploys, just before compose runs: each content once (a live stored one of the
    * same hash is referred to), then RunContentRecorded in the run's stream, in order with its events.
    */
-  record(recorder: RunRecorder, stack: Stack): Promise<void> {
+  record(recorder: Pick<RunRecorder, 'runId' | 'note'>, stack: Stack): Promise<void> {
     return this.exclusive(async () => {
       const compose = await this.stored('compose', composeHash(stack.compose), stack.compose);
       const recorded = recordVariables(this.key, stack.variables);
@@ -121,7 +121,11 @@ export class DeployHistory {
    * nothing when the engine has no container of the project (a fake compose) or does not answer. A
    * failure to record is written on standard error: compose succeeded, and so does the run.
    */
-  async recordImages(recorder: RunRecorder, environment: Environment | null, project: string): Promise<void> {
+  async recordImages(
+    recorder: Pick<RunRecorder, 'runId' | 'note'>,
+    environment: Environment | null,
+    project: string,
+  ): Promise<void> {
     const status = (await this.engines.statuses(environment, [{ name: project }])).get(project);
     const images = runImagesOf(status?.containers ?? []);
     if (images.length === 0) return;
