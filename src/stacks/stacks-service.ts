@@ -66,15 +66,11 @@ import {
   cancelledMessage,
   type DeployParts,
   LAST_GOOD_FILE,
-  LINE_FAULT_MESSAGE,
   type OperationOutcome,
-  queuedStatus,
   type RenamedLook,
   runDeploy,
   SERVER_STOPPING_MESSAGE,
-  START_CREATES_MESSAGE,
 } from './runs/deploy.js';
-import { withheldNotice } from './runs/deploy-output.js';
 import { Retention } from './runs/retention.js';
 import { RunBook } from './runs/run-book.js';
 import type { RunRecorder } from './runs/run-recorder.js';
@@ -151,14 +147,7 @@ export const STOPPED_WHILE_QUEUED_MESSAGE =
   'The server was stopped while this job was queued; compose did not run';
 
 /** The deploy's own messages, for the service's callers. */
-export {
-  cancelledMessage,
-  LINE_FAULT_MESSAGE,
-  queuedStatus,
-  SERVER_STOPPING_MESSAGE,
-  START_CREATES_MESSAGE,
-  withheldNotice,
-};
+export { SERVER_STOPPING_MESSAGE };
 
 /** A stack's running job: its compose process, its end, and how its claim on the stack is let go. */
 interface JobSlot {

@@ -62,7 +62,7 @@ export function fallbackStep(
 /**
  * The steps of an operation, in order: one, or `pull` then `up` for a v1 deploy with `pull`. v2's `up`
  * waits for its services (`--wait`: running, healthy where they have a health check) for at most
- * `waitSeconds` (the job's time left); v1 has no such flag, stacks-service.ts asks the engine after its `up`.
+ * `waitSeconds` (the job's time left); v1 has no such flag, runs/deploy.ts asks the engine after its `up`.
  */
 export function composeSteps(
   target: ComposeTarget,
@@ -113,7 +113,7 @@ export function isWaitFailureLine(line: string): boolean {
 /**
  * Whether a line is compose's `start` refusing a project that has no containers (after a `down`): v2's
  * `service "worker" has no container to start`, v1's `No containers to start` (1.29; `ERROR: ` before it in
- * some builds). stacks-service.ts then
+ * some builds). runs/deploy.ts then
  * creates them with `up`.
  */
 export function isNoContainerToStartLine(line: string): boolean {

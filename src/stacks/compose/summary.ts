@@ -176,7 +176,7 @@ export class SummaryCounter {
   };
   /** v1's `Creating x ... error` (and Recreating): made or not, only the engine can tell (`confirm`). */
   private readonly unsure = new Map<string, 'Creating' | 'Recreating'>();
-  /** Every container a container line named (what `up` acted on, for the health check of stacks-service.ts). */
+  /** Every container a container line named (what `up` acted on, for the deploy's health check, runs/deploy.ts). */
   private readonly named = new Set<string>();
   private readonly pulled = new Set<string>();
   private readonly built = new Set<string>();

@@ -3,7 +3,7 @@
  * healthy where it has a health check) or have completed as a one-shot; a container that exited non-zero
  * or turned unhealthy fails the run. Compose v1's `up -d` returns as soon as the containers are started,
  * and v2's `up --wait` stops at the first container that exits, one-shots included (`container x exited
- * (0)`), so the engine is asked until every container is settled (stacks-service.ts decides when).
+ * (0)`), so the engine is asked until every container is settled (runs/deploy.ts decides when).
  *
  * `judge` is pure: one look at the containers gives ready, waiting or failed. `watchServices` asks the
  * engine (dockerode) until the answer is not `waiting` or the deadline passes.

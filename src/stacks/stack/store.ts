@@ -30,7 +30,7 @@ import { checkComposeSize, checkVariableCount, checkVariableSizes } from './inpu
 
 export const COMPOSE_FILE = 'compose.yaml';
 export const ENV_FILE = '.env';
-/** The compose text of a redeploy with its images pinned, there while its compose runs (stacks-service.ts). */
+/** The compose text of a redeploy with its images pinned, there while its compose runs (runs/deploy.ts). */
 export const PINNED_COMPOSE_FILE = '.compose.pinned.yaml';
 const META_FILE = 'stack.json';
 
