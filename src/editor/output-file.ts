@@ -5,7 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { fail } from './errors.js';
+import { type EditorErrorCode, fail } from './errors.js';
 
 export interface WrittenFile {
   bytes: number;
@@ -15,12 +15,12 @@ export interface WrittenFile {
 /**
  * Writes `bytes` to `path` through a temporary file in the same folder renamed into place, so a failed
  * write leaves the old file whole and a reader never sees half a file; the temporary file is removed when
- * anything fails. A write error answers `failCode` (save_failed, plot_failed) naming the path.
+ * anything fails. A write error answers `code` (save_failed, plot_failed) naming the path.
  */
 export async function writeOutputFile(
   path: string,
   bytes: Uint8Array,
-  failCode: string,
+  code: EditorErrorCode,
 ): Promise<WrittenFile> {
   const temporary = resolve(dirname(path), `.${basename(path)}.${process.pid}.${randomUUID()}.tmp`);
   try {
@@ -28,7 +28,7 @@ export async function writeOutputFile(
     await rename(temporary, path);
   } catch (error) {
     await unlink(temporary).catch(() => undefined);
-    return fail(failCode, `cannot write ${path}: ${(error as Error).message}`);
+    return fail(code, `cannot write ${path}: ${(error as Error).message}`);
   }
   return { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
 }

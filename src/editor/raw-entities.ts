@@ -6,7 +6,7 @@
  * A created one gets the tags AutoCAD writes for it, so the save writes it like any entity read from a
  * file (the writer takes handle, owner, layer, colour and linetype from the model) and ezdxf reads it back.
  */
-import { fail } from './errors.js';
+import { type EditorErrorCode, fail } from './errors.js';
 import { attdefText } from './geometry/attdef.js';
 import { dimensionReadout } from './geometry/dimension.js';
 import { STANDARD_PATTERNS, standardPattern, storedPatternLines } from './geometry/hatch-patterns.js';
@@ -38,7 +38,7 @@ const pointTags = (code: number, p: readonly number[]): DxfTag[] => [
   tag(code + 20, p[2] ?? 0),
 ];
 
-function xy(value: unknown, field: string, code: string): [number, number] {
+function xy(value: unknown, field: string, code: EditorErrorCode): [number, number] {
   if (
     !Array.isArray(value) ||
     (value.length !== 2 && value.length !== 3) ||

@@ -1,4 +1,4 @@
-import { fail } from './errors.js';
+import { type EditorErrorCode, fail } from './errors.js';
 import type { Point3 } from './model.js';
 
 /** A protocol-1 request as the dispatcher receives it: a JSON object with `op` and the op's fields. */
@@ -21,25 +21,25 @@ export interface Caller {
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /** A point of 2 or 3 finite numbers, as 3 numbers; `invalid_point` (or `code`) otherwise. */
-export function point(value: unknown, field: string, code = 'invalid_point'): Point3 {
+export function point(value: unknown, field: string, code: EditorErrorCode = 'invalid_point'): Point3 {
   if (Array.isArray(value) && (value.length === 2 || value.length === 3) && value.every(finite)) {
     return [value[0] as number, value[1] as number, (value[2] as number | undefined) ?? 0];
   }
   return fail(code, `${field} must be an array of 2 or 3 finite numbers, got ${JSON.stringify(value)}`);
 }
 
-export function number(value: unknown, field: string, code = 'invalid_property'): number {
+export function number(value: unknown, field: string, code: EditorErrorCode = 'invalid_property'): number {
   if (finite(value)) return value;
   return fail(code, `${field} must be a finite number, got ${JSON.stringify(value)}`);
 }
 
-export function positive(value: unknown, field: string, code = 'invalid_property'): number {
+export function positive(value: unknown, field: string, code: EditorErrorCode = 'invalid_property'): number {
   const n = number(value, field, code);
   if (n > 0) return n;
   return fail(code, `${field} must be greater than 0, got ${n}`);
 }
 
-export function string(value: unknown, field: string, code = 'invalid_property'): string {
+export function string(value: unknown, field: string, code: EditorErrorCode = 'invalid_property'): string {
   if (typeof value === 'string') return value;
   return fail(code, `${field} must be a string, got ${JSON.stringify(value)}`);
 }
@@ -58,7 +58,7 @@ export function handleList(value: unknown, field = 'handles'): string[] {
 }
 
 /** A table name (layer, block, layout, group...): non-empty, no characters DXF names cannot hold. */
-export function tableName(value: unknown, field: string, code = 'invalid_name'): string {
+export function tableName(value: unknown, field: string, code: EditorErrorCode = 'invalid_name'): string {
   if (
     typeof value === 'string' &&
     value.length > 0 &&

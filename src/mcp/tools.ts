@@ -7,6 +7,7 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import { z } from 'zod';
 import type { Answer } from '../../streams/editor.js';
 import { QUERY_LIMIT_MAX } from '../editor/capabilities.js';
+import type { EditorErrorCode } from '../editor/errors.js';
 import { editorOps } from '../editor/ops/index.js';
 import type { AuditPath, EditorBackend } from './backend.js';
 
@@ -35,8 +36,11 @@ function success(structured: Record<string, unknown>): ToolResult {
   return { content: [{ type: 'text', text: json(structured) }], structuredContent: structured };
 }
 
-/** A tool error: the protocol's code and message, and the answer's other fields (completed_steps...). */
-export function failure(code: string, error: string, extra: Record<string, unknown> = {}): ToolResult {
+/**
+ * A tool error: the protocol's code and message, and the answer's other fields (completed_steps...). The
+ * code is passed on as the editor answered it: an attached editor may be of another build.
+ */
+function toolError(code: string, error: string, extra: Record<string, unknown>): ToolResult {
   const structured = { ...extra, ok: false, code, error };
   return {
     isError: true,
@@ -44,6 +48,9 @@ export function failure(code: string, error: string, extra: Record<string, unkno
     structuredContent: structured,
   };
 }
+
+/** A tool error of the server's own, with a code of the editor's catalogue. */
+export const failure = (code: EditorErrorCode, error: string): ToolResult => toolError(code, error, {});
 
 const withoutState = (answer: Answer): Record<string, unknown> => {
   const { state: _state, ...rest } = answer;
@@ -56,7 +63,7 @@ function fromAnswer(
 ): ToolResult {
   if (!answer.ok) {
     const { ok: _ok, code, error, ...extra } = withoutState(answer);
-    return failure(String(code ?? 'internal_error'), String(error ?? 'the editor failed'), extra);
+    return toolError(String(code ?? 'internal_error'), String(error ?? 'the editor failed'), extra);
   }
   return success(shape(answer));
 }

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseSync } from 'oxc-parser';
+import { EDITOR_ERRORS, type EditorErrorCode, isEditorErrorCode } from '../../src/editor/errors.js';
 import { isStacksErrorCode, STACKS_ERRORS, type StacksErrorCode } from '../../src/stacks/errors.js';
 
 /**
@@ -219,6 +220,9 @@ function codesOf(parsed: Parsed, node: Node | undefined): string[] {
   if (!node) return [];
   if (node.type === 'Literal' && typeof node.value === 'string')
     return CODE.test(node.value) ? [node.value] : [];
+  // `undo ? 'nothing_to_undo' : 'nothing_to_redo'`: either branch.
+  if (node.type === 'ConditionalExpression')
+    return [...codesOf(parsed, node.consequent as Node), ...codesOf(parsed, node.alternate as Node)];
   if (node.type !== 'TemplateLiteral') return [];
   const quasis = (node.quasis as Array<Node & { value: { cooked: string } }>).map((q) => q.value.cooked);
   const expressions = node.expressions as Node[];
@@ -368,29 +372,6 @@ function explicitStatus(body: Node, parents: readonly Node[]): number | undefine
   return undefined;
 }
 
-/** `statusOfCode` of src/http/editor/status.ts as a table: each listed code's status, and the default. */
-function editorStatuses(root: string): { byCode: Map<string, number>; fallback: number } {
-  const parsed = parse(root, 'src/http/editor/status.ts');
-  const byCode = new Map<string, number>();
-  let fallback = 0;
-  walk(parsed.program, (node) => {
-    if (node.type !== 'SwitchStatement') return;
-    let pending: string[] = [];
-    for (const branch of node.cases as Node[]) {
-      const test = branch.test as Node | null;
-      if (test && typeof test.value === 'string') pending.push(test.value);
-      const body = branch.consequent as Node[];
-      const answer = body.find((s) => s.type === 'ReturnStatement');
-      if (!answer) continue;
-      const status = (answer.argument as Node).value as number;
-      if (test === null) fallback = status;
-      for (const code of pending) byCode.set(code, status);
-      pending = [];
-    }
-  });
-  return { byCode, fallback };
-}
-
 /**
  * A stacks failure the code raises: its status, message (or code) and file, and the code of the
  * catalogue it is raised with (none for an answer a route sends itself). `forwarded` when the message is
@@ -489,18 +470,19 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ').re
 
 /** docs/errors.md. */
 export function renderErrorsPage(root: string): string {
-  const { byCode, fallback } = editorStatuses(root);
   const raised = editorCodes(root);
-  const codes = [...new Set([...raised.map((r) => r.code), ...byCode.keys()])].sort();
+  // Codes in answer bodies made as object literals are not typed by the catalogue: a code found in the
+  // source that the catalogue lacks fails here rather than reaching a page (or a client) unlisted.
+  const unlisted = [...new Set(raised.map((r) => r.code))].filter((code) => !isEditorErrorCode(code));
+  if (unlisted.length > 0) throw new Error(`codes raised but not in EDITOR_ERRORS: ${unlisted.join(', ')}`);
+  const codes = (Object.keys(EDITOR_ERRORS) as EditorErrorCode[]).sort();
   const editorRows = codes.map((code) => {
     const where = raised.filter((r) => r.code === code);
     const files = [...new Set(where.map((r) => r.file))];
-    const message =
-      where.find((r) => r.message !== '')?.message ?? '… (made at run time: the error it meets)';
-    const mapped = byCode.get(code) ?? fallback;
-    const answered = where.length === 0 ? [mapped] : where.map((r) => r.status ?? mapped);
+    const { status: listed, meaning } = EDITOR_ERRORS[code];
+    const answered = [listed, ...where.map((r) => r.status ?? listed)];
     const status = [...new Set(answered)].sort((a, b) => a - b).join(', ');
-    return `| \`${code}\` | ${status} | ${cell(message)} | ${files.map((f) => `\`${f}\``).join(', ')} |`;
+    return `| \`${code}\` | ${status} | ${cell(meaning)} | ${files.map((f) => `\`${f}\``).join(', ')} |`;
   });
   const raisedStacks = stacksFailures(root);
   const failures = raisedStacks.filter((f) => !f.forwarded);
@@ -537,15 +519,16 @@ export function renderErrorsPage(root: string): string {
     '## The editor',
     '',
     'A failure is `{"ok": false, "code", "error", ...}` (the MCP server answers the same `code` and message',
-    'as a tool error). The HTTP status comes from the code (`statusOfCode` in `src/http/editor/status.ts`):',
-    `the codes it lists have their own status, every other code is ${fallback}; a few places answer with a status`,
-    "of their own (the transport's `internal_error` is 500), so a code may have two. The message is the first",
-    'one the code is raised with (`…` stands for what the request fills in); "where" names the files that',
-    'raise it.',
+    'as a tool error). The codes are those of the catalogue `EDITOR_ERRORS` in `src/editor/errors.ts`,',
+    'each with its HTTP status and meaning: `EditorError` takes only its codes, the status of an answer is',
+    'looked up there (there is no default status), and the OpenAPI document lists them (the `code` of its',
+    "`Answer` schema). A few places answer with a status of their own (the transport's `internal_error` is",
+    '500), so a code may have two. "Where" names the files that raise it; the answer\'s `error` says what',
+    'was wrong with the request.',
     '',
     `${codes.length} codes.`,
     '',
-    '| Code | Status | Message | Where |',
+    '| Code | Status | Meaning | Where |',
     '|---|---|---|---|',
     ...editorRows,
     '',

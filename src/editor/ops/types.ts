@@ -1,6 +1,7 @@
 import type { DocumentState, EditorSessionState } from '../../../projections/editor-session.js';
 import type { Change, NewEditorEvent } from '../../../streams/editor.js';
 import type { EventStore } from '../../store/types.js';
+import type { EditorErrorCode } from '../errors.js';
 import type { EditorRequest } from '../request.js';
 
 /** What an operation may read: the request, the session's read model and its target document. */
@@ -50,7 +51,7 @@ export interface OpOutcome {
    * Set when the op failed part-way but what it did before stays (a non-atomic batch): the answer is
    * `{ ok: false, code, error }` and `events` are recorded all the same.
    */
-  failed?: { code: string; error: string };
+  failed?: { code: EditorErrorCode; error: string };
 }
 
 export interface OpDefinition {

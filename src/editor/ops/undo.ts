@@ -17,7 +17,11 @@ function move(direction: keyof typeof DIRECTIONS, ctx: OpContext): OpOutcome {
   const { event, done, changes } = DIRECTIONS[direction];
   const doc = docOf(ctx);
   const step = doc[direction].at(-1);
-  if (!step) return fail(`nothing_to_${direction}`, `document ${doc.id} has nothing to ${direction}`);
+  if (!step)
+    return fail(
+      direction === 'undo' ? 'nothing_to_undo' : 'nothing_to_redo',
+      `document ${doc.id} has nothing to ${direction}`,
+    );
   return {
     events: [
       editorEvent(event, { document_id: doc.id, revision: doc.revision + 1, step_revision: step.revision }),

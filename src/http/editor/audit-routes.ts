@@ -10,7 +10,7 @@ import { sessionStatus } from '../../../projections/editor-sessions.js';
 import type { OnDemandProjection } from '../../../projections/on-demand.js';
 import { type Answer, sessionStream } from '../../../streams/editor.js';
 import { dictGet } from '../../editor/dict.js';
-import { EditorError } from '../../editor/errors.js';
+import { EditorError, type EditorErrorCode } from '../../editor/errors.js';
 import { documentContext } from '../../editor/geometry/index.js';
 import {
   type DocumentHistory,
@@ -88,7 +88,7 @@ const EVENTS_LIMIT_MAX = 1000;
 const HISTORY_LIMIT_DEFAULT = 1000;
 const HISTORY_LIMIT_MAX = 10_000;
 
-const fail = (code: string, message: string): never => {
+const fail = (code: EditorErrorCode, message: string): never => {
   throw new EditorError(code, message);
 };
 

@@ -1,28 +1,14 @@
-/** HTTP status of a failure answer, derived from its code (spec: Errors). */
-export function statusOfCode(code: unknown): number {
-  switch (code) {
-    case 'entity_absent':
-    case 'unknown_route':
-    // The audit routes' (an extra of this project): a session, document or revision the log does not have.
-    case 'session_absent':
-    case 'document_absent':
-    case 'revision_absent':
-      return 404;
-    case 'stale_state':
-    case 'session_changed':
-    case 'document_not_active':
-    case 'gui_required':
-      return 409;
-    case 'forbidden_host':
-    case 'origin_forbidden':
-      return 403;
-    case 'method_not_allowed':
-      return 405;
-    case 'busy':
-      return 503;
-    default:
-      return 400;
-  }
+import { EDITOR_ERRORS, type EditorErrorStatus, isEditorErrorCode } from '../../editor/errors.js';
+
+/**
+ * HTTP status of a failure answer: its code's entry of the editor's error catalogue, with no fallback.
+ * Every failure the dispatcher answers carries a code of the catalogue, so a code without one is a bug
+ * of this build, and it is thrown rather than answered with a guessed status.
+ */
+export function statusOfCode(code: unknown): EditorErrorStatus {
+  if (!isEditorErrorCode(code))
+    throw new TypeError(`failure code ${JSON.stringify(code)} is not in EDITOR_ERRORS`);
+  return EDITOR_ERRORS[code].status;
 }
 
 /** The reason phrases the spec uses. */
