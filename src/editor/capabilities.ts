@@ -62,7 +62,7 @@ export const EDITOR_OPS = [
   'history',
   'capture',
 ] as const;
-type EditorOp = (typeof EDITOR_OPS)[number];
+export type EditorOp = (typeof EDITOR_OPS)[number];
 
 const opSet: ReadonlySet<string> = new Set(EDITOR_OPS);
 export function isEditorOp(name: unknown): name is EditorOp {

@@ -14,6 +14,7 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { isEditorOp } from '../editor/capabilities.js';
 import { version } from '../version.js';
 import type { EditorBackend } from './backend.js';
 import { EXECUTE_OPS, failure, READ_OPS, TOOLS, type ToolResult } from './tools.js';
@@ -53,7 +54,7 @@ function misplacedOp(tool: string, args: unknown): string | undefined {
     tool === 'execute'
       ? (args as { request?: { op?: unknown } } | undefined)?.request?.op
       : (args as { op?: unknown } | undefined)?.op;
-  if (typeof op !== 'string') return undefined;
+  if (!isEditorOp(op)) return undefined;
   if (op === 'capture') return 'capture has a tool of its own: call capture';
   if (tool === 'read' && EXECUTE_OPS.includes(op)) return `${op} changes the session: call execute`;
   if (tool === 'execute' && READ_OPS.includes(op)) return `${op} is a read: call read`;

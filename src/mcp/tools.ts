@@ -6,23 +6,22 @@
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Answer } from '../../streams/editor.js';
-import { QUERY_LIMIT_MAX } from '../editor/capabilities.js';
+import { EDITOR_OPS, type EditorOp, QUERY_LIMIT_MAX } from '../editor/capabilities.js';
 import type { EditorErrorCode } from '../editor/errors.js';
 import { editorOps } from '../editor/ops/index.js';
 import type { AuditPath, EditorBackend } from './backend.js';
 
-const opsWhere = (test: (kind: string, document: string) => boolean) =>
-  Object.entries(editorOps)
-    .filter(([, op]) => test(op.kind, op.document))
-    .map(([name]) => name)
-    .sort();
+const opsWhere = (test: (kind: string, document: string) => boolean): EditorOp[] =>
+  EDITOR_OPS.filter((name) => test(editorOps[name].kind, editorOps[name].document)).sort();
 
 /** Ops that read: answered without changing anything (the capture tool has its own). */
 export const READ_OPS = opsWhere((kind) => kind !== 'mutation').filter((op) => op !== 'capture');
 /** Ops that change the session: one request_id each, recorded, most of them an undo step. */
 export const EXECUTE_OPS = opsWhere((kind) => kind === 'mutation');
 /** Mutations that act on a document given by `document_id`: the tool fills in the active one. */
-const ON_DOCUMENT = new Set(opsWhere((kind, document) => kind === 'mutation' && document === 'required'));
+const ON_DOCUMENT: ReadonlySet<string> = new Set(
+  opsWhere((kind, document) => kind === 'mutation' && document === 'required'),
+);
 
 let requests = 0;
 /** A request_id for a mutation the agent sent without one. */
@@ -212,7 +211,7 @@ const CHANGES: ToolAnnotations = {
 };
 
 const readInput = z.strictObject({
-  op: z.enum(READ_OPS as [string, ...string[]]).describe('The read operation'),
+  op: z.enum(READ_OPS as [EditorOp, ...EditorOp[]]).describe('The read operation'),
   parameters: z
     .object({
       document_id: documentId.optional(),
@@ -230,7 +229,7 @@ const readInput = z.strictObject({
 const executeInput = z.strictObject({
   request: z
     .object({
-      op: z.enum(EXECUTE_OPS as [string, ...string[]]).describe('The mutation (or batch)'),
+      op: z.enum(EXECUTE_OPS as [EditorOp, ...EditorOp[]]).describe('The mutation (or batch)'),
       request_id: z
         .string()
         .min(1)

@@ -5,7 +5,7 @@ import { EditorError, fail } from '../errors.js';
 import { isObject } from '../request.js';
 import { answerChanges } from '../session.js';
 import { checkCombinable, combineSteps, outcomeChanges, type Ran, Scratch } from './scratch.js';
-import type { OpContext, OpOutcome, OpTable } from './types.js';
+import type { OpContext, OpGroup, OpOutcome, OpTable } from './types.js';
 
 /** Ops that wait for a person at the viewer, or end such a wait: a batch cannot hold them up. */
 const INTERACTIVE = new Set(['getpoint', 'user_select', 'cancel']);
@@ -156,6 +156,6 @@ function stepsTouchFiles(request: Record<string, unknown>, ops: OpTable): boolea
   );
 }
 
-export const batchOps: OpTable = {
+export const batchOps = {
   batch: { kind: 'mutation', document: 'none', run: batch, files: stepsTouchFiles },
-};
+} satisfies OpGroup;

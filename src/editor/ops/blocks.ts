@@ -7,7 +7,7 @@ import { named, nameIn, sameName } from '../names.js';
 import { handleList, point, string, tableName } from '../request.js';
 import { entitiesOf, eraseChanges, MODEL_SPACE } from './entities.js';
 import { StepBuilder, stepEvent } from './steps.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, type OpContext, type OpGroup, type OpOutcome } from './types.js';
 
 /** The entities and inserts that go with a block: its contents, and every INSERT of it. */
 function blockMembers(entities: Record<string, Entity>, name: string) {
@@ -181,8 +181,8 @@ function groupCreate(ctx: OpContext): OpOutcome {
   return { events: [stepEvent('GroupCreated', doc, 'group_create', step.build(), result)], result };
 }
 
-export const blockOps: OpTable = {
+export const blockOps = {
   block_define: { kind: 'mutation', document: 'required', run: blockDefine },
   block_delete: { kind: 'mutation', document: 'required', run: blockDelete },
   group_create: { kind: 'mutation', document: 'required', run: groupCreate },
-};
+} satisfies OpGroup;

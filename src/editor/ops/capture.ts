@@ -11,7 +11,7 @@ import { resolveTarget } from '../target.js';
 import { MODEL_SPACE } from './entities.js';
 import { windowArea } from './interaction.js';
 import { layoutOf } from './plot.js';
-import type { OpContext, OpDefinition, OpOutcome, OpTable } from './types.js';
+import type { OpContext, OpDefinition, OpGroup, OpOutcome } from './types.js';
 
 /** The viewer's background: a capture looks like what the person at the viewer sees. */
 const DEFAULT_BACKGROUND = '#1e2227';
@@ -119,4 +119,4 @@ async function capture(ctx: OpContext): Promise<OpOutcome> {
 // Cancellable: a capture of 100,000 readable texts keeps the rasteriser busy for most of a minute.
 const captureOp: OpDefinition = { kind: 'immediate', document: 'required', run: capture, cancellable: true };
 
-export const captureOps: OpTable = { capture: captureOp };
+export const captureOps = { capture: captureOp } satisfies OpGroup;

@@ -9,7 +9,7 @@ import { COMMAND_NAMES } from '../command-line.js';
 import { fail } from '../errors.js';
 import { insertedContents } from '../query/run.js';
 import { operationStatus, paging } from './info.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, type OpContext, type OpGroup, type OpOutcome } from './types.js';
 
 /** What each command of the command line is for, and lines that run it (ops/run.ts executes them). */
 const COMMANDS: Readonly<Record<string, { category: string; examples: string[] }>> = {
@@ -106,8 +106,8 @@ function history(ctx: OpContext): OpOutcome {
   return { events: [], result: { entries, count: all.length }, fields: { entries } };
 }
 
-export const discoveryOps: OpTable = {
+export const discoveryOps = {
   commands: { kind: 'immediate', document: 'none', run: commands },
   entities: { kind: 'read', document: 'required', run: entitySummary },
   history: { kind: 'immediate', document: 'none', run: history },
-};
+} satisfies OpGroup;

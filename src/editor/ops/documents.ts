@@ -15,7 +15,7 @@ import type { DxfDocumentModel, Entity } from '../model.js';
 import { refuseExisting, type WrittenFile, writeOutputFile } from '../output-file.js';
 import { listedCount } from '../query/run.js';
 import { stepEvent } from './steps.js';
-import { docOf, everyRequest, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, everyRequest, type OpContext, type OpGroup, type OpOutcome } from './types.js';
 
 /** Reads a DXF file with every failure as a clear code; nothing is opened when it throws. */
 async function readDxfFile(path: string, options: LoadOptions = {}): Promise<LoadedDxf> {
@@ -353,11 +353,11 @@ function fileIdentity(ctx: OpContext): OpOutcome {
   return { events: [stepEvent('FileIdentityAssigned', doc, 'file_identity', [change], result)], result };
 }
 
-export const documentOps: OpTable = {
+export const documentOps = {
   new: { kind: 'mutation', document: 'none', run: newOp, files: (r) => templateFile(r.template) },
   open: { kind: 'mutation', document: 'none', run: openOp, files: everyRequest },
   close: { kind: 'mutation', document: 'open', run: closeOp },
   activate: { kind: 'mutation', document: 'open', run: activateOp },
   save: { kind: 'mutation', document: 'active', run: saveOp, files: everyRequest },
   file_identity: { kind: 'mutation', document: 'required', run: fileIdentity },
-};
+} satisfies OpGroup;

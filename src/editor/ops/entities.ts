@@ -7,7 +7,7 @@ import type { DxfTag, Entity } from '../model.js';
 import { handleList, isObject, tableName } from '../request.js';
 import { copiesFor } from './copy-to.js';
 import { StepBuilder, stepEvent } from './steps.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, type OpContext, type OpGroup, type OpOutcome } from './types.js';
 
 export const MODEL_SPACE = '*Model_Space';
 
@@ -256,10 +256,10 @@ function entitiesCopyTo(ctx: OpContext): OpOutcome {
   return { events: [event], result, document_id: target.id };
 }
 
-export const entityOps: OpTable = {
+export const entityOps = {
   entities_create: { kind: 'mutation', document: 'required', run: entitiesCreate },
   entities_delete: { kind: 'mutation', document: 'required', run: entitiesDelete },
   set_properties: { kind: 'mutation', document: 'required', run: setProperties },
   property: { kind: 'mutation', document: 'required', run: property },
   entities_copy_to: { kind: 'mutation', document: 'open', run: entitiesCopyTo },
-};
+} satisfies OpGroup;

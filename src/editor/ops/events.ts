@@ -1,7 +1,7 @@
 import { SESSION_STREAM_PREFIX } from '../../../streams/editor.js';
 import { fail } from '../errors.js';
 import { operationStatus, wholeNumber } from './info.js';
-import type { OpContext, OpOutcome, OpTable } from './types.js';
+import type { OpContext, OpGroup, OpOutcome } from './types.js';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
@@ -50,6 +50,6 @@ async function events(ctx: OpContext): Promise<OpOutcome> {
 /** The page in `result`, and its fields at the top of the answer too, where a poller reads them. */
 const answer = (page: Record<string, unknown>): OpOutcome => ({ events: [], result: page, fields: page });
 
-export const eventOps: OpTable = {
+export const eventOps = {
   events: { kind: 'immediate', document: 'none', run: events },
-};
+} satisfies OpGroup;

@@ -20,7 +20,7 @@ import { number, point, positive, tableName } from '../request.js';
 import { pathArgument } from './documents.js';
 import { MODEL_SPACE } from './entities.js';
 import { StepBuilder, stepEvent } from './steps.js';
-import { docOf, everyRequest, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, everyRequest, type OpContext, type OpGroup, type OpOutcome } from './types.js';
 
 /**
  * Body of `embed_image` (the spec leaves it open):
@@ -228,6 +228,6 @@ async function embedImage(ctx: OpContext): Promise<OpOutcome> {
   return { events: [stepEvent('ImageEmbedded', doc, 'embed_image', changes, result)], result };
 }
 
-export const imageOps: OpTable = {
+export const imageOps = {
   embed_image: { kind: 'mutation', document: 'required', run: embedImage, files: everyRequest },
-};
+} satisfies OpGroup;

@@ -1,4 +1,4 @@
-import { capabilities } from '../capabilities.js';
+import { capabilities, type EditorOp } from '../capabilities.js';
 import { batchOps } from './batch.js';
 import { blockOps } from './blocks.js';
 import { captureOps } from './capture.js';
@@ -14,18 +14,22 @@ import { runOps } from './run.js';
 import { selectionOps } from './selection.js';
 import { settingsOps } from './settings.js';
 import { spatialOps } from './spatial.js';
-import type { OpTable } from './types.js';
+import type { OpDefinition, OpOutcome } from './types.js';
 import { undoOps } from './undo.js';
 import { wblockOps } from './wblock.js';
 import { xdataOps } from './xdata.js';
 
-/** Every operation the dispatcher knows, by name. */
-export const editorOps: OpTable = {
+/**
+ * Every operation the dispatcher knows, by name: exactly the ops of `EDITOR_OPS` (each part of the table
+ * names only those, and the whole names all of them), so its keys are `EditorOp`. The names are listed in
+ * capabilities.ts, which gives their published order and which the ops import their limits from.
+ */
+export const editorOps = {
   // `capabilities` lists the protocol's ops that this dispatcher answers, and nothing it would refuse.
   capabilities: {
     kind: 'immediate',
     document: 'none',
-    run: (ctx) => {
+    run: (ctx): OpOutcome => {
       const all = capabilities(ctx.version);
       const ops = all.ops.filter((op) => op in editorOps);
       // The reference editor's clients feature-detect with `operations.<op> === true` at the top level.
@@ -51,4 +55,4 @@ export const editorOps: OpTable = {
   ...plotOps,
   ...captureOps,
   ...discoveryOps,
-};
+} satisfies Record<EditorOp, OpDefinition>;

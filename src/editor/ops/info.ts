@@ -6,7 +6,7 @@ import { EditorError, fail } from '../errors.js';
 import { formatHandle } from '../handles.js';
 import type { RawRecord } from '../model.js';
 import { nameKey } from '../names.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, type OpContext, type OpGroup, type OpOutcome } from './types.js';
 
 /**
  * `state` (and its alias `hello`): the dispatcher adds the session's state to every answer under `state`;
@@ -175,11 +175,11 @@ function records(ctx: OpContext): OpOutcome {
   return { events: [], result: found, fields: { ...found, collection: collection ?? 'all' } };
 }
 
-export const infoOps: OpTable = {
+export const infoOps = {
   state: { kind: 'immediate', document: 'none', run: state },
   hello: { kind: 'immediate', document: 'none', run: state },
   operation: { kind: 'immediate', document: 'none', run: operation },
   layers: { kind: 'read', document: 'required', run: layers },
   header: { kind: 'read', document: 'required', run: header },
   records: { kind: 'read', document: 'required', run: records },
-};
+} satisfies OpGroup;

@@ -7,7 +7,7 @@ import { cancelledResult, cancelPick, type PickOp, pickFields, pickOptions } fro
 import { handleList } from '../request.js';
 import { entitiesOf } from './entities.js';
 import { operationStatus } from './info.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, type OpContext, type OpGroup, type OpOutcome } from './types.js';
 
 /** Margin around what `view_focus` frames, as a share of its size, so nothing sits on the edge. */
 const FOCUS_MARGIN = 0.05;
@@ -187,7 +187,7 @@ function cancel(ctx: OpContext): OpOutcome {
   };
 }
 
-export const interactionOps: OpTable = {
+export const interactionOps = {
   view_focus: { kind: 'mutation', document: 'required', run: viewFocus },
   getpoint: {
     kind: 'mutation',
@@ -202,4 +202,4 @@ export const interactionOps: OpTable = {
     run: requestPick('user_select'),
   },
   cancel: { kind: 'mutation', document: 'none', whilePicking: true, atOnce: cancelAtOnce, run: cancel },
-};
+} satisfies OpGroup;

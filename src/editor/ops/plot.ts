@@ -20,7 +20,7 @@ import { slices, type Tick } from '../slices.js';
 import { pathArgument } from './documents.js';
 import { MODEL_SPACE } from './entities.js';
 import { windowArea } from './interaction.js';
-import { docOf, everyRequest, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, everyRequest, type OpContext, type OpGroup, type OpOutcome } from './types.js';
 
 type PlotFormat = 'pdf' | 'svg';
 const FORMATS: readonly PlotFormat[] = ['pdf', 'svg'];
@@ -334,6 +334,6 @@ async function plot(ctx: OpContext): Promise<OpOutcome> {
   return { events, result: { files, pages: files.length, page_sizes: pageSizes, format } };
 }
 
-export const plotOps: OpTable = {
+export const plotOps = {
   plot: { kind: 'mutation', document: 'required', run: plot, files: everyRequest, cancellable: true },
-};
+} satisfies OpGroup;

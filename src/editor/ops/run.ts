@@ -27,7 +27,7 @@ import { tableName } from '../request.js';
 import { entitiesOf, MODEL_SPACE } from './entities.js';
 import { combineSteps, outcomeChanges, Scratch } from './scratch.js';
 import { StepBuilder, stepEvent } from './steps.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, type OpContext, type OpGroup, type OpOutcome } from './types.js';
 
 /** The arc from `a` through `b` to `c` as centre, radius and counter-clockwise angles; `invalid_point` when they are in line. */
 export function arcThrough(
@@ -327,6 +327,6 @@ async function run(ctx: OpContext): Promise<OpOutcome> {
   };
 }
 
-export const runOps: OpTable = {
+export const runOps = {
   run: { kind: 'mutation', document: 'active', run },
-};
+} satisfies OpGroup;

@@ -6,7 +6,7 @@ import { nameIn } from '../names.js';
 import { handleList, tableName } from '../request.js';
 import { entitiesOf } from './entities.js';
 import { stepEvent } from './steps.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, type OpContext, type OpGroup, type OpOutcome } from './types.js';
 
 function selectionSetSave(ctx: OpContext): OpOutcome {
   const doc = docOf(ctx);
@@ -73,8 +73,8 @@ function select(ctx: OpContext): OpOutcome {
   };
 }
 
-export const selectionOps: OpTable = {
+export const selectionOps = {
   select: { kind: 'mutation', document: 'active', run: select },
   selection_set_save: { kind: 'mutation', document: 'required', run: selectionSetSave },
   selection_set_load: { kind: 'mutation', document: 'required', run: selectionSetLoad },
-};
+} satisfies OpGroup;

@@ -21,7 +21,7 @@ import {
   sysvarToHeader,
 } from '../sysvars.js';
 import { StepBuilder, stepEvent } from './steps.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, type OpContext, type OpGroup, type OpOutcome } from './types.js';
 
 const measurement = (model: DxfDocumentModel) =>
   model.header.$MEASUREMENT?.[0]?.value.trim() === '1' ? 'metric' : 'imperial';
@@ -204,8 +204,8 @@ function pageSetupSet(ctx: OpContext): OpOutcome {
   return { events: [stepEvent('PageSetupSet', doc, 'page_setup_set', [change], result)], result };
 }
 
-export const settingsOps: OpTable = {
+export const settingsOps = {
   sysvar: { kind: 'mutation', document: 'required', run: sysvar },
   layout_create: { kind: 'mutation', document: 'required', run: layoutCreate },
   page_setup_set: { kind: 'mutation', document: 'required', run: pageSetupSet },
-};
+} satisfies OpGroup;

@@ -23,7 +23,7 @@ import { slices } from '../slices.js';
 import { entitiesOf } from './entities.js';
 import { OwnedBlocks } from './owned-blocks.js';
 import { StepBuilder, stepEvent } from './steps.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, type OpContext, type OpGroup, type OpOutcome } from './types.js';
 
 const ACTIONS = ['move', 'copy', 'rotate', 'scale', 'mirror', 'array'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -247,10 +247,10 @@ function measureOp(ctx: OpContext): OpOutcome {
   return { events: [], fields: { measurements, count: measurements.length } };
 }
 
-export const spatialOps: OpTable = {
+export const spatialOps = {
   measure: { kind: 'read', document: 'required', run: measureOp },
   entities_transform: { kind: 'mutation', document: 'required', run: entitiesTransform },
   query: { kind: 'read', document: 'required', run: query, cancellable: true },
   // Immediate: a person picking in the viewer must see their selection while a slow operation runs.
   get_selection: { kind: 'immediate', document: 'none', run: getSelection },
-};
+} satisfies OpGroup;

@@ -1,6 +1,7 @@
 import type { DocumentState, EditorSessionState } from '../../../projections/editor-session.js';
 import type { Change, NewEditorEvent } from '../../../streams/editor.js';
 import type { EventStore } from '../../store/types.js';
+import type { EditorOp } from '../capabilities.js';
 import type { EditorErrorCode } from '../errors.js';
 import type { EditorRequest } from '../request.js';
 
@@ -89,7 +90,14 @@ export interface OpDefinition {
   cancellable?: boolean;
 }
 
+/** A dispatcher's op table, by name (tests add ops of their own to the editor's). */
 export type OpTable = Record<string, OpDefinition>;
+
+/**
+ * A part of the editor's op table (the document ops, the entity ops...): ops named by `EditorOp` only, so
+ * a name the capabilities do not list does not compile.
+ */
+export type OpGroup = Partial<Record<EditorOp, OpDefinition>>;
 
 /** `files` of an op every request of which reads or writes a file. */
 export const everyRequest = (): boolean => true;

@@ -1,7 +1,7 @@
 import type { Change } from '../../../streams/editor.js';
 import { editorEvent } from '../../../streams/editor.js';
 import { fail } from '../errors.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, type OpContext, type OpGroup, type OpOutcome } from './types.js';
 
 const inverted = (changes: readonly Change[]) =>
   [...changes].reverse().map((c) => ({ ...c, before: c.after, after: c.before }) as Change);
@@ -31,7 +31,7 @@ function move(direction: keyof typeof DIRECTIONS, ctx: OpContext): OpOutcome {
   };
 }
 
-export const undoOps: OpTable = {
+export const undoOps = {
   undo: { kind: 'mutation', document: 'active', run: (ctx) => move('undo', ctx) },
   redo: { kind: 'mutation', document: 'active', run: (ctx) => move('redo', ctx) },
-};
+} satisfies OpGroup;

@@ -11,7 +11,7 @@ import { refuseExisting } from '../output-file.js';
 import { handleList } from '../request.js';
 import { pathArgument, readDrawing, withNewIdentity, writeDxfFile } from './documents.js';
 import { entitiesOf, MODEL_SPACE } from './entities.js';
-import { docOf, everyRequest, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, everyRequest, type OpContext, type OpGroup, type OpOutcome } from './types.js';
 
 /**
  * The drawing `wblock` writes: the document's tables, blocks and settings, with only `entities` in
@@ -262,6 +262,6 @@ async function wblock(ctx: OpContext): Promise<OpOutcome> {
   };
 }
 
-export const wblockOps: OpTable = {
+export const wblockOps = {
   wblock: { kind: 'mutation', document: 'required', run: wblock, files: everyRequest },
-};
+} satisfies OpGroup;

@@ -5,7 +5,7 @@ import { nameIn, nameInList } from '../names.js';
 import { handleList, isObject, point, tableName } from '../request.js';
 import { entitiesOf } from './entities.js';
 import { StepBuilder, stepEvent } from './steps.js';
-import { docOf, type OpContext, type OpOutcome, type OpTable } from './types.js';
+import { docOf, type OpContext, type OpGroup, type OpOutcome } from './types.js';
 
 const XDATA_CODES = [1000, 1002, 1003, 1004, 1005, 1010, 1011, 1012, 1013, 1040, 1041, 1042, 1070, 1071];
 
@@ -106,7 +106,7 @@ function xdataGet(ctx: OpContext): OpOutcome {
   return { events: [], fields: { items, count: items.length } };
 }
 
-export const xdataOps: OpTable = {
+export const xdataOps = {
   xdata_set: { kind: 'mutation', document: 'required', run: xdataSet },
   xdata_get: { kind: 'read', document: 'required', run: xdataGet },
-};
+} satisfies OpGroup;

@@ -1,3 +1,4 @@
+import type { EditorOp } from '../../editor/capabilities.js';
 import { splitList } from '../query-string.js';
 
 /** What a route handler sees of a request: path parameters, decoded query values and the JSON body. */
@@ -521,7 +522,7 @@ export const editorRoutes: readonly EditorRoute[] = [
 ];
 
 /** Ops the generic `POST /{op}` runs through the mutation wrapper; every other op name is Run as is. */
-export const ENVELOPE_OPS: ReadonlySet<string> = new Set([
+export const ENVELOPE_OPS: ReadonlySet<string> = new Set<EditorOp>([
   'entities_create',
   'entities_delete',
   'entities_transform',
