@@ -1,6 +1,10 @@
 import { EDITOR_OPS } from '../../editor/capabilities.js';
+import { EDITOR_ERRORS, type EditorErrorCode } from '../../editor/errors.js';
 import { AUDIT_ROUTES } from './audit-routes.js';
 import { ENVELOPE_OPS, editorRoutes } from './routes.js';
+
+/** The editor's failure codes (docs/errors.md), in the order of their names. */
+const CODES = (Object.keys(EDITOR_ERRORS) as EditorErrorCode[]).sort();
 
 /** JSON Schema of every answer body (spec: answer body fields); `http_status` is added to each. */
 const ANSWER = {
@@ -8,7 +12,15 @@ const ANSWER = {
   required: ['ok', 'http_status'],
   properties: {
     ok: { type: 'boolean', description: 'success flag' },
-    code: { type: 'string', description: 'symbolic failure code, present when ok is false' },
+    code: {
+      type: 'string',
+      description: 'symbolic failure code, present when ok is false',
+      // Every code of the catalogue, with its status and meaning (as Redoc shows `x-enumDescriptions`).
+      enum: CODES,
+      'x-enumDescriptions': Object.fromEntries(
+        CODES.map((code) => [code, `HTTP ${EDITOR_ERRORS[code].status}. ${EDITOR_ERRORS[code].meaning}`]),
+      ),
+    },
     error: { type: 'string', description: 'human-readable failure message' },
     http_status: { type: 'integer', description: 'equals the HTTP status' },
     status: { type: 'string', description: 'operation status, e.g. completed' },
