@@ -1,5 +1,5 @@
 /** An HTTP status an editor failure is answered with. */
-export type EditorErrorStatus = 400 | 403 | 404 | 405 | 409 | 503;
+export type EditorErrorStatus = 400 | 403 | 404 | 405 | 409 | 415 | 503;
 
 /**
  * Every failure code of the editor surface (the dispatcher, its REST transport, the audit routes, the
@@ -15,7 +15,10 @@ export const EDITOR_ERRORS = {
     status: 403,
     meaning: 'The Host header names no loopback host of this machine (DNS rebinding is refused).',
   },
-  json_required: { status: 400, meaning: 'The viewer takes its requests as application/json.' },
+  json_required: {
+    status: 415,
+    meaning: 'The viewer takes the bodies of its POST requests as application/json.',
+  },
   method_not_allowed: { status: 405, meaning: 'The route exists, but not for this HTTP method.' },
   unknown_route: { status: 404, meaning: 'No route has this path.' },
   origin_forbidden: {

@@ -355,10 +355,14 @@ const numberOf = (node: Node | undefined) =>
   node?.type === 'Literal' && typeof node.value === 'number' ? node.value : undefined;
 
 /**
- * The status a failure body is sent with where it is made: `jsonBody(500, { code })` or
- * `{ status: 500, body: { code } }`. Undefined when the code's status decides.
+ * The status a failure body is sent with where it is made: `jsonBody(500, { code })`,
+ * `{ status: 500, body: { code } }` or its own `http_status`. Undefined when the code's status decides.
  */
 function explicitStatus(body: Node, parents: readonly Node[]): number | undefined {
+  // A body that carries its own `http_status: 415` (the viewer's `reply.code(415).send({ … })`).
+  const own = (body.properties as Node[]).find((q) => keyName(q) === 'http_status');
+  const carried = numberOf(own?.value as Node | undefined);
+  if (carried !== undefined) return carried;
   const parent = parents.at(-1);
   if (parent?.type === 'CallExpression') {
     const args = parent.arguments as Node[];

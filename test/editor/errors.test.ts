@@ -22,6 +22,7 @@ const NOT_400: Record<string, number> = {
   forbidden_host: 403,
   origin_forbidden: 403,
   method_not_allowed: 405,
+  json_required: 415,
   busy: 503,
 };
 
