@@ -85,7 +85,7 @@ export function withErrorExamples<D extends OpenApiParts>(doc: D): D {
 }
 
 /** The failure codes of a surface: each one's HTTP status and meaning (src/stacks/errors.ts). */
-export type ErrorCatalogue = Readonly<Record<string, { readonly status: number; readonly meaning: string }>>;
+type ErrorCatalogue = Readonly<Record<string, { readonly status: number; readonly meaning: string }>>;
 
 /**
  * Lists the failure codes: every code of the catalogue once, with its status and meaning, under the
