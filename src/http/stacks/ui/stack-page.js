@@ -6,7 +6,7 @@
  * While a job of the stack runs (the stack's `job`, from any tab or instance) the page says which, offers
  * Cancel, and disables every action that would wait for it, with that reason as its title and text.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { ActivityTab } from './activity.js';
 import { api, isComposeChanged } from './api.js';
 import { ComposeEditor } from './compose-editor.js';
@@ -24,7 +24,7 @@ import { ImageUpdates } from './image-updates.js';
 import { LiveOutput } from './live-output.js';
 import { LogViewer } from './log-viewer.js';
 import { OptionsChecks } from './stacks-list.js';
-import { envParam, html, routeHref } from './util.js';
+import { envParam, errorText, html, routeHref, useAnswer } from './util.js';
 import { rowsOf, VariablesEditor, variablesOf } from './variables.js';
 
 const TABS = /** @type {const} */ (['compose', 'variables', 'logs', 'deploys', 'activity']);
@@ -95,28 +95,20 @@ export function StackPage({
 
   // Read again on every change the feed reports and after each job: a redeploy, a roll back or another
   // tab's save changes the compose file.
-  useEffect(() => {
-    let cancelled = false;
-    api.stack(name, env).then(
-      (s) => !cancelled && sync(s),
-      (e) => !cancelled && setError(e.message),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [name, env, tick, stackReloads]);
+  useAnswer(
+    () => api.stack(name, env),
+    sync,
+    (e) => setError(errorText(e)),
+    [name, env, tick, stackReloads],
+  );
   const reloadStack = () => setStackReloads((n) => n + 1);
 
-  useEffect(() => {
-    let cancelled = false;
-    api.runs(name, env).then(
-      (r) => !cancelled && setRuns(r),
-      (e) => !cancelled && setError(e.message),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [name, env, tick, reloads, current]);
+  useAnswer(
+    () => api.runs(name, env),
+    setRuns,
+    (e) => setError(errorText(e)),
+    [name, env, tick, reloads, current],
+  );
   const reloadRuns = () => setReloads((n) => n + 1);
 
   /** Runs an action; a job answer opens its live output. */

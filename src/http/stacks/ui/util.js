@@ -160,19 +160,32 @@ export const errorText = (/** @type {unknown} */ e) => (e instanceof Error ? e.m
 export function useRead(read, deps) {
   const [value, setValue] = useState(/** @type {T | null} */ (null));
   const [error, setError] = useState(/** @type {string | null} */ (null));
+  const answered = (/** @type {T} */ answer) => {
+    setValue(answer);
+    setError(null);
+  };
+  useAnswer(read, answered, (e) => setError(errorText(e)), deps);
+  return { value, error, setValue, setError };
+}
+
+/**
+ * Asks `read` on the first render and again whenever one of `deps` changes, and hands its answer to
+ * `answered` or its failure to `failed`, unless a newer read started, or the view left, before it came.
+ * @template T
+ * @param {() => Promise<T>} read
+ * @param {(answer: T) => void} answered
+ * @param {(error: unknown) => void} failed
+ * @param {unknown[]} deps
+ */
+export function useAnswer(read, answered, failed, deps) {
   useEffect(() => {
     let cancelled = false;
     read().then(
-      (answer) => {
-        if (cancelled) return;
-        setValue(answer);
-        setError(null);
-      },
-      (e) => !cancelled && setError(errorText(e)),
+      (answer) => !cancelled && answered(answer),
+      (e) => !cancelled && failed(e),
     );
     return () => {
       cancelled = true;
     };
   }, deps);
-  return { value, error, setValue, setError };
 }
