@@ -97,11 +97,13 @@ describe('unused exports', () => {
   });
 
   it('finds none in the parts of src/, projections/ and streams/ it holds to', () => {
-    // src/stacks' other parts (the service, runs/, instances/, history.ts) are being reworked.
-    const stacks = ['access', 'compose', 'config', 'engine', 'git', 'jobs', 'notifications', 'output'];
+    // src/stacks' other parts (the service, runs/) are being reworked.
+    const stacks = ['access', 'compose', 'config', 'engine', 'git', 'history', 'instances', 'jobs'];
     const folders = [
       ...['src/editor/', 'src/mcp/', 'src/store/', 'src/cli/', 'src/control/', 'src/http/'],
-      ...[...stacks, 'reconcile', 'schedules', 'secrets', 'stack'].map((part) => `src/stacks/${part}/`),
+      ...[...stacks, 'notifications', 'output', 'reconcile', 'schedules', 'secrets', 'stack'].map(
+        (part) => `src/stacks/${part}/`,
+      ),
       'projections/',
       'streams/',
     ];

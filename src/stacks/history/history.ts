@@ -31,7 +31,7 @@ import { diffRuns, type RunDiff, type RunSide } from './diff.js';
 import { describePins, pinImages, runImagesOf, serviceImages } from './images.js';
 
 /** What the history needs of the service: its runs and a deploy whose preparation holds the stack. */
-export interface HistoryHost {
+interface HistoryHost {
   readonly store: EventStore;
   readonly dataDir: string;
   runs: {
@@ -44,9 +44,9 @@ export interface HistoryHost {
 }
 
 /** How a redeploy came about: asked for (`redeployOf`), or the auto-rollback of a failed run. */
-export type RedeployOrigin = { kind: 'redeploy' } | { kind: 'rollback'; failed: DeployRun };
+type RedeployOrigin = { kind: 'redeploy' } | { kind: 'rollback'; failed: DeployRun };
 
-export const NO_CONTENT_MESSAGE =
+const NO_CONTENT_MESSAGE =
   'This run has no recorded content (it was deployed before deploy history was kept, or failed before compose ran)';
 /** How often, and how long apart, an auto-rollback tries to claim a stack its failed deploy just let go. */
 const ROLLBACK_CLAIM_ATTEMPTS = 40;

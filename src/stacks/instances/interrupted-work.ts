@@ -23,8 +23,8 @@ import { INTERRUPTED_RUN_MESSAGE, type RunBook } from '../runs/run-book.js';
 import type { Instance } from './instance.js';
 
 const STOPPED = '; the compose process it left running was stopped';
-export const STOPPED_RUN_MESSAGE = `${INTERRUPTED_RUN_MESSAGE}${STOPPED}`;
-export const STOPPED_JOB_MESSAGE = `${INTERRUPTED_JOB_MESSAGE}${STOPPED}`;
+const STOPPED_RUN_MESSAGE = `${INTERRUPTED_RUN_MESSAGE}${STOPPED}`;
+const STOPPED_JOB_MESSAGE = `${INTERRUPTED_JOB_MESSAGE}${STOPPED}`;
 
 /** Time between SIGTERM and SIGKILL of a group left behind (the compose runner's own grace). */
 const STOP_GRACE_MS = 2000;
@@ -36,12 +36,12 @@ type Item = { ref: StackRef; group?: ComposeGroup } & (
 );
 
 /** What the books must leave open for now: work whose compose may still run. */
-export interface Held {
+interface Held {
   runs: Set<number>;
   jobs: Set<string>;
 }
 
-export interface LeftoversOptions {
+interface LeftoversOptions {
   runs: RunBook;
   jobs: JobBook;
   runsModel: ReadModel<DeployRunsState>;
@@ -55,7 +55,7 @@ export interface LeftoversOptions {
   graceMs?: number;
 }
 
-export const stackKey = (ref: StackRef) => `${ref.environmentId ?? 'local'}/${ref.name}`;
+const stackKey = (ref: StackRef) => `${ref.environmentId ?? 'local'}/${ref.name}`;
 const itemKey = (item: Item) => `${item.kind}:${item.id}`;
 const groupKey = (group: ComposeGroup) =>
   `${group.hostname}/${group.boot_id}/${group.pgid}/${group.start_ticks}`;

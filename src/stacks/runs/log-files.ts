@@ -73,7 +73,7 @@ export interface LogSync {
   directory(path: string): Promise<void>;
 }
 
-export const fsLogSync: LogSync = {
+const fsLogSync: LogSync = {
   file: (handle) => handle.sync(),
   directory: async (path) => {
     const handle = await open(path, 'r');

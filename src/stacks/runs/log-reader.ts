@@ -11,7 +11,7 @@ import { unlessMissing } from '../missing-files.js';
  */
 
 /** Bytes read at a time: more than the longest line a log holds (64 KiB and the cut marker). */
-export const READ_BYTES = 128 * 1024;
+const READ_BYTES = 128 * 1024;
 
 const LF = 0x0a;
 
@@ -89,13 +89,13 @@ export interface LogSource {
  * have none) found at offset `at` of the file. The bytes are the reader's own buffer: valid until the
  * next read is asked for.
  */
-export interface LogBytes {
+interface LogBytes {
   bytes: Buffer;
   at: number;
 }
 
 /** Lines of a log, each with the offset right after it (where a reader resumes). */
-export interface LogLines {
+interface LogLines {
   lines: string[];
   ends: number[];
 }

@@ -30,12 +30,12 @@ import { ScheduleLease } from '../schedules/lease.js';
  * Never a run that is not terminal, never the last successful run of a stack: a rollback needs it.
  */
 
-export interface RetentionPolicy {
+interface RetentionPolicy {
   keepRuns: number | null;
   keepDays: number | null;
 }
 
-export interface RetentionPlan {
+interface RetentionPlan {
   remove: number[];
   /** Runs a policy would remove that are kept because each is the last successful run of its stack. */
   keptLastGood: number[];
@@ -79,7 +79,7 @@ export function planRetention(
   return plan;
 }
 
-export interface RetentionHost {
+interface RetentionHost {
   store: EventStore;
   config: StacksConfig;
   runs: { all(): Iterable<DeployRun>; deleteRun(runId: number, userId: string | null): Promise<unknown> };

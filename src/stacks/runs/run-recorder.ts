@@ -81,7 +81,7 @@ export interface RunCompletion {
  * The completion as it may be recorded: one whose output or events could not all be recorded (its log
  * file, its job's stream, an event of its own stream) is `failed`, naming why, whatever compose did.
  */
-export function honestCompletion(completion: RunCompletion, lost: readonly string[]): RunCompletion {
+function honestCompletion(completion: RunCompletion, lost: readonly string[]): RunCompletion {
   if (lost.length === 0) return completion;
   const why = lost.join('; ');
   if (completion.success) return { ...completion, success: false, adopted: false, error: why };
@@ -129,7 +129,7 @@ export function completionEvent(
  * The completion as it is recorded: RunCompletedSealed, its error message sealed with the run's key;
  * RunCompleted (in clear) only for a run without a key (one whose key could not be made).
  */
-export function recordedCompletion(
+function recordedCompletion(
   data: StacksEventMap['RunCompleted'],
   sealer: Sealer | undefined,
 ): NewStacksEvent {
@@ -161,17 +161,14 @@ export async function readRun(
 }
 
 /** The position of the run stream's last event (what the read model waits for). */
-export async function lastEventOf(
-  store: EventStore,
-  runId: number,
-): Promise<{ position: number | undefined }> {
+async function lastEventOf(store: EventStore, runId: number): Promise<{ position: number | undefined }> {
   for await (const event of store.readStream(runStream(runId), { direction: 'backwards', maxCount: 1 }))
     return { position: event.position };
   return { position: undefined };
 }
 
 /** What a run's recorder needs of the book that started it (run-book.ts). */
-export interface RecorderBook {
+interface RecorderBook {
   readonly store: EventStore;
   readonly dataDir: string;
   readonly budget: LogBudget;
