@@ -159,7 +159,7 @@ export const STACKS_ERRORS = {
 export type StacksErrorCode = keyof typeof STACKS_ERRORS;
 
 /** The HTTP statuses a stacks failure maps to. */
-export type StacksErrorStatus = (typeof STACKS_ERRORS)[StacksErrorCode]['status'];
+type StacksErrorStatus = (typeof STACKS_ERRORS)[StacksErrorCode]['status'];
 
 /** The status a code is answered with: a lookup in the table, which holds every code. */
 export const statusOf = <C extends StacksErrorCode>(code: C): (typeof STACKS_ERRORS)[C]['status'] =>

@@ -115,7 +115,7 @@ export type { DeploySource, DeployVariant, PreparedDeploy, StartedJob };
  * `jobs.maxConcurrent` jobs run compose at once; later ones wait `queued`, in order (job-queue.ts).
  */
 
-export interface StacksServiceOptions {
+interface StacksServiceOptions {
   store: EventStore;
   dataDir: string;
   config: StacksConfig;
@@ -138,12 +138,12 @@ const INTERRUPTED_CHECK_MS = 15_000;
 const CLOSE_GRACE_MS = 10_000;
 
 export const STACK_BUSY_MESSAGE = 'Stack has a job running';
-export const JOB_ENDED_MESSAGE = 'The job has ended';
-export const JOB_ELSEWHERE_MESSAGE =
+const JOB_ENDED_MESSAGE = 'The job has ended';
+const JOB_ELSEWHERE_MESSAGE =
   'The job runs in another chronicle instance: cancel it there (its instance has the compose process)';
 
 /** The failure of a job that was still queued when the server stopped. */
-export const STOPPED_WHILE_QUEUED_MESSAGE =
+const STOPPED_WHILE_QUEUED_MESSAGE =
   'The server was stopped while this job was queued; compose did not run';
 
 /** The deploy's own messages, for the service's callers. */
@@ -166,7 +166,7 @@ interface JobSlot {
 }
 
 /** The job of a stack that runs now (`runningJob`). */
-export interface RunningStackJob {
+interface RunningStackJob {
   id: string;
   kind: JobKind;
   runId: number | null;
@@ -176,7 +176,7 @@ export interface RunningStackJob {
 }
 
 /** A running job's cancel (`cancelJob`): what the route answers. */
-export interface CancelledJob {
+interface CancelledJob {
   jobId: string;
   runId: number | null;
   cancelledBy: string | null;

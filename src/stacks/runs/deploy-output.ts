@@ -36,7 +36,7 @@ export type DeployRecord = Pick<
   | 'complete'
 >;
 
-export interface DeployOutputOptions {
+interface DeployOutputOptions {
   /** false: compose's lines go to the run's log only, never to the job (a git deploy's). */
   forwardLines: boolean;
   /** The job's status once the run's log budget is reached (log-files.ts `budgetNotice`). */

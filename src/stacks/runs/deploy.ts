@@ -59,7 +59,7 @@ export const SERVER_STOPPING_MESSAGE = 'The server was stopped during this job; 
 /** The status of a start that found no container (after a down) and runs `up` instead. */
 export const START_CREATES_MESSAGE =
   'The stack has no containers to start (after a down): running compose up to create and start them';
-export const LINE_FAULT_MESSAGE = 'Internal error while handling the compose output; compose was stopped';
+const LINE_FAULT_MESSAGE = 'Internal error while handling the compose output; compose was stopped';
 
 /** The error of a job someone cancelled (and of its run). */
 export const cancelledMessage = (userId: string | null) =>
@@ -166,7 +166,7 @@ export interface DeployParts {
 }
 
 /** The stack's claim as the pipeline sees it: its place in the compose queue, its process, a cancel. */
-export interface DeploySlot {
+interface DeploySlot {
   readonly ticket?: Pick<Ticket, 'queued' | 'ahead' | 'limit' | 'granted'>;
   /** The compose process running now, for a stop or a cancel to end. */
   process?: ComposeProcess;
@@ -196,7 +196,7 @@ export interface DeployInput {
 }
 
 /** What the stages before compose made ready: the program, the files, the target and the environment. */
-export interface PreparedCompose {
+interface PreparedCompose {
   program: ComposeProgram;
   place: ComposePlace;
   composeFile: string;
