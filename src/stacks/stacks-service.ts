@@ -112,7 +112,7 @@ export type { DeploySource, DeployVariant, PreparedDeploy, StartedJob };
  * compose save with restart also record a run (spec: Which operations record a run).
  *
  * One job at a time per stack: a second operation on a stack whose job runs is a 409. At most
- * `jobs.maxConcurrent` jobs run compose at once; later ones wait `queued`, in order (job-queue.ts).
+ * `jobs.maxConcurrent` jobs run compose at once; later ones wait `queued`, in order (jobs/queue.ts).
  */
 
 interface StacksServiceOptions {
@@ -155,7 +155,7 @@ interface JobSlot {
   done: Promise<unknown>;
   release?: () => Promise<void>;
   /**
-   * Its place among the compose jobs (job-queue.ts): while `ticket.waiting`, `ticket.withdraw(reason)`
+   * Its place among the compose jobs (jobs/queue.ts): while `ticket.waiting`, `ticket.withdraw(reason)`
    * ends the job before compose ran, failed with the reason.
    */
   ticket?: Ticket;
@@ -218,7 +218,7 @@ export class StacksService {
   private readonly compose: ComposeResolver;
   /** Stacks with a job running, and the work that runs it. */
   private readonly busy = new Map<string, JobSlot>();
-  /** The compose jobs' slots (`jobs.maxConcurrent`), and the save-time checks' own (job-queue.ts). */
+  /** The compose jobs' slots (`jobs.maxConcurrent`), and the save-time checks' own (jobs/queue.ts). */
   private readonly slots: ComposeSlots;
   private readonly checks: ComposeSlots;
   /** Every job of this process until its end is recorded (a stack is let go a moment before). */
@@ -446,7 +446,7 @@ export class StacksService {
 
   /**
    * Closes the runs and jobs of instances that are gone (this one's own never). Those whose compose
-   * still runs on this host are closed once it is stopped, their stack claimed meanwhile (leftovers.ts).
+   * still runs on this host are closed once it is stopped, their stack claimed meanwhile (instances/interrupted-work.ts).
    */
   private closeInterrupted(): Promise<void> {
     if (this.closing) return Promise.resolve();
@@ -977,7 +977,7 @@ export class StacksService {
 
   /**
    * The step that runs `operation` again when it failed because compose refuses the stack's file (a file
-   * saved before files were checked, or a git commit's): compose-args.ts `fallbackStep`, and the status
+   * saved before files were checked, or a git commit's): compose/args.ts `fallbackStep`, and the status
    * that says so. Undefined when the file is not the problem, or v1 has no file that deployed.
    */
   private async brokenFileStep(
@@ -1058,7 +1058,7 @@ export class StacksService {
     const program = await this.compose.resolve();
     if (program.version === null) return;
     const env = composeEnv(process.env, variables, {}, this.environment(ref.environmentId));
-    // In a slot of the checks' own: a save never waits behind deploys (job-queue.ts).
+    // In a slot of the checks' own: a save never waits behind deploys (jobs/queue.ts).
     const objection = await this.checks.run(() =>
       composeObjection(
         { command: program.argv, project: ref.name, dir, name: basename(file), overrides, env },
@@ -1082,7 +1082,7 @@ export class StacksService {
   }
 
   /**
-   * After `up`: asks the stack's engine until the containers `up` named settle (service-health.ts), at
+   * After `up`: asks the stack's engine until the containers `up` named settle (engine/service-health.ts), at
    * most until the job's deadline. Undefined when the engine cannot be asked (a job status says so).
    */
   private async watchServices(

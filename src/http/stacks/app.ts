@@ -139,7 +139,7 @@ export function stacksApp(
     const schema = route.schema;
     if (schema?.response === undefined || (route.url.includes(':') && schema.params === undefined))
       throw new Error(
-        `${method} ${route.url} declares no schemas: every stacks route takes its own from src/http/stacks-api/routes.ts`,
+        `${method} ${route.url} declares no schemas: every stacks route takes its own from src/http/stacks/api/routes.ts`,
       );
     // The document and the token check read the same word: `security: []` is a route without a token.
     if (Array.isArray(schema.security) && schema.security.length === 0)
@@ -191,7 +191,7 @@ export function stacksApp(
       return reply.code(503).send({ error: refusal.message, ...refusal.fields });
     }
     if (isStacksError(error)) return reply.code(error.status).send({ error: error.message, ...error.fields });
-    // A request its route's schema refuses: the schema's own words (stacks-api/requests.ts).
+    // A request its route's schema refuses: the schema's own words (api/requests.ts).
     if (hasZodFastifySchemaValidationErrors(error))
       return reply.code(statusOf('invalid_request')).send({ error: validationMessage(error.validation) });
     // Fastify's own request errors (bad JSON, body too large, unsupported media type).

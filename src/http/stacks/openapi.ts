@@ -175,7 +175,7 @@ export const UI_PREFIX = '/ui';
  * Pages, not API: the docs page's routes (@fastify/swagger-ui) and the web page's own files (`GET /`,
  * `GET /ui/:file`). They hold no data, so they are served without a token; they take no schemas and
  * the document leaves them out (each hides itself with `schema.hide`). Every other route is API: it
- * declares its schemas in stacks-api/routes.ts or is refused when added.
+ * declares its schemas in api/routes.ts or is refused when added.
  */
 export const isPageRoute = (route: Pick<RouteOptions, 'url'>) =>
   route.url === DOCS_PREFIX ||

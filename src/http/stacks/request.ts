@@ -73,7 +73,7 @@ export async function answerJob(
   reply.code(result.success ? 200 : 500).send(body);
 }
 
-/** The reply of a route that answers a job (stacks-api/routes.ts, JOB_ANSWERS): typed by its schemas. */
+/** The reply of a route that answers a job (api/routes.ts, JOB_ANSWERS): typed by its schemas. */
 interface JobReply {
   code(status: 202): { send(body: z.output<typeof JobAccepted>): unknown };
   code(status: 200 | 500): { send(body: z.output<typeof JobOutcome>): unknown };

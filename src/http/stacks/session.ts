@@ -143,7 +143,7 @@ function sessionView(config: StacksConfig, user: User) {
 /**
  * POST /api/session `{token}` signs in (200 with the session view and the cookie; 401 `unauthorized`
  * for a wrong token); GET /api/session says who is signed in; DELETE /api/session signs out. Their
- * schemas: stacks-api/routes.ts (`signIn`, `getSession`, `signOut`); the first and last say
+ * schemas: api/routes.ts (`signIn`, `getSession`, `signOut`); the first and last say
  * `security: []`, so they run without a token.
  */
 export function sessionRoutes(

@@ -85,7 +85,7 @@ const notRun = (subcommand: string) =>
 const recordingReason = (error: Error): string =>
   error.cause instanceof Error ? error.cause.message : error.message;
 
-/** What the engine said of the containers an interrupted compose left (renamed-leftovers.ts). */
+/** What the engine said of the containers an interrupted compose left (compose/renamed-containers.ts). */
 export type RenamedLook = RenamedLeftover[] | { notLooked: string };
 
 /** How a stack operation (a job without a run) ended, for its stack's Activity. */
@@ -159,7 +159,7 @@ export interface DeployParts {
   ): Promise<WatchResult | undefined>;
   /** v1's `Creating x ... error`: which of the containers the engine holds. */
   confirmCreations(environment: Environment | null, project: string, summary: SummaryCounter): Promise<void>;
-  /** Spawns compose (compose-runner.ts `runCompose`). */
+  /** Spawns compose (compose/runner.ts `runCompose`). */
   spawn(invocation: ComposeInvocation, options: RunnerOptions): ComposeProcess;
   /** The process group a just-spawned compose leads (process-groups.ts `groupOf`), read in the same turn. */
   groupOf(pid: number): ComposeGroup | undefined;
@@ -467,7 +467,7 @@ export class Deploy {
         else if (exit.cancelled && this.parts.stopping()) failure = SERVER_STOPPING_MESSAGE;
         else if (exit.cancelled && slot.cancel) failure = cancelledMessage(slot.cancel.userId);
       } else if (usage) {
-        // v1 answers an argument it does not know with its usage and exit code 0 (compose-args.ts).
+        // v1 answers an argument it does not know with its usage and exit code 0 (compose/args.ts).
         failure = usageFailure(step.subcommand, program);
       }
       this.failure = failure;

@@ -1,7 +1,7 @@
 /**
  * What the stacks routes answer, as zod schemas: each named one is a component of the OpenAPI document
  * (`meta({ id })`). They describe the answers as the routes give them (docs/stacks.md): the server
- * checks every JSON answer against its route's schema and sends it unchanged (stacks-api-server.ts), so
+ * checks every JSON answer against its route's schema and sends it unchanged (src/http/stacks/app.ts), so
  * a schema can never drop a field a client reads. A plain `z.object` lists every field (the document
  * says `additionalProperties: false`, and the tests hold the answers to it); `details` of a run stays
  * open, as a kind of deploy may add its own keys there.

@@ -24,7 +24,7 @@ import { allow, userOf } from '../request.js';
 import type { EngineFeed } from './events.js';
 
 /**
- * The routes of a stack's containers on its engine (stacks-api/engine-routes.ts): their state, and
+ * The routes of a stack's containers on its engine (api/engine-routes.ts): their state, and
  * their logs (engine/container-logs.ts), `view` on the stack's environment. A container is the stack's
  * when its `com.docker.compose.project` label names the stack: any other is 404, as one that does not
  * exist, so a caller learns nothing of the engine's other containers.

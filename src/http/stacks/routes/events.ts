@@ -26,10 +26,10 @@ import { userOf } from '../request.js';
  * without a reload. Changes of the stacks' containers on their engines come from the engines' own event
  * streams (engine/container-events.ts), merged in; they are not in the log. Each event's data is a JSON `Change`; the page re-reads what it shows. Job output
  * lines are not changes (GET /api/jobs/{id}/events streams them). Live only: no replay, no resume.
- * Its schema, and Change's: stacks-api/routes.ts (`changeEvents`), stacks-api/answers.ts (`Change`).
+ * Its schema, and Change's: api/routes.ts (`changeEvents`), api/answers.ts (`Change`).
  */
 
-/** What each event's data is: its schema is the document's (stacks-api/answers.ts), so the two cannot drift. */
+/** What each event's data is: its schema is the document's (api/answers.ts), so the two cannot drift. */
 export type Change = z.output<typeof ChangeSchema>;
 
 /** Where a job or run belongs, learnt from its first event (the stream's other events name only the id). */

@@ -27,7 +27,7 @@ const optionsOf = (
 
 /**
  * The stack routes (docs/stacks.md): create-and-start, list, read, variables, compose, deploy, the
- * start/stop/restart/down jobs, delete. Their schemas (stacks-api/routes.ts) check `env`, the name and
+ * start/stop/restart/down jobs, delete. Their schemas (api/routes.ts) check `env`, the name and
  * the body (400); each route then checks the permission for its `env` with the list rule (`view` to
  * read, `edit` to change, 403) and that the environment exists (404 Environment not found).
  */
