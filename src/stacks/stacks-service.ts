@@ -143,8 +143,7 @@ const JOB_ELSEWHERE_MESSAGE =
   'The job runs in another chronicle instance: cancel it there (its instance has the compose process)';
 
 /** The failure of a job that was still queued when the server stopped. */
-const STOPPED_WHILE_QUEUED_MESSAGE =
-  'The server was stopped while this job was queued; compose did not run';
+const STOPPED_WHILE_QUEUED_MESSAGE = 'The server was stopped while this job was queued; compose did not run';
 
 /** The deploy's own messages, for the service's callers. */
 export { SERVER_STOPPING_MESSAGE };
